@@ -1,0 +1,98 @@
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Command } from 'commander';
+import { Shutdown, Status } from '../../../shared/protocol';
+import { startDaemon } from '../../Daemon';
+import { ensureStateDir, isAlive, LOG_FILE, readLiveRecord } from '../../rpc/discovery';
+import { CliContext, CliError, ExitCode } from '../context';
+import { describeStatus } from './queue';
+
+const START_TIMEOUT_MS = 15_000;
+
+export function registerDaemonCommands(program: Command): void {
+  const daemon = program.command('daemon').description('run the background daemon that owns the queue and the workers');
+
+  daemon
+    .command('start')
+    .description('start the daemon in the background (or in this terminal with --foreground)')
+    .option('--listen <address>', 'unix:/path/to.sock or tcp:127.0.0.1:PORT (default: a socket in ~/.peagen)')
+    .option('--foreground', 'run in this process until interrupted')
+    .action(async (options: { listen?: string; foreground?: boolean }, command: Command) => {
+      const ctx = CliContext.of(command);
+      const config = ctx.config;
+      const running = readLiveRecord(ctx.stateDir);
+      if (running) {
+        ctx.output({ started: false, alreadyRunning: true, ...running }, `the daemon is already running (pid ${running.pid}, ${running.address})`);
+        return;
+      }
+      if (options.foreground) {
+        const started = await startDaemon({
+          config,
+          stateDir: ctx.stateDir,
+          ...(options.listen && { listen: options.listen }),
+          oneShotEntry: path.join(__dirname, 'daemon.js'),
+          log: (line) => ctx.info(line),
+        });
+        for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void started.stop(true));
+        await started.stopped;
+        return;
+      }
+      ensureStateDir(ctx.stateDir);
+      const logFile = path.join(ctx.stateDir, LOG_FILE);
+      const logFd = fs.openSync(logFile, 'a', 0o600);
+      const args = [path.join(__dirname, 'daemon.js')];
+      if (options.listen) args.push('--listen', options.listen);
+      if (ctx.configFile) args.push('--config', ctx.configFile);
+      const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', logFd, logFd] });
+      child.unref();
+      fs.closeSync(logFd);
+      const pid = child.pid;
+      for (const giveUpAt = Date.now() + START_TIMEOUT_MS; Date.now() < giveUpAt; ) {
+        const record = readLiveRecord(ctx.stateDir);
+        if (record && record.pid === pid) {
+          ctx.output({ started: true, ...record, log: logFile }, `daemon started (pid ${record.pid}) on ${record.address}\nlog: ${logFile}`);
+          return;
+        }
+        if (pid === undefined || !isAlive(pid)) break;
+        await delay(50);
+      }
+      const tail = fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-5).join('\n');
+      throw new CliError(`the daemon did not start; last lines of ${logFile}:\n${tail}`, ExitCode.Failed);
+    });
+
+  daemon
+    .command('stop')
+    .description('stop the daemon, letting running tasks finish (or hand them back with --no-drain)')
+    .option('--no-drain', 'do not wait for running tasks; return them to the queue')
+    .action(async (options: { drain: boolean }, command: Command) => {
+      const ctx = CliContext.of(command);
+      const record = readLiveRecord(ctx.stateDir);
+      if (!record) {
+        ctx.output({ stopped: false, running: false }, 'no daemon is running');
+        return;
+      }
+      await ctx.withDaemon((client) => client.request(Shutdown.type, { drain: options.drain }));
+      for (const giveUpAt = Date.now() + 60_000; isAlive(record.pid); ) {
+        if (Date.now() > giveUpAt) throw new CliError(`the daemon (pid ${record.pid}) did not stop within 60 s`, ExitCode.Failed);
+        await delay(50);
+      }
+      ctx.output({ stopped: true, pid: record.pid }, `daemon stopped (pid ${record.pid})`);
+    });
+
+  daemon
+    .command('status')
+    .description('show whether the daemon runs, its queue and its workers')
+    .action(async (_options: unknown, command: Command) => {
+      const ctx = CliContext.of(command);
+      const status = await ctx.withDaemon((client) => client.request(Status.type));
+      ctx.output({ running: true, ...status }, () =>
+        [
+          `daemon ${status.daemonVersion} running (pid ${status.pid}, up ${Math.round(status.uptimeMs / 1000)} s)`,
+          ...(status.listen ? [`address: ${status.listen}`] : []),
+          describeStatus(status),
+        ].join('\n'),
+      );
+    });
+}

@@ -1,0 +1,60 @@
+import type { Command } from 'commander';
+import { DeadLetters, Status } from '../../../shared/protocol';
+import { CliContext, CliError, ExitCode } from '../context';
+
+export function describeStatus(status: Status.Response): string {
+  const { queue, workers } = status;
+  return [
+    `queue: ${queue.backend} (${queue.url}) — ${queue.pending} pending, ${queue.inFlight} in flight, ${queue.delayed} waiting to retry, ${queue.dead} dead`,
+    `workers: ${workers.count} ${workers.mode} (${workers.busy} busy), caps [${workers.caps.join(', ')}]`,
+  ].join('\n');
+}
+
+export function registerQueueCommands(program: Command): void {
+  const queue = program.command('queue').description('inspect the task queue of the running daemon');
+
+  queue
+    .command('stats')
+    .description('pending, in-flight, retrying and dead-lettered task counts')
+    .action(async (_options: unknown, command: Command) => {
+      const ctx = CliContext.of(command);
+      const status = await ctx.withDaemon((client) => client.request(Status.type));
+      ctx.output({ ...status.queue, workers: status.workers }, () => describeStatus(status));
+    });
+
+  const dlq = queue.command('dlq').description('the dead-letter list: tasks that failed for good');
+
+  dlq
+    .command('list')
+    .description('list dead-lettered tasks with the reason each failed')
+    .action(async (_options: unknown, command: Command) => {
+      const ctx = CliContext.of(command);
+      const { entries } = await ctx.withDaemon((client) => client.request(DeadLetters.list));
+      ctx.output(entries, () =>
+        entries.length === 0
+          ? 'the dead-letter list is empty'
+          : entries.map((entry) => `${entry.task.id}  ${entry.task.kind}  attempts=${entry.task.attempts}  ${entry.reason}`).join('\n'),
+      );
+    });
+
+  dlq
+    .command('inspect <taskId>')
+    .description('show one dead-lettered task in full')
+    .action(async (taskId: string, _options: unknown, command: Command) => {
+      const ctx = CliContext.of(command);
+      const { entries } = await ctx.withDaemon((client) => client.request(DeadLetters.list));
+      const entry = entries.find((candidate) => candidate.task.id === taskId);
+      if (!entry) throw new CliError(`task ${taskId} is not in the dead-letter list`, ExitCode.Failed);
+      ctx.output(entry, JSON.stringify(entry, null, 2));
+    });
+
+  dlq
+    .command('retry <taskId>')
+    .description('put a dead-lettered task back in the queue with its attempts reset')
+    .action(async (taskId: string, _options: unknown, command: Command) => {
+      const ctx = CliContext.of(command);
+      const { retried } = await ctx.withDaemon((client) => client.request(DeadLetters.retry, { taskId }));
+      if (!retried) throw new CliError(`task ${taskId} is not in the dead-letter list`, ExitCode.Failed);
+      ctx.output({ retried, taskId }, `task ${taskId} is queued again`);
+    });
+}

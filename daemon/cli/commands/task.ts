@@ -1,0 +1,77 @@
+import type { Command } from 'commander';
+import { CancelTask, GetResult, SubmitTask } from '../../../shared/protocol';
+import type { Result } from '../../../shared/task';
+import { Engine } from '../../engine/Engine';
+import { CliContext, CliError, ExitCode, parseCaps, parsePositiveInt } from '../context';
+
+function describeResult(result: Result): string {
+  const head = `task ${result.taskId}: ${result.status} after ${result.attempts} attempt(s)${result.durationMs !== undefined ? ` in ${result.durationMs} ms` : ''}`;
+  const error = result.error ? `\n${result.error.code}: ${result.error.message}` : '';
+  const data = result.data !== undefined ? `\n${JSON.stringify(result.data, null, 2)}` : '';
+  return head + error + data;
+}
+
+export function registerTaskCommands(program: Command): void {
+  const task = program.command('task').description('submit tasks to the fabric and read their results');
+
+  task
+    .command('submit <kind>')
+    .description('queue one task (through the daemon, or run it here with --sync)')
+    .option('--payload <json>', 'the task payload as JSON', '{}')
+    .option('--requires <caps>', 'capabilities the task needs, comma-separated', parseCaps)
+    .option('--wait <seconds>', 'wait this long for the result', parsePositiveInt('--wait'))
+    .option('--sync', 'run the task in this process with an embedded queue and worker (no daemon)')
+    .action(async (kind: string, options: { payload: string; requires?: string[]; wait?: number; sync?: boolean }, command: Command) => {
+      const ctx = CliContext.of(command);
+      let payload: unknown;
+      try {
+        payload = JSON.parse(options.payload);
+      } catch (error) {
+        throw new CliError(`--payload is not valid JSON: ${(error as Error).message}`, ExitCode.Usage);
+      }
+      const spec = { kind, payload, ...(options.requires && { requires: options.requires }) };
+      const waitMs = (options.wait ?? (options.sync ? 3600 : 0)) * 1000;
+      let taskId: string;
+      let result: Result | null = null;
+      if (options.sync) {
+        const engine = new Engine(ctx.config, { log: (line) => ctx.debug(line) });
+        try {
+          taskId = (await engine.submit(spec)).id;
+          result = await engine.result(taskId, waitMs);
+        } finally {
+          await engine.stop({ drain: false });
+        }
+      } else {
+        ({ taskId, result } = await ctx.withDaemon(async (client) => {
+          const { taskId: id } = await client.request(SubmitTask.type, spec);
+          const answer = waitMs > 0 ? await client.request(GetResult.type, { taskId: id, waitMs }) : { result: null };
+          return { taskId: id, result: answer.result };
+        }));
+      }
+      ctx.output({ taskId, result }, result ? describeResult(result) : `queued task ${taskId}`);
+      if (result && result.status === 'error') process.exitCode = ExitCode.Failed;
+      if (!result && waitMs > 0) throw new CliError(`no result for task ${taskId} within ${waitMs / 1000} s`, ExitCode.Failed);
+    });
+
+  task
+    .command('result <taskId>')
+    .description('show the result of a task, optionally waiting for it')
+    .option('--wait <seconds>', 'wait this long for the result', parsePositiveInt('--wait'), 0)
+    .action(async (taskId: string, options: { wait: number }, command: Command) => {
+      const ctx = CliContext.of(command);
+      const { result } = await ctx.withDaemon((client) => client.request(GetResult.type, { taskId, waitMs: options.wait * 1000 }));
+      if (!result) throw new CliError(`no result for task ${taskId} (yet)`, ExitCode.Failed);
+      ctx.output(result, describeResult(result));
+      if (result.status === 'error') process.exitCode = ExitCode.Failed;
+    });
+
+  task
+    .command('cancel <taskId>')
+    .description('withdraw a queued task or stop a running one')
+    .action(async (taskId: string, _options: unknown, command: Command) => {
+      const ctx = CliContext.of(command);
+      const { cancelled } = await ctx.withDaemon((client) => client.request(CancelTask.type, { taskId }));
+      ctx.output({ taskId, cancelled }, cancelled ? `task ${taskId} cancelled` : `task ${taskId} was not queued or running`);
+      if (!cancelled) process.exitCode = ExitCode.Failed;
+    });
+}

@@ -1,0 +1,92 @@
+/** Entry of dist/cli.js: the `peagen` command tree of the brief. */
+import { Command, CommanderError, Option } from 'commander';
+import { ONE_SHOT_ENV, runOneShotChild } from '../fabric/worker/oneShot';
+import { createRegistry } from '../handlers';
+import { splitList } from '../config';
+import { VERSION } from '../version';
+import { registerDaemonCommands } from './commands/daemon';
+import { notImplemented } from './commands/notYet';
+import { registerQueueCommands } from './commands/queue';
+import { registerTaskCommands } from './commands/task';
+import { registerWorkerCommands } from './commands/worker';
+import { CliError, ExitCode } from './context';
+
+export function buildProgram(): Command {
+  const program = new Command('peagen')
+    .version(VERSION)
+    .description('Evolve code with LLM patches, evaluated in single-use sandboxes.')
+    .option('--json', 'print machine-readable JSON on stdout')
+    .option('--config <file>', 'configuration file (default: peagen.json in this or a parent directory)')
+    .option('-v, --verbose', 'more detail on stderr')
+    .showHelpAfterError()
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 ok, 1 the work failed, 2 bad usage or configuration, 3 no daemon reachable, 4 not implemented yet, 130 interrupted.',
+    );
+
+  program
+    .command('render')
+    .description('expand project templates deterministically')
+    .option('--project <file>', 'project file')
+    .option('--out <dir>', 'output directory')
+    .action(() => notImplemented('render'));
+
+  program
+    .command('mutate')
+    .description('one LLM patch round on a file, without evaluation')
+    .option('--target-file <file>', 'file to mutate')
+    .option('--entry-fn <name>', 'function to focus on')
+    .option('--output <file>', 'where to write the patched file')
+    .option('--backend <name>', 'LLM backend')
+    .addOption(new Option('--queue', 'run through the configured queue').conflicts('sync'))
+    .option('--sync', 'run in this process')
+    .action(() => notImplemented('mutate'));
+
+  const evolve = program.command('evolve').description('evolutionary search with evaluation');
+  evolve
+    .command('step')
+    .description('one generation: select, mutate, evaluate')
+    .option('--target-file <file>', 'file to evolve')
+    .option('--entry-fn <name>', 'function to evolve')
+    .option('--selector <name>', 'parent selector')
+    .option('--mutator <name>', 'mutator')
+    .action(() => notImplemented('evolve step'));
+  evolve
+    .command('run')
+    .description('generations until a stop condition')
+    .option('--generations <n>', 'number of generations')
+    .option('--target-ms <ms>', 'stop when the best is this fast')
+    .option('--checkpoint <file>', 'checkpoint file', '.peagen/evo_checkpoint')
+    .option('--resume', 'continue from the checkpoint')
+    .option('--dashboard', 'show live progress')
+    .action(() => notImplemented('evolve run'));
+
+  registerWorkerCommands(program);
+  registerQueueCommands(program);
+  registerDaemonCommands(program);
+  registerTaskCommands(program);
+  return program;
+}
+
+async function main(): Promise<void> {
+  const program = buildProgram();
+  program.exitOverride();
+  program.configureOutput({ outputError: (text, write) => write(text) });
+  try {
+    await program.parseAsync(process.argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version end here too, with code 0.
+      process.exitCode = error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+    } else if (error instanceof CliError) {
+      process.stderr.write(`peagen: ${error.message}\n`);
+      process.exitCode = error.exitCode;
+    } else {
+      process.stderr.write(`peagen: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      process.exitCode = ExitCode.Failed;
+    }
+  }
+}
+
+if (process.env[ONE_SHOT_ENV]) runOneShotChild(createRegistry(splitList(process.env.WORKER_PLUGINS ?? '')));
+else void main();

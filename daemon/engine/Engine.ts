@@ -1,0 +1,112 @@
+/**
+ * The engine is the task fabric assembled: a queue, the handler registry and a worker pool,
+ * plus the task-state events that clients watch. The daemon serves one over JSON-RPC; the
+ * CLI embeds one when no daemon runs, so both paths execute the same code.
+ */
+import { EventEmitter } from 'node:events';
+import type { QueueStats, TaskUpdate, WorkerPoolStatus } from '../../shared/protocol';
+import { newTask, type Result, type Task, type TaskSpec } from '../../shared/task';
+import type { PeagenConfig } from '../config';
+import { createQueue } from '../fabric/queue/createQueue';
+import { canAccept, type TaskQueue } from '../fabric/queue/TaskQueue';
+import type { HandlerRegistry } from '../fabric/worker/HandlerRegistry';
+import { WorkerPool } from '../fabric/worker/WorkerPool';
+import { createRegistry } from '../handlers';
+
+export interface EngineStatus {
+  queue: { backend: string; url: string } & QueueStats;
+  workers: WorkerPoolStatus;
+}
+
+export interface EngineOptions {
+  /** Script that runs one-shot children; default: the running script. */
+  oneShotEntry?: string;
+  /** Run no workers here (tasks wait for `peagen worker start` elsewhere). */
+  withoutWorkers?: boolean;
+  log?: (line: string) => void;
+}
+
+export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
+  readonly queue: TaskQueue;
+  readonly registry: HandlerRegistry;
+  readonly pool: WorkerPool | undefined;
+
+  constructor(
+    readonly config: PeagenConfig,
+    options: EngineOptions = {},
+  ) {
+    super();
+    this.queue = createQueue(config.queue.url, config.queue);
+    this.registry = createRegistry(config.worker.plugins);
+    if (!options.withoutWorkers) {
+      this.pool = new WorkerPool({
+        queue: this.queue,
+        registry: this.registry,
+        caps: config.worker.caps,
+        concurrency: config.worker.concurrency,
+        mode: config.worker.mode,
+        plugins: config.worker.plugins,
+        ...(options.oneShotEntry && { oneShotEntry: options.oneShotEntry }),
+        ...(options.log && { log: options.log }),
+      });
+      this.pool.on('taskStart', (task) => this.notify(task, 'running'));
+      this.pool.on('taskEnd', (task, end, result) => {
+        const state = end === 'done' ? (result?.error?.code === 'cancelled' ? 'cancelled' : 'done') : end === 'released' ? 'queued' : end;
+        if (state !== 'stale') this.notify(task, state, result);
+      });
+      this.pool.start();
+    }
+  }
+
+  async submit(spec: TaskSpec): Promise<Task> {
+    const task = newTask(spec);
+    // A private queue has no other workers: refuse what nobody here can ever run
+    // instead of letting it wait forever.
+    if (this.queue.backend === 'memory' && !canAccept(task, this.registry.acceptorsFor(this.config.worker.caps))) {
+      const kinds = this.registry.acceptorsFor(this.config.worker.caps).map((acceptor) => acceptor.kind);
+      throw new Error(
+        `no worker here can run a "${task.kind}" task requiring [${task.requires.join(', ')}] (worker caps [${this.config.worker.caps.join(', ')}], kinds: ${kinds.join(', ') || 'none'})`,
+      );
+    }
+    await this.queue.enqueue(task);
+    this.notify(task, 'queued');
+    return task;
+  }
+
+  result(taskId: string, waitMs: number, signal?: AbortSignal): Promise<Result | null> {
+    return this.queue.waitForResult(taskId, waitMs, signal);
+  }
+
+  /** Withdraws a queued task or stops a running one here; false if neither. */
+  async cancel(taskId: string): Promise<boolean> {
+    if (await this.queue.cancel(taskId)) {
+      const result = await this.queue.getResult(taskId);
+      this.emit('update', { taskId, kind: 'unknown', state: 'cancelled', attempts: result?.attempts ?? 0, ...(result && { result }) });
+      return true;
+    }
+    return this.pool?.cancel(taskId) ?? false;
+  }
+
+  async status(): Promise<EngineStatus> {
+    return {
+      queue: { backend: this.queue.backend, url: this.queue.url, ...(await this.queue.stats()) },
+      workers: this.pool?.status() ?? { count: 0, busy: 0, caps: [], mode: this.config.worker.mode },
+    };
+  }
+
+  /** Stops the workers (finishing or handing back their tasks), then the queue. */
+  async stop({ drain }: { drain: boolean }): Promise<void> {
+    await this.pool?.stop({ drain });
+    await this.queue.close();
+  }
+
+  private notify(task: Task, state: TaskUpdate.Params['state'], result?: Result): void {
+    this.emit('update', {
+      taskId: task.id,
+      kind: task.kind,
+      state,
+      attempts: result?.attempts ?? task.attempts,
+      ...(result && { result }),
+    });
+  }
+}

@@ -1,0 +1,18 @@
+import { MemoryQueue } from './MemoryQueue';
+import type { QueueOptions, TaskQueue } from './TaskQueue';
+
+/** Picks the adapter from QUEUE_URL-style addresses: `memory://` (default); `redis://` later. */
+export function createQueue(url: string, options: QueueOptions = {}): TaskQueue {
+  const scheme = url.split(':')[0]?.toLowerCase();
+  switch (scheme) {
+    case 'memory':
+      return new MemoryQueue(options);
+    case 'redis':
+    case 'rediss':
+      throw new Error(
+        `the Redis Streams queue is not available in this version; use memory:// (the default) or upgrade Peagen (queue url: ${url.replace(/\/\/[^@]*@/, '//***@')})`,
+      );
+    default:
+      throw new Error(`unknown queue address "${url}": expected memory:// or redis://host:port`);
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * A handler runs one kind of task. It declares the capabilities it needs from the host
+ * (`provides`), and a worker offers it only when the worker has all of them, so the rule
+ * `task.requires ⊆ handler.provides ⊆ worker caps` holds for every task that runs.
+ */
+import type { ZodType } from 'zod';
+import type { Task, TaskError } from '../../../shared/task';
+
+export interface HandlerContext {
+  workerId: string;
+  /** Aborted when the task is cancelled, its deadline passes or the worker stops. */
+  signal: AbortSignal;
+  log(message: string): void;
+}
+
+export interface HandlerOutput {
+  status: 'ok' | 'skip';
+  data?: unknown;
+}
+
+export interface TaskHandler<Payload = unknown> {
+  readonly kind: string;
+  readonly provides: readonly string[];
+  /** Checked before `handle`; a payload that fails it becomes an `invalid_payload` error. */
+  readonly payloadSchema: ZodType<Payload>;
+  handle(task: Task & { payload: Payload }, context: HandlerContext): Promise<HandlerOutput>;
+}
+
+/** A failure the handler understands; anything else thrown is treated as a crash. */
+export class HandlerError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly retryable = false,
+  ) {
+    super(message);
+    this.name = 'HandlerError';
+  }
+
+  toTaskError(): TaskError {
+    return { code: this.code, message: this.message, retryable: this.retryable };
+  }
+}

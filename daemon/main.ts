@@ -1,0 +1,53 @@
+/**
+ * Entry of dist/daemon.js. Spawned by the extension (`--node-ipc`), by `peagen daemon start`
+ * (`--listen`), or as a one-shot worker child (PEAGEN_ONE_SHOT set).
+ */
+import { parseArgs } from 'node:util';
+import { findConfigFile, loadConfig, splitList, stateDir } from './config';
+import { startDaemon } from './Daemon';
+import { ONE_SHOT_ENV, runOneShotChild } from './fabric/worker/oneShot';
+import { createRegistry } from './handlers';
+
+function log(line: string): void {
+  process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+}
+
+async function main(): Promise<void> {
+  if (process.env[ONE_SHOT_ENV]) {
+    runOneShotChild(createRegistry(splitList(process.env.WORKER_PLUGINS ?? '')));
+    return;
+  }
+  const { values } = parseArgs({
+    options: {
+      'node-ipc': { type: 'boolean' },
+      stdio: { type: 'boolean' },
+      listen: { type: 'string' },
+      'no-listen': { type: 'boolean' },
+      config: { type: 'string' },
+      clientProcessId: { type: 'string' },
+    },
+    strict: false,
+  });
+  const configFile = typeof values.config === 'string' ? values.config : findConfigFile();
+  const config = loadConfig(configFile);
+  // A stray error in one task or connection must not take the daemon and its queue down.
+  process.on('uncaughtException', (error) => log(`unexpected error (daemon keeps running): ${error.stack ?? error}`));
+  process.on('unhandledRejection', (error) => log(`unhandled rejection (daemon keeps running): ${String(error)}`));
+
+  const daemon = await startDaemon({
+    config,
+    stateDir: stateDir(),
+    ...(values['node-ipc'] ? { pipe: 'ipc' as const } : values.stdio ? { pipe: 'stdio' as const } : {}),
+    ...(values['no-listen'] ? { listen: false as const } : typeof values.listen === 'string' ? { listen: values.listen } : {}),
+    oneShotEntry: __filename,
+    log,
+  });
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void daemon.stop(signal === 'SIGTERM'));
+  await daemon.stopped;
+  process.exit(0);
+}
+
+main().catch((error: unknown) => {
+  log(`daemon failed to start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(2);
+});

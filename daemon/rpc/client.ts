@@ -1,0 +1,72 @@
+/** The client side of the daemon socket, used by the CLI (and by tests). */
+import * as net from 'node:net';
+import {
+  createProtocolConnection,
+  type NotificationHandler,
+  type ProtocolConnection,
+  type RequestType,
+  type RequestType0,
+  SocketMessageReader,
+  SocketMessageWriter,
+} from 'vscode-languageserver-protocol/node';
+import { Handshake, PROTOCOL_VERSION, TaskUpdate } from '../../shared/protocol';
+import { connectOptions, parseAddress } from './address';
+import { readLiveRecord, readToken } from './discovery';
+
+export class DaemonUnavailableError extends Error {
+  override name = 'DaemonUnavailableError';
+}
+
+export class DaemonClient {
+  private constructor(
+    private readonly connection: ProtocolConnection,
+    private readonly socket: net.Socket,
+    readonly address: string,
+    readonly handshake: Handshake.Response,
+  ) {}
+
+  static async connect(address: string, token: string | undefined, client = 'cli'): Promise<DaemonClient> {
+    const socket = await new Promise<net.Socket>((resolve, reject) => {
+      const candidate = net.connect(connectOptions(parseAddress(address)), () => resolve(candidate));
+      candidate.once('error', (error) =>
+        reject(new DaemonUnavailableError(`cannot reach the daemon at ${address} (${error.message}); start it with \`peagen daemon start\``)),
+      );
+    });
+    const connection = createProtocolConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+    connection.listen();
+    try {
+      const handshake = await connection.sendRequest(Handshake.type, {
+        protocolVersion: PROTOCOL_VERSION,
+        client,
+        ...(token !== undefined && { token }),
+      });
+      return new DaemonClient(connection, socket, address, handshake);
+    } catch (error) {
+      connection.dispose();
+      socket.destroy();
+      throw error;
+    }
+  }
+
+  /** Connects to the daemon recorded in the state directory, if one is running. */
+  static async connectToRunning(stateDir: string, client = 'cli'): Promise<DaemonClient | undefined> {
+    const record = readLiveRecord(stateDir);
+    if (!record) return undefined;
+    return DaemonClient.connect(record.address, readToken(stateDir), client);
+  }
+
+  request<R>(type: RequestType0<R, void>): Promise<R>;
+  request<P, R>(type: RequestType<P, R, void>, params: P): Promise<R>;
+  request<R>(type: { method: string }, params?: unknown): Promise<R> {
+    return params === undefined ? this.connection.sendRequest<R>(type.method) : this.connection.sendRequest<R>(type.method, params);
+  }
+
+  onTaskUpdate(handler: NotificationHandler<TaskUpdate.Params>): void {
+    this.connection.onNotification(TaskUpdate.type, handler);
+  }
+
+  close(): void {
+    this.connection.dispose();
+    this.socket.end();
+  }
+}

@@ -1,0 +1,81 @@
+/**
+ * How clients find a running daemon: `daemon.json` (pid, address, version) and
+ * `daemon.token` (readable by the user only) in the state directory.
+ */
+import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+export interface DaemonRecord {
+  pid: number;
+  address: string;
+  version: string;
+  startedAt: string;
+}
+
+export const RECORD_FILE = 'daemon.json';
+export const TOKEN_FILE = 'daemon.token';
+export const LOG_FILE = 'daemon.log';
+export const SOCKET_FILE = 'daemon.sock';
+
+export function ensureStateDir(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+}
+
+export function createToken(dir: string): string {
+  ensureStateDir(dir);
+  const token = randomBytes(32).toString('hex');
+  const file = path.join(dir, TOKEN_FILE);
+  fs.rmSync(file, { force: true });
+  fs.writeFileSync(file, token, { mode: 0o600, flag: 'wx' });
+  return token;
+}
+
+export function readToken(dir: string): string | undefined {
+  try {
+    return fs.readFileSync(path.join(dir, TOKEN_FILE), 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+export function writeRecord(dir: string, record: DaemonRecord): void {
+  const file = path.join(dir, RECORD_FILE);
+  fs.writeFileSync(`${file}.tmp`, JSON.stringify(record, null, 2), { mode: 0o600 });
+  fs.renameSync(`${file}.tmp`, file);
+}
+
+/** The record of a daemon whose process is alive; a stale record is removed. */
+export function readLiveRecord(dir: string): DaemonRecord | undefined {
+  const file = path.join(dir, RECORD_FILE);
+  let record: DaemonRecord;
+  try {
+    record = JSON.parse(fs.readFileSync(file, 'utf8')) as DaemonRecord;
+  } catch {
+    return undefined;
+  }
+  if (typeof record.pid === 'number' && isAlive(record.pid)) return record;
+  fs.rmSync(file, { force: true });
+  return undefined;
+}
+
+/** Removes what this daemon wrote, unless another daemon has taken over since. */
+export function removeRecord(dir: string, pid: number): void {
+  try {
+    const record = JSON.parse(fs.readFileSync(path.join(dir, RECORD_FILE), 'utf8')) as DaemonRecord;
+    if (record.pid !== pid) return;
+  } catch {
+    return;
+  }
+  fs.rmSync(path.join(dir, RECORD_FILE), { force: true });
+  fs.rmSync(path.join(dir, TOKEN_FILE), { force: true });
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

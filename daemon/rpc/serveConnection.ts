@@ -1,0 +1,158 @@
+/**
+ * Serves the daemon's JSON-RPC methods (declared in shared/protocol.ts) on one connection:
+ * the extension's pipe or one client of the local socket. Parameters are validated with
+ * the shared schemas, so a malformed request gets an InvalidParams error and changes nothing.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import {
+  CancellationToken,
+  ErrorCodes,
+  type ProtocolConnection,
+  ResponseError,
+} from 'vscode-languageserver-protocol/node';
+import { z } from 'zod';
+import {
+  CancelTask,
+  DeadLetters,
+  GetResult,
+  Handshake,
+  PeagenErrorCodes,
+  PROTOCOL_VERSION,
+  Shutdown,
+  Status,
+  SubmitTask,
+  TaskUpdate,
+} from '../../shared/protocol';
+import type { Engine } from '../engine/Engine';
+
+export interface DaemonInfo {
+  version: string;
+  startedAt: number;
+  listen?: string;
+  requestShutdown(drain: boolean): void;
+}
+
+export interface ServeOptions {
+  /** When set, nothing but the handshake is served until the client proves it has this token. */
+  token?: string;
+  /** Called on the LSP `exit` notification or when the peer goes away. */
+  onExit(): void;
+  log(line: string): void;
+}
+
+export function serveConnection(connection: ProtocolConnection, engine: Engine, daemon: DaemonInfo, options: ServeOptions): void {
+  let authorized = options.token === undefined;
+  let subscribed = false;
+  const forwardUpdate = (update: TaskUpdate.Params): void => {
+    void connection.sendNotification(TaskUpdate.type, update).catch(() => {});
+  };
+  const subscribe = (): void => {
+    if (subscribed) return;
+    subscribed = true;
+    engine.on('update', forwardUpdate);
+  };
+  if (authorized) subscribe();
+
+  function guard<T extends z.ZodType>(schema: T, params: unknown): z.infer<T> {
+    if (!authorized) {
+      throw new ResponseError(
+        PeagenErrorCodes.Unauthorized,
+        'unauthorized: send peagen/handshake with the token from the daemon token file first',
+      );
+    }
+    const parsed = schema.safeParse(params);
+    if (!parsed.success) throw new ResponseError(ErrorCodes.InvalidParams, `invalid params: ${z.prettifyError(parsed.error)}`);
+    return parsed.data;
+  }
+
+  // The LSP lifecycle, so that vscode-languageclient can drive this connection.
+  connection.onRequest('initialize', () => ({
+    capabilities: {},
+    serverInfo: { name: 'peagen-daemon', version: daemon.version },
+  }));
+  connection.onNotification('initialized', () => {});
+  connection.onRequest('shutdown', () => null);
+  connection.onNotification('exit', () => options.onExit());
+
+  connection.onRequest(Handshake.method, (raw: unknown) => {
+    const params = Handshake.params.safeParse(raw);
+    if (!params.success) throw new ResponseError(ErrorCodes.InvalidParams, `invalid params: ${z.prettifyError(params.error)}`);
+    if (options.token !== undefined && !tokensMatch(options.token, params.data.token)) {
+      options.log(`refused a ${params.data.client} client: wrong or missing token`);
+      throw new ResponseError(PeagenErrorCodes.Unauthorized, 'unauthorized: wrong or missing token (read it from the daemon token file)');
+    }
+    if (params.data.protocolVersion !== PROTOCOL_VERSION) {
+      throw new ResponseError(
+        PeagenErrorCodes.ProtocolMismatch,
+        `protocol mismatch: the daemon speaks version ${PROTOCOL_VERSION}, the ${params.data.client} speaks ${params.data.protocolVersion}; restart the daemon with the same Peagen version`,
+      );
+    }
+    authorized = true;
+    subscribe();
+    return { daemonVersion: daemon.version, protocolVersion: PROTOCOL_VERSION, pid: process.pid } satisfies Handshake.Response;
+  });
+
+  connection.onRequest(Status.method, async (raw: unknown) => {
+    guard(z.unknown(), raw);
+    const status = await engine.status();
+    return {
+      daemonVersion: daemon.version,
+      protocolVersion: PROTOCOL_VERSION,
+      pid: process.pid,
+      uptimeMs: Date.now() - daemon.startedAt,
+      ...status,
+      ...(daemon.listen && { listen: daemon.listen }),
+    } satisfies Status.Response;
+  });
+
+  connection.onRequest(SubmitTask.method, async (raw: unknown) => {
+    const spec = guard(SubmitTask.params, raw);
+    const task = await engine.submit(spec);
+    return { taskId: task.id } satisfies SubmitTask.Response;
+  });
+
+  connection.onRequest(GetResult.method, async (raw: unknown, token: CancellationToken) => {
+    const params = guard(GetResult.params, raw);
+    const abort = new AbortController();
+    const listener = token.onCancellationRequested(() => abort.abort());
+    try {
+      return { result: await engine.result(params.taskId, params.waitMs, abort.signal) } satisfies GetResult.Response;
+    } finally {
+      listener.dispose();
+    }
+  });
+
+  connection.onRequest(CancelTask.method, async (raw: unknown) => {
+    const params = guard(CancelTask.params, raw);
+    return { cancelled: await engine.cancel(params.taskId) } satisfies CancelTask.Response;
+  });
+
+  connection.onRequest(DeadLetters.listMethod, async (raw: unknown) => {
+    guard(z.unknown(), raw);
+    return { entries: await engine.queue.listDead() };
+  });
+
+  connection.onRequest(DeadLetters.retryMethod, async (raw: unknown) => {
+    const params = guard(DeadLetters.retryParams, raw);
+    return { retried: await engine.queue.retryDead(params.taskId) };
+  });
+
+  connection.onRequest(Shutdown.method, (raw: unknown) => {
+    const params = guard(Shutdown.params, raw);
+    // Answer first; the daemon then stops on its own.
+    setImmediate(() => daemon.requestShutdown(params.drain));
+    return { stopping: true as const };
+  });
+
+  connection.onClose(() => {
+    engine.off('update', forwardUpdate);
+    options.onExit();
+  });
+}
+
+function tokensMatch(expected: string, given: string | undefined): boolean {
+  if (given === undefined) return false;
+  const a = Buffer.from(expected);
+  const b = Buffer.from(given);
+  return a.length === b.length && timingSafeEqual(a, b);
+}

@@ -1,0 +1,45 @@
+// One build for everything: three bundles in dist/ (what ships), and a per-file
+// transpile of the sources and tests into out/ (what mocha runs). Type checking is
+// `npm run typecheck`; esbuild only strips types.
+import * as esbuild from 'esbuild';
+import { chmodSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+
+const production = process.argv.includes('--production');
+const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: production ? false : 'linked',
+  minify: production,
+  logLevel: 'warning',
+  define: { PEAGEN_VERSION: JSON.stringify(version) },
+  // Optional native modules of ssh2 (pulled in by dockerode): never needed, never bundleable.
+  external: ['cpu-features', '*.node'],
+};
+
+function sources(dir) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts'))
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+rmSync('out', { recursive: true, force: true });
+await Promise.all([
+  esbuild.build({ ...common, entryPoints: ['extension/extension.ts'], outfile: 'dist/extension.js', external: [...common.external, 'vscode'] }),
+  esbuild.build({ ...common, entryPoints: ['daemon/main.ts'], outfile: 'dist/daemon.js' }),
+  esbuild.build({ ...common, entryPoints: ['daemon/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
+  esbuild.build({
+    entryPoints: ['shared', 'daemon', 'extension', 'test'].flatMap(sources),
+    outdir: 'out',
+    outbase: '.',
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    sourcemap: 'inline',
+    logLevel: 'warning',
+  }),
+]);
+chmodSync('dist/cli.js', 0o755);

@@ -1,0 +1,227 @@
+#!/usr/bin/env node
+// Provision what the end-to-end tests need, idempotently and without internet access
+// beyond the npm registry and Debian's apt:
+//   - Debian's chromium (driven by playwright-core; never `npx playwright install`),
+//   - code-server 4.100.3 (VS Code 1.100, the last release for Node 20), installed from npm
+//     into a cache OUTSIDE the repo, keyed by version. A second run is a cache hit (< 1 s).
+//
+// Usage: node scripts/provision/code-server.mjs [--check]
+//   stdout: one line, the absolute path of the code-server executable (nothing else);
+//   stderr: progress. --check only reports whether the cache is complete (exit 0/1).
+// Environment:
+//   PEAGEN_CODE_SERVER_CACHE  directory to install into
+//                             (default ${XDG_CACHE_HOME:-~/.cache}/peagen-test/code-server-4.100.3)
+//
+// Why the tricks (see /work/shared/notes/vscode-testing.md):
+//   - @vscode/ripgrep's postinstall downloads rg from GitHub (unreachable); it first looks in
+//     $TMPDIR/vscode-ripgrep-cache-<pkgver>/ripgrep-<tag>-<target>.tar.gz, so we put Debian's rg there.
+//   - npm_config_build_from_source=true stops prebuild-install from trying GitHub (native modules
+//     compile instead: needs build-essential, python3 and a few -dev packages).
+//   - /root/.npmrc sets yes=false, which makes `npx` inside install scripts give up.
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const CODE_SERVER_VERSION = '4.100.3';
+// @vscode/ripgrep versions used somewhere in code-server 4.100.3's tree, and the rg tag they fetch.
+const RIPGREP_PACKAGE_VERSIONS = ['1.15.11'];
+const RIPGREP_TAG = 'v13.0.0-10';
+const APT_BUILD_PACKAGES = ['build-essential', 'pkg-config', 'python3', 'libkrb5-dev', 'libxkbfile-dev', 'libsecret-1-dev'];
+const MARKER = '.peagen-provisioned';
+
+const log = (msg) => process.stderr.write(`[provision] ${msg}\n`);
+
+function fail(msg) {
+  process.stderr.write(`[provision] ERROR: ${msg}\n`);
+  process.exit(1);
+}
+
+export function defaultCacheDir() {
+  if (process.env.PEAGEN_CODE_SERVER_CACHE) return resolve(process.env.PEAGEN_CODE_SERVER_CACHE);
+  const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
+  return join(base, 'peagen-test', `code-server-${CODE_SERVER_VERSION}`);
+}
+
+export function codeServerBin(cacheDir) {
+  return join(cacheDir, 'node_modules', '.bin', 'code-server');
+}
+
+function run(cmd, args, opts = {}) {
+  const res = spawnSync(cmd, args, { stdio: ['ignore', 2, 2], ...opts });
+  if (res.error) return { ok: false, status: -1, error: res.error };
+  return { ok: res.status === 0, status: res.status };
+}
+
+function isRoot() {
+  return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
+function dpkgInstalled(pkg) {
+  const res = spawnSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8' });
+  return res.status === 0 && /install ok installed/.test(res.stdout);
+}
+
+function aptListsPresent() {
+  try {
+    return readdirSync('/var/lib/apt/lists').some((f) => f.endsWith('_Packages') || f.includes('_Packages.'));
+  } catch {
+    return false;
+  }
+}
+
+function aptInstall(pkgs) {
+  if (pkgs.length === 0) return;
+  if (!existsSync('/usr/bin/apt-get')) {
+    fail(`missing packages ${pkgs.join(' ')} and no apt-get here: install them by hand`);
+  }
+  if (!isRoot() && spawnSync('sudo', ['-n', 'true']).status !== 0) {
+    fail(`missing Debian packages: run as root: apt-get update && apt-get install -y ${pkgs.join(' ')}`);
+  }
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const apt = (args) => (isRoot() ? run('apt-get', args, { env }) : run('sudo', ['-n', 'apt-get', ...args], { env }));
+  const install = () => apt(['install', '-y', '--no-install-recommends', ...pkgs]);
+  const update = () => apt(['update']);
+  log(`apt-get install ${pkgs.join(' ')}`);
+  if (!aptListsPresent()) {
+    log('apt lists are empty: apt-get update');
+    update();
+  }
+  if (install().ok) return;
+  log('apt-get install failed; retrying after apt-get update');
+  if (!update().ok) log('apt-get update failed');
+  if (!install().ok) fail(`apt-get install -y ${pkgs.join(' ')} failed`);
+}
+
+function ripgrepTarget() {
+  if (process.platform !== 'linux') fail(`unsupported platform ${process.platform} (these tests run on Linux)`);
+  if (process.arch === 'x64') return 'x86_64-unknown-linux-musl';
+  if (process.arch === 'arm64') return 'aarch64-unknown-linux-musl';
+  fail(`unsupported architecture ${process.arch}`);
+}
+
+function which(cmd) {
+  const res = spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' });
+  return res.status === 0 ? res.stdout.trim() : null;
+}
+
+// Put Debian's rg where @vscode/ripgrep's postinstall looks for its cached download.
+function seedRipgrepCache() {
+  const rg = which('rg');
+  if (!rg) fail('rg not found after installing ripgrep: apt-get install -y ripgrep');
+  const target = ripgrepTarget();
+  for (const pkgVersion of RIPGREP_PACKAGE_VERSIONS) {
+    const dir = join(tmpdir(), `vscode-ripgrep-cache-${pkgVersion}`);
+    const tarball = join(dir, `ripgrep-${RIPGREP_TAG}-${target}.tar.gz`);
+    if (existsSync(tarball)) continue;
+    mkdirSync(dir, { recursive: true });
+    const stage = join(dir, `stage-${process.pid}`);
+    mkdirSync(stage, { recursive: true });
+    try {
+      writeFileSync(join(stage, 'rg'), readFileSync(rg));
+      chmodSync(join(stage, 'rg'), 0o755);
+      const tmpTar = `${tarball}.${process.pid}.tmp`;
+      if (!run('tar', ['czf', tmpTar, '-C', stage, 'rg']).ok) fail(`could not create ${tarball}`);
+      renameSync(tmpTar, tarball);
+      log(`seeded ripgrep cache ${tarball} from ${rg}`);
+    } finally {
+      rmSync(stage, { recursive: true, force: true });
+    }
+  }
+}
+
+function npmEnv() {
+  const env = { ...process.env };
+  // npm reads npm_config_* case-insensitively; drop any conflicting upper-case variants.
+  for (const key of Object.keys(env)) if (/^npm_config_/i.test(key)) delete env[key];
+  Object.assign(env, {
+    npm_config_build_from_source: 'true',
+    npm_config_yes: 'true',
+    npm_config_unsafe_perm: 'true',
+    npm_config_fund: 'false',
+    npm_config_audit: 'false',
+    npm_config_update_notifier: 'false',
+    // The registry is reachable; GitHub is not. Fail fast rather than hang on it.
+    npm_config_fetch_retries: '2',
+    // Node's own headers (node-gyp would download them otherwise).
+    npm_config_nodedir: nodeDir(),
+    ELECTRON_SKIP_BINARY_DOWNLOAD: '1',
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
+    PUPPETEER_SKIP_DOWNLOAD: '1',
+  });
+  if (process.env.npm_config_registry) env.npm_config_registry = process.env.npm_config_registry;
+  if (process.env.npm_config_cache) env.npm_config_cache = process.env.npm_config_cache;
+  return env;
+}
+
+function nodeDir() {
+  // process.execPath = <prefix>/bin/node; headers live in <prefix>/include/node.
+  const prefix = dirname(dirname(process.execPath));
+  if (existsSync(join(prefix, 'include', 'node', 'node.h'))) return prefix;
+  if (existsSync('/usr/include/node/node.h')) return '/usr';
+  fail(`Node headers not found under ${prefix}/include/node: native modules cannot compile offline`);
+}
+
+function installCodeServer(cacheDir) {
+  const stage = `${cacheDir}.partial-${process.pid}`;
+  rmSync(stage, { recursive: true, force: true });
+  mkdirSync(stage, { recursive: true });
+  writeFileSync(join(stage, 'package.json'), JSON.stringify({ name: 'peagen-code-server-cache', private: true }, null, 2));
+  log(`npm install code-server@${CODE_SERVER_VERSION} into ${stage} (takes a few minutes the first time)`);
+  const started = Date.now();
+  const res = run('npm', ['install', '--no-save', '--no-package-lock', '--loglevel=error', `code-server@${CODE_SERVER_VERSION}`], {
+    cwd: stage,
+    env: npmEnv(),
+  });
+  if (!res.ok) {
+    rmSync(stage, { recursive: true, force: true });
+    fail(`npm install code-server@${CODE_SERVER_VERSION} failed (exit ${res.status}); see the output above`);
+  }
+  const bin = codeServerBin(stage);
+  const ver = spawnSync(bin, ['--version'], { encoding: 'utf8', env: { ...process.env, HOME: stage } });
+  if (ver.status !== 0 || !ver.stdout.includes(CODE_SERVER_VERSION)) {
+    rmSync(stage, { recursive: true, force: true });
+    fail(`installed code-server does not run: ${ver.stderr || ver.stdout}`);
+  }
+  // The ripgrep binary must be there, or search (and code-server's startup checks) break.
+  const rgBin = join(stage, 'node_modules', 'code-server', 'lib', 'vscode', 'node_modules', '@vscode', 'ripgrep', 'bin', 'rg');
+  if (!existsSync(rgBin)) log(`warning: ${rgBin} is missing`);
+  writeFileSync(join(stage, MARKER), JSON.stringify({ version: CODE_SERVER_VERSION, node: process.version, at: new Date().toISOString() }) + '\n');
+  rmSync(cacheDir, { recursive: true, force: true });
+  mkdirSync(dirname(cacheDir), { recursive: true });
+  renameSync(stage, cacheDir);
+  log(`code-server ${CODE_SERVER_VERSION} installed in ${Math.round((Date.now() - started) / 1000)} s`);
+}
+
+export function isProvisioned(cacheDir = defaultCacheDir()) {
+  return existsSync(join(cacheDir, MARKER)) && existsSync(codeServerBin(cacheDir)) && existsSync('/usr/bin/chromium');
+}
+
+function main() {
+  const cacheDir = defaultCacheDir();
+  if (process.argv.includes('--check')) process.exit(isProvisioned(cacheDir) ? 0 : 1);
+
+  const major = Number(process.versions.node.split('.')[0]);
+  if (major !== 20) fail(`code-server ${CODE_SERVER_VERSION} needs Node 20 (this is ${process.version})`);
+
+  const aptNeeded = [];
+  if (!existsSync('/usr/bin/chromium')) aptNeeded.push('chromium');
+  const cached = existsSync(join(cacheDir, MARKER)) && existsSync(codeServerBin(cacheDir));
+  if (!cached) {
+    if (!which('rg')) aptNeeded.push('ripgrep');
+    for (const pkg of APT_BUILD_PACKAGES) if (!dpkgInstalled(pkg)) aptNeeded.push(pkg);
+  }
+  aptInstall(aptNeeded);
+  if (!existsSync('/usr/bin/chromium')) fail('chromium not found: apt-get install -y chromium');
+
+  if (cached) {
+    log(`cache hit: ${cacheDir}`);
+  } else {
+    seedRipgrepCache();
+    installCodeServer(cacheDir);
+  }
+  process.stdout.write(codeServerBin(cacheDir) + '\n');
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

@@ -1,0 +1,44 @@
+/**
+ * Payload schemas per built-in task kind. Handlers validate their payload with these, so a
+ * malformed payload becomes an `invalid_payload` error result instead of an exception.
+ * Later issues grow these; unknown fields are ignored.
+ */
+import { z } from 'zod';
+
+export const EchoPayloadSchema = z.object({ message: z.unknown().optional() });
+export const SleepPayloadSchema = z.object({ ms: z.number().int().nonnegative().max(3_600_000) });
+
+export const RenderPayloadSchema = z.object({
+  project: z.string().min(1),
+  out: z.string().min(1).optional(),
+});
+export const MutatePayloadSchema = z.object({
+  targetFile: z.string().min(1),
+  entryFn: z.string().min(1).optional(),
+  backend: z.string().min(1).optional(),
+});
+export const EvaluatePayloadSchema = z.object({
+  exampleDir: z.string().min(1).optional(),
+  programFile: z.string().min(1).optional(),
+  program: z.string().optional(),
+  seed: z.number().int().optional(),
+});
+export const ExecutePayloadSchema = z.object({
+  command: z.array(z.string()).min(1),
+  timeoutMs: z.number().int().positive().optional(),
+});
+export const EvolvePayloadSchema = z.object({
+  targetFile: z.string().min(1),
+  generations: z.number().int().positive().optional(),
+});
+
+export const BUILTIN_PAYLOAD_SCHEMAS = {
+  echo: EchoPayloadSchema,
+  sleep: SleepPayloadSchema,
+  render: RenderPayloadSchema,
+  mutate: MutatePayloadSchema,
+  evaluate: EvaluatePayloadSchema,
+  execute: ExecutePayloadSchema,
+  evolve: EvolvePayloadSchema,
+} as const;
+export type BuiltinKind = keyof typeof BUILTIN_PAYLOAD_SCHEMAS;

@@ -1,0 +1,142 @@
+/**
+ * Every JSON-RPC message between the extension, the CLI and the daemon, declared once.
+ * Both sides import these namespaces (the vscode-eslint pattern), so a method cannot be
+ * renamed on one side only; the zod schemas let the daemon reject malformed parameters with
+ * an InvalidParams error instead of acting on them.
+ */
+import { NotificationType, RequestType, RequestType0 } from 'vscode-languageserver-protocol';
+import { z } from 'zod';
+import { ResultSchema, TaskSchema, TaskSpecSchema } from './task';
+
+/** Bumped on any incompatible change to the messages below; checked by {@link Handshake}. */
+export const PROTOCOL_VERSION = 1;
+
+/** JSON-RPC error codes of our own, in the range the spec leaves to servers. */
+export const PeagenErrorCodes = {
+  Unauthorized: -32001,
+  ProtocolMismatch: -32002,
+  NotFound: -32003,
+} as const;
+
+export namespace Handshake {
+  export const method = 'peagen/handshake';
+  export const params = z.object({
+    protocolVersion: z.number().int(),
+    client: z.string().min(1),
+    /** Required on the shared socket (from the daemon's token file); not on a spawned pipe. */
+    token: z.string().optional(),
+  });
+  export type Params = z.infer<typeof params>;
+  export interface Response {
+    daemonVersion: string;
+    protocolVersion: number;
+    pid: number;
+  }
+  export const type = new RequestType<Params, Response, void>(method);
+}
+
+export interface QueueStats {
+  /** Ready to be claimed now. */
+  pending: number;
+  /** Claimed by a worker and not yet acked (under lease). */
+  inFlight: number;
+  /** Waiting for a retry back-off to pass. */
+  delayed: number;
+  dead: number;
+}
+
+export interface WorkerPoolStatus {
+  count: number;
+  busy: number;
+  caps: string[];
+  mode: 'in-process' | 'one-shot';
+}
+
+export namespace Status {
+  export const method = 'peagen/status';
+  export interface Response {
+    daemonVersion: string;
+    protocolVersion: number;
+    pid: number;
+    uptimeMs: number;
+    queue: { backend: string; url: string } & QueueStats;
+    workers: WorkerPoolStatus;
+    /** Where other clients (the CLI, another editor) can connect. */
+    listen?: string;
+  }
+  export const type = new RequestType0<Response, void>(method);
+}
+
+export namespace SubmitTask {
+  export const method = 'peagen/submitTask';
+  export const params = TaskSpecSchema;
+  export type Params = z.input<typeof params>;
+  export interface Response {
+    taskId: string;
+  }
+  export const type = new RequestType<Params, Response, void>(method);
+}
+
+export namespace GetResult {
+  export const method = 'peagen/getResult';
+  export const params = z.object({
+    taskId: z.string().min(1),
+    /** How long to wait for the result; 0 answers at once. */
+    waitMs: z.number().int().nonnegative().max(3_600_000).default(0),
+  });
+  export type Params = z.input<typeof params>;
+  export interface Response {
+    result: z.infer<typeof ResultSchema> | null;
+  }
+  export const type = new RequestType<Params, Response, void>(method);
+}
+
+export namespace CancelTask {
+  export const method = 'peagen/cancelTask';
+  export const params = z.object({ taskId: z.string().min(1) });
+  export type Params = z.infer<typeof params>;
+  export interface Response {
+    /** False when the task had already finished or was unknown. */
+    cancelled: boolean;
+  }
+  export const type = new RequestType<Params, Response, void>(method);
+}
+
+export const DeadLetterSchema = z.object({
+  task: TaskSchema,
+  reason: z.string(),
+  failedAt: z.string(),
+});
+export type DeadLetter = z.infer<typeof DeadLetterSchema>;
+
+export namespace DeadLetters {
+  export const listMethod = 'peagen/dlq/list';
+  export const list = new RequestType0<{ entries: DeadLetter[] }, void>(listMethod);
+
+  export const retryMethod = 'peagen/dlq/retry';
+  export const retryParams = z.object({ taskId: z.string().min(1) });
+  export const retry = new RequestType<z.infer<typeof retryParams>, { retried: boolean }, void>(retryMethod);
+}
+
+export namespace Shutdown {
+  export const method = 'peagen/shutdown';
+  export const params = z.object({ drain: z.boolean().default(true) }).default({ drain: true });
+  export type Params = z.input<typeof params>;
+  export const type = new RequestType<Params, { stopping: true }, void>(method);
+}
+
+export const TaskStateSchema = z.enum(['queued', 'running', 'retrying', 'done', 'dead', 'cancelled']);
+export type TaskState = z.infer<typeof TaskStateSchema>;
+
+export namespace TaskUpdate {
+  export const method = 'peagen/taskUpdate';
+  export interface Params {
+    taskId: string;
+    kind: string;
+    state: TaskState;
+    attempts: number;
+    result?: z.infer<typeof ResultSchema>;
+    reason?: string;
+  }
+  export const type = new NotificationType<Params>(method);
+}

@@ -1,0 +1,128 @@
+/**
+ * The task model shared by every part of Peagen: what is queued, what comes back.
+ *
+ * Zod objects strip unknown keys, which is the brief's rule for forward compatibility:
+ * a worker ignores fields it does not know, but refuses a task of a higher *major* schema.
+ */
+import { z } from 'zod';
+
+/** major.minor; a worker answers a task of a higher major with an error. */
+export const TASK_SCHEMA_VERSION = '1.0';
+
+export const CapabilitySchema = z
+  .string()
+  .regex(/^[a-z0-9][a-z0-9._-]*$/, 'a capability is a lower-case tag such as cpu, llm, docker, gpu');
+export type Capability = z.infer<typeof CapabilitySchema>;
+
+export const TaskSchema = z.object({
+  id: z.string().min(1),
+  kind: z.string().min(1),
+  payload: z.unknown(),
+  requires: z.array(CapabilitySchema).default([]),
+  attempts: z.number().int().nonnegative().default(0),
+  createdAt: z.string().datetime(),
+  schemaV: z.string().regex(/^\d+\.\d+$/, 'schemaV is "major.minor"'),
+  runId: z.string().optional(),
+  parentId: z.string().optional(),
+  /** Epoch milliseconds after which the task is no longer worth running. */
+  deadline: z.number().int().positive().optional(),
+});
+export type Task = z.infer<typeof TaskSchema>;
+
+export const ResultStatusSchema = z.enum(['ok', 'error', 'skip']);
+export type ResultStatus = z.infer<typeof ResultStatusSchema>;
+
+export const TaskErrorSchema = z.object({
+  /** Stable machine-readable reason, e.g. `timeout`, `schema_version`, `invalid_payload`. */
+  code: z.string().min(1),
+  message: z.string(),
+  retryable: z.boolean(),
+});
+export type TaskError = z.infer<typeof TaskErrorSchema>;
+
+export const ResultSchema = z.object({
+  taskId: z.string().min(1),
+  status: ResultStatusSchema,
+  data: z.unknown().optional(),
+  error: TaskErrorSchema.optional(),
+  attempts: z.number().int().nonnegative(),
+  startedAt: z.string().datetime().optional(),
+  finishedAt: z.string().datetime().optional(),
+  durationMs: z.number().nonnegative().optional(),
+  workerId: z.string().optional(),
+});
+export type Result = z.infer<typeof ResultSchema>;
+
+/** Fields a caller gives when submitting; the rest is filled by {@link newTask}. */
+export const TaskSpecSchema = z.object({
+  kind: z.string().min(1),
+  payload: z.unknown().default({}),
+  requires: z.array(CapabilitySchema).optional(),
+  runId: z.string().optional(),
+  parentId: z.string().optional(),
+  deadline: z.number().int().positive().optional(),
+});
+export type TaskSpec = z.input<typeof TaskSpecSchema>;
+
+let sequence = 0;
+/** Sortable, unique within a process and practically unique across hosts. */
+export function newTaskId(now = Date.now()): string {
+  sequence = (sequence + 1) % 0x100000;
+  const random = Math.floor(Math.random() * 0x1000000).toString(16).padStart(6, '0');
+  return `t-${now.toString(36)}-${sequence.toString(36)}-${random}`;
+}
+
+export function newTask(spec: TaskSpec): Task {
+  const parsed = TaskSpecSchema.parse(spec);
+  return {
+    id: newTaskId(),
+    kind: parsed.kind,
+    payload: parsed.payload,
+    requires: parsed.requires ?? [],
+    attempts: 0,
+    createdAt: new Date().toISOString(),
+    schemaV: TASK_SCHEMA_VERSION,
+    ...(parsed.runId !== undefined && { runId: parsed.runId }),
+    ...(parsed.parentId !== undefined && { parentId: parsed.parentId }),
+    ...(parsed.deadline !== undefined && { deadline: parsed.deadline }),
+  };
+}
+
+export function majorOf(version: string): number {
+  return Number.parseInt(version.split('.')[0] ?? '', 10);
+}
+
+export type TaskParse =
+  | { ok: true; task: Task }
+  | { ok: false; taskId: string | undefined; error: TaskError };
+
+/**
+ * Turns untrusted input (a queue entry, an RPC parameter) into a Task, or says why not.
+ * The id is recovered when possible so that the failure can still be reported against it.
+ */
+export function parseTask(raw: unknown, knownSchema = TASK_SCHEMA_VERSION): TaskParse {
+  const id =
+    typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'string'
+      ? (raw as { id: string }).id
+      : undefined;
+  const parsed = TaskSchema.safeParse(raw);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      taskId: id,
+      error: { code: 'invalid_task', message: z.prettifyError(parsed.error), retryable: false },
+    };
+  }
+  if (majorOf(parsed.data.schemaV) > majorOf(knownSchema)) {
+    return {
+      ok: false,
+      taskId: id,
+      error: {
+        code: 'schema_version',
+        message: `task schema ${parsed.data.schemaV} is newer than this worker understands (${knownSchema}); upgrade the worker`,
+        retryable: false,
+      },
+    };
+  }
+  return { ok: true, task: parsed.data };
+}
