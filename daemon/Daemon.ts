@@ -2,7 +2,6 @@
  * The long-running daemon: one engine, served to the editor that spawned it (over its
  * IPC pipe or stdio) and to everyone else over the token-guarded local socket.
  */
-import type * as net from 'node:net';
 import * as path from 'node:path';
 import {
   createProtocolConnection,
@@ -16,10 +15,10 @@ import {
 import type { PeagenConfig } from './config';
 import { Engine } from './engine/Engine';
 import { formatAddress, parseAddress } from './rpc/address';
-import { createToken, ensureStateDir, removeRecord, SOCKET_FILE, writeRecord } from './rpc/discovery';
+import { createToken, ensureStateDir, isAlive, removeRecord, SOCKET_FILE, writeRecord } from './rpc/discovery';
 import { GuardedMessageReader } from './rpc/guardedReader';
 import { type DaemonInfo, serveConnection } from './rpc/serveConnection';
-import { listen } from './rpc/socketServer';
+import { listen, type SocketServer } from './rpc/socketServer';
 import { VERSION } from './version';
 
 export interface DaemonOptions {
@@ -30,6 +29,8 @@ export interface DaemonOptions {
   /** Address for the shared socket; default from config or the state directory; false: none. */
   listen?: string | false;
   oneShotEntry?: string;
+  /** The spawning editor's process (`--clientProcessId`); the daemon stops when it is gone. */
+  editorPid?: number;
   log(line: string): void;
 }
 
@@ -48,7 +49,7 @@ const DRAIN_LIMIT_MS = 30_000;
 export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
   const { log } = options;
   const engine = new Engine(options.config, { log, ...(options.oneShotEntry && { oneShotEntry: options.oneShotEntry }) });
-  let server: net.Server | undefined;
+  let server: SocketServer | undefined;
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
   let stopping: Promise<void> | undefined;
@@ -56,12 +57,12 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const stop = (drain: boolean): Promise<void> => {
     stopping ??= (async () => {
       log(`stopping (${drain ? 'draining running tasks' : 'handing running tasks back'})`);
-      server?.close();
       const drained = engine.stop({ drain });
       const limit = setTimeout(() => void engine.stop({ drain: false }), DRAIN_LIMIT_MS);
       await drained;
       clearTimeout(limit);
       removeRecord(options.stateDir, process.pid);
+      await server?.close();
       log('stopped');
       resolveStopped();
     })();
@@ -76,7 +77,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     try {
       const token = createToken(options.stateDir);
       const bound = await listen(parseAddress(requested), engine, info, token, log);
-      server = bound.server;
+      server = bound;
       info.listen = formatAddress(bound.address);
       writeRecord(options.stateDir, {
         pid: process.pid,
@@ -102,10 +103,22 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     const connection = createProtocolConnection(new GuardedMessageReader(reader, writer), writer);
     serveConnection(connection, engine, info, { onExit: () => void stop(false), log });
     connection.listen();
+    // The editor went away without saying goodbye (crash, kill -9): follow it.
+    if (options.pipe === 'ipc') process.once('disconnect', () => void stop(false));
+    if (options.editorPid !== undefined) watchEditor(options.editorPid, () => void stop(false));
   }
 
   log(
     `daemon ${VERSION} ready (pid ${process.pid}, queue ${engine.queue.url}, ${engine.config.worker.concurrency} ${engine.config.worker.mode} workers with caps [${engine.config.worker.caps.join(', ')}])`,
   );
   return { engine, address: info.listen, stopped, stop };
+}
+
+function watchEditor(pid: number, onGone: () => void): void {
+  const timer = setInterval(() => {
+    if (isAlive(pid)) return;
+    clearInterval(timer);
+    onGone();
+  }, 3_000);
+  timer.unref();
 }

@@ -8,8 +8,16 @@ import { startDaemon } from './Daemon';
 import { ONE_SHOT_ENV, runOneShotChild } from './fabric/worker/oneShot';
 import { createRegistry } from './handlers';
 
+// Once the reader of stderr is gone (the editor died), a write fails with EPIPE. Logging
+// must never throw: a failed log line would become an uncaught error, logged again, forever.
+process.stderr.on('error', () => {});
+
 function log(line: string): void {
-  process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+  try {
+    process.stderr.write(`${new Date().toISOString()} ${line}\n`);
+  } catch {
+    // Nowhere left to write to.
+  }
 }
 
 async function main(): Promise<void> {
@@ -28,6 +36,7 @@ async function main(): Promise<void> {
     },
     strict: false,
   });
+  const clientPid = typeof values.clientProcessId === 'string' ? Number(values.clientProcessId) : undefined;
   const configFile = typeof values.config === 'string' ? values.config : findConfigFile();
   const config = loadConfig(configFile);
   // A stray error in one task or connection must not take the daemon and its queue down.
@@ -40,6 +49,7 @@ async function main(): Promise<void> {
     ...(values['node-ipc'] ? { pipe: 'ipc' as const } : values.stdio ? { pipe: 'stdio' as const } : {}),
     ...(values['no-listen'] ? { listen: false as const } : typeof values.listen === 'string' ? { listen: values.listen } : {}),
     oneShotEntry: __filename,
+    ...(clientPid !== undefined && { editorPid: clientPid }),
     log,
   });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void daemon.stop(signal === 'SIGTERM'));

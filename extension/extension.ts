@@ -5,9 +5,11 @@ import { registerCommands } from './commands';
 import { DaemonConnection } from './daemonConnection';
 import { DaemonStatusBar } from './statusBar';
 
+let daemon: DaemonConnection | undefined;
+
 export async function activate(context: vscode.ExtensionContext): Promise<PeagenApi> {
   const output = vscode.window.createOutputChannel('Peagen', { log: true });
-  const daemon = new DaemonConnection(context, output);
+  daemon = new DaemonConnection(context, output);
   const statusBar = new DaemonStatusBar(daemon);
   context.subscriptions.push(output, daemon, statusBar, ...registerCommands(daemon));
   context.subscriptions.push(
@@ -19,14 +21,18 @@ export async function activate(context: vscode.ExtensionContext): Promise<Peagen
   // shown in the status bar and the log rather than as a failed activation.
   daemon.start().catch((error: Error) => output.error(error.message));
 
+  const connection = daemon;
   return {
     get state() {
-      return daemon.state;
+      return connection.state;
     },
-    status: () => daemon.status(),
+    status: () => connection.status(),
     statusBarText: () => statusBar.text,
-    submitAndWait: (spec, waitMs) => daemon.submitAndWait(spec, waitMs),
+    submitAndWait: (spec, waitMs) => connection.submitAndWait(spec, waitMs),
   };
 }
 
-export function deactivate(): void {}
+/** VS Code waits for this: the daemon gets its shutdown and exit before the host goes. */
+export function deactivate(): Promise<void> | undefined {
+  return daemon?.stop();
+}

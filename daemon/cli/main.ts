@@ -1,5 +1,7 @@
 /** Entry of dist/cli.js: the `peagen` command tree of the brief. */
 import { Command, CommanderError, Option } from 'commander';
+import { ResponseError } from 'vscode-languageserver-protocol/node';
+import { DaemonUnavailableError } from '../rpc/client';
 import { ONE_SHOT_ENV, runOneShotChild } from '../fabric/worker/oneShot';
 import { createRegistry } from '../handlers';
 import { splitList } from '../config';
@@ -81,6 +83,12 @@ async function main(): Promise<void> {
     } else if (error instanceof CliError) {
       process.stderr.write(`peagen: ${error.message}\n`);
       process.exitCode = error.exitCode;
+    } else if (error instanceof DaemonUnavailableError) {
+      process.stderr.write(`peagen: ${error.message}\n`);
+      process.exitCode = ExitCode.NoDaemon;
+    } else if (error instanceof ResponseError) {
+      process.stderr.write(`peagen: the daemon answered: ${error.message}\n`);
+      process.exitCode = ExitCode.Failed;
     } else {
       process.stderr.write(`peagen: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
       process.exitCode = ExitCode.Failed;

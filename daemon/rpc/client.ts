@@ -18,12 +18,20 @@ export class DaemonUnavailableError extends Error {
 }
 
 export class DaemonClient {
+  /** Rejects when the daemon closes the connection, so no request waits forever. */
+  private readonly closed: Promise<never>;
+
   private constructor(
     private readonly connection: ProtocolConnection,
     private readonly socket: net.Socket,
     readonly address: string,
     readonly handshake: Handshake.Response,
-  ) {}
+  ) {
+    this.closed = new Promise<never>((_, reject) =>
+      socket.once('close', () => reject(new DaemonUnavailableError(`the daemon at ${address} closed the connection`))),
+    );
+    this.closed.catch(() => {});
+  }
 
   static async connect(address: string, token: string | undefined, client = 'cli'): Promise<DaemonClient> {
     const socket = await new Promise<net.Socket>((resolve, reject) => {
@@ -58,7 +66,8 @@ export class DaemonClient {
   request<R>(type: RequestType0<R, void>): Promise<R>;
   request<P, R>(type: RequestType<P, R, void>, params: P): Promise<R>;
   request<R>(type: { method: string }, params?: unknown): Promise<R> {
-    return params === undefined ? this.connection.sendRequest<R>(type.method) : this.connection.sendRequest<R>(type.method, params);
+    const sent = params === undefined ? this.connection.sendRequest<R>(type.method) : this.connection.sendRequest<R>(type.method, params);
+    return Promise.race([sent, this.closed]);
   }
 
   onTaskUpdate(handler: NotificationHandler<TaskUpdate.Params>): void {

@@ -9,6 +9,7 @@ import { createProtocolConnection, SocketMessageReader, SocketMessageWriter } fr
 import type { Engine } from '../engine/Engine';
 import { type DaemonAddress, formatAddress } from './address';
 import { GuardedMessageReader } from './guardedReader';
+import { TrackedMessageWriter } from './trackedWriter';
 import { type DaemonInfo, serveConnection } from './serveConnection';
 
 export async function listen(
@@ -17,14 +18,14 @@ export async function listen(
   daemon: DaemonInfo,
   token: string,
   log: (line: string) => void,
-): Promise<{ server: net.Server; address: DaemonAddress }> {
+): Promise<SocketServer> {
   if (address.kind === 'unix') await removeDeadSocket(address.path);
-  const sockets = new Set<net.Socket>();
+  const connections = new Map<net.Socket, TrackedMessageWriter>();
   const server = net.createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+    const writer = new TrackedMessageWriter(new SocketMessageWriter(socket));
+    connections.set(socket, writer);
+    socket.on('close', () => connections.delete(socket));
     socket.on('error', () => socket.destroy());
-    const writer = new SocketMessageWriter(socket);
     const reader = new GuardedMessageReader(new SocketMessageReader(socket), writer);
     const connection = createProtocolConnection(reader, writer);
     serveConnection(connection, engine, daemon, {
@@ -33,9 +34,6 @@ export async function listen(
       log,
     });
     connection.listen();
-  });
-  server.on('close', () => {
-    for (const socket of sockets) socket.destroy();
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -47,7 +45,30 @@ export async function listen(
   const actual: DaemonAddress =
     address.kind === 'tcp' && typeof bound === 'object' && bound ? { ...address, port: bound.port } : address;
   log(`listening on ${formatAddress(actual)}`);
-  return { server, address: actual };
+  return {
+    address: actual,
+    async close() {
+      server.close();
+      // end() flushes what is still queued (such as the answer to a shutdown request)
+      // before the connection closes; a peer that does not let go is cut off.
+      await Promise.race([
+        Promise.all(
+          [...connections].map(async ([socket, writer]) => {
+            await writer.idle();
+            await new Promise((resolve) => socket.once('close', resolve).end());
+          }),
+        ),
+        new Promise((resolve) => setTimeout(resolve, 1_000).unref()),
+      ]);
+      for (const socket of connections.keys()) socket.destroy();
+    },
+  };
+}
+
+export interface SocketServer {
+  address: DaemonAddress;
+  /** Stops accepting, lets queued answers reach their clients, then closes every connection. */
+  close(): Promise<void>;
 }
 
 /** A socket file nobody answers on is a leftover of a killed daemon: remove it. */

@@ -81,8 +81,8 @@ function aptInstall(pkgs) {
   }
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const apt = (args) => (isRoot() ? run('apt-get', args, { env }) : run('sudo', ['-n', 'apt-get', ...args], { env }));
-  const install = () => apt(['install', '-y', '--no-install-recommends', ...pkgs]);
-  const update = () => apt(['update']);
+  const install = () => apt(['-q', 'install', '-y', '--no-install-recommends', ...pkgs]);
+  const update = () => apt(['-q', 'update']);
   log(`apt-get install ${pkgs.join(' ')}`);
   if (!aptListsPresent()) {
     log('apt lists are empty: apt-get update');
@@ -188,9 +188,19 @@ function installCodeServer(cacheDir) {
   const rgBin = join(stage, 'node_modules', 'code-server', 'lib', 'vscode', 'node_modules', '@vscode', 'ripgrep', 'bin', 'rg');
   if (!existsSync(rgBin)) log(`warning: ${rgBin} is missing`);
   writeFileSync(join(stage, MARKER), JSON.stringify({ version: CODE_SERVER_VERSION, node: process.version, at: new Date().toISOString() }) + '\n');
-  rmSync(cacheDir, { recursive: true, force: true });
   mkdirSync(dirname(cacheDir), { recursive: true });
-  renameSync(stage, cacheDir);
+  if (existsSync(join(cacheDir, MARKER))) {
+    // Another run finished first: keep its copy.
+    rmSync(stage, { recursive: true, force: true });
+    return;
+  }
+  rmSync(cacheDir, { recursive: true, force: true });
+  try {
+    renameSync(stage, cacheDir);
+  } catch (error) {
+    rmSync(stage, { recursive: true, force: true });
+    if (!existsSync(join(cacheDir, MARKER))) fail(`could not move the install into ${cacheDir}: ${error.message}`);
+  }
   log(`code-server ${CODE_SERVER_VERSION} installed in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 

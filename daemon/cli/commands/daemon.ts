@@ -5,6 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Command } from 'commander';
 import { Shutdown, Status } from '../../../shared/protocol';
 import { startDaemon } from '../../Daemon';
+import { DaemonUnavailableError } from '../../rpc/client';
 import { ensureStateDir, isAlive, LOG_FILE, readLiveRecord } from '../../rpc/discovery';
 import { CliContext, CliError, ExitCode } from '../context';
 import { describeStatus } from './queue';
@@ -73,7 +74,10 @@ export function registerDaemonCommands(program: Command): void {
         ctx.output({ stopped: false, running: false }, 'no daemon is running');
         return;
       }
-      await ctx.withDaemon((client) => client.request(Shutdown.type, { drain: options.drain }));
+      await ctx.withDaemon((client) => client.request(Shutdown.type, { drain: options.drain })).catch((error: unknown) => {
+        // Gone before its answer arrived: that is what we asked for.
+        if (!(error instanceof DaemonUnavailableError)) throw error;
+      });
       for (const giveUpAt = Date.now() + 60_000; isAlive(record.pid); ) {
         if (Date.now() > giveUpAt) throw new CliError(`the daemon (pid ${record.pid}) did not stop within 60 s`, ExitCode.Failed);
         await delay(50);

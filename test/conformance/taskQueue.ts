@@ -1,0 +1,330 @@
+/**
+ * The TaskQueue contract as a mocha suite. Every adapter runs this file unchanged:
+ *
+ *   describeTaskQueueConformance('MemoryQueue', async (options) => ({ queue: new MemoryQueue(options) }));
+ *
+ * Times are real (a Redis adapter cannot fake its clock), so leases and back-offs are short
+ * and every assertion is about order and ownership, never about speed.
+ */
+import * as assert from 'node:assert/strict';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Acceptor, Claim, QueueOptions, TaskQueue } from '../../daemon/fabric/queue/TaskQueue';
+import { newTask, type Result, type Task, type TaskSpec } from '../../shared/task';
+
+export interface QueueUnderTest {
+  queue: TaskQueue;
+  /** Removes what the adapter left behind (keys, files); close() is called by the suite. */
+  cleanup?: () => Promise<void>;
+}
+
+export type QueueFactory = (options: Required<QueueOptions>) => Promise<QueueUnderTest>;
+
+const LEASE_MS = 300;
+const RETRY_BASE_MS = 150;
+const MAX_ATTEMPTS = 3;
+
+const CPU: Acceptor[] = [{ kind: 'echo', provides: ['cpu'] }];
+
+function okResult(task: Task, data: unknown = { ok: true }): Result {
+  return { taskId: task.id, status: 'ok', data, attempts: task.attempts + 1 };
+}
+
+export function describeTaskQueueConformance(name: string, factory: QueueFactory): void {
+  describe(`TaskQueue conformance: ${name}`, function () {
+    this.timeout(20_000);
+    let subject: QueueUnderTest;
+    let queue: TaskQueue;
+
+    beforeEach(async () => {
+      subject = await factory({ leaseMs: LEASE_MS, maxAttempts: MAX_ATTEMPTS, retryBaseMs: RETRY_BASE_MS });
+      queue = subject.queue;
+    });
+    afterEach(async () => {
+      await queue.close();
+      await subject.cleanup?.();
+    });
+
+    async function submit(spec: Partial<TaskSpec> = {}): Promise<Task> {
+      const task = newTask({ kind: 'echo', payload: { n: Math.random() }, requires: ['cpu'], ...spec });
+      await queue.enqueue(task);
+      return task;
+    }
+    function claim(accepts: Acceptor[] = CPU, blockMs = 1_000, consumer = 'test-worker'): Promise<Claim | null> {
+      return queue.claim({ consumer, accepts, blockMs });
+    }
+    async function mustClaim(accepts: Acceptor[] = CPU, blockMs = 3_000): Promise<Claim> {
+      const claimed = await claim(accepts, blockMs);
+      assert.ok(claimed, 'expected a task to be claimable');
+      return claimed;
+    }
+
+    describe('enqueue and claim', () => {
+      it('delivers an enqueued task intact, leased to the claimer', async () => {
+        const task = await submit();
+        const claimed = await mustClaim();
+        assert.deepEqual(claimed.task, task);
+        assert.equal(claimed.consumer, 'test-worker');
+        assert.ok(claimed.leaseUntil > Date.now(), 'the lease must lie in the future');
+        assert.deepEqual(await queue.stats(), { pending: 0, inFlight: 1, delayed: 0, dead: 0 });
+      });
+
+      it('answers null when nothing arrives within blockMs', async () => {
+        assert.equal(await claim(CPU, 100), null);
+      });
+
+      it('wakes a blocked claim when a task is enqueued', async () => {
+        const waiting = claim(CPU, 5_000);
+        await delay(100);
+        const task = await submit();
+        const claimed = await waiting;
+        assert.equal(claimed?.task.id, task.id);
+      });
+
+      it('delivers eligible tasks in the order they were enqueued', async () => {
+        const first = await submit();
+        const second = await submit();
+        const third = await submit();
+        const order = [];
+        for (let i = 0; i < 3; i++) order.push((await mustClaim()).task.id);
+        assert.deepEqual(order, [first.id, second.id, third.id]);
+      });
+
+      it('delivers each task to exactly one of many concurrent claimers', async () => {
+        const tasks = await Promise.all(Array.from({ length: 20 }, () => submit()));
+        const seen: string[] = [];
+        await Promise.all(
+          Array.from({ length: 4 }, async (_, worker) => {
+            for (;;) {
+              const claimed = await claim(CPU, 200, `worker-${worker}`);
+              if (!claimed) return;
+              seen.push(claimed.task.id);
+              assert.equal(await queue.ack(claimed, okResult(claimed.task)), true);
+            }
+          }),
+        );
+        assert.deepEqual([...seen].sort(), tasks.map((task) => task.id).sort());
+      });
+
+      it('unblocks waiting claimers when the queue closes', async () => {
+        const waiting = claim(CPU, 10_000);
+        await delay(50);
+        await queue.close();
+        assert.equal(await waiting, null);
+      });
+    });
+
+    describe('capability matching', () => {
+      it('hands a task only to a handler that provides every capability it requires', async () => {
+        const gpuTask = await submit({ requires: ['cpu', 'gpu'] });
+        assert.equal(await claim([{ kind: 'echo', provides: ['cpu'] }], 150), null, 'a cpu-only worker must not get a gpu task');
+        assert.equal((await queue.stats()).pending, 1, 'the unclaimable task stays pending for others');
+        const claimed = await mustClaim([{ kind: 'echo', provides: ['cpu', 'gpu', 'cuda12'] }]);
+        assert.equal(claimed.task.id, gpuTask.id);
+      });
+
+      it('hands a task only to a handler of its kind', async () => {
+        const render = await submit({ kind: 'render', requires: ['cpu'] });
+        assert.equal(await claim([{ kind: 'echo', provides: ['cpu'] }], 150), null);
+        assert.equal((await mustClaim([{ kind: 'render', provides: ['cpu'] }])).task.id, render.id);
+      });
+
+      it('skips tasks it cannot run to reach one it can, leaving them in place', async () => {
+        const gpuTask = await submit({ requires: ['gpu'] });
+        const cpuTask = await submit({ requires: ['cpu'] });
+        assert.equal((await mustClaim([{ kind: 'echo', provides: ['cpu'] }])).task.id, cpuTask.id);
+        assert.equal((await mustClaim([{ kind: 'echo', provides: ['gpu'] }])).task.id, gpuTask.id);
+      });
+    });
+
+    describe('results', () => {
+      it('publishes the result on ack, readable and awaitable by task id', async () => {
+        const task = await submit();
+        const waiting = queue.waitForResult(task.id, 5_000);
+        const claimed = await mustClaim();
+        assert.equal(await queue.ack(claimed, okResult(task, { answer: 42 })), true);
+        const result = await waiting;
+        assert.equal(result?.status, 'ok');
+        assert.deepEqual(result?.data, { answer: 42 });
+        assert.deepEqual(await queue.getResult(task.id), result);
+        assert.deepEqual(await queue.stats(), { pending: 0, inFlight: 0, delayed: 0, dead: 0 });
+      });
+
+      it('answers an already published result at once and null for an unknown task after the timeout', async () => {
+        const task = await submit();
+        await queue.ack(await mustClaim(), okResult(task));
+        assert.equal((await queue.waitForResult(task.id, 10_000))?.taskId, task.id);
+        assert.equal(await queue.waitForResult('no-such-task', 100), null);
+        assert.equal(await queue.getResult('no-such-task'), null);
+      });
+
+      it('keeps the results of different tasks apart', async () => {
+        const a = await submit();
+        const b = await submit();
+        const claimA = await mustClaim();
+        const claimB = await mustClaim();
+        await queue.ack(claimB, okResult(b, 'B'));
+        await queue.ack(claimA, okResult(a, 'A'));
+        assert.equal((await queue.getResult(a.id))?.data, 'A');
+        assert.equal((await queue.getResult(b.id))?.data, 'B');
+      });
+    });
+
+    describe('leases', () => {
+      it('redelivers a task whose worker let the lease expire, counting the lost attempt', async () => {
+        const task = await submit();
+        const lost = await mustClaim();
+        await delay(LEASE_MS + 100);
+        const again = await mustClaim();
+        assert.equal(again.task.id, task.id);
+        assert.equal(again.task.attempts, 1);
+        assert.notEqual(again.leaseId, lost.leaseId);
+      });
+
+      it('reclaimExpired moves expired leases back to pending', async () => {
+        await submit();
+        await mustClaim();
+        await delay(LEASE_MS + 100);
+        assert.equal(await queue.reclaimExpired(), 1);
+        const stats = await queue.stats();
+        assert.equal(stats.inFlight, 0);
+        assert.equal(stats.pending, 1);
+      });
+
+      it('ignores the late ack of a stale delivery: exactly one result counts', async () => {
+        const task = await submit();
+        const lost = await mustClaim();
+        await delay(LEASE_MS + 100);
+        const again = await mustClaim();
+        assert.equal(await queue.ack(lost, okResult(task, 'stale')), false);
+        assert.equal(await queue.getResult(task.id), null, 'a stale ack publishes nothing');
+        assert.equal(await queue.fail(lost, { code: 'x', message: 'late', retryable: true }), 'stale');
+        assert.equal(await queue.ack(again, okResult(again.task, 'fresh')), true);
+        assert.equal((await queue.getResult(task.id))?.data, 'fresh');
+      });
+
+      it('keeps a task owned while its worker extends the lease', async () => {
+        await submit();
+        const held = await mustClaim();
+        for (let i = 0; i < 4; i++) {
+          await delay(LEASE_MS / 2);
+          assert.equal(await queue.extendLease(held), true);
+        }
+        assert.equal(await claim(CPU, 100, 'thief'), null, 'nobody else may get a task whose lease is kept');
+        assert.equal(await queue.ack(held, okResult(held.task)), true);
+      });
+
+      it('refuses to extend a lease that was already lost', async () => {
+        await submit();
+        const lost = await mustClaim();
+        await delay(LEASE_MS + 100);
+        await queue.reclaimExpired();
+        assert.equal(await queue.extendLease(lost), false);
+      });
+
+      it('dead-letters a task that loses its worker on every attempt', async () => {
+        const task = await submit();
+        for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+          assert.ok(await claim(CPU, 3_000), `attempt ${attempt + 1} should be delivered`);
+          await delay(LEASE_MS + 100);
+          await queue.reclaimExpired();
+        }
+        const dead = await queue.listDead();
+        assert.deepEqual(
+          dead.map((entry) => entry.task.id),
+          [task.id],
+        );
+        assert.match(dead[0]?.reason ?? '', /lease/);
+        assert.equal((await queue.getResult(task.id))?.error?.code, 'dead_letter');
+      });
+
+      it('release gives a task back untouched for another worker', async () => {
+        const task = await submit();
+        const held = await mustClaim();
+        assert.equal(await queue.release(held), true);
+        const again = await mustClaim();
+        assert.equal(again.task.id, task.id);
+        assert.equal(again.task.attempts, 0);
+        assert.equal(await queue.release(held), false, 'the old claim is stale');
+      });
+    });
+
+    describe('retries and the dead-letter list', () => {
+      const transient = { code: 'flaky', message: 'try again', retryable: true };
+
+      it('retries a retryable failure after a back-off, with attempts + 1', async () => {
+        const task = await submit();
+        assert.equal(await queue.fail(await mustClaim(), transient), 'retrying');
+        assert.equal((await queue.stats()).delayed, 1);
+        assert.equal(await claim(CPU, RETRY_BASE_MS / 3), null, 'not before the back-off');
+        const again = await mustClaim();
+        assert.equal(again.task.id, task.id);
+        assert.equal(again.task.attempts, 1);
+      });
+
+      it('doubles the back-off for each further attempt', async () => {
+        await submit();
+        await queue.fail(await mustClaim(), transient);
+        await queue.fail(await mustClaim(), transient);
+        // Second retry waits 2 x base: still hidden after 1.3 x base.
+        assert.equal(await claim(CPU, RETRY_BASE_MS * 1.3), null);
+        assert.equal((await mustClaim()).task.attempts, 2);
+      });
+
+      it(`dead-letters after ${MAX_ATTEMPTS} attempts, keeping the reason, and answers waiters`, async () => {
+        const task = await submit();
+        const waiting = queue.waitForResult(task.id, 10_000);
+        const outcomes = [];
+        for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+          outcomes.push(await queue.fail(await mustClaim(), { code: 'boom', message: `failure ${attempt + 1}`, retryable: true }));
+        }
+        assert.deepEqual(outcomes, ['retrying', 'retrying', 'dead']);
+        const dead = await queue.listDead();
+        assert.equal(dead.length, 1);
+        assert.equal(dead[0]?.task.id, task.id);
+        assert.equal(dead[0]?.task.attempts, MAX_ATTEMPTS);
+        assert.match(dead[0]?.reason ?? '', /boom: failure 3/);
+        const result = await waiting;
+        assert.equal(result?.status, 'error');
+        assert.equal(result?.error?.code, 'dead_letter');
+        assert.equal((await queue.stats()).dead, 1);
+        assert.equal(await claim(CPU, 100), null, 'a dead task is not delivered again');
+      });
+
+      it('dead-letters a non-retryable failure at once', async () => {
+        await submit();
+        assert.equal(await queue.fail(await mustClaim(), { code: 'invalid', message: 'bad input', retryable: false }), 'dead');
+        assert.match((await queue.listDead())[0]?.reason ?? '', /invalid: bad input/);
+      });
+
+      it('retryDead queues a dead task again with attempts reset', async () => {
+        const task = await submit();
+        await queue.fail(await mustClaim(), { code: 'invalid', message: 'bad input', retryable: false });
+        assert.equal(await queue.retryDead(task.id), true);
+        assert.deepEqual(await queue.listDead(), []);
+        assert.equal(await queue.getResult(task.id), null, 'the dead-letter answer is withdrawn');
+        const again = await mustClaim();
+        assert.equal(again.task.id, task.id);
+        assert.equal(again.task.attempts, 0);
+        assert.equal(await queue.retryDead('not-dead'), false);
+      });
+    });
+
+    describe('cancel', () => {
+      it('withdraws a pending task and answers it with a skip result', async () => {
+        const task = await submit();
+        assert.equal(await queue.cancel(task.id), true);
+        assert.equal(await claim(CPU, 100), null);
+        const result = await queue.getResult(task.id);
+        assert.equal(result?.status, 'skip');
+        assert.equal(result?.error?.code, 'cancelled');
+      });
+
+      it('does not withdraw a task that a worker already holds', async () => {
+        const task = await submit();
+        await mustClaim();
+        assert.equal(await queue.cancel(task.id), false);
+        assert.equal(await queue.cancel('unknown'), false);
+      });
+    });
+  });
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env node
+// `npm test`: every suite, one summary. Unit and integration suites run in this process with
+// mocha; the VS Code end-to-end suite runs in a real VS Code (test/e2e/runE2E.mjs), which
+// provisions what it needs. `node test/run.mjs unit` or `... e2e` runs one group.
+//
+// The last line is `N passed, N failed` over all suites; the exit code is 1 if anything failed.
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readdirSync } from 'node:fs';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const Mocha = require('mocha');
+
+const groups = process.argv.slice(2);
+const wants = (group) => groups.length === 0 || groups.includes(group);
+const totals = { passed: 0, failed: 0 };
+
+/** Compiled test files (`*.test.js`) below `dir` (under out/, written by the build). */
+function testFiles(dir) {
+  return readdirSync(join(REPO, dir), { recursive: true })
+    .filter((file) => file.endsWith('.test.js'))
+    .sort()
+    .map((file) => join(REPO, dir, file));
+}
+
+async function runMocha(name, dir) {
+  const mocha = new Mocha({ timeout: 20_000, reporter: 'spec' });
+  for (const file of testFiles(dir)) mocha.addFile(file);
+  console.log(`\n=== ${name} ===`);
+  const runner = await new Promise((done) => {
+    const run = mocha.run(() => done(run));
+  });
+  totals.passed += runner.stats.passes;
+  totals.failed += runner.stats.failures;
+  if (runner.stats.tests === 0) {
+    console.log(`no ${name} tests were found: did the build run?`);
+    totals.failed += 1;
+  }
+  mocha.dispose();
+}
+
+async function runE2E() {
+  console.log('\n=== VS Code end-to-end (code-server + Chromium) ===');
+  const child = spawn(process.execPath, [join(REPO, 'test', 'e2e', 'runE2E.mjs'), '--skip-build'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let last = '';
+  child.stdout.on('data', (chunk) => {
+    process.stdout.write(chunk);
+    const lines = chunk.toString().trim().split('\n');
+    last = lines[lines.length - 1] || last;
+  });
+  const code = await new Promise((done) => child.once('exit', done));
+  const summary = /^(\d+) passed, (\d+) failed/.exec(last);
+  if (summary) {
+    totals.passed += Number(summary[1]);
+    totals.failed += Number(summary[2]);
+  }
+  if (code !== 0 && (!summary || Number(summary[2]) === 0)) totals.failed += 1;
+}
+
+if (wants('unit')) await runMocha('unit', 'out/test/unit');
+if (wants('integration')) await runMocha('integration (real daemon processes)', 'out/test/integration');
+if (wants('e2e')) await runE2E();
+
+console.log(`\n${totals.passed} passed, ${totals.failed} failed`);
+process.exit(totals.failed > 0 ? 1 : 0);

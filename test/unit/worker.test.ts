@@ -1,0 +1,144 @@
+import * as assert from 'node:assert/strict';
+import { once } from 'node:events';
+import { MemoryQueue } from '../../daemon/fabric/queue/MemoryQueue';
+import type { ClaimOptions } from '../../daemon/fabric/queue/TaskQueue';
+import type { TaskEnd } from '../../daemon/fabric/worker/WorkerPool';
+import { WorkerPool } from '../../daemon/fabric/worker/WorkerPool';
+import { runTask } from '../../daemon/fabric/worker/runTask';
+import { createRegistry } from '../../daemon/handlers';
+import { newTask, type Result, type Task } from '../../shared/task';
+import { TEST_PLUGIN } from '../fixtures/paths';
+
+function pool(queue: MemoryQueue, caps: string[], extra: Partial<ConstructorParameters<typeof WorkerPool>[0]> = {}): WorkerPool {
+  return new WorkerPool({ queue, registry: createRegistry([TEST_PLUGIN]), caps, concurrency: 1, mode: 'in-process', claimBlockMs: 100, ...extra });
+}
+
+function nextEnd(worker: WorkerPool): Promise<[Task, TaskEnd, Result | undefined]> {
+  return once(worker, 'taskEnd') as Promise<[Task, TaskEnd, Result | undefined]>;
+}
+
+describe('capability matching', () => {
+  it('offers a handler only when the worker has every capability it provides', () => {
+    const registry = createRegistry([TEST_PLUGIN]);
+    const cpuKinds = registry.acceptorsFor(['cpu']).map((acceptor) => acceptor.kind);
+    assert.ok(cpuKinds.includes('echo'));
+    assert.ok(!cpuKinds.includes('gpu-echo'), 'a handler providing gpu must not run on a cpu-only worker');
+    assert.ok(registry.acceptorsFor(['cpu', 'gpu']).some((acceptor) => acceptor.kind === 'gpu-echo'));
+    assert.deepEqual(registry.acceptorsFor([]), []);
+  });
+
+  it('a cpu worker leaves a gpu task queued, without claiming it, while a gpu worker runs it', async () => {
+    const queue = new MemoryQueue();
+    let claims = 0;
+    const claim = queue.claim.bind(queue);
+    queue.claim = (options: ClaimOptions) => {
+      claims++;
+      return claim(options);
+    };
+    const cpuWorker = pool(queue, ['cpu'], { claimBlockMs: 400 }).start();
+    const task = newTask({ kind: 'gpu-echo', requires: ['gpu'] });
+    await queue.enqueue(task);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.deepEqual(await queue.stats(), { pending: 1, inFlight: 0, delayed: 0, dead: 0 });
+    assert.ok(claims <= 3, `the cpu worker must block in claim, not spin (made ${claims} claim calls)`);
+    const gpuWorker = pool(queue, ['cpu', 'gpu']).start();
+    assert.equal((await queue.waitForResult(task.id, 5_000))?.status, 'ok');
+    await Promise.all([cpuWorker.stop({ drain: true }), gpuWorker.stop({ drain: true })]);
+    await queue.close();
+  });
+});
+
+describe('runTask', () => {
+  const registry = createRegistry([TEST_PLUGIN]);
+  const signal = new AbortController().signal;
+
+  it('answers a malformed payload with invalid_payload instead of throwing', async () => {
+    const outcome = await runTask(newTask({ kind: 'sleep', payload: { ms: 'soon' } }), registry, 'w', signal);
+    assert.equal(outcome.kind, 'result');
+    if (outcome.kind === 'result') assert.equal(outcome.result.error?.code, 'invalid_payload');
+  });
+
+  it('answers an unknown kind and a too-new schema with errors', async () => {
+    const unknown = await runTask(newTask({ kind: 'nope' }), registry, 'w', signal);
+    assert.equal(unknown.kind === 'result' && unknown.result.error?.code, 'no_handler');
+    const future = await runTask({ ...newTask({ kind: 'echo' }), schemaV: '9.0' }, registry, 'w', signal);
+    assert.equal(future.kind === 'result' && future.result.error?.code, 'schema_version');
+  });
+
+  it('turns retryable handler errors into a retry and others into a final error', async () => {
+    assert.equal((await runTask(newTask({ kind: 'flaky' }), registry, 'w', signal)).kind, 'retry');
+    const refused = await runTask(newTask({ kind: 'refuse' }), registry, 'w', signal);
+    assert.equal(refused.kind === 'result' && refused.result.error?.code, 'refused');
+  });
+
+  it('skips a task whose deadline has passed', async () => {
+    const outcome = await runTask(newTask({ kind: 'echo', deadline: Date.now() - 1 }), registry, 'w', signal);
+    assert.equal(outcome.kind === 'result' && outcome.result.status, 'skip');
+  });
+});
+
+describe('WorkerPool (in-process)', () => {
+  it('runs a task and publishes its result with attempts and worker id', async () => {
+    const queue = new MemoryQueue();
+    const worker = pool(queue, ['cpu']).start();
+    const task = newTask({ kind: 'echo', payload: { message: 'hello' } });
+    await queue.enqueue(task);
+    const result = await queue.waitForResult(task.id, 5_000);
+    assert.equal(result?.status, 'ok');
+    assert.deepEqual(result?.data, { message: 'hello' });
+    assert.equal(result?.attempts, 1);
+    assert.match(result?.workerId ?? '', /\/0$/);
+    await worker.stop({ drain: true });
+    await queue.close();
+  });
+
+  it('retries a flaky task and dead-letters it after max attempts', async () => {
+    const queue = new MemoryQueue({ retryBaseMs: 20, maxAttempts: 3 });
+    const worker = pool(queue, ['cpu']).start();
+    const task = newTask({ kind: 'flaky' });
+    await queue.enqueue(task);
+    const result = await queue.waitForResult(task.id, 5_000);
+    assert.equal(result?.error?.code, 'dead_letter');
+    assert.equal((await queue.listDead())[0]?.task.attempts, 3);
+    await worker.stop({ drain: true });
+    await queue.close();
+  });
+
+  it('cancels a running task', async () => {
+    const queue = new MemoryQueue();
+    const worker = pool(queue, ['cpu']).start();
+    const task = newTask({ kind: 'sleep', payload: { ms: 60_000 } });
+    const started = once(worker, 'taskStart');
+    await queue.enqueue(task);
+    await started;
+    assert.equal(worker.cancel(task.id), true);
+    const [, end, result] = await nextEnd(worker);
+    assert.equal(end, 'done');
+    assert.equal(result?.status, 'skip');
+    assert.equal(result?.error?.code, 'cancelled');
+    await worker.stop({ drain: true });
+    await queue.close();
+  });
+
+  it('on stop without drain hands a running task back to the queue untouched', async () => {
+    const queue = new MemoryQueue();
+    const worker = pool(queue, ['cpu']).start();
+    const task = newTask({ kind: 'sleep', payload: { ms: 60_000 } });
+    const started = once(worker, 'taskStart');
+    await queue.enqueue(task);
+    await started;
+    const ended = nextEnd(worker);
+    await worker.stop({ drain: false });
+    assert.equal((await ended)[1], 'released');
+    assert.deepEqual(await queue.stats(), { pending: 1, inFlight: 0, delayed: 0, dead: 0 });
+    await queue.close();
+  });
+
+  it('stops by itself after the idle limit', async () => {
+    const queue = new MemoryQueue();
+    const worker = pool(queue, ['cpu'], { exitAfterIdleMs: 150, claimBlockMs: 50 }).start();
+    await once(worker, 'idleExit');
+    await worker.stop({ drain: true });
+    await queue.close();
+  });
+});
