@@ -23,10 +23,30 @@ export const EvaluatePayloadSchema = z.object({
   program: z.string().optional(),
   seed: z.number().int().optional(),
 });
+export const LimitsSchema = z
+  .object({
+    timeoutMs: z.number().int().positive().max(24 * 3_600_000),
+    memoryMb: z.number().int().positive().max(1 << 20),
+    pids: z.number().int().positive().max(1 << 16),
+    outputBytes: z.number().int().positive().max(1 << 30),
+    network: z.boolean(),
+  })
+  .partial();
+
+/** Run a command in a fresh sandbox: the `execute` task. */
 export const ExecutePayloadSchema = z.object({
   command: z.array(z.string()).min(1),
-  timeoutMs: z.number().int().positive().optional(),
+  /** Host directory copied into the sandbox's writable workspace. */
+  workspace: z.string().min(1),
+  /** Files written into the workspace copy, by relative path (e.g. the candidate program). */
+  files: z.record(z.string(), z.string()).default({}),
+  mounts: z.array(z.object({ hostPath: z.string().min(1), sandboxPath: z.string().regex(/^\/./) })).default([]),
+  env: z.record(z.string(), z.string()).default({}),
+  cwd: z.string().optional(),
+  stdin: z.string().optional(),
+  limits: LimitsSchema.default({}),
 });
+export type ExecutePayload = z.infer<typeof ExecutePayloadSchema>;
 export const EvolvePayloadSchema = z.object({
   targetFile: z.string().min(1),
   generations: z.number().int().positive().optional(),

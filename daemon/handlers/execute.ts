@@ -1,0 +1,37 @@
+/**
+ * The `execute` task: one command in a fresh sandbox of the worker's executor. Whatever the
+ * command does (crash, hang, flood, exhaust memory) comes back as data with a stop reason;
+ * only a sandbox that cannot be made is an error (retryable: another worker may manage).
+ */
+import { type ExecutePayload, ExecutePayloadSchema } from '../../shared/payloads';
+import { HandlerError, type TaskHandler } from '../fabric/worker/TaskHandler';
+import type { Executor } from '../sandbox/Executor';
+
+export function createExecuteHandler(executor: Executor): TaskHandler<ExecutePayload> {
+  return {
+    kind: 'execute',
+    provides: executor.name === 'docker' ? ['cpu', 'docker'] : ['cpu'],
+    payloadSchema: ExecutePayloadSchema,
+    async handle(task, context) {
+      const { payload } = task;
+      const remaining = task.deadline !== undefined ? Math.max(1, task.deadline - Date.now()) : undefined;
+      const timeoutMs = Math.min(payload.limits.timeoutMs ?? Number.POSITIVE_INFINITY, remaining ?? Number.POSITIVE_INFINITY);
+      try {
+        const result = await executor.run({
+          command: payload.command,
+          workspace: payload.workspace,
+          files: payload.files,
+          mounts: payload.mounts,
+          env: payload.env,
+          ...(payload.cwd !== undefined && { cwd: payload.cwd }),
+          ...(payload.stdin !== undefined && { stdin: payload.stdin }),
+          limits: { ...payload.limits, ...(Number.isFinite(timeoutMs) && { timeoutMs }) },
+          signal: context.signal,
+        });
+        return { status: 'ok', data: result };
+      } catch (error) {
+        throw new HandlerError('sandbox_failed', `the ${executor.name} sandbox could not run the command: ${(error as Error).message}`, true);
+      }
+    },
+  };
+}

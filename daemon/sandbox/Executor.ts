@@ -1,0 +1,100 @@
+/**
+ * An Executor runs one command in a fresh, single-use sandbox and destroys it afterwards.
+ * It is the only way Peagen runs code it did not write (LLM candidates, their evaluators).
+ *
+ * Paths inside the sandbox are fixed: the candidate's workspace is a writable *copy* at
+ * {@link WORKSPACE_PATH}; trusted read-only mounts appear at the `sandboxPath` the request
+ * names. Executors that cannot remap paths (the `process` fallback) rewrite every argument,
+ * the cwd and env values that start with a sandbox path to the matching host path.
+ *
+ * Every implementation passes test/conformance/executor.ts unchanged.
+ */
+
+export const WORKSPACE_PATH = '/workspace';
+
+export interface ExecutionLimits {
+  /** Wall-clock deadline: at expiry everything the command started is killed. */
+  timeoutMs: number;
+  /** Memory for the whole sandbox (all its processes). */
+  memoryMb: number;
+  /** Processes and threads the sandbox may have at once. */
+  pids: number;
+  /** Bytes kept per stream (stdout, stderr); past 4x this the command is killed. */
+  outputBytes: number;
+  /** Network access; off by default (no interfaces but loopback, if any). */
+  network: boolean;
+}
+
+export const DEFAULT_LIMITS: ExecutionLimits = {
+  timeoutMs: 60_000,
+  memoryMb: 512,
+  pids: 64,
+  outputBytes: 1 << 20,
+  network: false,
+};
+
+export interface ReadOnlyMount {
+  hostPath: string;
+  /** Absolute path inside the sandbox, e.g. `/harness`. Never under {@link WORKSPACE_PATH}. */
+  sandboxPath: string;
+}
+
+export interface ExecutionRequest {
+  /** argv; `command[0]` is looked up on the sandbox's PATH. */
+  command: string[];
+  /** Host directory whose contents are copied into the sandbox's writable workspace. */
+  workspace: string;
+  /** Files written into the workspace copy (relative path to content), e.g. the candidate. */
+  files?: Record<string, string>;
+  /** Working directory inside the sandbox; default {@link WORKSPACE_PATH}. */
+  cwd?: string;
+  mounts?: ReadOnlyMount[];
+  /**
+   * The sandbox's whole environment besides PATH, HOME (an empty writable directory) and
+   * TMPDIR: nothing else from the host leaks in (no API keys, no PEAGEN_* secrets).
+   */
+  env?: Record<string, string>;
+  stdin?: string;
+  limits?: Partial<ExecutionLimits>;
+  /** Aborting kills the sandbox at once (stop reason `cancelled`). */
+  signal?: AbortSignal;
+}
+
+/** Why the executor stopped the command before it ended by itself. */
+export type StopReason = 'timeout' | 'memory' | 'pids' | 'output' | 'cancelled';
+
+export interface ExecutionResult {
+  executor: ExecutorName;
+  /** Exit code when the command exited; null when it was killed by a signal. */
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  stdoutTruncated: boolean;
+  stderrTruncated: boolean;
+  wallMs: number;
+  /** Peak memory of the sandbox in KiB, where the executor can measure it. */
+  peakMemoryKb?: number;
+  /** Set when the executor (not the command) ended the run. */
+  stoppedBy?: StopReason;
+}
+
+export type ExecutorName = 'docker' | 'bwrap' | 'process';
+
+export type Availability = { ok: true; detail: string } | { ok: false; reason: string };
+
+export interface Executor {
+  readonly name: ExecutorName;
+  /** False for the `process` fallback, which only scrubs env and kills process groups. */
+  readonly isolates: boolean;
+  /** Whether this executor can run here, and if not, what the user should do. */
+  available(): Promise<Availability>;
+  /** Never throws for anything the command does; throws only when the sandbox cannot be made. */
+  run(request: ExecutionRequest): Promise<ExecutionResult>;
+  /** Releases clients and caches; sandboxes are already gone after each run. */
+  close(): Promise<void>;
+}
+
+export function resolveLimits(limits: Partial<ExecutionLimits> | undefined): ExecutionLimits {
+  return { ...DEFAULT_LIMITS, ...limits };
+}

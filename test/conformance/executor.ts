@@ -1,0 +1,221 @@
+/**
+ * The Executor contract as a mocha suite, run unchanged by every implementation:
+ *
+ *   describeExecutorConformance('bwrap', async () => new BwrapExecutor(), { isolates: true, ... });
+ *
+ * Commands use `sh` and `python3`, which every sandbox image must provide.
+ */
+import * as assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { ExecutionRequest, Executor } from '../../daemon/sandbox/Executor';
+
+export interface ExecutorTraits {
+  /** Real isolation: read-only mounts, no network, no view of the host's files. */
+  isolates: boolean;
+  /** Enforces memoryMb and reports stoppedBy 'memory'. */
+  limitsMemory: boolean;
+  /** Enforces pids and reports stoppedBy 'pids'. */
+  limitsPids: boolean;
+}
+
+/** Extra time a sandbox may take to start and to die, beyond the command's deadline. */
+export const KILL_GRACE_MS = 1_000;
+
+export function hostProcessesWith(marker: string): number[] {
+  const found: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(marker)) found.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return found;
+}
+
+export function describeExecutorConformance(name: string, factory: () => Promise<Executor>, traits: ExecutorTraits): void {
+  describe(`Executor conformance: ${name}`, function () {
+    this.timeout(60_000);
+    let executor: Executor;
+    let workspace: string;
+    let harness: string;
+
+    before(async () => {
+      executor = await factory();
+      const availability = await executor.available();
+      assert.ok(availability.ok, `executor ${name} is not available: ${availability.ok ? '' : availability.reason}`);
+    });
+    after(async () => executor?.close());
+    beforeEach(() => {
+      workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-ws-'));
+      fs.writeFileSync(path.join(workspace, 'candidate.txt'), 'original');
+      harness = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-harness-'));
+      fs.writeFileSync(path.join(harness, 'check.py'), 'import sys\nprint("harness says", sys.argv[1])\n');
+    });
+    afterEach(() => {
+      fs.rmSync(workspace, { recursive: true, force: true });
+      fs.rmSync(harness, { recursive: true, force: true });
+    });
+
+    function run(command: string[], extra: Partial<ExecutionRequest> = {}) {
+      return executor.run({ command, workspace, ...extra });
+    }
+    const sh = (script: string, extra: Partial<ExecutionRequest> = {}) => run(['sh', '-c', script], extra);
+
+    it('runs a command and returns its exit code, output and timing', async () => {
+      const result = await sh('echo out; echo err >&2; exit 3');
+      assert.equal(result.executor, executor.name);
+      assert.equal(result.exitCode, 3);
+      assert.equal(result.stdout, 'out\n');
+      assert.equal(result.stderr, 'err\n');
+      assert.equal(result.stoppedBy, undefined);
+      assert.ok(result.wallMs >= 0);
+    });
+
+    it('passes stdin', async () => {
+      assert.equal((await sh('cat', { stdin: 'from stdin' })).stdout, 'from stdin');
+    });
+
+    it('gives the command a writable copy of the workspace, never the original', async () => {
+      const result = await sh('cat candidate.txt; echo; echo changed > candidate.txt; echo new > made.txt');
+      assert.equal(result.exitCode, 0, result.stderr);
+      assert.match(result.stdout, /^original\n/);
+      assert.equal(fs.readFileSync(path.join(workspace, 'candidate.txt'), 'utf8'), 'original');
+      assert.equal(fs.existsSync(path.join(workspace, 'made.txt')), false);
+    });
+
+    it('runs trusted files from a read-only mount', async () => {
+      const result = await run(['python3', '/harness/check.py', 'hello'], { mounts: [{ hostPath: harness, sandboxPath: '/harness' }] });
+      assert.equal(result.exitCode, 0, result.stderr);
+      assert.equal(result.stdout, 'harness says hello\n');
+    });
+
+    if (traits.isolates) {
+      it('does not let the command change a read-only mount', async () => {
+        const result = await sh('echo hacked > /harness/check.py', { mounts: [{ hostPath: harness, sandboxPath: '/harness' }] });
+        assert.notEqual(result.exitCode, 0);
+        assert.match(fs.readFileSync(path.join(harness, 'check.py'), 'utf8'), /harness says/);
+      });
+
+      it('has no network: a server on the host loopback cannot be reached', async () => {
+        let contacted = false;
+        const server = net.createServer((socket) => {
+          contacted = true;
+          socket.destroy();
+        });
+        await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+        const port = (server.address() as net.AddressInfo).port;
+        const result = await run([
+          'python3',
+          '-c',
+          `import socket\ntry:\n  socket.create_connection(("127.0.0.1", ${port}), timeout=2)\n  print("connected")\nexcept OSError as e:\n  print("refused", e)`,
+        ]);
+        server.close();
+        assert.match(result.stdout, /refused/);
+        assert.equal(contacted, false);
+      });
+
+      it("cannot read the host user's files", async () => {
+        const secretDir = fs.mkdtempSync(path.join(os.homedir(), '.peagen-secret-'));
+        fs.writeFileSync(path.join(secretDir, 'id_rsa'), 'PRIVATE-KEY-MATERIAL');
+        try {
+          const result = await sh(`cat ${secretDir}/id_rsa; ls ${os.homedir()}`);
+          assert.doesNotMatch(result.stdout, /PRIVATE-KEY-MATERIAL/);
+          assert.doesNotMatch(result.stdout, /\.peagen-secret-/);
+        } finally {
+          fs.rmSync(secretDir, { recursive: true, force: true });
+        }
+      });
+    }
+
+    it('passes only allowed environment variables; host secrets stay out', async () => {
+      process.env.PEAGEN_CONFORMANCE_SECRET = 'sk-planted-secret';
+      try {
+        const result = await run(['python3', '-c', 'import os, json; print(json.dumps(dict(os.environ)))'], { env: { ALLOWED: 'yes' } });
+        assert.equal(result.exitCode, 0, result.stderr);
+        const env = JSON.parse(result.stdout) as Record<string, string>;
+        assert.equal(env.ALLOWED, 'yes');
+        assert.equal(env.PEAGEN_CONFORMANCE_SECRET, undefined);
+        assert.doesNotMatch(result.stdout, /sk-planted-secret/);
+        assert.ok(env.HOME, 'HOME is set');
+        assert.notEqual(env.HOME, os.homedir());
+      } finally {
+        delete process.env.PEAGEN_CONFORMANCE_SECRET;
+      }
+    });
+
+    it('gives each run an empty, writable HOME and TMPDIR of its own', async () => {
+      const first = await sh('ls -A "$HOME" "$TMPDIR"; echo x > "$HOME/left"; echo y > "$TMPDIR/left"; echo done');
+      assert.equal(first.exitCode, 0, first.stderr);
+      const second = await sh('ls -A "$HOME" "$TMPDIR"');
+      assert.doesNotMatch(second.stdout, /left/);
+    });
+
+    it('kills a command at its deadline, everything it started included', async () => {
+      const marker = `peagen-marker-${randomUUID()}`;
+      const started = Date.now();
+      const result = await run(['python3', '-c', `import subprocess, time\nsubprocess.Popen(["sleep", "300"])\ntime.sleep(300)`, marker], {
+        limits: { timeoutMs: 1_000 },
+      });
+      const elapsed = Date.now() - started;
+      assert.equal(result.stoppedBy, 'timeout');
+      assert.ok(elapsed < 1_000 + KILL_GRACE_MS + 1_500, `took ${elapsed} ms`);
+      assert.deepEqual(hostProcessesWith(marker), []);
+    });
+
+    it('leaves no background process behind after a normal exit', async () => {
+      const marker = `peagen-marker-${randomUUID()}`;
+      const result = await run(['sh', '-c', `python3 -c "import time; time.sleep(300)" ${marker} & echo started`], { limits: { timeoutMs: 10_000 } });
+      assert.equal(result.stdout, 'started\n');
+      assert.notEqual(result.stoppedBy, 'timeout');
+      assert.deepEqual(hostProcessesWith(marker), []);
+    });
+
+    it('caps output and stops a command that floods it', async () => {
+      const result = await run(['python3', '-c', 'import sys\nwhile True: sys.stdout.write("x" * 65536)'], {
+        limits: { outputBytes: 64 * 1024, timeoutMs: 20_000 },
+      });
+      assert.equal(result.stoppedBy, 'output');
+      assert.equal(result.stdoutTruncated, true);
+      assert.equal(result.stdout.length, 64 * 1024);
+    });
+
+    it('stops a run when its signal aborts', async () => {
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 300);
+      const result = await sh('sleep 30', { signal: controller.signal, limits: { timeoutMs: 20_000 } });
+      assert.equal(result.stoppedBy, 'cancelled');
+    });
+
+    if (traits.limitsMemory) {
+      it('stops a command that exceeds its memory limit', async () => {
+        const result = await run(['python3', '-c', 'x = bytearray(1024 * 1024 * 1024)\nprint(len(x))'], {
+          limits: { memoryMb: 128, timeoutMs: 20_000 },
+        });
+        assert.equal(result.stoppedBy, 'memory');
+        assert.notEqual(result.exitCode, 0);
+      });
+    }
+
+    if (traits.limitsPids) {
+      it('stops a command that exceeds its process limit', async () => {
+        const result = await sh('i=0; while [ $i -lt 200 ]; do sleep 30 & i=$((i+1)); done; wait', {
+          limits: { pids: 32, timeoutMs: 20_000 },
+        });
+        assert.equal(result.stoppedBy, 'pids');
+      });
+    }
+
+    it('cleans up its sandbox directory', async () => {
+      const before = new Set(fs.readdirSync(os.tmpdir()).filter((entry) => entry.startsWith('peagen-sbx-')));
+      await sh('echo hi > file');
+      const after = fs.readdirSync(os.tmpdir()).filter((entry) => entry.startsWith('peagen-sbx-') && !before.has(entry));
+      assert.deepEqual(after, []);
+    });
+  });
+}
