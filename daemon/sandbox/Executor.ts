@@ -55,7 +55,7 @@ export interface ExecutionRequest {
    */
   env?: Record<string, string>;
   stdin?: string;
-  limits?: Partial<ExecutionLimits>;
+  limits?: LimitOverrides;
   /** Aborting kills the sandbox at once (stop reason `cancelled`). */
   signal?: AbortSignal;
 }
@@ -95,6 +95,10 @@ export interface Executor {
   close(): Promise<void>;
 }
 
-export function resolveLimits(limits: Partial<ExecutionLimits> | undefined): ExecutionLimits {
-  return { ...DEFAULT_LIMITS, ...limits };
+/** Per-run overrides; an undefined value keeps the default. */
+export type LimitOverrides = { [K in keyof ExecutionLimits]?: ExecutionLimits[K] | undefined };
+
+export function resolveLimits(limits: LimitOverrides | undefined): ExecutionLimits {
+  const given = Object.fromEntries(Object.entries(limits ?? {}).filter(([, value]) => value !== undefined));
+  return { ...DEFAULT_LIMITS, ...given };
 }
