@@ -21,6 +21,9 @@ export function buildProgram(): Command {
     .option('--config <file>', 'configuration file (default: peagen.json in this or a parent directory)')
     .option('-v, --verbose', 'more detail on stderr')
     .showHelpAfterError()
+    // Set before the subcommands exist so that they inherit it: usage errors exit 2, not 1.
+    .exitOverride()
+    .configureOutput({ outputError: (text, write) => write(text) })
     .addHelpText(
       'after',
       '\nExit codes: 0 ok, 1 the work failed, 2 bad usage or configuration, 3 no daemon reachable, 4 not implemented yet, 130 interrupted.',
@@ -72,8 +75,6 @@ export function buildProgram(): Command {
 
 async function main(): Promise<void> {
   const program = buildProgram();
-  program.exitOverride();
-  program.configureOutput({ outputError: (text, write) => write(text) });
   try {
     await program.parseAsync(process.argv);
   } catch (error) {

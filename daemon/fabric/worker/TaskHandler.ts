@@ -4,7 +4,7 @@
  * `task.requires ⊆ handler.provides ⊆ worker caps` holds for every task that runs.
  */
 import type { ZodType } from 'zod';
-import type { Task, TaskError } from '../../../shared/task';
+import type { Task } from '../../../shared/task';
 
 export interface HandlerContext {
   workerId: string;
@@ -37,7 +37,18 @@ export class HandlerError extends Error {
     this.name = 'HandlerError';
   }
 
-  toTaskError(): TaskError {
-    return { code: this.code, message: this.message, retryable: this.retryable };
+  /**
+   * Recognises a HandlerError by shape, not class: a plugin's copy of this class is not the
+   * daemon bundle's copy, so `instanceof` would call every plugin failure a crash.
+   */
+  static is(error: unknown): error is HandlerError {
+    const candidate = error as { name?: unknown; code?: unknown; retryable?: unknown } | null;
+    return (
+      error instanceof Error &&
+      candidate?.name === 'HandlerError' &&
+      typeof candidate.code === 'string' &&
+      typeof candidate.retryable === 'boolean'
+    );
   }
+
 }

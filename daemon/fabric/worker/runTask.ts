@@ -85,8 +85,8 @@ export async function runTask(
         error: { code: 'timeout', message: 'the task ran past its deadline and was stopped', retryable: false },
       });
     }
-    if (error instanceof HandlerError) {
-      const taskError = error.toTaskError();
+    if (HandlerError.is(error)) {
+      const taskError: TaskError = { code: error.code, message: error.message, retryable: error.retryable };
       return taskError.retryable ? { kind: 'retry', error: taskError } : finish({ status: 'error', error: taskError });
     }
     // An unexpected exception may be transient (a full disk, a flaky socket): retry, bounded

@@ -1,0 +1,126 @@
+import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CLI, TEST_PLUGIN, tempDir } from '../fixtures/paths';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+describe('peagen CLI (dist/cli.js)', function () {
+  this.timeout(60_000);
+  const home = tempDir('cli');
+  const cwd = tempDir('cli-project');
+  const cli = (...args: string[]): Run => {
+    const run = spawnSync(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, PEAGEN_HOME: home }, encoding: 'utf8', timeout: 30_000 });
+    return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+  };
+  const json = <T>(...args: string[]): T => {
+    const run = cli('--json', ...args);
+    assert.equal(run.code, 0, run.stderr);
+    return JSON.parse(run.stdout) as T;
+  };
+
+  before(() => {
+    fs.writeFileSync(path.join(cwd, 'peagen.json'), JSON.stringify({ worker: { plugins: [TEST_PLUGIN] }, queue: { retryBaseMs: 10 } }));
+  });
+  after(() => {
+    cli('daemon', 'stop', '--no-drain');
+    fs.rmSync(home, { recursive: true, force: true });
+    fs.rmSync(cwd, { recursive: true, force: true });
+  });
+
+  it('--help lists the whole command tree of the brief, and every command has its own --help', () => {
+    const help = cli('--help');
+    assert.equal(help.code, 0);
+    for (const command of ['render', 'mutate', 'evolve', 'worker', 'queue', 'daemon']) assert.match(help.stdout, new RegExp(`\\n  ${command}\\b`));
+    for (const [parent, children] of Object.entries({
+      evolve: ['step', 'run'],
+      worker: ['start'],
+      queue: ['stats', 'dlq'],
+      'queue dlq': ['list', 'retry', 'inspect'],
+      daemon: ['start', 'stop', 'status'],
+    })) {
+      const sub = cli(...parent.split(' '), '--help');
+      assert.equal(sub.code, 0, sub.stderr);
+      for (const child of children) assert.match(sub.stdout, new RegExp(`\\n  ${child}\\b`), `${parent} --help lacks ${child}`);
+    }
+    for (const leaf of [['render'], ['mutate'], ['evolve', 'step'], ['evolve', 'run'], ['worker', 'start'], ['daemon', 'start']]) {
+      assert.equal(cli(...leaf, '--help').code, 0, `${leaf.join(' ')} --help`);
+    }
+    assert.match(cli('mutate', '--help').stdout, /--target-file/);
+    assert.match(cli('evolve', 'run', '--help').stdout, /--generations/);
+    assert.match(cli('worker', 'start', '--help').stdout, /--caps/);
+  });
+
+  it('says clearly that a command is not built yet, with exit code 4', () => {
+    const run = cli('evolve', 'run', '--generations', '3');
+    assert.equal(run.code, 4);
+    assert.match(run.stderr, /not implemented/);
+  });
+
+  it('rejects unknown options with exit code 2', () => {
+    assert.equal(cli('daemon', 'status', '--bogus').code, 2);
+  });
+
+  it('explains a malformed config file and exits 2', () => {
+    const bad = tempDir('bad-config');
+    fs.writeFileSync(path.join(bad, 'peagen.json'), '{"worker": {"concurrency": "many"}}');
+    const run = cli('--config', path.join(bad, 'peagen.json'), 'task', 'submit', 'echo', '--sync');
+    fs.rmSync(bad, { recursive: true });
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /concurrency/);
+  });
+
+  it('answers "no daemon" with exit code 3 and the command that fixes it', () => {
+    const run = cli('daemon', 'status');
+    assert.equal(run.code, 3);
+    assert.match(run.stderr, /peagen daemon start/);
+  });
+
+  it('runs a task without any daemon with --sync', () => {
+    const out = json<{ result: { status: string; data: unknown } }>('task', 'submit', 'echo', '--payload', '{"message":"local"}', '--sync');
+    assert.equal(out.result.status, 'ok');
+    assert.deepEqual(out.result.data, { message: 'local' });
+  });
+
+  it('starts a daemon, reports it, runs tasks through it, manages the dead-letter list and stops it', () => {
+    const started = json<{ started: boolean; pid: number; address: string }>('daemon', 'start');
+    assert.equal(started.started, true);
+    assert.equal(json<{ alreadyRunning: boolean }>('daemon', 'start').alreadyRunning, true);
+
+    const status = json<{ queue: { backend: string }; workers: { count: number; caps: string[] } }>('daemon', 'status');
+    assert.equal(status.queue.backend, 'memory');
+    assert.equal(status.workers.count, 2);
+
+    const echo = json<{ result: { status: string; data: unknown } }>('task', 'submit', 'echo', '--payload', '{"message":"via daemon"}', '--wait', '10');
+    assert.equal(echo.result.status, 'ok');
+    assert.deepEqual(echo.result.data, { message: 'via daemon' });
+
+    const refused = cli('--json', 'task', 'submit', 'refuse', '--wait', '10');
+    assert.equal(refused.code, 1, 'a failed task exits 1');
+    const refusedId = (JSON.parse(refused.stdout) as { taskId: string }).taskId;
+
+    const flaky = cli('--json', 'task', 'submit', 'flaky', '--wait', '10');
+    assert.equal(flaky.code, 1);
+    const flakyId = (JSON.parse(flaky.stdout) as { taskId: string }).taskId;
+    const dead = json<Array<{ task: { id: string; attempts: number }; reason: string }>>('queue', 'dlq', 'list');
+    assert.deepEqual(dead.map((entry) => entry.task.id), [flakyId], 'only the retried-out task is dead; the refused one got a final error result');
+    assert.equal(dead[0]?.task.attempts, 3);
+    assert.match(dead[0]?.reason ?? '', /flaky/);
+    assert.equal(json<{ task: { id: string } }>('queue', 'dlq', 'inspect', flakyId).task.id, flakyId);
+    assert.equal(cli('queue', 'dlq', 'inspect', refusedId).code, 1);
+
+    const stats = json<{ dead: number; pending: number }>('queue', 'stats');
+    assert.equal(stats.dead, 1);
+    assert.equal(json<{ retried: boolean }>('queue', 'dlq', 'retry', flakyId).retried, true);
+
+    const stopped = json<{ stopped: boolean; pid: number }>('daemon', 'stop');
+    assert.equal(stopped.stopped, true);
+    assert.throws(() => process.kill(started.pid, 0), 'the daemon process is gone');
+    assert.equal(cli('daemon', 'status').code, 3);
+  });
+});
