@@ -17,12 +17,18 @@ export const MutatePayloadSchema = z.object({
   entryFn: z.string().min(1).optional(),
   backend: z.string().min(1).optional(),
 });
+/** Evaluate one candidate program with an example's trusted evaluator: the `evaluate` task. */
 export const EvaluatePayloadSchema = z.object({
-  exampleDir: z.string().min(1).optional(),
-  programFile: z.string().min(1).optional(),
-  program: z.string().optional(),
+  /** Absolute path of the example directory (holding peagen.example.json and the evaluator). */
+  exampleDir: z.string().min(1),
+  /** The candidate's source; default: the example's own program. */
+  program: z.string().max(4_000_000).optional(),
+  /** Seed for the evaluator's held-out inputs (passed as `--seed N`). */
   seed: z.number().int().optional(),
+  /** Extra evaluator arguments, e.g. `--quick`. */
+  args: z.array(z.string()).default([]),
 });
+export type EvaluatePayload = z.infer<typeof EvaluatePayloadSchema>;
 export const LimitsSchema = z
   .object({
     timeoutMs: z.number().int().positive().max(24 * 3_600_000),

@@ -4,7 +4,7 @@
  * `task.requires ⊆ handler.provides ⊆ worker caps` holds for every task that runs.
  */
 import type { ZodType } from 'zod';
-import type { Task } from '../../../shared/task';
+import type { Task, TaskError } from '../../../shared/task';
 
 export interface HandlerContext {
   workerId: string;
@@ -13,10 +13,10 @@ export interface HandlerContext {
   log(message: string): void;
 }
 
-export interface HandlerOutput {
-  status: 'ok' | 'skip';
-  data?: unknown;
-}
+export type HandlerOutput =
+  | { status: 'ok' | 'skip'; data?: unknown }
+  /** A final failure that still has data to report (e.g. an evaluation that failed). */
+  | { status: 'error'; error: TaskError; data?: unknown };
 
 export interface TaskHandler<Payload = unknown> {
   readonly kind: string;

@@ -71,7 +71,11 @@ export async function runTask(
     task.deadline !== undefined ? AbortSignal.any([signal, AbortSignal.timeout(task.deadline - Date.now())]) : signal;
   try {
     const output = await handler.handle({ ...task, payload: payload.data }, { workerId, signal: deadlineSignal, log });
-    return finish({ status: output.status, ...(output.data !== undefined && { data: output.data }) });
+    return finish({
+      status: output.status,
+      ...(output.data !== undefined && { data: output.data }),
+      ...(output.status === 'error' && { error: output.error }),
+    });
   } catch (error) {
     if (signal.aborted) {
       return finish({

@@ -1,0 +1,54 @@
+/**
+ * Evaluates one candidate: the example's trusted evaluator runs in a fresh sandbox with the
+ * example directory mounted read-only at /harness (so nothing the candidate does can touch
+ * the harness) and the candidate alone in the writable workspace.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Evaluation } from '../../shared/evaluation';
+import { type Executor, type LimitOverrides, WORKSPACE_PATH } from '../sandbox/Executor';
+import type { Example } from './example';
+import { interpretRun } from './interpretRun';
+
+export const HARNESS_PATH = '/harness';
+
+export interface EvaluateOptions {
+  seed?: number;
+  /** Extra evaluator arguments (e.g. `--quick`). */
+  args?: readonly string[];
+  signal?: AbortSignal;
+  /** Caps the example's own time limit (e.g. by the task's deadline). */
+  timeoutMs?: number;
+}
+
+let emptyWorkspace: string | undefined;
+/** The candidate's workspace starts empty; its program is written in as a file. */
+function emptyDir(): string {
+  emptyWorkspace ??= fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-empty-'));
+  return emptyWorkspace;
+}
+
+export function evaluatorCommand(example: Example, options: Pick<EvaluateOptions, 'seed' | 'args'>): string[] {
+  const programPath = `${WORKSPACE_PATH}/${example.config.program}`;
+  return [
+    ...example.config.evaluator.map((arg) => arg.replaceAll('{program}', programPath)),
+    ...(options.seed !== undefined ? ['--seed', String(options.seed)] : []),
+    ...(options.args ?? []),
+  ];
+}
+
+export async function evaluateProgram(executor: Executor, example: Example, program: string, options: EvaluateOptions = {}): Promise<Evaluation> {
+  const limits: LimitOverrides = { ...example.config.limits };
+  if (options.timeoutMs !== undefined) limits.timeoutMs = Math.min(limits.timeoutMs ?? options.timeoutMs, options.timeoutMs);
+  const run = await executor.run({
+    command: evaluatorCommand(example, options),
+    workspace: emptyDir(),
+    files: { [example.config.program]: program },
+    mounts: [{ hostPath: example.dir, sandboxPath: HARNESS_PATH }],
+    cwd: HARNESS_PATH,
+    limits,
+    ...(options.signal && { signal: options.signal }),
+  });
+  return interpretRun(run, example.config.objective.direction);
+}

@@ -1,0 +1,58 @@
+/**
+ * Turns one sandboxed evaluator run into an Evaluation: the metrics line when there is a
+ * valid one, otherwise the reason the candidate has no score and the text that explains it.
+ */
+import { z } from 'zod';
+import { type Direction, type Evaluation, EvaluatorOutputSchema, type FailureReason } from '../../shared/evaluation';
+import type { ExecutionResult } from '../sandbox/Executor';
+
+const ERROR_TEXT_LIMIT = 4_000;
+
+export function interpretRun(run: ExecutionResult, direction: Direction): Evaluation {
+  const base = {
+    direction,
+    executor: run.executor,
+    exitCode: run.exitCode,
+    wallMs: run.wallMs,
+    ...(run.stoppedBy && { stoppedBy: run.stoppedBy }),
+    ...(run.peakMemoryKb !== undefined && { peakMemoryKb: run.peakMemoryKb }),
+  };
+  const stderrTail = run.stderr.slice(-ERROR_TEXT_LIMIT).trim();
+  const failed = (reason: FailureReason, message: string, errorText = stderrTail): Evaluation => ({
+    ...base,
+    correct: false,
+    objective: null,
+    metrics: {},
+    failure: { reason, message },
+    ...(errorText && { errorText }),
+  });
+
+  if (run.stoppedBy) {
+    const limits: Record<string, string> = {
+      timeout: 'the evaluation ran past its deadline and was killed',
+      memory: 'the evaluation exceeded its memory limit and was killed',
+      pids: 'the evaluation exceeded its process limit and was killed',
+      output: 'the evaluation flooded its output and was killed',
+      cancelled: 'the evaluation was cancelled',
+    };
+    return failed(run.stoppedBy, limits[run.stoppedBy] ?? run.stoppedBy);
+  }
+
+  const lastLine = run.stdout.trimEnd().split('\n').pop() ?? '';
+  let json: unknown;
+  try {
+    json = JSON.parse(lastLine);
+  } catch {
+    return run.exitCode === 0
+      ? failed('invalid_output', 'the evaluator printed no JSON metrics line')
+      : failed('crash', `the evaluator exited with ${run.exitCode === null ? `signal ${run.signal}` : `code ${run.exitCode}`} without metrics`);
+  }
+  const output = EvaluatorOutputSchema.safeParse(json);
+  if (!output.success) return failed('invalid_output', `the metrics line is not valid: ${z.prettifyError(output.error)}`);
+  const metrics = output.data;
+  if (!metrics.correct) {
+    const why = metrics.error ?? 'the candidate failed the correctness check';
+    return { ...failed('incorrect', why, [metrics.error, stderrTail].filter(Boolean).join('\n')), metrics: metrics.metrics };
+  }
+  return { ...base, correct: true, objective: metrics.objective, direction: metrics.direction, metrics: metrics.metrics };
+}

@@ -1,0 +1,42 @@
+/**
+ * The `evaluate` task: score one candidate with an example's evaluator. A candidate that
+ * crashes, hangs, prints garbage or fails the correctness gate gives an error result whose
+ * code is the reason and whose data is the full Evaluation (with the error text a mutator
+ * can learn from); it never throws out of the worker.
+ */
+import { type EvaluatePayload, EvaluatePayloadSchema } from '../../shared/payloads';
+import { HandlerError, type TaskHandler } from '../fabric/worker/TaskHandler';
+import { evaluateProgram } from '../evaluation/evaluateProgram';
+import { type Example, loadExample } from '../evaluation/example';
+import type { Executor } from '../sandbox/Executor';
+
+export function createEvaluateHandler(executor: Executor): TaskHandler<EvaluatePayload> {
+  return {
+    kind: 'evaluate',
+    provides: executor.name === 'docker' ? ['cpu', 'docker'] : ['cpu'],
+    payloadSchema: EvaluatePayloadSchema,
+    async handle(task, context) {
+      let example: Example;
+      try {
+        example = loadExample(task.payload.exampleDir);
+      } catch (error) {
+        throw new HandlerError('invalid_example', (error as Error).message, false);
+      }
+      let evaluation;
+      try {
+        evaluation = await evaluateProgram(executor, example, task.payload.program ?? example.seedProgram(), {
+          ...(task.payload.seed !== undefined && { seed: task.payload.seed }),
+          args: task.payload.args,
+          signal: context.signal,
+          ...(task.deadline !== undefined && { timeoutMs: Math.max(1, task.deadline - Date.now()) }),
+        });
+      } catch (error) {
+        throw new HandlerError('sandbox_failed', `the ${executor.name} sandbox could not run the evaluator: ${(error as Error).message}`, true);
+      }
+      if (evaluation.failure) {
+        return { status: 'error', error: { code: evaluation.failure.reason, message: evaluation.failure.message, retryable: false }, data: evaluation };
+      }
+      return { status: 'ok', data: evaluation };
+    },
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * The evaluation protocol. An evaluator is a trusted command, run in a sandbox against one
+ * candidate program, that prints one JSON object of metrics as the last line of its stdout.
+ * Everything Peagen reports about a candidate (including why it failed) has this shape.
+ */
+import { z } from 'zod';
+
+export const DirectionSchema = z.enum(['maximize', 'minimize']);
+export type Direction = z.infer<typeof DirectionSchema>;
+
+/** What an evaluator prints (last line of stdout). */
+export const EvaluatorOutputSchema = z.object({
+  correct: z.boolean(),
+  objective: z.number().refine(Number.isFinite, 'objective must be a finite number'),
+  direction: DirectionSchema,
+  metrics: z.record(z.string(), z.number()).default({}),
+  /** Why the candidate failed, in words an LLM can act on. */
+  error: z.string().optional(),
+  artifacts: z.record(z.string(), z.string()).optional(),
+});
+export type EvaluatorOutput = z.infer<typeof EvaluatorOutputSchema>;
+
+/** Why a candidate has no valid score. */
+export const FailureReasonSchema = z.enum([
+  'incorrect', // the evaluator ran and the correctness gate failed
+  'timeout',
+  'memory',
+  'pids',
+  'output',
+  'cancelled',
+  'crash', // the evaluator exited non-zero without a metrics line
+  'invalid_output', // no parseable metrics line
+]);
+export type FailureReason = z.infer<typeof FailureReasonSchema>;
+
+export const EvaluationSchema = z.object({
+  correct: z.boolean(),
+  /** Null when there is no valid score. */
+  objective: z.number().nullable(),
+  direction: DirectionSchema,
+  metrics: z.record(z.string(), z.number()),
+  failure: z.object({ reason: FailureReasonSchema, message: z.string() }).optional(),
+  /** Tail of the evaluator's stderr and its `error` text: what feedback to a mutator quotes. */
+  errorText: z.string().optional(),
+  executor: z.string(),
+  exitCode: z.number().nullable(),
+  stoppedBy: z.string().optional(),
+  wallMs: z.number(),
+  peakMemoryKb: z.number().optional(),
+});
+export type Evaluation = z.infer<typeof EvaluationSchema>;
+
+/** `peagen.example.json`: how to evaluate one benchmark. */
+export const ExampleConfigSchema = z.object({
+  name: z.string().min(1),
+  description: z.string().optional(),
+  language: z.string().optional(),
+  /** The file the mutator edits, relative to the example directory. */
+  program: z.string().min(1),
+  entry: z.string().optional(),
+  /** argv run with the example directory as cwd (read-only); `{program}` is the candidate's path. */
+  evaluator: z.array(z.string().min(1)).min(1),
+  objective: z.object({ name: z.string().min(1), direction: DirectionSchema }),
+  limits: z
+    .object({
+      timeoutMs: z.number().int().positive(),
+      memoryMb: z.number().int().positive(),
+      pids: z.number().int().positive(),
+    })
+    .partial()
+    .default({}),
+});
+export type ExampleConfig = z.infer<typeof ExampleConfigSchema>;
+
+export const EXAMPLE_CONFIG_FILE = 'peagen.example.json';
