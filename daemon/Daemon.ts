@@ -48,7 +48,7 @@ const DRAIN_LIMIT_MS = 30_000;
 
 export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
   const { log } = options;
-  const engine = new Engine(options.config, { log, ...(options.oneShotEntry && { oneShotEntry: options.oneShotEntry }) });
+  const engine = await Engine.create(options.config, { log, ...(options.oneShotEntry && { oneShotEntry: options.oneShotEntry }) });
   let server: SocketServer | undefined;
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
@@ -109,7 +109,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   }
 
   log(
-    `daemon ${VERSION} ready (pid ${process.pid}, queue ${engine.queue.url}, ${engine.config.worker.concurrency} ${engine.config.worker.mode} workers with caps [${engine.config.worker.caps.join(', ')}])`,
+    `daemon ${VERSION} ready (pid ${process.pid}, queue ${engine.queue.url}, ${engine.config.worker.concurrency} ${engine.config.worker.mode} workers with caps [${engine.config.worker.caps.join(', ')}], sandbox: ${(await engine.status()).sandbox.reason})`,
   );
   return { engine, address: info.listen, stopped, stop };
 }

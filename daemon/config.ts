@@ -29,6 +29,14 @@ export const ConfigSchema = z
         exitAfterIdleMs: z.number().int().positive().optional(),
       })
       .prefault({}),
+    sandbox: z
+      .object({
+        /** auto: docker if an engine and the image are there, else bwrap, else process. */
+        executor: z.enum(['auto', 'docker', 'bwrap', 'process']).default('auto'),
+        image: z.string().min(1).default('peagen-sandbox:latest'),
+        dockerHost: z.string().optional(),
+      })
+      .prefault({}),
     daemon: z
       .object({
         /** `unix:/path` or `tcp:127.0.0.1:port`; default: a socket in the state directory. */
@@ -83,6 +91,11 @@ function applyEnv(config: PeagenConfig, env: NodeJS.ProcessEnv): PeagenConfig {
       ...(env.WORKER_PLUGINS && { plugins: splitList(env.WORKER_PLUGINS) }),
       ...(env.WORKER_CONCURRENCY && { concurrency: Number(env.WORKER_CONCURRENCY) }),
       ...(env.WORKER_IDLE_EXIT && { exitAfterIdleMs: Number(env.WORKER_IDLE_EXIT) * 1000 }),
+    },
+    sandbox: {
+      ...config.sandbox,
+      ...(env.PEAGEN_EXECUTOR && { executor: env.PEAGEN_EXECUTOR }),
+      ...(env.DOCKER_HOST && !config.sandbox.dockerHost && { dockerHost: env.DOCKER_HOST }),
     },
     daemon: config.daemon,
   };

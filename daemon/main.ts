@@ -3,10 +3,9 @@
  * (`--listen`), or as a one-shot worker child (PEAGEN_ONE_SHOT set).
  */
 import { parseArgs } from 'node:util';
-import { findConfigFile, loadConfig, splitList, stateDir } from './config';
+import { findConfigFile, loadConfig, stateDir } from './config';
 import { startDaemon } from './Daemon';
-import { ONE_SHOT_ENV, runOneShotChild } from './fabric/worker/oneShot';
-import { createRegistry } from './handlers';
+import { isOneShotChild, startOneShotChild } from './fabric/worker/oneShotEntry';
 
 // Once the reader of stderr is gone (the editor died), a write fails with EPIPE. Logging
 // must never throw: a failed log line would become an uncaught error, logged again, forever.
@@ -21,8 +20,8 @@ function log(line: string): void {
 }
 
 async function main(): Promise<void> {
-  if (process.env[ONE_SHOT_ENV]) {
-    runOneShotChild(createRegistry(splitList(process.env.WORKER_PLUGINS ?? '')));
+  if (isOneShotChild()) {
+    startOneShotChild();
     return;
   }
   const { values } = parseArgs({

@@ -52,6 +52,14 @@ export interface WorkerPoolStatus {
   mode: 'in-process' | 'one-shot';
 }
 
+export interface SandboxStatus {
+  /** docker, bwrap, process, or none. */
+  executor: string;
+  isolates: boolean;
+  /** Why this executor (and why not the stronger ones). */
+  reason: string;
+}
+
 export namespace Status {
   export const method = 'peagen/status';
   export interface Response {
@@ -61,6 +69,7 @@ export namespace Status {
     uptimeMs: number;
     queue: { backend: string; url: string } & QueueStats;
     workers: WorkerPoolStatus;
+    sandbox: SandboxStatus;
     /** Where other clients (the CLI, another editor) can connect. */
     listen?: string;
   }

@@ -2,11 +2,10 @@
 import { Command, CommanderError, Option } from 'commander';
 import { ResponseError } from 'vscode-languageserver-protocol/node';
 import { DaemonUnavailableError } from '../rpc/client';
-import { ONE_SHOT_ENV, runOneShotChild } from '../fabric/worker/oneShot';
-import { createRegistry } from '../handlers';
-import { splitList } from '../config';
+import { isOneShotChild, startOneShotChild } from '../fabric/worker/oneShotEntry';
 import { VERSION } from '../version';
 import { registerDaemonCommands } from './commands/daemon';
+import { registerEvalCommand } from './commands/eval';
 import { notImplemented } from './commands/notYet';
 import { registerQueueCommands } from './commands/queue';
 import { registerTaskCommands } from './commands/task';
@@ -66,6 +65,7 @@ export function buildProgram(): Command {
     .option('--dashboard', 'show live progress')
     .action(() => notImplemented('evolve run'));
 
+  registerEvalCommand(program);
   registerWorkerCommands(program);
   registerQueueCommands(program);
   registerDaemonCommands(program);
@@ -97,5 +97,5 @@ async function main(): Promise<void> {
   }
 }
 
-if (process.env[ONE_SHOT_ENV]) runOneShotChild(createRegistry(splitList(process.env.WORKER_PLUGINS ?? '')));
+if (isOneShotChild()) startOneShotChild();
 else void main();

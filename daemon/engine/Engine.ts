@@ -4,7 +4,7 @@
  * CLI embeds one when no daemon runs, so both paths execute the same code.
  */
 import { EventEmitter } from 'node:events';
-import type { QueueStats, TaskUpdate, WorkerPoolStatus } from '../../shared/protocol';
+import type { QueueStats, SandboxStatus, TaskUpdate, WorkerPoolStatus } from '../../shared/protocol';
 import { newTask, type Result, type Task, type TaskSpec } from '../../shared/task';
 import type { PeagenConfig } from '../config';
 import { createQueue } from '../fabric/queue/createQueue';
@@ -12,13 +12,17 @@ import { canAccept, type TaskQueue } from '../fabric/queue/TaskQueue';
 import type { HandlerRegistry } from '../fabric/worker/HandlerRegistry';
 import { WorkerPool } from '../fabric/worker/WorkerPool';
 import { createRegistry } from '../handlers';
+import { type ExecutorSelection, selectExecutor } from '../sandbox/selectExecutor';
 
 export interface EngineStatus {
   queue: { backend: string; url: string } & QueueStats;
   workers: WorkerPoolStatus;
+  sandbox: SandboxStatus;
 }
 
 export interface EngineOptions {
+  /** Runs the sandboxed handlers (execute, evaluate); without it they are not offered. */
+  executor?: ExecutorSelection;
   /** Script that runs one-shot children; default: the running script. */
   oneShotEntry?: string;
   /** Run no workers here (tasks wait for `peagen worker start` elsewhere). */
@@ -31,13 +35,22 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
   readonly registry: HandlerRegistry;
   readonly pool: WorkerPool | undefined;
 
+  private readonly executor: ExecutorSelection | undefined;
+
+  /** Picks the sandbox executor from the configuration (see selectExecutor), then builds. */
+  static async create(config: PeagenConfig, options: Omit<EngineOptions, 'executor'> = {}): Promise<Engine> {
+    const warn = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+    return new Engine(config, { ...options, executor: await selectExecutor(config.sandbox, warn) });
+  }
+
   constructor(
     readonly config: PeagenConfig,
     options: EngineOptions = {},
   ) {
     super();
+    this.executor = options.executor;
     this.queue = createQueue(config.queue.url, config.queue);
-    this.registry = createRegistry(config.worker.plugins);
+    this.registry = createRegistry(config.worker.plugins, options.executor?.executor);
     if (!options.withoutWorkers) {
       this.pool = new WorkerPool({
         queue: this.queue,
@@ -46,6 +59,7 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
         concurrency: config.worker.concurrency,
         mode: config.worker.mode,
         plugins: config.worker.plugins,
+        ...(options.executor && { childEnv: { PEAGEN_EXECUTOR: options.executor.executor.name } }),
         ...(options.oneShotEntry && { oneShotEntry: options.oneShotEntry }),
         ...(options.log && { log: options.log }),
       });
@@ -91,6 +105,9 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
     return {
       queue: { backend: this.queue.backend, url: this.queue.url, ...(await this.queue.stats()) },
       workers: this.pool?.status() ?? { count: 0, busy: 0, caps: [], mode: this.config.worker.mode },
+      sandbox: this.executor
+        ? { executor: this.executor.executor.name, isolates: this.executor.executor.isolates, reason: this.executor.reason }
+        : { executor: 'none', isolates: false, reason: 'no executor: sandboxed tasks are not offered' },
     };
   }
 
@@ -98,6 +115,7 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
   async stop({ drain }: { drain: boolean }): Promise<void> {
     await this.pool?.stop({ drain });
     await this.queue.close();
+    await this.executor?.executor.close();
   }
 
   private notify(task: Task, state: TaskUpdate.Params['state'], result?: Result): void {

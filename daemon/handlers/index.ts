@@ -1,11 +1,18 @@
 import { HandlerRegistry } from '../fabric/worker/HandlerRegistry';
 import { loadPlugins } from '../plugins/loadPlugins';
+import type { Executor } from '../sandbox/Executor';
 import { echoHandler } from './echo';
+import { createEvaluateHandler } from './evaluate';
+import { createExecuteHandler } from './execute';
 import { sleepHandler } from './sleep';
 
-/** The built-in handlers plus those of the plugin modules named (WORKER_PLUGINS). */
-export function createRegistry(pluginPaths: readonly string[] = []): HandlerRegistry {
+/**
+ * The built-in handlers plus those of the plugin modules named (WORKER_PLUGINS). With an
+ * executor, the sandboxed handlers (execute, evaluate) run on it.
+ */
+export function createRegistry(pluginPaths: readonly string[] = [], executor?: Executor): HandlerRegistry {
   const registry = new HandlerRegistry().register(echoHandler).register(sleepHandler);
+  if (executor) registry.register(createExecuteHandler(executor)).register(createEvaluateHandler(executor));
   for (const handler of loadPlugins(pluginPaths)) registry.register(handler);
   return registry;
 }

@@ -7,6 +7,7 @@ export function describeStatus(status: Status.Response): string {
   return [
     `queue: ${queue.backend} (${queue.url}) — ${queue.pending} pending, ${queue.inFlight} in flight, ${queue.delayed} waiting to retry, ${queue.dead} dead`,
     `workers: ${workers.count} ${workers.mode} (${workers.busy} busy), caps [${workers.caps.join(', ')}]`,
+    `sandbox: ${status.sandbox.executor}${status.sandbox.isolates ? '' : ' (NOT isolated)'} — ${status.sandbox.reason}`,
   ].join('\n');
 }
 

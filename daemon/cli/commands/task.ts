@@ -34,7 +34,7 @@ export function registerTaskCommands(program: Command): void {
       let taskId: string;
       let result: Result | null = null;
       if (options.sync) {
-        const engine = new Engine(ctx.config, { log: (line) => ctx.debug(line) });
+        const engine = await Engine.create(ctx.config, { log: (line) => ctx.info(line) });
         try {
           taskId = (await engine.submit(spec)).id;
           result = await engine.result(taskId, waitMs);

@@ -46,7 +46,7 @@ export function registerWorkerCommands(program: Command): void {
             'Workers for the daemon run inside it (`peagen daemon start`); separate workers need a shared queue (QUEUE_URL=redis://...).',
         );
       }
-      const engine = new Engine(config, { oneShotEntry: path.join(__dirname, 'daemon.js'), log: (line) => ctx.info(line) });
+      const engine = await Engine.create(config, { oneShotEntry: path.join(__dirname, 'daemon.js'), log: (line) => ctx.info(line) });
       ctx.info(
         `worker ${engine.pool?.id} started: ${config.worker.concurrency} ${config.worker.mode} slot(s), caps [${config.worker.caps.join(', ')}], serving ${engine.pool?.kinds.join(', ') || 'no task kinds'}`,
       );

@@ -22,6 +22,8 @@ export interface WorkerPoolOptions {
   /** Script that runs one-shot children (see runOneShotChild); default: this process's script. */
   oneShotEntry?: string;
   plugins?: readonly string[];
+  /** Extra environment for one-shot children (e.g. which executor to use). */
+  childEnv?: Record<string, string>;
   /** Stop by itself after this long with nothing to do (WORKER_IDLE_EXIT). */
   exitAfterIdleMs?: number;
   claimBlockMs?: number;
@@ -172,6 +174,7 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
     const { outcome, exitReason } = await runOneShot(task, {
       entry,
       plugins: this.options.plugins ?? [],
+      env: this.options.childEnv ?? {},
       workerId: consumer,
       signal,
       ...(this.options.log && { onLog: this.options.log }),

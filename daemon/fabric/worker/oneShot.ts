@@ -17,6 +17,7 @@ export interface OneShotOptions {
   /** The script that calls {@link runOneShotChild} when ONE_SHOT_ENV is set. */
   entry: string;
   plugins: readonly string[];
+  env?: Record<string, string>;
   workerId: string;
   /** Aborting kills the process; the abort reason (an ExitReason) is recorded. */
   signal: AbortSignal;
@@ -34,7 +35,7 @@ interface ChildReply {
 export function runOneShot(task: Task, options: OneShotOptions): Promise<{ outcome: TaskOutcome; exitReason: ExitReason }> {
   return new Promise((resolve) => {
     const child = fork(options.entry, [], {
-      env: { ...process.env, [ONE_SHOT_ENV]: '1', WORKER_PLUGINS: options.plugins.join(',') },
+      env: { ...process.env, ...options.env, [ONE_SHOT_ENV]: '1', WORKER_PLUGINS: options.plugins.join(',') },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     let outcome: TaskOutcome | undefined;
@@ -122,14 +123,15 @@ export function runOneShot(task: Task, options: OneShotOptions): Promise<{ outco
 }
 
 /** The child side: run the one task the parent sends, answer, exit. */
-export function runOneShotChild(registry: HandlerRegistry): void {
+export function runOneShotChild(createRegistry: () => Promise<HandlerRegistry>): void {
   const controller = new AbortController();
   // The parent is gone: nobody can use the answer, and an orphan must not linger.
   process.once('disconnect', () => process.exit(1));
+  const registry = createRegistry();
   process.once('message', (request: ChildRequest) => {
-    void runTask(request.task, registry, request.workerId, controller.signal, (line) => process.stderr.write(`${line}\n`)).then(
-      (outcome) => process.send?.({ outcome } satisfies ChildReply, () => process.exit(0)),
-    );
+    void registry
+      .then((handlers) => runTask(request.task, handlers, request.workerId, controller.signal, (line) => process.stderr.write(`${line}\n`)))
+      .then((outcome) => process.send?.({ outcome } satisfies ChildReply, () => process.exit(0)));
   });
 }
 

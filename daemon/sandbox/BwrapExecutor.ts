@@ -1,0 +1,514 @@
+/**
+ * Runs each command in a fresh bubblewrap (`bwrap`) sandbox: new user, mount, pid, ipc, uts,
+ * cgroup and network namespaces, no capabilities, and a root file system built from scratch:
+ *
+ *   /usr, /bin, /lib*, /sbin   the host's, read-only (what python3, node and sh need)
+ *   /etc                       a few read-only files (loader cache, certificates, alternatives,
+ *                              time zone) plus a passwd, group and hosts of the sandbox's own
+ *   /workspace                 the writable copy of the workspace
+ *   /home/sandbox              HOME, empty and writable
+ *   /tmp                       TMPDIR, a fresh tmpfs (counted against the memory limit)
+ *   /proc, /dev                the sandbox's own
+ *   mounts                     read-only, at their sandboxPath
+ *
+ * Nothing else of the host is visible: not /root, /home, /run, /var, /sys, nor the host's /tmp.
+ * The root stays read-only. Inside, the command runs as uid 1000 ("sandbox") of its own user
+ * namespace, which maps to the daemon's uid outside.
+ *
+ * Limits: a cgroup per run (v2, or v1 memory+pids on hybrid hosts) caps the memory (no swap)
+ * and the processes of the whole sandbox, and tells why it stopped; without usable cgroups,
+ * per-process rlimits (RLIMIT_DATA, RLIMIT_NPROC) do a weaker job, as available() says.
+ * The deadline, a cancel or an output flood SIGKILLs bwrap, whose pid namespace then takes
+ * every process of the sandbox with it; the cgroup kill catches anything left.
+ */
+import { execFile, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Readable } from 'node:stream';
+import { openCgroups, type CgroupManager, type SandboxCgroup } from './cgroup';
+import {
+  type Availability,
+  type ExecutionLimits,
+  type ExecutionRequest,
+  type ExecutionResult,
+  type Executor,
+  resolveLimits,
+  type StopReason,
+  WORKSPACE_PATH,
+} from './Executor';
+import { OutputCapture } from './outputCapture';
+import { SandboxDir, sandboxEnv } from './sandboxDir';
+
+export const SANDBOX_HOME = '/home/sandbox';
+export const SANDBOX_TMP = '/tmp';
+const SANDBOX_UID = 1000;
+const SANDBOX_HOSTNAME = 'peagen-sandbox';
+/** bwrap's own processes in the sandbox's cgroup: the monitor outside and the reaper (pid 1). */
+const BWRAP_PROCESSES = 2;
+const STATS_POLL_MS = 100;
+/** Exit status of the wrapper when it could not set the sandbox's limits up. */
+const SETUP_FAILED = 125;
+
+const SYSTEM_DIRS = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+/** What of /etc python3, node, sh and TLS clients read; never /etc/ssl/private and the like. */
+const ETC_FILES = [
+  'ld.so.cache',
+  'ld.so.conf',
+  'ld.so.conf.d',
+  'alternatives',
+  'localtime',
+  'timezone',
+  'nsswitch.conf',
+  'host.conf',
+  'gai.conf',
+  'services',
+  'protocols',
+  'ssl/certs',
+  'ssl/openssl.cnf',
+  'ca-certificates.conf',
+  'pki/tls/certs',
+  'pki/tls/openssl.cnf',
+  'pki/ca-trust/extracted',
+  'crypto-policies',
+  'mime.types',
+  'os-release',
+  'debian_version',
+];
+/** Only with limits.network. */
+const ETC_NETWORK_FILES = ['resolv.conf'];
+
+/**
+ * Sets the limits, then becomes bwrap. Arguments up to `--`: `cg=FILE` (write own pid to a
+ * cgroup.procs, joining it before anything else starts), `data=KB`, `nproc=N` (rlimits).
+ * Failures are reported on fd 3, which is closed before bwrap starts so the command cannot
+ * write there.
+ */
+const WRAPPER = `fail() { echo "$1" >&3; exit ${SETUP_FAILED}; }
+while [ "$#" -gt 0 ] && [ "$1" != -- ]; do
+  case "$1" in
+    cg=*) { echo $$ > "\${1#cg=}"; } 2>/dev/null || fail "cannot join the cgroup \${1#cg=}" ;;
+    data=*) ulimit -d "\${1#data=}" 2>/dev/null || fail "cannot set RLIMIT_DATA" ;;
+    nproc=*) ulimit -p "\${1#nproc=}" 2>/dev/null || fail "cannot set RLIMIT_NPROC" ;;
+  esac
+  shift
+done
+shift
+exec 3>&-
+exec "$@"`;
+
+/** Without cgroups: what a process's stderr says when an rlimit struck. */
+const MEMORY_FAILURE = /MemoryError|Cannot allocate memory|std::bad_alloc|out of memory|Fatal process out of memory|Allocation failed/;
+const FORK_FAILURE = /Cannot fork|can't fork|fork: (retry: )?Resource temporarily unavailable|BlockingIOError: \[Errno 11\]|spawn EAGAIN/;
+
+export interface BwrapExecutorOptions {
+  /** The bwrap binary; default: found on PATH or in /usr/bin. */
+  bwrap?: string;
+  /** Use cgroups when the host allows (default). False forces the rlimit fallback. */
+  cgroups?: boolean;
+}
+
+/** How each limit is enforced, once available() has run. */
+export interface BwrapEnforcement {
+  memory: 'cgroup' | 'rlimit';
+  pids: 'cgroup' | 'rlimit' | 'none';
+  detail: string;
+}
+
+interface Setup {
+  bwrap: string;
+  version: string;
+  /** bwrap's system-directory and /etc arguments, the same for every run. */
+  systemArgs: string[];
+  networkArgs: string[];
+  /** Added to the default PATH when node lives outside the system directories. */
+  extraPath: string | undefined;
+  userns: boolean;
+  disableUserns: boolean;
+  clearenv: boolean;
+  tmpfsSize: boolean;
+  cgroups: CgroupManager | undefined;
+  enforcement: BwrapEnforcement;
+}
+
+export class BwrapExecutor implements Executor {
+  readonly name = 'bwrap' as const;
+  readonly isolates = true;
+  private setup: Promise<Setup | { failed: string }> | undefined;
+
+  constructor(private readonly options: BwrapExecutorOptions = {}) {}
+
+  async available(): Promise<Availability> {
+    const setup = await this.prepare();
+    if ('failed' in setup) return { ok: false, reason: setup.failed };
+    return { ok: true, detail: `bubblewrap ${setup.version}; limits: ${setup.enforcement.detail}` };
+  }
+
+  /** How memory and pids limits are enforced here (after available()), for callers and tests. */
+  async enforcement(): Promise<BwrapEnforcement | undefined> {
+    const setup = await this.prepare();
+    return 'failed' in setup ? undefined : setup.enforcement;
+  }
+
+  async run(request: ExecutionRequest): Promise<ExecutionResult> {
+    const setup = await this.prepare();
+    if ('failed' in setup) throw new Error(`the bwrap executor is not available: ${setup.failed}`);
+    return this.execute(setup, request);
+  }
+
+  async close(): Promise<void> {}
+
+  private prepare(): Promise<Setup | { failed: string }> {
+    this.setup ??= this.probe();
+    return this.setup;
+  }
+
+  private async probe(): Promise<Setup | { failed: string }> {
+    const install = 'install bubblewrap (`apt-get install bubblewrap`, or `node scripts/provision/bwrap.mjs` as root)';
+    const bwrap = this.options.bwrap ?? findOnPath('bwrap');
+    if (!bwrap) return { failed: `bwrap was not found on PATH: ${install}` };
+    let version: string;
+    let help: string;
+    try {
+      version = (await capture(bwrap, ['--version'])).trim().replace(/^bubblewrap\s*/, '');
+      help = await capture(bwrap, ['--help']);
+    } catch (error) {
+      return { failed: `${bwrap} does not run (${message(error)}): ${install}` };
+    }
+    const node = nodeBinding();
+    const base = {
+      bwrap,
+      version,
+      systemArgs: [...systemArgs(), ...node.args],
+      networkArgs: etcArgs(ETC_NETWORK_FILES),
+      extraPath: node.extraPath,
+      disableUserns: help.includes('--disable-userns'),
+      clearenv: help.includes('--clearenv'),
+      tmpfsSize: help.includes('--size'),
+    };
+    const rlimits: BwrapEnforcement = {
+      memory: 'rlimit',
+      pids: process.getuid?.() === 0 ? 'none' : 'rlimit',
+      detail: '',
+    };
+    let cgroupProblem: string | undefined;
+    const candidates: Array<Pick<Setup, 'cgroups' | 'enforcement'>> = [];
+    if (this.options.cgroups !== false) {
+      const cgroups = openCgroups();
+      if (cgroups.ok) {
+        candidates.push({
+          cgroups: cgroups.manager,
+          enforcement: { memory: 'cgroup', pids: 'cgroup', detail: `memory and processes of the whole sandbox by ${cgroups.manager.detail}` },
+        });
+      } else {
+        cgroupProblem = cgroups.reason;
+      }
+    } else {
+      cgroupProblem = 'cgroups disabled by configuration';
+    }
+    const fallbackDetail = (problem: string | undefined): string =>
+      `per-process rlimits only (RLIMIT_DATA for memory${rlimits.pids === 'none' ? '; no process limit when running as root' : ', RLIMIT_NPROC for processes'}) because cgroups are not usable: ${problem ?? 'unknown'}; run the daemon as root, or in a delegated cgroup v2 subtree, for whole-sandbox limits`;
+    candidates.push({ cgroups: undefined, enforcement: { ...rlimits, detail: fallbackDetail(cgroupProblem) } });
+
+    // A trivial sandbox must really run; user namespaces with a custom uid first, then
+    // without (setuid bwrap), cgroups first, then rlimits.
+    const failures: string[] = [];
+    const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-bwrap-probe-'));
+    try {
+      for (const limits of candidates) {
+        for (const userns of [true, false]) {
+          const setup: Setup = { ...base, ...limits, userns };
+          try {
+            const result = await this.execute(setup, { command: ['sh', '-c', 'exit 0'], workspace, limits: { timeoutMs: 20_000 } });
+            if (result.exitCode === 0) return setup;
+            failures.push(`${result.stderr.trim() || `exit ${result.exitCode ?? result.signal}`}`);
+          } catch (error) {
+            failures.push(message(error));
+            if (limits.cgroups) {
+              cgroupProblem = message(error);
+              const fallback = candidates[candidates.length - 1];
+              if (fallback) fallback.enforcement.detail = fallbackDetail(cgroupProblem);
+              break;
+            }
+          }
+        }
+      }
+    } finally {
+      fs.rmSync(workspace, { recursive: true, force: true });
+    }
+    return {
+      failed: `bwrap ${version} cannot start a sandbox here (${[...new Set(failures)].join('; ')}). Unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu 24.04 an AppArmor profile for bwrap) — or use the docker executor`,
+    };
+  }
+
+  private async execute(setup: Setup, request: ExecutionRequest): Promise<ExecutionResult> {
+    const limits = resolveLimits(request.limits);
+    if (!request.command[0]) throw new Error('the command is empty');
+    const mounts = request.mounts ?? [];
+    for (const mount of mounts) checkMount(mount.hostPath, mount.sandboxPath);
+    const dir = SandboxDir.create(request.workspace, { ...(request.files && { files: request.files }) });
+    let cgroup: SandboxCgroup | undefined;
+    try {
+      const etc = writeIdentity(dir.root, setup.userns ? SANDBOX_UID : (process.getuid?.() ?? 0), setup.userns ? SANDBOX_UID : (process.getgid?.() ?? 0));
+      const env = sandboxEnv(request.env, SANDBOX_HOME, SANDBOX_TMP);
+      if (setup.extraPath && !request.env?.PATH) env.PATH = `${env.PATH}:${setup.extraPath}`;
+      const args = bwrapArgs(setup, limits, { dir, etc, env, mounts, cwd: request.cwd ?? WORKSPACE_PATH, command: request.command });
+
+      const wrapperArgs: string[] = [];
+      if (setup.cgroups) {
+        cgroup = setup.cgroups.create({ memoryBytes: limits.memoryMb * 1024 * 1024, pids: limits.pids + BWRAP_PROCESSES });
+        wrapperArgs.push(...cgroup.procsFiles.map((file) => `cg=${file}`));
+      } else {
+        wrapperArgs.push(`data=${limits.memoryMb * 1024}`);
+        if (setup.enforcement.pids === 'rlimit') wrapperArgs.push(`nproc=${limits.pids + BWRAP_PROCESSES}`);
+      }
+      return await this.supervise(setup, request, limits, cgroup, ['-c', WRAPPER, 'peagen-sandbox', ...wrapperArgs, '--', setup.bwrap, ...args], setup.clearenv ? {} : env);
+    } finally {
+      if (cgroup) await cgroup.destroy();
+      dir.dispose();
+    }
+  }
+
+  private async supervise(
+    setup: Setup,
+    request: ExecutionRequest,
+    limits: ExecutionLimits,
+    cgroup: SandboxCgroup | undefined,
+    wrapper: string[],
+    env: Record<string, string>,
+  ): Promise<ExecutionResult> {
+    const started = Date.now();
+    let stoppedBy: StopReason | undefined;
+    const child = spawn('/bin/sh', wrapper, {
+      cwd: '/',
+      env: { PATH: '/usr/bin:/bin', ...env },
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+    });
+    const killAll = (): void => {
+      if (child.pid !== undefined) {
+        try {
+          process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      cgroup?.kill();
+    };
+    const stop = (reason: StopReason): void => {
+      stoppedBy ??= reason;
+      killAll();
+    };
+    const stdout = new OutputCapture(limits.outputBytes, () => stop('output')).attach(child.stdout);
+    const stderr = new OutputCapture(limits.outputBytes, () => stop('output')).attach(child.stderr);
+    let setupError = '';
+    (child.stdio[3] as Readable | null)?.on('data', (chunk: Buffer) => (setupError += chunk.toString()));
+    if (!cgroup) {
+      // Without cgroups a failed fork is the only sign of the process limit.
+      let tail = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        tail = (tail + chunk.toString('latin1')).slice(-4096);
+        if (setup.enforcement.pids === 'rlimit' && FORK_FAILURE.test(tail)) stop('pids');
+      });
+    }
+    const timer = setTimeout(() => stop('timeout'), limits.timeoutMs);
+    const poll = cgroup
+      ? setInterval(() => {
+          const stats = cgroup.stats();
+          if (stats.oomKills > 0) stop('memory');
+          else if (stats.pidsLimitHits > 0) stop('pids');
+        }, STATS_POLL_MS)
+      : undefined;
+    const onAbort = (): void => stop('cancelled');
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+    if (request.signal?.aborted) onAbort();
+    child.stdin.on('error', () => {});
+    child.stdin.end(request.stdin ?? '');
+    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
+      child.once('error', () => resolve([127, null]));
+      child.once('exit', (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
+    });
+    clearTimeout(timer);
+    if (poll) clearInterval(poll);
+    request.signal?.removeEventListener('abort', onAbort);
+    // bwrap's exit ended its pid namespace; anything that escaped into the cgroup dies too,
+    // and then the pipes close and the output is complete.
+    killAll();
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+    if (code === SETUP_FAILED && setupError) throw new Error(`the sandbox's limits could not be set: ${setupError.trim()}`);
+
+    const stderrText = stderr.text();
+    const stats = cgroup?.stats();
+    if (stats) {
+      if (stats.oomKills > 0) stoppedBy ??= 'memory';
+      else if (stats.pidsLimitHits > 0) stoppedBy ??= 'pids';
+    } else if (code !== 0 && MEMORY_FAILURE.test(stderrText)) {
+      stoppedBy ??= 'memory';
+    }
+    return {
+      executor: this.name,
+      exitCode: commandExitCode(code, stderrText),
+      signal,
+      stdout: stdout.text(),
+      stderr: stderrText,
+      stdoutTruncated: stdout.truncated,
+      stderrTruncated: stderr.truncated,
+      wallMs: Date.now() - started,
+      ...(stats?.peakMemoryBytes !== undefined && { peakMemoryKb: Math.round(stats.peakMemoryBytes / 1024) }),
+      ...(stoppedBy && { stoppedBy }),
+    };
+  }
+}
+
+function bwrapArgs(
+  setup: Setup,
+  limits: ExecutionLimits,
+  run: {
+    dir: SandboxDir;
+    etc: string;
+    env: Record<string, string>;
+    mounts: readonly { hostPath: string; sandboxPath: string }[];
+    cwd: string;
+    command: readonly string[];
+  },
+): string[] {
+  const args = ['--unshare-all'];
+  if (limits.network) args.push('--share-net');
+  if (setup.userns) {
+    args.push('--unshare-user', '--uid', String(SANDBOX_UID), '--gid', String(SANDBOX_UID));
+    // No nested user namespaces: they would hand the command fresh capabilities to attack the kernel with.
+    if (setup.disableUserns) args.push('--disable-userns');
+  }
+  args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', SANDBOX_HOSTNAME);
+  args.push(...setup.systemArgs);
+  if (limits.network) args.push(...setup.networkArgs);
+  for (const file of ['passwd', 'group', 'hosts']) args.push('--ro-bind', path.join(run.etc, file), `/etc/${file}`);
+  args.push('--proc', '/proc', '--dev', '/dev');
+  if (setup.tmpfsSize) args.push('--size', String(limits.memoryMb * 1024 * 1024));
+  args.push('--tmpfs', SANDBOX_TMP);
+  args.push('--bind', run.dir.workspace, WORKSPACE_PATH, '--bind', run.dir.home, SANDBOX_HOME);
+  for (const mount of run.mounts) args.push('--ro-bind', mount.hostPath, mount.sandboxPath);
+  args.push('--remount-ro', '/', '--chdir', run.cwd);
+  if (setup.clearenv) {
+    args.push('--clearenv');
+    for (const [key, value] of Object.entries(run.env)) args.push('--setenv', key, value);
+  }
+  args.push('--', ...run.command);
+  return args;
+}
+
+/** bwrap reports a command it could not start as its own exit 1; say 127/126 like a shell. */
+function commandExitCode(code: number | null, stderr: string): number | null {
+  if (code !== 1) return code;
+  const match = /bwrap: execvp [^\n]*: ([^\n]*)\n?$/.exec(stderr);
+  if (!match) return code;
+  return match[1] === 'No such file or directory' ? 127 : 126;
+}
+
+function checkMount(hostPath: string, sandboxPath: string): void {
+  if (!path.isAbsolute(sandboxPath) || path.normalize(sandboxPath) !== sandboxPath.replace(/\/$/, '') || sandboxPath === '/') {
+    throw new Error(`mount path "${sandboxPath}" must be an absolute, normalized path other than /`);
+  }
+  for (const reserved of [WORKSPACE_PATH, SANDBOX_HOME, SANDBOX_TMP, '/proc', '/dev', '/etc']) {
+    if (sandboxPath === reserved || sandboxPath.startsWith(`${reserved}/`)) throw new Error(`mount path "${sandboxPath}" is reserved (${reserved})`);
+  }
+  if (!fs.existsSync(hostPath)) throw new Error(`mount source "${hostPath}" does not exist`);
+}
+
+/** The sandbox's /etc/passwd, group and hosts: one user, nothing of the host's accounts. */
+function writeIdentity(root: string, uid: number, gid: number): string {
+  const etc = path.join(root, 'etc');
+  fs.mkdirSync(etc);
+  const user = uid === 0 ? 'root' : 'sandbox';
+  const group = gid === 0 ? 'root' : 'sandbox';
+  fs.writeFileSync(
+    path.join(etc, 'passwd'),
+    `${uid === 0 ? '' : 'root:x:0:0:root:/root:/bin/sh\n'}${user}:x:${uid}:${gid}:${user}:${SANDBOX_HOME}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
+  );
+  fs.writeFileSync(path.join(etc, 'group'), `${gid === 0 ? '' : 'root:x:0:\n'}${group}:x:${gid}:\nnogroup:x:65534:\n`);
+  fs.writeFileSync(
+    path.join(etc, 'hosts'),
+    `127.0.0.1\tlocalhost\n127.0.1.1\t${SANDBOX_HOSTNAME}\n::1\tlocalhost ip6-localhost ip6-loopback\n`,
+  );
+  return etc;
+}
+
+/** Read-only binds of the host's system directories (or the same symlinks, merged /usr). */
+function systemArgs(): string[] {
+  const args: string[] = [];
+  for (const dir of SYSTEM_DIRS) {
+    try {
+      const stat = fs.lstatSync(dir);
+      if (stat.isSymbolicLink()) args.push('--symlink', fs.readlinkSync(dir), dir);
+      else if (stat.isDirectory()) args.push('--ro-bind', dir, dir);
+    } catch {}
+  }
+  const pythonEtc = safeReaddir('/etc').filter((entry) => /^python3(\.\d+)?$/.test(entry));
+  return [...args, ...etcArgs([...ETC_FILES, ...pythonEtc])];
+}
+
+function etcArgs(entries: string[]): string[] {
+  return entries.filter((entry) => fs.existsSync(`/etc/${entry}`)).flatMap((entry) => ['--ro-bind', `/etc/${entry}`, `/etc/${entry}`]);
+}
+
+/**
+ * node is on the sandbox's PATH when it lives in the system directories. If the daemon's node
+ * is elsewhere (nvm, a tarball), its installation is bound read-only at the same path and its
+ * bin directory goes to the end of PATH.
+ */
+function nodeBinding(): { args: string[]; extraPath: string | undefined } {
+  let real: string;
+  try {
+    real = fs.realpathSync(process.execPath);
+  } catch {
+    return { args: [], extraPath: undefined };
+  }
+  const system = SYSTEM_DIRS.map((dir) => safeRealpath(dir)).filter((dir): dir is string => dir !== undefined);
+  if (system.some((dir) => real.startsWith(`${dir}/`))) return { args: [], extraPath: undefined };
+  const bin = path.dirname(real);
+  const prefix = path.basename(bin) === 'bin' ? path.dirname(bin) : bin;
+  return { args: ['--ro-bind', prefix, prefix], extraPath: bin };
+}
+
+function findOnPath(program: string): string | undefined {
+  const dirs = [...(process.env.PATH ?? '').split(':').filter(Boolean), '/usr/bin', '/bin', '/usr/local/bin'];
+  for (const dir of dirs) {
+    const candidate = path.join(dir, program);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch {}
+  }
+  return undefined;
+}
+
+function capture(file: string, args: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { timeout: 10_000 }, (error, stdout, stderr) => {
+      // `bwrap --help` exits 0 on recent versions, 1 on some older ones; the text is what counts.
+      if (error && !stdout && !stderr) reject(error);
+      else resolve(`${stdout}${stderr}`);
+    });
+  });
+}
+
+function safeReaddir(dir: string): string[] {
+  try {
+    return fs.readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+function safeRealpath(file: string): string | undefined {
+  try {
+    return fs.realpathSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
