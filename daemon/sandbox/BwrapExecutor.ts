@@ -3,8 +3,11 @@
  * cgroup and network namespaces, no capabilities, and a root file system built from scratch:
  *
  *   /usr, /bin, /lib*, /sbin   the host's, read-only (what python3, node and sh need)
- *   /etc                       a few read-only files (loader cache, certificates, alternatives,
- *                              time zone) plus a passwd, group and hosts of the sandbox's own
+ *   /etc                       read-only: a copy, made once per executor, of the few /etc files
+ *                              python3, node and TLS clients read (loader config, certificates,
+ *                              alternatives, time zone), a passwd, group and hosts of the
+ *                              sandbox's own; the loader cache (and with network resolv.conf)
+ *                              bound live on top
  *   /workspace                 the writable copy of the workspace
  *   /home/sandbox              HOME, empty and writable
  *   /tmp                       TMPDIR, a fresh tmpfs (counted against the memory limit)
@@ -13,7 +16,9 @@
  *
  * Nothing else of the host is visible: not /root, /home, /run, /var, /sys, nor the host's /tmp.
  * The root stays read-only. Inside, the command runs as uid 1000 ("sandbox") of its own user
- * namespace, which maps to the daemon's uid outside.
+ * namespace, which maps to the daemon's uid outside (with a setuid bwrap that cannot make user
+ * namespaces: as the daemon's uid). Also as root it holds no capabilities and cannot create
+ * nested user namespaces.
  *
  * Limits: a cgroup per run (v2, or v1 memory+pids on hybrid hosts) caps the memory (no swap)
  * and the processes of the whole sandbox, and tells why it stopped; without usable cgroups,
@@ -75,19 +80,33 @@ const ETC_FILES = [
   'os-release',
   'debian_version',
 ];
+/** Bound from the host on top of the copy, so that they stay current. */
+const ETC_LIVE_FILES = ['ld.so.cache'];
 /** Only with limits.network. */
 const ETC_NETWORK_FILES = ['resolv.conf'];
+const ETC_PREFIX = 'peagen-bwrap-etc-';
 
 /**
- * Sets the limits, then becomes bwrap. Arguments up to `--`: `cg=FILE` (write own pid to a
- * cgroup.procs, joining it before anything else starts), `data=KB`, `nproc=N` (rlimits).
+ * When the process exits: the /etc copies of executors never closed, and the sandbox
+ * directories and cgroups of runs still going (their processes die with bwrap's parent).
+ */
+const removeOnExit = new Set<string>();
+const cgroupsInUse = new Set<SandboxCgroup>();
+process.once('exit', () => {
+  for (const cgroup of cgroupsInUse) cgroup.destroySync(200);
+  for (const dir of removeOnExit) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * Sets the limits, then becomes bwrap. Arguments up to `--`: `cg=FILE` (join a cgroup by
+ * writing 0, i.e. itself, before anything else starts), `data=KB`, `nproc=N` (rlimits).
  * Failures are reported on fd 3, which is closed before bwrap starts so the command cannot
  * write there.
  */
 const WRAPPER = `fail() { echo "$1" >&3; exit ${SETUP_FAILED}; }
 while [ "$#" -gt 0 ] && [ "$1" != -- ]; do
   case "$1" in
-    cg=*) { echo $$ > "\${1#cg=}"; } 2>/dev/null || fail "cannot join the cgroup \${1#cg=}" ;;
+    cg=*) { echo 0 > "\${1#cg=}"; } 2>/dev/null || fail "cannot join the cgroup \${1#cg=}" ;;
     data=*) ulimit -d "\${1#data=}" 2>/dev/null || fail "cannot set RLIMIT_DATA" ;;
     nproc=*) ulimit -p "\${1#nproc=}" 2>/dev/null || fail "cannot set RLIMIT_NPROC" ;;
   esac
@@ -118,6 +137,8 @@ export interface BwrapEnforcement {
 interface Setup {
   bwrap: string;
   version: string;
+  /** The host directory mounted as /etc (see prepareEtc). */
+  etc: string;
   /** bwrap's system-directory and /etc arguments, the same for every run. */
   systemArgs: string[];
   networkArgs: string[];
@@ -135,6 +156,7 @@ export class BwrapExecutor implements Executor {
   readonly name = 'bwrap' as const;
   readonly isolates = true;
   private setup: Promise<Setup | { failed: string }> | undefined;
+  private etc: string | undefined;
 
   constructor(private readonly options: BwrapExecutorOptions = {}) {}
 
@@ -156,7 +178,17 @@ export class BwrapExecutor implements Executor {
     return this.execute(setup, request);
   }
 
-  async close(): Promise<void> {}
+  /** Removes the /etc copy; a later run prepares everything again. */
+  async close(): Promise<void> {
+    const setup = this.setup;
+    this.setup = undefined;
+    await setup;
+    if (this.etc) {
+      fs.rmSync(this.etc, { recursive: true, force: true });
+      removeOnExit.delete(this.etc);
+    }
+    this.etc = undefined;
+  }
 
   private prepare(): Promise<Setup | { failed: string }> {
     this.setup ??= this.probe();
@@ -176,10 +208,19 @@ export class BwrapExecutor implements Executor {
       return { failed: `${bwrap} does not run (${message(error)}): ${install}` };
     }
     const node = nodeBinding();
+    let etc: string;
+    try {
+      etc = prepareEtc();
+    } catch (error) {
+      return { failed: `cannot prepare the sandbox's /etc: ${message(error)}` };
+    }
+    this.etc = etc;
+    removeOnExit.add(etc);
     const base = {
       bwrap,
       version,
-      systemArgs: [...systemArgs(), ...node.args],
+      etc,
+      systemArgs: [...systemArgs(etc), ...node.args],
       networkArgs: etcArgs(ETC_NETWORK_FILES),
       extraPath: node.extraPath,
       disableUserns: help.includes('--disable-userns'),
@@ -219,6 +260,8 @@ export class BwrapExecutor implements Executor {
         for (const userns of [true, false]) {
           const setup: Setup = { ...base, ...limits, userns };
           try {
+            if (userns) writeIdentity(etc, SANDBOX_UID, SANDBOX_UID);
+            else writeIdentity(etc, process.getuid?.() ?? 0, process.getgid?.() ?? 0);
             const result = await this.execute(setup, { command: ['sh', '-c', 'exit 0'], workspace, limits: { timeoutMs: 20_000 } });
             if (result.exitCode === 0) return setup;
             failures.push(`${result.stderr.trim() || `exit ${result.exitCode ?? result.signal}`}`);
@@ -236,6 +279,9 @@ export class BwrapExecutor implements Executor {
     } finally {
       fs.rmSync(workspace, { recursive: true, force: true });
     }
+    fs.rmSync(etc, { recursive: true, force: true });
+    removeOnExit.delete(etc);
+    this.etc = undefined;
     return {
       failed: `bwrap ${version} cannot start a sandbox here (${[...new Set(failures)].join('; ')}). Unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu 24.04 an AppArmor profile for bwrap) — or use the docker executor`,
     };
@@ -244,28 +290,32 @@ export class BwrapExecutor implements Executor {
   private async execute(setup: Setup, request: ExecutionRequest): Promise<ExecutionResult> {
     const limits = resolveLimits(request.limits);
     if (!request.command[0]) throw new Error('the command is empty');
-    const mounts = request.mounts ?? [];
-    for (const mount of mounts) checkMount(mount.hostPath, mount.sandboxPath);
+    const mounts = (request.mounts ?? []).map((mount) => ({ hostPath: mount.hostPath, sandboxPath: checkMount(mount.hostPath, mount.sandboxPath) }));
     const dir = SandboxDir.create(request.workspace, { ...(request.files && { files: request.files }) });
+    removeOnExit.add(dir.root);
     let cgroup: SandboxCgroup | undefined;
     try {
-      const etc = writeIdentity(dir.root, setup.userns ? SANDBOX_UID : (process.getuid?.() ?? 0), setup.userns ? SANDBOX_UID : (process.getgid?.() ?? 0));
       const env = sandboxEnv(request.env, SANDBOX_HOME, SANDBOX_TMP);
       if (setup.extraPath && !request.env?.PATH) env.PATH = `${env.PATH}:${setup.extraPath}`;
-      const args = bwrapArgs(setup, limits, { dir, etc, env, mounts, cwd: request.cwd ?? WORKSPACE_PATH, command: request.command });
+      const args = bwrapArgs(setup, limits, { dir, env, mounts, cwd: request.cwd ?? WORKSPACE_PATH, command: request.command });
 
       const wrapperArgs: string[] = [];
       if (setup.cgroups) {
         cgroup = setup.cgroups.create({ memoryBytes: limits.memoryMb * 1024 * 1024, pids: limits.pids + BWRAP_PROCESSES });
-        wrapperArgs.push(...cgroup.procsFiles.map((file) => `cg=${file}`));
+        cgroupsInUse.add(cgroup);
+        wrapperArgs.push(...cgroup.joinFiles.map((file) => `cg=${file}`));
       } else {
         wrapperArgs.push(`data=${limits.memoryMb * 1024}`);
         if (setup.enforcement.pids === 'rlimit') wrapperArgs.push(`nproc=${limits.pids + BWRAP_PROCESSES}`);
       }
       return await this.supervise(setup, request, limits, cgroup, ['-c', WRAPPER, 'peagen-sandbox', ...wrapperArgs, '--', setup.bwrap, ...args], setup.clearenv ? {} : env);
     } finally {
-      if (cgroup) await cgroup.destroy();
+      if (cgroup) {
+        await cgroup.destroy();
+        cgroupsInUse.delete(cgroup);
+      }
       dir.dispose();
+      removeOnExit.delete(dir.root);
     }
   }
 
@@ -366,7 +416,6 @@ function bwrapArgs(
   limits: ExecutionLimits,
   run: {
     dir: SandboxDir;
-    etc: string;
     env: Record<string, string>;
     mounts: readonly { hostPath: string; sandboxPath: string }[];
     cwd: string;
@@ -383,7 +432,6 @@ function bwrapArgs(
   args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', SANDBOX_HOSTNAME);
   args.push(...setup.systemArgs);
   if (limits.network) args.push(...setup.networkArgs);
-  for (const file of ['passwd', 'group', 'hosts']) args.push('--ro-bind', path.join(run.etc, file), `/etc/${file}`);
   args.push('--proc', '/proc', '--dev', '/dev');
   if (setup.tmpfsSize) args.push('--size', String(limits.memoryMb * 1024 * 1024));
   args.push('--tmpfs', SANDBOX_TMP);
@@ -406,20 +454,59 @@ function commandExitCode(code: number | null, stderr: string): number | null {
   return match[1] === 'No such file or directory' ? 127 : 126;
 }
 
-function checkMount(hostPath: string, sandboxPath: string): void {
-  if (!path.isAbsolute(sandboxPath) || path.normalize(sandboxPath) !== sandboxPath.replace(/\/$/, '') || sandboxPath === '/') {
-    throw new Error(`mount path "${sandboxPath}" must be an absolute, normalized path other than /`);
-  }
-  for (const reserved of [WORKSPACE_PATH, SANDBOX_HOME, SANDBOX_TMP, '/proc', '/dev', '/etc']) {
-    if (sandboxPath === reserved || sandboxPath.startsWith(`${reserved}/`)) throw new Error(`mount path "${sandboxPath}" is reserved (${reserved})`);
+/** The mount's sandbox path, normalized; throws for paths the sandbox itself uses. */
+function checkMount(hostPath: string, sandboxPath: string): string {
+  const clean = path.posix.normalize(sandboxPath).replace(/\/+$/, '');
+  if (!path.posix.isAbsolute(sandboxPath) || clean === '') throw new Error(`mount path "${sandboxPath}" must be an absolute path other than /`);
+  for (const reserved of [WORKSPACE_PATH, SANDBOX_HOME, SANDBOX_TMP, '/proc', '/dev', '/etc', ...SYSTEM_DIRS]) {
+    if (clean === reserved || clean.startsWith(`${reserved}/`)) throw new Error(`mount path "${sandboxPath}" is reserved (${reserved})`);
   }
   if (!fs.existsSync(hostPath)) throw new Error(`mount source "${hostPath}" does not exist`);
+  return clean;
 }
 
-/** The sandbox's /etc/passwd, group and hosts: one user, nothing of the host's accounts. */
-function writeIdentity(root: string, uid: number, gid: number): string {
-  const etc = path.join(root, 'etc');
-  fs.mkdirSync(etc);
+/**
+ * The sandbox's /etc, copied once per executor into a private host directory (one bind mount
+ * per run instead of one per file): the files of ETC_FILES and /etc/python3*, symlinks kept
+ * as they are, plus empty mount points for the files bound live on top.
+ */
+function prepareEtc(): string {
+  sweepStaleEtc();
+  const etc = fs.mkdtempSync(path.join(os.tmpdir(), `${ETC_PREFIX}${process.pid}-`));
+  try {
+    fs.chmodSync(etc, 0o755);
+    const pythonEtc = safeReaddir('/etc').filter((entry) => /^python3(\.\d+)?$/.test(entry));
+    for (const entry of [...ETC_FILES, ...pythonEtc]) {
+      const source = `/etc/${entry}`;
+      if (!fs.existsSync(source)) continue;
+      try {
+        fs.cpSync(source, path.join(etc, entry), { recursive: true, verbatimSymlinks: true, errorOnExist: false });
+      } catch {
+        // unreadable: the sandbox does without it
+      }
+    }
+    for (const entry of [...ETC_LIVE_FILES, ...ETC_NETWORK_FILES]) {
+      const target = path.join(etc, entry);
+      if (!fs.existsSync(target)) fs.writeFileSync(target, '');
+    }
+    return etc;
+  } catch (error) {
+    fs.rmSync(etc, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Copies of /etc left behind by daemons that died. */
+function sweepStaleEtc(): void {
+  for (const entry of safeReaddir(os.tmpdir())) {
+    const match = new RegExp(`^${ETC_PREFIX}(\\d+)-`).exec(entry);
+    if (!match || Number(match[1]) === process.pid || alive(Number(match[1]))) continue;
+    fs.rmSync(path.join(os.tmpdir(), entry), { recursive: true, force: true });
+  }
+}
+
+/** The sandbox's passwd, group and hosts: one user, nothing of the host's accounts. */
+function writeIdentity(etc: string, uid: number, gid: number): void {
   const user = uid === 0 ? 'root' : 'sandbox';
   const group = gid === 0 ? 'root' : 'sandbox';
   fs.writeFileSync(
@@ -427,15 +514,11 @@ function writeIdentity(root: string, uid: number, gid: number): string {
     `${uid === 0 ? '' : 'root:x:0:0:root:/root:/bin/sh\n'}${user}:x:${uid}:${gid}:${user}:${SANDBOX_HOME}:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin\n`,
   );
   fs.writeFileSync(path.join(etc, 'group'), `${gid === 0 ? '' : 'root:x:0:\n'}${group}:x:${gid}:\nnogroup:x:65534:\n`);
-  fs.writeFileSync(
-    path.join(etc, 'hosts'),
-    `127.0.0.1\tlocalhost\n127.0.1.1\t${SANDBOX_HOSTNAME}\n::1\tlocalhost ip6-localhost ip6-loopback\n`,
-  );
-  return etc;
+  fs.writeFileSync(path.join(etc, 'hosts'), `127.0.0.1\tlocalhost\n127.0.1.1\t${SANDBOX_HOSTNAME}\n::1\tlocalhost ip6-localhost ip6-loopback\n`);
 }
 
-/** Read-only binds of the host's system directories (or the same symlinks, merged /usr). */
-function systemArgs(): string[] {
+/** Read-only binds of the host's system directories (or the same symlinks, merged /usr), and /etc. */
+function systemArgs(etc: string): string[] {
   const args: string[] = [];
   for (const dir of SYSTEM_DIRS) {
     try {
@@ -444,12 +527,20 @@ function systemArgs(): string[] {
       else if (stat.isDirectory()) args.push('--ro-bind', dir, dir);
     } catch {}
   }
-  const pythonEtc = safeReaddir('/etc').filter((entry) => /^python3(\.\d+)?$/.test(entry));
-  return [...args, ...etcArgs([...ETC_FILES, ...pythonEtc])];
+  return [...args, '--ro-bind', etc, '/etc', ...etcArgs(ETC_LIVE_FILES)];
 }
 
 function etcArgs(entries: string[]): string[] {
   return entries.filter((entry) => fs.existsSync(`/etc/${entry}`)).flatMap((entry) => ['--ro-bind', `/etc/${entry}`, `/etc/${entry}`]);
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**

@@ -80,13 +80,7 @@ export class ProcessExecutor implements Executor {
       request.signal?.removeEventListener('abort', onAbort);
       // Whatever the command left running in its group dies with the run; then the pipes
       // it held close and the output is complete.
-      if (child.pid !== undefined) {
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // nothing left
-        }
-      }
+      if (child.pid !== undefined) await killGroupAndWait(child.pid);
       await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000))]);
       return {
         executor: this.name,
@@ -105,4 +99,16 @@ export class ProcessExecutor implements Executor {
   }
 
   async close(): Promise<void> {}
+}
+
+/** SIGKILL is asynchronous: wait (briefly) until no member of the group is left. */
+async function killGroupAndWait(pgid: number): Promise<void> {
+  for (let tries = 0; tries < 100; tries++) {
+    try {
+      process.kill(-pgid, tries === 0 ? 'SIGKILL' : 0);
+    } catch {
+      return; // ESRCH: the group is empty
+    }
+    if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
