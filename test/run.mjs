@@ -4,7 +4,7 @@
 // provisions what it needs. `node test/run.mjs unit` or `... e2e` runs one group.
 //
 // The last line is `N passed, N failed` over all suites; the exit code is 1 if anything failed.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -61,6 +61,12 @@ async function runE2E() {
 }
 
 if (wants('unit')) await runMocha('unit', 'out/test/unit');
+if (wants('integration')) {
+  // The sandbox suites need bubblewrap; the docker suites start their own engine
+  // (test/fixtures/dockerEngine.ts), installing docker.io when it is missing.
+  const provision = spawnSync(process.execPath, [join(REPO, 'scripts', 'provision', 'bwrap.mjs')], { stdio: 'inherit' });
+  if (provision.status !== 0) totals.failed += 1;
+}
 if (wants('integration')) await runMocha('integration (real daemon processes)', 'out/test/integration');
 if (wants('e2e')) await runE2E();
 
