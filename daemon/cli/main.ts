@@ -8,6 +8,7 @@ import { registerDaemonCommands } from './commands/daemon';
 import { registerEvalCommand } from './commands/eval';
 import { notImplemented } from './commands/notYet';
 import { registerQueueCommands } from './commands/queue';
+import { registerSandboxCommands } from './commands/sandbox';
 import { registerTaskCommands } from './commands/task';
 import { registerWorkerCommands } from './commands/worker';
 import { CliError, ExitCode } from './context';
@@ -66,6 +67,7 @@ export function buildProgram(): Command {
     .action(() => notImplemented('evolve run'));
 
   registerEvalCommand(program);
+  registerSandboxCommands(program);
   registerWorkerCommands(program);
   registerQueueCommands(program);
   registerDaemonCommands(program);
@@ -98,4 +100,7 @@ async function main(): Promise<void> {
 }
 
 if (isOneShotChild()) startOneShotChild();
-else void main();
+// Exit once the command is done, even if a library left a handle open: a CLI that hangs
+// after printing its answer breaks every script that calls it. Exit after stdout has
+// flushed, so nothing printed is lost where pipes are asynchronous (macOS).
+else void main().then(() => process.stdout.write('', () => process.exit()));

@@ -5,6 +5,8 @@
  * (`peagen daemon status`, run reports).
  */
 import type { Executor, ExecutorName } from './Executor';
+import { BwrapExecutor } from './BwrapExecutor';
+import { DockerExecutor } from './DockerExecutor';
 import { ProcessExecutor } from './ProcessExecutor';
 
 export type ExecutorChoice = ExecutorName | 'auto';
@@ -26,12 +28,8 @@ export interface ExecutorSelection {
 type Factory = (settings: SandboxSettings, warn: (message: string) => void) => Executor;
 
 const FACTORIES: Record<ExecutorName, Factory> = {
-  docker: () => {
-    throw new Error('the docker executor is not available in this build');
-  },
-  bwrap: () => {
-    throw new Error('the bwrap executor is not available in this build');
-  },
+  docker: (settings) => new DockerExecutor({ image: settings.image, dockerHost: settings.dockerHost }),
+  bwrap: () => new BwrapExecutor(),
   process: (_settings, warn) => new ProcessExecutor(warn),
 };
 

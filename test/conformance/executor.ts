@@ -212,10 +212,19 @@ export function describeExecutorConformance(name: string, factory: () => Promise
     }
 
     it('cleans up its sandbox directory', async () => {
-      const before = new Set(fs.readdirSync(os.tmpdir()).filter((entry) => entry.startsWith('peagen-sbx-')));
-      await sh('echo hi > file');
-      const after = fs.readdirSync(os.tmpdir()).filter((entry) => entry.startsWith('peagen-sbx-') && !before.has(entry));
-      assert.deepEqual(after, []);
+      // A private TMPDIR, so that sandboxes of other processes on this machine do not count.
+      const saved = process.env.TMPDIR;
+      const privateTmp = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-cleanup-'));
+      process.env.TMPDIR = privateTmp;
+      try {
+        const result = await sh('echo hi > file');
+        assert.equal(result.exitCode, 0, result.stderr);
+        assert.deepEqual(fs.readdirSync(privateTmp).filter((entry) => entry.startsWith('peagen-sbx-')), []);
+      } finally {
+        if (saved === undefined) delete process.env.TMPDIR;
+        else process.env.TMPDIR = saved;
+        fs.rmSync(privateTmp, { recursive: true, force: true });
+      }
     });
   });
 }

@@ -23,9 +23,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type Docker from 'dockerode';
-import { dockerClient } from '../DockerExecutor';
+import { DEFAULT_DOCKER_IMAGE, dockerClient } from '../DockerExecutor';
 
-export const DEFAULT_SANDBOX_IMAGE = 'peagen-sandbox:latest';
+export const DEFAULT_SANDBOX_IMAGE = DEFAULT_DOCKER_IMAGE;
 /** Label on images this module built; its value is the build's inputs, for `image status`. */
 export const SANDBOX_IMAGE_LABEL = 'org.peagen.sandbox';
 const SANDBOX_PATH = '/usr/local/bin:/usr/bin:/bin';
@@ -100,7 +100,6 @@ export async function buildSandboxImage(options: BuildImageOptions = {}): Promis
   const docker = options.docker ?? dockerClient(options.dockerHost);
   const before = await sandboxImageStatus({ tag, docker });
   if (before.present && !options.force) {
-    log(`${tag} is already present (${before.id?.slice(7, 19)}); use --force to rebuild`);
     return { tag, id: before.id ?? '', built: false, sizeBytes: before.sizeBytes ?? 0, seconds: (Date.now() - started) / 1000, contents: before.contents ?? {} };
   }
   if (process.platform !== 'linux') {
@@ -114,7 +113,7 @@ export async function buildSandboxImage(options: BuildImageOptions = {}): Promis
 
     const busybox = options.busybox ?? firstExisting(['/usr/bin/busybox', '/bin/busybox']);
     if (!busybox) throw new ImageBuildError('busybox is missing: install it (Debian: apt-get install -y busybox-static)');
-    contents.busybox = firstLine(run(busybox, []).stdout) || 'busybox';
+    contents.busybox = /BusyBox (v\S+)/.exec(run(busybox, []).stdout)?.[1] ?? 'unknown';
     log(`busybox: ${busybox} (${contents.busybox})`);
     rootfs.addBinary(busybox, '/usr/bin/busybox');
     for (const applet of run(busybox, ['--list']).stdout.split('\n')) {
@@ -234,7 +233,11 @@ class RootfsStage {
       } catch {
         continue;
       }
-      if (stat.isSymbolicLink()) fs.symlinkSync(fs.readlinkSync(hostPath), path.join(root, dir));
+      if (!stat.isSymbolicLink()) continue;
+      const target = fs.readlinkSync(hostPath);
+      fs.symlinkSync(target, path.join(root, dir));
+      // The link's target exists in the image too (an empty /usr/sbin rather than a dangling /sbin).
+      fs.mkdirSync(path.join(root, path.posix.isAbsolute(target) ? target : path.posix.join('/', target)), { recursive: true, mode: 0o755 });
     }
   }
 
