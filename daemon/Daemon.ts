@@ -109,7 +109,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   }
 
   log(
-    `daemon ${VERSION} ready (pid ${process.pid}, queue ${engine.queue.url}, ${engine.config.worker.concurrency} ${engine.config.worker.mode} workers with caps [${engine.config.worker.caps.join(', ')}], sandbox: ${(await engine.status()).sandbox.reason})`,
+    `daemon ${VERSION} ready (pid ${process.pid}, queue ${engine.queue.url}, ${engine.config.worker.concurrency} ${engine.config.worker.mode} workers with caps [${engine.caps.join(', ')}], sandbox: ${(await engine.status()).sandbox.reason})`,
   );
   return { engine, address: info.listen, stopped, stop };
 }

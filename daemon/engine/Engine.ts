@@ -35,6 +35,11 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
   readonly registry: HandlerRegistry;
   readonly pool: WorkerPool | undefined;
 
+  /**
+   * The configured worker caps plus what the sandbox proves this host has: a working
+   * docker executor means the host can serve tasks that require `docker`.
+   */
+  readonly caps: readonly string[];
   private readonly executor: ExecutorSelection | undefined;
 
   /** Picks the sandbox executor from the configuration (see selectExecutor), then builds. */
@@ -49,13 +54,15 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
   ) {
     super();
     this.executor = options.executor;
+    const detected = options.executor?.executor.name === 'docker' ? ['docker'] : [];
+    this.caps = [...new Set([...config.worker.caps, ...detected])];
     this.queue = createQueue(config.queue.url, config.queue);
     this.registry = createRegistry(config.worker.plugins, options.executor?.executor);
     if (!options.withoutWorkers) {
       this.pool = new WorkerPool({
         queue: this.queue,
         registry: this.registry,
-        caps: config.worker.caps,
+        caps: this.caps,
         concurrency: config.worker.concurrency,
         mode: config.worker.mode,
         plugins: config.worker.plugins,
@@ -76,10 +83,10 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
     const task = newTask(spec);
     // A private queue has no other workers: refuse what nobody here can ever run
     // instead of letting it wait forever.
-    if (this.queue.backend === 'memory' && !canAccept(task, this.registry.acceptorsFor(this.config.worker.caps))) {
-      const kinds = this.registry.acceptorsFor(this.config.worker.caps).map((acceptor) => acceptor.kind);
+    if (this.queue.backend === 'memory' && !canAccept(task, this.registry.acceptorsFor(this.caps))) {
+      const kinds = this.registry.acceptorsFor(this.caps).map((acceptor) => acceptor.kind);
       throw new Error(
-        `no worker here can run a "${task.kind}" task requiring [${task.requires.join(', ')}] (worker caps [${this.config.worker.caps.join(', ')}], kinds: ${kinds.join(', ') || 'none'})`,
+        `no worker here can run a "${task.kind}" task requiring [${task.requires.join(', ')}] (worker caps [${this.caps.join(', ')}], kinds: ${kinds.join(', ') || 'none'})`,
       );
     }
     await this.queue.enqueue(task);

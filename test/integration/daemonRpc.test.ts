@@ -76,6 +76,8 @@ describe('daemon JSON-RPC (real process)', function () {
     assert.equal(status.workers.count, 2);
     assert.deepEqual(status.workers.caps, ['cpu']);
     assert.equal(status.listen, address);
+    assert.ok(['docker', 'bwrap', 'process'].includes(status.sandbox.executor), 'the status names the sandbox executor');
+    assert.ok(status.sandbox.reason.length > 0);
     client.close();
   });
 

@@ -48,7 +48,7 @@ export function registerWorkerCommands(program: Command): void {
       }
       const engine = await Engine.create(config, { oneShotEntry: path.join(__dirname, 'daemon.js'), log: (line) => ctx.info(line) });
       ctx.info(
-        `worker ${engine.pool?.id} started: ${config.worker.concurrency} ${config.worker.mode} slot(s), caps [${config.worker.caps.join(', ')}], serving ${engine.pool?.kinds.join(', ') || 'no task kinds'}`,
+        `worker ${engine.pool?.id} started: ${config.worker.concurrency} ${config.worker.mode} slot(s), caps [${engine.caps.join(', ')}], serving ${engine.pool?.kinds.join(', ') || 'no task kinds'}`,
       );
       const stopped = new Promise<string>((resolve) => {
         engine.pool?.once('idleExit', () => resolve('idle'));
