@@ -15,7 +15,8 @@ import {
 import type { PeagenConfig } from './config';
 import { Engine } from './engine/Engine';
 import { formatAddress, parseAddress } from './rpc/address';
-import { createToken, ensureStateDir, isAlive, removeRecord, SOCKET_FILE, writeRecord } from './rpc/discovery';
+import { isAlive } from './platform/processes';
+import { createToken, ensureStateDir, removeRecord, SOCKET_FILE, writeRecord } from './rpc/discovery';
 import { GuardedMessageReader } from './rpc/guardedReader';
 import { type DaemonInfo, serveConnection } from './rpc/serveConnection';
 import { listen, type SocketServer } from './rpc/socketServer';

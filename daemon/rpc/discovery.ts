@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isAlive } from '../platform/processes';
 
 export interface DaemonRecord {
   pid: number;
@@ -71,11 +72,3 @@ export function removeRecord(dir: string, pid: number): void {
   fs.rmSync(path.join(dir, TOKEN_FILE), { force: true });
 }
 
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}

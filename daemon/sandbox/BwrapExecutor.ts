@@ -31,6 +31,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Readable } from 'node:stream';
+import { isAlive } from '../platform/processes';
 import { openCgroups, type CgroupManager, type SandboxCgroup } from './cgroup';
 import {
   type Availability,
@@ -39,11 +40,10 @@ import {
   type ExecutionResult,
   type Executor,
   resolveLimits,
-  type StopReason,
   WORKSPACE_PATH,
 } from './Executor';
-import { OutputCapture } from './outputCapture';
 import { SandboxDir, sandboxEnv } from './sandboxDir';
+import { supervise } from './supervise';
 
 export const SANDBOX_HOME = '/home/sandbox';
 export const SANDBOX_TMP = '/tmp';
@@ -51,7 +51,6 @@ const SANDBOX_UID = 1000;
 const SANDBOX_HOSTNAME = 'peagen-sandbox';
 /** bwrap's own processes in the sandbox's cgroup: the monitor outside and the reaper (pid 1). */
 const BWRAP_PROCESSES = 2;
-const STATS_POLL_MS = 100;
 /** Exit status of the wrapper when it could not set the sandbox's limits up. */
 const SETUP_FAILED = 125;
 
@@ -327,65 +326,48 @@ export class BwrapExecutor implements Executor {
     wrapper: string[],
     env: Record<string, string>,
   ): Promise<ExecutionResult> {
-    const started = Date.now();
-    let stoppedBy: StopReason | undefined;
     const child = spawn('/bin/sh', wrapper, {
       cwd: '/',
       env: { PATH: '/usr/bin:/bin', ...env },
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
     });
-    const killAll = (): void => {
-      if (child.pid !== undefined) {
-        try {
-          process.kill(-child.pid, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-      }
-      cgroup?.kill();
-    };
-    const stop = (reason: StopReason): void => {
-      stoppedBy ??= reason;
-      killAll();
-    };
-    const stdout = new OutputCapture(limits.outputBytes, () => stop('output')).attach(child.stdout);
-    const stderr = new OutputCapture(limits.outputBytes, () => stop('output')).attach(child.stderr);
     let setupError = '';
     (child.stdio[3] as Readable | null)?.on('data', (chunk: Buffer) => (setupError += chunk.toString()));
-    if (!cgroup) {
-      // Without cgroups a failed fork is the only sign of the process limit.
-      let tail = '';
-      child.stderr.on('data', (chunk: Buffer) => {
-        tail = (tail + chunk.toString('latin1')).slice(-4096);
-        if (setup.enforcement.pids === 'rlimit' && FORK_FAILURE.test(tail)) stop('pids');
-      });
-    }
-    const timer = setTimeout(() => stop('timeout'), limits.timeoutMs);
-    const poll = cgroup
-      ? setInterval(() => {
+    const run = await supervise(child, {
+      limits,
+      stdin: request.stdin,
+      signal: request.signal,
+      // bwrap's exit ends its pid namespace; whatever escaped into the cgroup dies too.
+      killAll: () => {
+        if (child.pid !== undefined) {
+          try {
+            process.kill(-child.pid, 'SIGKILL');
+          } catch {
+            // already gone
+          }
+        }
+        cgroup?.kill();
+      },
+      ...(cgroup && {
+        check: () => {
           const stats = cgroup.stats();
-          if (stats.oomKills > 0) stop('memory');
-          else if (stats.pidsLimitHits > 0) stop('pids');
-        }, STATS_POLL_MS)
-      : undefined;
-    const onAbort = (): void => stop('cancelled');
-    request.signal?.addEventListener('abort', onAbort, { once: true });
-    if (request.signal?.aborted) onAbort();
-    child.stdin.on('error', () => {});
-    child.stdin.end(request.stdin ?? '');
-    const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
-      child.once('error', () => resolve([127, null]));
-      child.once('exit', (exitCode, exitSignal) => resolve([exitCode, exitSignal]));
+          return stats.oomKills > 0 ? 'memory' : stats.pidsLimitHits > 0 ? 'pids' : undefined;
+        },
+      }),
+      watch: (stop) => {
+        if (cgroup || setup.enforcement.pids !== 'rlimit') return;
+        // Without cgroups a failed fork is the only sign of the process limit.
+        let tail = '';
+        child.stderr?.on('data', (chunk: Buffer) => {
+          tail = (tail + chunk.toString('latin1')).slice(-4096);
+          if (FORK_FAILURE.test(tail)) stop('pids');
+        });
+      },
     });
-    clearTimeout(timer);
-    if (poll) clearInterval(poll);
-    request.signal?.removeEventListener('abort', onAbort);
-    // bwrap's exit ended its pid namespace; anything that escaped into the cgroup dies too,
-    // and then the pipes close and the output is complete.
-    killAll();
-    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000))]);
+    const code = run.exitCode;
+    let stoppedBy = run.stoppedBy;
+    const { stdout, stderr, signal } = run;
     if (code === SETUP_FAILED && setupError) throw new Error(`the sandbox's limits could not be set: ${setupError.trim()}`);
 
     const stderrText = stderr.text();
@@ -404,7 +386,7 @@ export class BwrapExecutor implements Executor {
       stderr: stderrText,
       stdoutTruncated: stdout.truncated,
       stderrTruncated: stderr.truncated,
-      wallMs: Date.now() - started,
+      wallMs: run.wallMs,
       ...(stats?.peakMemoryBytes !== undefined && { peakMemoryKb: Math.round(stats.peakMemoryBytes / 1024) }),
       ...(stoppedBy && { stoppedBy }),
     };
@@ -500,7 +482,7 @@ function prepareEtc(): string {
 function sweepStaleEtc(): void {
   for (const entry of safeReaddir(os.tmpdir())) {
     const match = new RegExp(`^${ETC_PREFIX}(\\d+)-`).exec(entry);
-    if (!match || Number(match[1]) === process.pid || alive(Number(match[1]))) continue;
+    if (!match || Number(match[1]) === process.pid || isAlive(Number(match[1]))) continue;
     fs.rmSync(path.join(os.tmpdir(), entry), { recursive: true, force: true });
   }
 }
@@ -534,14 +516,6 @@ function etcArgs(entries: string[]): string[] {
   return entries.filter((entry) => fs.existsSync(`/etc/${entry}`)).flatMap((entry) => ['--ro-bind', `/etc/${entry}`, `/etc/${entry}`]);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * node is on the sandbox's PATH when it lives in the system directories. If the daemon's node

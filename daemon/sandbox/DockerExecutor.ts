@@ -56,6 +56,8 @@ import {
   type StopReason,
   WORKSPACE_PATH,
 } from './Executor';
+import { isAlive } from '../platform/processes';
+import { type CgroupStats, statsV1, statsV2 } from './cgroup';
 import { OutputCapture } from './outputCapture';
 import { SandboxDir, sandboxEnv } from './sandboxDir';
 
@@ -331,7 +333,7 @@ export class DockerExecutor implements Executor {
       for (const info of await this.docker.listContainers({ all: true, filters: { label: [CONTAINER_LABEL] } })) {
         const owner = info.Labels?.[CONTAINER_LABEL] ?? '';
         const pid = Number(owner.slice(prefix.length));
-        if (!owner.startsWith(prefix) || !Number.isInteger(pid) || pid <= 0 || processExists(pid)) continue;
+        if (!owner.startsWith(prefix) || !Number.isInteger(pid) || pid <= 0 || isAlive(pid)) continue;
         await this.docker
           .getContainer(info.Id)
           .remove({ force: true })
@@ -579,12 +581,6 @@ class ContainerEvents {
 // ---------------------------------------------------------------------------------------------
 // The container's cgroup, read from the host
 
-interface CgroupStats {
-  pidsLimitHits: number;
-  oomKills: number;
-  peakMemoryBytes: number | undefined;
-}
-
 interface ContainerCgroup {
   stats(): CgroupStats;
 }
@@ -606,13 +602,7 @@ function locateCgroup(id: string, pid?: number): ContainerCgroup | undefined {
     const fromProc = memberships.find((entry) => entry.controllers.length === 0)?.path;
     const dir = [...(fromProc ? [fromProc] : []), ...relative].map((rel) => path.join(CGROUP_ROOT, rel)).find(isDirectory);
     if (!dir) return undefined;
-    return {
-      stats: () => ({
-        pidsLimitHits: keyed(path.join(dir, 'pids.events'), 'max'),
-        oomKills: keyed(path.join(dir, 'memory.events'), 'oom_kill'),
-        peakMemoryBytes: single(path.join(dir, 'memory.peak')),
-      }),
-    };
+    return { stats: () => statsV2(dir) };
   }
   const find = (controller: string): string | undefined => {
     const fromProc = memberships.find((entry) => entry.controllers.includes(controller))?.path;
@@ -621,13 +611,7 @@ function locateCgroup(id: string, pid?: number): ContainerCgroup | undefined {
   const pids = find('pids');
   const memory = find('memory');
   if (!pids && !memory) return undefined;
-  return {
-    stats: () => ({
-      pidsLimitHits: pids ? keyed(path.join(pids, 'pids.events'), 'max') : 0,
-      oomKills: memory ? keyed(path.join(memory, 'memory.oom_control'), 'oom_kill') : 0,
-      peakMemoryBytes: memory ? single(path.join(memory, 'memory.max_usage_in_bytes')) : undefined,
-    }),
-  };
+  return { stats: () => statsV1(memory, pids) };
 }
 
 function readMemberships(pid: number): Array<{ controllers: string[]; path: string }> {
@@ -651,29 +635,7 @@ function isDirectory(dir: string): boolean {
   }
 }
 
-/** `key value` lines; 0 when the file or key is missing (the cgroup is gone). */
-function keyed(file: string, key: string): number {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch {
-    return 0;
-  }
-  for (const line of text.split('\n')) {
-    const [name, value] = line.trim().split(/\s+/);
-    if (name === key) return Number(value) || 0;
-  }
-  return 0;
-}
 
-function single(file: string): number | undefined {
-  try {
-    const value = Number(fs.readFileSync(file, 'utf8').trim());
-    return Number.isFinite(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -704,14 +666,6 @@ function processRunning(pid: number): boolean {
   }
 }
 
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function engineMessage(error: unknown): string {
   return (error as { json?: { message?: string } })?.json?.message ?? (error as Error)?.message ?? String(error);

@@ -11,11 +11,10 @@ import {
   type ExecutionResult,
   type Executor,
   resolveLimits,
-  type StopReason,
   WORKSPACE_PATH,
 } from './Executor';
-import { OutputCapture } from './outputCapture';
 import { SandboxDir, sandboxEnv } from './sandboxDir';
+import { supervise } from './supervise';
 import { pathMap, translate } from './translatePaths';
 
 export class ProcessExecutor implements Executor {
@@ -44,8 +43,6 @@ export class ProcessExecutor implements Executor {
     );
     const [program, ...args] = request.command.map((arg) => translate(arg, map));
     if (!program) throw new Error('the command is empty');
-    const started = Date.now();
-    let stoppedBy: StopReason | undefined;
     try {
       const child = spawn(program, args, {
         cwd: translate(request.cwd ?? WORKSPACE_PATH, map),
@@ -53,45 +50,22 @@ export class ProcessExecutor implements Executor {
         detached: true,
         stdio: ['pipe', 'pipe', 'pipe'],
       });
-      const killGroup = (reason: StopReason): void => {
-        stoppedBy ??= reason;
-        if (child.pid !== undefined) {
-          try {
-            process.kill(-child.pid, 'SIGKILL');
-          } catch {
-            // already gone
-          }
-        }
-      };
-      const stdout = new OutputCapture(limits.outputBytes, () => killGroup('output')).attach(child.stdout);
-      const stderr = new OutputCapture(limits.outputBytes, () => killGroup('output')).attach(child.stderr);
-      const timer = setTimeout(() => killGroup('timeout'), limits.timeoutMs);
-      const onAbort = (): void => killGroup('cancelled');
-      request.signal?.addEventListener('abort', onAbort, { once: true });
-      if (request.signal?.aborted) onAbort();
-      child.stdin.on('error', () => {});
-      child.stdin.end(request.stdin ?? '');
-      const closed = new Promise<void>((resolve) => child.once('close', () => resolve()));
-      const [exitCode, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((resolve) => {
-        child.once('error', () => resolve([127, null]));
-        child.once('exit', (code, sig) => resolve([code, sig]));
+      const run = await supervise(child, {
+        limits,
+        stdin: request.stdin,
+        signal: request.signal,
+        killAll: () => (child.pid === undefined ? undefined : killGroupAndWait(child.pid)),
       });
-      clearTimeout(timer);
-      request.signal?.removeEventListener('abort', onAbort);
-      // Whatever the command left running in its group dies with the run; then the pipes
-      // it held close and the output is complete.
-      if (child.pid !== undefined) await killGroupAndWait(child.pid);
-      await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, 2_000))]);
       return {
         executor: this.name,
-        exitCode,
-        signal,
-        stdout: stdout.text(),
-        stderr: stderr.text(),
-        stdoutTruncated: stdout.truncated,
-        stderrTruncated: stderr.truncated,
-        wallMs: Date.now() - started,
-        ...(stoppedBy && { stoppedBy }),
+        exitCode: run.exitCode,
+        signal: run.signal,
+        stdout: run.stdout.text(),
+        stderr: run.stderr.text(),
+        stdoutTruncated: run.stdout.truncated,
+        stderrTruncated: run.stderr.truncated,
+        wallMs: run.wallMs,
+        ...(run.stoppedBy && { stoppedBy: run.stoppedBy }),
       };
     } finally {
       dir.dispose();

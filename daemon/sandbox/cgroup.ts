@@ -16,6 +16,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { isAlive } from '../platform/processes';
 
 export interface CgroupLimits {
   memoryBytes: number;
@@ -202,11 +203,7 @@ function createV2(base: string, limits: CgroupLimits): SandboxCgroup {
     throw error;
   }
   return new RunCgroup([dir], [path.join(dir, 'cgroup.procs')], {
-    stats: () => ({
-      oomKills: counter(path.join(dir, 'memory.events'), 'oom_kill'),
-      pidsLimitHits: counter(path.join(dir, 'pids.events'), 'max'),
-      peakMemoryBytes: number(path.join(dir, 'memory.peak')),
-    }),
+    stats: () => statsV2(dir),
     killFile: path.join(dir, 'cgroup.kill'),
   });
 }
@@ -260,11 +257,7 @@ function createV1(memoryBase: string, pidsBase: string, limits: CgroupLimits): S
     throw error;
   }
   return new RunCgroup([memory, pids], [path.join(memory, 'tasks'), path.join(pids, 'tasks')], {
-    stats: () => ({
-      oomKills: counter(path.join(memory, 'memory.oom_control'), 'oom_kill'),
-      pidsLimitHits: counter(path.join(pids, 'pids.events'), 'max'),
-      peakMemoryBytes: number(path.join(memory, 'memory.max_usage_in_bytes')),
-    }),
+    stats: () => statsV1(memory, pids),
     killFile: undefined,
   });
 }
@@ -368,7 +361,7 @@ function sweepStale(bases: string[]): void {
     }
     for (const entry of entries) {
       const match = new RegExp(`^${PREFIX}(\\d+)-`).exec(entry);
-      if (!match || Number(match[1]) === process.pid || alive(Number(match[1]))) continue;
+      if (!match || Number(match[1]) === process.pid || isAlive(Number(match[1]))) continue;
       const dir = path.join(base, entry);
       try {
         if (fs.readFileSync(path.join(dir, 'cgroup.procs'), 'utf8').trim() === '') fs.rmdirSync(dir);
@@ -377,14 +370,6 @@ function sweepStale(bases: string[]): void {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 function removeDir(dir: string): NodeJS.ErrnoException | undefined {
   try {
@@ -406,10 +391,16 @@ function words(file: string): string[] {
   return fs.readFileSync(file, 'utf8').trim().split(/\s+/).filter(Boolean);
 }
 
-/** The value of `key` in a flat keyed file (`key value` per line); 0 if absent. */
+/** The value of `key` in a flat keyed file (`key value` per line); 0 if absent or gone. */
 function counter(file: string, key: string): number {
-  for (const line of fs.readFileSync(file, 'utf8').split('\n')) {
-    const [name, value] = line.split(' ');
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch {
+    return 0;
+  }
+  for (const line of text.split('\n')) {
+    const [name, value] = line.trim().split(/\s+/);
     if (name === key && value !== undefined) return Number(value) || 0;
   }
   return 0;
@@ -422,6 +413,24 @@ function number(file: string): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** Counters of a cgroup v2 directory (ours, or a container's). */
+export function statsV2(dir: string): CgroupStats {
+  return {
+    oomKills: counter(path.join(dir, 'memory.events'), 'oom_kill'),
+    pidsLimitHits: counter(path.join(dir, 'pids.events'), 'max'),
+    peakMemoryBytes: number(path.join(dir, 'memory.peak')),
+  };
+}
+
+/** Counters of cgroup v1 memory and pids directories (either may be unknown). */
+export function statsV1(memory: string | undefined, pids: string | undefined): CgroupStats {
+  return {
+    oomKills: memory ? counter(path.join(memory, 'memory.oom_control'), 'oom_kill') : 0,
+    pidsLimitHits: pids ? counter(path.join(pids, 'pids.events'), 'max') : 0,
+    peakMemoryBytes: memory ? number(path.join(memory, 'memory.max_usage_in_bytes')) : undefined,
+  };
 }
 
 function sleep(ms: number): Promise<void> {

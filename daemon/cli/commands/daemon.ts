@@ -6,7 +6,8 @@ import type { Command } from 'commander';
 import { Shutdown, Status } from '../../../shared/protocol';
 import { startDaemon } from '../../Daemon';
 import { DaemonUnavailableError } from '../../rpc/client';
-import { ensureStateDir, isAlive, LOG_FILE, readLiveRecord } from '../../rpc/discovery';
+import { isAlive } from '../../platform/processes';
+import { ensureStateDir, LOG_FILE, readLiveRecord } from '../../rpc/discovery';
 import { CliContext, CliError, ExitCode } from '../context';
 import { describeStatus } from './queue';
 
