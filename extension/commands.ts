@@ -6,11 +6,12 @@ export function registerCommands(daemon: DaemonConnection): vscode.Disposable[] 
     vscode.commands.registerCommand('peagen.showStatus', async () => {
       try {
         const status = await daemon.status();
-        const { queue, workers } = status;
+        const { queue, workers, sandbox } = status;
         daemon.output.info(`status: ${JSON.stringify(status)}`);
         const choice = await vscode.window.showInformationMessage(
           `Peagen daemon ${status.daemonVersion} (pid ${status.pid}) — queue ${queue.backend}: ${queue.pending} pending, ` +
-            `${queue.inFlight} running, ${queue.dead} dead; ${workers.count} ${workers.mode} workers [${workers.caps.join(', ')}]`,
+            `${queue.inFlight} running, ${queue.dead} dead; ${workers.count} ${workers.mode} workers [${workers.caps.join(', ')}]; ` +
+            `sandbox: ${sandbox.executor}${sandbox.isolates ? '' : ' (not isolated)'}`,
           'Show Log',
         );
         if (choice === 'Show Log') daemon.output.show();
