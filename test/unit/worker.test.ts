@@ -13,6 +13,17 @@ function pool(queue: MemoryQueue, caps: string[], extra: Partial<ConstructorPara
   return new WorkerPool({ queue, registry: createRegistry([TEST_PLUGIN]), caps, concurrency: 1, mode: 'in-process', claimBlockMs: 100, ...extra });
 }
 
+/** A worker busy with a minute-long sleep task. */
+async function busyWorker(): Promise<{ queue: MemoryQueue; worker: WorkerPool; task: Task }> {
+  const queue = new MemoryQueue();
+  const worker = pool(queue, ['cpu']).start();
+  const task = newTask({ kind: 'sleep', payload: { ms: 60_000 } });
+  const started = once(worker, 'taskStart');
+  await queue.enqueue(task);
+  await started;
+  return { queue, worker, task };
+}
+
 function nextEnd(worker: WorkerPool): Promise<[Task, TaskEnd, Result | undefined]> {
   return once(worker, 'taskEnd') as Promise<[Task, TaskEnd, Result | undefined]>;
 }
@@ -105,12 +116,7 @@ describe('WorkerPool (in-process)', () => {
   });
 
   it('cancels a running task', async () => {
-    const queue = new MemoryQueue();
-    const worker = pool(queue, ['cpu']).start();
-    const task = newTask({ kind: 'sleep', payload: { ms: 60_000 } });
-    const started = once(worker, 'taskStart');
-    await queue.enqueue(task);
-    await started;
+    const { queue, worker, task } = await busyWorker();
     assert.equal(worker.cancel(task.id), true);
     const [, end, result] = await nextEnd(worker);
     assert.equal(end, 'done');
@@ -121,12 +127,7 @@ describe('WorkerPool (in-process)', () => {
   });
 
   it('on stop without drain hands a running task back to the queue untouched', async () => {
-    const queue = new MemoryQueue();
-    const worker = pool(queue, ['cpu']).start();
-    const task = newTask({ kind: 'sleep', payload: { ms: 60_000 } });
-    const started = once(worker, 'taskStart');
-    await queue.enqueue(task);
-    await started;
+    const { queue, worker } = await busyWorker();
     const ended = nextEnd(worker);
     await worker.stop({ drain: false });
     assert.equal((await ended)[1], 'released');
