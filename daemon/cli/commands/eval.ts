@@ -86,8 +86,9 @@ export function registerEvalCommand(program: Command): void {
           throw new CliError((error as Error).message, ExitCode.Failed);
         }
         try {
-          sandbox = (await engine.status()).sandbox.reason;
-          ctx.info(`evaluating ${example.config.name} with ${sandbox}`);
+          const status = (await engine.status()).sandbox;
+          sandbox = status.reason;
+          ctx.info(`evaluating ${example.config.name} in a ${status.executor} sandbox ...`);
           const task = await engine.submit(spec);
           result = await engine.result(task.id, 3_600_000);
         } finally {
