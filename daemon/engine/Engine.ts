@@ -12,6 +12,7 @@ import { canAccept, type TaskQueue } from '../fabric/queue/TaskQueue';
 import type { HandlerRegistry } from '../fabric/worker/HandlerRegistry';
 import { WorkerPool } from '../fabric/worker/WorkerPool';
 import { createRegistry } from '../handlers';
+import { executorCapabilities } from '../sandbox/Executor';
 import { type ExecutorSelection, selectExecutor } from '../sandbox/selectExecutor';
 
 export interface EngineStatus {
@@ -54,7 +55,7 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
   ) {
     super();
     this.executor = options.executor;
-    const detected = options.executor?.executor.name === 'docker' ? ['docker'] : [];
+    const detected = options.executor ? executorCapabilities(options.executor.executor) : [];
     this.caps = [...new Set([...config.worker.caps, ...detected])];
     this.queue = createQueue(config.queue.url, config.queue);
     this.registry = createRegistry(config.worker.plugins, options.executor?.executor);

@@ -8,12 +8,12 @@ import { type EvaluatePayload, EvaluatePayloadSchema } from '../../shared/payloa
 import { HandlerError, type TaskHandler } from '../fabric/worker/TaskHandler';
 import { evaluateProgram } from '../evaluation/evaluateProgram';
 import { type Example, loadExample } from '../evaluation/example';
-import type { Executor } from '../sandbox/Executor';
+import { type Executor, executorCapabilities } from '../sandbox/Executor';
 
 export function createEvaluateHandler(executor: Executor): TaskHandler<EvaluatePayload> {
   return {
     kind: 'evaluate',
-    provides: executor.name === 'docker' ? ['cpu', 'docker'] : ['cpu'],
+    provides: ['cpu', ...executorCapabilities(executor)],
     payloadSchema: EvaluatePayloadSchema,
     async handle(task, context) {
       let example: Example;

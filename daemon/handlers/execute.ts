@@ -5,12 +5,12 @@
  */
 import { type ExecutePayload, ExecutePayloadSchema } from '../../shared/payloads';
 import { HandlerError, type TaskHandler } from '../fabric/worker/TaskHandler';
-import type { Executor } from '../sandbox/Executor';
+import { type Executor, executorCapabilities } from '../sandbox/Executor';
 
 export function createExecuteHandler(executor: Executor): TaskHandler<ExecutePayload> {
   return {
     kind: 'execute',
-    provides: executor.name === 'docker' ? ['cpu', 'docker'] : ['cpu'],
+    provides: ['cpu', ...executorCapabilities(executor)],
     payloadSchema: ExecutePayloadSchema,
     async handle(task, context) {
       const { payload } = task;

@@ -98,6 +98,14 @@ export interface Executor {
 /** Per-run overrides; an undefined value keeps the default. */
 export type LimitOverrides = { [K in keyof ExecutionLimits]?: ExecutionLimits[K] | undefined };
 
+/**
+ * Capabilities a working executor proves the host has, beyond `cpu`: the handlers that run
+ * on it provide them, and the engine adds them to its worker's caps.
+ */
+export function executorCapabilities(executor: Executor): string[] {
+  return executor.name === 'docker' ? ['docker'] : [];
+}
+
 export function resolveLimits(limits: LimitOverrides | undefined): ExecutionLimits {
   const given = Object.fromEntries(Object.entries(limits ?? {}).filter(([, value]) => value !== undefined));
   return { ...DEFAULT_LIMITS, ...given };

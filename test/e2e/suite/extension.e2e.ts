@@ -123,6 +123,30 @@ describe('Peagen in VS Code', function () {
     assert.doesNotMatch(theApi().statusBarText(), /error|stopped/i);
   });
 
+  it('when the daemon dies, says so in the status bar and restarts it by itself', async function () {
+    await runningState(30_000);
+    const before = (await theApi().status()).pid;
+    const seen = new Set<string>();
+    const watcher = setInterval(() => seen.add(theApi().statusBarText()), 5);
+    try {
+      process.kill(before, 'SIGKILL');
+      const after = await waitFor('the extension to restart the killed daemon', 30_000, async () => {
+        const peagen = theApi();
+        if (peagen.state !== 'running' && peagen.state !== 'busy') return undefined;
+        const pid = (await peagen.status()).pid;
+        return pid !== before ? pid : undefined;
+      });
+      assert.notEqual(after, before);
+    } finally {
+      clearInterval(watcher);
+    }
+    assert.ok(
+      [...seen].some((text) => /error/i.test(text)),
+      `the status bar never showed the failure; it showed: ${[...seen].join(' | ')}`,
+    );
+    assert.doesNotMatch(theApi().statusBarText(), /error|stopped/i);
+  });
+
   it('runs a task submitted through the daemon and returns its result', async function () {
     await runningState(30_000);
     const result = await theApi().submitAndWait({ kind: 'echo', payload: { message: 'hi' } }, 10_000);
