@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import type { Evaluation } from '../../shared/evaluation';
 import { type Executor, type LimitOverrides, WORKSPACE_PATH } from '../sandbox/Executor';
 import type { Example } from './example';
+import { harnessLibraryAccess } from './harnessLibrary';
 import { interpretRun } from './interpretRun';
 
 export const HARNESS_PATH = '/harness';
@@ -41,11 +42,13 @@ export function evaluatorCommand(example: Example, options: Pick<EvaluateOptions
 export async function evaluateProgram(executor: Executor, example: Example, program: string, options: EvaluateOptions = {}): Promise<Evaluation> {
   const limits: LimitOverrides = { ...example.config.limits };
   if (options.timeoutMs !== undefined) limits.timeoutMs = Math.min(limits.timeoutMs ?? options.timeoutMs, options.timeoutMs);
+  const library = harnessLibraryAccess();
   const run = await executor.run({
     command: evaluatorCommand(example, options),
     workspace: emptyDir(),
     files: { [example.config.program]: program },
-    mounts: [{ hostPath: example.dir, sandboxPath: HARNESS_PATH }],
+    mounts: [{ hostPath: example.dir, sandboxPath: HARNESS_PATH }, library.mount],
+    env: library.env,
     cwd: HARNESS_PATH,
     limits,
     ...(options.signal && { signal: options.signal }),
