@@ -1,8 +1,10 @@
 /**
- * The extension's link to the daemon: a vscode-languageclient client that either spawns
- * the bundled daemon over IPC (the default) or connects to the daemon socket named in
- * `peagen.daemon.address`. It tracks the daemon's state and restarts it, a bounded number
- * of times, when it dies.
+ * The extension's link to the daemon: a vscode-languageclient client that connects to the
+ * daemon socket named in `peagen.daemon.address`, else to the daemon already running for this
+ * user (the one `peagen daemon start` or another window started, so the CLI and every window
+ * share one queue), else spawns the bundled daemon over IPC, which opens the shared socket
+ * for the others. Its state comes from the daemon's `peagen/serverStatus` messages; when the
+ * daemon dies it is restarted (or reconnected), a bounded number of times.
  */
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -19,7 +21,10 @@ import {
   State,
   TransportKind,
 } from 'vscode-languageclient/node';
-import { GetResult, Handshake, PROTOCOL_VERSION, Status, SubmitTask, TaskUpdate } from '../shared/protocol';
+import { stateDir } from '../daemon/config';
+import { readLiveRecord, readToken, TOKEN_FILE } from '../daemon/rpc/discovery';
+import { connectOptions, parseAddress } from '../shared/address';
+import { GetResult, Handshake, PROTOCOL_VERSION, ServerStatus, Status, SubmitTask } from '../shared/protocol';
 import type { Result, TaskSpec } from '../shared/task';
 import type { DaemonState } from './api';
 
@@ -31,7 +36,9 @@ export class DaemonConnection implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private stateValue: DaemonState = 'stopped';
   private detail = '';
-  private readonly running = new Set<string>();
+  private serverStatus: ServerStatus.Params | undefined;
+  /** Where the current client goes: a socket address, or undefined for the spawned daemon. */
+  private target: { address: string; token: string | undefined } | undefined;
   private restarts: number[] = [];
   private readonly stateEmitter = new vscode.EventEmitter<DaemonState>();
   readonly onDidChangeState = this.stateEmitter.event;
@@ -51,14 +58,24 @@ export class DaemonConnection implements vscode.Disposable {
   }
 
   get runningTasks(): number {
-    return this.running.size;
+    return this.serverStatus?.running ?? 0;
+  }
+
+  /** The daemon's own account of its health (warning: e.g. no isolating sandbox). */
+  get health(): ServerStatus.Params['health'] | undefined {
+    return this.serverStatus?.health;
+  }
+
+  /** Where the window's daemon is: the socket address, or "private (spawned by this window)". */
+  get where(): string {
+    return this.target?.address ?? 'spawned by this window';
   }
 
   async start(): Promise<void> {
     if (this.client) return;
     this.setState('starting', '');
-    const address = vscode.workspace.getConfiguration('peagen').get<string>('daemon.address', '').trim();
-    const client = new LanguageClient('peagen', 'Peagen Daemon', address ? this.socketServer(address) : this.bundledServer(), {
+    this.target = this.findDaemon();
+    const client = new LanguageClient('peagen', 'Peagen Daemon', this.target ? this.socketServer(this.target.address) : this.bundledServer(), {
       documentSelector: [],
       outputChannel: this.output,
       errorHandler: {
@@ -68,13 +85,13 @@ export class DaemonConnection implements vscode.Disposable {
     });
     this.client = client;
     client.onDidChangeState((event) => {
+      if (this.client !== client) return; // a client being replaced
       if (event.newState === State.Running) void this.handshake(client);
       else if (event.newState === State.Stopped && this.stateValue !== 'error') this.setState('stopped', 'the daemon is not running');
     });
-    client.onNotification(TaskUpdate.type, (update) => {
-      if (update.state === 'running') this.running.add(update.taskId);
-      else this.running.delete(update.taskId);
-      if (this.stateValue === 'running' || this.stateValue === 'busy') this.setState(this.running.size > 0 ? 'busy' : 'running', this.detail);
+    client.onNotification(ServerStatus.type, (status) => {
+      this.serverStatus = status;
+      if (this.stateValue === 'running' || this.stateValue === 'busy') this.setState(status.quiescent ? 'running' : 'busy', status.message);
     });
     try {
       await client.start();
@@ -88,7 +105,7 @@ export class DaemonConnection implements vscode.Disposable {
   async stop(): Promise<void> {
     const client = this.client;
     this.client = undefined;
-    this.running.clear();
+    this.serverStatus = undefined;
     if (client) await client.stop(5_000).catch(() => {});
     this.setState('stopped', 'stopped by request');
   }
@@ -127,13 +144,41 @@ export class DaemonConnection implements vscode.Disposable {
     return { module, transport: TransportKind.ipc, options: { cwd } };
   }
 
+  /**
+   * The socket to use: the configured address (with its token file), else the daemon running
+   * for this user, if any; undefined: spawn the bundled one.
+   */
+  private findDaemon(): { address: string; token: string | undefined } | undefined {
+    const settings = vscode.workspace.getConfiguration('peagen');
+    const home = stateDir();
+    const configured = this.configuredAddress();
+    if (configured) {
+      const file = settings.get<string>('daemon.tokenFile', '').trim() || path.join(home, TOKEN_FILE);
+      let token: string | undefined;
+      try {
+        token = fs.readFileSync(file, 'utf8').trim();
+      } catch {
+        this.output.warn(`no daemon token at ${file}; set peagen.daemon.tokenFile`);
+      }
+      return { address: configured, token };
+    }
+    const running = readLiveRecord(home);
+    if (!running) return undefined;
+    this.output.info(`using the daemon already running for this user (pid ${running.pid}, ${running.address})`);
+    return { address: running.address, token: readToken(home) };
+  }
+
   private socketServer(address: string): ServerOptions {
     return () =>
       new Promise((resolve, reject) => {
-        const target = address.startsWith('unix:')
-          ? { path: address.slice('unix:'.length) }
-          : { host: address.replace(/^tcp:/, '').replace(/:\d+$/, ''), port: Number(address.split(':').pop()) };
-        const socket = net.connect(target, () => resolve({ reader: socket, writer: socket }));
+        let options: net.NetConnectOpts;
+        try {
+          options = connectOptions(parseAddress(address));
+        } catch (error) {
+          reject(new Error(`peagen.daemon.address: ${(error as Error).message}`));
+          return;
+        }
+        const socket = net.connect(options, () => resolve({ reader: socket, writer: socket }));
         socket.once('error', (error) => reject(new Error(`cannot reach the daemon at ${address}: ${error.message}`)));
       });
   }
@@ -143,34 +188,20 @@ export class DaemonConnection implements vscode.Disposable {
       const reply = await client.sendRequest(Handshake.type, {
         protocolVersion: PROTOCOL_VERSION,
         client: `vscode ${vscode.version}`,
-        ...this.tokenParam(),
+        ...(this.target?.token !== undefined && { token: this.target.token }),
       });
-      this.running.clear();
-      this.setState('running', `daemon ${reply.daemonVersion}, pid ${reply.pid}`);
+      const status = this.serverStatus;
+      this.setState(status && !status.quiescent ? 'busy' : 'running', status?.message ?? `daemon ${reply.daemonVersion}, pid ${reply.pid}`);
     } catch (error) {
       this.setState('error', (error as Error).message);
       this.output.error(`handshake failed: ${(error as Error).message}`);
     }
   }
 
-  /** The socket needs the daemon's token; a spawned daemon's pipe does not. */
-  private tokenParam(): { token?: string } {
-    const settings = vscode.workspace.getConfiguration('peagen');
-    if (!settings.get<string>('daemon.address', '').trim()) return {};
-    const home = process.env.PEAGEN_HOME ?? path.join(os.homedir(), '.peagen');
-    const file = settings.get<string>('daemon.tokenFile', '').trim() || path.join(home, 'daemon.token');
-    try {
-      return { token: fs.readFileSync(file, 'utf8').trim() };
-    } catch {
-      this.output.warn(`no daemon token at ${file}; set peagen.daemon.tokenFile`);
-      return {};
-    }
-  }
-
   private onClosed(): CloseHandlerResult {
     const now = Date.now();
     this.restarts = this.restarts.filter((at) => now - at < RESTART_WINDOW_MS);
-    this.running.clear();
+    this.serverStatus = undefined;
     if (this.restarts.length >= MAX_RESTARTS) {
       this.setState('error', `the daemon stopped ${MAX_RESTARTS + 1} times in 3 minutes; not restarting it again`);
       void vscode.window
@@ -183,7 +214,21 @@ export class DaemonConnection implements vscode.Disposable {
     }
     this.restarts.push(now);
     this.setState('error', `the daemon stopped unexpectedly; restarting it (${this.restarts.length}/${MAX_RESTARTS})`);
-    return { action: CloseAction.Restart, handled: true };
+    if (!this.target || this.target.address === this.configuredAddress()) return { action: CloseAction.Restart, handled: true };
+    // A shared daemon went away: look again (another may have taken over, or spawn our own).
+    void this.reconnect();
+    return { action: CloseAction.DoNotRestart, handled: true };
+  }
+
+  private async reconnect(): Promise<void> {
+    const client = this.client;
+    this.client = undefined;
+    await client?.dispose().catch(() => {});
+    await this.start().catch((error: Error) => this.output.error(error.message));
+  }
+
+  private configuredAddress(): string {
+    return vscode.workspace.getConfiguration('peagen').get<string>('daemon.address', '').trim();
   }
 
   private setState(state: DaemonState, detail: string): void {

@@ -40,12 +40,16 @@ export class DaemonStatusBar implements vscode.Disposable {
     const state = this.daemon.state;
     const look = LOOK[state];
     const tasks = state === 'busy' ? ` (${this.daemon.runningTasks})` : '';
-    this.item.text = `${look.icon} Peagen: ${look.word}${tasks}`;
-    this.item.backgroundColor = look.background ? new vscode.ThemeColor(look.background) : undefined;
+    // The daemon works but wants attention (e.g. candidates run without isolation).
+    const warned = (state === 'running' || state === 'busy') && this.daemon.health === 'warning';
+    this.item.text = `${warned && state === 'running' ? '$(warning)' : look.icon} Peagen: ${look.word}${tasks}`;
+    const background = warned ? 'statusBarItem.warningBackground' : look.background;
+    this.item.backgroundColor = background ? new vscode.ThemeColor(background) : undefined;
     const tooltip = new vscode.MarkdownString('', true);
     tooltip.isTrusted = { enabledCommands: ['peagen.showStatus', 'peagen.restartDaemon', 'peagen.showLog'] };
     tooltip.appendMarkdown(`**Peagen daemon: ${look.word}**\n\n`);
     if (this.daemon.stateDetail) tooltip.appendText(`${this.daemon.stateDetail}\n\n`);
+    if (state !== 'stopped') tooltip.appendText(`daemon: ${this.daemon.where}\n\n`);
     tooltip.appendMarkdown(
       '[$(info) Status](command:peagen.showStatus) · [$(debug-restart) Restart](command:peagen.restartDaemon) · [$(output) Log](command:peagen.showLog)',
     );

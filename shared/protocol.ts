@@ -144,8 +144,29 @@ export namespace TaskUpdate {
     kind: string;
     state: TaskState;
     attempts: number;
-    result?: z.infer<typeof ResultSchema>;
+    /** Why, for `retrying`, `dead` and `cancelled`. State only: clients fetch the result itself. */
     reason?: string;
+  }
+  export const type = new NotificationType<Params>(method);
+}
+
+/**
+ * The daemon's health in one message, pushed whenever it changes (rust-analyzer's
+ * `experimental/serverStatus`): clients show it as it is instead of deriving it from task
+ * updates, so every client agrees and none has to count.
+ */
+export namespace ServerStatus {
+  export const method = 'peagen/serverStatus';
+  export interface Params {
+    /** `warning`: works, but something needs the user's attention (e.g. no real sandbox). */
+    health: 'ok' | 'warning' | 'error';
+    /** Nothing running, nothing waiting. */
+    quiescent: boolean;
+    /** Tasks running on this daemon's workers. */
+    running: number;
+    queue: QueueStats;
+    /** One line for a tooltip: what is going on, and what needs attention. */
+    message: string;
   }
   export const type = new NotificationType<Params>(method);
 }

@@ -103,7 +103,7 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
   async cancel(taskId: string): Promise<boolean> {
     if (await this.queue.cancel(taskId)) {
       const result = await this.queue.getResult(taskId);
-      this.emit('update', { taskId, kind: 'unknown', state: 'cancelled', attempts: result?.attempts ?? 0, ...(result && { result }) });
+      this.emit('update', { taskId, kind: 'unknown', state: 'cancelled', attempts: result?.attempts ?? 0 });
       return true;
     }
     return this.pool?.cancel(taskId) ?? false;
@@ -132,7 +132,6 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
       kind: task.kind,
       state,
       attempts: result?.attempts ?? task.attempts,
-      ...(result && { result }),
     });
   }
 }

@@ -18,12 +18,14 @@ import {
   Handshake,
   PeagenErrorCodes,
   PROTOCOL_VERSION,
+  ServerStatus,
   Shutdown,
   Status,
   SubmitTask,
   TaskUpdate,
 } from '../../shared/protocol';
 import type { Engine } from '../engine/Engine';
+import { ServerStatusReporter } from './serverStatus';
 
 export interface DaemonInfo {
   version: string;
@@ -42,14 +44,20 @@ export interface ServeOptions {
 
 export function serveConnection(connection: ProtocolConnection, engine: Engine, daemon: DaemonInfo, options: ServeOptions): void {
   let authorized = options.token === undefined;
-  let subscribed = false;
+  let unsubscribe: (() => void) | undefined;
   const forwardUpdate = (update: TaskUpdate.Params): void => {
     void connection.sendNotification(TaskUpdate.type, update).catch(() => {});
   };
   const subscribe = (): void => {
-    if (subscribed) return;
-    subscribed = true;
+    if (unsubscribe) return;
     engine.on('update', forwardUpdate);
+    const stopStatus = ServerStatusReporter.of(engine).subscribe((status) => {
+      void connection.sendNotification(ServerStatus.type, status).catch(() => {});
+    });
+    unsubscribe = () => {
+      engine.off('update', forwardUpdate);
+      stopStatus();
+    };
   };
   if (authorized) subscribe();
 
@@ -145,7 +153,7 @@ export function serveConnection(connection: ProtocolConnection, engine: Engine, 
   });
 
   connection.onClose(() => {
-    engine.off('update', forwardUpdate);
+    unsubscribe?.();
     options.onExit();
   });
 }
