@@ -40,6 +40,8 @@ export class DaemonConnection implements vscode.Disposable {
   /** Where the current client goes: a socket address, or undefined for the spawned daemon. */
   private target: { address: string; token: string | undefined } | undefined;
   private restarts: number[] = [];
+  private spawnedPid: number | undefined;
+  private retiredPid: number | undefined;
   private readonly stateEmitter = new vscode.EventEmitter<DaemonState>();
   readonly onDidChangeState = this.stateEmitter.event;
 
@@ -105,6 +107,8 @@ export class DaemonConnection implements vscode.Disposable {
   async stop(): Promise<void> {
     const client = this.client;
     this.client = undefined;
+    // Our own daemon may take a moment to exit after this; never mistake it for a shared one.
+    this.retiredPid = this.spawnedPid;
     this.serverStatus = undefined;
     if (client) await client.stop(5_000).catch(() => {});
     this.setState('stopped', 'stopped by request');
@@ -163,7 +167,7 @@ export class DaemonConnection implements vscode.Disposable {
       return { address: configured, token };
     }
     const running = readLiveRecord(home);
-    if (!running) return undefined;
+    if (!running || running.pid === this.retiredPid) return undefined;
     this.output.info(`using the daemon already running for this user (pid ${running.pid}, ${running.address})`);
     return { address: running.address, token: readToken(home) };
   }
@@ -190,6 +194,7 @@ export class DaemonConnection implements vscode.Disposable {
         client: `vscode ${vscode.version}`,
         ...(this.target?.token !== undefined && { token: this.target.token }),
       });
+      this.spawnedPid = this.target ? undefined : reply.pid;
       const status = this.serverStatus;
       this.setState(status && !status.quiescent ? 'busy' : 'running', status?.message ?? `daemon ${reply.daemonVersion}, pid ${reply.pid}`);
     } catch (error) {

@@ -27,6 +27,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<Peagen
       return connection.state;
     },
     status: () => connection.status(),
+    get daemonAddress() {
+      return connection.where;
+    },
+    stopDaemon: () => connection.stop(),
     statusBarText: () => statusBar.text,
     submitAndWait: (spec, waitMs) => connection.submitAndWait(spec, waitMs),
   };

@@ -12,7 +12,9 @@ async function watch(address: string, token: string | undefined): Promise<{ conn
   await new Promise((resolve, reject) => socket.once('connect', resolve).once('error', reject));
   const connection = createProtocolConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
   const statuses: ServerStatus.Params[] = [];
-  connection.onNotification(ServerStatus.type, (status) => statuses.push(status));
+  connection.onNotification(ServerStatus.type, (status: ServerStatus.Params) => {
+    statuses.push(status);
+  });
   connection.listen();
   if (token !== undefined) await connection.sendRequest(Handshake.type, { protocolVersion: PROTOCOL_VERSION, client: 'test', token });
   return { connection, statuses };

@@ -4,11 +4,28 @@
  * real daemon process through the API the extension exports.
  */
 import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { DaemonState, PeagenApi } from '../../../extension/api';
 
 const EXTENSION_ID = 'peagen.peagen';
+
+/** Runs the `peagen` CLI shipped inside the installed extension, with --json. */
+function peagenCli(args: string[]): Promise<Record<string, unknown>> {
+  const ext = vscode.extensions.getExtension(EXTENSION_ID);
+  assert.ok(ext, 'the extension is not installed');
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, [path.join(ext.extensionPath, 'dist', 'cli.js'), '--json', ...args], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } }, (error, stdout, stderr) => {
+      try {
+        resolve(JSON.parse(stdout) as Record<string, unknown>);
+      } catch {
+        reject(new Error(`peagen ${args.join(' ')} printed no JSON (${error?.message ?? 'exit 0'}): ${stdout}${stderr}`));
+      }
+    });
+  });
+}
 
 async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -145,6 +162,32 @@ describe('Peagen in VS Code', function () {
       `the status bar never showed the failure; it showed: ${[...seen].join(' | ')}`,
     );
     assert.doesNotMatch(theApi().statusBarText(), /error|stopped/i);
+  });
+
+  it('starts a daemon that the peagen CLI can reach too', async function () {
+    await runningState(30_000);
+    const status = await peagenCli(['daemon', 'status']);
+    assert.equal(status.pid, (await theApi().status()).pid, `CLI saw: ${JSON.stringify(status)}`);
+  });
+
+  it('uses the daemon already running for this user instead of starting its own', async function () {
+    this.timeout(60_000);
+    await runningState(30_000);
+    await theApi().stopDaemon();
+    const started = await peagenCli(['daemon', 'start']);
+    try {
+      assert.equal(started.started, true, `daemon start: ${JSON.stringify(started)}`);
+      await vscode.commands.executeCommand('peagen.restartDaemon');
+      await runningState(30_000);
+      assert.equal((await theApi().status()).pid, started.pid);
+      assert.equal(theApi().daemonAddress, started.address);
+    } finally {
+      await theApi().stopDaemon();
+      await peagenCli(['daemon', 'stop']);
+      await vscode.commands.executeCommand('peagen.restartDaemon');
+    }
+    await runningState(30_000);
+    assert.equal(theApi().daemonAddress, 'spawned by this window');
   });
 
   it('runs a task submitted through the daemon and returns its result', async function () {
