@@ -173,13 +173,15 @@ def evaluate(args: argparse.Namespace) -> int:
             source = fh.read()
     except (OSError, UnicodeDecodeError) as exc:
         return finish(False, 0, "cannot read the candidate: %s" % exc)
-    problems = POLICY.check_source(source)
+    problems = [] if args.no_static_check else POLICY.check_source(source)
     if problems:
         return finish(False, 0, "rejected by the static check: " + "; ".join(problems[:5]))
 
     cases = correctness_inputs(args.seed, quick)
     spec = TIMING_SPEC_QUICK if quick else TIMING_SPEC
-    trng = random.Random(args.seed * 7_919 + 3)
+    # Timing inputs come from the OS's randomness, not from --seed: no program can know them
+    # in advance (a table of answers for a guessed seed never hits). Each is checked anyway.
+    trng = random.Random(int.from_bytes(os.urandom(16), "big"))
     warmup = [(gen(trng, k, n),) for k, n in WARMUP_SPEC]
 
     def round_inputs(_round: int) -> list[tuple[list[int]]]:
@@ -235,6 +237,9 @@ def main() -> int:
                         help="fixed seconds per call (default: 1.5 + 3e-6 * n^2)")
     parser.add_argument("--budget", type=float, default=0.0, help="soft wall-clock budget (s)")
     parser.add_argument("--repeats", type=int, default=0)
+    parser.add_argument("--no-static-check", action="store_true",
+                        help="for testing the sandbox: skip the static check (the sandbox still "
+                             "enforces the same imports and built-ins at run time)")
     return evaluate(parser.parse_args())
 
 

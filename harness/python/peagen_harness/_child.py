@@ -67,7 +67,7 @@ _reading_traceback = [False]  # lets the hook allow the harness's own traceback 
 
 def _exception_text(exc, path=None):
     try:
-        text = "%s: %s" % (_type(exc).__name__, _str(exc))
+        text = _str(exc) if _type(exc) is SandboxViolation else "%s: %s" % (_type(exc).__name__, _str(exc))
     except BaseException:  # noqa: BLE001 - a hostile __str__ must not break the harness
         text = _type(exc).__name__
     line = None

@@ -54,14 +54,14 @@ class Candidate:
 
     def __init__(self, path: str, entry: str, policy: Optional[Policy] = None, *,
                  load_timeout: float = 10.0, name: str = "program",
-                 python: str = sys.executable):
+                 python: str = sys.executable, child_script: str = CHILD):
         self.name = name
         self.policy = policy or Policy()
         self._stderr_tail = bytearray()
         self._buffer = bytearray()
         self._closed = False
         self.proc = subprocess.Popen(
-            [python, "-I", "-S", "-B", CHILD],
+            [python, "-I", "-S", "-B", child_script],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             start_new_session=True, close_fds=True, env={},
         )
@@ -82,8 +82,9 @@ class Candidate:
                                             "loading the program"))
         if "load_error" in first:
             self.kill()
+            text = str(first.get("load_error"))
             raise CandidateFailure("the %s failed to load: %s%s" % (
-                self.name, first.get("load_error"), _violations_text(first)))
+                self.name, text, _violations_text(first, text)))
         if first.get("ready") is not True:
             self.kill()
             raise CandidateFailure("the %s's process answered garbage while loading" % self.name)
@@ -224,8 +225,8 @@ class Candidate:
         self.close()
 
 
-def _violations_text(reply: dict) -> str:
+def _violations_text(reply: dict, already_said: str = "") -> str:
     found = reply.get("violations")
-    if not isinstance(found, list) or not found:
+    if not isinstance(found, list) or not found or any(str(v) in already_said for v in found):
         return ""
     return " (" + "; ".join(str(v)[:300] for v in found[:5]) + ")"
