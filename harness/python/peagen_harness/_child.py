@@ -24,6 +24,7 @@ Protocol, one line each way, first byte = operation:
   parent: b"G"  (collect garbage; untimed)          child: {"ok": true}
   parent: b"C" + json [args]  (call the entry)      child: reply
   parent: b"E" + json [args]  (echo: the same path with the identity instead of the entry)
+  parent: b"N" + json [args]  (echo that returns None: for programs with small results)
   parent: b"X"  (exit)
   reply : {"output": value, "mutated": bool} | {"error": str, "mutated": bool},
           plus "violations": [...] when the sandbox refused something since the last reply.
@@ -221,6 +222,9 @@ def main():
     def echo(*args):
         return args[0] if _len(args) == 1 else list(args)
 
+    def echo_none(*args):
+        return None
+
     collect = gc.collect
     readline = cmd.readline
     while True:
@@ -230,10 +234,10 @@ def main():
             collect()
             send({"ok": True})
             continue
-        if op not in (b"C", b"E"):
+        if op not in (b"C", b"E", b"N"):
             return
         # call and echo run the very same code, so the echo measures everything but the program
-        target = fn if op == b"C" else echo
+        target = fn if op == b"C" else echo if op == b"E" else echo_none
         args = _loads(line[1:])
         pristine = _loads(line[1:])
         reply = {"mutated": False}

@@ -103,14 +103,17 @@ def time_interleaved(candidate: Candidate, reference: Candidate,
                      check: Check, timeout: Callable[[Tuple[Any, ...]], float],
                      warmup: Sequence[Tuple[Any, ...]] = (),
                      budget_s: Optional[float] = None, started: Optional[float] = None,
-                     reference_timeout_factor: float = 3.0) -> Timing:
+                     reference_timeout_factor: float = 3.0,
+                     echo_returns_input: bool = True) -> Timing:
     """Times both programs on the same inputs, interleaved call by call (alternating who goes
     first), after an untimed warm-up, for `repeats` rounds. `round_inputs(r)` gives round r's
     argument tuples: draw fresh data for every round, so caching across calls gains nothing.
     `check(args, reply)` returns None for a correct answer, else the fault: every timed answer
     is checked (a wrong candidate answer raises CandidateFailure, a wrong reference answer
     EvaluatorError). With `budget_s`, rounds stop when the next would not fit (counted from
-    `started`, a time.monotonic() value)."""
+    `started`, a time.monotonic() value). `echo_returns_input`: True when the program's
+    result is about as large as its first argument (sorting, transforming), False when it
+    is small (a number): the echo then returns None, so it is not dearer than a real call."""
     started = time.monotonic() if started is None else started
     timing = Timing()
 
@@ -118,7 +121,7 @@ def time_interleaved(candidate: Candidate, reference: Candidate,
         is_ref = program is reference
         limit = timeout(args) * (reference_timeout_factor if is_ref else 1.0)
         try:
-            echo = program.echo(*args, timeout=limit)
+            echo = program.echo(*args, timeout=limit, returns_input=echo_returns_input)
             reply = program.call(*args, timeout=limit)
         except CandidateFailure as exc:
             if is_ref:
@@ -153,6 +156,10 @@ def time_interleaved(candidate: Candidate, reference: Candidate,
             total.reference_cpu_ns += r_cpu
             total.reference_wall_ns += r_wall
             total.echo_cpu_ns += echo_cpu
+        if total.reference_cpu_ns <= 0:
+            raise EvaluatorError("the reference's calls took no measurable CPU time beyond passing "
+                                 "the data (%.3f ms per round): use larger timing inputs"
+                                 % (total.echo_cpu_ns / 1e6))
         timing.rounds.append(total)
         if budget_s is not None and r + 1 < repeats:
             next_round = (total.candidate_wall_ns + total.reference_wall_ns) / 1e9 + 0.05
