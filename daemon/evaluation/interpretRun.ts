@@ -50,9 +50,14 @@ export function interpretRun(run: ExecutionResult, direction: Direction): Evalua
   const output = EvaluatorOutputSchema.safeParse(json);
   if (!output.success) return failed('invalid_output', `the metrics line is not valid: ${z.prettifyError(output.error)}`);
   const metrics = output.data;
+  // The example's declared direction is what the search optimises; an evaluator that says
+  // otherwise is broken, and trusting either side silently would rank candidates backwards.
+  if (metrics.direction !== direction) {
+    return failed('invalid_output', `the evaluator reported direction "${metrics.direction}" but the example declares "${direction}"`);
+  }
   if (!metrics.correct) {
     const why = metrics.error ?? 'the candidate failed the correctness check';
     return { ...failed('incorrect', why, [metrics.error, stderrTail].filter(Boolean).join('\n')), metrics: metrics.metrics };
   }
-  return { ...base, correct: true, objective: metrics.objective, direction: metrics.direction, metrics: metrics.metrics };
+  return { ...base, correct: true, objective: metrics.objective, metrics: metrics.metrics };
 }

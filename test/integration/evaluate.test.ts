@@ -42,6 +42,8 @@ describe('evaluation protocol (process executor)', function () {
       ['uses_sorted.py', /static check/],
       ['dedup.py', /permutation/],
       ['crashes.py', /ValueError/],
+      ['launder_counter.py', /'collections' is not allowed/],
+      ['clock_patch_main.py', /'typing' is not allowed/],
     ] as const) {
       it(`rejects ${file} as incorrect, saying why`, async () => {
         const evaluation = await evaluateProgram(executor, example, candidate(BAD_SORT, file), quick);
@@ -114,6 +116,14 @@ describe('evaluation protocol (process executor)', function () {
       const evaluation = await check('print(\'{"correct": true, "objective": "fast", "direction": "maximize"}\')\n');
       assert.equal(evaluation.failure?.reason, 'invalid_output');
       assert.match(evaluation.failure?.message ?? '', /objective/);
+    });
+
+    it('a direction other than the example declares is invalid_output, naming both', async () => {
+      const evaluation = await check('print(\'{"correct": true, "objective": 3.5, "direction": "minimize"}\')\n');
+      assert.equal(evaluation.failure?.reason, 'invalid_output');
+      assert.equal(evaluation.objective, null);
+      assert.equal(evaluation.direction, 'maximize');
+      assert.match(evaluation.failure?.message ?? '', /"minimize".*"maximize"/);
     });
 
     it('an evaluator past its deadline is a timeout', async () => {

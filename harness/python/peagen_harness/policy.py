@@ -1,0 +1,122 @@
+"""What a program may use: the import allow-list and the names and attributes an evaluator
+forbids. The same Policy drives the static check (helpful messages before anything runs) and
+the sandbox of the program's process (which enforces it whatever the source looks like)."""
+from __future__ import annotations
+
+import ast
+import importlib
+import types
+from dataclasses import dataclass, field
+from typing import FrozenSet, List, Mapping
+
+# Names no program may use, with the message the static check gives.
+ALWAYS_BANNED = {
+    "eval": "uses eval()", "exec": "uses exec()", "compile": "uses compile()",
+    "__import__": "uses __import__()", "getattr": "uses getattr()",
+    "setattr": "uses setattr()", "delattr": "uses delattr()", "vars": "uses vars()",
+    "globals": "uses globals()", "locals": "uses locals()", "dir": "uses dir()",
+    "open": "uses open()", "breakpoint": "uses breakpoint()", "input": "uses input()",
+    "help": "uses help()", "exit": "uses exit()", "quit": "uses quit()",
+    "memoryview": "uses memoryview()",
+}
+# Attributes that lead to frames, code objects and tracebacks.
+FRAME_PREFIXES = ("gi_", "cr_", "ag_", "f_", "tb_", "co_")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """allowed_imports: exact module names a program may import (`__future__` always may);
+    empty = no imports at all. forbidden_names: extra built-in names to refuse, with the
+    message (they are also removed from the program's built-ins). forbidden_attributes:
+    attribute names to refuse statically (e.g. {"sort": "..."}). forbidden_modules: modules
+    that get a specific message instead of the generic allow-list one. allowed_audit_events:
+    audit events the sandbox lets through besides the harmless built-in ones (rarely needed)."""
+
+    allowed_imports: FrozenSet[str] = frozenset()
+    forbidden_names: Mapping[str, str] = field(default_factory=dict)
+    forbidden_attributes: Mapping[str, str] = field(default_factory=dict)
+    forbidden_modules: Mapping[str, str] = field(default_factory=dict)
+    recursion_limit: int = 10000
+    allowed_audit_events: FrozenSet[str] = frozenset()
+
+    def check_source(self, source: str) -> List[str]:
+        """Human-readable violations of this policy in `source` (empty when acceptable)."""
+        return static_check(source, self)
+
+
+def _module_valued(module_name: str, attr: str) -> bool:
+    try:
+        mod = importlib.import_module(module_name)
+    except Exception:  # noqa: BLE001
+        return True
+    return isinstance(getattr(mod, attr, None), types.ModuleType)
+
+
+def static_check(source: str, policy: Policy) -> List[str]:
+    try:
+        tree = ast.parse(source)
+    except SyntaxError as exc:
+        return ["syntax error: %s (line %s)" % (exc.msg, exc.lineno)]
+    problems: List[str] = []
+    allowed = set(policy.allowed_imports)
+    allowed_text = ", ".join(sorted(allowed)) if allowed else "none (this program may not import anything)"
+    banned = dict(ALWAYS_BANNED, **policy.forbidden_names)
+
+    def bad(node: ast.AST, text: str) -> None:
+        problems.append("line %s: %s" % (getattr(node, "lineno", "?"), text))
+
+    def check_attr(node: ast.AST, attr: str) -> None:
+        if attr in policy.forbidden_attributes:
+            bad(node, policy.forbidden_attributes[attr])
+        elif attr.startswith("_"):
+            bad(node, "accesses the private/dunder attribute .%s" % attr)
+        elif attr.startswith(FRAME_PREFIXES):
+            bad(node, "accesses the introspection attribute .%s" % attr)
+
+    def refuse_module(node: ast.AST, name: str, how: str) -> bool:
+        root = name.split(".")[0]
+        for key in (name, root):
+            if key in policy.forbidden_modules:
+                bad(node, "%s %s (%s)" % (how, key, policy.forbidden_modules[key]))
+                return True
+        if name in allowed or name == "__future__":
+            return False
+        hint = ""
+        if name == "sys":
+            hint = " (the harness already sets the recursion limit to %d)" % policy.recursion_limit
+        bad(node, "%s module %r is not allowed%s; allowed: %s" % (how, name, hint, allowed_text))
+        return True
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if not refuse_module(node, alias.name, "import of") and "." in alias.name \
+                        and alias.name.split(".")[0] not in allowed:
+                    bad(node, "'import %s' is not allowed (use 'from %s import name')"
+                        % (alias.name, alias.name))
+        elif isinstance(node, ast.ImportFrom):
+            mod = node.module or ""
+            if node.level:
+                bad(node, "relative imports are not allowed")
+            elif not refuse_module(node, mod, "import from") and mod != "__future__":
+                for alias in node.names:
+                    name = alias.name
+                    if name == "*":
+                        bad(node, "'from %s import *' is not allowed" % mod)
+                    elif name.startswith("_"):
+                        bad(node, "imports the private name %s from %s" % (name, mod))
+                    elif name in banned:
+                        bad(node, "imports %s: %s" % (name, banned[name]))
+                    elif _module_valued(mod, name) and "%s.%s" % (mod, name) not in allowed:
+                        bad(node, "imports the module %s.%s" % (mod, name))
+        elif isinstance(node, ast.Name):
+            if node.id in banned:
+                bad(node, banned[node.id])
+            elif node.id.startswith("__") and node.id != "__name__":
+                bad(node, "uses the dunder name %s" % node.id)
+        elif isinstance(node, ast.Attribute):
+            check_attr(node, node.attr)
+        elif isinstance(node, ast.MatchClass):
+            for attr in node.kwd_attrs:
+                check_attr(node, attr)
+    return problems

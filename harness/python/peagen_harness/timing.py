@@ -1,0 +1,169 @@
+"""Timing a candidate against the pristine reference, call by call, from outside.
+
+Every timed call is paired with an echo of the same input on the same process (the same
+path minus the program: parsing, copying, checking and sending the data back). The cheaper
+of the two processes' echoes is subtracted from both calls, so a process that slows down its
+own echo gains nothing, and a call that is cheaper than its own echo, or that used more CPU
+than wall time allows, is physically impossible and rejected."""
+from __future__ import annotations
+
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, List, Optional, Sequence, Tuple
+
+from .candidate import Candidate, CandidateFailure, Reply
+
+# A call may not be cheaper than its own echo by more than this (scheduler and clock noise).
+ECHO_SLACK_NS = 200_000
+# CPU time may exceed the wall round trip only by clock granularity, never by a whole CPU.
+CPU_OVER_WALL_FACTOR = 1.5
+CPU_OVER_WALL_SLACK_NS = 2_000_000
+
+
+class EvaluatorError(Exception):
+    """The evaluator itself cannot work (e.g. the reference failed): exit status 2."""
+
+
+class Implausible(CandidateFailure):
+    """A measurement no honest process can produce."""
+
+
+def check_plausible(call: Reply, echo: Reply, name: str = "candidate", what: str = "the call") -> None:
+    """Raises Implausible when `call` cannot be real given `echo` of the same input."""
+    if call.cpu_ns > call.wall_ns * CPU_OVER_WALL_FACTOR + CPU_OVER_WALL_SLACK_NS:
+        raise Implausible(
+            "implausible timing: %s of the %s used %.3f ms of CPU within %.3f ms of wall time "
+            "(more than one CPU at once: threads and helper processes are not allowed)"
+            % (what, name, call.cpu_ns / 1e6, call.wall_ns / 1e6))
+    if call.cpu_ns + ECHO_SLACK_NS < echo.cpu_ns // 2:
+        raise Implausible(
+            "implausible timing: %s of the %s took %.3f ms of CPU, less than half of the %.3f ms "
+            "its process needs merely to receive the same input and send it back; "
+            "its process was tampered with" % (what, name, call.cpu_ns / 1e6, echo.cpu_ns / 1e6))
+
+
+@dataclass
+class RoundTiming:
+    """Net totals of one round (echo cost subtracted), in ns."""
+
+    candidate_cpu_ns: int = 0
+    reference_cpu_ns: int = 0
+    candidate_wall_ns: int = 0
+    reference_wall_ns: int = 0
+    echo_cpu_ns: int = 0
+
+    @property
+    def speedup(self) -> float:
+        return self.reference_cpu_ns / max(1_000, self.candidate_cpu_ns)
+
+
+@dataclass
+class Timing:
+    rounds: List[RoundTiming] = field(default_factory=list)
+    budget_cut: bool = False
+    calls_checked: int = 0
+
+    def summary(self) -> dict:
+        """Metrics for the verdict. `speedup` = median over rounds of the paired CPU ratio
+        reference/candidate (steadier on a loaded machine than the ratio of medians)."""
+        if not self.rounds:
+            return {}
+        med = statistics.median
+        cand = [r.candidate_cpu_ns for r in self.rounds]
+        ref = [r.reference_cpu_ns for r in self.rounds]
+        cand_wall = [r.candidate_wall_ns for r in self.rounds]
+        ref_wall = [r.reference_wall_ns for r in self.rounds]
+        return {
+            "speedup": round(med(r.speedup for r in self.rounds), 4),
+            "speedup_of_medians": round(med(ref) / max(1_000, med(cand)), 4),
+            "candidate_ms": round(med(cand) / 1e6, 4),
+            "reference_ms": round(med(ref) / 1e6, 4),
+            "candidate_ms_min": round(min(cand) / 1e6, 4),
+            "reference_ms_min": round(min(ref) / 1e6, 4),
+            "candidate_wall_ms": round(med(cand_wall) / 1e6, 4),
+            "reference_wall_ms": round(med(ref_wall) / 1e6, 4),
+            "speedup_wall": round(med(ref_wall) / max(1_000, med(cand_wall)), 4),
+            "echo_ms": round(med(r.echo_cpu_ns for r in self.rounds) / 1e6, 4),
+            "repeats": len(self.rounds),
+        }
+
+
+Check = Callable[[Tuple[Any, ...], Reply], Optional[str]]
+
+
+def _net(call: Reply, echo_a: Reply, echo_b: Reply) -> Tuple[int, int, int]:
+    echo_cpu = min(echo_a.cpu_ns, echo_b.cpu_ns)
+    echo_wall = min(echo_a.wall_ns, echo_b.wall_ns)
+    return max(0, call.cpu_ns - echo_cpu), max(0, call.wall_ns - echo_wall), echo_cpu
+
+
+def time_interleaved(candidate: Candidate, reference: Candidate,
+                     repeats: int, round_inputs: Callable[[int], Sequence[Tuple[Any, ...]]], *,
+                     check: Check, timeout: Callable[[Tuple[Any, ...]], float],
+                     warmup: Sequence[Tuple[Any, ...]] = (),
+                     budget_s: Optional[float] = None, started: Optional[float] = None,
+                     reference_timeout_factor: float = 3.0,
+                     echo_returns_input: bool = True) -> Timing:
+    """Times both programs on the same inputs, interleaved call by call (alternating who goes
+    first), after an untimed warm-up, for `repeats` rounds. `round_inputs(r)` gives round r's
+    argument tuples: draw fresh data for every round, so caching across calls gains nothing.
+    `check(args, reply)` returns None for a correct answer, else the fault: every timed answer
+    is checked (a wrong candidate answer raises CandidateFailure, a wrong reference answer
+    EvaluatorError). With `budget_s`, rounds stop when the next would not fit (counted from
+    `started`, a time.monotonic() value). `echo_returns_input`: True when the program's
+    result is about as large as its first argument (sorting, transforming), False when it
+    is small (a number): the echo then returns None, so it is not dearer than a real call."""
+    started = time.monotonic() if started is None else started
+    timing = Timing()
+
+    def run(program: Candidate, args: Tuple[Any, ...], label: str) -> Tuple[Reply, Reply]:
+        is_ref = program is reference
+        limit = timeout(args) * (reference_timeout_factor if is_ref else 1.0)
+        try:
+            echo = program.echo(*args, timeout=limit, returns_input=echo_returns_input)
+            reply = program.call(*args, timeout=limit)
+        except CandidateFailure as exc:
+            if is_ref:
+                raise EvaluatorError("the reference failed: %s" % exc) from exc
+            raise
+        fault = check(args, reply)
+        if fault:
+            if is_ref:
+                raise EvaluatorError("the reference gave a wrong answer: %s: %s" % (label, fault))
+            raise CandidateFailure("%s: %s" % (label, fault))
+        if not is_ref:
+            timing.calls_checked += 1
+            check_plausible(reply, echo, candidate.name, label)
+        return reply, echo
+
+    for j, args in enumerate(warmup):
+        run(reference, args, "warm-up input %d" % j)
+        run(candidate, args, "warm-up input %d" % j)
+    for r in range(repeats):
+        batch = round_inputs(r)
+        total = RoundTiming()
+        for j, args in enumerate(batch):
+            label = "timing round %d input %d" % (r, j)
+            order = (reference, candidate) if (r + j) % 2 == 0 else (candidate, reference)
+            results = {id(p): run(p, args, label) for p in order}
+            cand_reply, cand_echo = results[id(candidate)]
+            ref_reply, ref_echo = results[id(reference)]
+            c_cpu, c_wall, echo_cpu = _net(cand_reply, cand_echo, ref_echo)
+            r_cpu, r_wall, _ = _net(ref_reply, cand_echo, ref_echo)
+            total.candidate_cpu_ns += c_cpu
+            total.candidate_wall_ns += c_wall
+            total.reference_cpu_ns += r_cpu
+            total.reference_wall_ns += r_wall
+            total.echo_cpu_ns += echo_cpu
+        if total.reference_cpu_ns <= 0:
+            raise EvaluatorError("the reference's calls took no measurable CPU time beyond passing "
+                                 "the data (%.3f ms per round): use larger timing inputs"
+                                 % (total.echo_cpu_ns / 1e6))
+        timing.rounds.append(total)
+        if budget_s is not None and r + 1 < repeats:
+            next_round = (total.candidate_wall_ns + total.reference_wall_ns) / 1e9 + 0.05
+            if time.monotonic() - started + next_round > budget_s:
+                timing.budget_cut = True
+                break
+    return timing

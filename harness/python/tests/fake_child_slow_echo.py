@@ -1,0 +1,31 @@
+"""A tampered child for the tests: it speaks the protocol but burns CPU on every echo and
+answers calls at once, as a hijacked process would to shrink its measured net time."""
+import json
+import os
+import time
+
+cmd = os.fdopen(0, "rb")
+
+
+def send(obj):
+    os.write(1, (json.dumps(obj) + "\n").encode())
+
+
+while True:
+    line = cmd.readline()
+    op = line[:1]
+    if op == b"L":
+        send({"ready": True})
+    elif op == b"G":
+        send({"ok": True})
+    elif op in (b"C", b"E"):
+        args = json.loads(line[1:])
+        if op == b"E":
+            end = time.process_time() + 0.05
+            while time.process_time() < end:
+                pass
+            send({"output": args[0], "mutated": False})
+        else:
+            send({"output": sorted(args[0]), "mutated": False})
+    else:
+        break

@@ -1,0 +1,161 @@
+"""Tests of peagen_harness: python3 harness/python/tests/test_sandbox.py"""
+import os
+import sys
+import tempfile
+import textwrap
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from peagen_harness import (Candidate, CandidateFailure, Implausible, Policy, Reply,  # noqa: E402
+                            check_plausible, time_interleaved, verdict_line)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+INSERTION_SORT = """
+def bad_sort(values):
+    out = list(values)
+    for i in range(1, len(out)):
+        x = out[i]
+        j = i - 1
+        while j >= 0 and out[j] > x:
+            out[j + 1] = out[j]
+            j -= 1
+        out[j + 1] = x
+    return out
+"""
+# A generous allow-list: the sandbox must hold even when an evaluator admits these modules.
+PERMISSIVE = Policy(allowed_imports=frozenset({"typing", "dataclasses", "collections", "time", "pickle"}),
+                    forbidden_names={"sorted": "uses sorted()"})
+
+
+class ProgramFile:
+    def __init__(self, source):
+        fd, self.path = tempfile.mkstemp(suffix=".py")
+        with os.fdopen(fd, "w") as fh:
+            fh.write(textwrap.dedent(source))
+
+    def __enter__(self):
+        return self.path
+
+    def __exit__(self, *exc):
+        os.unlink(self.path)
+
+
+def run(source, policy=PERMISSIVE, data=(3, 1, 2)):
+    with ProgramFile(source) as path, Candidate(path, "bad_sort", policy) as prog:
+        return prog.call(list(data), timeout=10)
+
+
+class SandboxTest(unittest.TestCase):
+    def assertRefused(self, source, fragment):
+        with self.assertRaises(CandidateFailure) as caught:
+            run(source)
+        self.assertIn(fragment, str(caught.exception))
+
+    def test_an_honest_program_is_called_and_timed_from_outside(self):
+        reply = run(INSERTION_SORT, data=range(300, 0, -1))
+        self.assertEqual(reply.output, list(range(1, 301)))
+        self.assertIsNone(reply.error)
+        self.assertFalse(reply.mutated)
+        self.assertGreater(reply.cpu_ns, 0)
+        self.assertGreaterEqual(reply.wall_ns, reply.cpu_ns // 2)
+
+    def test_eval_inside_typing_is_refused(self):
+        self.assertRefused("""
+            from typing import get_type_hints
+            def _s(x: "__builtins__['sorted']"): pass
+            def bad_sort(values):
+                return get_type_hints(_s, globalns={})["x"](values)
+            """, "'compile'")
+
+    def test_code_generated_by_dataclasses_is_refused(self):
+        self.assertRefused("""
+            from dataclasses import make_dataclass
+            Holder = make_dataclass("Holder", [("fn", object)])
+            def bad_sort(values):
+                return values
+            """, "refused")
+
+    def test_pickle_cannot_resolve_builtins_by_name(self):
+        self.assertRefused("""
+            import pickle
+            def bad_sort(values):
+                return pickle.loads(b"cbuiltins\\nsorted\\n.")(values)
+            """, "pickle")
+
+    def test_clock_patches_inside_the_child_change_nothing(self):
+        # time is allowed here, so the patch works inside the child; the parent's clocks
+        # are its own, so the program's real work is still measured.
+        reply = run("""
+            import time
+            time.perf_counter_ns = lambda: 0
+            time.process_time_ns = lambda: 0
+            def bad_sort(values):
+                total = 0
+                for i in range(300000):
+                    total += i
+                return list(values)
+            """)
+        self.assertGreater(reply.cpu_ns, 1_000_000)
+
+    def test_a_refusal_caught_by_the_program_is_still_reported(self):
+        self.assertRefused("""
+            def bad_sort(values):
+                try:
+                    raise ValueError
+                except ValueError as exc:
+                    try:
+                        exc.__traceback__.tb_frame
+                    except BaseException:
+                        pass
+                return list(values)
+            """, "tb_frame")
+
+    def test_forbidden_builtins_are_absent_at_run_time(self):
+        for name in ("sorted", "eval", "exec", "compile", "getattr", "open", "globals", "vars"):
+            reply = run("def bad_sort(values):\n    return %s\n" % name)
+            self.assertIn("NameError", reply.error or "", name)
+        with self.assertRaises(CandidateFailure) as caught:
+            run("def bad_sort(values):\n    return __import__('os').getpid()\n", Policy())
+        self.assertIn("import of module 'os'", str(caught.exception))
+
+    def test_the_program_cannot_write_the_protocol_through_stdout(self):
+        reply = run("""
+            print('{"output": [9, 9, 9], "mutated": false}')
+            def bad_sort(values):
+                print('{"output": [9, 9, 9], "mutated": false}')
+                return [1, 2, 3]
+            """)
+        self.assertEqual(reply.output, [1, 2, 3])
+
+    def test_a_mutated_argument_and_a_non_json_result_are_reported(self):
+        self.assertTrue(run("def bad_sort(values):\n    values.append(1)\n    return values\n").mutated)
+        reply = run("def bad_sort(values):\n    return tuple(values)\n")
+        self.assertIn("tuple", reply.error or "")
+
+
+class PlausibilityTest(unittest.TestCase):
+    def test_more_cpu_than_wall_time_is_impossible(self):
+        echo = Reply(output=None, error=None, mutated=False, wall_ns=100_000, cpu_ns=80_000)
+        call = Reply(output=None, error=None, mutated=False, wall_ns=10_000_000, cpu_ns=40_000_000)
+        with self.assertRaises(Implausible) as caught:
+            check_plausible(call, echo)
+        self.assertIn("more than one CPU", str(caught.exception))
+
+    def test_a_process_whose_call_is_cheaper_than_its_echo_is_rejected(self):
+        with ProgramFile(INSERTION_SORT) as path, \
+                Candidate(path, "bad_sort", name="candidate",
+                          child_script=os.path.join(HERE, "fake_child_slow_echo.py")) as tampered, \
+                Candidate(path, "bad_sort", name="reference") as honest:
+            with self.assertRaises(Implausible) as caught:
+                time_interleaved(tampered, honest, 1, lambda r: [([3, 1, 2],)],
+                                 check=lambda args, reply: None, timeout=lambda args: 10)
+        self.assertIn("its process was tampered with", str(caught.exception))
+
+
+class VerdictTest(unittest.TestCase):
+    def test_objective_is_zero_when_incorrect(self):
+        self.assertIn('"objective": 0.0', verdict_line(False, 12.0, "maximize", {}, "wrong"))
+
+
+if __name__ == "__main__":
+    unittest.main()
