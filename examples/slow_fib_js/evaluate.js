@@ -1,62 +1,57 @@
 #!/usr/bin/env node
 'use strict';
 /*
- * Trusted evaluator for the Peagen `slow_fib_js` benchmark.
+ * Trusted evaluator for the Peagen `slow_fib_js` benchmark, built on peagen-harness.
  *
  * usage: node evaluate.js <candidate.js> [--seed N] [--quick] [--call-timeout S] [--repeats R]
  *
  * Prints exactly one JSON object on the LAST line of stdout:
  *   {"correct": bool, "objective": speedup, "direction": "maximize", "metrics": {...}, "error": "..."}
  * Exit status 0 whenever a verdict about the candidate was reached (also when it is wrong);
- * exit status 2 only when the evaluator itself could not work (e.g. the reference failed).
+ * 2 only when the evaluator itself could not work (bad usage, the reference failed).
  *
- * How it works
- *  1. Correctness: the candidate runs in a child process (_runner.js) on fixed n plus held-out
- *     n drawn from --seed, smallest first, stopping at the first failure. Each value must be
- *     a BigInt equal to the true Fibonacci number (computed here by a trusted loop). Every
- *     call has a timeout; a crash, hang, or early exit of the child is a failed candidate.
- *  2. Timing: for each repeat a FRESH child for the pristine reference (reference_fib.js, next
- *     to this file) and a fresh child for the candidate (alternating which goes first) each do
- *     a few untimed warm-up calls on small n, then exactly one timed call fib(N). One timed
- *     call per process means a cache kept across calls cannot help. The timed value is
- *     verified too. objective = median over repeats of reference_ns / candidate_ns (paired
- *     ratio; median(ref)/median(cand) is reported as speedup_of_medians), wall clock
- *     (process.hrtime.bigint, monotonic). Wall rather than CPU time because the fast
- *     candidates take microseconds and process.cpuUsage() only counts whole microseconds.
+ * How it works (peagen-harness runs every program in its own locked-down process and times
+ * each call from here; see harness/js/peagen-harness.js):
+ *  1. Correctness: one candidate process answers fixed n plus held-out n drawn from --seed,
+ *     smallest first, stopping at the first failure. Each value must be a BigInt equal to the
+ *     true Fibonacci number, computed here by a trusted loop.
+ *  2. Timing: every round starts a FRESH process for the pristine reference (reference_fib.js)
+ *     and one for the candidate (alternating which goes first). Each loads its program, makes
+ *     untimed warm-up calls (n = 5, 8, 10, 12) and exactly one timed call fib(n), n drawn per
+ *     round from --seed (20..22 with --quick, 25..27 otherwise); every answer is checked. A
+ *     cache kept across calls therefore cannot help. Work a candidate moves out of the timed
+ *     call (into loading or the warm-ups) is charged back: whatever its load + warm-up time
+ *     exceeds the reference's median load + warm-up time by more than 25% of the reference's
+ *     timed call is added to its timed call.
+ *     objective = median over rounds of reference_ns / candidate_ns (paired ratio).
+ *  3. The CPU time of every timing process is read from /proc: a candidate process that used
+ *     far more CPU than its measured calls explain did work where it is not timed: rejected.
  */
-const childProcess = require('child_process');
-const crypto = require('crypto');
-const path = require('path');
 const fs = require('fs');
+const path = require('path');
 
-const HERE = __dirname;
-const RUNNER = path.join(HERE, '_runner.js');
-const REFERENCE = path.join(HERE, 'reference_fib.js');
+function loadHarness() {
+  try {
+    return require('peagen-harness'); // in a sandbox: /peagen-harness/js on NODE_PATH
+  } catch (err) {
+    if (!err || err.code !== 'MODULE_NOT_FOUND') throw err;
+    return require(path.join(__dirname, '..', '..', 'harness', 'js', 'peagen-harness.js'));
+  }
+}
+const harness = loadHarness();
+const { Candidate, CandidateFailure, EvaluatorError, median, mulberry32, reject, runEvaluator, timeInterleaved } = harness;
+
+const REFERENCE = path.join(__dirname, 'reference_fib.js');
 const DEFAULT_SEED = 20250601;
+const WARM_UP = [5, 8, 10, 12];
+const OUTSIDE_WORK_TOLERANCE = 0.25; // of the reference's timed call: bounds what hiding work can gain to 1/0.75
+const HIDDEN_CPU_MIN_NS = 250e6;
 
-// ------------------------------------------------------------------ helpers
 function trueFib(n) {
   let a = 0n;
   let b = 1n;
   for (let i = 0; i < n; i += 1) [a, b] = [b, a + b];
   return a;
-}
-
-function mulberry32(seed) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 function parseArgs(argv) {
@@ -67,259 +62,136 @@ function parseArgs(argv) {
     else if (a === '--seed') args.seed = Number.parseInt(argv[++i], 10);
     else if (a === '--call-timeout') args.callTimeout = Number.parseFloat(argv[++i]);
     else if (a === '--repeats') args.repeats = Number.parseInt(argv[++i], 10);
-    else if (a.startsWith('--')) throw new Error(`unknown option ${a}`);
+    else if (a.startsWith('--')) throw new EvaluatorError(`unknown option ${a}`);
     else if (args.candidate === null) args.candidate = a;
-    else throw new Error(`unexpected argument ${a}`);
+    else throw new EvaluatorError(`unexpected argument ${a}`);
   }
-  if (!args.candidate) throw new Error('usage: node evaluate.js <candidate.js> [--seed N] [--quick]');
-  if (!Number.isInteger(args.seed)) throw new Error('--seed needs an integer');
+  if (!args.candidate) throw new EvaluatorError('usage: node evaluate.js <candidate.js> [--seed N] [--quick]');
+  if (!Number.isInteger(args.seed)) throw new EvaluatorError('--seed needs an integer');
+  if (!(args.callTimeout >= 0)) throw new EvaluatorError('--call-timeout needs a number of seconds');
+  if (!(args.repeats >= 0)) throw new EvaluatorError('--repeats needs a positive integer');
   return args;
 }
 
-class ChildFailure extends Error {}
-
-/** One _runner.js process running one program on a fixed list of calls. */
-class Child {
-  constructor(program, calls) {
-    this.nonce = crypto.randomBytes(16).toString('hex');
-    this.proc = childProcess.spawn(process.execPath, [RUNNER, program], {
-      stdio: ['pipe', 'ignore', 'pipe', 'pipe'],
-      detached: true, // own process group, so kill() takes everything it started
-    });
-    this.lines = [];
-    this.waiter = null;
-    this.closed = false;
-    this.stderrTail = '';
-    this.exitInfo = null;
-    let buf = '';
-    this.proc.stdio[3].setEncoding('utf8');
-    this.proc.stdio[3].on('data', (chunk) => {
-      buf += chunk;
-      let k;
-      while ((k = buf.indexOf('\n')) >= 0) {
-        this.lines.push(buf.slice(0, k));
-        buf = buf.slice(k + 1);
-      }
-      this.wake();
-    });
-    this.proc.stdio[3].on('error', () => {});
-    this.proc.stderr.setEncoding('utf8');
-    this.proc.stderr.on('data', (chunk) => {
-      this.stderrTail = (this.stderrTail + chunk).slice(-4000);
-    });
-    this.proc.on('exit', (code, signal) => {
-      this.exitInfo = signal ? `killed by signal ${signal}` : `exit status ${code}`;
-    });
-    this.proc.on('close', () => {
-      this.closed = true;
-      this.wake();
-    });
-    this.proc.on('error', () => {
-      this.closed = true;
-      this.wake();
-    });
-    this.proc.stdin.on('error', () => {});
-    this.proc.stdin.end(JSON.stringify({ nonce: this.nonce, calls }));
-  }
-
-  wake() {
-    if (this.waiter) {
-      const w = this.waiter;
-      this.waiter = null;
-      w();
-    }
-  }
-
-  /** Next result line carrying our nonce (lines without it are ignored), or a ChildFailure. */
-  async receive(timeoutMs, what) {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      while (this.lines.length) {
-        const line = this.lines.shift();
-        let msg;
-        try {
-          msg = JSON.parse(line);
-        } catch {
-          continue;
-        }
-        if (msg && msg.nonce === this.nonce) return msg;
-      }
-      if (this.closed) {
-        const tail = this.stderrTail.trim().slice(-600);
-        throw new ChildFailure(
-          `the program's process ended while ${what} (${this.exitInfo || 'closed'})${tail ? `: ${tail}` : ''}`,
-        );
-      }
-      const left = deadline - Date.now();
-      if (left <= 0) {
-        this.kill();
-        throw new ChildFailure(`timeout: no answer within ${(timeoutMs / 1000).toFixed(1)} s while ${what}`);
-      }
-      await new Promise((resolve) => {
-        const timer = setTimeout(resolve, left);
-        this.waiter = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
-  }
-
-  async ready(timeoutMs) {
-    const msg = await this.receive(timeoutMs, 'loading the program');
-    if (msg.event === 'load_error') throw new ChildFailure(`the program failed to load: ${msg.error}`);
-    if (msg.event !== 'ready') throw new ChildFailure("unexpected message from the program's process");
-  }
-
-  kill() {
-    if (this.proc.exitCode === null && this.proc.signalCode === null) {
-      try {
-        process.kill(-this.proc.pid, 'SIGKILL');
-      } catch {
-        try {
-          this.proc.kill('SIGKILL');
-        } catch {
-          /* already gone */
-        }
-      }
-    }
-  }
-}
-
-function verdict(reply, n, label) {
-  if (!reply.ok) return `${label}: threw ${reply.error}`;
-  if (reply.type !== 'bigint') return `${label}: returned a value of type ${reply.type}, expected a BigInt`;
-  const expected = trueFib(n).toString();
-  if (reply.value !== expected) {
-    const got = reply.value.length > 40 ? `${reply.value.slice(0, 40)}...` : reply.value;
-    return `${label}: returned ${got}n, expected ${expected}n`;
+/** Why `result` of fib(n) is wrong, or null. */
+function fault(result, n, label) {
+  if (result.error !== null) return `${label}: threw ${result.error}`;
+  if (result.type !== 'bigint') return `${label}: returned a value of type ${result.type}, expected a BigInt`;
+  const expected = trueFib(n);
+  if (result.output !== expected) {
+    const got = String(result.output);
+    return `${label}: returned ${got.length > 40 ? `${got.slice(0, 40)}...` : got}n, expected ${expected}n`;
   }
   return null;
 }
 
-// ------------------------------------------------------------------ main
-async function evaluate(args) {
-  const started = process.hrtime.bigint();
+/** proc.call(n), with failures (timeouts, crashes) naming the call. */
+async function callFib(proc, n, label) {
+  try {
+    return await proc.call(n);
+  } catch (err) {
+    if (err instanceof CandidateFailure) throw new CandidateFailure(`${label}: ${err.message}`);
+    if (err instanceof EvaluatorError) throw new EvaluatorError(`${label}: ${err.message}`);
+    throw err;
+  }
+}
+
+async function evaluate(metrics) {
+  const args = parseArgs(process.argv.slice(2));
   const quick = args.quick;
   const callTimeoutMs = 1000 * (args.callTimeout || (quick ? 2 : 5));
   const repeats = args.repeats || (quick ? 7 : 11);
-  const timedN = quick ? 22 : 27;
-  const metrics = { speedup: 0, inputs_checked: 0, seed: args.seed, quick: quick ? 1 : 0 };
-  const secs = () => Math.round(Number(process.hrtime.bigint() - started) / 1e6) / 1000;
-  const result = (correct, objective, error, status = 0) => {
-    metrics.eval_seconds = secs();
-    const line = { correct, objective: correct ? objective : 0, direction: 'maximize', metrics };
-    if (error) line.error = error;
-    return { line, status };
-  };
+  const timedMax = quick ? 22 : 27;
+  Object.assign(metrics, { speedup: 0, inputs_checked: 0, seed: args.seed, quick: quick ? 1 : 0 });
 
   const candidate = path.resolve(args.candidate);
-  if (!fs.existsSync(candidate)) return result(false, 0, `cannot read the candidate: ${candidate}`);
+  if (!fs.existsSync(candidate)) reject(`cannot read the candidate: ${candidate}`);
+  const options = { entry: 'fib', allow: [], callTimeoutMs, loadTimeoutMs: callTimeoutMs + 10000 };
+  const refOptions = { ...options, trusted: true, callTimeoutMs: 3 * callTimeoutMs };
 
-  // correctness inputs: fixed + held-out (from the seed), smallest first
+  // 1. correctness: fixed + held-out n (from the seed), smallest first
   const rng = mulberry32(args.seed * 2654435761 + 17);
   const maxN = quick ? 20 : 24;
   const ns = new Set([0, 1, 2, 3, 5, 8, 13, quick ? 18 : 20]);
   while (ns.size < (quick ? 12 : 16)) ns.add(Math.floor(rng() * (maxN + 1)));
   const checks = [...ns].sort((a, b) => a - b);
-
-  let child = new Child(candidate, checks.map((n) => ({ n, timed: false })));
+  const checker = await Candidate.start(candidate, options);
   try {
-    await child.ready(callTimeoutMs + 5000);
-    for (let i = 0; i < checks.length; i += 1) {
-      const label = `fib(${checks[i]})`;
-      const reply = await child.receive(callTimeoutMs, `computing ${label}`);
-      const fault = verdict(reply, checks[i], label);
+    for (const n of checks) {
+      const why = fault(await callFib(checker, n, `fib(${n})`), n, `fib(${n})`);
       metrics.inputs_checked += 1;
-      if (fault) return result(false, 0, fault);
+      if (why) reject(why);
     }
-  } catch (err) {
-    if (err instanceof ChildFailure) return result(false, 0, err.message);
-    throw err;
   } finally {
-    child.kill();
+    checker.close();
   }
   metrics.correctness_inputs = checks.length;
   metrics.max_n = Math.max(...checks);
 
-  // timing: one fresh process per program per repeat, one timed call each
-  const warm = [5, 8, 10, 12].map((n) => ({ n, timed: false }));
-  const plan = [...warm, { n: timedN, timed: true }];
-  const refNs = [];
-  const candNs = [];
-  const runOnce = async (program, isRef) => {
-    const who = isRef ? 'reference' : 'candidate';
-    child = new Child(program, plan);
+  // 2. timing: fresh processes, one timed call each
+  const timedNs = Array.from({ length: repeats }, () => timedMax - Math.floor(rng() * 3));
+  const runs = { reference: [], candidate: [] };
+  const measure = async (which, round) => {
+    const isRef = which === 'reference';
+    const proc = await Candidate.start(isRef ? REFERENCE : candidate, isRef ? refOptions : options);
     try {
-      await child.ready(callTimeoutMs + 5000);
-      let reply;
-      for (let i = 0; i < plan.length; i += 1) {
-        const label = `fib(${plan[i].n})${plan[i].timed ? ' (timed)' : ' (warm-up)'}`;
-        reply = await child.receive(callTimeoutMs * (isRef ? 3 : 1), `computing ${label}`);
-        const fault = verdict(reply, plan[i].n, label);
-        if (fault) {
-          if (isRef) throw new Error(`reference gave a wrong answer: ${fault}`);
-          throw new ChildFailure(fault);
-        }
-        if (!isRef) metrics.inputs_checked += 1;
+      let warmNs = 0;
+      for (const n of WARM_UP) {
+        const result = await callFib(proc, n, `fib(${n}) (warm-up)`);
+        const why = fault(result, n, `fib(${n}) (warm-up)`);
+        if (why && isRef) throw new EvaluatorError(`the reference gave a wrong answer: ${why}`);
+        if (why) reject(why);
+        warmNs += result.wallNs;
       }
-      return reply.ns;
-    } catch (err) {
-      if (isRef && err instanceof ChildFailure) throw new Error(`${who}: ${err.message}`);
-      throw err;
+      const n = timedNs[round];
+      const result = await callFib(proc, n, `fib(${n}) (timed)`);
+      const why = fault(result, n, `fib(${n}) (timed)`);
+      if (why && isRef) throw new EvaluatorError(`the reference gave a wrong answer: ${why}`);
+      if (why) reject(why);
+      if (!isRef) metrics.inputs_checked += WARM_UP.length + 1;
+      const wallNs = proc.loadNs + warmNs + result.wallNs;
+      runs[which].push({ timedNs: result.wallNs, outsideNs: proc.loadNs + warmNs, wallNs, cpuNs: proc.cpuNs(), atFloor: result.atFloor });
+      return result.wallNs;
     } finally {
-      child.kill();
+      proc.close();
     }
   };
-  try {
-    for (let r = 0; r < repeats; r += 1) {
-      const order = r % 2 === 0 ? [true, false] : [false, true];
-      for (const isRef of order) {
-        const ns1 = await runOnce(isRef ? REFERENCE : candidate, isRef);
-        (isRef ? refNs : candNs).push(ns1);
-      }
-    }
-  } catch (err) {
-    if (err instanceof ChildFailure) return result(false, 0, err.message);
-    return result(false, 0, `evaluator error: ${err.message}`, 2);
+  const timing = await timeInterleaved(repeats, measure);
+
+  // Work moved out of the timed call is charged back (see the file comment).
+  const refTimed = median(timing.referenceNs);
+  const refOutside = median(runs.reference.map((r) => r.outsideNs));
+  const allowance = refOutside + OUTSIDE_WORK_TOLERANCE * refTimed;
+  const charged = runs.candidate.map((r) => r.timedNs + Math.max(0, r.outsideNs - allowance));
+
+  // 3. CPU used where nothing was timed (coarse: clock ticks of 10 ms)
+  const hidden = (rs) => median(rs.map((r) => (r.cpuNs === null ? 0 : Math.max(0, r.cpuNs - r.wallNs))));
+  const extraCpuNs = hidden(runs.candidate) - hidden(runs.reference);
+  if (runs.candidate.every((r) => r.cpuNs !== null) && extraCpuNs > Math.max(HIDDEN_CPU_MIN_NS, 4 * median(runs.candidate.map((r) => r.wallNs)))) {
+    reject(`the candidate's process used ${(extraCpuNs / 1e6).toFixed(0)} ms more CPU outside its measured calls than the reference's: work done where it is not timed`);
   }
-  const refMed = median(refNs);
-  const candMed = Math.max(1, median(candNs));
-  // Objective: median over repeats of the paired ratio ref/cand (each pair runs back to back,
-  // so load changes on a busy host cancel within a pair); on a loaded 2-core VM this is far
-  // steadier than median(ref)/median(cand), which is reported as speedup_of_medians.
-  const speedup = median(refNs.map((x, i) => x / Math.max(1, candNs[i])));
+
+  const speedup = median(timing.referenceNs.map((ref, i) => ref / charged[i]));
+  const candMed = median(charged);
+  const round4 = (x) => Math.round(x * 1e4) / 1e4;
+  const ms = (x) => Math.round(x) / 1e6;
   Object.assign(metrics, {
-    speedup: Math.round(speedup * 1e4) / 1e4,
-    speedup_of_medians: Math.round((refMed / candMed) * 1e4) / 1e4,
-    candidate_ms: candMed / 1e6,
-    reference_ms: refMed / 1e6,
-    candidate_ms_min: Math.min(...candNs) / 1e6,
-    reference_ms_min: Math.min(...refNs) / 1e6,
+    speedup: round4(speedup),
+    speedup_of_medians: round4(refTimed / candMed),
+    candidate_ms: ms(candMed),
+    reference_ms: ms(refTimed),
+    candidate_ms_min: ms(Math.min(...charged)),
+    reference_ms_min: ms(Math.min(...timing.referenceNs)),
+    candidate_load_ms: ms(median(runs.candidate.map((r) => r.outsideNs))),
+    reference_load_ms: ms(refOutside),
+    charged_outside_ms: ms(median(charged.map((c, i) => c - runs.candidate[i].timedNs))),
+    candidate_cpu_ms: ms(median(runs.candidate.map((r) => r.cpuNs ?? 0))),
+    reference_cpu_ms: ms(median(runs.reference.map((r) => r.cpuNs ?? 0))),
+    at_timing_floor: runs.candidate.filter((r) => r.atFloor).length,
     repeats,
-    timed_n: timedN,
+    timed_n: timedMax,
   });
-  return result(true, speedup);
+  return { objective: speedup };
 }
 
-function emit({ line, status }) {
-  process.stdout.write(`${JSON.stringify(line)}\n`, () => process.exit(status));
-}
-
-(async () => {
-  let args;
-  try {
-    args = parseArgs(process.argv.slice(2));
-  } catch (err) {
-    emit({ line: { correct: false, objective: 0, direction: 'maximize', metrics: { speedup: 0 }, error: `evaluator error: ${err.message}` }, status: 2 });
-    return;
-  }
-  try {
-    emit(await evaluate(args));
-  } catch (err) {
-    emit({
-      line: { correct: false, objective: 0, direction: 'maximize', metrics: { speedup: 0 }, error: `evaluator error: ${err && err.message}` },
-      status: 2,
-    });
-  }
-})();
+runEvaluator(evaluate);

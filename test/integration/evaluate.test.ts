@@ -75,6 +75,12 @@ describe('evaluation protocol (process executor)', function () {
       assert.equal(evaluation.failure?.reason, 'incorrect');
       assert.match(evaluation.errorText ?? '', /expected/);
     });
+
+    it('runs the candidate through the harness library, without Node\'s powers', async () => {
+      const evaluation = await evaluateProgram(executor, example, candidate(FIB, 'steals_nonce.js'), quick);
+      assert.equal(evaluation.failure?.reason, 'incorrect');
+      assert.match(evaluation.errorText ?? '', /require\("fs"\) is not allowed/);
+    });
   });
 
   describe('evaluators that misbehave', () => {

@@ -1,0 +1,351 @@
+'use strict';
+/* global require, process, Buffer -- CommonJS run by plain Node */
+/* eslint-disable @typescript-eslint/no-require-imports */
+/*
+ * The trusted child runner of peagen-harness (started by peagen-harness.js; not meant to be
+ * run by hand). It hosts ONE untrusted program and answers one request at a time.
+ *
+ * Started as
+ *   node --disallow-code-generation-from-strings --experimental-permission
+ *        --allow-fs-read=<this file> --experimental-vm-modules peagen-harness-child.js
+ * so the process can read nothing but this file, start no process or worker, and no code in
+ * it can turn a string into code. The candidate's source arrives over the request pipe.
+ *
+ * Requests arrive on fd 0, replies leave on fd 3, one JSON object per line each:
+ *   {"op":"load","source","filename","entry","allow":[...]} -> {"ok":true} | {"ok":false,"error"}
+ *   {"op":"call","args":<wire>}                            -> {"ok":true,"type","value":<wire>} | {"ok":false,"error"}
+ *   {"op":"echo","chars":k,"pad":"..."}                     -> {"ok":true,"type":"string","value":"xx..."} (k x's)
+ * fd 1 is /dev/null and fd 2 carries only this runner's own diagnostics.
+ *
+ * Why this is safe to time from outside:
+ *  - The candidate runs in its own vm context (own globals, no process/require/module of
+ *    ours, code generation from strings and wasm disabled). Nothing of this realm is handed
+ *    to it: its inputs are built inside its realm, its module/exports/require objects too.
+ *  - The loop below is synchronous: between a reply and the next request nothing runs, so
+ *    promise jobs or callbacks the candidate queued never get CPU outside a timed request.
+ *    Echo requests never touch candidate code, so the candidate cannot make the parent's
+ *    IPC baseline look slower than it is.
+ *  - Everything this runner uses is captured before the candidate is loaded.
+ * All verdicts (values and times) are made by the parent; nothing said here about time exists.
+ */
+const fs = require('fs');
+const vm = require('vm');
+
+const readSync = fs.readSync;
+const writeSync = fs.writeSync;
+const BufferAlloc = Buffer.alloc;
+const BufferFrom = Buffer.from;
+const bufferToString = Function.prototype.call.bind(Buffer.prototype.toString);
+const stringify = JSON.stringify;
+const parse = JSON.parse;
+const StringCtor = String;
+const NumberIsFinite = Number.isFinite;
+const ObjectIs = Object.is;
+const ObjectKeys = Object.keys;
+const ArrayIsArray = Array.isArray;
+const ReflectApply = Reflect.apply;
+const stringRepeat = Function.prototype.call.bind(String.prototype.repeat);
+const stringIndexOf = Function.prototype.call.bind(String.prototype.indexOf);
+const stringSlice = Function.prototype.call.bind(String.prototype.slice);
+const SourceTextModule = vm.SourceTextModule;
+const SyntheticModule = vm.SyntheticModule;
+
+const REQUEST_FD = 0;
+const REPLY_FD = 3;
+const MAX_DEPTH = 64;
+const MAX_OUTPUT_CHARS = 64 * 1024 * 1024;
+
+// ------------------------------------------------------------------ pipes
+const readBuffer = BufferAlloc(1 << 16);
+let pending = '';
+
+/** Next request line (blocking), or null when the parent closed the pipe. */
+function readRequest() {
+  for (;;) {
+    const k = stringIndexOf(pending, '\n');
+    if (k >= 0) {
+      const line = stringSlice(pending, 0, k);
+      pending = stringSlice(pending, k + 1);
+      return line;
+    }
+    let n;
+    try {
+      n = readSync(REQUEST_FD, readBuffer, 0, readBuffer.length, null);
+    } catch (err) {
+      if (err && err.code === 'EAGAIN') continue;
+      throw err;
+    }
+    if (n === 0) return null;
+    pending += bufferToString(readBuffer, 'utf8', 0, n);
+  }
+}
+
+function writeAll(text) {
+  const bytes = BufferFrom(text, 'utf8');
+  let off = 0;
+  while (off < bytes.length) off += writeSync(REPLY_FD, bytes, off, bytes.length - off);
+}
+
+// Replies are built as strings so that nothing (not even a polluted prototype reachable
+// through an allowed module) can change their shape.
+const reply = {
+  ok: (type, wire) => writeAll(`{"ok":true,"type":${stringify(type)},"value":${wire}}\n`),
+  loaded: () => writeAll('{"ok":true}\n'),
+  fail: (error) => writeAll(`{"ok":false,"error":${stringify(error)}}\n`),
+};
+
+// ------------------------------------------------------------------ values
+function describe(err) {
+  try {
+    if (err !== null && (typeof err === 'object' || typeof err === 'function')) {
+      const name = StringCtor(err.name);
+      const message = StringCtor(err.message);
+      const head = `${name}: ${message}`;
+      const stack = typeof err.stack === 'string' ? err.stack : '';
+      const frames = [];
+      for (const line of stack.split('\n')) {
+        // the program's own frames only: the runner's and Node's say nothing to its author
+        if (line.trim().startsWith('at ') && !/peagen-harness|\(node:|at node:/.test(line) && frames.length < 5) frames.push(line);
+      }
+      return stringSlice([head, ...frames].join('\n'), 0, 1500);
+    }
+    return stringSlice(`${typeof err === 'symbol' ? 'a symbol' : StringCtor(err)}`, 0, 1500);
+  } catch {
+    return 'an exception that cannot be described';
+  }
+}
+
+/**
+ * The wire form of a value from the candidate's realm (see peagen-harness.js decodeWire):
+ * JSON for null/boolean/string/finite numbers, {"$": tag, "v": ...} for everything else.
+ */
+function encode(value, depth, budget) {
+  if (depth > MAX_DEPTH) throw new RangeError(`the output is nested deeper than ${MAX_DEPTH} levels`);
+  const t = typeof value;
+  let out;
+  if (value === null || t === 'boolean') out = value ? 'true' : value === null ? 'null' : 'false';
+  else if (t === 'string') out = stringify(value);
+  else if (t === 'number') {
+    if (NumberIsFinite(value) && !ObjectIs(value, -0)) out = stringify(value);
+    else out = `{"$":"number","v":${stringify(ObjectIs(value, -0) ? '-0' : StringCtor(value))}}`;
+  } else if (t === 'bigint') out = `{"$":"bigint","v":"${value}"}`;
+  else if (t === 'undefined') out = '{"$":"undefined"}';
+  else if (t === 'object' && ArrayIsArray(value)) {
+    const parts = [];
+    const length = value.length;
+    for (let i = 0; i < length; i += 1) parts[i] = encode(value[i], depth + 1, budget);
+    out = `{"$":"array","v":[${parts.join(',')}]}`;
+  } else if (t === 'object' && value instanceof realm.Map) {
+    const parts = [];
+    for (const [k, v] of realm.mapEntries(value)) parts[parts.length] = `[${encode(k, depth + 1, budget)},${encode(v, depth + 1, budget)}]`;
+    out = `{"$":"map","v":[${parts.join(',')}]}`;
+  } else if (t === 'object' && value instanceof realm.Set) {
+    const parts = [];
+    for (const v of realm.setValues(value)) parts[parts.length] = encode(v, depth + 1, budget);
+    out = `{"$":"set","v":[${parts.join(',')}]}`;
+  } else if (t === 'object') {
+    const parts = [];
+    for (const key of ObjectKeys(value)) parts[parts.length] = `[${stringify(StringCtor(key))},${encode(value[key], depth + 1, budget)}]`;
+    out = `{"$":"object","v":[${parts.join(',')}]}`;
+  } else out = `{"$":"opaque","v":${stringify(t)}}`;
+  budget.chars += out.length;
+  if (budget.chars > MAX_OUTPUT_CHARS) throw new RangeError('the output is larger than 64 MB');
+  return out;
+}
+
+// ------------------------------------------------------------------ the candidate's realm
+/*
+ * Runs inside the new context before the candidate, so what it captures is pristine. It
+ * returns the inner-realm helpers: the input decoder, and the module/require objects the
+ * candidate gets. Nothing from our realm is passed in except plain strings.
+ */
+const REALM_BOOTSTRAP = `(function (allowList, filename) {
+  'use strict';
+  const parse = JSON.parse;
+  const BigIntCtor = BigInt;
+  const MapCtor = Map;
+  const SetCtor = Set;
+  const mapEntries = Function.prototype.call.bind(Map.prototype.entries);
+  const setValues = Function.prototype.call.bind(Set.prototype.values);
+  const defineProperty = Object.defineProperty;
+  const freeze = Object.freeze;
+  function fromWire(w) {
+    if (w === null || typeof w !== 'object') return w;
+    const v = w.v;
+    switch (w.$) {
+      case 'bigint': return BigIntCtor(v);
+      case 'undefined': return undefined;
+      case 'number': return v === '-0' ? -0 : Number(v);
+      case 'array': { const a = []; for (let i = 0; i < v.length; i += 1) defineProperty(a, i, { value: fromWire(v[i]), writable: true, enumerable: true, configurable: true }); return a; }
+      case 'map': { const m = new MapCtor(); for (const [k, x] of v) m.set(fromWire(k), fromWire(x)); return m; }
+      case 'set': { const s = new SetCtor(); for (const x of v) s.add(fromWire(x)); return s; }
+      case 'object': { const o = {}; for (const [k, x] of v) defineProperty(o, k, { value: fromWire(x), writable: true, enumerable: true, configurable: true }); return o; }
+      default: throw new TypeError('unknown wire tag ' + w.$);
+    }
+  }
+  const allowed = parse(allowList);
+  const provided = new MapCtor();
+  const module = { exports: {}, id: '.', filename, loaded: false, children: [], paths: [] };
+  const setFilename = (name) => { module.filename = name; };
+  const require = function require(name) {
+    if (provided.has(String(name))) return provided.get(String(name));
+    throw new Error('require(' + JSON.stringify(String(name)) + ') is not allowed here' +
+      (allowed.length ? ' (allowed: ' + allowed.join(', ') + ')' : ' (this benchmark allows no modules)'));
+  };
+  const reserved = ['undefined', 'NaN', 'Infinity', 'eval', 'arguments'];
+  const globalNames = Object.getOwnPropertyNames(globalThis).filter((n) => /^[A-Za-z_$][\\w$]*$/.test(n) && !reserved.includes(n));
+  const globalValues = globalNames.map((n) => globalThis[n]);
+  return freeze({
+    globalNames: freeze(globalNames),
+    globalValues: () => globalValues.slice(),
+    decodeArgs: (text) => { const a = parse(text); const out = []; for (let i = 0; i < a.length; i += 1) out[i] = fromWire(a[i]); return out; },
+    provide: (name, value) => provided.set(name, value),
+    setFilename,
+    module,
+    require,
+    Map: MapCtor,
+    Set: SetCtor,
+    mapEntries,
+    setValues,
+  });
+})`;
+
+let realm; // the helpers REALM_BOOTSTRAP returned
+let entryFunction = null;
+
+function pickEntry(exportsValue, entry) {
+  if (typeof exportsValue === 'function') return exportsValue;
+  if (exportsValue !== null && (typeof exportsValue === 'object' || typeof exportsValue === 'function')) {
+    if (typeof exportsValue[entry] === 'function') return exportsValue[entry];
+    const dflt = exportsValue.default;
+    if (typeof dflt === 'function') return dflt;
+    if (dflt !== null && typeof dflt === 'object' && typeof dflt[entry] === 'function') return dflt[entry];
+  }
+  throw new TypeError(`the program does not export a function ${entry}() (module.exports = { ${entry} })`);
+}
+
+const looksLikeModuleSyntax = (err) =>
+  err instanceof SyntaxError && /\bimport\b|\bexport\b|top-level await|await is only valid/.test(`${err.message}`);
+
+/*
+ * The context is made at startup, before the parent's first echo, so the timed load request
+ * measures only what the program itself costs: compiling it and running its top level.
+ * argv[2] is the JSON allow-list of builtin modules.
+ */
+const allowList = parse(process.argv[2] || '[]');
+const context = vm.createContext(Object.create(null), { name: 'candidate', codeGeneration: { strings: false, wasm: false } });
+{
+  const bootstrap = new vm.Script(REALM_BOOTSTRAP, { filename: 'peagen-harness-realm.js' }).runInContext(context);
+  realm = ReflectApply(bootstrap, undefined, [stringify(allowList), 'candidate.js']);
+  for (const name of allowList) realm.provide(name, require(name)); // documented hole: allowed modules come from this realm
+}
+let loaded = false;
+
+async function load(request) {
+  loaded = true;
+  request.allow = allowList;
+  let wrapper;
+  try {
+    // Compile as a script first only to tell CommonJS from an ES module; cheap and exact.
+    new vm.Script(`(function (exports, require, module, __filename, __dirname) {${request.source}\n})`, { filename: request.filename });
+  } catch (err) {
+    if (!looksLikeModuleSyntax(err) || !SourceTextModule) throw err;
+    entryFunction = pickEntry(await loadModule(request, context), request.entry);
+    return;
+  }
+  // The standard globals are bound as parameters of an outer function: a lookup through the
+  // vm context's global object goes through an interceptor and is several times slower,
+  // which would distort the timing of every program that names BigInt, Math, Number...
+  // The program is the body of the inner function, so its own top-level declarations may
+  // shadow them. The prefix has no newline: line numbers in stack traces stay right.
+  const outer = new vm.Script(
+    `(function (${realm.globalNames.join(',')}) { return function (exports, require, module, __filename, __dirname) {${request.source}\n} })`,
+    { filename: request.filename },
+  ).runInContext(context);
+  wrapper = ReflectApply(outer, undefined, realm.globalValues());
+  const module = realm.module;
+  realm.setFilename(StringCtor(request.filename));
+  ReflectApply(wrapper, module.exports, [module.exports, realm.require, module, request.filename, '.']);
+  entryFunction = pickEntry(module.exports, request.entry);
+}
+
+async function loadModule(request, context) {
+  const mod = new SourceTextModule(request.source, { identifier: request.filename, context });
+  await mod.link(async (specifier) => {
+    if (!request.allow.includes(specifier) || !SyntheticModule) {
+      throw new Error(`import ${stringify(specifier)} is not allowed here`);
+    }
+    const value = require(specifier);
+    const names = ['default', ...ObjectKeys(value)];
+    return new SyntheticModule(names, function init() {
+      this.setExport('default', value);
+      for (const k of ObjectKeys(value)) this.setExport(k, value[k]);
+    }, { context });
+  });
+  const done = mod.evaluate();
+  if (mod.status !== 'evaluated') {
+    if (mod.status === 'errored') throw mod.error;
+    done.catch(() => {});
+    throw new Error('top-level await is not supported: the module must finish loading synchronously');
+  }
+  return mod.namespace;
+}
+
+function call(request) {
+  const args = realm.decodeArgs(stringify(request.args));
+  let value;
+  try {
+    value = ReflectApply(entryFunction, undefined, args);
+  } catch (err) {
+    reply.fail(describe(err));
+    return;
+  }
+  let wire;
+  try {
+    wire = encode(value, 0, { chars: 0 });
+  } catch (err) {
+    reply.fail(`the output cannot be sent back: ${describe(err)}`);
+    return;
+  }
+  reply.ok(typeof value, wire);
+}
+
+function echo(request) {
+  // Same shape and size as a call's reply, without touching candidate code.
+  reply.ok('string', `"${stringRepeat('x', request.chars)}"`);
+}
+
+async function main() {
+  for (;;) {
+    const line = readRequest();
+    if (line === null) return;
+    const request = parse(line);
+    if (request.op === 'echo') echo(request);
+    else if (request.op === 'call') {
+      if (entryFunction === null) reply.fail('no program is loaded');
+      else call(request);
+    } else if (request.op === 'load') {
+      if (loaded) reply.fail('a program is already loaded');
+      else {
+        try {
+          await load(request);
+          reply.loaded();
+        } catch (err) {
+          entryFunction = null;
+          reply.fail(describe(err));
+        }
+      }
+    } else reply.fail(`unknown request ${stringify(request.op)}`);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    try {
+      writeSync(2, `peagen-harness child failure: ${describe(err)}\n`);
+    } finally {
+      process.exit(70);
+    }
+  },
+);

@@ -1,0 +1,444 @@
+'use strict';
+/* global require, process, __dirname, module, setTimeout, clearTimeout -- CommonJS run by plain Node */
+/* eslint-disable @typescript-eslint/no-require-imports */
+/**
+ * peagen-harness (Node): run an untrusted candidate program in its own locked-down process,
+ * send it one input per call, and measure each call from OUTSIDE that process.
+ *
+ *   const harness = require('peagen-harness');
+ *   const cand = await harness.Candidate.start('candidate.js', { entry: 'fib', callTimeoutMs: 2000 });
+ *   const { output, type, wallNs, error } = await cand.call(27);   // output decoded here
+ *   cand.close();
+ *
+ * What the candidate's process can do (see peagen-harness-child.js): compute. It runs in a
+ * vm context of its own with no process, require (only an allow-list, empty by default),
+ * module.parent, Function constructor or eval from strings, and the process itself is
+ * started with Node's permission model: it can read no file but the runner, start no
+ * process or worker. Its source is sent over a pipe. It cannot see or forge the protocol.
+ *
+ * How a call is timed: the round trip of the request, measured here with
+ * process.hrtime.bigint(), minus the IPC cost: the median round trip of several echo
+ * requests of the same request and reply size on the same child, made right after the
+ * call. A round trip shorter than half the fastest echo is physically impossible and is
+ * rejected (ImplausibleTiming). Net times below `floorNs` (default 1 µs) cannot be resolved
+ * and are reported as `floorNs` with `atFloor: true`. Nothing the child says about time is used.
+ *
+ * Caches: a Candidate keeps its process across calls, so a cache it keeps survives. For
+ * timing, either start a fresh Candidate per timed call, or give every timed call an input
+ * that no earlier call can have prepared (choose per benchmark; slow_fib_js does the former).
+ */
+const childProcess = require('child_process');
+const fs = require('fs');
+const path = require('path');
+
+const CHILD = path.join(__dirname, 'peagen-harness-child.js');
+const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ: 100 on every Linux the sandboxes run
+
+/** The candidate failed (crashed, hung, failed to load, was caught cheating): a verdict. */
+class CandidateFailure extends Error {}
+/** A measurement no real execution can produce (e.g. an answer faster than an empty round trip). */
+class ImplausibleTiming extends CandidateFailure {}
+/** The evaluator itself could not work (e.g. the trusted reference failed): exit status 2. */
+class EvaluatorError extends Error {}
+
+// ------------------------------------------------------------------ small helpers
+const now = () => process.hrtime.bigint();
+
+function median(xs) {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/** Deterministic PRNG in [0, 1) for held-out inputs derived from --seed. */
+function mulberry32(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// ------------------------------------------------------------------ the value wire format
+/** A value of a type the wire cannot carry (function, symbol); `type` is its typeof. */
+class Opaque {
+  constructor(type) {
+    this.type = type;
+    Object.freeze(this);
+  }
+}
+
+function encodeWire(value, depth = 0) {
+  if (depth > 64) throw new RangeError('the input is nested deeper than 64 levels');
+  const t = typeof value;
+  if (value === null || t === 'boolean' || t === 'string') return value;
+  if (t === 'number') return Number.isFinite(value) && !Object.is(value, -0) ? value : { $: 'number', v: Object.is(value, -0) ? '-0' : String(value) };
+  if (t === 'bigint') return { $: 'bigint', v: value.toString() };
+  if (t === 'undefined') return { $: 'undefined' };
+  if (Array.isArray(value)) return { $: 'array', v: value.map((x) => encodeWire(x, depth + 1)) };
+  if (value instanceof Map) return { $: 'map', v: [...value].map(([k, x]) => [encodeWire(k, depth + 1), encodeWire(x, depth + 1)]) };
+  if (value instanceof Set) return { $: 'set', v: [...value].map((x) => encodeWire(x, depth + 1)) };
+  if (t === 'object') return { $: 'object', v: Object.entries(value).map(([k, x]) => [k, encodeWire(x, depth + 1)]) };
+  throw new TypeError(`an input of type ${t} cannot be sent to the candidate`);
+}
+
+function decodeWire(w) {
+  if (w === null || typeof w !== 'object') return w;
+  const v = w.v;
+  switch (w.$) {
+    case 'bigint':
+      return BigInt(v);
+    case 'undefined':
+      return undefined;
+    case 'number':
+      return v === '-0' ? -0 : Number(v);
+    case 'array':
+      return v.map(decodeWire);
+    case 'map':
+      return new Map(v.map(([k, x]) => [decodeWire(k), decodeWire(x)]));
+    case 'set':
+      return new Set(v.map(decodeWire));
+    case 'object': {
+      const o = {};
+      for (const [k, x] of v) Object.defineProperty(o, k, { value: decodeWire(x), writable: true, enumerable: true, configurable: true });
+      return o;
+    }
+    case 'opaque':
+      return new Opaque(v);
+    default:
+      throw new CandidateFailure(`malformed reply from the candidate's process (tag ${w.$})`);
+  }
+}
+
+// ------------------------------------------------------------------ timing arithmetic
+/**
+ * Net time of one request from its round trip and the echo round trips of the same size
+ * measured right after it: rejects what cannot happen, clamps what cannot be resolved.
+ * `fastestEchoNs` is the fastest empty round trip seen on the process so far: a reply does
+ * everything an echo does and more, so one faster than a quarter of that is impossible
+ * (a quarter, not the whole: on a loaded host single echoes vary several-fold).
+ */
+function netTime(roundTripNs, echoNs, floorNs = 1000, fastestEchoNs = Math.min(...echoNs)) {
+  if (!(roundTripNs > 0) || roundTripNs < fastestEchoNs / 4) {
+    throw new ImplausibleTiming(
+      `implausible timing: the answer came back in ${(roundTripNs / 1000).toFixed(1)} µs, faster than a quarter of the ` +
+        `fastest empty round trip on the same process (${(fastestEchoNs / 1000).toFixed(1)} µs); this measurement cannot come from running the program`,
+    );
+  }
+  const ipcNs = median(echoNs);
+  const net = roundTripNs - ipcNs;
+  return { wallNs: Math.max(net, floorNs), ipcNs, atFloor: net < floorNs };
+}
+
+// ------------------------------------------------------------------ the candidate process
+const ECHO_REPLY_OVERHEAD = '{"ok":true,"type":"string","value":""}\n'.length;
+
+function warningLine(line) {
+  return /ExperimentalWarning|--trace-warnings|^\s*$/.test(line);
+}
+
+/** One untrusted program in its own process; see the file comment. */
+class Candidate {
+  /**
+   * @param {string} program path of the program file (read here, sent to the child)
+   * @param {object} [options]
+   * @param {string} [options.entry='default'] exported function to call
+   * @param {string[]} [options.allow=[]] builtin modules the program may require/import
+   *   (each one hands the program objects of the runner's realm: keep it empty if you can)
+   * @param {number} [options.callTimeoutMs=5000] per call; the process is killed after it
+   * @param {number} [options.loadTimeoutMs=10000] process start plus loading the program
+   * @param {number} [options.echoSamples=5] echo round trips measured per timed request
+   * @param {number} [options.floorNs=1000] smallest net time that can be resolved
+   * @param {boolean} [options.trusted=false] failures are the evaluator's own (EvaluatorError)
+   * @param {string} [options.label] how errors name this program
+   */
+  static async start(program, options = {}) {
+    const label = options.label || (options.trusted ? 'the reference' : 'the candidate');
+    let source;
+    try {
+      source = fs.readFileSync(program, 'utf8');
+    } catch (err) {
+      throw new (options.trusted ? EvaluatorError : CandidateFailure)(`cannot read ${label} (${program}): ${err.message}`);
+    }
+    const candidate = new Candidate(source, path.basename(program), { ...options, label });
+    try {
+      await candidate.load();
+    } catch (err) {
+      candidate.close();
+      throw err;
+    }
+    return candidate;
+  }
+
+  constructor(source, filename, options) {
+    this.source = source;
+    this.filename = filename;
+    this.entry = options.entry || 'default';
+    this.allow = [...(options.allow || [])];
+    this.callTimeoutMs = options.callTimeoutMs || 5000;
+    this.loadTimeoutMs = options.loadTimeoutMs || 10000;
+    this.echoSamples = options.echoSamples || 5;
+    this.floorNs = options.floorNs ?? 1000;
+    this.trusted = Boolean(options.trusted);
+    this.label = options.label;
+    /** Net time of loading the program (compiling it and running its top level), in ns. */
+    this.loadNs = null;
+    this.fastestEchoNs = Infinity;
+    this.lines = [];
+    this.waiter = null;
+    this.closed = false;
+    this.stderrTail = '';
+    this.exitInfo = null;
+
+    let childPath = CHILD;
+    try {
+      childPath = fs.realpathSync(CHILD);
+    } catch {
+      /* use as is */
+    }
+    this.proc = childProcess.spawn(
+      process.execPath,
+      [
+        '--disallow-code-generation-from-strings',
+        '--experimental-permission',
+        `--allow-fs-read=${childPath}`,
+        '--experimental-vm-modules',
+        '--no-warnings',
+        childPath,
+        JSON.stringify(this.allow),
+      ],
+      { stdio: ['pipe', 'ignore', 'pipe', 'pipe'], detached: true, env: {} },
+    );
+    this.pid = this.proc.pid;
+    let buf = '';
+    const replies = this.proc.stdio[3];
+    replies.setEncoding('utf8');
+    replies.on('data', (chunk) => {
+      const at = now();
+      buf += chunk;
+      let k;
+      while ((k = buf.indexOf('\n')) >= 0) {
+        this.lines.push({ line: buf.slice(0, k), at });
+        buf = buf.slice(k + 1);
+      }
+      this.wake();
+    });
+    replies.on('error', () => {});
+    this.proc.stderr.setEncoding('utf8');
+    this.proc.stderr.on('data', (chunk) => {
+      this.stderrTail = (this.stderrTail + chunk).slice(-4000);
+    });
+    this.proc.on('exit', (code, signal) => {
+      this.exitInfo = signal ? `killed by signal ${signal}` : `exit status ${code}`;
+    });
+    this.proc.on('close', () => {
+      this.closed = true;
+      this.wake();
+    });
+    this.proc.on('error', (err) => {
+      this.exitInfo = `could not start: ${err.message}`;
+      this.closed = true;
+      this.wake();
+    });
+    this.proc.stdin.on('error', () => {});
+  }
+
+  failure(message) {
+    return new (this.trusted ? EvaluatorError : CandidateFailure)(this.trusted ? `${this.label}: ${message}` : message);
+  }
+
+  wake() {
+    if (this.waiter) {
+      const w = this.waiter;
+      this.waiter = null;
+      w();
+    }
+  }
+
+  /** Sends one request; resolves with its parsed reply and round trip in ns. */
+  async request(message, timeoutMs, what) {
+    if (this.closed) throw this.failure(`the program's process is gone (${this.exitInfo || 'closed'})`);
+    const line = `${JSON.stringify(message)}\n`;
+    const sent = now();
+    this.proc.stdin.write(line);
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      if (this.lines.length) {
+        const { line: text, at } = this.lines.shift();
+        let reply;
+        try {
+          reply = JSON.parse(text);
+        } catch {
+          throw this.failure("malformed reply from the program's process");
+        }
+        return { reply, roundTripNs: Number(at - sent), requestChars: line.length, replyChars: text.length + 1 };
+      }
+      if (this.closed) {
+        const tail = this.stderrTail
+          .split('\n')
+          .filter((l) => !warningLine(l))
+          .join('\n')
+          .trim()
+          .slice(-600);
+        throw this.failure(`the program's process ended while ${what} (${this.exitInfo || 'closed'})${tail ? `: ${tail}` : ''}`);
+      }
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        this.close();
+        throw this.failure(`timeout: no answer within ${(timeoutMs / 1000).toFixed(1)} s while ${what}`);
+      }
+      await new Promise((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.waiter = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  /** Round trips of `echoSamples` echo requests of the given request and reply sizes. */
+  async echoes(requestChars, replyChars, timeoutMs) {
+    const base = JSON.stringify({ op: 'echo', chars: Math.max(0, replyChars - ECHO_REPLY_OVERHEAD), pad: '' }).length + 1;
+    const pad = 'p'.repeat(Math.max(0, requestChars - base));
+    const message = { op: 'echo', chars: Math.max(0, replyChars - ECHO_REPLY_OVERHEAD), pad };
+    const samples = [];
+    for (let i = 0; i < this.echoSamples; i += 1) {
+      samples.push((await this.request(message, timeoutMs, 'answering an echo')).roundTripNs);
+    }
+    this.fastestEchoNs = Math.min(this.fastestEchoNs, ...samples);
+    return samples;
+  }
+
+  async load() {
+    const message = { op: 'load', source: this.source, filename: this.filename, entry: this.entry };
+    const requestChars = JSON.stringify(message).length + 1;
+    // The first echo waits for the process to start; the next ones are the IPC baseline.
+    await this.request({ op: 'echo', chars: 0, pad: '' }, this.loadTimeoutMs, 'starting');
+    const echoNs = await this.echoes(requestChars, '{"ok":true}\n'.length, this.loadTimeoutMs);
+    const { reply, roundTripNs } = await this.request(message, this.loadTimeoutMs, 'loading the program');
+    if (!reply.ok) throw this.failure(`the program failed to load: ${reply.error}`);
+    try {
+      this.loadNs = netTime(roundTripNs, echoNs, 0, this.fastestEchoNs).wallNs;
+    } catch (err) {
+      throw this.failure(err.message);
+    }
+  }
+
+  /**
+   * Calls the entry function with `args` (JSON-like values, BigInt, undefined, Map, Set).
+   * @returns {Promise<{output: any, type: string, error: string|null, wallNs: number,
+   *   roundTripNs: number, ipcNs: number, atFloor: boolean}>}
+   *   `type` is typeof the value in the candidate's process; `error` is set when the call
+   *   threw (output is then undefined). Crashes and timeouts throw CandidateFailure.
+   */
+  async call(...args) {
+    const message = { op: 'call', args: args.map((a) => encodeWire(a)) };
+    const { reply, roundTripNs, requestChars, replyChars } = await this.request(message, this.callTimeoutMs, 'computing');
+    const echoNs = await this.echoes(requestChars, replyChars, this.callTimeoutMs);
+    let timing;
+    try {
+      timing = netTime(roundTripNs, echoNs, this.floorNs, this.fastestEchoNs);
+    } catch (err) {
+      throw this.failure(err.message);
+    }
+    const result = { output: undefined, type: reply.type, error: null, roundTripNs, ...timing };
+    if (!reply.ok) result.error = String(reply.error);
+    else result.output = decodeWire(reply.value);
+    return result;
+  }
+
+  /** CPU time (user + system, all threads) the process has used so far, in ns; null if unknown. */
+  cpuNs() {
+    try {
+      const stat = fs.readFileSync(`/proc/${this.pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return (Number(fields[11]) + Number(fields[12])) * (1e9 / CLOCK_TICKS_PER_SECOND);
+    } catch {
+      return null;
+    }
+  }
+
+  close() {
+    if (this.proc.exitCode === null && this.proc.signalCode === null) {
+      try {
+        process.kill(-this.proc.pid, 'SIGKILL');
+      } catch {
+        try {
+          this.proc.kill('SIGKILL');
+        } catch {
+          /* already gone */
+        }
+      }
+    }
+  }
+}
+
+// ------------------------------------------------------------------ timing schedule
+/**
+ * Interleaved timing: `measure(which, round)` returns one time in ns for 'reference' or
+ * 'candidate'; the two alternate which goes first. speedup = median over rounds of the
+ * paired ratio reference/candidate (load changes on a busy host cancel within a pair).
+ */
+async function timeInterleaved(rounds, measure) {
+  const referenceNs = [];
+  const candidateNs = [];
+  for (let r = 0; r < rounds; r += 1) {
+    const order = r % 2 === 0 ? ['reference', 'candidate'] : ['candidate', 'reference'];
+    for (const which of order) (which === 'reference' ? referenceNs : candidateNs).push(await measure(which, r));
+  }
+  const ratios = referenceNs.map((ref, i) => ref / candidateNs[i]);
+  return { referenceNs, candidateNs, speedup: median(ratios), speedupOfMedians: median(referenceNs) / median(candidateNs) };
+}
+
+// ------------------------------------------------------------------ the verdict line
+/** Rejects the candidate with `message` (ends runEvaluator with correct=false). */
+function reject(message) {
+  throw new CandidateFailure(message);
+}
+
+/**
+ * Runs `main(metrics)` and prints the one JSON verdict line as the last line of stdout:
+ * main returns { objective } (correct) or throws CandidateFailure (via reject(), a failed
+ * call, a timeout...) for correct=false with exit 0; anything else is an evaluator error
+ * (exit 2). `metrics` is the object main fills; it is always printed.
+ */
+async function runEvaluator(main, { direction = 'maximize' } = {}) {
+  const metrics = {};
+  const started = now();
+  let line;
+  let status = 0;
+  try {
+    const { objective } = await main(metrics);
+    if (typeof objective !== 'number' || !Number.isFinite(objective)) throw new EvaluatorError(`objective ${objective} is not a finite number`);
+    line = { correct: true, objective, direction, metrics };
+  } catch (err) {
+    if (err instanceof CandidateFailure) line = { correct: false, objective: 0, direction, metrics, error: err.message };
+    else {
+      status = 2;
+      line = { correct: false, objective: 0, direction, metrics, error: `evaluator error: ${err && err.message}` };
+    }
+  }
+  metrics.eval_seconds = Math.round(Number(now() - started) / 1e6) / 1000;
+  process.stdout.write(`${JSON.stringify(line)}\n`, () => process.exit(status));
+}
+
+module.exports = {
+  Candidate,
+  CandidateFailure,
+  ImplausibleTiming,
+  EvaluatorError,
+  Opaque,
+  timeInterleaved,
+  runEvaluator,
+  reject,
+  median,
+  mulberry32,
+  netTime,
+  encodeWire,
+  decodeWire,
+};
