@@ -11,6 +11,12 @@ export default tseslint.config(
     languageOptions: { globals: globals.node },
   },
   {
+    // The evaluation harness library: plain CommonJS that evaluators load with require().
+    files: ['harness/**/*.js'],
+    languageOptions: { sourceType: 'commonjs', globals: globals.node },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     rules: {
       // Namespaces group each RPC message's method, params and types (the vscode-eslint pattern).
       '@typescript-eslint/no-namespace': 'off',

@@ -1,6 +1,4 @@
 'use strict';
-/* global require, process, Buffer -- CommonJS run by plain Node */
-/* eslint-disable @typescript-eslint/no-require-imports */
 /*
  * The trusted child runner of peagen-harness (started by peagen-harness.js; not meant to be
  * run by hand). It hosts ONE untrusted program and answers one request at a time.

@@ -1,6 +1,4 @@
 'use strict';
-/* global require, process, __dirname, module, setTimeout, clearTimeout -- CommonJS run by plain Node */
-/* eslint-disable @typescript-eslint/no-require-imports */
 /**
  * peagen-harness (Node): run an untrusted candidate program in its own locked-down process,
  * send it one input per call, and measure each call from OUTSIDE that process.
