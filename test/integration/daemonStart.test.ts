@@ -127,7 +127,7 @@ describe('one daemon per state directory (real processes)', function () {
     assert.equal(status.pid, first.pid);
     const stopped = state.json<{ stopped: boolean; pid: number }>('daemon', 'stop');
     assert.deepEqual(stopped, { stopped: true, pid: first.pid });
-    assert.equal(fs.existsSync(path.join(state.home, 'daemon.token')), false);
+    for (const left of ['daemon.token', 'daemon.json', 'daemon.lock']) assert.equal(fs.existsSync(path.join(state.home, left)), false, `${left} is removed`);
   });
 
   it('two `daemon start` at the same time result in exactly one daemon', async () => {
