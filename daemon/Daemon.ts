@@ -1,6 +1,10 @@
 /**
  * The long-running daemon: one engine, served to the editor that spawned it (over its
  * IPC pipe or stdio) and to everyone else over the token-guarded local socket.
+ *
+ * Only one daemon per state directory listens there (stateLock.ts). A daemon started while
+ * another holds the directory refuses to start, unless an editor spawned it: then it serves
+ * that editor over its pipe and leaves the token, the record and the socket alone.
  */
 import * as path from 'node:path';
 import {
@@ -14,12 +18,22 @@ import {
 } from 'vscode-languageserver-protocol/node';
 import type { PeagenConfig } from './config';
 import { Engine } from './engine/Engine';
-import { formatAddress, parseAddress } from './rpc/address';
+import { type DaemonAddress, formatAddress, parseAddress } from './rpc/address';
 import { isAlive } from './platform/processes';
-import { createToken, ensureStateDir, removeRecord, SOCKET_FILE, writeRecord } from './rpc/discovery';
+import {
+  type DaemonRecord,
+  ensureStateDir,
+  newToken,
+  readLiveRecord,
+  removeRecord,
+  SOCKET_FILE,
+  writeRecord,
+  writeToken,
+} from './rpc/discovery';
 import { GuardedMessageReader } from './rpc/guardedReader';
 import { type DaemonInfo, serveConnection } from './rpc/serveConnection';
 import { listen, type SocketServer } from './rpc/socketServer';
+import { acquireStateLock, type StateLock } from './rpc/stateLock';
 import { VERSION } from './version';
 
 export interface DaemonOptions {
@@ -30,6 +44,8 @@ export interface DaemonOptions {
   /** Address for the shared socket; default from config or the state directory; false: none. */
   listen?: string | false;
   oneShotEntry?: string;
+  /** Deadline for socket clients to complete the handshake (default in socketServer.ts). */
+  authTimeoutMs?: number;
   /** The spawning editor's process (`--clientProcessId`); the daemon stops when it is gone. */
   editorPid?: number;
   log(line: string): void;
@@ -47,9 +63,46 @@ export interface RunningDaemon {
 /** How long a draining shutdown waits for running tasks before handing them back. */
 const DRAIN_LIMIT_MS = 30_000;
 
+export class DaemonAlreadyRunningError extends Error {
+  override name = 'DaemonAlreadyRunningError';
+  constructor(
+    readonly pid: number,
+    readonly record: DaemonRecord | undefined,
+    readonly stateDir: string,
+  ) {
+    super(`the daemon is already running (pid ${pid}${record ? `, ${record.address}` : ''})`);
+  }
+}
+
+/** This daemon holds the state directory: it alone writes the token, record and socket there. */
+interface Ownership {
+  lock: StateLock;
+  address: DaemonAddress;
+}
+
 export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
   const { log } = options;
-  const engine = await Engine.create(options.config, { log, ...(options.oneShotEntry && { oneShotEntry: options.oneShotEntry }) });
+  let owner: Ownership | undefined;
+  if (options.listen !== false) {
+    try {
+      owner = claimStateDir(options);
+    } catch (error) {
+      if (!options.pipe) throw error;
+      // An editor's private daemon still serves its editor without the shared socket.
+      log(
+        error instanceof DaemonAlreadyRunningError
+          ? `serving this editor only, not listening for other clients: the state directory ${error.stateDir} belongs to the daemon with pid ${error.pid}${error.record ? ` on ${error.record.address}` : ''}`
+          : `serving this editor only, not listening for other clients: ${(error as Error).message}`,
+      );
+    }
+  }
+  let engine: Engine;
+  try {
+    engine = await Engine.create(options.config, { log, ...(options.oneShotEntry && { oneShotEntry: options.oneShotEntry }) });
+  } catch (error) {
+    owner?.lock.release();
+    throw error;
+  }
   let server: SocketServer | undefined;
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
@@ -62,8 +115,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       const limit = setTimeout(() => void engine.stop({ drain: false }), DRAIN_LIMIT_MS);
       await drained;
       clearTimeout(limit);
-      removeRecord(options.stateDir, process.pid);
+      if (owner) removeRecord(options.stateDir, process.pid);
       await server?.close();
+      owner?.lock.release();
       log('stopped');
       resolveStopped();
     })();
@@ -72,14 +126,16 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 
   const info: DaemonInfo = { version: VERSION, startedAt: Date.now(), requestShutdown: (drain) => void stop(drain) };
 
-  if (options.listen !== false) {
-    ensureStateDir(options.stateDir);
-    const requested = options.listen ?? options.config.daemon.listen ?? `unix:${path.join(options.stateDir, SOCKET_FILE)}`;
+  if (owner) {
     try {
-      const token = createToken(options.stateDir);
-      const bound = await listen(parseAddress(requested), engine, info, token, log);
+      // The token is written only once the socket is ours, so a failed start changes nothing.
+      const token = newToken();
+      const bound = await listen(owner.address, engine, info, token, log, {
+        ...(options.authTimeoutMs !== undefined && { authTimeoutMs: options.authTimeoutMs }),
+      });
       server = bound;
       info.listen = formatAddress(bound.address);
+      writeToken(options.stateDir, token);
       writeRecord(options.stateDir, {
         pid: process.pid,
         address: info.listen,
@@ -87,12 +143,16 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
         startedAt: new Date(info.startedAt).toISOString(),
       });
     } catch (error) {
+      await server?.close();
+      server = undefined;
+      delete info.listen;
+      owner.lock.release();
+      owner = undefined;
       if (!options.pipe) {
         await engine.stop({ drain: false });
         throw error;
       }
-      // An editor's private daemon still works without the shared socket.
-      log(`not listening for other clients: ${(error as Error).message}`);
+      log(`serving this editor only, not listening for other clients: ${(error as Error).message}`);
     }
   }
 
@@ -104,8 +164,12 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     const connection = createProtocolConnection(new GuardedMessageReader(reader, writer), writer);
     serveConnection(connection, engine, info, { onExit: () => void stop(false), log });
     connection.listen();
-    // The editor went away without saying goodbye (crash, kill -9): follow it.
-    if (options.pipe === 'ipc') process.once('disconnect', () => void stop(false));
+    // The editor went away without saying goodbye (crash, kill -9): follow it, also when it
+    // went while the engine was starting, before anyone listened for 'disconnect'.
+    if (options.pipe === 'ipc') {
+      if (process.connected) process.once('disconnect', () => void stop(false));
+      else void stop(false);
+    }
     if (options.editorPid !== undefined) watchEditor(options.editorPid, () => void stop(false));
   }
 
@@ -113,6 +177,23 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     `daemon ${VERSION} ready (pid ${process.pid}, queue ${engine.queue.url}, ${engine.config.worker.concurrency} ${engine.config.worker.mode} workers with caps [${engine.caps.join(', ')}], sandbox: ${(await engine.status()).sandbox.reason})`,
   );
   return { engine, address: info.listen, stopped, stop };
+}
+
+/** Takes the state directory's lock, or says which daemon has it. */
+function claimStateDir(options: DaemonOptions): Ownership {
+  const requested =
+    (typeof options.listen === 'string' ? options.listen : undefined) ?? options.config.daemon.listen ?? `unix:${path.join(options.stateDir, SOCKET_FILE)}`;
+  const address = parseAddress(requested);
+  ensureStateDir(options.stateDir);
+  const attempt = acquireStateLock(options.stateDir);
+  if (!attempt.acquired) throw new DaemonAlreadyRunningError(attempt.holder, readLiveRecord(options.stateDir), options.stateDir);
+  // A daemon of a version without the lock may still be running: it owns the directory.
+  const unlocked = readLiveRecord(options.stateDir);
+  if (unlocked && unlocked.pid !== process.pid) {
+    attempt.lock.release();
+    throw new DaemonAlreadyRunningError(unlocked.pid, unlocked, options.stateDir);
+  }
+  return { lock: attempt.lock, address };
 }
 
 function watchEditor(pid: number, onGone: () => void): void {

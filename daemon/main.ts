@@ -4,7 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { findConfigFile, loadConfig, stateDir } from './config';
-import { startDaemon } from './Daemon';
+import { DaemonAlreadyRunningError, startDaemon } from './Daemon';
 import { isOneShotChild, startOneShotChild } from './fabric/worker/oneShotEntry';
 
 // Once the reader of stderr is gone (the editor died), a write fails with EPIPE. Logging
@@ -35,6 +35,8 @@ async function main(): Promise<void> {
     },
     strict: false,
   });
+  // Tests shorten the handshake deadline of socket clients; nobody else needs to.
+  const authTimeoutMs = Number(process.env.PEAGEN_DAEMON_AUTH_TIMEOUT_MS) || undefined;
   const clientPid = typeof values.clientProcessId === 'string' ? Number(values.clientProcessId) : undefined;
   const configFile = typeof values.config === 'string' ? values.config : findConfigFile();
   const config = loadConfig(configFile);
@@ -48,6 +50,7 @@ async function main(): Promise<void> {
     ...(values['node-ipc'] ? { pipe: 'ipc' as const } : values.stdio ? { pipe: 'stdio' as const } : {}),
     ...(values['no-listen'] ? { listen: false as const } : typeof values.listen === 'string' ? { listen: values.listen } : {}),
     oneShotEntry: __filename,
+    ...(authTimeoutMs !== undefined && { authTimeoutMs }),
     ...(clientPid !== undefined && { editorPid: clientPid }),
     log,
   });
@@ -57,6 +60,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  // Not a failure: what was asked for (a daemon for this state directory) is there.
+  if (error instanceof DaemonAlreadyRunningError) {
+    log(`not starting: ${error.message} and holds ${error.stateDir}`);
+    process.exit(0);
+  }
   log(`daemon failed to start: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(2);
 });

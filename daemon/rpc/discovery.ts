@@ -23,13 +23,16 @@ export function ensureStateDir(dir: string): void {
   fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
 }
 
-export function createToken(dir: string): string {
+export function newToken(): string {
+  return randomBytes(32).toString('hex');
+}
+
+/** Only the holder of the state directory's lock (stateLock.ts) may call this. */
+export function writeToken(dir: string, token: string): void {
   ensureStateDir(dir);
-  const token = randomBytes(32).toString('hex');
   const file = path.join(dir, TOKEN_FILE);
   fs.rmSync(file, { force: true });
   fs.writeFileSync(file, token, { mode: 0o600, flag: 'wx' });
-  return token;
 }
 
 export function readToken(dir: string): string | undefined {

@@ -37,6 +37,8 @@ export interface DaemonInfo {
 export interface ServeOptions {
   /** When set, nothing but the handshake is served until the client proves it has this token. */
   token?: string;
+  /** Called when a handshake with the right token has succeeded. */
+  onAuthorized?(): void;
   /** Called on the LSP `exit` notification or when the peer goes away. */
   onExit(): void;
   log(line: string): void;
@@ -96,6 +98,7 @@ export function serveConnection(connection: ProtocolConnection, engine: Engine, 
       );
     }
     authorized = true;
+    options.onAuthorized?.();
     subscribe();
     return { daemonVersion: daemon.version, protocolVersion: PROTOCOL_VERSION, pid: process.pid } satisfies Handshake.Response;
   });

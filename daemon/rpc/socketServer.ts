@@ -1,16 +1,33 @@
 /**
  * The daemon's shared door: a Unix socket (mode 0600) or a loopback TCP port on which the
  * CLI, other editors and remote-pointed extensions connect. Every client must present the
- * token before anything else is served.
+ * token before anything else is served, within a deadline, and a client's framing is checked
+ * (frameGuard.ts) before the JSON-RPC reader sees its bytes, so no client can stall the rest.
  */
 import * as fs from 'node:fs';
 import * as net from 'node:net';
-import { createProtocolConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-languageserver-protocol/node';
+import {
+  createProtocolConnection,
+  ErrorCodes,
+  type Message,
+  SocketMessageWriter,
+  StreamMessageReader,
+} from 'vscode-languageserver-protocol/node';
 import type { Engine } from '../engine/Engine';
 import { type DaemonAddress, formatAddress } from './address';
+import { DEFAULT_FRAME_LIMITS, FrameGuard, type FrameLimits } from './frameGuard';
 import { GuardedMessageReader } from './guardedReader';
 import { TrackedMessageWriter } from './trackedWriter';
 import { type DaemonInfo, serveConnection } from './serveConnection';
+
+export interface ConnectionLimits {
+  /** A client that has not completed the handshake by then is disconnected. */
+  authTimeoutMs: number;
+  frames: FrameLimits;
+}
+
+/** Long enough for an editor that starts its language client before the handshake. */
+export const DEFAULT_AUTH_TIMEOUT_MS = 10_000;
 
 export async function listen(
   address: DaemonAddress,
@@ -18,18 +35,48 @@ export async function listen(
   daemon: DaemonInfo,
   token: string,
   log: (line: string) => void,
+  limits: Partial<ConnectionLimits> = {},
 ): Promise<SocketServer> {
+  const authTimeoutMs = limits.authTimeoutMs ?? DEFAULT_AUTH_TIMEOUT_MS;
+  const frameLimits = limits.frames ?? DEFAULT_FRAME_LIMITS;
   if (address.kind === 'unix') await removeDeadSocket(address.path);
   const connections = new Map<net.Socket, TrackedMessageWriter>();
   const server = net.createServer((socket) => {
     const writer = new TrackedMessageWriter(new SocketMessageWriter(socket));
     connections.set(socket, writer);
-    socket.on('close', () => connections.delete(socket));
     socket.on('error', () => socket.destroy());
-    const reader = new GuardedMessageReader(new SocketMessageReader(socket), writer);
+
+    let refused = false;
+    // Says why (where the peer still reads), then cuts the peer off without reading more.
+    const refuse = (reason: string): void => {
+      if (refused) return;
+      refused = true;
+      log(`closing a client connection: ${reason}`);
+      socket.pause();
+      void writer
+        .write({ jsonrpc: '2.0', id: null, error: { code: ErrorCodes.InvalidRequest, message: reason } } as Message)
+        .catch(() => {})
+        .finally(() => socket.end());
+      // A peer that does not read lets the answer never leave: cut it off regardless.
+      setTimeout(() => socket.destroy(), 1_000).unref();
+    };
+    const guard = new FrameGuard(frameLimits, refuse);
+    const authDeadline = setTimeout(() => refuse(`no successful peagen/handshake within ${authTimeoutMs} ms`), authTimeoutMs);
+    socket.on('data', (chunk: Buffer) => guard.push(chunk));
+    socket.on('close', () => {
+      clearTimeout(authDeadline);
+      connections.delete(socket);
+      guard.output.destroy();
+    });
+
+    const reader = new GuardedMessageReader(new StreamMessageReader(guard.output), writer);
     const connection = createProtocolConnection(reader, writer);
     serveConnection(connection, engine, daemon, {
       token,
+      onAuthorized: () => {
+        clearTimeout(authDeadline);
+        guard.authenticate();
+      },
       onExit: () => socket.end(),
       log,
     });

@@ -4,10 +4,12 @@ import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Command } from 'commander';
 import { Shutdown, Status } from '../../../shared/protocol';
-import { startDaemon } from '../../Daemon';
+import { DaemonAlreadyRunningError, type RunningDaemon, startDaemon } from '../../Daemon';
+import { parseAddress } from '../../rpc/address';
 import { DaemonUnavailableError } from '../../rpc/client';
 import { isAlive } from '../../platform/processes';
-import { ensureStateDir, LOG_FILE, readLiveRecord } from '../../rpc/discovery';
+import { type DaemonRecord, ensureStateDir, LOG_FILE, readLiveRecord } from '../../rpc/discovery';
+import { lockHolder } from '../../rpc/stateLock';
 import { CliContext, CliError, ExitCode } from '../context';
 import { describeStatus } from './queue';
 
@@ -24,19 +26,25 @@ export function registerDaemonCommands(program: Command): void {
     .action(async (options: { listen?: string; foreground?: boolean }, command: Command) => {
       const ctx = CliContext.of(command);
       const config = ctx.config;
-      const running = readLiveRecord(ctx.stateDir);
-      if (running) {
-        ctx.output({ started: false, alreadyRunning: true, ...running }, `the daemon is already running (pid ${running.pid}, ${running.address})`);
-        return;
-      }
+      checkListenAddress(ctx, options.listen);
+      const running = await runningDaemon(ctx.stateDir);
+      if (running) return reportRunning(ctx, running);
       if (options.foreground) {
-        const started = await startDaemon({
-          config,
-          stateDir: ctx.stateDir,
-          ...(options.listen && { listen: options.listen }),
-          oneShotEntry: path.join(__dirname, 'daemon.js'),
-          log: (line) => ctx.info(line),
-        });
+        let started: RunningDaemon;
+        try {
+          started = await startDaemon({
+            config,
+            stateDir: ctx.stateDir,
+            ...(options.listen && { listen: options.listen }),
+            oneShotEntry: path.join(__dirname, 'daemon.js'),
+            log: (line) => ctx.info(line),
+          });
+        } catch (error) {
+          // Another `daemon start` got there first.
+          const winner = error instanceof DaemonAlreadyRunningError ? await runningDaemon(ctx.stateDir) : undefined;
+          if (winner) return reportRunning(ctx, winner);
+          throw error;
+        }
         for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void started.stop(true));
         await started.stopped;
         return;
@@ -57,7 +65,10 @@ export function registerDaemonCommands(program: Command): void {
           ctx.output({ started: true, ...record, log: logFile }, `daemon started (pid ${record.pid}) on ${record.address}\nlog: ${logFile}`);
           return;
         }
-        if (pid === undefined || !isAlive(pid)) break;
+        // Only the holder of the state directory writes the record: another start won.
+        if (record) return reportRunning(ctx, record);
+        // Ours gave up (or failed); wait for the one holding the directory, if any.
+        if ((pid === undefined || !isAlive(pid)) && lockHolder(ctx.stateDir) === undefined) break;
         await delay(50);
       }
       const tail = fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-5).join('\n');
@@ -100,4 +111,35 @@ export function registerDaemonCommands(program: Command): void {
         ].join('\n'),
       );
     });
+}
+
+function reportRunning(ctx: CliContext, running: DaemonRecord): void {
+  ctx.output({ started: false, alreadyRunning: true, ...running }, `the daemon is already running (pid ${running.pid}, ${running.address})`);
+}
+
+/** A bad address is a usage error found here, not a daemon that dies in the background. */
+function checkListenAddress(ctx: CliContext, listen: string | undefined): void {
+  const [text, source] = listen !== undefined ? [listen, '--listen'] : [ctx.config.daemon.listen, `daemon.listen in ${ctx.configFile}`];
+  if (text === undefined) return;
+  try {
+    parseAddress(text);
+  } catch (error) {
+    throw new CliError(`${source}: ${(error as Error).message}`, ExitCode.Usage);
+  }
+}
+
+/**
+ * The daemon that holds the state directory, once it has written its record (it may be
+ * starting right now); undefined if no daemon holds it.
+ */
+async function runningDaemon(stateDir: string): Promise<DaemonRecord | undefined> {
+  for (const giveUpAt = Date.now() + START_TIMEOUT_MS; ; await delay(50)) {
+    const record = readLiveRecord(stateDir);
+    if (record) return record;
+    const holder = lockHolder(stateDir);
+    if (holder === undefined) return undefined;
+    if (Date.now() > giveUpAt) {
+      throw new CliError(`the daemon with pid ${holder} holds ${stateDir} but has not come up; see ${path.join(stateDir, LOG_FILE)}`, ExitCode.Failed);
+    }
+  }
 }
