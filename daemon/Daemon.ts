@@ -18,7 +18,7 @@ import {
 } from 'vscode-languageserver-protocol/node';
 import type { PeagenConfig } from './config';
 import { Engine } from './engine/Engine';
-import { type DaemonAddress, formatAddress, parseAddress } from './rpc/address';
+import { type DaemonAddress, formatAddress, parseAddress } from '../shared/address';
 import { isAlive } from './platform/processes';
 import {
   type DaemonRecord,

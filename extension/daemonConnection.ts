@@ -22,6 +22,7 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import { stateDir } from '../daemon/config';
+import { isAlive } from '../daemon/platform/processes';
 import { readLiveRecord, readToken, TOKEN_FILE } from '../daemon/rpc/discovery';
 import { connectOptions, parseAddress } from '../shared/address';
 import { GetResult, Handshake, PROTOCOL_VERSION, ServerStatus, Status, SubmitTask } from '../shared/protocol';
@@ -109,8 +110,14 @@ export class DaemonConnection implements vscode.Disposable {
     this.client = undefined;
     // Our own daemon may take a moment to exit after this; never mistake it for a shared one.
     this.retiredPid = this.spawnedPid;
+    this.spawnedPid = undefined;
     this.serverStatus = undefined;
     if (client) await client.stop(5_000).catch(() => {});
+    // Until our daemon has exited it holds the state directory: a daemon started now would
+    // serve this window alone and the CLI would lose the shared socket when the old one goes.
+    for (const giveUpAt = Date.now() + 10_000; this.retiredPid !== undefined && isAlive(this.retiredPid) && Date.now() < giveUpAt; ) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     this.setState('stopped', 'stopped by request');
   }
 

@@ -10,7 +10,7 @@ import {
   SocketMessageWriter,
 } from 'vscode-languageserver-protocol/node';
 import { Handshake, PROTOCOL_VERSION, TaskUpdate } from '../../shared/protocol';
-import { connectOptions, parseAddress } from './address';
+import { connectOptions, parseAddress } from '../../shared/address';
 import { readLiveRecord, readToken } from './discovery';
 
 export class DaemonUnavailableError extends Error {

@@ -14,7 +14,7 @@ import {
   StreamMessageReader,
 } from 'vscode-languageserver-protocol/node';
 import type { Engine } from '../engine/Engine';
-import { type DaemonAddress, formatAddress } from './address';
+import { type DaemonAddress, formatAddress } from '../../shared/address';
 import { DEFAULT_FRAME_LIMITS, FrameGuard, type FrameLimits } from './frameGuard';
 import { GuardedMessageReader } from './guardedReader';
 import { TrackedMessageWriter } from './trackedWriter';

@@ -5,7 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Command } from 'commander';
 import { Shutdown, Status } from '../../../shared/protocol';
 import { DaemonAlreadyRunningError, type RunningDaemon, startDaemon } from '../../Daemon';
-import { parseAddress } from '../../rpc/address';
+import { parseAddress } from '../../../shared/address';
 import { DaemonUnavailableError } from '../../rpc/client';
 import { isAlive } from '../../platform/processes';
 import { type DaemonRecord, ensureStateDir, LOG_FILE, readLiveRecord } from '../../rpc/discovery';
