@@ -139,25 +139,39 @@ export async function createEngine(ctx: CliContext, config: PeagenConfig, option
   }
 }
 
+export interface InterruptWatch {
+  /**
+   * Resolves with `work` unless Ctrl-C came (or comes) first; then runs `onInterrupt`
+   * (cancel, clean up) and fails with exit code 130 and the message it returns. Once
+   * interrupted, the outcome of `work` no longer counts: the user asked to stop.
+   */
+  wait<T>(work: Promise<T>, onInterrupt: () => Promise<string>): Promise<T>;
+  /** Gives Ctrl-C back to its default (end the process). */
+  dispose(): void;
+}
+
 /**
- * Resolves with `work` unless Ctrl-C comes first; then runs `onInterrupt` (cancel, clean up)
- * and fails with exit code 130 and the message it returns. Once interrupted, the outcome of
- * `work` no longer counts: the user asked to stop.
+ * Watches for Ctrl-C from now on. Start watching before the work starts (and before telling
+ * the user that Ctrl-C stops it), so that no interrupt falls between the two and kills the
+ * process with the work left behind.
  */
-export async function untilInterrupted<T>(work: Promise<T>, onInterrupt: () => Promise<string>): Promise<T> {
+export function watchInterrupt(): InterruptWatch {
   let onSigint: (() => void) | undefined;
   const interrupted = new Promise<'interrupted'>((resolve) => {
     onSigint = () => resolve('interrupted');
     process.once('SIGINT', onSigint);
   });
-  work.catch(() => {});
-  try {
-    const first = await Promise.race([work.then((value) => ({ value })), interrupted]);
-    if (first !== 'interrupted') return first.value;
-  } finally {
-    if (onSigint) process.removeListener('SIGINT', onSigint);
-  }
-  throw new CliError(await onInterrupt(), ExitCode.Interrupted);
+  return {
+    async wait<T>(work: Promise<T>, onInterrupt: () => Promise<string>): Promise<T> {
+      work.catch(() => {});
+      const first = await Promise.race([work.then((value) => ({ value })), interrupted]);
+      if (first !== 'interrupted') return first.value;
+      throw new CliError(await onInterrupt(), ExitCode.Interrupted);
+    },
+    dispose(): void {
+      if (onSigint) process.removeListener('SIGINT', onSigint);
+    },
+  };
 }
 
 export function parseCaps(value: string): string[] {

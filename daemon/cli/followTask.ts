@@ -8,7 +8,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { CancelTask, GetResult, SubmitTask, type TaskUpdate } from '../../shared/protocol';
 import type { Result } from '../../shared/task';
 import type { DaemonClient } from '../rpc/client';
-import { type CliContext, untilInterrupted } from './context';
+import { type CliContext, watchInterrupt } from './context';
 
 /** Long enough for a daemon under load; short enough that Ctrl-C still feels like Ctrl-C. */
 const CANCEL_TIMEOUT_MS = 10_000;
@@ -44,14 +44,22 @@ export async function submitAndFollow(
     else show(update);
   });
 
-  const { taskId: id } = await client.request(SubmitTask.type, spec);
-  submitted.taskId = id;
-  if (options.waitMs === 0) return { taskId: id, result: null };
-  ctx.info(`${options.label}: task ${id}; Ctrl-C cancels it`);
-  for (const update of early) show(update);
-
-  const answer = await untilInterrupted(client.request(GetResult.type, { taskId: id, waitMs: options.waitMs }), () => cancelOnInterrupt(client, id));
-  return { taskId: id, result: answer.result };
+  if (options.waitMs === 0) {
+    const { taskId } = await client.request(SubmitTask.type, spec);
+    return { taskId, result: null };
+  }
+  // Ctrl-C while submitting still cancels: the watch starts before the task exists.
+  const interrupt = watchInterrupt();
+  try {
+    const { taskId: id } = await client.request(SubmitTask.type, spec);
+    submitted.taskId = id;
+    ctx.info(`${options.label}: task ${id}; Ctrl-C cancels it`);
+    for (const update of early) show(update);
+    const answer = await interrupt.wait(client.request(GetResult.type, { taskId: id, waitMs: options.waitMs }), () => cancelOnInterrupt(client, id));
+    return { taskId: id, result: answer.result };
+  } finally {
+    interrupt.dispose();
+  }
 }
 
 /** The message to leave the user with after Ctrl-C: cancelled, or what to do about it. */

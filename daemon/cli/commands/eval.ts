@@ -6,7 +6,7 @@ import type { Result } from '../../../shared/task';
 import { loadExample } from '../../evaluation/example';
 import { readLiveRecord } from '../../rpc/discovery';
 import type { ExecutorChoice } from '../../sandbox/selectExecutor';
-import { CliContext, CliError, createEngine, ExitCode, parsePositiveInt, untilInterrupted } from '../context';
+import { CliContext, CliError, createEngine, ExitCode, parsePositiveInt, watchInterrupt } from '../context';
 import { submitAndFollow } from '../followTask';
 
 interface EvalOptions {
@@ -94,12 +94,14 @@ export function registerEvalCommand(program: Command): void {
       } else {
         const config = { ...ctx.config, sandbox: { ...ctx.config.sandbox, ...(options.executor && { executor: options.executor }) } };
         const engine = await createEngine(ctx, { ...config, worker: { ...config.worker, concurrency: 1 } });
+        const interrupt = watchInterrupt();
         try {
           sandbox = { ...(await engine.status()).sandbox, via: 'this process' };
           ctx.info(`evaluating ${example.config.name} in a ${sandbox.executor} sandbox ...`);
           const task = await engine.submit(spec);
-          result = await untilInterrupted(engine.result(task.id, WAIT_MS), () => Promise.resolve(`interrupted: the evaluation of ${example.config.name} was stopped`));
+          result = await interrupt.wait(engine.result(task.id, WAIT_MS), () => Promise.resolve(`interrupted: the evaluation of ${example.config.name} was stopped`));
         } finally {
+          interrupt.dispose();
           await engine.stop({ drain: false });
         }
       }

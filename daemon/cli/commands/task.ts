@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { CancelTask, GetResult } from '../../../shared/protocol';
 import type { Result } from '../../../shared/task';
-import { CliContext, CliError, createEngine, ExitCode, parseCaps, parsePositiveInt, untilInterrupted } from '../context';
+import { CliContext, CliError, createEngine, ExitCode, parseCaps, parsePositiveInt, watchInterrupt } from '../context';
 import { submitAndFollow } from '../followTask';
 
 function describeResult(result: Result): string {
@@ -35,12 +35,14 @@ export function registerTaskCommands(program: Command): void {
       let result: Result | null = null;
       if (options.sync) {
         const engine = await createEngine(ctx, ctx.config);
+        const interrupt = watchInterrupt();
         try {
-          taskId = (await engine.submit(spec)).id;
-          ctx.info(`task ${taskId} running here (--sync; Ctrl-C stops it)`);
-          const id = taskId;
-          result = await untilInterrupted(engine.result(id, waitMs), () => Promise.resolve(`interrupted: task ${id} stopped (it ran in this process)`));
+          const id = (await engine.submit(spec)).id;
+          taskId = id;
+          ctx.info(`task ${id} running here (--sync; Ctrl-C stops it)`);
+          result = await interrupt.wait(engine.result(id, waitMs), () => Promise.resolve(`interrupted: task ${id} stopped (it ran in this process)`));
         } finally {
+          interrupt.dispose();
           await engine.stop({ drain: false });
         }
       } else {
