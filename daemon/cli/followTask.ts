@@ -56,6 +56,11 @@ export async function submitAndFollow(
     ctx.info(`${options.label}: task ${id}; Ctrl-C cancels it`);
     for (const update of early) show(update);
     const answer = await interrupt.wait(client.request(GetResult.type, { taskId: id, waitMs: options.waitMs }), () => cancelOnInterrupt(client, id));
+    // The answer can overtake the daemon's last notification: end the progress from the result.
+    if (answer.result) {
+      const cancelled = answer.result.error?.code === 'cancelled';
+      show({ taskId: id, kind: spec.kind, state: cancelled ? 'cancelled' : 'done', attempts: answer.result.attempts, result: answer.result });
+    }
     return { taskId: id, result: answer.result };
   } finally {
     interrupt.dispose();
