@@ -10,45 +10,83 @@ import { CapabilitySchema } from '../shared/task';
 
 export const CONFIG_FILE_NAME = 'peagen.json';
 
+/**
+ * `memory://`, or `redis://[user:password@]host[:port][/db]` (`rediss://` for TLS). Checked
+ * here so that a typo is a configuration error naming the setting, not a failure later on.
+ */
+const QUEUE_URL_FORM = /^(?:memory:\/\/|rediss?:\/\/(?:[^\s/@]*@)?(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?(?:\/\d+)?\/?)$/;
+
+const QueueSchema = z
+  .object({
+    url: z
+      .string()
+      .regex(QUEUE_URL_FORM, { error: 'expected memory:// or redis://host[:port][/db] (rediss:// for TLS)' })
+      .default('memory://'),
+    leaseMs: z.number().int().positive().default(60_000),
+    maxAttempts: z.number().int().positive().default(3),
+    retryBaseMs: z.number().int().nonnegative().default(1_000),
+  })
+  .strict();
+
+const WorkerSchema = z
+  .object({
+    caps: z.array(CapabilitySchema).default(['cpu']),
+    concurrency: z.number().int().min(1).max(256).default(2),
+    mode: z.enum(['in-process', 'one-shot']).default('in-process'),
+    plugins: z.array(z.string().min(1)).default([]),
+    exitAfterIdleMs: z.number().int().positive().optional(),
+  })
+  .strict();
+
+const SandboxSchema = z
+  .object({
+    /** auto: docker if an engine and the image are there, else bwrap, else process. */
+    executor: z.enum(['auto', 'docker', 'bwrap', 'process']).default('auto'),
+    image: z.string().min(1).default('peagen-sandbox:latest'),
+    dockerHost: z.string().optional(),
+  })
+  .strict();
+
+const DaemonSchema = z
+  .object({
+    /** `unix:/path` or `tcp:127.0.0.1:port`; default: a socket in the state directory. */
+    listen: z.string().optional(),
+  })
+  .strict();
+
+// Every level is strict: a misspelt key (`worker.concurency`) is an error, never a silently
+// ignored setting that leaves the default in force.
 export const ConfigSchema = z
   .object({
-    queue: z
-      .object({
-        url: z.string().min(1).default('memory://'),
-        leaseMs: z.number().int().positive().default(60_000),
-        maxAttempts: z.number().int().positive().default(3),
-        retryBaseMs: z.number().int().nonnegative().default(1_000),
-      })
-      .prefault({}),
-    worker: z
-      .object({
-        caps: z.array(CapabilitySchema).default(['cpu']),
-        concurrency: z.number().int().min(1).max(256).default(2),
-        mode: z.enum(['in-process', 'one-shot']).default('in-process'),
-        plugins: z.array(z.string().min(1)).default([]),
-        exitAfterIdleMs: z.number().int().positive().optional(),
-      })
-      .prefault({}),
-    sandbox: z
-      .object({
-        /** auto: docker if an engine and the image are there, else bwrap, else process. */
-        executor: z.enum(['auto', 'docker', 'bwrap', 'process']).default('auto'),
-        image: z.string().min(1).default('peagen-sandbox:latest'),
-        dockerHost: z.string().optional(),
-      })
-      .prefault({}),
-    daemon: z
-      .object({
-        /** `unix:/path` or `tcp:127.0.0.1:port`; default: a socket in the state directory. */
-        listen: z.string().optional(),
-      })
-      .prefault({}),
+    queue: QueueSchema.prefault({}),
+    worker: WorkerSchema.prefault({}),
+    sandbox: SandboxSchema.prefault({}),
+    daemon: DaemonSchema.prefault({}),
   })
   .strict();
 export type PeagenConfig = z.infer<typeof ConfigSchema>;
 
+/** The keys each object accepts, by path; for "did you mean". */
+const KNOWN_KEYS: Record<string, readonly string[]> = {
+  '': ['queue', 'worker', 'sandbox', 'daemon'],
+  queue: Object.keys(QueueSchema.shape),
+  worker: Object.keys(WorkerSchema.shape),
+  sandbox: Object.keys(SandboxSchema.shape),
+  daemon: Object.keys(DaemonSchema.shape),
+};
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
+}
+
+/** Where a setting came from: the variable (`WORKER_CONCURRENCY`) or the file and key. */
+export type SettingSources = Partial<Record<SettingPath, string>>;
+export type SettingPath = `${keyof PeagenConfig}.${string}`;
+
+export interface LoadedConfig {
+  config: PeagenConfig;
+  /** Only the settings given explicitly (in the file or the environment), by key path. */
+  sources: SettingSources;
 }
 
 /** Finds peagen.json in `start` or a parent directory. */
@@ -61,49 +99,145 @@ export function findConfigFile(start = process.cwd()): string | undefined {
 }
 
 export function loadConfig(file: string | undefined, env: NodeJS.ProcessEnv = process.env): PeagenConfig {
+  return loadConfigWithSources(file, env).config;
+}
+
+export function loadConfigWithSources(file: string | undefined, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   let raw: unknown = {};
+  const sources: SettingSources = {};
   if (file) {
+    const shown = displayPath(file);
     let text: string;
     try {
       text = fs.readFileSync(file, 'utf8');
     } catch (error) {
-      throw new ConfigError(`cannot read config file ${file}: ${(error as Error).message}`);
+      throw new ConfigError(`cannot read config file ${shown}: ${(error as Error).message}`);
     }
     try {
       raw = JSON.parse(text);
     } catch (error) {
-      throw new ConfigError(`config file ${file} is not valid JSON: ${(error as Error).message}`);
+      throw new ConfigError(`${shown} is not valid JSON: ${(error as Error).message}`);
+    }
+    const parsed = ConfigSchema.safeParse(raw);
+    if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `${shown}: ${describeIssue(issue)}`).join('\n'));
+    for (const [section, values] of Object.entries(raw as Record<string, unknown>)) {
+      for (const key of Object.keys(values as object)) sources[`${section as keyof PeagenConfig}.${key}`] = `${shown} ${section}.${key}`;
     }
   }
-  const parsed = ConfigSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new ConfigError(`config file ${file} is invalid:\n${z.prettifyError(parsed.error)}`);
-  }
-  return applyEnv(parsed.data, env);
+  const fromFile = ConfigSchema.parse(raw);
+  return { config: applyEnv(fromFile, env, sources), sources };
 }
 
-function applyEnv(config: PeagenConfig, env: NodeJS.ProcessEnv): PeagenConfig {
-  const overrides = {
-    queue: { ...config.queue, ...(env.QUEUE_URL && { url: env.QUEUE_URL }) },
-    worker: {
-      ...config.worker,
-      ...(env.WORKER_CAPS && { caps: splitList(env.WORKER_CAPS) }),
-      ...(env.WORKER_PLUGINS && { plugins: splitList(env.WORKER_PLUGINS) }),
-      ...(env.WORKER_CONCURRENCY && { concurrency: Number(env.WORKER_CONCURRENCY) }),
-      ...(env.WORKER_IDLE_EXIT && { exitAfterIdleMs: Number(env.WORKER_IDLE_EXIT) * 1000 }),
+interface EnvBinding {
+  variable: string;
+  section: 'queue' | 'worker' | 'sandbox';
+  key: string;
+  /** The value for the schema, or undefined when it is not `expected`. */
+  parse(value: string): unknown;
+  expected?: string;
+  /** Applied only when the file leaves the setting unset (DOCKER_HOST is machine-wide). */
+  fileWins?: boolean;
+}
+
+const asIs = (value: string): string => value;
+const wholeNumber = (value: string): number | undefined => (/^\s*\d+\s*$/.test(value) ? Number(value) : undefined);
+
+const ENV_BINDINGS: readonly EnvBinding[] = [
+  { variable: 'QUEUE_URL', section: 'queue', key: 'url', parse: asIs },
+  { variable: 'WORKER_CAPS', section: 'worker', key: 'caps', parse: splitList },
+  { variable: 'WORKER_PLUGINS', section: 'worker', key: 'plugins', parse: splitList },
+  { variable: 'WORKER_CONCURRENCY', section: 'worker', key: 'concurrency', parse: wholeNumber, expected: 'a whole number of task slots, 1 to 256' },
+  {
+    variable: 'WORKER_IDLE_EXIT',
+    section: 'worker',
+    key: 'exitAfterIdleMs',
+    // Seconds here, milliseconds in the file.
+    parse: (value) => {
+      const seconds = wholeNumber(value);
+      return seconds ? seconds * 1000 : undefined;
     },
-    sandbox: {
-      ...config.sandbox,
-      ...(env.PEAGEN_EXECUTOR && { executor: env.PEAGEN_EXECUTOR }),
-      ...(env.DOCKER_HOST && !config.sandbox.dockerHost && { dockerHost: env.DOCKER_HOST }),
-    },
-    daemon: config.daemon,
-  };
-  const checked = ConfigSchema.safeParse(overrides);
-  if (!checked.success) {
-    throw new ConfigError(`invalid value in the environment (QUEUE_URL / WORKER_*):\n${z.prettifyError(checked.error)}`);
+    expected: 'a whole number of seconds greater than 0',
+  },
+  { variable: 'PEAGEN_EXECUTOR', section: 'sandbox', key: 'executor', parse: asIs },
+  { variable: 'DOCKER_HOST', section: 'sandbox', key: 'dockerHost', parse: asIs, fileWins: true },
+];
+
+function applyEnv(config: PeagenConfig, env: NodeJS.ProcessEnv, sources: SettingSources): PeagenConfig {
+  const merged = { queue: { ...config.queue }, worker: { ...config.worker }, sandbox: { ...config.sandbox }, daemon: config.daemon };
+  const problems: string[] = [];
+  const byPath = new Map<string, EnvBinding>();
+  for (const binding of ENV_BINDINGS) {
+    const value = env[binding.variable];
+    if (!value) continue;
+    const section = merged[binding.section] as Record<string, unknown>;
+    if (binding.fileWins && section[binding.key] !== undefined) continue;
+    const parsed = binding.parse(value);
+    if (parsed === undefined) {
+      problems.push(`${binding.variable}=${quote(value)}: expected ${binding.expected}`);
+      continue;
+    }
+    section[binding.key] = parsed;
+    sources[`${binding.section}.${binding.key}`] = binding.variable;
+    byPath.set(`${binding.section}.${binding.key}`, binding);
   }
-  return checked.data;
+  const checked = ConfigSchema.safeParse(merged);
+  if (!checked.success) {
+    for (const issue of checked.error.issues) {
+      // Only the environment can be at fault here: the file passed the same schema above.
+      const binding = byPath.get(issue.path.slice(0, 2).join('.'));
+      const value = binding ? env[binding.variable] : undefined;
+      problems.push(binding && value !== undefined ? `${binding.variable}=${quote(value)}: ${issue.message}` : describeIssue(issue));
+    }
+  }
+  if (problems.length > 0) throw new ConfigError(problems.join('\n'));
+  return checked.data as PeagenConfig;
+}
+
+/** One line per problem: the key path, what is wrong, and for a misspelt key the likely one. */
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const at = issue.path.join('.');
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys
+      .map((key) => {
+        const suggestion = closest(key, KNOWN_KEYS[at] ?? []);
+        return `unknown key "${at ? `${at}.` : ''}${key}"${suggestion ? ` (did you mean "${suggestion}"?)` : ''}`;
+      })
+      .join('\n');
+  }
+  return `${at || '(top level)'}: ${issue.message}`;
+}
+
+/** The known key within edit distance 2 of `key` (or a case-insensitive match), if any. */
+function closest(key: string, known: readonly string[]): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const name of known) {
+    const distance = editDistance(key.toLowerCase(), name.toLowerCase());
+    if (distance <= Math.min(2, Math.floor(name.length / 2)) && (!best || distance < best.distance)) best = { name, distance };
+  }
+  return best?.name;
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, index) => index);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+/** Values are shown with credentials masked (a queue URL may carry a password). */
+function quote(value: string): string {
+  return JSON.stringify(value.replace(/\/\/[^@/]*@/, '//***@'));
+}
+
+/** The config file as the user would name it: relative to here when it is below here. */
+function displayPath(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
 }
 
 export function splitList(value: string): string[] {

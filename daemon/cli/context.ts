@@ -1,7 +1,10 @@
 /** What every command shares: global options, configuration, output and exit codes. */
 import type { Command } from 'commander';
-import { ConfigError, findConfigFile, loadConfig, type PeagenConfig, stateDir } from '../config';
+import { ConfigError, findConfigFile, type LoadedConfig, loadConfigWithSources, type PeagenConfig, stateDir } from '../config';
+import { Status } from '../../shared/protocol';
+import { Engine, type EngineOptions } from '../engine/Engine';
 import { DaemonClient, DaemonUnavailableError } from '../rpc/client';
+import { describeIgnoredSettings, findIgnoredSettings } from './ignoredSettings';
 
 /** Documented in README.md ("Exit codes"); scripts rely on them. */
 export const ExitCode = {
@@ -17,12 +20,27 @@ export const ExitCode = {
   Interrupted: 130,
 } as const;
 
+/** The `error.code` of a --json error document; each maps to one exit code. */
+export type ErrorCode = 'usage' | 'config' | 'no_daemon' | 'failed' | 'not_implemented' | 'interrupted' | 'daemon_error' | 'internal';
+
+const CODE_OF_EXIT: Record<number, ErrorCode> = {
+  [ExitCode.Failed]: 'failed',
+  [ExitCode.Usage]: 'usage',
+  [ExitCode.NoDaemon]: 'no_daemon',
+  [ExitCode.NotImplemented]: 'not_implemented',
+  [ExitCode.Interrupted]: 'interrupted',
+};
+
 export class CliError extends Error {
+  readonly code: ErrorCode;
+
   constructor(
     message: string,
     readonly exitCode: number,
+    code?: ErrorCode,
   ) {
     super(message);
+    this.code = code ?? CODE_OF_EXIT[exitCode] ?? 'failed';
   }
 }
 
@@ -37,7 +55,7 @@ export class CliContext {
   readonly verbose: boolean;
   readonly configFile: string | undefined;
   readonly stateDir = stateDir();
-  private loaded: PeagenConfig | undefined;
+  private loaded: LoadedConfig | undefined;
 
   constructor(options: GlobalOptions) {
     this.json = options.json ?? false;
@@ -50,10 +68,15 @@ export class CliContext {
   }
 
   get config(): PeagenConfig {
+    return this.loadedConfig().config;
+  }
+
+  /** The configuration with where each explicitly given setting came from. */
+  loadedConfig(): LoadedConfig {
     try {
-      this.loaded ??= loadConfig(this.configFile);
+      this.loaded ??= loadConfigWithSources(this.configFile);
     } catch (error) {
-      if (error instanceof ConfigError) throw new CliError(error.message, ExitCode.Usage);
+      if (error instanceof ConfigError) throw new CliError(error.message, ExitCode.Usage, 'config');
       throw error;
     }
     return this.loaded;
@@ -73,8 +96,14 @@ export class CliContext {
     if (this.verbose) process.stderr.write(`${line}\n`);
   }
 
-  /** Runs `fn` with a connection to the running daemon, or fails with exit code 3. */
-  async withDaemon<T>(fn: (client: DaemonClient) => Promise<T>): Promise<T> {
+  /**
+   * Runs `fn` with a connection to the running daemon, or fails with exit code 3. With
+   * `settings`, first warns (one line on stderr) about the caller's settings that the daemon
+   * ignores; `settings.alternative` says how else to apply them (e.g. "add --sync").
+   */
+  async withDaemon<T>(fn: (client: DaemonClient) => Promise<T>, options: { settings?: { alternative?: string } } = {}): Promise<T> {
+    // A broken peagen.json or environment is reported before anything is sent anywhere.
+    const loaded = options.settings ? this.loadedConfig() : undefined;
     let client: DaemonClient | undefined;
     try {
       client = await DaemonClient.connectToRunning(this.stateDir);
@@ -86,11 +115,63 @@ export class CliContext {
       throw new CliError(`no daemon is running (state directory ${this.stateDir}); start one with \`peagen daemon start\``, ExitCode.NoDaemon);
     }
     try {
+      if (loaded) {
+        const ignored = findIgnoredSettings(loaded, await client.request(Status.type));
+        if (ignored.length > 0) this.info(describeIgnoredSettings(ignored, client.handshake.pid, options.settings?.alternative));
+      }
       return await fn(client);
     } finally {
       client.close();
     }
   }
+}
+
+/**
+ * The embedded engine of --sync / daemon-less commands. A queue address this version cannot
+ * serve is bad configuration (exit 2); an executor that cannot run here is a failure (exit 1).
+ */
+export async function createEngine(ctx: CliContext, config: PeagenConfig, options: Omit<EngineOptions, 'executor' | 'log'> = {}): Promise<Engine> {
+  try {
+    return await Engine.create(config, { ...options, log: (line) => ctx.info(line) });
+  } catch (error) {
+    if (error instanceof ConfigError) throw new CliError(error.message, ExitCode.Usage, 'config');
+    throw new CliError(error instanceof Error ? error.message : String(error), ExitCode.Failed);
+  }
+}
+
+export interface InterruptWatch {
+  /**
+   * Resolves with `work` unless Ctrl-C came (or comes) first; then runs `onInterrupt`
+   * (cancel, clean up) and fails with exit code 130 and the message it returns. Once
+   * interrupted, the outcome of `work` no longer counts: the user asked to stop.
+   */
+  wait<T>(work: Promise<T>, onInterrupt: () => Promise<string>): Promise<T>;
+  /** Gives Ctrl-C back to its default (end the process). */
+  dispose(): void;
+}
+
+/**
+ * Watches for Ctrl-C from now on. Start watching before the work starts (and before telling
+ * the user that Ctrl-C stops it), so that no interrupt falls between the two and kills the
+ * process with the work left behind.
+ */
+export function watchInterrupt(): InterruptWatch {
+  let onSigint: (() => void) | undefined;
+  const interrupted = new Promise<'interrupted'>((resolve) => {
+    onSigint = () => resolve('interrupted');
+    process.once('SIGINT', onSigint);
+  });
+  return {
+    async wait<T>(work: Promise<T>, onInterrupt: () => Promise<string>): Promise<T> {
+      work.catch(() => {});
+      const first = await Promise.race([work.then((value) => ({ value })), interrupted]);
+      if (first !== 'interrupted') return first.value;
+      throw new CliError(await onInterrupt(), ExitCode.Interrupted);
+    },
+    dispose(): void {
+      if (onSigint) process.removeListener('SIGINT', onSigint);
+    },
+  };
 }
 
 export function parseCaps(value: string): string[] {

@@ -1,6 +1,7 @@
 /** Entry of dist/cli.js: the `peagen` command tree of the brief. */
 import { Command, CommanderError, Option } from 'commander';
 import { ResponseError } from 'vscode-languageserver-protocol/node';
+import { ConfigError } from '../config';
 import { DaemonUnavailableError } from '../rpc/client';
 import { isOneShotChild, startOneShotChild } from '../fabric/worker/oneShotEntry';
 import { VERSION } from '../version';
@@ -11,9 +12,13 @@ import { registerQueueCommands } from './commands/queue';
 import { registerSandboxCommands } from './commands/sandbox';
 import { registerTaskCommands } from './commands/task';
 import { registerWorkerCommands } from './commands/worker';
-import { CliError, ExitCode } from './context';
+import { CliError, type ErrorCode, ExitCode, type GlobalOptions } from './context';
 
-export function buildProgram(): Command {
+/**
+ * `silenceErrors`: when it says so (--json), commander's error text and help dump are not
+ * written to stderr; the JSON error document on stdout carries the error instead.
+ */
+export function buildProgram({ silenceErrors = () => false }: { silenceErrors?: () => boolean } = {}): Command {
   const program = new Command('peagen')
     .version(VERSION)
     .description('Evolve code with LLM patches, evaluated in single-use sandboxes.')
@@ -23,7 +28,10 @@ export function buildProgram(): Command {
     .showHelpAfterError()
     // Set before the subcommands exist so that they inherit it: usage errors exit 2, not 1.
     .exitOverride()
-    .configureOutput({ outputError: (text, write) => write(text) })
+    .configureOutput({
+      outputError: (text, write) => (silenceErrors() ? undefined : write(text)),
+      writeErr: (text) => (silenceErrors() ? undefined : process.stderr.write(text)),
+    })
     .addHelpText(
       'after',
       '\nExit codes: 0 ok, 1 the work failed, 2 bad usage or configuration, 3 no daemon reachable, 4 not implemented yet, 130 interrupted.',
@@ -75,27 +83,66 @@ export function buildProgram(): Command {
   return program;
 }
 
+/** What went wrong, as both the --json error document and the human line carry it. */
+interface ErrorReport {
+  code: ErrorCode;
+  message: string;
+  exitCode: number;
+  /** Extra detail for the human reader only (a stack trace). */
+  detail?: string;
+}
+
+function reportOf(error: unknown): ErrorReport {
+  if (error instanceof CliError) return { code: error.code, message: error.message, exitCode: error.exitCode };
+  if (error instanceof ConfigError) return { code: 'config', message: error.message, exitCode: ExitCode.Usage };
+  if (error instanceof DaemonUnavailableError) return { code: 'no_daemon', message: error.message, exitCode: ExitCode.NoDaemon };
+  if (error instanceof ResponseError) return { code: 'daemon_error', message: `the daemon answered: ${error.message}`, exitCode: ExitCode.Failed };
+  const message = error instanceof Error ? error.message : String(error);
+  return { code: 'internal', message: `unexpected error: ${message}`, exitCode: ExitCode.Failed, ...(error instanceof Error && error.stack && { detail: `unexpected error: ${error.stack}` }) };
+}
+
+/** Commander's own errors (unknown option, missing argument, no command) are usage errors. */
+function usageReport(error: CommanderError): ErrorReport {
+  const message = error.code === 'commander.help' ? 'no command given; see `peagen --help`' : error.message.replace(/^error: /, '');
+  return { code: 'usage', message, exitCode: ExitCode.Usage };
+}
+
+/**
+ * --json anywhere before `--`: read from argv as well as from the parsed options, because a
+ * usage error can stop commander before it has parsed --json.
+ */
+function wantsJson(program: Command, argv: readonly string[]): boolean {
+  if (program.opts<GlobalOptions>().json) return true;
+  const end = argv.indexOf('--');
+  return (end === -1 ? argv : argv.slice(0, end)).includes('--json');
+}
+
 async function main(): Promise<void> {
-  const program = buildProgram();
+  const argv = process.argv.slice(2);
+  const program: Command = buildProgram({ silenceErrors: () => wantsJson(program, argv) });
+  let report: ErrorReport;
   try {
     await program.parseAsync(process.argv);
+    return;
   } catch (error) {
     if (error instanceof CommanderError) {
-      // --help and --version end here too, with code 0.
-      process.exitCode = error.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
-    } else if (error instanceof CliError) {
-      process.stderr.write(`peagen: ${error.message}\n`);
-      process.exitCode = error.exitCode;
-    } else if (error instanceof DaemonUnavailableError) {
-      process.stderr.write(`peagen: ${error.message}\n`);
-      process.exitCode = ExitCode.NoDaemon;
-    } else if (error instanceof ResponseError) {
-      process.stderr.write(`peagen: the daemon answered: ${error.message}\n`);
-      process.exitCode = ExitCode.Failed;
+      // --help and --version end here too, with exit code 0: nothing went wrong.
+      if (error.exitCode === 0) return;
+      report = usageReport(error);
+      // Commander has already printed its message (and the help) on stderr.
+      if (!wantsJson(program, argv)) {
+        process.exitCode = report.exitCode;
+        return;
+      }
     } else {
-      process.stderr.write(`peagen: unexpected error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      process.exitCode = ExitCode.Failed;
+      report = reportOf(error);
     }
+  }
+  process.exitCode = report.exitCode;
+  if (wantsJson(program, argv)) {
+    process.stdout.write(`${JSON.stringify({ error: { code: report.code, message: report.message, exitCode: report.exitCode } }, null, 2)}\n`);
+  } else {
+    process.stderr.write(`peagen: ${report.detail ?? report.message}\n`);
   }
 }
 

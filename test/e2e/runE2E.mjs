@@ -10,7 +10,7 @@
 //   2. `node scripts/build.mjs --production`, then `vsce package --no-dependencies` into a temp
 //      .vsix and `code-server --install-extension` into a temp extensions dir; the suite then
 //      runs against that INSTALLED extension (it asserts where peagen.peagen was loaded from).
-//      If packaging fails it falls back, loudly, to the development folder;
+//      If packaging fails the run fails (no fallback; --dev tests the development folder);
 //   3. starts code-server on a free loopback port with a temp HOME, user-data and extensions dir,
 //      a temp workspace holding `peagen.json` (`{}`), and waits for /healthz;
 //   4. opens the workbench in headless Chromium with the test `payload` (VS Code's own browser
@@ -157,15 +157,28 @@ function packageVsix(dir) {
   const out = join(dir, 'peagen.vsix');
   const local = join(REPO, 'node_modules', '.bin', 'vsce');
   const [cmd, pre] = existsSync(local) ? [local, []] : ['npx', ['--yes', '@vscode/vsce']];
-  const argv = [...pre, 'package', '--no-dependencies', '--allow-missing-repository', '--skip-license', '--out', out];
+  // The same flags as `npm run package` (package.json): vsce refuses README's relative links
+  // unless it knows where they point.
+  const argv = [
+    ...pre,
+    'package',
+    '--no-dependencies',
+    '--baseContentUrl',
+    'https://example.invalid/peagen/blob/HEAD',
+    '--baseImagesUrl',
+    'https://example.invalid/peagen/raw/HEAD',
+    '--out',
+    out,
+  ];
   log(`packaging: vsce ${argv.slice(pre.length).join(' ')}`);
   const res = run(cmd, argv, { cwd: REPO, timeout: 180_000, env: { ...process.env, npm_config_yes: 'true' } });
   if (!res.ok || !existsSync(out)) {
-    loud(
-      `vsce package FAILED (exit ${res.status}${res.error ? `, ${res.error.message}` : ''}); FALLING BACK TO THE DEVELOPMENT FOLDER.\n` +
-        `The packaged extension is NOT being tested.\n${tail(res.stdout + res.stderr)}`,
+    // No silent fallback to the development folder: a suite that passes there says nothing
+    // about the .vsix users install.
+    throw new HarnessError(
+      `vsce package failed (exit ${res.status}${res.error ? `, ${res.error.message}` : ''}), so the packaged extension cannot be tested.\n` +
+        `Reproduce with \`npm run package\`; to test the development folder instead, pass --dev explicitly.\n${tail(res.stdout + res.stderr)}`,
     );
-    return undefined;
   }
   const listed = res.stdout.match(/Packaged: .*\((\d+) files?, ([^)]+)\)/);
   log(`packaged ${out}${listed ? ` (${listed[1]} files, ${listed[2]})` : ''}`);
@@ -527,11 +540,8 @@ async function main() {
 
   let mode = 'dev';
   if (!options.dev) {
-    const vsix = packageVsix(tmpRoot);
-    if (vsix) {
-      installVsix(codeServer, vsix, dirs);
-      mode = 'vsix';
-    }
+    installVsix(codeServer, packageVsix(tmpRoot), dirs);
+    mode = 'vsix';
   } else {
     log('--dev: testing the development folder (the .vsix is not packaged)');
   }

@@ -14,9 +14,17 @@ describe('peagen CLI (dist/cli.js)', function () {
   this.timeout(60_000);
   const home = tempDir('cli');
   const cwd = tempDir('cli-project');
-  const cli = (...args: string[]): Run => {
-    const run = spawnSync(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, PEAGEN_HOME: home }, encoding: 'utf8', timeout: 30_000 });
+  const cliWithEnv = (env: NodeJS.ProcessEnv, ...args: string[]): Run => {
+    const run = spawnSync(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, PEAGEN_HOME: home, ...env }, encoding: 'utf8', timeout: 30_000 });
     return { code: run.status, stdout: run.stdout, stderr: run.stderr };
+  };
+  const cli = (...args: string[]): Run => cliWithEnv({}, ...args);
+  /** The --json error document of a failing command. */
+  const jsonError = (run: Run): { code: string; message: string; exitCode: number } => {
+    assert.equal(run.stderr, '', 'with --json the error is on stdout only');
+    const document = JSON.parse(run.stdout) as { error: { code: string; message: string; exitCode: number } };
+    assert.equal(document.error.exitCode, run.code);
+    return document.error;
   };
   const json = <T>(...args: string[]): T => {
     const run = cli('--json', ...args);
@@ -75,6 +83,62 @@ describe('peagen CLI (dist/cli.js)', function () {
     assert.match(run.stderr, /concurrency/);
   });
 
+  it('names the file and the key path of a misspelt key inside a section', () => {
+    const bad = tempDir('typo-config');
+    fs.writeFileSync(path.join(bad, 'peagen.json'), JSON.stringify({ worker: { concurency: 4 }, sandbox: { excutor: 'bwrap' } }));
+    const run = spawnSync(process.execPath, [CLI, 'task', 'submit', 'echo', '--sync'], { cwd: bad, env: { ...process.env, PEAGEN_HOME: home }, encoding: 'utf8' });
+    fs.rmSync(bad, { recursive: true });
+    assert.equal(run.status, 2);
+    assert.match(run.stderr, /peagen\.json: unknown key "worker\.concurency" \(did you mean "concurrency"\?\)/);
+    assert.match(run.stderr, /peagen\.json: unknown key "sandbox\.excutor"/);
+  });
+
+  it('reports a bad queue address or environment value in one line naming the setting, exit code 2', () => {
+    for (const [variable, value] of [
+      ['QUEUE_URL', 'garbage'],
+      ['QUEUE_URL', 'redis://localhost:6379'],
+      ['WORKER_CONCURRENCY', 'abc'],
+      ['WORKER_IDLE_EXIT', '-1'],
+      ['PEAGEN_EXECUTOR', 'foo'],
+    ] as const) {
+      const run = cliWithEnv({ [variable]: value }, 'task', 'submit', 'echo', '--sync');
+      assert.equal(run.code, 2, `${variable}=${value}: ${run.stderr}`);
+      assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
+      assert.match(run.stderr, variable === 'QUEUE_URL' && value.startsWith('redis') ? /Redis Streams queue is not available/ : new RegExp(`${variable}=`));
+      assert.doesNotMatch(run.stderr, /\n\s+at /, 'no stack trace');
+    }
+  });
+
+  it('--json prints one error document on stdout for every kind of failure', () => {
+    const bad = tempDir('json-config');
+    fs.writeFileSync(path.join(bad, 'peagen.json'), '{"worker": {"concurency": 2}}');
+    const cases: Array<[string[], NodeJS.ProcessEnv, string, number]> = [
+      [['daemon', 'status', '--bogus'], {}, 'usage', 2],
+      [['task', 'submit'], {}, 'usage', 2],
+      [[], {}, 'usage', 2],
+      [['--config', path.join(bad, 'peagen.json'), 'task', 'submit', 'echo', '--sync'], {}, 'config', 2],
+      [['task', 'submit', 'echo', '--sync'], { QUEUE_URL: 'redis://localhost' }, 'config', 2],
+      [['queue', 'stats'], {}, 'no_daemon', 3],
+      [['evolve', 'run'], {}, 'not_implemented', 4],
+      [['task', 'submit', 'refuse', '--sync', '--payload', 'not json'], {}, 'usage', 2],
+    ];
+    for (const [args, env, code, exitCode] of cases) {
+      const run = cliWithEnv(env, '--json', ...args);
+      const error = jsonError(run);
+      assert.equal(error.code, code, `${args.join(' ')}: ${run.stdout}`);
+      assert.equal(error.exitCode, exitCode);
+      assert.ok(error.message.length > 0);
+    }
+    fs.rmSync(bad, { recursive: true });
+    // Without --json the same failure is human text on stderr and nothing on stdout.
+    const human = cli('queue', 'stats');
+    assert.equal(human.code, 3);
+    assert.equal(human.stdout, '');
+    assert.match(human.stderr, /^peagen: no daemon is running/);
+    // --help and --version are not errors.
+    assert.doesNotMatch(cli('--json', '--help').stdout, /"error"/);
+  });
+
   it('answers "no daemon" with exit code 3 and the command that fixes it', () => {
     const run = cli('daemon', 'status');
     assert.equal(run.code, 3);
@@ -99,6 +163,16 @@ describe('peagen CLI (dist/cli.js)', function () {
     const echo = json<{ result: { status: string; data: unknown } }>('task', 'submit', 'echo', '--payload', '{"message":"via daemon"}', '--wait', '10');
     assert.equal(echo.result.status, 'ok');
     assert.deepEqual(echo.result.data, { message: 'via daemon' });
+
+    const quiet = cli('task', 'submit', 'echo', '--wait', '10');
+    assert.doesNotMatch(quiet.stderr, /warning/, 'the same settings as the daemon: no warning');
+    const ignored = cliWithEnv({ WORKER_CONCURRENCY: '7', QUEUE_URL: 'redis://queue.internal:6379' }, 'task', 'submit', 'echo', '--wait', '10');
+    assert.equal(ignored.code, 0, ignored.stderr);
+    const warnings = ignored.stderr.split('\n').filter((line) => line.includes('warning'));
+    assert.equal(warnings.length, 1, ignored.stderr);
+    assert.match(warnings[0] ?? '', /ignores QUEUE_URL=redis:\/\/queue\.internal:6379 \(it uses memory:\/\/\), WORKER_CONCURRENCY=7 \(it uses 2\)/);
+    assert.match(warnings[0] ?? '', /`peagen daemon stop`.*--sync/);
+    assert.match(cliWithEnv({ WORKER_CONCURRENCY: '7' }, 'queue', 'stats').stderr, /ignores WORKER_CONCURRENCY=7/);
 
     const refused = cli('--json', 'task', 'submit', 'refuse', '--wait', '10');
     assert.equal(refused.code, 1, 'a failed task exits 1');

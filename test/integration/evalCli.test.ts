@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import type { Evaluation } from '../../shared/evaluation';
+import { DaemonProcess } from '../fixtures/daemonProcess';
 import { type DockerEngine, releaseDockerEngine, useDockerEngine } from '../fixtures/dockerEngine';
 import { CLI, REPO, tempDir } from '../fixtures/paths';
 
@@ -19,7 +20,7 @@ describe('peagen eval (dist/cli.js, real sandboxes)', function () {
     await releaseDockerEngine();
   });
 
-  function evaluate(args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null; json: Evaluation & { sandbox: string; example: string }; stderr: string } {
+  function evaluate(args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null; json: Evaluation & { sandbox: { executor: string; isolates: boolean; reason: string; via: string }; example: string }; stderr: string } {
     const run = spawnSync(process.execPath, [CLI, '--json', 'eval', BAD_SORT, '--quick', ...args], {
       cwd: REPO,
       env: { ...process.env, PEAGEN_HOME: home, ...env },
@@ -35,7 +36,9 @@ describe('peagen eval (dist/cli.js, real sandboxes)', function () {
       assert.equal(code, 0);
       assert.equal(json.example, 'bad_sort');
       assert.equal(json.executor, executor);
-      assert.match(json.sandbox, new RegExp(executor));
+      assert.equal(json.sandbox.executor, executor);
+      assert.match(json.sandbox.reason, new RegExp(executor));
+      assert.equal(json.sandbox.via, 'this process');
       assert.equal(json.correct, true);
       assert.ok(json.objective !== null && json.objective > 0.4 && json.objective < 2.5, `speedup ${json.objective}`);
       assert.equal(typeof json.metrics.candidate_ms, 'number');
@@ -54,13 +57,69 @@ describe('peagen eval (dist/cli.js, real sandboxes)', function () {
   it('auto picks docker when an engine and the image are there', () => {
     const { json } = evaluate([], { DOCKER_HOST: engine.dockerHost });
     assert.equal(json.executor, 'docker');
-    assert.match(json.sandbox, /auto chose docker/);
+    assert.match(json.sandbox.reason, /auto chose docker/);
   });
 
   it('auto falls back to bwrap, saying why docker was passed over', () => {
     const { json } = evaluate([], { DOCKER_HOST: 'unix:///nonexistent/docker.sock' });
     assert.equal(json.executor, 'bwrap');
-    assert.match(json.sandbox, /passed over: docker/);
+    assert.match(json.sandbox.reason, /passed over: docker/);
+  });
+
+  it('prints the executor name, and its long reason only with --verbose', () => {
+    const human = (...flags: string[]) =>
+      spawnSync(process.execPath, [CLI, ...flags, 'eval', BAD_SORT, '--quick'], {
+        cwd: REPO,
+        env: { ...process.env, PEAGEN_HOME: home, DOCKER_HOST: 'unix:///nonexistent/docker.sock' },
+        encoding: 'utf8',
+      });
+    const plain = human();
+    assert.equal(plain.status, 0, plain.stderr);
+    assert.match(plain.stdout, /^executor: bwrap; wall/m);
+    assert.doesNotMatch(plain.stdout + plain.stderr, /passed over|auto chose/);
+    assert.match(human('--verbose').stdout, /^sandbox: auto chose bwrap: .*passed over: docker/m);
+  });
+
+  describe('through a running daemon', () => {
+    const daemon = new DaemonProcess();
+    before(async () => {
+      await daemon.start([], { PEAGEN_EXECUTOR: 'bwrap' });
+    });
+    after(() => daemon.stop());
+
+    const run = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+      spawnSync(process.execPath, [CLI, ...args, 'eval', BAD_SORT, '--quick'], {
+        cwd: REPO,
+        env: { ...process.env, PEAGEN_HOME: daemon.home, PEAGEN_EXECUTOR: '', ...env },
+        encoding: 'utf8',
+      });
+
+    it('shows the task id and its progress on stderr, and the executor by name', () => {
+      const human = run([]);
+      assert.equal(human.status, 0, human.stderr);
+      assert.match(human.stderr, /through the daemon \(bwrap sandbox\): task t-\S+; Ctrl-C cancels it/);
+      const states = [...human.stderr.matchAll(/^task t-\S+: (\w+)/gm)].map((match) => match[1]);
+      assert.deepEqual(states, ['queued', 'running', 'done'], human.stderr);
+      assert.match(human.stdout, /^executor: bwrap, via the daemon; wall/m);
+      assert.doesNotMatch(human.stdout + human.stderr, /as configured/, 'the reason is for `daemon status` and --verbose');
+    });
+
+    it('keeps the full reason in the JSON sandbox object', () => {
+      const out = run(['--json']);
+      assert.equal(out.status, 0, out.stderr);
+      const json = JSON.parse(out.stdout) as { sandbox: { executor: string; via: string; reason: string } };
+      assert.equal(json.sandbox.executor, 'bwrap');
+      assert.equal(json.sandbox.via, 'daemon');
+      assert.match(json.sandbox.reason, /bwrap \(as configured\)/);
+    });
+
+    it('warns once that an executor asked for in the environment is not the daemon\'s', () => {
+      const out = run([], { PEAGEN_EXECUTOR: 'process' });
+      assert.equal(out.status, 0, out.stderr);
+      const warnings = out.stderr.split('\n').filter((line) => line.includes('warning'));
+      assert.equal(warnings.length, 1, out.stderr);
+      assert.match(warnings[0] ?? '', /ignores PEAGEN_EXECUTOR=process \(it uses bwrap\).*`peagen daemon stop`.*--sync/);
+    });
   });
 
   it('explains a directory that is not an example, with exit code 2', () => {

@@ -1,28 +1,38 @@
 import * as fs from 'node:fs';
 import type { Command } from 'commander';
 import type { Evaluation } from '../../../shared/evaluation';
-import { GetResult, Status, SubmitTask } from '../../../shared/protocol';
+import { type SandboxStatus, Status } from '../../../shared/protocol';
 import type { Result } from '../../../shared/task';
-import { Engine } from '../../engine/Engine';
 import { loadExample } from '../../evaluation/example';
 import { readLiveRecord } from '../../rpc/discovery';
 import type { ExecutorChoice } from '../../sandbox/selectExecutor';
-import { CliContext, CliError, ExitCode, parsePositiveInt } from '../context';
+import { CliContext, CliError, createEngine, ExitCode, parsePositiveInt, watchInterrupt } from '../context';
+import { submitAndFollow } from '../followTask';
 
 interface EvalOptions {
   program?: string;
   executor?: ExecutorChoice;
   seed?: number;
   quick?: boolean;
+  sync?: boolean;
 }
 
 const EXECUTORS: readonly ExecutorChoice[] = ['auto', 'docker', 'bwrap', 'process'];
+const WAIT_MS = 3_600_000;
 
-function describe(name: string, objectiveName: string, evaluation: Evaluation, sandbox: string): string {
+/** The executor that ran the evaluation, where, and why it was chosen (JSON: the `sandbox` object). */
+interface SandboxUsed extends SandboxStatus {
+  via: 'daemon' | 'this process';
+}
+
+function describe(name: string, objectiveName: string, evaluation: Evaluation, sandbox: SandboxUsed, verbose: boolean): string {
   const lines = evaluation.correct
     ? [`${name}: correct — ${objectiveName} ${evaluation.objective?.toFixed(3)} (${evaluation.direction})`]
     : [`${name}: FAILED (${evaluation.failure?.reason}) — ${evaluation.failure?.message}`];
-  lines.push(`executor: ${sandbox}; wall ${(evaluation.wallMs / 1000).toFixed(1)} s${evaluation.stoppedBy ? `; stopped by ${evaluation.stoppedBy}` : ''}`);
+  const executor = `${sandbox.executor}${sandbox.isolates ? '' : ' (NOT isolated)'}${sandbox.via === 'daemon' ? ', via the daemon' : ''}`;
+  lines.push(`executor: ${executor}; wall ${(evaluation.wallMs / 1000).toFixed(1)} s${evaluation.stoppedBy ? `; stopped by ${evaluation.stoppedBy}` : ''}`);
+  // The long why-this-executor story belongs to `peagen daemon status`; here only on request.
+  if (verbose) lines.push(`sandbox: ${sandbox.reason}`);
   const metrics = Object.entries(evaluation.metrics).map(([key, value]) => `${key}=${value}`);
   if (metrics.length > 0) lines.push(`metrics: ${metrics.join(', ')}`);
   if (!evaluation.correct && evaluation.errorText) lines.push(evaluation.errorText);
@@ -34,9 +44,10 @@ export function registerEvalCommand(program: Command): void {
     .command('eval <example-dir>')
     .description("evaluate one program with an example's evaluator in a fresh sandbox")
     .option('--program <file>', "the candidate to evaluate (default: the example's own program)")
-    .option('--executor <name>', `sandbox: ${EXECUTORS.join(', ')} (default: the configured one, auto)`)
+    .option('--executor <name>', `sandbox: ${EXECUTORS.join(', ')} (default: the configured one, auto; runs here, not in the daemon)`)
     .option('--seed <n>', 'seed for the held-out inputs', parsePositiveInt('--seed'))
     .option('--quick', 'smaller inputs (the evaluator must support --quick)')
+    .option('--sync', 'run here with an embedded engine even when a daemon is running')
     .action(async (exampleDir: string, options: EvalOptions, command: Command) => {
       const ctx = CliContext.of(command);
       if (options.executor && !EXECUTORS.includes(options.executor)) {
@@ -67,31 +78,30 @@ export function registerEvalCommand(program: Command): void {
       };
 
       let result: Result | null;
-      let sandbox: string;
-      // Through the running daemon when there is one and no executor is forced; otherwise an
-      // embedded engine (in-memory queue, in-process worker) runs the same evaluate task.
-      if (!options.executor && readLiveRecord(ctx.stateDir)) {
-        ({ result, sandbox } = await ctx.withDaemon(async (client) => {
-          const status = await client.request(Status.type);
-          const { taskId } = await client.request(SubmitTask.type, spec);
-          const answer = await client.request(GetResult.type, { taskId, waitMs: 3_600_000 });
-          return { result: answer.result, sandbox: `${status.sandbox.executor} (via the daemon: ${status.sandbox.reason})` };
-        }));
+      let sandbox: SandboxUsed;
+      // Through the running daemon when there is one and nothing asks for this process;
+      // otherwise an embedded engine (in-memory queue, in-process worker) runs the same task.
+      if (!options.executor && !options.sync && readLiveRecord(ctx.stateDir)) {
+        ({ result, sandbox } = await ctx.withDaemon(
+          async (client) => {
+            const status = (await client.request(Status.type)).sandbox;
+            const label = `evaluating ${example.config.name} through the daemon (${status.executor} sandbox)`;
+            const { result } = await submitAndFollow(ctx, client, spec, { label, waitMs: WAIT_MS, progress: true });
+            return { result, sandbox: { ...status, via: 'daemon' as const } };
+          },
+          { settings: { alternative: 'add --sync to evaluate here' } },
+        ));
       } else {
         const config = { ...ctx.config, sandbox: { ...ctx.config.sandbox, ...(options.executor && { executor: options.executor }) } };
-        let engine: Engine;
+        const engine = await createEngine(ctx, { ...config, worker: { ...config.worker, concurrency: 1 } });
+        const interrupt = watchInterrupt();
         try {
-          engine = await Engine.create({ ...config, worker: { ...config.worker, concurrency: 1 } }, { log: (line) => ctx.info(line) });
-        } catch (error) {
-          throw new CliError((error as Error).message, ExitCode.Failed);
-        }
-        try {
-          const status = (await engine.status()).sandbox;
-          sandbox = status.reason;
-          ctx.info(`evaluating ${example.config.name} in a ${status.executor} sandbox ...`);
+          sandbox = { ...(await engine.status()).sandbox, via: 'this process' };
+          ctx.info(`evaluating ${example.config.name} in a ${sandbox.executor} sandbox ...`);
           const task = await engine.submit(spec);
-          result = await engine.result(task.id, 3_600_000);
+          result = await interrupt.wait(engine.result(task.id, WAIT_MS), () => Promise.resolve(`interrupted: the evaluation of ${example.config.name} was stopped`));
         } finally {
+          interrupt.dispose();
           await engine.stop({ drain: false });
         }
       }
@@ -100,7 +110,7 @@ export function registerEvalCommand(program: Command): void {
         throw new CliError(`the evaluation did not complete: ${result?.error ? `${result.error.code}: ${result.error.message}` : 'no result'}`, ExitCode.Failed);
       }
       ctx.output({ example: example.config.name, objectiveName: example.config.objective.name, sandbox, ...evaluation }, () =>
-        describe(example.config.name, example.config.objective.name, evaluation, sandbox),
+        describe(example.config.name, example.config.objective.name, evaluation, sandbox, ctx.verbose),
       );
       if (!evaluation.correct) process.exitCode = ExitCode.Failed;
     });

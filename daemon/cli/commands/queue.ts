@@ -19,7 +19,8 @@ export function registerQueueCommands(program: Command): void {
     .description('pending, in-flight, retrying and dead-lettered task counts')
     .action(async (_options: unknown, command: Command) => {
       const ctx = CliContext.of(command);
-      const status = await ctx.withDaemon((client) => client.request(Status.type));
+      // A QUEUE_URL here that the daemon does not use means these are not the counts asked for.
+      const status = await ctx.withDaemon((client) => client.request(Status.type), { settings: {} });
       ctx.output({ ...status.queue, workers: status.workers }, () => describeStatus(status));
     });
 

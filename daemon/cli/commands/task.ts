@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { CancelTask, GetResult, SubmitTask } from '../../../shared/protocol';
+import { CancelTask, GetResult } from '../../../shared/protocol';
 import type { Result } from '../../../shared/task';
-import { Engine } from '../../engine/Engine';
-import { CliContext, CliError, ExitCode, parseCaps, parsePositiveInt } from '../context';
+import { CliContext, CliError, createEngine, ExitCode, parseCaps, parsePositiveInt, watchInterrupt } from '../context';
+import { submitAndFollow } from '../followTask';
 
 function describeResult(result: Result): string {
   const head = `task ${result.taskId}: ${result.status} after ${result.attempts} attempt(s)${result.durationMs !== undefined ? ` in ${result.durationMs} ms` : ''}`;
@@ -34,18 +34,20 @@ export function registerTaskCommands(program: Command): void {
       let taskId: string;
       let result: Result | null = null;
       if (options.sync) {
-        const engine = await Engine.create(ctx.config, { log: (line) => ctx.info(line) });
+        const engine = await createEngine(ctx, ctx.config);
+        const interrupt = watchInterrupt();
         try {
-          taskId = (await engine.submit(spec)).id;
-          result = await engine.result(taskId, waitMs);
+          const id = (await engine.submit(spec)).id;
+          taskId = id;
+          ctx.info(`task ${id} running here (--sync; Ctrl-C stops it)`);
+          result = await interrupt.wait(engine.result(id, waitMs), () => Promise.resolve(`interrupted: task ${id} stopped (it ran in this process)`));
         } finally {
+          interrupt.dispose();
           await engine.stop({ drain: false });
         }
       } else {
-        ({ taskId, result } = await ctx.withDaemon(async (client) => {
-          const { taskId: id } = await client.request(SubmitTask.type, spec);
-          const answer = waitMs > 0 ? await client.request(GetResult.type, { taskId: id, waitMs }) : { result: null };
-          return { taskId: id, result: answer.result };
+        ({ taskId, result } = await ctx.withDaemon((client) => submitAndFollow(ctx, client, spec, { label: `submitted ${kind}`, waitMs, progress: ctx.verbose }), {
+          settings: { alternative: 'add --sync to run it here' },
         }));
       }
       ctx.output({ taskId, result }, result ? describeResult(result) : `queued task ${taskId}`);
