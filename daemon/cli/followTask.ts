@@ -32,14 +32,16 @@ export async function submitAndFollow(
   const submitted: { taskId?: string } = {};
   const early: TaskUpdate.Params[] = [];
   let lastState: string | undefined;
-  const show = (update: TaskUpdate.Params): void => {
+  const show = (update: TaskUpdate.Params, result?: Result): void => {
     if (!options.progress || update.taskId !== submitted.taskId || update.state === lastState) return;
     lastState = update.state;
     const attempt = update.attempts > 1 ? ` (attempt ${update.attempts})` : '';
-    const outcome = update.result ? ` (${update.result.status}${update.result.error ? `: ${update.result.error.code}` : ''})` : '';
+    const outcome = result ? ` (${result.status}${result.error ? `: ${result.error.code}` : ''})` : '';
     ctx.info(`task ${update.taskId}: ${update.state}${attempt}${update.state === 'done' ? outcome : ''}${update.reason ? ` — ${update.reason}` : ''}`);
   };
   client.onTaskUpdate((update) => {
+    // The end is shown from the result itself, which names the outcome.
+    if (update.state === 'done' || update.state === 'cancelled') return;
     if (submitted.taskId === undefined) early.push(update);
     else show(update);
   });
@@ -56,10 +58,9 @@ export async function submitAndFollow(
     ctx.info(`${options.label}: task ${id}; Ctrl-C cancels it`);
     for (const update of early) show(update);
     const answer = await interrupt.wait(client.request(GetResult.type, { taskId: id, waitMs: options.waitMs }), () => cancelOnInterrupt(client, id));
-    // The answer can overtake the daemon's last notification: end the progress from the result.
     if (answer.result) {
       const cancelled = answer.result.error?.code === 'cancelled';
-      show({ taskId: id, kind: spec.kind, state: cancelled ? 'cancelled' : 'done', attempts: answer.result.attempts, result: answer.result });
+      show({ taskId: id, kind: spec.kind, state: cancelled ? 'cancelled' : 'done', attempts: answer.result.attempts }, answer.result);
     }
     return { taskId: id, result: answer.result };
   } finally {

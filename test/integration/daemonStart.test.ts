@@ -158,6 +158,9 @@ describe('one daemon per state directory (real processes)', function () {
     const json = state.cli('--json', 'daemon', 'start', '--listen', 'BAD');
     assert.equal(json.code, 2, json.stderr);
     assert.doesNotMatch(json.stderr + json.stdout, /\n\s+at /, 'no stack trace');
+    const document = JSON.parse(json.stdout) as { error: { code: string; message: string; exitCode: number } };
+    assert.equal(document.error.exitCode, 2);
+    assert.match(document.error.message, /"BAD" is not a daemon address/);
     assert.equal(fs.existsSync(path.join(state.home, 'daemon.json')), false, 'no daemon was started');
   });
 
