@@ -3,9 +3,6 @@
  * example directory mounted read-only at /harness (so nothing the candidate does can touch
  * the harness) and the candidate alone in the writable workspace.
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import type { Evaluation } from '../../shared/evaluation';
 import { type Executor, type LimitOverrides, WORKSPACE_PATH } from '../sandbox/Executor';
 import type { Example } from './example';
@@ -23,13 +20,6 @@ export interface EvaluateOptions {
   timeoutMs?: number;
 }
 
-let emptyWorkspace: string | undefined;
-/** The candidate's workspace starts empty; its program is written in as a file. */
-function emptyDir(): string {
-  emptyWorkspace ??= fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-empty-'));
-  return emptyWorkspace;
-}
-
 export function evaluatorCommand(example: Example, options: Pick<EvaluateOptions, 'seed' | 'args'>): string[] {
   const programPath = `${WORKSPACE_PATH}/${example.config.program}`;
   return [
@@ -45,7 +35,8 @@ export async function evaluateProgram(executor: Executor, example: Example, prog
   const library = harnessLibraryAccess();
   const run = await executor.run({
     command: evaluatorCommand(example, options),
-    workspace: emptyDir(),
+    // No workspace: it starts empty, the program is written in as a file (no host directory
+    // to make, share between runs, or leave behind).
     files: { [example.config.program]: program },
     mounts: [{ hostPath: example.dir, sandboxPath: HARNESS_PATH }, library.mount],
     env: library.env,

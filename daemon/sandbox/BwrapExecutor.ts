@@ -33,6 +33,8 @@ import * as path from 'node:path';
 import type { Readable } from 'node:stream';
 import { isAlive } from '../platform/processes';
 import { openCgroups, type CgroupManager, type SandboxCgroup } from './cgroup';
+import { trackExecutor, untrackExecutor } from './liveSandboxes';
+import { checkSandboxOwner, sandboxOwner } from './owner';
 import {
   type Availability,
   type ExecutionLimits,
@@ -42,7 +44,7 @@ import {
   resolveLimits,
   WORKSPACE_PATH,
 } from './Executor';
-import { SandboxDir, sandboxEnv } from './sandboxDir';
+import { reclaimSandboxDirs, SandboxDir, sandboxEnv } from './sandboxDir';
 import { supervise } from './supervise';
 
 export const SANDBOX_HOME = '/home/sandbox';
@@ -155,7 +157,8 @@ export class BwrapExecutor implements Executor {
   readonly name = 'bwrap' as const;
   readonly isolates = true;
   private setup: Promise<Setup | { failed: string }> | undefined;
-  private etc: string | undefined;
+  /** Runs in progress: close() waits for them before it removes the /etc copy they mount. */
+  private readonly running = new Set<Promise<unknown>>();
 
   constructor(private readonly options: BwrapExecutorOptions = {}) {}
 
@@ -172,21 +175,51 @@ export class BwrapExecutor implements Executor {
   }
 
   async run(request: ExecutionRequest): Promise<ExecutionResult> {
-    const setup = await this.prepare();
-    if ('failed' in setup) throw new Error(`the bwrap executor is not available: ${setup.failed}`);
-    return this.execute(setup, request);
+    const run = (async () => {
+      const setup = await this.prepare();
+      if ('failed' in setup) throw new Error(`the bwrap executor is not available: ${setup.failed}`);
+      trackExecutor(this);
+      return this.execute(setup, request);
+    })();
+    this.running.add(run);
+    try {
+      return await run;
+    } finally {
+      this.running.delete(run);
+    }
   }
 
-  /** Removes the /etc copy; a later run prepares everything again. */
+  /**
+   * bwrap dies with the process that started it (--die-with-parent), and with it every
+   * process of the sandbox; what outlives a killed owner is its directories (the recorded
+   * process group is killed first, should bwrap have outlived it) and its cgroups.
+   */
+  async reclaim(owner: string): Promise<void> {
+    checkSandboxOwner(owner);
+    const setup = await this.setup;
+    const cgroups = setup && !('failed' in setup) ? setup.cgroups : this.options.cgroups === false ? undefined : openCgroupsQuietly();
+    await reclaimSandboxDirs(owner);
+    await cgroups?.reclaim(owner);
+    for (const entry of safeReaddir(os.tmpdir())) {
+      if (entry.startsWith(`${ETC_PREFIX}${owner}-`)) fs.rmSync(path.join(os.tmpdir(), entry), { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * Waits for the runs in progress, then removes the /etc copy. Idempotent; a later run
+   * prepares everything again.
+   */
   async close(): Promise<void> {
+    await Promise.allSettled([...this.running]);
     const setup = this.setup;
     this.setup = undefined;
-    await setup;
-    if (this.etc) {
-      fs.rmSync(this.etc, { recursive: true, force: true });
-      removeOnExit.delete(this.etc);
+    untrackExecutor(this);
+    const prepared = await setup;
+    // The copy of this setup, not of one a run started after this close() prepared.
+    if (prepared && !('failed' in prepared)) {
+      fs.rmSync(prepared.etc, { recursive: true, force: true });
+      removeOnExit.delete(prepared.etc);
     }
-    this.etc = undefined;
   }
 
   private prepare(): Promise<Setup | { failed: string }> {
@@ -213,7 +246,6 @@ export class BwrapExecutor implements Executor {
     } catch (error) {
       return { failed: `cannot prepare the sandbox's /etc: ${message(error)}` };
     }
-    this.etc = etc;
     removeOnExit.add(etc);
     const base = {
       bwrap,
@@ -253,7 +285,7 @@ export class BwrapExecutor implements Executor {
     // A trivial sandbox must really run; user namespaces with a custom uid first, then
     // without (setuid bwrap), cgroups first, then rlimits.
     const failures: string[] = [];
-    const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-bwrap-probe-'));
+    const workspace = SandboxDir.makeOwnedTemp('bwrap-probe');
     try {
       for (const limits of candidates) {
         for (const userns of [true, false]) {
@@ -280,7 +312,6 @@ export class BwrapExecutor implements Executor {
     }
     fs.rmSync(etc, { recursive: true, force: true });
     removeOnExit.delete(etc);
-    this.etc = undefined;
     return {
       failed: `bwrap ${version} cannot start a sandbox here (${[...new Set(failures)].join('; ')}). Unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1, or on Ubuntu 24.04 an AppArmor profile for bwrap) — or use the docker executor`,
     };
@@ -290,7 +321,8 @@ export class BwrapExecutor implements Executor {
     const limits = resolveLimits(request.limits);
     if (!request.command[0]) throw new Error('the command is empty');
     const mounts = (request.mounts ?? []).map((mount) => ({ hostPath: mount.hostPath, sandboxPath: checkMount(mount.hostPath, mount.sandboxPath) }));
-    const dir = SandboxDir.create(request.workspace, { ...(request.files && { files: request.files }) });
+    const owner = sandboxOwner();
+    const dir = SandboxDir.create(request.workspace, { files: request.files, owner });
     removeOnExit.add(dir.root);
     let cgroup: SandboxCgroup | undefined;
     try {
@@ -300,14 +332,14 @@ export class BwrapExecutor implements Executor {
 
       const wrapperArgs: string[] = [];
       if (setup.cgroups) {
-        cgroup = setup.cgroups.create({ memoryBytes: limits.memoryMb * 1024 * 1024, pids: limits.pids + BWRAP_PROCESSES });
+        cgroup = setup.cgroups.create({ memoryBytes: limits.memoryMb * 1024 * 1024, pids: limits.pids + BWRAP_PROCESSES }, owner);
         cgroupsInUse.add(cgroup);
         wrapperArgs.push(...cgroup.joinFiles.map((file) => `cg=${file}`));
       } else {
         wrapperArgs.push(`data=${limits.memoryMb * 1024}`);
         if (setup.enforcement.pids === 'rlimit') wrapperArgs.push(`nproc=${limits.pids + BWRAP_PROCESSES}`);
       }
-      return await this.supervise(setup, request, limits, cgroup, ['-c', WRAPPER, 'peagen-sandbox', ...wrapperArgs, '--', setup.bwrap, ...args], setup.clearenv ? {} : env);
+      return await this.supervise(setup, request, limits, dir, cgroup, ['-c', WRAPPER, 'peagen-sandbox', ...wrapperArgs, '--', setup.bwrap, ...args], setup.clearenv ? {} : env);
     } finally {
       if (cgroup) {
         await cgroup.destroy();
@@ -322,6 +354,7 @@ export class BwrapExecutor implements Executor {
     setup: Setup,
     request: ExecutionRequest,
     limits: ExecutionLimits,
+    dir: SandboxDir,
     cgroup: SandboxCgroup | undefined,
     wrapper: string[],
     env: Record<string, string>,
@@ -332,6 +365,7 @@ export class BwrapExecutor implements Executor {
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
     });
+    dir.recordProcessGroup(child.pid);
     let setupError = '';
     (child.stdio[3] as Readable | null)?.on('data', (chunk: Buffer) => (setupError += chunk.toString()));
     const run = await supervise(child, {
@@ -454,7 +488,8 @@ function checkMount(hostPath: string, sandboxPath: string): string {
  */
 function prepareEtc(): string {
   sweepStaleEtc();
-  const etc = fs.mkdtempSync(path.join(os.tmpdir(), `${ETC_PREFIX}${process.pid}-`));
+  // Named with the owner tag, which starts with the responsible pid (see sweepStaleEtc).
+  const etc = fs.mkdtempSync(path.join(os.tmpdir(), `${ETC_PREFIX}${sandboxOwner()}-`));
   try {
     fs.chmodSync(etc, 0o755);
     const pythonEtc = safeReaddir('/etc').filter((entry) => /^python3(\.\d+)?$/.test(entry));
@@ -556,6 +591,11 @@ function capture(file: string, args: string[]): Promise<string> {
       else resolve(`${stdout}${stderr}`);
     });
   });
+}
+
+function openCgroupsQuietly(): CgroupManager | undefined {
+  const cgroups = openCgroups();
+  return cgroups.ok ? cgroups.manager : undefined;
 }
 
 function safeReaddir(dir: string): string[] {

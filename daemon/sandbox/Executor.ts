@@ -7,6 +7,10 @@
  * names. Executors that cannot remap paths (the `process` fallback) rewrite every argument,
  * the cwd and env values that start with a sandbox path to the matching host path.
  *
+ * Every resource a run makes (host directories, containers, cgroups) carries the owner tag
+ * of the process responsible for it (see owner.ts), so that whoever survives a SIGKILL of the
+ * running process can remove it with {@link Executor.reclaim}.
+ *
  * Every implementation passes test/conformance/executor.ts unchanged.
  */
 
@@ -42,8 +46,8 @@ export interface ReadOnlyMount {
 export interface ExecutionRequest {
   /** argv; `command[0]` is looked up on the sandbox's PATH. */
   command: string[];
-  /** Host directory whose contents are copied into the sandbox's writable workspace. */
-  workspace: string;
+  /** Host directory whose contents are copied into the sandbox's writable workspace; none: it starts empty. */
+  workspace?: string | undefined;
   /** Files written into the workspace copy (relative path to content), e.g. the candidate. */
   files?: Record<string, string>;
   /** Working directory inside the sandbox; default {@link WORKSPACE_PATH}. */
@@ -91,7 +95,19 @@ export interface Executor {
   available(): Promise<Availability>;
   /** Never throws for anything the command does; throws only when the sandbox cannot be made. */
   run(request: ExecutionRequest): Promise<ExecutionResult>;
-  /** Releases clients and caches; sandboxes are already gone after each run. */
+  /**
+   * Kills whatever still runs in sandboxes of `owner` (a tag from owner.ts) and removes every
+   * directory, container and cgroup carrying it. For an owner whose runs are over or must end
+   * now: a one-shot child that exited (its parent calls this with the tag it gave the child),
+   * or this process itself on SIGINT/SIGTERM (see reclaimOwnSandboxes). Never throws for
+   * what is already gone; works whether or not this executor has run anything.
+   */
+  reclaim(owner: string): Promise<void>;
+  /**
+   * Waits for the runs in progress, then releases clients and caches (sandboxes are already
+   * gone after each run). Idempotent; the executor stays usable: a later available() or
+   * run() prepares again what close() released.
+   */
   close(): Promise<void>;
 }
 

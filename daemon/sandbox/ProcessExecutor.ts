@@ -13,7 +13,9 @@ import {
   resolveLimits,
   WORKSPACE_PATH,
 } from './Executor';
-import { SandboxDir, sandboxEnv } from './sandboxDir';
+import { trackExecutor, untrackExecutor } from './liveSandboxes';
+import { killGroupAndWait } from './processGroup';
+import { reclaimSandboxDirs, SandboxDir, sandboxEnv } from './sandboxDir';
 import { supervise } from './supervise';
 import { pathMap, translate } from './translatePaths';
 
@@ -36,20 +38,22 @@ export class ProcessExecutor implements Executor {
       );
     }
     const limits = resolveLimits(request.limits);
-    const dir = SandboxDir.create(request.workspace, { ...(request.files && { files: request.files }) });
-    const map = pathMap(WORKSPACE_PATH, dir.workspace, request.mounts);
-    const env = Object.fromEntries(
-      Object.entries(sandboxEnv(request.env, dir.home, dir.tmp)).map(([key, value]) => [key, translate(value, map)]),
-    );
-    const [program, ...args] = request.command.map((arg) => translate(arg, map));
-    if (!program) throw new Error('the command is empty');
+    if (!request.command[0]) throw new Error('the command is empty');
+    trackExecutor(this);
+    const dir = SandboxDir.create(request.workspace, { files: request.files });
     try {
+      const map = pathMap(WORKSPACE_PATH, dir.workspace, request.mounts);
+      const env = Object.fromEntries(
+        Object.entries(sandboxEnv(request.env, dir.home, dir.tmp)).map(([key, value]) => [key, translate(value, map)]),
+      );
+      const [program = '', ...args] = request.command.map((arg) => translate(arg, map));
       const child = spawn(program, args, {
         cwd: translate(request.cwd ?? WORKSPACE_PATH, map),
         env,
         detached: true,
         stdio: ['pipe', 'pipe', 'pipe'],
       });
+      dir.recordProcessGroup(child.pid);
       const run = await supervise(child, {
         limits,
         stdin: request.stdin,
@@ -72,17 +76,13 @@ export class ProcessExecutor implements Executor {
     }
   }
 
-  async close(): Promise<void> {}
-}
+  /** The recorded process groups of `owner`'s runs die, then their directories go. */
+  async reclaim(owner: string): Promise<void> {
+    await reclaimSandboxDirs(owner);
+  }
 
-/** SIGKILL is asynchronous: wait (briefly) until no member of the group is left. */
-async function killGroupAndWait(pgid: number): Promise<void> {
-  for (let tries = 0; tries < 100; tries++) {
-    try {
-      process.kill(-pgid, tries === 0 ? 'SIGKILL' : 0);
-    } catch {
-      return; // ESRCH: the group is empty
-    }
-    if (tries > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+  /** Nothing to release: each run is self-contained. */
+  async close(): Promise<void> {
+    untrackExecutor(this);
   }
 }

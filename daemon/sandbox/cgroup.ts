@@ -16,7 +16,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { isAlive } from '../platform/processes';
+import { checkSandboxOwner, sandboxOwner } from './owner';
 
 export interface CgroupLimits {
   memoryBytes: number;
@@ -48,7 +50,10 @@ export interface CgroupManager {
   readonly version: 1 | 2;
   /** Human-readable: which hierarchy, where. */
   readonly detail: string;
-  create(limits: CgroupLimits): SandboxCgroup;
+  /** A run cgroup named with `owner`'s tag (default: this process's; see owner.ts). */
+  create(limits: CgroupLimits, owner?: string): SandboxCgroup;
+  /** Kills every process in `owner`'s run cgroups and removes them; true if none is left. */
+  reclaim(owner: string): Promise<boolean>;
 }
 
 export type CgroupSupport = { ok: true; manager: CgroupManager } | { ok: false; reason: string };
@@ -154,7 +159,9 @@ function openV2(mounts: MountInfo[], memberships: Membership[]): CgroupSupport {
     manager: {
       version: 2,
       detail: `cgroup v2 at ${base}`,
-      create: (limits) => createV2(base, limits),
+      create: (limits, owner) => createV2(base, limits, owner),
+      // A child's own v2 base is the leaf this process moved into (see enableV2Controllers).
+      reclaim: (owner) => reclaimOwned([base, path.join(base, DAEMON_LEAF)], owner),
     },
   };
 }
@@ -189,8 +196,8 @@ function enableV2Controllers(base: string): void {
   }
 }
 
-function createV2(base: string, limits: CgroupLimits): SandboxCgroup {
-  const dir = path.join(base, runName());
+function createV2(base: string, limits: CgroupLimits, owner: string | undefined): SandboxCgroup {
+  const dir = path.join(base, runName(owner));
   fs.mkdirSync(dir);
   try {
     fs.writeFileSync(path.join(dir, 'memory.max'), String(limits.memoryBytes));
@@ -235,13 +242,14 @@ function openV1(mounts: MountInfo[], memberships: Membership[]): CgroupSupport {
     manager: {
       version: 1,
       detail: `cgroup v1 (memory at ${memory}, pids at ${pids})`,
-      create: (limits) => createV1(memory, pids, limits),
+      create: (limits, owner) => createV1(memory, pids, limits, owner),
+      reclaim: (owner) => reclaimOwned([memory, pids], owner),
     },
   };
 }
 
-function createV1(memoryBase: string, pidsBase: string, limits: CgroupLimits): SandboxCgroup {
-  const name = runName();
+function createV1(memoryBase: string, pidsBase: string, limits: CgroupLimits, owner: string | undefined): SandboxCgroup {
+  const name = runName(owner);
   const memory = path.join(memoryBase, name);
   const pids = path.join(pidsBase, name);
   fs.mkdirSync(memory);
@@ -345,9 +353,32 @@ class RunCgroup implements SandboxCgroup {
   }
 }
 
-function runName(): string {
+/** `peagen-<owner>-<n>-<hex>`: the owner tag starts with the responsible pid (see sweepStale). */
+function runName(owner = sandboxOwner()): string {
   sequence += 1;
-  return `${PREFIX}${process.pid}-${sequence}-${randomBytes(3).toString('hex')}`;
+  return `${PREFIX}${checkSandboxOwner(owner)}-${sequence}-${randomBytes(3).toString('hex')}`;
+}
+
+/** Destroys the run cgroups of `owner` below `bases` (v1: the same name in each hierarchy). */
+async function reclaimOwned(bases: string[], owner: string): Promise<boolean> {
+  const prefix = `${PREFIX}${checkSandboxOwner(owner)}-`;
+  const byName = new Map<string, string[]>();
+  for (const base of bases) {
+    let entries: string[];
+    try {
+      entries = fs.readdirSync(base);
+    } catch {
+      continue;
+    }
+    for (const entry of entries) if (entry.startsWith(prefix)) byName.set(entry, [...(byName.get(entry) ?? []), path.join(base, entry)]);
+  }
+  let clean = true;
+  for (const dirs of byName.values()) {
+    const killFile = path.join(dirs[0] ?? '', 'cgroup.kill');
+    const cgroup = new RunCgroup(dirs, [], { stats: () => ({ oomKills: 0, pidsLimitHits: 0, peakMemoryBytes: undefined }), killFile: fs.existsSync(killFile) ? killFile : undefined });
+    if (!(await cgroup.destroy())) clean = false;
+  }
+  return clean;
 }
 
 /** Removes run cgroups left by daemons that died (their processes died with them). */
@@ -431,10 +462,6 @@ export function statsV1(memory: string | undefined, pids: string | undefined): C
     pidsLimitHits: pids ? counter(path.join(pids, 'pids.events'), 'max') : 0,
     peakMemoryBytes: memory ? number(path.join(memory, 'memory.max_usage_in_bytes')) : undefined,
   };
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function message(error: unknown): string {

@@ -6,7 +6,7 @@
  */
 import type { Executor, ExecutorName } from './Executor';
 import { BwrapExecutor } from './BwrapExecutor';
-import { DockerExecutor } from './DockerExecutor';
+import { DockerExecutor } from './docker/DockerExecutor';
 import { ProcessExecutor } from './ProcessExecutor';
 
 export type ExecutorChoice = ExecutorName | 'auto';

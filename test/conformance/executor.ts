@@ -12,6 +12,8 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ExecutionRequest, Executor } from '../../daemon/sandbox/Executor';
+import { newSandboxOwner, SANDBOX_OWNER_ENV } from '../../daemon/sandbox/owner';
+import { SandboxDir } from '../../daemon/sandbox/sandboxDir';
 
 export interface ExecutorTraits {
   /** Real isolation: read-only mounts, no network, no view of the host's files. */
@@ -20,6 +22,8 @@ export interface ExecutorTraits {
   limitsMemory: boolean;
   /** Enforces pids and reports stoppedBy 'pids'. */
   limitsPids: boolean;
+  /** Resources of `owner` only this executor knows of (e.g. docker containers), by name. */
+  ownedResources?: (owner: string) => Promise<string[]>;
 }
 
 /** Extra time a sandbox may take to start and to die, beyond the command's deadline. */
@@ -36,6 +40,39 @@ export function hostProcessesWith(marker: string): number[] {
     }
   }
   return found;
+}
+
+/** Run cgroups (any hierarchy below /sys/fs/cgroup) whose name carries `owner`'s tag. */
+export function cgroupsOf(owner: string): string[] {
+  const found: string[] = [];
+  const walk = (dir: string, depth: number): void => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const entry of entries) {
+      if (!entry.isDirectory()) continue;
+      if (entry.name.startsWith(`peagen-${owner}-`)) found.push(path.join(dir, entry.name));
+      else if (depth < 6) walk(path.join(dir, entry.name), depth + 1);
+    }
+  };
+  walk('/sys/fs/cgroup', 0);
+  return found;
+}
+
+/** Everything of `owner`'s on this host that an executor may have left. */
+export async function leftoversOf(owner: string, traits: Pick<ExecutorTraits, 'ownedResources'>): Promise<string[]> {
+  return [...SandboxDir.owned(owner).map((dir) => dir.root), ...cgroupsOf(owner), ...((await traits.ownedResources?.(owner)) ?? [])];
+}
+
+async function waitFor(what: string, ready: () => boolean, ms = 30_000): Promise<void> {
+  const giveUpAt = Date.now() + ms;
+  while (!ready()) {
+    if (Date.now() > giveUpAt) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 export function describeExecutorConformance(name: string, factory: () => Promise<Executor>, traits: ExecutorTraits): void {
@@ -210,6 +247,50 @@ export function describeExecutorConformance(name: string, factory: () => Promise
         assert.equal(result.stoppedBy, 'pids');
       });
     }
+
+    it("reclaim(owner) kills a sandbox of that owner mid-run and removes all it holds, and touches no other owner's", async () => {
+      // As a one-shot child's parent would after the child's SIGKILL: the run here stands in
+      // for the child's, made under the tag the parent gave it.
+      const owner = newSandboxOwner();
+      const marker = `peagen-marker-${randomUUID()}`;
+      const saved = process.env[SANDBOX_OWNER_ENV];
+      process.env[SANDBOX_OWNER_ENV] = owner;
+      let orphan: Promise<unknown>;
+      try {
+        orphan = run(['python3', '-c', 'import time; time.sleep(300)', marker], { limits: { timeoutMs: 60_000 } }).catch((error: unknown) => error);
+        await waitFor('the sandbox runs', () => hostProcessesWith(marker).length > 0 && SandboxDir.owned(owner).length > 0);
+      } finally {
+        if (saved === undefined) delete process.env[SANDBOX_OWNER_ENV];
+        else process.env[SANDBOX_OWNER_ENV] = saved;
+      }
+      const neighbour = sh('sleep 1; cat candidate.txt', { limits: { timeoutMs: 30_000 } });
+      await executor.reclaim(owner);
+      assert.deepEqual(hostProcessesWith(marker), [], 'the sandbox still runs');
+      assert.deepEqual(await leftoversOf(owner, traits), []);
+      await orphan;
+      assert.deepEqual(await leftoversOf(owner, traits), [], 'the interrupted run recreated something');
+      const other = await neighbour;
+      assert.equal(other.exitCode, 0, other.stderr);
+      assert.equal(other.stdout, 'original');
+    });
+
+    it('reclaim(owner) with nothing left is a no-op; anything but an owner tag is refused', async () => {
+      await executor.reclaim(newSandboxOwner());
+      await assert.rejects(executor.reclaim('../../etc'), /not a sandbox owner tag/);
+      await assert.rejects(executor.reclaim('*'), /not a sandbox owner tag/);
+    });
+
+    it('close() is idempotent, waits for a run in progress, and the executor runs again afterwards', async () => {
+      const running = sh('sleep 0.5; echo finished', { limits: { timeoutMs: 30_000 } });
+      await Promise.all([executor.close(), executor.close()]);
+      const result = await running;
+      assert.equal(result.exitCode, 0, result.stderr);
+      assert.equal(result.stdout, 'finished\n');
+      await executor.close();
+      assert.ok((await executor.available()).ok);
+      const again = await sh('echo again');
+      assert.equal(again.stdout, 'again\n', again.stderr);
+    });
 
     it('cleans up its sandbox directory', async () => {
       // A private TMPDIR, so that sandboxes of other processes on this machine do not count.

@@ -9,7 +9,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CONTAINER_LABEL, containerOwner, DockerExecutor } from '../../daemon/sandbox/DockerExecutor';
+import { DockerExecutor } from '../../daemon/sandbox/docker/DockerExecutor';
+import { CONTAINER_LABEL, containerOwner } from '../../daemon/sandbox/docker/orphanSweep';
 import { buildSandboxImage, sandboxImageStatus } from '../../daemon/sandbox/image/buildImage';
 import { describeExecutorConformance } from '../conformance/executor';
 import { type DockerEngine, releaseDockerEngine, useDockerEngine } from '../fixtures/dockerEngine';
@@ -29,6 +30,8 @@ describe('docker executor (real engine)', function () {
     isolates: true,
     limitsMemory: true,
     limitsPids: true,
+    ownedResources: async (owner) =>
+      (await engine.docker.listContainers({ all: true, filters: { label: [`${CONTAINER_LABEL}=${containerOwner(owner)}`] } })).map((container) => `container ${container.Id}`),
   });
 
   describe('docker specifics', () => {
@@ -108,7 +111,7 @@ describe('docker executor (real engine)', function () {
         await container.start();
         return container;
       };
-      const orphan = await make(containerOwner(deadPid));
+      const orphan = await make(containerOwner(`${deadPid}-00000000`));
       const live = await make(containerOwner());
       try {
         assert.ok((await executor.available()).ok);

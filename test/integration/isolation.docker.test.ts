@@ -4,7 +4,7 @@
  * the 200-task cross-contamination stress test with the full probe, and every hostile
  * candidate. Containers limit memory and processes by their cgroups.
  */
-import { DockerExecutor } from '../../daemon/sandbox/DockerExecutor';
+import { DockerExecutor } from '../../daemon/sandbox/docker/DockerExecutor';
 import { type DockerEngine, releaseDockerEngine, useDockerEngine } from '../fixtures/dockerEngine';
 import { describeHostileCandidates, describeIsolationStress } from '../conformance/isolation';
 

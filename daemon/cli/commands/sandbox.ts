@@ -5,7 +5,7 @@
  * --tag, else `sandbox.image` in peagen.json, else peagen-sandbox:latest.
  */
 import type { Command } from 'commander';
-import { dockerClient, dockerEndpoint, explainEngineError } from '../../sandbox/DockerExecutor';
+import { dockerClient, dockerEndpoint, explainEngineError } from '../../sandbox/docker/endpoint';
 import { buildSandboxImage, DEFAULT_SANDBOX_IMAGE, ImageBuildError, type ImageStatus, sandboxImageStatus } from '../../sandbox/image/buildImage';
 import { CliContext, CliError, ExitCode } from '../context';
 

@@ -5,6 +5,7 @@
  */
 import { fork } from 'node:child_process';
 import type { Task } from '../../../shared/task';
+import { newSandboxOwner, SANDBOX_OWNER_ENV } from '../../sandbox/owner';
 import type { HandlerRegistry } from './HandlerRegistry';
 import { runTask, type TaskOutcome } from './runTask';
 
@@ -22,6 +23,12 @@ export interface OneShotOptions {
   /** Aborting kills the process; the abort reason (an ExitReason) is recorded. */
   signal: AbortSignal;
   onLog?: (line: string) => void;
+  /**
+   * Called once the process has exited, for any reason, before the outcome is resolved, with
+   * the owner tag its sandboxes carry (given to it in SANDBOX_OWNER_ENV). A SIGKILLed child
+   * cleans nothing up: pass `(owner) => executor.reclaim(owner)`.
+   */
+  onExit?: (sandboxOwner: string) => Promise<void>;
 }
 
 interface ChildRequest {
@@ -33,9 +40,15 @@ interface ChildReply {
 }
 
 export function runOneShot(task: Task, options: OneShotOptions): Promise<{ outcome: TaskOutcome; exitReason: ExitReason }> {
-  return new Promise((resolve) => {
+  return new Promise((settle) => {
+    const sandboxOwner = newSandboxOwner();
+    const resolve = (ended: { outcome: TaskOutcome; exitReason: ExitReason }): void => {
+      void (options.onExit?.(sandboxOwner) ?? Promise.resolve())
+        .catch((error: unknown) => options.onLog?.(`[${options.workerId}] cleaning up after the one-shot process failed: ${(error as Error).message}`))
+        .then(() => settle(ended));
+    };
     const child = fork(options.entry, [], {
-      env: { ...process.env, ...options.env, [ONE_SHOT_ENV]: '1', WORKER_PLUGINS: options.plugins.join(',') },
+      env: { ...process.env, ...options.env, [ONE_SHOT_ENV]: '1', [SANDBOX_OWNER_ENV]: sandboxOwner, WORKER_PLUGINS: options.plugins.join(',') },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     });
     let outcome: TaskOutcome | undefined;

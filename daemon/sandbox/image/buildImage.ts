@@ -23,7 +23,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type Docker from 'dockerode';
-import { DEFAULT_DOCKER_IMAGE, dockerClient } from '../DockerExecutor';
+import { DEFAULT_DOCKER_IMAGE } from '../docker/DockerExecutor';
+import { dockerClient } from '../docker/endpoint';
 
 export const DEFAULT_SANDBOX_IMAGE = DEFAULT_DOCKER_IMAGE;
 /** Label on images this module built; its value is the build's inputs, for `image status`. */

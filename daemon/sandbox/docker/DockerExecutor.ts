@@ -1,0 +1,123 @@
+/**
+ * The `docker` executor: one fresh container per run, through the engine's API (dockerode).
+ * What the container is: containerSpec.ts; how one run goes: containerRun.ts; where the
+ * engine is: endpoint.ts; containers that outlive their owner: orphanSweep.ts.
+ *
+ * The pids limit is `pids` + 2 (docker-init and the holder). Hitting it, or an OOM kill in
+ * the container, stops the run at once (stop reason `pids` / `memory`). The counters are
+ * read from the host's cgroup filesystem (v1 or v2, cgroupfs or systemd driver); where the
+ * engine's cgroups are not visible (a remote engine, Docker Desktop's VM) `memory` still comes
+ * from the engine's oom event, `pids` cannot be reported and peak memory is absent.
+ *
+ * The engine must see this machine's files (a local engine): the workspace copy and the
+ * mounts are bind mounts of host paths. A read-only mount whose top directory uid 65534
+ * cannot read (not world-readable) is copied into the sandbox directory first.
+ *
+ * `wallMs` is the command's own time (exec start to exit), without the container's setup.
+ * Exit codes are the engine's: a command that dies of a signal on its own reports 128+n
+ * (the engine cannot tell it from `exit 128+n`); when the executor killed it, exitCode is
+ * null and signal SIGKILL. A program that is not on PATH exits 127, as in a shell.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type Docker from 'dockerode';
+import { type Availability, type ExecutionRequest, type ExecutionResult, type Executor, resolveLimits } from '../Executor';
+import { trackExecutor, untrackExecutor } from '../liveSandboxes';
+import { checkSandboxOwner, sandboxOwner } from '../owner';
+import { reclaimSandboxDirs, SandboxDir } from '../sandboxDir';
+import { runInContainer } from './containerRun';
+import { removeSandboxDir } from './dirRemoval';
+import { dockerClient, dockerEndpoint, explainEngineError } from './endpoint';
+import { removeOwnedContainers, sweepOrphans } from './orphanSweep';
+
+export const DEFAULT_DOCKER_IMAGE = 'peagen-sandbox:latest';
+/** How long the engine may take to answer available()'s questions. */
+const ENGINE_ANSWER_MS = 5_000;
+
+export interface DockerExecutorOptions {
+  /** Sandbox image; default `peagen-sandbox:latest`. Needs sh, python3, node and sleep on PATH. */
+  image?: string;
+  /**
+   * Engine address: `unix:///path/docker.sock`, a socket path, `tcp://host:port` or `ssh://...`.
+   * Default: DOCKER_HOST, else the default socket.
+   */
+  dockerHost?: string | undefined;
+  /** A ready client (tests); overrides dockerHost. */
+  docker?: Docker;
+  /** Network mode when a run asks for the network (`limits.network`); default `bridge`. */
+  networkMode?: string;
+}
+
+export class DockerExecutor implements Executor {
+  readonly name = 'docker' as const;
+  readonly isolates = true;
+  readonly image: string;
+  private readonly docker: Docker;
+  private readonly display: string;
+  private readonly networkMode: string;
+
+  constructor(options: DockerExecutorOptions = {}) {
+    this.image = options.image ?? DEFAULT_DOCKER_IMAGE;
+    this.display = options.docker ? 'the given client' : dockerEndpoint(options.dockerHost).display;
+    this.docker = options.docker ?? dockerClient(options.dockerHost);
+    this.networkMode = options.networkMode ?? 'bridge';
+  }
+
+  async available(): Promise<Availability> {
+    let version: string;
+    try {
+      await withTimeout(this.docker.ping(), ENGINE_ANSWER_MS);
+      version = (await withTimeout(this.docker.version(), ENGINE_ANSWER_MS)).Version;
+    } catch (error) {
+      return { ok: false, reason: explainEngineError(error, this.display) };
+    }
+    await sweepOrphans(this.docker);
+    try {
+      const image = await this.docker.getImage(this.image).inspect();
+      return { ok: true, detail: `Docker ${version} at ${this.display}, image ${this.image} (${image.Id.slice(7, 19)})` };
+    } catch (error) {
+      if ((error as { statusCode?: number }).statusCode === 404) {
+        return { ok: false, reason: `the sandbox image ${this.image} is missing from the Docker engine at ${this.display}: run \`peagen sandbox image build\`` };
+      }
+      return { ok: false, reason: explainEngineError(error, this.display) };
+    }
+  }
+
+  async run(request: ExecutionRequest): Promise<ExecutionResult> {
+    if (request.command.length === 0 || !request.command[0]) throw new Error('the command is empty');
+    const limits = resolveLimits(request.limits);
+    trackExecutor(this);
+    const owner = sandboxOwner();
+    const dir = SandboxDir.create(request.workspace, { files: request.files, worldWritable: true, owner });
+    try {
+      // Returns (or throws) only once the container is gone: nothing binds the directory any more.
+      return await runInContainer({ docker: this.docker, image: this.image, networkMode: this.networkMode, display: this.display, owner }, dir, request, limits);
+    } finally {
+      await removeSandboxDir(this.docker, this.image, dir);
+    }
+  }
+
+  /** Containers first (their processes die with them), then the directories they bound. */
+  async reclaim(owner: string): Promise<void> {
+    checkSandboxOwner(owner);
+    await removeOwnedContainers(this.docker, owner);
+    await reclaimSandboxDirs(owner, (dir) => removeSandboxDir(this.docker, this.image, dir).catch(() => undefined));
+  }
+
+  /** dockerode holds no connection between requests: nothing to release; idempotent. */
+  async close(): Promise<void> {
+    untrackExecutor(this);
+  }
+}
+
+async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
+  const cancel = new AbortController();
+  const timeout = sleep(ms, undefined, { signal: cancel.signal }).then(() => {
+    throw Object.assign(new Error(`timed out after ${ms} ms`), { code: 'ETIMEDOUT' });
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    cancel.abort();
+    timeout.catch(() => undefined);
+  }
+}

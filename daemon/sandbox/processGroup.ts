@@ -1,0 +1,41 @@
+/**
+ * Killing a sandbox's process group, also from another process than the one that started it
+ * (a parent reclaiming what its killed one-shot child left), without ever hitting a group that
+ * merely reuses the number.
+ */
+import * as fs from 'node:fs';
+import { setTimeout as delay } from 'node:timers/promises';
+
+/** When the process started (clock ticks since boot); undefined when it is gone. */
+export function processStartTime(pid: number): number | undefined {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ');
+    const value = Number(fields?.[19]);
+    return Number.isFinite(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** SIGKILL is asynchronous: wait (briefly) until no member of the group is left. */
+export async function killGroupAndWait(pgid: number): Promise<void> {
+  for (let tries = 0; tries < 100; tries++) {
+    try {
+      process.kill(-pgid, tries === 0 ? 'SIGKILL' : 0);
+    } catch {
+      return; // ESRCH: the group is empty
+    }
+    if (tries > 0) await delay(10);
+  }
+}
+
+/**
+ * Kills group `pgid`, led at its start by a process that started at `leaderStart`. The kernel
+ * gives no new process a pid that is still some group's id, so the group is ours unless a
+ * process `pgid` runs that started at another time (then ours is gone and the number reused).
+ */
+export async function killRecordedGroup(pgid: number, leaderStart: number | undefined): Promise<void> {
+  const start = processStartTime(pgid);
+  if (start !== undefined && leaderStart !== undefined && start !== leaderStart) return;
+  await killGroupAndWait(pgid);
+}
