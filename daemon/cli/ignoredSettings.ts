@@ -6,7 +6,7 @@
  */
 import type { Status } from '../../shared/protocol';
 import type { LoadedConfig, SettingPath } from '../config';
-import { dockerEndpoint } from '../sandbox/DockerExecutor';
+import { dockerEndpoint } from '../sandbox/docker/endpoint';
 
 export interface IgnoredSetting {
   /** `QUEUE_URL`, or `peagen.json worker.concurrency`. */

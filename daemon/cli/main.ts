@@ -4,6 +4,7 @@ import { ResponseError } from 'vscode-languageserver-protocol/node';
 import { ConfigError } from '../config';
 import { DaemonUnavailableError } from '../rpc/client';
 import { isOneShotChild, startOneShotChild } from '../fabric/worker/oneShotEntry';
+import { reclaimOwnSandboxes } from '../sandbox/liveSandboxes';
 import { VERSION } from '../version';
 import { registerDaemonCommands } from './commands/daemon';
 import { registerEvalCommand } from './commands/eval';
@@ -146,8 +147,21 @@ async function main(): Promise<void> {
   }
 }
 
+/**
+ * Ctrl-C where no command handles it (e.g. while an executor is probed): Node's default would
+ * end the process at once, leaving its sandboxes behind. A command that watches for Ctrl-C
+ * (watchInterrupt) adds its own listener and this one steps aside.
+ */
+function interruptedOutsideCommand(): void {
+  if (process.listenerCount('SIGINT') > 1) return;
+  void reclaimOwnSandboxes().finally(() => process.exit(ExitCode.Interrupted));
+}
+
 if (isOneShotChild()) startOneShotChild();
-// Exit once the command is done, even if a library left a handle open: a CLI that hangs
-// after printing its answer breaks every script that calls it. Exit after stdout has
-// flushed, so nothing printed is lost where pipes are asynchronous (macOS).
-else void main().then(() => process.stdout.write('', () => process.exit()));
+else {
+  process.on('SIGINT', interruptedOutsideCommand);
+  // Exit once the command is done, even if a library left a handle open: a CLI that hangs
+  // after printing its answer breaks every script that calls it. Exit after stdout has
+  // flushed, so nothing printed is lost where pipes are asynchronous (macOS).
+  void main().then(() => process.stdout.write('', () => process.exit()));
+}

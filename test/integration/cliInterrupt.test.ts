@@ -1,8 +1,10 @@
 import * as assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { DaemonProcess } from '../fixtures/daemonProcess';
-import { CLI, tempDir } from '../fixtures/paths';
+import { CLI, REPO, tempDir } from '../fixtures/paths';
 
 /** A running `peagen` process whose stderr we can wait on. */
 class CliProcess {
@@ -105,5 +107,29 @@ describe('Ctrl-C on a command that waits for a task (real daemon and CLI process
     } finally {
       process.kill(pid, 'SIGCONT');
     }
+  });
+});
+
+describe('Ctrl-C on an embedded evaluation', function () {
+  this.timeout(60_000);
+  const tmp = tempDir('cli-interrupt-tmp');
+  const home = tempDir('cli-interrupt-home');
+  after(() => {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    fs.rmSync(home, { recursive: true, force: true });
+  });
+
+  it('leaves no sandbox directory behind', async () => {
+    const hangs = path.join(home, 'hangs.py');
+    fs.writeFileSync(hangs, 'while True:\n    pass\n');
+    // Its own TMPDIR: every sandbox directory of this run lands there, and nothing else does.
+    const run = new CliProcess(['eval', path.join(REPO, 'examples', 'bad_sort'), '--program', hangs, '--executor', 'bwrap'], { TMPDIR: tmp, PEAGEN_HOME: home }, home);
+    const sandboxes = (): string[] => fs.readdirSync(tmp).filter((entry) => entry.startsWith('peagen-sbx-'));
+    for (let i = 0; i < 400 && sandboxes().length === 0; i++) await delay(50);
+    assert.ok(sandboxes().length > 0, `no sandbox appeared; stderr:\n${run.stderr}`);
+    run.child.kill('SIGINT');
+    const { code } = await run.exited;
+    assert.equal(code, 130, run.stderr);
+    assert.deepEqual(fs.readdirSync(tmp).filter((entry) => entry.startsWith('peagen-')), []);
   });
 });

@@ -6,6 +6,7 @@ import type { Result } from '../../../shared/task';
 import { loadExample } from '../../evaluation/example';
 import { readLiveRecord } from '../../rpc/discovery';
 import type { ExecutorChoice } from '../../sandbox/selectExecutor';
+import { reclaimOwnSandboxes } from '../../sandbox/liveSandboxes';
 import { CliContext, CliError, createEngine, ExitCode, parsePositiveInt, watchInterrupt } from '../context';
 import { submitAndFollow } from '../followTask';
 
@@ -99,7 +100,10 @@ export function registerEvalCommand(program: Command): void {
           sandbox = { ...(await engine.status()).sandbox, via: 'this process' };
           ctx.info(`evaluating ${example.config.name} in a ${sandbox.executor} sandbox ...`);
           const task = await engine.submit(spec);
-          result = await interrupt.wait(engine.result(task.id, WAIT_MS), () => Promise.resolve(`interrupted: the evaluation of ${example.config.name} was stopped`));
+          result = await interrupt.wait(engine.result(task.id, WAIT_MS), async () => {
+            await reclaimOwnSandboxes();
+            return `interrupted: the evaluation of ${example.config.name} was stopped`;
+          });
         } finally {
           interrupt.dispose();
           await engine.stop({ drain: false });

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { CancelTask, GetResult } from '../../../shared/protocol';
 import type { Result } from '../../../shared/task';
+import { reclaimOwnSandboxes } from '../../sandbox/liveSandboxes';
 import { CliContext, CliError, createEngine, ExitCode, parseCaps, parsePositiveInt, watchInterrupt } from '../context';
 import { submitAndFollow } from '../followTask';
 
@@ -40,7 +41,10 @@ export function registerTaskCommands(program: Command): void {
           const id = (await engine.submit(spec)).id;
           taskId = id;
           ctx.info(`task ${id} running here (--sync; Ctrl-C stops it)`);
-          result = await interrupt.wait(engine.result(id, waitMs), () => Promise.resolve(`interrupted: task ${id} stopped (it ran in this process)`));
+          result = await interrupt.wait(engine.result(id, waitMs), async () => {
+            await reclaimOwnSandboxes();
+            return `interrupted: task ${id} stopped (it ran in this process)`;
+          });
         } finally {
           interrupt.dispose();
           await engine.stop({ drain: false });
