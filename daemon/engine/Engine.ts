@@ -2,13 +2,16 @@
  * The engine is the task fabric assembled: a queue, the handler registry and a worker pool,
  * plus the task-state events that clients watch. The daemon serves one over JSON-RPC; the
  * CLI embeds one when no daemon runs, so both paths execute the same code.
+ *
+ * State updates and cancels go through the queue, so they hold for tasks that workers in
+ * other processes or hosts run, not only for this engine's own pool.
  */
 import { EventEmitter } from 'node:events';
 import type { QueueStats, SandboxStatus, TaskUpdate, WorkerPoolStatus } from '../../shared/protocol';
 import { newTask, type Result, type Task, type TaskSpec } from '../../shared/task';
 import type { PeagenConfig } from '../config';
 import { createQueue } from '../fabric/queue/createQueue';
-import { canAccept, type TaskQueue } from '../fabric/queue/TaskQueue';
+import { canAccept, type TaskEvent, type TaskQueue } from '../fabric/queue/TaskQueue';
 import type { HandlerRegistry } from '../fabric/worker/HandlerRegistry';
 import { WorkerPool } from '../fabric/worker/WorkerPool';
 import { createRegistry } from '../handlers';
@@ -42,6 +45,7 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
    */
   readonly caps: readonly string[];
   private readonly executor: ExecutorSelection | undefined;
+  private readonly unsubscribe: () => void;
 
   /** Picks the sandbox executor from the configuration (see selectExecutor), then builds. */
   static async create(config: PeagenConfig, options: Omit<EngineOptions, 'executor'> = {}): Promise<Engine> {
@@ -58,6 +62,7 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
     const detected = options.executor ? executorCapabilities(options.executor.executor) : [];
     this.caps = [...new Set([...config.worker.caps, ...detected])];
     this.queue = createQueue(config.queue.url, config.queue);
+    this.unsubscribe = this.queue.subscribe((event) => this.forward(event));
     this.registry = createRegistry(config.worker.plugins, options.executor?.executor);
     if (!options.withoutWorkers) {
       this.pool = new WorkerPool({
@@ -66,15 +71,10 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
         caps: this.caps,
         concurrency: config.worker.concurrency,
         mode: config.worker.mode,
-        plugins: config.worker.plugins,
-        ...(options.executor && { childEnv: { PEAGEN_EXECUTOR: options.executor.executor.name } }),
+        // One-shot children use the executor chosen here rather than choosing again.
+        config: options.executor ? { ...config, sandbox: { ...config.sandbox, executor: options.executor.executor.name } } : config,
         ...(options.oneShotEntry && { oneShotEntry: options.oneShotEntry }),
         ...(options.log && { log: options.log }),
-      });
-      this.pool.on('taskStart', (task) => this.notify(task, 'running'));
-      this.pool.on('taskEnd', (task, end, result) => {
-        const state = end === 'done' ? (result?.error?.code === 'cancelled' ? 'cancelled' : 'done') : end === 'released' ? 'queued' : end;
-        if (state !== 'stale') this.notify(task, state, result);
       });
       this.pool.start();
     }
@@ -91,7 +91,6 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
       );
     }
     await this.queue.enqueue(task);
-    this.notify(task, 'queued');
     return task;
   }
 
@@ -99,14 +98,12 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
     return this.queue.waitForResult(taskId, waitMs, signal);
   }
 
-  /** Withdraws a queued task or stops a running one here; false if neither. */
-  async cancel(taskId: string): Promise<boolean> {
-    if (await this.queue.cancel(taskId)) {
-      const result = await this.queue.getResult(taskId);
-      this.emit('update', { taskId, kind: 'unknown', state: 'cancelled', attempts: result?.attempts ?? 0, ...(result && { result }) });
-      return true;
-    }
-    return this.pool?.cancel(taskId) ?? false;
+  /**
+   * Withdraws a queued task, or asks the worker holding a running one (here or in another
+   * process) to stop it; false when the task is unknown or already finished.
+   */
+  cancel(taskId: string): Promise<boolean> {
+    return this.queue.cancel(taskId);
   }
 
   async status(): Promise<EngineStatus> {
@@ -122,17 +119,20 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
   /** Stops the workers (finishing or handing back their tasks), then the queue. */
   async stop({ drain }: { drain: boolean }): Promise<void> {
     await this.pool?.stop({ drain });
+    this.unsubscribe();
     await this.queue.close();
     await this.executor?.executor.close();
   }
 
-  private notify(task: Task, state: TaskUpdate.Params['state'], result?: Result): void {
+  /** Queue state events become client updates; results are fetched with getResult. */
+  private forward(event: TaskEvent): void {
+    if (event.type !== 'state') return;
     this.emit('update', {
-      taskId: task.id,
-      kind: task.kind,
-      state,
-      attempts: result?.attempts ?? task.attempts,
-      ...(result && { result }),
-    });
+      taskId: event.taskId,
+      kind: event.kind,
+      state: event.state,
+      attempts: event.attempts,
+      ...(event.reason !== undefined && { reason: event.reason }),
+    } satisfies TaskUpdate.Params);
   }
 }

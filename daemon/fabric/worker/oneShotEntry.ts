@@ -1,5 +1,6 @@
 /** What both entry scripts (dist/daemon.js, dist/cli.js) run when started as a one-shot child. */
-import { loadConfig, splitList } from '../../config';
+import { z } from 'zod';
+import { ConfigSchema } from '../../config';
 import { createRegistry } from '../../handlers';
 import { selectExecutor } from '../../sandbox/selectExecutor';
 import { ONE_SHOT_ENV, runOneShotChild } from './oneShot';
@@ -9,10 +10,13 @@ export function isOneShotChild(): boolean {
 }
 
 export function startOneShotChild(): void {
-  runOneShotChild(async () => {
-    // The parent passes its executor's name in PEAGEN_EXECUTOR (read by loadConfig).
-    const { sandbox } = loadConfig(undefined);
-    const selection = await selectExecutor(sandbox, (line) => process.stderr.write(`${line}\n`));
-    return createRegistry(splitList(process.env.WORKER_PLUGINS ?? ''), selection.executor);
+  runOneShotChild(async (sent) => {
+    // The parent's resolved configuration (its peagen.json, environment and flags), not
+    // this process's defaults: the child must run the task exactly as the parent would.
+    const parsed = ConfigSchema.safeParse(sent);
+    if (!parsed.success) throw new Error(`the parent sent an invalid configuration:\n${z.prettifyError(parsed.error)}`);
+    const config = parsed.data;
+    const selection = await selectExecutor(config.sandbox, (line) => process.stderr.write(`${line}\n`));
+    return createRegistry(config.worker.plugins, selection.executor);
   });
 }
