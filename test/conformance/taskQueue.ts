@@ -366,8 +366,8 @@ export function describeTaskQueueConformance(name: string, factory: QueueFactory
         await eventually(() => recorder.events.some((event) => event.type === 'cancel'), 'the cancel event');
         const request = recorder.events.find((event) => event.type === 'cancel');
         assert.deepEqual(
-          request && { taskId: request.taskId, kind: request.kind, workerId: request.workerId, reason: request.reason },
-          { taskId: task.id, kind: 'echo', workerId: 'holder/0', reason: 'no longer needed' },
+          request && { taskId: request.taskId, kind: request.kind, workerId: request.workerId, leaseId: request.leaseId, reason: request.reason },
+          { taskId: task.id, kind: 'echo', workerId: 'holder/0', leaseId: held.leaseId, reason: 'no longer needed' },
         );
         assert.equal(await queue.getResult(task.id), null, 'the worker answers, not the queue, while it holds the lease');
         assert.equal(await queue.ack(held, cancelledResult(held.task)), true);

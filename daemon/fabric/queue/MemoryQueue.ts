@@ -179,7 +179,7 @@ export class MemoryQueue implements TaskQueue {
     const held = this.inFlight.get(taskId);
     if (held) {
       this.cancelRequests.set(taskId, reason);
-      this.emit({ type: 'cancel', taskId, kind: held.task.kind, workerId: held.consumer, reason, at: Date.now() });
+      this.emit({ type: 'cancel', taskId, kind: held.task.kind, workerId: held.consumer, leaseId: held.leaseId, reason, at: Date.now() });
       return true;
     }
     let task: Task | undefined;

@@ -66,6 +66,8 @@ export interface CancelRequestEvent {
   kind: string;
   /** The consumer holding the lease. */
   workerId: string;
+  /** The delivery to stop (see {@link Claim.leaseId}). */
+  leaseId: string;
   reason: string;
   at: number;
 }

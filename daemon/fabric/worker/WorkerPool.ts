@@ -50,7 +50,10 @@ interface Running {
   controller: AbortController;
 }
 
-/** How long a cancel that arrives before its claim is registered here is remembered. */
+/**
+ * How long a cancel for a lease not (yet) running here is remembered. Lease ids never repeat,
+ * so a late entry harms nothing; the bound only keeps the map small.
+ */
 const EARLY_CANCEL_TTL_MS = 10 * 60_000;
 
 export interface WorkerPoolEvents {
@@ -66,7 +69,7 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
   private readonly stopClaiming = new AbortController();
   /** By lease id: a stale delivery and its redelivery may briefly run side by side here. */
   private readonly running = new Map<string, Running>();
-  /** Cancels addressed to a slot of this pool whose claim it has not registered yet. */
+  /** Cancels addressed to a lease of this pool that no slot has registered yet, by lease id. */
   private readonly earlyCancels = new Map<string, number>();
   private unsubscribe: (() => void) | undefined;
   private slots: Promise<void>[] = [];
@@ -127,21 +130,18 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
     for (const entry of this.running.values()) entry.controller.abort(reason);
   }
 
-  /** A cancel request for a task one of our slots holds (the event names the lease holder). */
+  /** A cancel request for a lease one of our slots holds (the event names the lease). */
   private onQueueEvent(event: TaskEvent): void {
     if (event.type !== 'cancel' || !event.workerId.startsWith(`${this.id}/`)) return;
-    let found = false;
-    for (const entry of this.running.values()) {
-      if (entry.claim.task.id === event.taskId && entry.claim.consumer === event.workerId) {
-        entry.controller.abort('cancelled' satisfies AbortReason);
-        found = true;
-      }
+    const entry = this.running.get(event.leaseId);
+    if (entry) {
+      entry.controller.abort('cancelled' satisfies AbortReason);
+      return;
     }
-    if (found) return;
-    // The claim is on its way to a slot: remember the request until the slot registers it.
+    // The claim is on its way to its slot: remember the request until the slot registers it.
     const now = Date.now();
-    for (const [taskId, at] of this.earlyCancels) if (now - at > EARLY_CANCEL_TTL_MS) this.earlyCancels.delete(taskId);
-    this.earlyCancels.set(event.taskId, now);
+    for (const [leaseId, at] of this.earlyCancels) if (now - at > EARLY_CANCEL_TTL_MS) this.earlyCancels.delete(leaseId);
+    this.earlyCancels.set(event.leaseId, now);
   }
 
   private async runSlot(slot: number): Promise<void> {
@@ -175,7 +175,7 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
     const { queue } = this.options;
     const controller = new AbortController();
     this.running.set(claim.leaseId, { claim, controller });
-    if (this.earlyCancels.delete(claim.task.id)) controller.abort('cancelled' satisfies AbortReason);
+    if (this.earlyCancels.delete(claim.leaseId)) controller.abort('cancelled' satisfies AbortReason);
     this.emit('taskStart', claim.task);
     // Renew the lease well before it lapses so that only a dead worker loses its task. When
     // the queue says the lease is gone, the task is (or will be) redelivered: stop this run
@@ -203,13 +203,14 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
       this.running.delete(claim.leaseId);
     }
 
+    const aborted = controller.signal.reason as AbortReason | undefined;
     let end: TaskEnd;
     let result: Result | undefined;
     try {
-      if (controller.signal.reason === ('lease_lost' satisfies AbortReason)) {
+      if (aborted === 'lease_lost') {
         // Another delivery owns the task now; ack and fail would refuse this one anyway.
         end = 'stale';
-      } else if (controller.signal.reason === ('shutdown' satisfies AbortReason)) {
+      } else if (aborted === 'shutdown') {
         end = (await queue.release(claim)) ? 'released' : 'stale';
       } else if (outcome.kind === 'result') {
         result = outcome.result;
