@@ -62,15 +62,15 @@ describe('MemoryQueue memory bounds', () => {
     await queue.close();
   });
 
-  it('bounds results by default: 200 results of 1 MiB keep no more than 64 MiB', async () => {
+  it('bounds results by default: 100 results of 1 MiB keep no more than 64 MiB', async () => {
     const queue = new MemoryQueue();
     const tasks: Task[] = [];
     const output = 'o'.repeat(MiB);
-    for (let i = 0; i < 200; i++) tasks.push(await finish(queue, output));
+    for (let i = 0; i < 100; i++) tasks.push(await finish(queue, output));
     let kept = 0;
     for (const task of tasks) if (await queue.getResult(task.id)) kept++;
     assert.ok(kept > 0 && kept <= 64, `kept ${kept} results of 1 MiB`);
-    assert.notEqual(await queue.getResult(tasks[199]!.id), null, 'the newest is kept');
+    assert.notEqual(await queue.getResult(tasks[99]!.id), null, 'the newest is kept');
     await queue.close();
   });
 });
