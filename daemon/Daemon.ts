@@ -17,7 +17,8 @@ import {
   StreamMessageWriter,
 } from 'vscode-languageserver-protocol/node';
 import type { PeagenConfig } from './config';
-import { Engine } from './engine/Engine';
+import { assembleEngine } from './composition';
+import type { Engine } from './engine/Engine';
 import { type DaemonAddress, formatAddress, parseAddress } from '../shared/address';
 import { isAlive } from './platform/processes';
 import {
@@ -98,7 +99,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   }
   let engine: Engine;
   try {
-    engine = await Engine.create(options.config, { log, ...(options.oneShotEntry && { oneShotEntry: options.oneShotEntry }) });
+    engine = await assembleEngine(options.config, { log, ...(options.oneShotEntry && { oneShotEntry: options.oneShotEntry }) });
   } catch (error) {
     owner?.lock.release();
     throw error;

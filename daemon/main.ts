@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { findConfigFile, loadConfig, stateDir } from './config';
 import { DaemonAlreadyRunningError, startDaemon } from './Daemon';
-import { isOneShotChild, startOneShotChild } from './fabric/worker/oneShotEntry';
+import { isOneShotChild, startOneShotChild } from './oneShotChild';
 
 // Once the reader of stderr is gone (the editor died), a write fails with EPIPE. Logging
 // must never throw: a failed log line would become an uncaught error, logged again, forever.

@@ -6,7 +6,7 @@
  */
 import { NotificationType, RequestType, RequestType0 } from 'vscode-languageserver-protocol';
 import { z } from 'zod';
-import { ResultSchema, TaskSchema, TaskSpecSchema } from './task';
+import { type DeadLetter, type QueueStats, ResultSchema, TaskSpecSchema, type TaskState } from './task';
 
 /** Bumped on any incompatible change to the messages below; checked by {@link Handshake}. */
 export const PROTOCOL_VERSION = 1;
@@ -33,16 +33,6 @@ export namespace Handshake {
     pid: number;
   }
   export const type = new RequestType<Params, Response, void>(method);
-}
-
-export interface QueueStats {
-  /** Ready to be claimed now. */
-  pending: number;
-  /** Claimed by a worker and not yet acked (under lease). */
-  inFlight: number;
-  /** Waiting for a retry back-off to pass. */
-  delayed: number;
-  dead: number;
 }
 
 export interface WorkerPoolStatus {
@@ -111,13 +101,6 @@ export namespace CancelTask {
   export const type = new RequestType<Params, Response, void>(method);
 }
 
-export const DeadLetterSchema = z.object({
-  task: TaskSchema,
-  reason: z.string(),
-  failedAt: z.string(),
-});
-export type DeadLetter = z.infer<typeof DeadLetterSchema>;
-
 export namespace DeadLetters {
   export const listMethod = 'peagen/dlq/list';
   export const list = new RequestType0<{ entries: DeadLetter[] }, void>(listMethod);
@@ -134,8 +117,6 @@ export namespace Shutdown {
   export const type = new RequestType<Params, { stopping: true }, void>(method);
 }
 
-export const TaskStateSchema = z.enum(['queued', 'running', 'retrying', 'done', 'dead', 'cancelled']);
-export type TaskState = z.infer<typeof TaskStateSchema>;
 
 export namespace TaskUpdate {
   export const method = 'peagen/taskUpdate';

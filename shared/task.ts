@@ -126,3 +126,25 @@ export function parseTask(raw: unknown, knownSchema = TASK_SCHEMA_VERSION): Task
   }
   return { ok: true, task: parsed.data };
 }
+
+// What the queue reports about tasks: shared by every adapter and every client.
+
+export const TaskStateSchema = z.enum(['queued', 'running', 'retrying', 'done', 'dead', 'cancelled']);
+export type TaskState = z.infer<typeof TaskStateSchema>;
+
+export interface QueueStats {
+  /** Ready to be claimed now. */
+  pending: number;
+  /** Claimed by a worker and not yet acked (under lease). */
+  inFlight: number;
+  /** Waiting for a retry back-off to pass. */
+  delayed: number;
+  dead: number;
+}
+
+export const DeadLetterSchema = z.object({
+  task: TaskSchema,
+  reason: z.string(),
+  failedAt: z.string(),
+});
+export type DeadLetter = z.infer<typeof DeadLetterSchema>;

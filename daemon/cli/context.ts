@@ -2,7 +2,9 @@
 import type { Command } from 'commander';
 import { ConfigError, findConfigFile, type LoadedConfig, loadConfigWithSources, type PeagenConfig, stateDir } from '../config';
 import { Status } from '../../shared/protocol';
-import { Engine, type EngineOptions } from '../engine/Engine';
+import { assembleEngine } from '../composition';
+import { QueueAddressError } from '../fabric/queue/createQueue';
+import type { Engine, EngineOptions } from '../engine/Engine';
 import { DaemonClient, DaemonUnavailableError } from '../rpc/client';
 import { describeIgnoredSettings, findIgnoredSettings } from './ignoredSettings';
 
@@ -132,9 +134,9 @@ export class CliContext {
  */
 export async function createEngine(ctx: CliContext, config: PeagenConfig, options: Omit<EngineOptions, 'executor' | 'log'> = {}): Promise<Engine> {
   try {
-    return await Engine.create(config, { ...options, log: (line) => ctx.info(line) });
+    return await assembleEngine(config, { ...options, log: (line) => ctx.info(line) });
   } catch (error) {
-    if (error instanceof ConfigError) throw new CliError(error.message, ExitCode.Usage, 'config');
+    if (error instanceof ConfigError || error instanceof QueueAddressError) throw new CliError(error.message, ExitCode.Usage, 'config');
     throw new CliError(error instanceof Error ? error.message : String(error), ExitCode.Failed);
   }
 }

@@ -3,7 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { ResponseError } from 'vscode-languageserver-protocol/node';
 import { ConfigError } from '../config';
 import { DaemonUnavailableError } from '../rpc/client';
-import { isOneShotChild, startOneShotChild } from '../fabric/worker/oneShotEntry';
+import { isOneShotChild, startOneShotChild } from '../oneShotChild';
 import { reclaimOwnSandboxes } from '../sandbox/liveSandboxes';
 import { VERSION } from '../version';
 import { registerDaemonCommands } from './commands/daemon';

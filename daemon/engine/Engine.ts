@@ -2,18 +2,21 @@
  * The engine is the task fabric assembled: a queue, the handler registry and a worker pool,
  * plus the task-state events that clients watch. The daemon serves one over JSON-RPC; the
  * CLI embeds one when no daemon runs, so both paths execute the same code.
+ *
+ * State updates and cancels go through the queue, so they hold for tasks that workers in
+ * other processes or hosts run, not only for this engine's own pool.
  */
 import { EventEmitter } from 'node:events';
-import type { QueueStats, SandboxStatus, TaskUpdate, WorkerPoolStatus } from '../../shared/protocol';
-import { newTask, type Result, type Task, type TaskSpec } from '../../shared/task';
+import type { SandboxStatus, TaskUpdate, WorkerPoolStatus } from '../../shared/protocol';
+import { newTask, type QueueStats, type Result, type Task, type TaskSpec } from '../../shared/task';
 import type { PeagenConfig } from '../config';
-import { createQueue } from '../fabric/queue/createQueue';
-import { canAccept, type TaskQueue } from '../fabric/queue/TaskQueue';
+import { canAccept, type TaskEvent, type TaskQueue } from '../fabric/queue/TaskQueue';
 import type { HandlerRegistry } from '../fabric/worker/HandlerRegistry';
 import { WorkerPool } from '../fabric/worker/WorkerPool';
-import { createRegistry } from '../handlers';
-import { executorCapabilities } from '../sandbox/Executor';
-import { type ExecutorSelection, selectExecutor } from '../sandbox/selectExecutor';
+import type { ChildScope } from '../fabric/worker/oneShot';
+import { type Executor, executorCapabilities } from '../sandbox/Executor';
+import { newSandboxOwner, SANDBOX_OWNER_ENV } from '../sandbox/owner';
+import type { ExecutorSelection } from '../sandbox/selectExecutor';
 
 export interface EngineStatus {
   queue: { backend: string; url: string } & QueueStats;
@@ -31,6 +34,12 @@ export interface EngineOptions {
   log?: (line: string) => void;
 }
 
+/** What the engine runs on, built by its caller (see daemon/composition.ts). */
+export interface EngineParts {
+  queue: TaskQueue;
+  registry: HandlerRegistry;
+}
+
 export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
   readonly queue: TaskQueue;
   readonly registry: HandlerRegistry;
@@ -42,23 +51,21 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
    */
   readonly caps: readonly string[];
   private readonly executor: ExecutorSelection | undefined;
-
-  /** Picks the sandbox executor from the configuration (see selectExecutor), then builds. */
-  static async create(config: PeagenConfig, options: Omit<EngineOptions, 'executor'> = {}): Promise<Engine> {
-    const warn = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-    return new Engine(config, { ...options, executor: await selectExecutor(config.sandbox, warn) });
-  }
+  private readonly unsubscribe: () => void;
 
   constructor(
     readonly config: PeagenConfig,
+    parts: EngineParts,
     options: EngineOptions = {},
   ) {
     super();
     this.executor = options.executor;
     const detected = options.executor ? executorCapabilities(options.executor.executor) : [];
     this.caps = [...new Set([...config.worker.caps, ...detected])];
-    this.queue = createQueue(config.queue.url, config.queue);
-    this.registry = createRegistry(config.worker.plugins, options.executor?.executor);
+    this.queue = parts.queue;
+    this.unsubscribe = this.queue.subscribe((event) => this.forward(event));
+    this.registry = parts.registry;
+    const executor = options.executor?.executor;
     if (!options.withoutWorkers) {
       this.pool = new WorkerPool({
         queue: this.queue,
@@ -66,15 +73,13 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
         caps: this.caps,
         concurrency: config.worker.concurrency,
         mode: config.worker.mode,
-        plugins: config.worker.plugins,
-        ...(options.executor && { childEnv: { PEAGEN_EXECUTOR: options.executor.executor.name } }),
+        // One-shot children use the executor chosen here rather than choosing again.
+        config: executor ? { ...config, sandbox: { ...config.sandbox, executor: executor.name } } : config,
+        // A one-shot child killed mid-run cleans nothing up: its sandboxes carry an owner tag
+        // of its own, and everything with that tag is removed here once it has exited.
+        ...(executor && { childScope: () => sandboxScope(executor) }),
         ...(options.oneShotEntry && { oneShotEntry: options.oneShotEntry }),
         ...(options.log && { log: options.log }),
-      });
-      this.pool.on('taskStart', (task) => this.notify(task, 'running'));
-      this.pool.on('taskEnd', (task, end, result) => {
-        const state = end === 'done' ? (result?.error?.code === 'cancelled' ? 'cancelled' : 'done') : end === 'released' ? 'queued' : end;
-        if (state !== 'stale') this.notify(task, state, result);
       });
       this.pool.start();
     }
@@ -91,7 +96,6 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
       );
     }
     await this.queue.enqueue(task);
-    this.notify(task, 'queued');
     return task;
   }
 
@@ -99,14 +103,12 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
     return this.queue.waitForResult(taskId, waitMs, signal);
   }
 
-  /** Withdraws a queued task or stops a running one here; false if neither. */
-  async cancel(taskId: string): Promise<boolean> {
-    if (await this.queue.cancel(taskId)) {
-      const result = await this.queue.getResult(taskId);
-      this.emit('update', { taskId, kind: 'unknown', state: 'cancelled', attempts: result?.attempts ?? 0 });
-      return true;
-    }
-    return this.pool?.cancel(taskId) ?? false;
+  /**
+   * Withdraws a queued task, or asks the worker holding a running one (here or in another
+   * process) to stop it; false when the task is unknown or already finished.
+   */
+  cancel(taskId: string): Promise<boolean> {
+    return this.queue.cancel(taskId);
   }
 
   async status(): Promise<EngineStatus> {
@@ -122,16 +124,25 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
   /** Stops the workers (finishing or handing back their tasks), then the queue. */
   async stop({ drain }: { drain: boolean }): Promise<void> {
     await this.pool?.stop({ drain });
+    this.unsubscribe();
     await this.queue.close();
     await this.executor?.executor.close();
   }
 
-  private notify(task: Task, state: TaskUpdate.Params['state'], result?: Result): void {
+  /** Queue state events become client updates; results are fetched with getResult. */
+  private forward(event: TaskEvent): void {
+    if (event.type !== 'state') return;
     this.emit('update', {
-      taskId: task.id,
-      kind: task.kind,
-      state,
-      attempts: result?.attempts ?? task.attempts,
-    });
+      taskId: event.taskId,
+      kind: event.kind,
+      state: event.state,
+      attempts: event.attempts,
+      ...(event.reason !== undefined && { reason: event.reason }),
+    } satisfies TaskUpdate.Params);
   }
+}
+
+function sandboxScope(executor: Executor): ChildScope {
+  const owner = newSandboxOwner();
+  return { env: { [SANDBOX_OWNER_ENV]: owner }, release: () => executor.reclaim(owner) };
 }

@@ -8,7 +8,15 @@
  */
 import * as assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Acceptor, Claim, QueueOptions, TaskQueue } from '../../daemon/fabric/queue/TaskQueue';
+import {
+  type Acceptor,
+  type Claim,
+  DuplicateTaskError,
+  type QueueOptions,
+  type TaskEvent,
+  type TaskQueue,
+  type TaskStateEvent,
+} from '../../daemon/fabric/queue/TaskQueue';
 import { newTask, type Result, type Task, type TaskSpec } from '../../shared/task';
 
 export interface QueueUnderTest {
@@ -27,6 +35,19 @@ const CPU: Acceptor[] = [{ kind: 'echo', provides: ['cpu'] }];
 
 function okResult(task: Task, data: unknown = { ok: true }): Result {
   return { taskId: task.id, status: 'ok', data, attempts: task.attempts + 1 };
+}
+
+function cancelledResult(task: Task): Result {
+  return { taskId: task.id, status: 'skip', error: { code: 'cancelled', message: 'stopped', retryable: false }, attempts: task.attempts + 1 };
+}
+
+/** Events may arrive asynchronously (pub/sub): wait until `check` holds, bounded generously. */
+async function eventually(check: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+  const giveUpAt = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > giveUpAt) assert.fail(`timed out waiting for ${what}`);
+    await delay(10);
+  }
 }
 
 export function describeTaskQueueConformance(name: string, factory: QueueFactory): void {
@@ -57,6 +78,15 @@ export function describeTaskQueueConformance(name: string, factory: QueueFactory
       assert.ok(claimed, 'expected a task to be claimable');
       return claimed;
     }
+    /** Records every event the queue emits from now on. */
+    function record(): { events: TaskEvent[]; states: (taskId: string) => TaskStateEvent[]; stop: () => void } {
+      const events: TaskEvent[] = [];
+      const stop = queue.subscribe((event) => events.push(event));
+      const states = (taskId: string): TaskStateEvent[] =>
+        events.filter((event): event is TaskStateEvent => event.type === 'state' && event.taskId === taskId);
+      return { events, states, stop };
+    }
+    const stateNames = (events: TaskStateEvent[]): string[] => events.map((event) => event.state);
 
     describe('enqueue and claim', () => {
       it('delivers an enqueued task intact, leased to the claimer', async () => {
@@ -319,11 +349,189 @@ export function describeTaskQueueConformance(name: string, factory: QueueFactory
         assert.equal(result?.error?.code, 'cancelled');
       });
 
-      it('does not withdraw a task that a worker already holds', async () => {
+      it('withdraws a task waiting for its retry back-off', async () => {
+        const task = await submit();
+        await queue.fail(await mustClaim(), { code: 'flaky', message: 'again', retryable: true });
+        assert.equal(await queue.cancel(task.id), true);
+        assert.equal(await claim(CPU, RETRY_BASE_MS * 3), null, 'a cancelled task is not retried');
+        assert.equal((await queue.getResult(task.id))?.error?.code, 'cancelled');
+      });
+
+      it('asks the worker holding a running task to stop it: true, and a cancel event naming the lease holder', async () => {
+        const recorder = record();
+        const task = await submit();
+        const held = await claim(CPU, 3_000, 'holder/0');
+        assert.ok(held);
+        assert.equal(await queue.cancel(task.id, 'no longer needed'), true);
+        await eventually(() => recorder.events.some((event) => event.type === 'cancel'), 'the cancel event');
+        const request = recorder.events.find((event) => event.type === 'cancel');
+        assert.deepEqual(
+          request && { taskId: request.taskId, kind: request.kind, workerId: request.workerId, leaseId: request.leaseId, reason: request.reason },
+          { taskId: task.id, kind: 'echo', workerId: 'holder/0', leaseId: held.leaseId, reason: 'no longer needed' },
+        );
+        assert.equal(await queue.getResult(task.id), null, 'the worker answers, not the queue, while it holds the lease');
+        assert.equal(await queue.ack(held, cancelledResult(held.task)), true);
+        assert.equal((await queue.getResult(task.id))?.error?.code, 'cancelled');
+        await eventually(() => recorder.states(task.id).some((event) => event.state === 'cancelled'), 'the cancelled state');
+        recorder.stop();
+      });
+
+      it('answers a cancelled running task instead of retrying it when its worker fails it', async () => {
+        const task = await submit();
+        const held = await mustClaim();
+        assert.equal(await queue.cancel(task.id), true);
+        assert.equal(await queue.fail(held, { code: 'aborted', message: 'stopped mid-way', retryable: true }), 'cancelled');
+        assert.equal((await queue.getResult(task.id))?.error?.code, 'cancelled');
+        assert.equal(await claim(CPU, RETRY_BASE_MS * 3), null, 'a cancelled task is not run again');
+        assert.deepEqual(await queue.stats(), { pending: 0, inFlight: 0, delayed: 0, dead: 0 });
+      });
+
+      it('answers a cancelled running task instead of queueing it again when its worker releases it', async () => {
+        const task = await submit();
+        const held = await mustClaim();
+        assert.equal(await queue.cancel(task.id), true);
+        assert.equal(await queue.release(held), true);
+        assert.equal((await queue.getResult(task.id))?.error?.code, 'cancelled');
+        assert.equal(await claim(CPU, 100), null);
+      });
+
+      it('answers a cancelled running task instead of redelivering it when its worker dies', async () => {
         const task = await submit();
         await mustClaim();
+        assert.equal(await queue.cancel(task.id), true);
+        await delay(LEASE_MS + 100);
+        await queue.reclaimExpired();
+        assert.equal(await claim(CPU, 100), null, 'a cancelled task is not redelivered');
+        assert.equal((await queue.getResult(task.id))?.error?.code, 'cancelled');
+      });
+
+      it('refuses to cancel an unknown or finished task', async () => {
+        const task = await submit();
+        await queue.ack(await mustClaim(), okResult(task));
         assert.equal(await queue.cancel(task.id), false);
         assert.equal(await queue.cancel('unknown'), false);
+        assert.equal((await queue.getResult(task.id))?.status, 'ok', 'a late cancel leaves the result alone');
+      });
+    });
+
+    describe('task events', () => {
+      it('reports queued, running and done with attempts, time and worker, never the result', async () => {
+        const recorder = record();
+        const before = Date.now();
+        const task = await submit();
+        const held = await claim(CPU, 3_000, 'events-worker');
+        assert.ok(held);
+        await queue.ack(held, okResult(task, { big: 'x'.repeat(1_000) }));
+        await eventually(() => recorder.states(task.id).length >= 3, 'three state events');
+        const events = recorder.states(task.id);
+        assert.deepEqual(stateNames(events), ['queued', 'running', 'done']);
+        assert.deepEqual(
+          events.map((event) => event.attempts),
+          [0, 1, 1],
+        );
+        assert.equal(events[1]?.workerId, 'events-worker');
+        assert.equal(events[2]?.workerId, 'events-worker');
+        for (const event of events) {
+          assert.equal(event.kind, 'echo');
+          assert.ok(event.at >= before - 1_000 && event.at <= Date.now() + 1_000, 'at is the epoch ms of the change');
+          assert.ok(!('result' in event) && !JSON.stringify(event).includes('xxxx'), 'a state event carries no result');
+        }
+        recorder.stop();
+      });
+
+      it('reports retrying then dead for failures, with the reason', async () => {
+        const recorder = record();
+        const task = await submit();
+        await queue.fail(await mustClaim(), { code: 'flaky', message: 'try again', retryable: true });
+        await queue.fail(await mustClaim(), { code: 'invalid', message: 'bad input', retryable: false });
+        await eventually(() => recorder.states(task.id).length >= 5, 'five state events');
+        const events = recorder.states(task.id);
+        assert.deepEqual(stateNames(events), ['queued', 'running', 'retrying', 'running', 'dead']);
+        assert.deepEqual(
+          events.map((event) => event.attempts),
+          [0, 1, 1, 2, 2],
+        );
+        assert.match(events[2]?.reason ?? '', /flaky/);
+        assert.match(events[4]?.reason ?? '', /invalid: bad input/);
+        recorder.stop();
+      });
+
+      it('reports queued again when a task is released, when its lease expires and when a dead task is retried', async () => {
+        const recorder = record();
+        const task = await submit();
+        await queue.release(await mustClaim());
+        await mustClaim();
+        await delay(LEASE_MS + 100);
+        await queue.reclaimExpired();
+        await queue.fail(await mustClaim(), { code: 'invalid', message: 'bad input', retryable: false });
+        await queue.retryDead(task.id);
+        await eventually(() => recorder.states(task.id).length >= 8, 'eight state events');
+        assert.deepEqual(stateNames(recorder.states(task.id)), [
+          'queued',
+          'running',
+          'queued',
+          'running',
+          'queued',
+          'running',
+          'dead',
+          'queued',
+        ]);
+        assert.match(recorder.states(task.id)[4]?.reason ?? '', /lease/);
+        recorder.stop();
+      });
+
+      it('reports cancelled when a waiting task is withdrawn', async () => {
+        const recorder = record();
+        const task = await submit();
+        await queue.cancel(task.id);
+        await eventually(() => recorder.states(task.id).length >= 2, 'two state events');
+        assert.deepEqual(stateNames(recorder.states(task.id)), ['queued', 'cancelled']);
+        recorder.stop();
+      });
+
+      it('stops reporting to a listener that unsubscribed', async () => {
+        const recorder = record();
+        const watched = await submit();
+        await eventually(() => recorder.states(watched.id).length >= 1, 'the first event');
+        recorder.stop();
+        const unwatched = await submit();
+        const control = record();
+        await queue.cancel(unwatched.id);
+        await eventually(() => control.states(unwatched.id).length >= 1, 'the control listener to see the cancel');
+        assert.equal(recorder.states(unwatched.id).length, 0);
+        control.stop();
+      });
+    });
+
+    describe('task ids and closing', () => {
+      async function assertDuplicateRefused(task: Task, where: string): Promise<void> {
+        await assert.rejects(
+          queue.enqueue(task),
+          (error: unknown) => error instanceof DuplicateTaskError && error.taskId === task.id && error.message.includes(task.id),
+          `a second enqueue of a task ${where} must be refused`,
+        );
+      }
+
+      it('refuses to enqueue a task id that is pending, delayed, in flight, done or dead', async () => {
+        const pending = await submit();
+        await assertDuplicateRefused(pending, 'that is pending');
+        const held = await mustClaim();
+        await assertDuplicateRefused(pending, 'that a worker holds');
+        await queue.fail(held, { code: 'flaky', message: 'again', retryable: true });
+        await assertDuplicateRefused(pending, 'waiting for a retry');
+        const again = await mustClaim();
+        await queue.ack(again, okResult(again.task));
+        await assertDuplicateRefused(pending, 'that has a result');
+        const doomed = await submit();
+        await queue.fail(await mustClaim(), { code: 'invalid', message: 'bad input', retryable: false });
+        await assertDuplicateRefused(doomed, 'that is dead-lettered');
+        assert.deepEqual(await queue.stats(), { pending: 0, inFlight: 0, delayed: 0, dead: 1 }, 'a refused enqueue changes nothing');
+      });
+
+      it('closes idempotently', async () => {
+        await queue.close();
+        await queue.close();
+        await assert.rejects(queue.enqueue(newTask({ kind: 'echo' })), /closed/);
       });
     });
   });

@@ -2,7 +2,7 @@
  * One-shot children leave nothing behind, however they end: many real `execute` and
  * `evaluate` tasks, each in a fresh child process with a real sandbox, some SIGKILLed at
  * their deadline and some cancelled mid-run. The parent reclaims each child's sandboxes by
- * the owner tag it gave the child (runOneShot's onExit hook, as the worker pool passes it).
+ * the owner tag it gave the child (runOneShot's childScope, as the engine passes it).
  * Afterwards: no `peagen-*` entry in the (private) temp directory, no cgroup and no container
  * of ours, no process of any task.
  */
@@ -12,11 +12,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { ConfigSchema } from '../../daemon/config';
 import { type ExitReason, runOneShot } from '../../daemon/fabric/worker/oneShot';
 import { BwrapExecutor } from '../../daemon/sandbox/BwrapExecutor';
 import { DockerExecutor } from '../../daemon/sandbox/docker/DockerExecutor';
 import { CONTAINER_LABEL } from '../../daemon/sandbox/docker/orphanSweep';
 import type { Executor } from '../../daemon/sandbox/Executor';
+import { newSandboxOwner, SANDBOX_OWNER_ENV } from '../../daemon/sandbox/owner';
 import { newTask, type Task } from '../../shared/task';
 import { cgroupsOf, hostProcessesWith } from '../conformance/executor';
 import { type DockerEngine, releaseDockerEngine, useDockerEngine } from '../fixtures/dockerEngine';
@@ -132,11 +134,14 @@ function describeOneShotCleanup(name: string, mix: Mix, setup: () => Promise<{ e
             : Promise.resolve();
         const { outcome, exitReason } = await runOneShot(task, {
           entry: DAEMON,
-          plugins: [],
+          config: ConfigSchema.parse({ sandbox: { executor: childEnv.PEAGEN_EXECUTOR, ...(childEnv.DOCKER_HOST && { dockerHost: childEnv.DOCKER_HOST }) } }),
           env: childEnv,
           workerId: `cleanup-${index}`,
           signal: controller.signal,
-          onExit: (owner) => executor.reclaim(owner),
+          childScope: () => {
+            const owner = newSandboxOwner();
+            return { env: { [SANDBOX_OWNER_ENV]: owner }, release: () => executor.reclaim(owner) };
+          },
         });
         controller.abort('completed');
         await cancelWhenRunning;

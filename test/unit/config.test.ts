@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { Status } from '../../shared/protocol';
 import { findIgnoredSettings } from '../../daemon/cli/ignoredSettings';
 import { ConfigError, loadConfig, loadConfigWithSources } from '../../daemon/config';
-import { createQueue } from '../../daemon/fabric/queue/createQueue';
+import { createQueue, QueueAddressError } from '../../daemon/fabric/queue/createQueue';
 import { tempDir } from '../fixtures/paths';
 
 describe('configuration (peagen.json + environment)', () => {
@@ -84,7 +84,7 @@ describe('configuration (peagen.json + environment)', () => {
 
   it('makes an unavailable queue adapter a configuration error, with the address masked', () => {
     assert.throws(() => createQueue('redis://user:pw@localhost:6379'), (error: unknown) => {
-      assert.ok(error instanceof ConfigError);
+      assert.ok(error instanceof QueueAddressError);
       assert.match(error.message, /Redis Streams queue is not available/);
       assert.doesNotMatch(error.message, /pw@/);
       return true;

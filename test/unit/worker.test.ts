@@ -1,7 +1,11 @@
 import * as assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { z } from 'zod';
+import { ConfigSchema } from '../../daemon/config';
 import { MemoryQueue } from '../../daemon/fabric/queue/MemoryQueue';
-import type { ClaimOptions } from '../../daemon/fabric/queue/TaskQueue';
+import type { Claim, ClaimOptions } from '../../daemon/fabric/queue/TaskQueue';
+import { HandlerRegistry } from '../../daemon/fabric/worker/HandlerRegistry';
+import type { TaskHandler } from '../../daemon/fabric/worker/TaskHandler';
 import type { TaskEnd } from '../../daemon/fabric/worker/WorkerPool';
 import { WorkerPool } from '../../daemon/fabric/worker/WorkerPool';
 import { runTask } from '../../daemon/fabric/worker/runTask';
@@ -115,13 +119,93 @@ describe('WorkerPool (in-process)', () => {
     await queue.close();
   });
 
-  it('cancels a running task', async () => {
+  it('cancels a running task when the queue is asked to', async () => {
     const { queue, worker, task } = await busyWorker();
-    assert.equal(worker.cancel(task.id), true);
-    const [, end, result] = await nextEnd(worker);
+    const ended = nextEnd(worker);
+    assert.equal(await queue.cancel(task.id), true);
+    const [, end, result] = await ended;
     assert.equal(end, 'done');
     assert.equal(result?.status, 'skip');
     assert.equal(result?.error?.code, 'cancelled');
+    assert.equal((await queue.getResult(task.id))?.error?.code, 'cancelled');
+    await worker.stop({ drain: true });
+    await queue.close();
+  });
+
+  it('cancels a task whose cancel arrives before the slot has registered its claim', async () => {
+    const queue = new MemoryQueue();
+    const claim = queue.claim.bind(queue);
+    // The cancel lands between the queue leasing the task and the slot starting it.
+    queue.claim = async (options: ClaimOptions) => {
+      const claimed = await claim(options);
+      if (claimed) assert.equal(await queue.cancel(claimed.task.id), true);
+      return claimed;
+    };
+    const worker = pool(queue, ['cpu']).start();
+    const task = newTask({ kind: 'sleep', payload: { ms: 60_000 } });
+    await queue.enqueue(task);
+    const result = await queue.waitForResult(task.id, 20_000);
+    assert.equal(result?.error?.code, 'cancelled');
+    await worker.stop({ drain: false });
+    await queue.close();
+  });
+
+  it('aborts the running handler with lease_lost when the lease cannot be renewed, and discards its result', async () => {
+    /** A queue that refuses to renew the first delivery's lease, as after a network partition. */
+    class LosingQueue extends MemoryQueue {
+      override async extendLease(held: Claim): Promise<boolean> {
+        return held.task.attempts === 0 ? false : super.extendLease(held);
+      }
+    }
+    const queue = new LosingQueue({ leaseMs: 300 });
+    const abortReasons: unknown[] = [];
+    const blocking: TaskHandler<Record<string, unknown>> = {
+      kind: 'block-until-aborted',
+      provides: ['cpu'],
+      payloadSchema: z.object({}).passthrough(),
+      async handle(task, { signal }) {
+        if (task.attempts > 0) return { status: 'ok', data: 'fresh' };
+        await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+        abortReasons.push(signal.reason);
+        // A handler that ignores the abort and answers anyway must not have its answer count.
+        return { status: 'ok', data: 'stale' };
+      },
+    };
+    const worker = new WorkerPool({
+      queue,
+      registry: new HandlerRegistry().register(blocking),
+      caps: ['cpu'],
+      concurrency: 1,
+      mode: 'in-process',
+      claimBlockMs: 100,
+    }).start();
+    const task = newTask({ kind: 'block-until-aborted' });
+    await queue.enqueue(task);
+    const result = await queue.waitForResult(task.id, 20_000);
+    assert.deepEqual(abortReasons, ['lease_lost']);
+    assert.equal(result?.data, 'fresh', 'only the redelivery counts');
+    assert.equal(result?.attempts, 2);
+    await worker.stop({ drain: true });
+    await queue.close();
+  });
+
+  it('survives a task it cannot even start: the task is retried then dead-lettered, the slots keep claiming, stop resolves', async () => {
+    const queue = new MemoryQueue({ retryBaseMs: 20, maxAttempts: 2 });
+    const worker = pool(queue, ['cpu'], {
+      mode: 'one-shot',
+      concurrency: 2,
+      config: ConfigSchema.parse({}),
+      // An environment that makes every child's spawn throw at once.
+      childEnv: { BROKEN: 'nul\u0000byte' },
+    }).start();
+    for (let round = 0; round < 2; round++) {
+      const task = newTask({ kind: 'echo' });
+      await queue.enqueue(task);
+      const result = await queue.waitForResult(task.id, 20_000);
+      assert.equal(result?.error?.code, 'dead_letter', `round ${round + 1}: the task must end`);
+      assert.match(result?.error?.message ?? '', /worker_error/);
+    }
+    assert.deepEqual(await queue.stats(), { pending: 0, inFlight: 0, delayed: 0, dead: 2 });
     await worker.stop({ drain: true });
     await queue.close();
   });

@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { Command } from 'commander';
-import { Engine } from '../../engine/Engine';
+import { assembleEngine } from '../../composition';
 import { CliContext, parseCaps, parsePositiveInt } from '../context';
 import { notImplemented } from './notYet';
 
@@ -46,7 +46,7 @@ export function registerWorkerCommands(program: Command): void {
             'Workers for the daemon run inside it (`peagen daemon start`); separate workers need a shared queue (QUEUE_URL=redis://...).',
         );
       }
-      const engine = await Engine.create(config, { oneShotEntry: path.join(__dirname, 'daemon.js'), log: (line) => ctx.info(line) });
+      const engine = await assembleEngine(config, { oneShotEntry: path.join(__dirname, 'daemon.js'), log: (line) => ctx.info(line) });
       ctx.info(
         `worker ${engine.pool?.id} started: ${config.worker.concurrency} ${config.worker.mode} slot(s), caps [${engine.caps.join(', ')}], serving ${engine.pool?.kinds.join(', ') || 'no task kinds'}`,
       );

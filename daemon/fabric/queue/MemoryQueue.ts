@@ -4,21 +4,38 @@
  * adapter, but its contents die with the process.
  */
 import { EventEmitter } from 'node:events';
-import type { DeadLetter, QueueStats } from '../../../shared/protocol';
+import type { DeadLetter, QueueStats, TaskState } from '../../../shared/task';
 import type { Result, Task, TaskError } from '../../../shared/task';
+import { ByteBoundedMap } from './ByteBoundedMap';
 import {
   canAccept,
   type Claim,
   type ClaimOptions,
   DEFAULT_QUEUE_OPTIONS,
+  DuplicateTaskError,
   type FailOutcome,
   type QueueOptions,
   retryDelayMs,
+  type TaskEvent,
+  type TaskEventListener,
   type TaskQueue,
 } from './TaskQueue';
 
-/** Results kept for late readers; older ones are dropped first. */
-const MAX_RESULTS = 10_000;
+export interface MemoryQueueOptions extends QueueOptions {
+  /**
+   * Results kept for late readers, bounded by size (JSON length) since one result may carry
+   * megabytes of output; the oldest are dropped first.
+   */
+  maxResultBytes?: number;
+  /** Dead letters kept for `dlq list` / `dlq retry`, bounded the same way. */
+  maxDeadLetterBytes?: number;
+}
+
+export const DEFAULT_MAX_RESULT_BYTES = 64 * 1024 * 1024;
+export const DEFAULT_MAX_DEAD_LETTER_BYTES = 16 * 1024 * 1024;
+
+/** State events carry a short reason, never a stack trace or an output. */
+const MAX_REASON_LENGTH = 300;
 
 interface Delayed {
   task: Task;
@@ -31,23 +48,35 @@ export class MemoryQueue implements TaskQueue {
 
   private readonly options: Required<QueueOptions>;
   private readonly pending: Task[] = [];
+  private readonly pendingIds = new Set<string>();
   private readonly delayed = new Map<string, Delayed>();
   private readonly inFlight = new Map<string, Claim>();
-  private readonly dead = new Map<string, DeadLetter>();
-  private readonly results = new Map<string, Result>();
-  private readonly events = new EventEmitter();
+  /** In-flight tasks someone asked to cancel, with the reason given. */
+  private readonly cancelRequests = new Map<string, string>();
+  private readonly dead: ByteBoundedMap<DeadLetter>;
+  private readonly results: ByteBoundedMap<Result>;
+  private readonly signals = new EventEmitter();
+  private readonly listeners = new Set<TaskEventListener>();
   private leaseCounter = 0;
   private closed = false;
 
-  constructor(options: QueueOptions = {}) {
-    this.options = { ...DEFAULT_QUEUE_OPTIONS, ...options };
-    this.events.setMaxListeners(0);
+  constructor(options: MemoryQueueOptions = {}) {
+    this.options = {
+      leaseMs: options.leaseMs ?? DEFAULT_QUEUE_OPTIONS.leaseMs,
+      maxAttempts: options.maxAttempts ?? DEFAULT_QUEUE_OPTIONS.maxAttempts,
+      retryBaseMs: options.retryBaseMs ?? DEFAULT_QUEUE_OPTIONS.retryBaseMs,
+    };
+    this.results = new ByteBoundedMap(options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES);
+    this.dead = new ByteBoundedMap(options.maxDeadLetterBytes ?? DEFAULT_MAX_DEAD_LETTER_BYTES);
+    this.signals.setMaxListeners(0);
   }
 
   async enqueue(task: Task): Promise<void> {
     this.assertOpen();
-    this.pending.push(structuredClone(task));
-    this.events.emit('available');
+    const where = this.whereIs(task.id);
+    if (where) throw new DuplicateTaskError(task.id, where);
+    this.pushPending(structuredClone(task));
+    this.emitState(task, 'queued', task.attempts);
   }
 
   async claim(options: ClaimOptions): Promise<Claim | null> {
@@ -58,7 +87,7 @@ export class MemoryQueue implements TaskQueue {
       this.reclaim(now);
       const index = this.pending.findIndex((task) => canAccept(task, options.accepts));
       if (index >= 0) {
-        const [task] = this.pending.splice(index, 1) as [Task];
+        const task = this.takePendingAt(index);
         const claim: Claim = {
           task: structuredClone(task),
           leaseId: `${task.id}#${++this.leaseCounter}`,
@@ -66,6 +95,7 @@ export class MemoryQueue implements TaskQueue {
           consumer: options.consumer,
         };
         this.inFlight.set(task.id, claim);
+        this.emitState(task, 'running', task.attempts + 1, { workerId: options.consumer });
         return structuredClone(claim);
       }
       if (now >= giveUpAt) return null;
@@ -84,22 +114,35 @@ export class MemoryQueue implements TaskQueue {
 
   async ack(claim: Claim, result: Result): Promise<boolean> {
     if (!this.currentClaim(claim)) return false;
-    this.inFlight.delete(claim.task.id);
+    this.settle(claim.task.id);
     this.publish(result);
+    const cancelled = result.status === 'skip' && result.error?.code === 'cancelled';
+    this.emitState(claim.task, cancelled ? 'cancelled' : 'done', claim.task.attempts + 1, {
+      workerId: claim.consumer,
+      ...(cancelled && { reason: result.error?.message }),
+    });
     return true;
   }
 
   async fail(claim: Claim, error: TaskError): Promise<FailOutcome> {
     if (!this.currentClaim(claim)) return 'stale';
-    this.inFlight.delete(claim.task.id);
-    return this.retryOrBury(claim.task, error.retryable ? null : `${error.code}: ${error.message}`, error);
+    const cancelReason = this.settle(claim.task.id);
+    if (cancelReason !== undefined) {
+      this.answerCancelled(claim.task, claim.task.attempts + 1, cancelReason, claim.consumer);
+      return 'cancelled';
+    }
+    return this.retryOrBury(claim, error.retryable ? null : `${error.code}: ${error.message}`, error);
   }
 
   async release(claim: Claim): Promise<boolean> {
     if (!this.currentClaim(claim)) return false;
-    this.inFlight.delete(claim.task.id);
-    this.pending.unshift(claim.task);
-    this.events.emit('available');
+    const cancelReason = this.settle(claim.task.id);
+    if (cancelReason !== undefined) {
+      this.answerCancelled(claim.task, claim.task.attempts, cancelReason, claim.consumer);
+      return true;
+    }
+    this.unshiftPending(claim.task);
+    this.emitState(claim.task, 'queued', claim.task.attempts, { workerId: claim.consumer, reason: 'released by its worker' });
     return true;
   }
 
@@ -118,37 +161,42 @@ export class MemoryQueue implements TaskQueue {
     return new Promise((resolve) => {
       const finish = (result: Result | null): void => {
         clearTimeout(timer);
-        this.events.off(`result:${taskId}`, onResult);
-        this.events.off('closed', onClosed);
+        this.signals.off(`result:${taskId}`, onResult);
+        this.signals.off('closed', onClosed);
         signal?.removeEventListener('abort', onClosed);
         resolve(result ? structuredClone(result) : null);
       };
       const onResult = (result: Result): void => finish(result);
       const onClosed = (): void => finish(null);
       const timer = setTimeout(onClosed, timeoutMs);
-      this.events.on(`result:${taskId}`, onResult);
-      this.events.once('closed', onClosed);
+      this.signals.on(`result:${taskId}`, onResult);
+      this.signals.once('closed', onClosed);
       signal?.addEventListener('abort', onClosed, { once: true });
     });
   }
 
   async cancel(taskId: string, reason = 'cancelled by request'): Promise<boolean> {
+    const held = this.inFlight.get(taskId);
+    if (held) {
+      this.cancelRequests.set(taskId, reason);
+      this.emit({ type: 'cancel', taskId, kind: held.task.kind, workerId: held.consumer, leaseId: held.leaseId, reason, at: Date.now() });
+      return true;
+    }
     let task: Task | undefined;
     const index = this.pending.findIndex((candidate) => candidate.id === taskId);
-    if (index >= 0) [task] = this.pending.splice(index, 1);
+    if (index >= 0) task = this.takePendingAt(index);
     else if (this.delayed.has(taskId)) {
       task = this.delayed.get(taskId)?.task;
       this.delayed.delete(taskId);
     }
     if (!task) return false;
-    this.publish({
-      taskId,
-      status: 'skip',
-      error: { code: 'cancelled', message: reason, retryable: false },
-      attempts: task.attempts,
-      finishedAt: new Date().toISOString(),
-    });
+    this.answerCancelled(task, task.attempts, reason);
     return true;
+  }
+
+  subscribe(listener: TaskEventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
   }
 
   async stats(): Promise<QueueStats> {
@@ -164,7 +212,7 @@ export class MemoryQueue implements TaskQueue {
   }
 
   async listDead(): Promise<DeadLetter[]> {
-    return structuredClone([...this.dead.values()]);
+    return structuredClone(this.dead.values());
   }
 
   async retryDead(taskId: string): Promise<boolean> {
@@ -177,9 +225,21 @@ export class MemoryQueue implements TaskQueue {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
-    this.events.emit('closed');
-    this.events.emit('available');
+    this.signals.emit('closed');
+    this.signals.emit('available');
+    this.listeners.clear();
+  }
+
+  /** Where a task with this id is, or undefined when the queue does not know it. */
+  private whereIs(taskId: string): string | undefined {
+    if (this.pendingIds.has(taskId)) return 'pending';
+    if (this.delayed.has(taskId)) return 'delayed for a retry';
+    if (this.inFlight.has(taskId)) return 'in flight';
+    if (this.dead.has(taskId)) return 'dead-lettered';
+    if (this.results.has(taskId)) return 'finished, its result is kept';
+    return undefined;
   }
 
   /** The live claim this (possibly stale) copy refers to. */
@@ -193,14 +253,35 @@ export class MemoryQueue implements TaskQueue {
     return current;
   }
 
+  /** Ends a task's flight; answers the cancel request made meanwhile, if any. */
+  private settle(taskId: string): string | undefined {
+    this.inFlight.delete(taskId);
+    const reason = this.cancelRequests.get(taskId);
+    this.cancelRequests.delete(taskId);
+    return reason;
+  }
+
+  private answerCancelled(task: Task, attempts: number, reason: string, workerId?: string): void {
+    this.publish({
+      taskId: task.id,
+      status: 'skip',
+      error: { code: 'cancelled', message: reason, retryable: false },
+      attempts,
+      finishedAt: new Date().toISOString(),
+    });
+    this.emitState(task, 'cancelled', attempts, { reason, ...(workerId && { workerId }) });
+  }
+
   /** `finalReason` set: bury now. Otherwise retry after back-off unless attempts are used up. */
-  private retryOrBury(task: Task, finalReason: string | null, error: TaskError): FailOutcome {
+  private retryOrBury(claim: Claim, finalReason: string | null, error: TaskError): FailOutcome {
+    const task = claim.task;
     const attempts = task.attempts + 1;
     const next: Task = { ...task, attempts };
     if (finalReason === null && attempts < this.options.maxAttempts) {
       const visibleAt = Date.now() + retryDelayMs(attempts, this.options.retryBaseMs);
       this.delayed.set(task.id, { task: next, visibleAt });
-      this.events.emit('available');
+      this.signals.emit('available');
+      this.emitState(task, 'retrying', attempts, { workerId: claim.consumer, reason: `${error.code}: ${error.message}` });
       return 'retrying';
     }
     const reason = finalReason ?? `${error.code}: ${error.message} (after ${attempts} attempts)`;
@@ -212,6 +293,7 @@ export class MemoryQueue implements TaskQueue {
       attempts,
       finishedAt: new Date().toISOString(),
     });
+    this.emitState(task, 'dead', attempts, { workerId: claim.consumer, reason });
     return 'dead';
   }
 
@@ -219,8 +301,13 @@ export class MemoryQueue implements TaskQueue {
     let count = 0;
     for (const [taskId, claim] of this.inFlight) {
       if (claim.leaseUntil > now) continue;
-      this.inFlight.delete(taskId);
       count++;
+      const cancelReason = this.settle(taskId);
+      const attempts = claim.task.attempts + 1;
+      if (cancelReason !== undefined) {
+        this.answerCancelled(claim.task, attempts, cancelReason, claim.consumer);
+        continue;
+      }
       const error: TaskError = {
         code: 'lease_expired',
         message: `worker ${claim.consumer} held the task past its lease without finishing it`,
@@ -228,11 +315,12 @@ export class MemoryQueue implements TaskQueue {
       };
       // A lost worker counts as a failed attempt so that a task that kills every worker
       // ends in the dead-letter list instead of cycling forever; it is retried at once.
-      const attempts = claim.task.attempts + 1;
-      if (attempts < this.options.maxAttempts) this.pending.unshift({ ...claim.task, attempts });
-      else this.retryOrBury(claim.task, null, error);
+      if (attempts < this.options.maxAttempts) {
+        this.unshiftPending({ ...claim.task, attempts });
+        this.emitState(claim.task, 'queued', attempts, { workerId: claim.consumer, reason: `${error.code}: ${error.message}` });
+      } else this.retryOrBury(claim, null, error);
     }
-    if (count > 0) this.events.emit('available');
+    if (count > 0) this.signals.emit('available');
     return count;
   }
 
@@ -240,8 +328,26 @@ export class MemoryQueue implements TaskQueue {
     for (const [taskId, entry] of this.delayed) {
       if (entry.visibleAt > now) continue;
       this.delayed.delete(taskId);
-      this.pending.push(entry.task);
+      this.pushPending(entry.task);
     }
+  }
+
+  private pushPending(task: Task): void {
+    this.pending.push(task);
+    this.pendingIds.add(task.id);
+    this.signals.emit('available');
+  }
+
+  private unshiftPending(task: Task): void {
+    this.pending.unshift(task);
+    this.pendingIds.add(task.id);
+    this.signals.emit('available');
+  }
+
+  private takePendingAt(index: number): Task {
+    const [task] = this.pending.splice(index, 1) as [Task];
+    this.pendingIds.delete(task.id);
+    return task;
   }
 
   private nextWakeAt(): number {
@@ -255,24 +361,48 @@ export class MemoryQueue implements TaskQueue {
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
-        this.events.off('available', done);
+        this.signals.off('available', done);
         signal?.removeEventListener('abort', done);
         resolve();
       };
       const timer = setTimeout(done, Math.max(1, ms));
-      this.events.once('available', done);
+      this.signals.once('available', done);
       signal?.addEventListener('abort', done, { once: true });
     });
   }
 
   private publish(result: Result): void {
-    this.results.delete(result.taskId);
     this.results.set(result.taskId, structuredClone(result));
-    if (this.results.size > MAX_RESULTS) {
-      const oldest = this.results.keys().next().value;
-      if (oldest !== undefined) this.results.delete(oldest);
+    this.signals.emit(`result:${result.taskId}`, result);
+  }
+
+  private emitState(
+    task: Pick<Task, 'id' | 'kind'>,
+    state: TaskState,
+    attempts: number,
+    extra: { workerId?: string; reason?: string | undefined } = {},
+  ): void {
+    this.emit({
+      type: 'state',
+      taskId: task.id,
+      kind: task.kind,
+      state,
+      attempts,
+      at: Date.now(),
+      ...(extra.workerId !== undefined && { workerId: extra.workerId }),
+      ...(extra.reason !== undefined && { reason: extra.reason.slice(0, MAX_REASON_LENGTH) }),
+    });
+  }
+
+  /** Listeners run synchronously; one that throws must not break the queue operation. */
+  private emit(event: TaskEvent): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(structuredClone(event));
+      } catch {
+        // A listener's bug is its own; the task's state has already changed.
+      }
     }
-    this.events.emit(`result:${result.taskId}`, result);
   }
 
   private assertOpen(): void {

@@ -5,7 +5,7 @@
  * Every adapter (memory today, Redis Streams next) passes test/conformance/taskQueue.ts
  * unchanged; callers depend on this interface only.
  */
-import type { DeadLetter, QueueStats } from '../../../shared/protocol';
+import type { DeadLetter, QueueStats, TaskState } from '../../../shared/task';
 import type { Result, Task, TaskError } from '../../../shared/task';
 
 /** What a worker can run: one entry per handler whose capabilities the worker has. */
@@ -33,7 +33,61 @@ export interface Claim {
   consumer: string;
 }
 
-export type FailOutcome = 'retrying' | 'dead' | 'stale';
+/** `cancelled`: a cancel was requested while the task ran, so it is answered, not retried. */
+export type FailOutcome = 'retrying' | 'dead' | 'cancelled' | 'stale';
+
+/**
+ * A task changed state. Carries the state only, never the result (read that with
+ * getResult), so that events stay small on every transport.
+ */
+export interface TaskStateEvent {
+  type: 'state';
+  taskId: string;
+  /** The task's kind. */
+  kind: string;
+  state: TaskState;
+  /** Deliveries so far, the current one included (0 while it has never run). */
+  attempts: number;
+  /** Epoch ms of the change. */
+  at: number;
+  /** The consumer holding (or last holding) the task, when one is involved. */
+  workerId?: string;
+  /** Why, for retrying, dead, cancelled and lease-expiry transitions. */
+  reason?: string;
+}
+
+/**
+ * Someone asked to cancel a task a worker holds. The worker holding the lease, in whatever
+ * process or host, aborts it; its result is then a `skip` with code `cancelled`.
+ */
+export interface CancelRequestEvent {
+  type: 'cancel';
+  taskId: string;
+  kind: string;
+  /** The consumer holding the lease. */
+  workerId: string;
+  /** The delivery to stop (see {@link Claim.leaseId}). */
+  leaseId: string;
+  reason: string;
+  at: number;
+}
+
+export type TaskEvent = TaskStateEvent | CancelRequestEvent;
+export type TaskEventListener = (event: TaskEvent) => void;
+
+/** Refused by `enqueue`: a task with this id is already known to the queue. */
+export class DuplicateTaskError extends Error {
+  override name = 'DuplicateTaskError';
+  readonly code = 'duplicate_task';
+
+  constructor(
+    readonly taskId: string,
+    /** Where the existing task is: pending, delayed, in flight, done, dead. */
+    readonly where: string,
+  ) {
+    super(`a task with id ${taskId} is already in the queue (${where}); task ids must be unique`);
+  }
+}
 
 export interface QueueOptions {
   /** How long a claim is owned without a heartbeat. The brief's reclaim time is 60 s. */
@@ -56,6 +110,11 @@ export interface TaskQueue {
   /** Where the queue lives, with any credentials removed. */
   readonly url: string;
 
+  /**
+   * Adds a task. Rejects with {@link DuplicateTaskError} when a task with its id is pending,
+   * delayed, in flight, or has a result or a dead letter: a redelivery is the queue's job,
+   * never a second enqueue.
+   */
   enqueue(task: Task): Promise<void>;
 
   /**
@@ -79,6 +138,7 @@ export interface TaskQueue {
    * A delivery failed. Retryable errors run again after `retryBaseMs * 2^(attempts-1)` with
    * attempts + 1; non-retryable ones, and the last allowed attempt, go to the dead-letter list
    * with the reason kept, and an error result is published so that waiters are answered.
+   * A task whose cancel was requested meanwhile is answered with its `skip` result instead.
    */
   fail(claim: Claim, error: TaskError): Promise<FailOutcome>;
 
@@ -96,14 +156,31 @@ export interface TaskQueue {
   /** Resolves with the result once published, or null after `timeoutMs`. */
   waitForResult(taskId: string, timeoutMs: number, signal?: AbortSignal): Promise<Result | null>;
 
-  /** Withdraws a task that has not started; publishes a `skip` result. False otherwise. */
+  /**
+   * Cancels a task that has not finished. A queued or delayed task is withdrawn and answered
+   * with a `skip` result (code `cancelled`). For a task a worker holds, the request is
+   * recorded and a `cancel` event emitted: the worker holding the lease aborts the task and
+   * acks a `skip` result; if that worker fails, releases or loses the lease instead, the task
+   * is not run again but answered with the `skip` result. False when the task is unknown or
+   * already finished.
+   */
   cancel(taskId: string, reason?: string): Promise<boolean>;
+
+  /**
+   * Task-state and cancel-request events, seen by every subscriber of this queue in any
+   * process (BullMQ's QueueEvents is the model). States: `queued` on enqueue, release,
+   * lease expiry with attempts left and retryDead; `running` on claim; `done` or `cancelled`
+   * on ack (by the result's error code); `retrying` or `dead` on fail and lease expiry;
+   * `cancelled` on cancel of a waiting task. Listeners must not throw; returns unsubscribe.
+   */
+  subscribe(listener: TaskEventListener): () => void;
 
   stats(): Promise<QueueStats>;
   listDead(): Promise<DeadLetter[]>;
   /** Puts a dead task back in the queue with its attempts reset; false if not dead. */
   retryDead(taskId: string): Promise<boolean>;
 
+  /** Stops the queue and unblocks waiters; calling it again does nothing. */
   close(): Promise<void>;
 }
 

@@ -1,12 +1,15 @@
-import { ConfigError } from '../../config';
 import { MemoryQueue } from './MemoryQueue';
 import type { QueueOptions, TaskQueue } from './TaskQueue';
 
 /**
  * Picks the adapter from QUEUE_URL-style addresses: `memory://` (default); `redis://` later.
- * An address this version cannot serve is a ConfigError, so the CLI reports it as bad
- * configuration (exit code 2).
+ * An address this version cannot serve is a QueueAddressError: bad configuration, which the
+ * CLI reports with exit code 2.
  */
+export class QueueAddressError extends Error {
+  override name = 'QueueAddressError';
+}
+
 export function createQueue(url: string, options: QueueOptions = {}): TaskQueue {
   const scheme = url.split(':')[0]?.toLowerCase();
   switch (scheme) {
@@ -14,10 +17,10 @@ export function createQueue(url: string, options: QueueOptions = {}): TaskQueue 
       return new MemoryQueue(options);
     case 'redis':
     case 'rediss':
-      throw new ConfigError(
+      throw new QueueAddressError(
         `the Redis Streams queue is not available in this version; use memory:// (the default) or upgrade Peagen (queue url: ${url.replace(/\/\/[^@]*@/, '//***@')})`,
       );
     default:
-      throw new ConfigError(`unknown queue address "${url}": expected memory:// or redis://host:port`);
+      throw new QueueAddressError(`unknown queue address "${url}": expected memory:// or redis://host:port`);
   }
 }

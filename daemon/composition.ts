@@ -1,0 +1,32 @@
+/**
+ * Where Peagen's parts are put together (the composition root): the executor the
+ * configuration chooses, the queue its URL names, and the handlers a worker offers. The
+ * daemon, the CLI's embedded engine, `worker start` and one-shot children all assemble here,
+ * so every one of them runs the same handlers on the same kind of sandbox. The fabric itself
+ * (queue, worker pool) knows nothing of handlers, configuration files or sandboxes.
+ */
+import type { PeagenConfig } from './config';
+import { Engine, type EngineOptions } from './engine/Engine';
+import { createQueue } from './fabric/queue/createQueue';
+import type { HandlerRegistry } from './fabric/worker/HandlerRegistry';
+import { createRegistry } from './handlers';
+import type { Executor } from './sandbox/Executor';
+import { selectExecutor } from './sandbox/selectExecutor';
+
+/** The handlers a worker with this configuration runs; sandboxed ones only with an executor. */
+export function createWorkerRegistry(config: PeagenConfig, executor?: Executor): HandlerRegistry {
+  return createRegistry(config.worker.plugins, executor);
+}
+
+/** Picks the executor, opens the queue and builds the registry, then the engine on them. */
+export async function assembleEngine(config: PeagenConfig, options: Omit<EngineOptions, 'executor'> = {}): Promise<Engine> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const executor = await selectExecutor(config.sandbox, log);
+  try {
+    const queue = createQueue(config.queue.url, config.queue);
+    return new Engine(config, { queue, registry: createWorkerRegistry(config, executor.executor) }, { ...options, executor });
+  } catch (error) {
+    await executor.executor.close();
+    throw error;
+  }
+}
