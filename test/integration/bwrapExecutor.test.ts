@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { BwrapExecutor, SANDBOX_HOME } from '../../daemon/sandbox/BwrapExecutor';
 import { openCgroups } from '../../daemon/sandbox/cgroup';
-import { describeExecutorConformance } from '../conformance/executor';
+import { cgroupsOf, describeExecutorConformance } from '../conformance/executor';
 
 const executor = new BwrapExecutor();
 
@@ -183,23 +183,9 @@ describe('BwrapExecutor without cgroups (rlimit fallback)', function () {
   });
 });
 
+/** Every run cgroup this test process made (all owner tags start with its pid). */
 function listRunCgroups(): string[] {
-  const found: string[] = [];
-  const walk = (dir: string, depth: number): void => {
-    let entries: fs.Dirent[];
-    try {
-      entries = fs.readdirSync(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const entry of entries) {
-      if (!entry.isDirectory()) continue;
-      if (entry.name.startsWith(`peagen-${process.pid}-`)) found.push(path.join(dir, entry.name));
-      else if (depth < 4) walk(path.join(dir, entry.name), depth + 1);
-    }
-  };
-  walk('/sys/fs/cgroup', 0);
-  return found;
+  return cgroupsOf(String(process.pid));
 }
 
 // mocha needs the traits synchronously: whole-sandbox limits where cgroups are usable; the
