@@ -69,7 +69,7 @@ export class DaemonConnection implements vscode.Disposable {
     return this.serverStatus?.health;
   }
 
-  /** Where the window's daemon is: the socket address, or "private (spawned by this window)". */
+  /** Where the window's daemon is: its socket address, or "spawned by this window". */
   get where(): string {
     return this.target?.address ?? 'spawned by this window';
   }
