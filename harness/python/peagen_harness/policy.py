@@ -68,6 +68,11 @@ def static_check(source: str, policy: Policy) -> List[str]:
     def check_attr(node: ast.AST, attr: str) -> None:
         if attr in policy.forbidden_attributes:
             bad(node, policy.forbidden_attributes[attr])
+        elif attr in ("format", "format_map"):
+            # A format string reads attributes by name ("{0.__globals__}"), and the string can
+            # be built at run time, beyond any static check: refuse the method itself.
+            bad(node, "uses str.%s, which reaches attributes by name from a string; "
+                      "use an f-string or %%-formatting" % attr)
         elif attr.startswith("_"):
             bad(node, "accesses the private/dunder attribute .%s" % attr)
         elif attr.startswith(FRAME_PREFIXES):
