@@ -7,6 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { CapabilitySchema } from '../shared/task';
+import { LlmConfigSchema } from './evolution/llm/llmConfig';
 
 export const CONFIG_FILE_NAME = 'peagen.json';
 
@@ -62,17 +63,19 @@ export const ConfigSchema = z
     worker: WorkerSchema.prefault({}),
     sandbox: SandboxSchema.prefault({}),
     daemon: DaemonSchema.prefault({}),
+    llm: LlmConfigSchema.prefault({}),
   })
   .strict();
 export type PeagenConfig = z.infer<typeof ConfigSchema>;
 
 /** The keys each object accepts, by path; for "did you mean". */
 const KNOWN_KEYS: Record<string, readonly string[]> = {
-  '': ['queue', 'worker', 'sandbox', 'daemon'],
+  '': ['queue', 'worker', 'sandbox', 'daemon', 'llm'],
   queue: Object.keys(QueueSchema.shape),
   worker: Object.keys(WorkerSchema.shape),
   sandbox: Object.keys(SandboxSchema.shape),
   daemon: Object.keys(DaemonSchema.shape),
+  llm: Object.keys(LlmConfigSchema.shape),
 };
 
 export class ConfigError extends Error {
@@ -163,7 +166,7 @@ const ENV_BINDINGS: readonly EnvBinding[] = [
 ];
 
 function applyEnv(config: PeagenConfig, env: NodeJS.ProcessEnv, sources: SettingSources): PeagenConfig {
-  const merged = { queue: { ...config.queue }, worker: { ...config.worker }, sandbox: { ...config.sandbox }, daemon: config.daemon };
+  const merged = { queue: { ...config.queue }, worker: { ...config.worker }, sandbox: { ...config.sandbox }, daemon: config.daemon, llm: config.llm };
   const problems: string[] = [];
   const byPath = new Map<string, EnvBinding>();
   for (const binding of ENV_BINDINGS) {

@@ -50,6 +50,18 @@ export const EvaluationSchema = z.object({
 });
 export type Evaluation = z.infer<typeof EvaluationSchema>;
 
+/**
+ * One axis of the MAP-Elites grid. `from`: `objective`, `metric:NAME` (a metric the evaluator
+ * prints), `codeLength` (characters) or `lines`. `bins`: ascending edges; a value's bin is the
+ * number of edges at or below it.
+ */
+export const FeatureDescriptorSchema = z.object({
+  name: z.string().min(1),
+  from: z.string().regex(/^(objective|codeLength|lines|metric:.+)$/, 'expected objective, codeLength, lines or metric:NAME'),
+  bins: z.array(z.number()).min(1),
+});
+export type FeatureDescriptor = z.infer<typeof FeatureDescriptorSchema>;
+
 /** `peagen.example.json`: how to evaluate one benchmark. */
 export const ExampleConfigSchema = z.object({
   name: z.string().min(1),
@@ -69,6 +81,11 @@ export const ExampleConfigSchema = z.object({
     })
     .partial()
     .default({}),
+  /**
+   * The MAP-Elites feature descriptors: each places a program in a bin by one value. Default:
+   * the objective (log-spaced bins) and the code length. See daemon/evolution/evodb/features.ts.
+   */
+  features: z.array(FeatureDescriptorSchema).optional(),
 });
 export type ExampleConfig = z.infer<typeof ExampleConfigSchema>;
 

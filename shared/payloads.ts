@@ -12,11 +12,42 @@ export const RenderPayloadSchema = z.object({
   project: z.string().min(1),
   out: z.string().min(1).optional(),
 });
-export const MutatePayloadSchema = z.object({
-  targetFile: z.string().min(1),
-  entryFn: z.string().min(1).optional(),
-  backend: z.string().min(1).optional(),
+const MutationSubjectSchema = z.object({
+  id: z.string().min(1),
+  code: z.string().max(4_000_000),
+  objective: z.number().nullable(),
+  metrics: z.record(z.string(), z.number()).optional(),
 });
+/**
+ * Propose one child of a parent program: the `mutate` task (requires `llm` when an LLM
+ * writes the patch). Carries no key and no endpoint secret: the worker's own configuration
+ * and environment name the models. The result's data is a MutationProposal.
+ */
+export const MutatePayloadSchema = z.object({
+  mutator: z.string().min(1).default('llm-patch'),
+  parent: MutationSubjectSchema,
+  inspirations: z.array(MutationSubjectSchema).max(16).default([]),
+  failure: z.object({ code: z.string(), errorText: z.string().max(20_000) }).optional(),
+  seed: z.number().int().nonnegative(),
+  task: z.object({
+    name: z.string().min(1),
+    description: z.string().optional(),
+    language: z.string().optional(),
+    entry: z.string().optional(),
+    objectiveName: z.string().min(1),
+    direction: z.enum(['maximize', 'minimize']),
+  }),
+  /** The configured LLM backend to call (chosen by the run's router); default: the first. */
+  backend: z.string().optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  maxTokens: z.number().int().positive().optional(),
+  repairAttempts: z.number().int().nonnegative().max(5).optional(),
+  /** Prompt template name (searched in the project's .peagen/prompts first). */
+  template: z.string().optional(),
+  /** Directory searched first for prompt templates. */
+  promptDir: z.string().optional(),
+});
+export type MutatePayload = z.infer<typeof MutatePayloadSchema>;
 /** Evaluate one candidate program with an example's trusted evaluator: the `evaluate` task. */
 export const EvaluatePayloadSchema = z.object({
   /** Absolute path of the example directory (holding peagen.example.json and the evaluator). */

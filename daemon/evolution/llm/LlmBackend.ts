@@ -1,0 +1,54 @@
+/**
+ * LlmBackend: one chat model behind one provider's official SDK. Keys come from the
+ * environment of the process that calls the model and never leave it: not in a task
+ * payload, a log line, a checkpoint or a sandbox. Rules every implementation keeps (the
+ * conformance suite in test/conformance/llmBackend.ts checks them against local servers
+ * that speak each provider's wire format):
+ *  - usage comes from the provider's `usage` answer, never estimated when it is given;
+ *  - 429/5xx are retried honouring `retry-after`; a timeout or abort ends the call;
+ *  - failures are LlmError with a stable code, never a raw SDK error.
+ */
+import type { LlmUsage } from '../../../shared/evolution';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface LlmRequest {
+  messages: ChatMessage[];
+  temperature?: number;
+  maxTokens?: number;
+  seed?: number;
+  signal?: AbortSignal;
+}
+
+export interface LlmAnswer {
+  text: string;
+  /** The model that answered, as the provider names it. */
+  model: string;
+  usage: LlmUsage;
+  latencyMs: number;
+  finishReason?: string;
+}
+
+export type LlmErrorCode = 'auth' | 'rate_limited' | 'server' | 'timeout' | 'aborted' | 'bad_request' | 'connection' | 'empty';
+
+export class LlmError extends Error {
+  override name = 'LlmError';
+  constructor(
+    readonly code: LlmErrorCode,
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+  }
+}
+
+export interface LlmBackend {
+  /** Configured name, e.g. `openai`, `local-ollama`. */
+  readonly name: string;
+  readonly provider: 'openai' | 'anthropic';
+  readonly model: string;
+  complete(request: LlmRequest): Promise<LlmAnswer>;
+}

@@ -1,0 +1,56 @@
+/**
+ * ParentSelector: which program the next child is bred from, and which programs inspire it.
+ *
+ * A selector only reads the archive and learns from feedback; it never changes the archive.
+ * Its choices depend only on the archive, its own state and the run's Rng, so that resume
+ * and replay reproduce them. Rules every implementation keeps (the conformance suite in
+ * test/conformance/parentSelector.ts checks them):
+ *  - a program that failed evaluation (objective null) is never a parent;
+ *  - `feedback` for a selection changes later choices (it learns what works);
+ *  - state() → restore() gives a selector that makes the same choices.
+ */
+import type { Program } from '../../../shared/evolution';
+import type { Rng } from '../rng';
+
+/** What a selector may read of the archive (EvoDB implements it). */
+export interface ArchiveView {
+  readonly direction: 'maximize' | 'minimize';
+  /** The champion of every niche (correct programs only), on one island or all. */
+  elites(island?: number): readonly Program[];
+  /** The best correct program so far (by objective and direction). */
+  best(island?: number): Program | undefined;
+  get(id: string): Program | undefined;
+  readonly islands: number;
+}
+
+export interface Selection {
+  parent: Program;
+  /** Top programs plus diverse niche elites, for the prompt; never the parent itself. */
+  inspirations: Program[];
+  /**
+   * What the selector chose between, e.g. `exploit` / `explore` or a niche key. Passed back
+   * with the feedback so the selector credits the right choice.
+   */
+  arm: string;
+  island: number;
+}
+
+export interface SelectionOutcome {
+  /** The child was correct and beat its parent's objective. */
+  improvedParent: boolean;
+  /** The child became the best of the run. */
+  improvedBest: boolean;
+  /** The child failed (did not apply, crashed, or was incorrect). */
+  failed: boolean;
+  /** Relative gain over the parent (child/parent - 1 for maximize), 0 when failed. */
+  gain: number;
+}
+
+export interface ParentSelector {
+  readonly name: string;
+  select(archive: ArchiveView, rng: Rng, options?: { inspirations?: number; island?: number }): Selection;
+  feedback(selection: Pick<Selection, 'arm' | 'parent' | 'island'>, outcome: SelectionOutcome): void;
+  /** JSON-serialisable state for checkpoints. */
+  state(): unknown;
+  restore(state: unknown): void;
+}

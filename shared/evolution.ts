@@ -1,0 +1,122 @@
+/**
+ * The evolution model shared by the daemon, the CLI and the extension: a program with its
+ * lineage, a run's progress, and the summaries the RPC messages carry. Checkpoints store
+ * programs in this shape too, so what a client sees is what the archive holds.
+ */
+import { z } from 'zod';
+import { DirectionSchema, EvaluationSchema } from './evaluation';
+
+/** Content hash of a program's source (sha256, hex): the program's identity everywhere. */
+export const ProgramIdSchema = z.string().regex(/^[0-9a-f]{64}$/, 'a program id is the sha256 of its source');
+export type ProgramId = z.infer<typeof ProgramIdSchema>;
+
+export const LlmUsageSchema = z.object({
+  inputTokens: z.number().int().nonnegative(),
+  outputTokens: z.number().int().nonnegative(),
+});
+export type LlmUsage = z.infer<typeof LlmUsageSchema>;
+
+/** How a program came to be: enough to re-derive it from its parents (replay, P-6). */
+export const LineageSchema = z.object({
+  /** Empty for the seed; [parent] for a patch; [a, b] for a crossover. */
+  parents: z.array(ProgramIdSchema),
+  generation: z.number().int().nonnegative(),
+  /** `seed`, `llm-patch`, `offline`, or a plugin's name. */
+  mutator: z.string().min(1),
+  /** `backend/model` of the LLM that wrote the patch. */
+  model: z.string().optional(),
+  template: z.object({ name: z.string(), hash: z.string() }).optional(),
+  /** Unified diff parent → program. */
+  patch: z.string().optional(),
+  /** Content addresses of the recorded LLM exchanges (first try, then each repair). */
+  exchanges: z.array(z.string()).default([]),
+  /** Seed the mutator used for this child. */
+  seed: z.number().int().nonnegative(),
+  /** Repair rounds it took (0: applied at the first answer). */
+  repairs: z.number().int().nonnegative().default(0),
+  island: z.number().int().nonnegative().default(0),
+  createdAt: z.string(),
+});
+export type Lineage = z.infer<typeof LineageSchema>;
+
+/** One measurement of a program (the first, and the confirmations of a would-be best). */
+export const MeasurementSchema = z.object({
+  seed: z.number().int(),
+  objective: z.number().nullable(),
+  wallMs: z.number(),
+});
+export type Measurement = z.infer<typeof MeasurementSchema>;
+
+export const ProgramSchema = z.object({
+  id: ProgramIdSchema,
+  code: z.string(),
+  lineage: LineageSchema,
+  /** The full evaluation; absent while it is being evaluated. */
+  evaluation: EvaluationSchema.optional(),
+  /** The score that ranks it: null when it failed. With confirmations, their median. */
+  objective: z.number().nullable(),
+  correct: z.boolean(),
+  measurements: z.array(MeasurementSchema).default([]),
+  /** Feature values that place it in a niche (by descriptor name). */
+  features: z.record(z.string(), z.number()).default({}),
+  /** Niche key, e.g. `speedup=3|length=1`. */
+  niche: z.string().optional(),
+});
+export type Program = z.infer<typeof ProgramSchema>;
+
+export type RunState = 'running' | 'stopping' | 'finished' | 'interrupted' | 'failed';
+
+/** Why a run ended. */
+export type StopReason =
+  | 'generations'
+  | 'evaluations'
+  | 'wall_time'
+  | 'target'
+  | 'no_improvement'
+  | 'budget_tokens'
+  | 'budget_usd'
+  | 'max_llm_calls'
+  | 'interrupted'
+  | 'error';
+
+export interface RunProgress {
+  runId: string;
+  example: string;
+  state: RunState;
+  direction: z.infer<typeof DirectionSchema>;
+  objectiveName: string;
+  /** The seed's objective (first measurement). */
+  seedObjective: number | null;
+  best: { id: string; objective: number; generation: number; confirmed: boolean } | null;
+  generation: number;
+  evaluations: number;
+  failedEvaluations: number;
+  llmCalls: number;
+  tokens: LlmUsage;
+  costUsd: number;
+  /** Applied, evaluable children per LLM answer: at the first try, and after repair. */
+  patchYield: { firstTry: number; afterRepair: number; answers: number };
+  evaluationsPerMinute: number;
+  elapsedMs: number;
+  /** Estimated time to the stop condition, when one bounds the run. */
+  etaMs?: number;
+  stopReason?: StopReason;
+  /** The mutator at work and, when no LLM is configured, that it is the offline one. */
+  mutator: string;
+}
+
+export interface RunSummary {
+  runId: string;
+  example: string;
+  dir: string;
+  state: RunState;
+  startedAt: string;
+  best: number | null;
+  evaluations: number;
+}
+
+export interface NicheElite {
+  niche: string;
+  island: number;
+  program: Omit<Program, 'code' | 'evaluation'>;
+}
