@@ -5,6 +5,11 @@
  * parent is one success, one that improved the best counts 1 + bestBonus successes (the best
  * is what the run is for); a failed child or one no better than its parent is one failure.
  * Statistics are per niche key, shared by all islands; niches never tried draw from Beta(1, 1).
+ *
+ * Credit goes to the niche, not to the program: it pays where niches differ in promise. When
+ * the next improvement is mostly a child of the best wherever it sits, the best moves between
+ * niches and the credit lags behind it (test/unit/selectionSimulation.test.ts measures this);
+ * epsilon-greedy, the default, bets on the best directly.
  */
 import { z } from 'zod';
 import type { Rng } from '../rng';

@@ -11,6 +11,11 @@
  * all piling onto the same argmax. c defaults to 0.5, not the textbook √2: improvements are
  * rare (rewards average well under 0.2), and with √2 the bonus term would swamp them and make
  * UCB1 almost a round robin over niches. Statistics are per niche key, shared by all islands.
+ *
+ * Credit goes to the niche, not to the program: it pays where niches differ in promise. When
+ * the next improvement is mostly a child of the best wherever it sits, the best moves between
+ * niches and the credit lags behind it (test/unit/selectionSimulation.test.ts measures this);
+ * epsilon-greedy, the default, bets on the best directly.
  */
 import { z } from 'zod';
 import type { Rng } from '../rng';
