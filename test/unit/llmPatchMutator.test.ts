@@ -140,7 +140,7 @@ describe('LlmPatchMutator', () => {
       backend,
       temperature: 0.3,
       maxTokens: 500,
-      pricing: (usage) => usage.inputTokens / 1e6 + usage.outputTokens / 1e5,
+      cost: (usage) => usage.inputTokens / 1e6 + usage.outputTokens / 1e5,
     }).propose(request());
     assert.deepEqual(
       proposal.exchanges.map((exchange) => exchange.response.text),

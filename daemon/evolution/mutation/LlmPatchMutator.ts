@@ -25,8 +25,8 @@ export interface LlmPatchMutatorOptions {
   promptDir?: string;
   /** The first user prompt's template (default `mutate`). */
   template?: string;
-  /** USD for one exchange; without it exchanges cost 0 (the ensemble prices them). */
-  pricing?: (usage: LlmUsage, backend: LlmBackend) => number;
+  /** USD of one exchange from its usage; without it exchanges cost 0. */
+  cost?: (usage: LlmUsage) => number;
 }
 
 // Until the patch module's unifiedDiff lands: the parent → child diff a lineage records.
@@ -101,7 +101,7 @@ export class LlmPatchMutator implements Mutator {
 
   /** One call to the model, recorded whether or not its answer will apply. */
   private async ask(messages: ChatMessage[], seed: number, context: MutationContext, exchanges: LlmExchange[]): Promise<LlmAnswer> {
-    const { backend, temperature, maxTokens, pricing } = this.options;
+    const { backend, temperature, maxTokens, cost } = this.options;
     const request: LlmRequest = {
       messages,
       seed,
@@ -122,7 +122,7 @@ export class LlmPatchMutator implements Mutator {
       response: { text: answer.text, ...(answer.finishReason !== undefined ? { finishReason: answer.finishReason } : {}) },
       usage: { ...answer.usage },
       latencyMs: answer.latencyMs,
-      costUsd: pricing ? pricing(answer.usage, backend) : 0,
+      costUsd: cost ? cost(answer.usage) : 0,
     });
     return answer;
   }
