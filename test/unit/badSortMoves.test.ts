@@ -240,7 +240,7 @@ describe('bad_sort responder', () => {
 
   it('answers a failed evaluation with the fix of the harmful move', () => {
     const broken = applyMove(SEED, findMove('copy-drops-duplicates'))!;
-    const { messages } = buildMutationMessages(request(SEED, { failure: { code: broken, errorText: 'wrong answer for [3, 3, 1]' } }));
+    const { messages } = buildMutationMessages(request(broken, { failure: { code: 'incorrect', errorText: 'wrong answer for [3, 3, 1]' } }));
     assert.equal(extractCurrentProgram(messages), broken);
     const answer = badSortResponder({ seed: 4, repairSuccessProbability: 1 })({ messages });
     const [block] = decodeBlocks(answer);

@@ -161,35 +161,30 @@ describe('LlmPatchMutator', () => {
 
   it('never returns the parent as a child', async function () {
     needsApplyAnswer(this);
-    // The failed child is the program to fix; an edit turning it back into the parent is no child.
-    const broken = PARENT.replace('    result = 0', '    result = None');
-    const revert = block('    result = None', '    result = 0');
-    const backend = new ScriptedBackend([revert, revert, revert]);
-    const proposal = await new LlmPatchMutator({ backend }).propose(request({ failure: { code: broken, errorText: 'TypeError' } }));
+    const same = block('    return result', '    return result');
+    const backend = new ScriptedBackend([same, same, same]);
+    const proposal = await new LlmPatchMutator({ backend }).propose(request());
     assertFailed(proposal);
     assert.equal(proposal.reason, 'identical');
-    assert.equal(backend.requests.length, 3);
-
-    const unchanged = new ScriptedBackend([block('    return result', '    return result'), block('    return result', '    return result'), block('    return result', '    return result')]);
-    const same = await new LlmPatchMutator({ backend: unchanged }).propose(request());
-    assertFailed(same);
+    assert.equal(backend.requests.length, 3, 'an unchanged program is sent back like any answer that does not apply');
   });
 
   it('sends a child that failed evaluation back with the evaluator error text and fixes the child', async function () {
     const broken = PARENT.replace('        result = result + value', '        result = result + valu');
     const errorText = "NameError: name 'valu' is not defined";
     const backend = new ScriptedBackend([block('        result = result + valu', '        result += value')]);
-    const proposal = await new LlmPatchMutator({ backend }).propose(request({ failure: { code: broken, errorText } }));
+    const failed = request({ parent: { id: 'failed-child', code: broken, objective: null }, failure: { code: 'crash', errorText } });
+    const proposal = await new LlmPatchMutator({ backend }).propose(failed);
     const user = backend.requests[0]!.messages[1]!;
     assert.equal(user.role, 'user');
     assert.ok(user.content.includes(errorText), 'the evaluator error text');
+    assert.ok(user.content.includes('(crash)'), 'the failure reason');
     assert.ok(user.content.includes(broken), 'the failed child');
-    assert.ok(user.content.includes('+        result = result + valu'), 'the diff parent → failed child');
     assert.equal(proposal.template?.name, 'repair');
     if (!applyAnswerLanded()) return this.skip();
     assert.ok(proposal.ok, proposal.ok ? '' : proposal.message);
-    assert.equal(proposal.code, CHILD, 'the answer applies to the failed child');
-    assert.match(proposal.patch, /^-\s+result = result \+ value$/m, 'the patch still goes from the parent');
+    assert.equal(proposal.code, CHILD, 'the answer fixes the failed child');
+    assert.match(proposal.patch, /^-\s+result = result \+ valu$/m);
   });
 
   it('turns an LLM failure into ok:false llm_error with the error code, keeping earlier exchanges', async () => {

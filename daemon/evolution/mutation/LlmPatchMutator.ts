@@ -1,9 +1,9 @@
 /**
  * The LLM mutator: asks a model for SEARCH/REPLACE edits of the parent and applies them.
  * An answer that does not apply goes back to the model with applyAnswer's exact reason (the
- * SEARCH text and the closest lines of the program), up to `repairAttempts` times; a child
- * that failed evaluation comes back once as a request with `failure`, and the model sees the
- * evaluator's error text. Every exchange is recorded, so {@link ReplayBackend} can re-derive
+ * SEARCH text and the closest lines of the program), up to `repairAttempts` times. A child
+ * that failed evaluation may come back once as the parent of a request with `failure`: the
+ * model then sees the evaluator's error text and fixes it. Every exchange is recorded, so {@link ReplayBackend} can re-derive
  * the same child later without a model.
  */
 import { createTwoFilesPatch } from 'diff';
@@ -50,8 +50,6 @@ export class LlmPatchMutator implements Mutator {
     const { backend } = this.options;
     const exchanges: LlmExchange[] = [];
     const render: RenderOptions = this.options.promptDir ? { searchPath: [this.options.promptDir] } : {};
-    // A repair after evaluation edits the failed child; its lineage still starts at the parent.
-    const base = request.failure?.code ?? request.parent.code;
 
     let conversation: ChatMessage[];
     let template: TemplateRef;
@@ -61,7 +59,6 @@ export class LlmPatchMutator implements Mutator {
         ...render,
         ...(this.options.template ? { template: this.options.template } : {}),
         allowRewrite: this.options.allowRewrite ?? false,
-        ...(request.failure ? { failureDiff: unifiedDiff(request.parent.code, request.failure.code, request.task.entry) } : {}),
       });
       ({ messages: conversation, template, inputs } = opening);
     } catch (error) {
@@ -78,12 +75,12 @@ export class LlmPatchMutator implements Mutator {
         context.log?.(`llm-patch: ${backend.name} failed: ${message}`);
         return { ...common, ok: false, reason: 'llm_error', message, exchanges, repairs: attempt };
       }
-      const applied = applyAnswer(base, answer.text, { allowRewrite: this.options.allowRewrite ?? false });
+      const applied = applyAnswer(request.parent.code, answer.text, { allowRewrite: this.options.allowRewrite ?? false });
       if (applied.ok && applied.code !== request.parent.code) {
-        return { ...common, ok: true, code: applied.code, patch: unifiedDiff(request.parent.code, applied.code, request.task.entry), exchanges, repairs: attempt };
+        return { ...common, ok: true, code: applied.code, patch: unifiedDiff(request.parent.code, applied.code), exchanges, repairs: attempt };
       }
       const failure = applied.ok
-        ? { reason: 'identical', message: 'The edit turns the program back into its parent, which is not a new program. Propose a different change.' }
+        ? { reason: 'identical', message: 'The edit leaves the program as it was, which is not a new program. Propose a real change.' }
         : { reason: applied.reason, message: applied.message };
       if (attempt >= this.repairAttempts) {
         return { ...common, ok: false, ...failure, exchanges, repairs: attempt + 1 };

@@ -37,7 +37,6 @@ export const PROMPT_LIMITS = {
   inspirationChars: 6_000,
   inspirations: 3,
   applyMessageChars: 4_000,
-  failureDiffChars: 6_000,
 } as const;
 
 const TEMPLATE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
@@ -150,7 +149,8 @@ export interface PromptProgram {
 
 export type RepairInputs =
   | { kind: 'apply'; reason: string; message: string; attempt: number; attempts: number }
-  | { kind: 'evaluation'; code: string; diff: string; errorText: string };
+  /** `reason`: the evaluation's failure code (`crash`, `incorrect`, ...). */
+  | { kind: 'evaluation'; reason: string; errorText: string };
 
 /** Every variable the shipped templates read; absent optional values are null. */
 export interface PromptInputs {
@@ -185,8 +185,6 @@ export interface MutationPromptOptions extends RenderOptions {
   /** The first user message's template when the request is not a repair (default `mutate`). */
   template?: string;
   allowRewrite?: boolean;
-  /** Unified diff parent → failed child, shown when `request.failure` is set. */
-  failureDiff?: string;
 }
 
 /** The template variables for one mutation request, with every cap applied. */
@@ -209,20 +207,16 @@ export function promptInputs(request: MutationRequest, options: MutationPromptOp
       .map((program) => promptProgram(program, PROMPT_LIMITS.inspirationChars)),
     format: formatInstructions(options.allowRewrite ?? false),
     repair: failure
-      ? {
-          kind: 'evaluation',
-          code: failure.code,
-          diff: capText(options.failureDiff ?? '', PROMPT_LIMITS.failureDiffChars),
-          errorText: capText(failure.errorText, PROMPT_LIMITS.errorTextChars),
-        }
+      ? { kind: 'evaluation', reason: failure.code, errorText: capText(failure.errorText, PROMPT_LIMITS.errorTextChars) }
       : null,
   };
 }
 
 /**
  * The opening conversation for a request: the system prompt, then either the mutate prompt
- * or, when `request.failure` is set, the repair prompt carrying the evaluator's error text.
- * `template` is the user prompt's template (what the lineage records).
+ * or, when `request.failure` is set (the parent is a child that failed evaluation), the
+ * repair prompt carrying the evaluator's error text. `template` is the user prompt's
+ * template (what the lineage records).
  */
 export function buildMutationMessages(
   request: MutationRequest,
