@@ -1,8 +1,14 @@
 import * as assert from 'node:assert/strict';
 import { AnthropicBackend } from '../../daemon/evolution/llm/AnthropicBackend';
-import { BackendConfigSchema, type BackendConfig } from '../../daemon/evolution/llm/llmConfig';
+import { BackendConfigSchema, LlmConfigSchema, type BackendConfig, type LlmConfig } from '../../daemon/evolution/llm/llmConfig';
 import { OpenAiBackend } from '../../daemon/evolution/llm/OpenAiBackend';
-import { createBackends } from '../../daemon/evolution/llm/createBackends';
+import {
+  createBackends,
+  DEFAULT_ANTHROPIC_MODEL,
+  DEFAULT_OPENAI_MODEL,
+  describeBackends,
+  llmAvailable,
+} from '../../daemon/evolution/llm/createBackends';
 import { llmBackendConformance, type BackendTestOptions } from '../conformance/llmBackend';
 import { startAnthropicServer, startOpenAiServer } from '../fixtures/llmWireServers';
 
@@ -71,5 +77,67 @@ describe('createBackends against local servers', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('createBackends', () => {
+  const NONE: LlmConfig = LlmConfigSchema.parse({});
+  const withBackends = (...backends: unknown[]): LlmConfig => LlmConfigSchema.parse({ backends });
+
+  it('derives nothing from an environment without LLM variables', () => {
+    assert.deepEqual(createBackends(NONE, { PATH: '/usr/bin' }), []);
+    assert.equal(llmAvailable(NONE, { PATH: '/usr/bin' }), false);
+  });
+
+  it('derives openai and anthropic backends from their variables, with default models', () => {
+    const env = { OPENAI_API_KEY: 'sk-openai-secret-111111', ANTHROPIC_API_KEY: 'sk-ant-secret-222222' };
+    const backends = createBackends(NONE, env);
+    assert.deepEqual(describeBackends(backends), [
+      { name: 'openai', provider: 'openai', model: DEFAULT_OPENAI_MODEL, baseUrl: 'https://api.openai.com/v1' },
+      { name: 'anthropic', provider: 'anthropic', model: DEFAULT_ANTHROPIC_MODEL, baseUrl: 'https://api.anthropic.com' },
+    ]);
+    assert.equal(llmAvailable(NONE, env), true);
+    const described = JSON.stringify(describeBackends(backends));
+    assert.ok(!described.includes('secret'), described);
+  });
+
+  it('takes the models from OPENAI_MODEL and ANTHROPIC_MODEL', () => {
+    const backends = createBackends(NONE, { OPENAI_API_KEY: 'k1', OPENAI_MODEL: 'gpt-4.1', ANTHROPIC_API_KEY: 'k2', ANTHROPIC_MODEL: 'claude-sonnet-4-0' });
+    assert.deepEqual(
+      backends.map((backend) => backend.model),
+      ['gpt-4.1', 'claude-sonnet-4-0'],
+    );
+  });
+
+  it('names the unset variable of a configured backend', () => {
+    const config = withBackends({ name: 'claude', provider: 'anthropic', model: 'claude-sonnet-4-0', apiKeyEnv: 'TEAM_CLAUDE_KEY' });
+    assert.throws(() => createBackends(config, { ANTHROPIC_API_KEY: 'present-but-not-the-one' }), /TEAM_CLAUDE_KEY/);
+    assert.throws(() => createBackends(withBackends({ name: 'gpt', provider: 'openai', model: 'gpt-4o' }), {}), /OPENAI_API_KEY/);
+    // Configured backends are what the user asked for: no silent fall-back to offline.
+    assert.equal(llmAvailable(config, {}), true);
+  });
+
+  it('lets a configured OpenAI-compatible local server run keyless, but not a remote one', () => {
+    const local = withBackends({ name: 'ollama', provider: 'openai', model: 'qwen2.5-coder:7b', baseUrl: 'http://127.0.0.1:11434/v1' });
+    assert.deepEqual(describeBackends(createBackends(local, {})), [
+      { name: 'ollama', provider: 'openai', model: 'qwen2.5-coder:7b', baseUrl: 'http://127.0.0.1:11434/v1' },
+    ]);
+    const remote = withBackends({ name: 'router', provider: 'openai', model: 'x', baseUrl: 'https://openrouter.ai/api/v1', apiKeyEnv: 'OPENROUTER_API_KEY' });
+    assert.throws(() => createBackends(remote, {}), /OPENROUTER_API_KEY/);
+  });
+
+  it('refuses two backends with the same name', () => {
+    const config = withBackends({ name: 'x', provider: 'openai', model: 'a' }, { name: 'x', provider: 'anthropic', model: 'b' });
+    assert.throws(() => createBackends(config, { OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k' }), /two backends are named "x"/);
+  });
+
+  it('reports an OPENAI_BASE_URL that is not a URL', () => {
+    assert.throws(() => createBackends(NONE, { OPENAI_BASE_URL: 'localhost-ish' }), /OPENAI_\* variables: baseUrl/);
+  });
+
+  it('keeps credentials in a base URL out of the description', () => {
+    const config = withBackends({ name: 'proxy', provider: 'openai', model: 'm', baseUrl: 'http://user:hunter2@10.0.0.2:8000/v1' });
+    const [description] = describeBackends(createBackends(config, {}));
+    assert.equal(description!.baseUrl, 'http://10.0.0.2:8000/v1');
   });
 });
