@@ -127,6 +127,12 @@ export function llmBackendConformance(name: string, make: BackendFactory, confor
       assert.ok(answer.finishReason === 'length' || answer.finishReason === 'max_tokens', `finish reason ${answer.finishReason}`);
     });
 
+    it('measures latency over the whole call', async () => {
+      const { backend } = await start({ server: { apiKey: KEY, faults: [{ kind: 'delay', ms: 200 }] } });
+      const answer = await backend.complete(REQUEST);
+      assert.ok(answer.latencyMs >= 190, `latency ${answer.latencyMs} ms; the server took 200 ms`);
+    });
+
     it('retries a 429 after the retry-after the server asked for, then succeeds', async () => {
       const { backend, server } = await start({ server: { apiKey: KEY, faults: [{ kind: 'status', status: 429, retryAfterSeconds: 1 }] } });
       const answer = await backend.complete(REQUEST);
