@@ -6,6 +6,7 @@ import {
   createBackends,
   DEFAULT_ANTHROPIC_MODEL,
   DEFAULT_OPENAI_MODEL,
+  backendDescriptions,
   describeBackends,
   llmAvailable,
 } from '../../daemon/evolution/llm/createBackends';
@@ -92,13 +93,15 @@ describe('createBackends', () => {
   it('derives openai and anthropic backends from their variables, with default models', () => {
     const env = { OPENAI_API_KEY: 'sk-openai-secret-111111', ANTHROPIC_API_KEY: 'sk-ant-secret-222222' };
     const backends = createBackends(NONE, env);
-    assert.deepEqual(describeBackends(backends), [
+    assert.deepEqual(backendDescriptions(backends), [
       { name: 'openai', provider: 'openai', model: DEFAULT_OPENAI_MODEL, baseUrl: 'https://api.openai.com/v1' },
       { name: 'anthropic', provider: 'anthropic', model: DEFAULT_ANTHROPIC_MODEL, baseUrl: 'https://api.anthropic.com' },
     ]);
     assert.equal(llmAvailable(NONE, env), true);
-    const described = JSON.stringify(describeBackends(backends));
-    assert.ok(!described.includes('secret'), described);
+    const described = describeBackends(backends);
+    assert.equal(described, `openai (openai ${DEFAULT_OPENAI_MODEL} @ https://api.openai.com/v1), anthropic (anthropic ${DEFAULT_ANTHROPIC_MODEL} @ https://api.anthropic.com)`);
+    assert.ok(!described.includes('secret') && !JSON.stringify(backendDescriptions(backends)).includes('secret'));
+    assert.equal(describeBackends([]), 'no LLM backends');
   });
 
   it('takes the models from OPENAI_MODEL and ANTHROPIC_MODEL', () => {
@@ -119,7 +122,7 @@ describe('createBackends', () => {
 
   it('lets a configured OpenAI-compatible local server run keyless, but not a remote one', () => {
     const local = withBackends({ name: 'ollama', provider: 'openai', model: 'qwen2.5-coder:7b', baseUrl: 'http://127.0.0.1:11434/v1' });
-    assert.deepEqual(describeBackends(createBackends(local, {})), [
+    assert.deepEqual(backendDescriptions(createBackends(local, {})), [
       { name: 'ollama', provider: 'openai', model: 'qwen2.5-coder:7b', baseUrl: 'http://127.0.0.1:11434/v1' },
     ]);
     const remote = withBackends({ name: 'router', provider: 'openai', model: 'x', baseUrl: 'https://openrouter.ai/api/v1', apiKeyEnv: 'OPENROUTER_API_KEY' });
@@ -137,7 +140,7 @@ describe('createBackends', () => {
 
   it('keeps credentials in a base URL out of the description', () => {
     const config = withBackends({ name: 'proxy', provider: 'openai', model: 'm', baseUrl: 'http://user:hunter2@10.0.0.2:8000/v1' });
-    const [description] = describeBackends(createBackends(config, {}));
+    const [description] = backendDescriptions(createBackends(config, {}));
     assert.equal(description!.baseUrl, 'http://10.0.0.2:8000/v1');
   });
 });

@@ -17,10 +17,11 @@ describe('pricing', () => {
 
   it('lets the configured price override the table, and counts local servers as free', () => {
     const pricing = { inputPerMTok: 9, outputPerMTok: 99 };
-    assert.deepEqual(pricingFor({ provider: 'openai', model: 'gpt-4o-mini', pricing }), pricing);
-    assert.deepEqual(pricingFor({ provider: 'openai', model: 'gpt-4o-mini' }), defaultPricing('gpt-4o-mini'));
-    assert.deepEqual(pricingFor({ provider: 'openai', model: 'llama3', baseUrl: 'http://127.0.0.1:11434/v1' }), { inputPerMTok: 0, outputPerMTok: 0 });
-    assert.equal(pricingFor({ provider: 'openai', model: 'llama3', baseUrl: 'https://openrouter.ai/api/v1' }), undefined);
+    assert.deepEqual(pricingFor('gpt-4o-mini', pricing), pricing);
+    assert.deepEqual(pricingFor('gpt-4o-mini'), defaultPricing('gpt-4o-mini'));
+    assert.deepEqual(pricingFor('llama3', undefined, 'http://127.0.0.1:11434/v1'), { inputPerMTok: 0, outputPerMTok: 0 });
+    assert.equal(pricingFor('llama3', undefined, 'https://openrouter.ai/api/v1'), undefined);
+    assert.equal(pricingFor('llama3'), undefined);
   });
 
   it('bounds a run by (input tokens + max_tokens) × calls', () => {

@@ -67,8 +67,16 @@ export interface BackendDescription {
   baseUrl?: string;
 }
 
-/** For logs and status: name, provider, model and base URL, never a key. */
-export function describeBackends(backends: readonly LlmBackend[]): BackendDescription[] {
+/** One line for logs and messages: `name (provider model @ baseUrl), ...`, never a key. */
+export function describeBackends(backends: readonly LlmBackend[]): string {
+  if (backends.length === 0) return 'no LLM backends';
+  return backendDescriptions(backends)
+    .map(({ name, provider, model, baseUrl }) => `${name} (${provider} ${model}${baseUrl ? ` @ ${baseUrl}` : ''})`)
+    .join(', ');
+}
+
+/** The same, structured (for status payloads): name, provider, model, base URL, never a key. */
+export function backendDescriptions(backends: readonly LlmBackend[]): BackendDescription[] {
   return backends.map((backend) => {
     const description: BackendDescription = { name: backend.name, provider: backend.provider, model: backend.model };
     const baseUrl = (backend as { baseUrl?: unknown }).baseUrl;

@@ -4,7 +4,7 @@
  * so a backend's `pricing` in peagen.json overrides it and is the figure to trust.
  */
 import type { LlmUsage } from '../../../shared/evolution';
-import type { BackendConfig, Pricing } from './llmConfig';
+import type { Pricing } from './llmConfig';
 
 /** Estimated list prices, USD per million tokens. Keys match a model name or its prefix. */
 export const DEFAULT_PRICING: Readonly<Record<string, Pricing>> = Object.freeze({
@@ -39,14 +39,13 @@ export function defaultPricing(model: string): Pricing | undefined {
 }
 
 /**
- * A backend's price: its configured `pricing`, else the default table, else free when it is an
- * OpenAI-compatible server on this machine or network (Ollama, vLLM, LM Studio); undefined
- * when unknown (the caller should say the cost is not counted).
+ * A backend's price: its configured `pricing`, else the default table, else free when its
+ * base URL is a server on this machine or network (Ollama, vLLM, LM Studio); undefined when
+ * unknown (the caller should say the cost is not counted).
  */
-export function pricingFor(config: Pick<BackendConfig, 'model' | 'provider' | 'baseUrl' | 'pricing'>): Pricing | undefined {
-  if (config.pricing) return config.pricing;
-  if (config.provider === 'openai' && config.baseUrl !== undefined && isLocalUrl(config.baseUrl)) return FREE;
-  return defaultPricing(config.model);
+export function pricingFor(model: string, override?: Pricing, baseUrl?: string): Pricing | undefined {
+  if (override) return override;
+  return defaultPricing(model) ?? (baseUrl !== undefined && isLocalUrl(baseUrl) ? FREE : undefined);
 }
 
 /** USD for one call's usage; 0 when the price is unknown. */
