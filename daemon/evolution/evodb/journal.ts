@@ -122,7 +122,7 @@ export class Journal {
     if (typeof event !== 'object' || event === null || Array.isArray(event)) throw new JournalError('a journal event must be an object');
     const seq = this.lastSeq + 1;
     // seq first, so a reader sees the order at a glance; the event's own seq (if any) is overwritten.
-    const line = `${JSON.stringify({ seq, ...event, ...{ seq } })}\n`;
+    const line = `${JSON.stringify(Object.assign({ seq }, event, { seq }))}\n`;
     fs.appendFileSync(this.file, line);
     this.lastSeq = seq;
     return seq;
