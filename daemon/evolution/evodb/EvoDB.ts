@@ -320,11 +320,13 @@ export class EvoDB implements ArchiveView {
       }
       const program = known(id, `the best of island ${island}`);
       if (!db.islandElites[island]!.includes(program)) invalid(`the best of island ${island} is not one of its elites`);
+      if (db.islandElites[island]!.some((elite) => db.better(elite, program))) invalid(`the best of island ${island} is beaten by one of its elites`);
       db.bestByIsland[island] = program;
     });
     if (data.best !== null) {
       const program = known(data.best, 'the best');
       if (!db.bestByIsland.includes(program)) invalid('the best is not the best of any island');
+      if (db.bestByIsland.some((islandBest) => islandBest && db.better(islandBest, program))) invalid('the best is beaten by the best of an island');
       db.bestOverall = program;
     } else if (db.cellOrder.length > 0) {
       invalid('the archive has elites but no best');
