@@ -98,6 +98,18 @@ describe('EvoDB', () => {
       assert.throws(() => new EvoDB({ direction: 'maximize', islands: 0 }), /islands must be a positive integer/);
     });
 
+    it('hands out elite lists that do not change under their holder', () => {
+      const db = new EvoDB({ direction: 'maximize', features: GRID });
+      const first = makeProgram('first', 1.5);
+      db.add(first);
+      const before = db.elites();
+      assert.equal(db.elites(), before, 'unchanged archive, same list');
+      db.add(makeProgram('better', 1.8));
+      assert.deepEqual(before, [first]);
+      assert.notEqual(db.elites(), before);
+      assert.throws(() => (before as unknown as unknown[]).push(first), TypeError);
+    });
+
     it('uses the default grid when the example declares none', () => {
       const db = new EvoDB({ direction: 'maximize' });
       assert.equal(db.add(makeProgram('a', 3, { length: 700 })).niche, 'objective=3|codeLength=1');
