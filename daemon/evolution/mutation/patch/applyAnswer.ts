@@ -5,7 +5,7 @@
  * Order of preference: SEARCH/REPLACE blocks, then a unified diff, then (with `allowRewrite`)
  * the longest fenced code block as a rewrite. Every failure message is written for the model.
  */
-import { applyPatch, parsePatch } from 'diff';
+import { applyPatch, parsePatch, type StructuredPatch } from 'diff';
 import { blocksOfLines, describeBlocks, keepsFixedText } from './evolveBlocks';
 import { closestLines, isAllBlank, locate, type Match } from './locate';
 import {
@@ -14,6 +14,7 @@ import {
   fencedBlocks,
   looseHunks,
   parseSearchReplace,
+  type LooseHunk,
   type SearchReplaceBlock,
 } from './parseAnswer';
 import { capText, canonicalLine, fromDocument, isBlank, reindent, toDocument, usesTabs, type LineDocument } from './text';
@@ -214,7 +215,7 @@ function applyUnifiedDiff(doc: LineDocument, diff: string): ApplyResult {
   const source = doc.lines.join('\n') + (doc.lines.length > 0 ? '\n' : '');
   const toLines = (text: string): string[] => toDocument(text).lines;
 
-  const structured = tryParsePatch(diff);
+  const structured = tryParsePatch(diff) ?? patchOfHunks(loose.hunks);
   if (structured && loose.hunks.every((hunk) => placedUniquely(doc.lines, hunk.oldLines, hunk.oldStart))) {
     const patched = applyPatch(source, structured);
     if (patched !== false) return finishDiff(doc, toLines(patched), loose.hunks.length);
@@ -226,7 +227,7 @@ function applyUnifiedDiff(doc: LineDocument, diff: string): ApplyResult {
 
   const FUZZ = 2;
   const enoughContext = loose.hunks.every((hunk) => contextLines(hunk) >= FUZZ + 2);
-  if (structured && enoughContext) {
+  if (enoughContext) {
     const patched = applyPatch(source, structured, {
       fuzzFactor: FUZZ,
       compareLine: (_n, line, _op, content) => canonicalLine(line) === canonicalLine(content),
@@ -241,7 +242,7 @@ function finishDiff(doc: LineDocument, lines: string[], hunks: number): ApplyRes
   return finish(doc, { ok: true, lines }, 'unified-diff', hunks);
 }
 
-function tryParsePatch(diff: string): ReturnType<typeof parsePatch>[number] | null {
+function tryParsePatch(diff: string): StructuredPatch | null {
   try {
     const patches = parsePatch(diff).filter((p) => p.hunks.length > 0);
     return patches.length === 1 ? patches[0]! : null;
@@ -250,8 +251,25 @@ function tryParsePatch(diff: string): ReturnType<typeof parsePatch>[number] | nu
   }
 }
 
-function contextLines(hunk: { oldLines: string[]; newLines: string[] }): number {
-  return Math.min(hunk.oldLines.length, hunk.newLines.length);
+/** A structured patch from leniently read hunks: their counts are recomputed, a missing start is line 1. */
+function patchOfHunks(hunks: readonly LooseHunk[]): StructuredPatch {
+  return {
+    oldFileName: undefined,
+    newFileName: undefined,
+    oldHeader: undefined,
+    newHeader: undefined,
+    hunks: hunks.map((hunk) => ({
+      oldStart: hunk.oldStart ?? 1,
+      oldLines: hunk.oldLines.length,
+      newStart: hunk.oldStart ?? 1,
+      newLines: hunk.newLines.length,
+      lines: hunk.lines,
+    })),
+  };
+}
+
+function contextLines(hunk: LooseHunk): number {
+  return hunk.lines.filter((line) => line.startsWith(' ')).length;
 }
 
 /** The hunk's old text occurs once, or its header names one of its places. */

@@ -137,6 +137,8 @@ function trimDiff(lines: readonly string[]): string[] {
 }
 
 export interface LooseHunk {
+  /** The hunk's lines with their ' ', '-' or '+' prefix (an empty context line gets its space back). */
+  lines: string[];
   oldLines: string[];
   newLines: string[];
   /** 1-based old start line from the header, when it had one. */
@@ -153,13 +155,22 @@ export function looseHunks(diff: string): { ok: true; hunks: LooseHunk[] } | { o
   const lines = diff.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
+    // Empty lines just before the next hunk (or the end) separate hunks; they are not context.
+    if (line === '') {
+      let next = i;
+      while (next < lines.length && lines[next] === '') next++;
+      if (next === lines.length || /^(@@|--- |diff )/.test(lines[next]!)) {
+        i = next - 1;
+        continue;
+      }
+    }
     if (/^(---|\+\+\+) /.test(line) && (current === null || /^(---|\+\+\+) /.test(lines[i + 1] ?? '') || /^(---|\+\+\+) /.test(lines[i - 1] ?? ''))) {
       current = null;
       continue;
     }
     if (line.startsWith('@@')) {
       const start = /^@@ -(\d+)/.exec(line);
-      current = { oldLines: [], newLines: [], oldStart: start ? Number(start[1]) : null };
+      current = { lines: [], oldLines: [], newLines: [], oldStart: start ? Number(start[1]) : null };
       hunks.push(current);
       continue;
     }
@@ -170,11 +181,16 @@ export function looseHunks(diff: string): { ok: true; hunks: LooseHunk[] } | { o
     if (line.startsWith('\\')) continue;
     const body = line.slice(1);
     if (line === '' || line.startsWith(' ')) {
+      current.lines.push(` ${body}`);
       current.oldLines.push(body);
       current.newLines.push(body);
-    } else if (line.startsWith('-')) current.oldLines.push(body);
-    else if (line.startsWith('+')) current.newLines.push(body);
-    else
+    } else if (line.startsWith('-')) {
+      current.lines.push(line);
+      current.oldLines.push(body);
+    } else if (line.startsWith('+')) {
+      current.lines.push(line);
+      current.newLines.push(body);
+    } else
       return {
         ok: false,
         message: `Diff line ${i + 1} in hunk ${hunks.length} is neither context (' '), removal ('-') nor addition ('+'): ${JSON.stringify(line.slice(0, 120))}`,
