@@ -174,11 +174,11 @@ function splice(program: readonly string[], match: Match, search: readonly strin
   )
     suffix++;
   let middle = replace.slice(prefix, replace.length - suffix);
-  if (match.tier !== 'exact') {
-    const tabs = usesTabs(matched.some((line) => /^[ \t]+\S/.test(line)) ? matched : program);
-    const styleDiffers = middle.some((line) => /^[ \t]+\S/.test(line) && /^[ \t]*\t/.test(line) !== tabs);
-    if (match.delta !== 0 || styleDiffers) middle = reindent(middle, match.delta, tabs);
-  }
+  // New lines follow the program's indentation style (tabs or spaces): mixing them breaks Python.
+  const indented = (line: string): boolean => /^[ \t]+\S/.test(line);
+  const tabs = usesTabs(matched.some(indented) ? matched : program);
+  const styleDiffers = program.some(indented) && middle.some((line) => indented(line) && /^[ \t]*\t/.test(line) !== tabs);
+  if (match.delta !== 0 || styleDiffers) middle = reindent(middle, match.delta, tabs);
   return [
     ...program.slice(0, match.start),
     ...matched.slice(0, prefix),
