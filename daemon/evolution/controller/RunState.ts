@@ -90,6 +90,8 @@ export interface RunStateSnapshot {
 }
 
 const REPAIR_QUEUE_LIMIT = 16;
+/** Generations between migrations of each island's best to the next island. */
+const MIGRATION_GENERATIONS = 10;
 /** Failures an LLM can act on from the evaluator's words. */
 const REPAIRABLE = new Set(['incorrect', 'crash', 'invalid_output']);
 
@@ -182,7 +184,9 @@ export class RunState {
       this.jobs.set(job, { plan });
       return plan;
     }
-    const selection = this.selector.select(this.archive, this.rng, { inspirations: this.settings.inspirations });
+    // Islands take turns; each breeds from its own programs until migration mixes them.
+    const island = this.settings.islands > 1 ? job % this.settings.islands : undefined;
+    const selection = this.selector.select(this.archive, this.rng, { inspirations: this.settings.inspirations, ...(island !== undefined && { island }) });
     if (selection.parent.id === this.archive.best()?.id) this.counters.parentWasBest++;
     const plan: PlanEvent = {
       type: 'plan',
@@ -326,6 +330,8 @@ export class RunState {
       this.bestHistory.push({ evaluations: this.counters.evaluations, objective: objective!, programId: program.id });
     }
     void outcome;
+    const migrationEvery = MIGRATION_GENERATIONS * Math.max(1, this.settings.childrenPerGeneration);
+    if (this.settings.islands > 1 && this.counters.evaluations % migrationEvery === 0) this.archive.migrate(this.rng);
     const parentObjective = parent?.objective ?? null;
     const improvedParent = objective !== null && (parentObjective === null || this.better(objective, parentObjective));
     const gain =

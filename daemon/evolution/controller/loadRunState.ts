@@ -2,7 +2,7 @@
  * A run's state as its files hold it: the checkpoint, then the journal events after it.
  * Resume continues from here; the daemon answers elites and programs of finished runs from it.
  */
-import { readCheckpoint } from '../evodb/checkpoint';
+import { CheckpointError, readCheckpoint } from '../evodb/checkpoint';
 import { readJournal } from '../evodb/journal';
 import { applyEvent } from './applyEvent';
 import { RunEventSchema } from './events';
@@ -37,7 +37,7 @@ export function loadRunState(runDir: RunDir, manifest: RunManifest, onEvent?: (s
     checkpoint = readCheckpoint(runDir.checkpointFile) as Checkpoint;
   } catch (error) {
     // No checkpoint yet (killed before the first): the journal alone rebuilds the state.
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && !/no checkpoint|missing|ENOENT|no such file/i.test((error as Error).message)) throw error;
+    if (!(error instanceof CheckpointError && error.problem === 'missing')) throw error;
   }
   const state = new RunState(manifest.settings, checkpoint?.state);
   const after = checkpoint?.journalSeq ?? 0;

@@ -1,8 +1,27 @@
 /**
  * Turns an LLM answer into a child program: SEARCH/REPLACE blocks, unified diffs, or (when
  * allowed) whole EVOLVE-BLOCK rewrites, applied tolerantly but never ambiguously.
- * (Interface stub; the implementation lands with the patch module.)
+ *
+ * Order of preference: SEARCH/REPLACE blocks, then a unified diff, then (with `allowRewrite`)
+ * the longest fenced code block as a rewrite. Every failure message is written for the model.
  */
+import { applyPatch, parsePatch, type StructuredPatch } from 'diff';
+import { blocksOfLines, describeBlocks, keepsFixedText } from './evolveBlocks';
+import { closestLines, isAllBlank, locate, type Match } from './locate';
+import {
+  answerLines,
+  extractUnifiedDiff,
+  fencedBlocks,
+  looseHunks,
+  parseSearchReplace,
+  type LooseHunk,
+  type SearchReplaceBlock,
+} from './parseAnswer';
+import { capText, canonicalLine, fromDocument, isBlank, reindent, toDocument, usesTabs, type LineDocument } from './text';
+
+export { evolveBlocks, type EvolveBlock } from './evolveBlocks';
+export { unifiedDiff } from './unifiedDiff';
+
 export type ApplyFailure = 'no_edit' | 'no_match' | 'ambiguous' | 'outside_block' | 'identical' | 'bad_diff';
 
 export type ApplyResult =
@@ -15,9 +34,288 @@ export interface ApplyOptions {
   allowRewrite?: boolean;
 }
 
+type Failure = Extract<ApplyResult, { ok: false }>;
+
+const SEARCH_QUOTE_CHARS = 1_500;
+const CLOSEST_LINES_SHOWN = 30;
+
 export function applyAnswer(parent: string, answer: string, options: ApplyOptions = {}): ApplyResult {
-  void parent;
-  void answer;
-  void options;
-  return { ok: false, reason: 'no_edit', message: 'not implemented yet' };
+  const doc = toDocument(parent);
+  const lines = answerLines(answer);
+
+  const parsed = parseSearchReplace(lines);
+  if (!parsed.ok) return { ok: false, reason: 'bad_diff', message: parsed.message };
+  if (parsed.blocks.length > 0) return finish(doc, applyBlocks(doc, parsed.blocks, 'Block'), 'search-replace', parsed.blocks.length);
+
+  const diff = extractUnifiedDiff(lines);
+  if (diff !== null) return applyUnifiedDiff(doc, diff);
+
+  if (options.allowRewrite) {
+    const code = fencedBlocks(lines)
+      .filter((block) => !['diff', 'patch'].includes(block.language) && !isAllBlank(block.lines))
+      .sort((a, b) => b.lines.length - a.lines.length)[0];
+    if (code) return finish(doc, rewrite(doc, code.lines), 'rewrite', 1);
+  }
+  return { ok: false, reason: 'no_edit', message: noEditMessage(options.allowRewrite === true) };
+}
+
+function noEditMessage(allowRewrite: boolean): string {
+  return [
+    'No edit was found in the answer. Write each change as a SEARCH/REPLACE block:',
+    '<<<<<<< SEARCH',
+    '(lines copied exactly from the program, enough to be unique)',
+    '=======',
+    '(the lines that replace them)',
+    '>>>>>>> REPLACE',
+    allowRewrite ? 'or give the complete new EVOLVE-BLOCK in one fenced code block.' : 'A unified diff (@@ hunks) is accepted too.',
+  ].join('\n');
+}
+
+/** Lines after the edits, or the failure. */
+type Edited = { ok: true; lines: string[] } | Failure;
+
+function finish(parent: LineDocument, edited: Edited, format: 'search-replace' | 'unified-diff' | 'rewrite', edits: number): ApplyResult {
+  if (!edited.ok) return edited;
+  const code = fromDocument({ ...parent, lines: edited.lines });
+  if (code === fromDocument(parent)) {
+    return { ok: false, reason: 'identical', message: 'The edits leave the program unchanged: change at least one line.' };
+  }
+  return { ok: true, code, edits, format };
+}
+
+/** Apply blocks in order, each to the result of the previous; the first failure fails them all. */
+function applyBlocks(parent: LineDocument, blocks: readonly SearchReplaceBlock[], noun: string): Edited {
+  let current = parent.lines;
+  for (let i = 0; i < blocks.length; i++) {
+    const label = `${noun} ${i + 1} of ${blocks.length}`;
+    const result = applyBlock(current, blocks[i]!, label);
+    if (!result.ok) return result;
+    if (!keepsFixedText(parent.lines, result.lines)) return outsideBlock(parent.lines, label);
+    current = result.lines;
+  }
+  return { ok: true, lines: current };
+}
+
+function outsideBlock(parentLines: readonly string[], label: string): Failure {
+  return {
+    ok: false,
+    reason: 'outside_block',
+    message: `${label} changes lines outside the EVOLVE-BLOCK regions (editable lines: ${describeBlocks(blocksOfLines(parentLines))}). Edit only between the EVOLVE-BLOCK-START and EVOLVE-BLOCK-END lines and leave the marker lines as they are.`,
+  };
+}
+
+function applyBlock(program: readonly string[], block: SearchReplaceBlock, label: string): Edited {
+  const { search, replace } = block;
+  if (isAllBlank(search)) {
+    if (isAllBlank(program)) return { ok: true, lines: [...replace] };
+    return {
+      ok: false,
+      reason: 'no_match',
+      message: `${label} has an empty SEARCH part. Copy into SEARCH the exact program lines to replace (an empty SEARCH is only for an empty program).`,
+    };
+  }
+  let found = locate(program, search);
+  let used = { search, replace };
+  if (found.found === 'none') {
+    // Models often add a blank line at either end of SEARCH that the program does not have there.
+    const trimmed = trimBlankEnds(search, replace);
+    if (trimmed.search.length !== search.length) {
+      const retry = locate(program, trimmed.search);
+      if (retry.found !== 'none') {
+        found = retry;
+        used = trimmed;
+      }
+    }
+  }
+  if (found.found === 'many') {
+    const places = found.matches
+      .slice(0, 5)
+      .map((m) => `lines ${m.start + 1}-${m.start + used.search.length}`)
+      .join(', ');
+    return {
+      ok: false,
+      reason: 'ambiguous',
+      message: `${label}: the SEARCH text matches ${found.matches.length} places in the program (${places}${found.matches.length > 5 ? ', …' : ''}). Add surrounding lines to SEARCH so that it matches exactly one place.`,
+    };
+  }
+  if (found.found === 'none') return noMatch(program, search, label);
+  return { ok: true, lines: splice(program, found.match, used.search, used.replace) };
+}
+
+function trimBlankEnds(search: readonly string[], replace: readonly string[]): { search: string[]; replace: string[] } {
+  let s = [...search];
+  let r = [...replace];
+  while (s.length > 1 && isBlank(s[0]!)) {
+    s = s.slice(1);
+    if (r.length > 0 && isBlank(r[0]!)) r = r.slice(1);
+  }
+  while (s.length > 1 && isBlank(s[s.length - 1]!)) {
+    s = s.slice(0, -1);
+    if (r.length > 0 && isBlank(r[r.length - 1]!)) r = r.slice(0, -1);
+  }
+  return { search: s, replace: r };
+}
+
+/**
+ * Replace the matched lines. Lines that REPLACE repeats from SEARCH at either end are context:
+ * the program's own text is kept there (so a quoted marker line stays byte-identical); the
+ * changed middle follows the program's indentation when the match was whitespace-tolerant.
+ */
+function splice(program: readonly string[], match: Match, search: readonly string[], replace: readonly string[]): string[] {
+  const matched = program.slice(match.start, match.start + search.length);
+  const same = (a: string, b: string): boolean => (match.tier === 'exact' ? a === b : canonicalLine(a) === canonicalLine(b));
+  let prefix = 0;
+  while (prefix < search.length && prefix < replace.length && same(search[prefix]!, replace[prefix]!)) prefix++;
+  let suffix = 0;
+  while (
+    suffix < search.length - prefix &&
+    suffix < replace.length - prefix &&
+    same(search[search.length - 1 - suffix]!, replace[replace.length - 1 - suffix]!)
+  )
+    suffix++;
+  let middle = replace.slice(prefix, replace.length - suffix);
+  // New lines follow the program's indentation style (tabs or spaces): mixing them breaks Python.
+  const indented = (line: string): boolean => /^[ \t]+\S/.test(line);
+  const tabs = usesTabs(matched.some(indented) ? matched : program);
+  const styleDiffers = program.some(indented) && middle.some((line) => indented(line) && /^[ \t]*\t/.test(line) !== tabs);
+  if (match.delta !== 0 || styleDiffers) middle = reindent(middle, match.delta, tabs);
+  return [
+    ...program.slice(0, match.start),
+    ...matched.slice(0, prefix),
+    ...middle,
+    ...matched.slice(search.length - suffix),
+    ...program.slice(match.start + search.length),
+  ];
+}
+
+function noMatch(program: readonly string[], search: readonly string[], label: string): Failure {
+  const parts = [`${label}: the SEARCH text was not found in the program.`, 'SEARCH was:', capText(search.join('\n'), SEARCH_QUOTE_CHARS)];
+  const closest = closestLines(program, search);
+  if (closest && closest.similarity > 0) {
+    const shown = program.slice(closest.start, closest.start + Math.min(closest.length, CLOSEST_LINES_SHOWN));
+    const end = closest.start + shown.length;
+    parts.push(
+      `The most similar program lines are lines ${closest.start + 1}-${end} (${Math.round(closest.similarity * 100)}% similar):`,
+      capText(shown.map((line, j) => `${String(closest.start + j + 1).padStart(4)}| ${line}`).join('\n'), SEARCH_QUOTE_CHARS * 2),
+    );
+  }
+  parts.push('Copy SEARCH lines exactly from the current program (without the line numbers).');
+  return { ok: false, reason: 'no_match', message: parts.join('\n') };
+}
+
+/**
+ * A unified diff: applied with `diff.applyPatch` when every hunk's old text sits at one place
+ * (or the hunk header points at one of its places); otherwise, or when it does not apply
+ * exactly, its hunks are applied as SEARCH/REPLACE blocks, which tolerate whitespace and
+ * detect ambiguity. Fuzzy `applyPatch` is the last resort, only for hunks with enough context.
+ */
+function applyUnifiedDiff(doc: LineDocument, diff: string): ApplyResult {
+  const loose = looseHunks(diff);
+  if (!loose.ok) return { ok: false, reason: 'bad_diff', message: `The unified diff is malformed. ${loose.message}` };
+  const source = doc.lines.join('\n') + (doc.lines.length > 0 ? '\n' : '');
+  const toLines = (text: string): string[] => toDocument(text).lines;
+
+  const structured = tryParsePatch(diff) ?? patchOfHunks(loose.hunks);
+  if (structured && loose.hunks.every((hunk) => placedUniquely(doc.lines, hunk.oldLines, hunk.oldStart))) {
+    const patched = applyPatch(source, structured);
+    if (patched !== false) return finishDiff(doc, toLines(patched), loose.hunks.length);
+  }
+
+  const asBlocks: SearchReplaceBlock[] = loose.hunks.map((hunk) => ({ search: hunk.oldLines, replace: hunk.newLines, answerLine: 0 }));
+  const edited = applyBlocks(doc, asBlocks, 'Hunk');
+  if (edited.ok || edited.reason !== 'no_match') return finish(doc, edited, 'unified-diff', loose.hunks.length);
+
+  const FUZZ = 2;
+  const enoughContext = loose.hunks.every((hunk) => contextLines(hunk) >= FUZZ + 2);
+  if (enoughContext) {
+    const patched = applyPatch(source, structured, {
+      fuzzFactor: FUZZ,
+      compareLine: (_n, line, _op, content) => canonicalLine(line) === canonicalLine(content),
+    });
+    if (patched !== false) return finishDiff(doc, toLines(patched), loose.hunks.length);
+  }
+  return edited;
+}
+
+function finishDiff(doc: LineDocument, lines: string[], hunks: number): ApplyResult {
+  if (!keepsFixedText(doc.lines, lines)) return outsideBlock(doc.lines, 'The diff');
+  return finish(doc, { ok: true, lines }, 'unified-diff', hunks);
+}
+
+function tryParsePatch(diff: string): StructuredPatch | null {
+  try {
+    const patches = parsePatch(diff).filter((p) => p.hunks.length > 0);
+    return patches.length === 1 ? patches[0]! : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A structured patch from leniently read hunks: their counts are recomputed, a missing start is line 1. */
+function patchOfHunks(hunks: readonly LooseHunk[]): StructuredPatch {
+  return {
+    oldFileName: undefined,
+    newFileName: undefined,
+    oldHeader: undefined,
+    newHeader: undefined,
+    hunks: hunks.map((hunk) => ({
+      oldStart: hunk.oldStart ?? 1,
+      oldLines: hunk.oldLines.length,
+      newStart: hunk.oldStart ?? 1,
+      newLines: hunk.newLines.length,
+      lines: hunk.lines,
+    })),
+  };
+}
+
+function contextLines(hunk: LooseHunk): number {
+  return hunk.lines.filter((line) => line.startsWith(' ')).length;
+}
+
+/** The hunk's old text occurs once, or its header names one of its places. */
+function placedUniquely(program: readonly string[], oldLines: readonly string[], oldStart: number | null): boolean {
+  if (oldLines.length === 0) return false;
+  const found = locate(program, oldLines);
+  if (found.found === 'one') return found.match.tier === 'exact';
+  if (found.found === 'many') return oldStart !== null && found.matches.some((m) => m.tier === 'exact' && m.start + 1 === oldStart);
+  return false;
+}
+
+/**
+ * A fenced block as a rewrite: with EVOLVE-BLOCK markers in it, its regions' insides replace
+ * the parent's, region by region; without, it replaces the parent's only region (or the whole
+ * file when the parent has none).
+ */
+function rewrite(doc: LineDocument, code: string[]): Edited {
+  const parentBlocks = blocksOfLines(doc.lines);
+  if (parentBlocks.length === 0) return { ok: true, lines: code };
+  const codeBlocks = blocksOfLines(code);
+  let insides: string[][];
+  if (codeBlocks.length === 0) {
+    if (parentBlocks.length > 1) {
+      return {
+        ok: false,
+        reason: 'ambiguous',
+        message: `The program has ${parentBlocks.length} EVOLVE-BLOCK regions and the code block has no markers: say which region it rewrites by including its EVOLVE-BLOCK-START and EVOLVE-BLOCK-END lines.`,
+      };
+    }
+    insides = [code];
+  } else if (codeBlocks.length === parentBlocks.length) {
+    insides = codeBlocks.map((b) => code.slice(b.startLine, b.endLine - 1));
+  } else {
+    return {
+      ok: false,
+      reason: 'outside_block',
+      message: `The code block has ${codeBlocks.length} EVOLVE-BLOCK regions but the program has ${parentBlocks.length}; rewrite each region with its marker lines.`,
+    };
+  }
+  const lines: string[] = [];
+  let from = 0;
+  parentBlocks.forEach((block, i) => {
+    lines.push(...doc.lines.slice(from, block.startLine), ...insides[i]!);
+    from = block.endLine - 1;
+  });
+  lines.push(...doc.lines.slice(from));
+  if (!keepsFixedText(doc.lines, lines)) return outsideBlock(doc.lines, 'The rewrite');
+  return { ok: true, lines };
 }
