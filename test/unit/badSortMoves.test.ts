@@ -2,6 +2,8 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { LlmBackend } from '../../daemon/evolution/llm/LlmBackend';
+import { LlmPatchMutator } from '../../daemon/evolution/mutation/LlmPatchMutator';
 import { applyAnswer } from '../../daemon/evolution/mutation/patch/applyAnswer';
 import type { MutationRequest } from '../../daemon/evolution/mutation/Mutator';
 import { buildApplyRepairMessage, buildMutationMessages } from '../../daemon/evolution/prompts/renderPrompt';
@@ -260,5 +262,23 @@ describe('bad_sort responder', () => {
     const noisy = badSortResponder({ seed: 7 });
     const applied = Array.from({ length: 200 }, () => applyAnswer(SEED, noisy({ messages })).ok).filter(Boolean).length;
     assert.ok(applied >= 170 && applied < 200, `${applied} of 200 noisy answers apply`);
+  });
+
+  it('drives the LLM patch mutator: noisy first answers, repaired in the conversation', async function () {
+    if (!applyAnswerLanded()) this.skip(); // the applyAnswer stub (no_edit) is still in place
+    const respond = badSortResponder({ seed: 8, noise: { noMatch: 0.2, prose: 0.05 } });
+    const backend: LlmBackend = {
+      name: 'scripted',
+      provider: 'openai',
+      model: 'bad-sort-moves',
+      complete: async (req) => ({ text: respond(req), model: 'bad-sort-moves', usage: { inputTokens: 1, outputTokens: 1 }, latencyMs: 0 }),
+    };
+    const mutator = new LlmPatchMutator({ backend });
+    const proposals = [];
+    for (let seed = 0; seed < 60; seed++) proposals.push(await mutator.propose(request(SEED, { seed })));
+    const children = proposals.filter((proposal) => proposal.ok);
+    assert.ok(children.length >= 57, `${children.length} of 60 proposals give a child`);
+    assert.ok(children.some((child) => child.repairs > 0), 'some children came from a repaired answer');
+    assert.ok(children.every((child) => child.code !== SEED && child.exchanges.length === child.repairs + 1));
   });
 });

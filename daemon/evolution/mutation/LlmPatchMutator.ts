@@ -6,12 +6,12 @@
  * model then sees the evaluator's error text and fixes it. Every exchange is recorded, so {@link ReplayBackend} can re-derive
  * the same child later without a model.
  */
-import { createTwoFilesPatch } from 'diff';
 import type { LlmUsage } from '../../../shared/evolution';
 import { LlmError, type ChatMessage, type LlmAnswer, type LlmBackend, type LlmRequest } from '../llm/LlmBackend';
 import { buildApplyRepairMessage, buildMutationMessages, type RenderOptions, type TemplateRef } from '../prompts/renderPrompt';
 import type { LlmExchange, MutationContext, MutationProposal, MutationRequest, Mutator } from './Mutator';
 import { applyAnswer } from './patch/applyAnswer';
+import { unifiedDiff } from './patch/unifiedDiff';
 
 export interface LlmPatchMutatorOptions {
   backend: LlmBackend;
@@ -27,11 +27,6 @@ export interface LlmPatchMutatorOptions {
   template?: string;
   /** USD of one exchange from its usage; without it exchanges cost 0. */
   cost?: (usage: LlmUsage) => number;
-}
-
-// Until the patch module's unifiedDiff lands: the parent → child diff a lineage records.
-function unifiedDiff(parent: string, child: string, fileName = 'program'): string {
-  return createTwoFilesPatch(`a/${fileName}`, `b/${fileName}`, parent, child);
 }
 
 export class LlmPatchMutator implements Mutator {
