@@ -19,6 +19,7 @@ import {
 import type { PeagenConfig } from './config';
 import { assembleEngine } from './composition';
 import type { Engine } from './engine/Engine';
+import { RunManager } from './evolution/controller/RunManager';
 import { type DaemonAddress, formatAddress, parseAddress } from '../shared/address';
 import { isAlive } from './platform/processes';
 import {
@@ -112,6 +113,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const stop = (drain: boolean): Promise<void> => {
     stopping ??= (async () => {
       log(`stopping (${drain ? 'draining running tasks' : 'handing running tasks back'})`);
+      // Runs first: each checkpoints, so `evolve run --resume` continues it later.
+      await runs.stopAll();
       const drained = engine.stop({ drain });
       const limit = setTimeout(() => void engine.stop({ drain: false }), DRAIN_LIMIT_MS);
       await drained;
@@ -125,7 +128,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     return stopping;
   };
 
-  const info: DaemonInfo = { version: VERSION, startedAt: Date.now(), requestShutdown: (drain) => void stop(drain) };
+  const runs = new RunManager(engine, log);
+  const info: DaemonInfo = { version: VERSION, startedAt: Date.now(), runs, requestShutdown: (drain) => void stop(drain) };
 
   if (owner) {
     try {

@@ -14,8 +14,13 @@ import type { Executor } from './sandbox/Executor';
 import { selectExecutor } from './sandbox/selectExecutor';
 
 /** The handlers a worker with this configuration runs; sandboxed ones only with an executor. */
-export function createWorkerRegistry(config: PeagenConfig, executor?: Executor): HandlerRegistry {
-  return createRegistry(config.worker.plugins, executor);
+export function createWorkerRegistry(config: PeagenConfig, executor?: Executor, log?: (line: string) => void): HandlerRegistry {
+  return createRegistry(config.worker.plugins, executor, { llm: config.llm, ...(log && { log }) });
+}
+
+/** Capabilities this host proves beyond the configured ones: `llm` when a model is configured here. */
+export function detectedCapabilities(registry: HandlerRegistry): string[] {
+  return registry.provides().includes('llm') ? ['llm'] : [];
 }
 
 /** Picks the executor, opens the queue and builds the registry, then the engine on them. */
@@ -24,7 +29,8 @@ export async function assembleEngine(config: PeagenConfig, options: Omit<EngineO
   const executor = await selectExecutor(config.sandbox, log);
   try {
     const queue = createQueue(config.queue.url, config.queue);
-    return new Engine(config, { queue, registry: createWorkerRegistry(config, executor.executor) }, { ...options, executor });
+    const registry = createWorkerRegistry(config, executor.executor, log);
+    return new Engine(config, { queue, registry }, { ...options, executor, extraCaps: detectedCapabilities(registry) });
   } catch (error) {
     await executor.executor.close();
     throw error;

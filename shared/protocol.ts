@@ -6,6 +6,7 @@
  */
 import { NotificationType, RequestType, RequestType0 } from 'vscode-languageserver-protocol';
 import { z } from 'zod';
+import type { NicheElite, Program, RunProgress, RunSummary } from './evolution';
 import { type DeadLetter, type QueueStats, ResultSchema, TaskSpecSchema, type TaskState } from './task';
 
 /** Bumped on any incompatible change to the messages below; checked by {@link Handshake}. */
@@ -150,4 +151,103 @@ export namespace ServerStatus {
     message: string;
   }
   export const type = new NotificationType<Params>(method);
+}
+
+/**
+ * Evolution runs served by the daemon: the controller runs there, its tasks on the daemon's
+ * fabric, and any client (the extension's Evolution view, the CLI) starts, follows and
+ * inspects them.
+ */
+export namespace StartRun {
+  export const method = 'peagen/evolve/start';
+  export const params = z.object({
+    /** Absolute path of the example directory (peagen.example.json). */
+    exampleDir: z.string().min(1),
+    /** Absolute path of the project; the run is kept in its .peagen/runs/. */
+    projectDir: z.string().min(1),
+    stop: z
+      .object({
+        generations: z.number().int().positive().optional(),
+        evaluations: z.number().int().positive().optional(),
+        wallMs: z.number().int().positive().optional(),
+        target: z.number().optional(),
+        noImprovement: z.number().int().positive().optional(),
+        budgetTokens: z.number().int().positive().optional(),
+        budgetUsd: z.number().positive().optional(),
+        maxLlmCalls: z.number().int().positive().optional(),
+      })
+      .default({}),
+    workers: z.number().int().min(1).max(256).default(2),
+    childrenPerGeneration: z.number().int().positive().optional(),
+    selector: z.string().optional(),
+    mutator: z.enum(['auto', 'llm-patch', 'offline']).optional(),
+    seed: z.number().int().nonnegative().optional(),
+    quick: z.boolean().optional(),
+    /** A run id or directory to continue. */
+    resume: z.string().optional(),
+  });
+  export type Params = z.input<typeof params>;
+  export interface Response {
+    runId: string;
+    runDir: string;
+    /** What the user should know before it runs: the mutator, the worst-case spend. */
+    notes: string[];
+  }
+  export const type = new RequestType<Params, Response, void>(method);
+}
+
+export namespace StopRun {
+  export const method = 'peagen/evolve/stop';
+  export const params = z.object({ runId: z.string().min(1) });
+  export type Params = z.infer<typeof params>;
+  export interface Response {
+    /** False when no such run is active in this daemon. */
+    stopping: boolean;
+  }
+  export const type = new RequestType<Params, Response, void>(method);
+}
+
+/** Pushed on every change of an active run's progress (and once when it ends). */
+export namespace RunProgressUpdate {
+  export const method = 'peagen/evolve/progress';
+  export type Params = RunProgress;
+  export const type = new NotificationType<Params>(method);
+}
+
+export namespace ListRuns {
+  export const method = 'peagen/evolve/list';
+  export const params = z.object({ projectDir: z.string().min(1) });
+  export type Params = z.infer<typeof params>;
+  export interface Response {
+    runs: RunSummary[];
+  }
+  export const type = new RequestType<Params, Response, void>(method);
+}
+
+/** The elite of every niche of a run: the Evolution view's tree. */
+export namespace GetElites {
+  export const method = 'peagen/evolve/elites';
+  export const params = z.object({ runId: z.string().min(1), projectDir: z.string().min(1) });
+  export type Params = z.infer<typeof params>;
+  export interface Response {
+    runId: string;
+    objectiveName: string;
+    direction: 'maximize' | 'minimize';
+    bestId: string | null;
+    elites: NicheElite[];
+  }
+  export const type = new RequestType<Params, Response, void>(method);
+}
+
+/** One program with its source and its ancestry (seed first), e.g. to show its diff. */
+export namespace GetProgram {
+  export const method = 'peagen/evolve/program';
+  export const params = z.object({ runId: z.string().min(1), projectDir: z.string().min(1), programId: z.string().min(1) });
+  export type Params = z.infer<typeof params>;
+  export interface Response {
+    program: Program;
+    /** Ancestors from the seed to the parent, without their code. */
+    ancestors: Omit<Program, 'code' | 'evaluation'>[];
+  }
+  export const type = new RequestType<Params, Response, void>(method);
 }

@@ -1,5 +1,5 @@
 /** Entry of dist/cli.js: the `peagen` command tree of the brief. */
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { ResponseError } from 'vscode-languageserver-protocol/node';
 import { ConfigError } from '../config';
 import { DaemonUnavailableError } from '../rpc/client';
@@ -8,6 +8,8 @@ import { reclaimOwnSandboxes } from '../sandbox/liveSandboxes';
 import { VERSION } from '../version';
 import { registerDaemonCommands } from './commands/daemon';
 import { registerEvalCommand } from './commands/eval';
+import { registerEvolveCommands } from './commands/evolve';
+import { registerMutateCommand } from './commands/mutate';
 import { notImplemented } from './commands/notYet';
 import { registerQueueCommands } from './commands/queue';
 import { registerSandboxCommands } from './commands/sandbox';
@@ -45,36 +47,8 @@ export function buildProgram({ silenceErrors = () => false }: { silenceErrors?: 
     .option('--out <dir>', 'output directory')
     .action(() => notImplemented('render'));
 
-  program
-    .command('mutate')
-    .description('one LLM patch round on a file, without evaluation')
-    .option('--target-file <file>', 'file to mutate')
-    .option('--entry-fn <name>', 'function to focus on')
-    .option('--output <file>', 'where to write the patched file')
-    .option('--backend <name>', 'LLM backend')
-    .addOption(new Option('--queue', 'run through the configured queue').conflicts('sync'))
-    .option('--sync', 'run in this process')
-    .action(() => notImplemented('mutate'));
-
-  const evolve = program.command('evolve').description('evolutionary search with evaluation');
-  evolve
-    .command('step')
-    .description('one generation: select, mutate, evaluate')
-    .option('--target-file <file>', 'file to evolve')
-    .option('--entry-fn <name>', 'function to evolve')
-    .option('--selector <name>', 'parent selector')
-    .option('--mutator <name>', 'mutator')
-    .action(() => notImplemented('evolve step'));
-  evolve
-    .command('run')
-    .description('generations until a stop condition')
-    .option('--generations <n>', 'number of generations')
-    .option('--target-ms <ms>', 'stop when the best is this fast')
-    .option('--checkpoint <file>', 'checkpoint file', '.peagen/evo_checkpoint')
-    .option('--resume', 'continue from the checkpoint')
-    .option('--dashboard', 'show live progress')
-    .action(() => notImplemented('evolve run'));
-
+  registerMutateCommand(program);
+  registerEvolveCommands(program);
   registerEvalCommand(program);
   registerSandboxCommands(program);
   registerWorkerCommands(program);

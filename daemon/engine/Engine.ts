@@ -31,6 +31,8 @@ export interface EngineOptions {
   oneShotEntry?: string;
   /** Run no workers here (tasks wait for `peagen worker start` elsewhere). */
   withoutWorkers?: boolean;
+  /** Capabilities proven by what this host has beyond the executor (e.g. `llm`). */
+  extraCaps?: readonly string[];
   log?: (line: string) => void;
 }
 
@@ -60,7 +62,7 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
   ) {
     super();
     this.executor = options.executor;
-    const detected = options.executor ? executorCapabilities(options.executor.executor) : [];
+    const detected = [...(options.executor ? executorCapabilities(options.executor.executor) : []), ...(options.extraCaps ?? [])];
     this.caps = [...new Set([...config.worker.caps, ...detected])];
     this.queue = parts.queue;
     this.unsubscribe = this.queue.subscribe((event) => this.forward(event));

@@ -14,7 +14,13 @@ import { z } from 'zod';
 import {
   CancelTask,
   DeadLetters,
+  GetElites,
+  GetProgram,
   GetResult,
+  ListRuns,
+  RunProgressUpdate,
+  StartRun,
+  StopRun,
   Handshake,
   PeagenErrorCodes,
   PROTOCOL_VERSION,
@@ -26,11 +32,15 @@ import {
 } from '../../shared/protocol';
 import type { Engine } from '../engine/Engine';
 import { ServerStatusReporter } from './serverStatus';
+import type { RunManager } from '../evolution/controller/RunManager';
+import { RunSetupError } from '../evolution/controller/prepareRun';
 
 export interface DaemonInfo {
   version: string;
   startedAt: number;
   listen?: string;
+  /** The daemon's evolution runs; without it the evolve methods answer that runs are not served. */
+  runs?: RunManager;
   requestShutdown(drain: boolean): void;
 }
 
@@ -50,14 +60,19 @@ export function serveConnection(connection: ProtocolConnection, engine: Engine, 
   const forwardUpdate = (update: TaskUpdate.Params): void => {
     void connection.sendNotification(TaskUpdate.type, update).catch(() => {});
   };
+  const forwardProgress = (progress: RunProgressUpdate.Params): void => {
+    void connection.sendNotification(RunProgressUpdate.type, progress).catch(() => {});
+  };
   const subscribe = (): void => {
     if (unsubscribe) return;
     engine.on('update', forwardUpdate);
+    daemon.runs?.on('progress', forwardProgress);
     const stopStatus = ServerStatusReporter.of(engine).subscribe((status) => {
       void connection.sendNotification(ServerStatus.type, status).catch(() => {});
     });
     unsubscribe = () => {
       engine.off('update', forwardUpdate);
+      daemon.runs?.off('progress', forwardProgress);
       stopStatus();
     };
   };
@@ -146,6 +161,56 @@ export function serveConnection(connection: ProtocolConnection, engine: Engine, 
   connection.onRequest(DeadLetters.retryMethod, async (raw: unknown) => {
     const params = guard(DeadLetters.retryParams, raw);
     return { retried: await engine.queue.retryDead(params.taskId) };
+  });
+
+  const runs = (): RunManager => {
+    if (!daemon.runs) throw new ResponseError(ErrorCodes.MethodNotFound, 'this daemon does not serve evolution runs');
+    return daemon.runs;
+  };
+  /** A run request the daemon cannot act on is the client's to fix: InvalidParams, with the reason. */
+  const asParamsError = (error: unknown): never => {
+    if (error instanceof RunSetupError || (error instanceof Error && /^no run "/.test(error.message))) throw new ResponseError(ErrorCodes.InvalidParams, error.message);
+    throw error;
+  };
+
+  connection.onRequest(StartRun.method, (raw: unknown) => {
+    const params = guard(StartRun.params, raw);
+    try {
+      return runs().start(params) satisfies StartRun.Response;
+    } catch (error) {
+      return asParamsError(error);
+    }
+  });
+
+  connection.onRequest(StopRun.method, (raw: unknown) => {
+    const params = guard(StopRun.params, raw);
+    return { stopping: runs().stop(params.runId) } satisfies StopRun.Response;
+  });
+
+  connection.onRequest(ListRuns.method, (raw: unknown) => {
+    const params = guard(ListRuns.params, raw);
+    return { runs: runs().list(params.projectDir) } satisfies ListRuns.Response;
+  });
+
+  connection.onRequest(GetElites.method, (raw: unknown) => {
+    const params = guard(GetElites.params, raw);
+    try {
+      return { runId: params.runId, ...runs().elites(params.runId, params.projectDir) } satisfies GetElites.Response;
+    } catch (error) {
+      return asParamsError(error);
+    }
+  });
+
+  connection.onRequest(GetProgram.method, (raw: unknown) => {
+    const params = guard(GetProgram.params, raw);
+    let found;
+    try {
+      found = runs().program(params.runId, params.projectDir, params.programId);
+    } catch (error) {
+      return asParamsError(error);
+    }
+    if (!found) throw new ResponseError(PeagenErrorCodes.NotFound, `run ${params.runId} has no program ${params.programId.slice(0, 12)}`);
+    return found satisfies GetProgram.Response;
   });
 
   connection.onRequest(Shutdown.method, (raw: unknown) => {

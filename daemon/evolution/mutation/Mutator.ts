@@ -13,7 +13,7 @@ export interface MutationSubject {
   id: string;
   code: string;
   objective: number | null;
-  metrics?: Record<string, number>;
+  metrics?: Record<string, number> | undefined;
 }
 
 export interface MutationRequest {
@@ -26,9 +26,9 @@ export interface MutationRequest {
   /** What the program is for, in words (prompt context). */
   task: {
     name: string;
-    description?: string;
-    language?: string;
-    entry?: string;
+    description?: string | undefined;
+    language?: string | undefined;
+    entry?: string | undefined;
     objectiveName: string;
     direction: 'maximize' | 'minimize';
   };

@@ -20,6 +20,11 @@ export class HandlerRegistry {
     return [...this.byKind.values()];
   }
 
+  /** Every capability some registered handler provides. */
+  provides(): string[] {
+    return [...new Set(this.list().flatMap((handler) => handler.provides))];
+  }
+
   /** The handlers a worker with `caps` may run, as the queue's claim filter. */
   acceptorsFor(caps: readonly string[]): Acceptor[] {
     return this.list()

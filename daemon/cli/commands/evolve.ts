@@ -1,0 +1,295 @@
+/**
+ * `peagen evolve run|step|list|show|best|replay`: evolutionary search as work on the task
+ * fabric. The controller runs here; its mutate and evaluate tasks run on the daemon's
+ * workers when a daemon runs (and --sync is not given), else on an embedded engine.
+ */
+import * as fs from 'node:fs';
+import { type Command, Option } from 'commander';
+import type { RunProgress } from '../../../shared/evolution';
+import { EvolutionRun } from '../../evolution/controller/EvolutionRun';
+import { prepareRun, type RunRequest, RunSetupError } from '../../evolution/controller/prepareRun';
+import { replayRun } from '../../evolution/controller/replay';
+import { buildReport, type RunReport, writeReport } from '../../evolution/controller/report';
+import { RunDir, type StopConditions } from '../../evolution/controller/runDir';
+import { SELECTOR_NAMES } from '../../evolution/selection/createSelector';
+import { CliContext, CliError, ExitCode, parsePositiveInt } from '../context';
+import { ProgressDisplay } from '../runProgress';
+import { interruptSignal, openFabric } from '../runFabric';
+
+interface RunFlags {
+  generations?: number;
+  evaluations?: number;
+  minutes?: number;
+  target?: number;
+  patience?: number;
+  budgetTokens?: number;
+  budgetUsd?: number;
+  maxLlmCalls?: number;
+  workers?: number;
+  children?: number;
+  selector?: string;
+  mutator?: 'auto' | 'llm-patch' | 'offline';
+  seed?: number;
+  quick?: boolean;
+  resume?: string;
+  sync?: boolean;
+  project?: string;
+}
+
+const DEFAULT_STOP: StopConditions = { generations: 120, wallMs: 10 * 60_000 };
+
+function positiveNumber(name: string) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed) || parsed <= 0) throw new CliError(`${name} must be a positive number (got "${value}")`, ExitCode.Usage);
+    return parsed;
+  };
+}
+
+function finiteNumber(name: string) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed)) throw new CliError(`${name} must be a number (got "${value}")`, ExitCode.Usage);
+    return parsed;
+  };
+}
+
+function stopConditions(flags: RunFlags): StopConditions {
+  return {
+    ...(flags.generations !== undefined && { generations: flags.generations }),
+    ...(flags.evaluations !== undefined && { evaluations: flags.evaluations }),
+    ...(flags.minutes !== undefined && { wallMs: Math.round(flags.minutes * 60_000) }),
+    ...(flags.target !== undefined && { target: flags.target }),
+    ...(flags.patience !== undefined && { noImprovement: flags.patience }),
+    ...(flags.budgetTokens !== undefined && { budgetTokens: flags.budgetTokens }),
+    ...(flags.budgetUsd !== undefined && { budgetUsd: flags.budgetUsd }),
+    ...(flags.maxLlmCalls !== undefined && { maxLlmCalls: flags.maxLlmCalls }),
+  };
+}
+
+function addRunOptions(command: Command): Command {
+  return command
+    .option('--workers <n>', 'evaluations in flight at once (default: the configured worker concurrency)', parsePositiveInt('--workers'))
+    .option('--children <n>', 'children per generation (default: --workers)', parsePositiveInt('--children'))
+    .addOption(new Option('--selector <name>', 'parent selector').choices([...SELECTOR_NAMES]))
+    .addOption(new Option('--mutator <name>', 'llm-patch, offline, or auto: an LLM when one is configured').choices(['auto', 'llm-patch', 'offline']))
+    .option('--seed <n>', 'seed of the run (selection, mutation, held-out inputs)', parsePositiveInt('--seed'))
+    .option('--quick', "pass --quick to the evaluator (smaller inputs: faster, noisier)")
+    .option('--resume <run>', 'continue a run (its id or directory) from its checkpoint and journal')
+    .option('--sync', 'run everything in this process (in-memory queue, in-process workers), even when a daemon runs')
+    .option('--project <dir>', 'where .peagen/runs/ is kept (default: the current directory)');
+}
+
+function addStopOptions(command: Command): Command {
+  return command
+    .option('--generations <n>', 'stop after N generations (of --children children)', parsePositiveInt('--generations'))
+    .option('--evaluations <n>', 'stop after N evaluated children', parsePositiveInt('--evaluations'))
+    .option('--minutes <m>', 'stop after this much wall time', positiveNumber('--minutes'))
+    .option('--target <x>', 'stop when the best objective reaches x', finiteNumber('--target'))
+    .option('--patience <n>', 'stop after N evaluations without a new best', parsePositiveInt('--patience'))
+    .option('--budget-tokens <n>', 'hard stop: never spend more LLM tokens than this', parsePositiveInt('--budget-tokens'))
+    .option('--budget-usd <x>', 'hard stop: never spend more than this many US dollars', positiveNumber('--budget-usd'))
+    .option('--max-llm-calls <n>', 'hard stop: never make more LLM calls than this', parsePositiveInt('--max-llm-calls'));
+}
+
+function summaryLines(report: RunReport, runDir: RunDir): string {
+  const lines = [`run ${report.runId}: stopped by ${report.stopReason}`];
+  if (report.best) {
+    const b = report.best;
+    lines.push(
+      `best ${report.objectiveName}: ${b.objective.toFixed(3)}${b.improvement !== null ? ` (${b.improvement.toFixed(1)}x the seed's ${report.seed.objective?.toFixed(3)})` : ''}, generation ${b.generation}, measured ${b.measurements.length}x: ${b.measurements.map((m) => m.objective?.toFixed(3)).join(', ')}`,
+      `best program: ${b.file}`,
+    );
+  }
+  const p = report.progress;
+  lines.push(`${p.evaluations} evaluations (${p.failedEvaluations} failed), ${p.llmCalls} LLM calls, ${p.tokens.inputTokens + p.tokens.outputTokens} tokens, $${p.costUsd.toFixed(4)}`);
+  lines.push(`report: ${runDir.reportFile}`);
+  return lines.join('\n');
+}
+
+async function runEvolution(ctx: CliContext, exampleDir: string | undefined, flags: RunFlags, step: boolean): Promise<void> {
+  const config = ctx.config;
+  const workers = flags.workers ?? config.worker.concurrency;
+  const given = stopConditions(flags);
+  const stop = step || Object.keys(given).length > 0 || flags.resume ? given : DEFAULT_STOP;
+  if (!exampleDir && !flags.resume) throw new CliError('name the example directory (e.g. examples/bad_sort) or --resume a run', ExitCode.Usage);
+  const request: RunRequest = {
+    exampleDir: exampleDir ?? '.',
+    projectDir: flags.project ?? process.cwd(),
+    stop,
+    workers,
+    ...(flags.children !== undefined && { childrenPerGeneration: flags.children }),
+    ...(flags.selector && { selector: flags.selector }),
+    ...(flags.mutator && { mutator: flags.mutator }),
+    ...(flags.seed !== undefined && { seed: flags.seed }),
+    ...(flags.quick && { quick: true }),
+    ...(flags.resume && { resume: flags.resume }),
+  };
+  let prepared;
+  try {
+    prepared = prepareRun(request, config);
+  } catch (error) {
+    if (error instanceof RunSetupError) throw new CliError(error.message, ExitCode.Usage);
+    throw error;
+  }
+  const { manifest, runDir } = prepared;
+  for (const note of prepared.notes) ctx.info(note);
+  if (stop === DEFAULT_STOP) ctx.info('stop: after 120 generations or 10 minutes (set --generations, --evaluations, --minutes, --target or --patience)');
+  const mutateSlots = manifest.settings.usesLlm ? Math.max(2, workers) : 1;
+  const fabric = await openFabric(ctx, config, { ...(flags.sync !== undefined && { sync: flags.sync }), slots: workers + mutateSlots });
+  ctx.info(`${flags.resume ? 'resuming' : 'starting'} run ${manifest.runId} (${runDir.dir}); tasks run in ${fabric.where}; Ctrl-C checkpoints and stops`);
+  const interrupt = interruptSignal();
+  const display = new ProgressDisplay();
+  let last: RunProgress | undefined;
+  const run = new EvolutionRun({
+    runDir,
+    manifest,
+    example: prepared.example,
+    client: fabric.client,
+    evalSlots: workers,
+    mutateSlots,
+    perJobSpend: prepared.perJobSpend,
+    signal: interrupt.signal,
+    ...(step && { extraGenerations: 1 }),
+    log: (line) => {
+      display.done();
+      ctx.info(line);
+    },
+    onProgress: (progress) => {
+      last = progress;
+      if (!ctx.json) display.update(progress);
+    },
+  });
+  let outcome;
+  try {
+    outcome = await run.run({ resume: Boolean(flags.resume) });
+  } catch (error) {
+    throw new CliError(`the run stopped with an error: ${(error as Error).message}\nits state is checkpointed in ${runDir.dir}; after fixing the cause: peagen evolve run --resume ${manifest.runId}`, ExitCode.Failed);
+  } finally {
+    display.done();
+    interrupt.dispose();
+    await fabric.close();
+  }
+  void last;
+  const report = buildReport(manifest, runDir, outcome.state, outcome.progress, outcome.stopReason, outcome.timeline);
+  writeReport(runDir, report);
+  ctx.output({ ...report, runDir: runDir.dir }, () => summaryLines(report, runDir));
+  if (outcome.stopReason === 'interrupted') {
+    ctx.info(`interrupted: the run is checkpointed; continue it with: peagen evolve run --resume ${manifest.runId}${flags.project ? ` --project ${flags.project}` : ''}`);
+    process.exitCode = ExitCode.Interrupted;
+  }
+}
+
+export function registerEvolveCommands(program: Command): void {
+  const evolve = program.command('evolve').description('evolutionary search: mutate, evaluate, keep the best per niche');
+
+  addRunOptions(addStopOptions(evolve.command('run [example-dir]').description('evolve until a stop condition (default: 120 generations or 10 minutes)'))).action(
+    async (exampleDir: string | undefined, flags: RunFlags, command: Command) => runEvolution(CliContext.of(command), exampleDir, flags, false),
+  );
+
+  addRunOptions(evolve.command('step [example-dir]').description('one generation of --children children, then stop (with --resume: the next generation of a run)')).action(
+    async (exampleDir: string | undefined, flags: RunFlags, command: Command) => runEvolution(CliContext.of(command), exampleDir, flags, true),
+  );
+
+  evolve
+    .command('list')
+    .description('the runs kept in .peagen/runs')
+    .option('--project <dir>', 'where .peagen/runs/ is kept (default: the current directory)')
+    .action((flags: { project?: string }, command: Command) => {
+      const ctx = CliContext.of(command);
+      const runs = RunDir.list(flags.project ?? process.cwd()).map((runDir) => {
+        const manifest = runDir.readManifest();
+        const report = readReport(runDir);
+        return {
+          runId: manifest.runId,
+          example: manifest.exampleName,
+          createdAt: manifest.createdAt,
+          state: report ? (report.stopReason === 'interrupted' ? 'interrupted' : 'finished') : 'running or killed',
+          best: report?.best?.objective ?? null,
+          improvement: report?.best?.improvement ?? null,
+          evaluations: report?.progress.evaluations ?? null,
+          dir: runDir.dir,
+        };
+      });
+      ctx.output({ runs }, () =>
+        runs.length === 0
+          ? 'no runs here yet (start one with `peagen evolve run examples/bad_sort`)'
+          : runs.map((run) => `${run.runId}  ${run.example}  ${run.state}  best ${run.best?.toFixed(3) ?? '—'}${run.improvement ? ` (${run.improvement.toFixed(1)}x)` : ''}  ${run.evaluations ?? '?'} evals`).join('\n'),
+      );
+    });
+
+  evolve
+    .command('show <run>')
+    .description("a run's report (run id or directory)")
+    .option('--project <dir>', 'where .peagen/runs/ is kept')
+    .action((run: string, flags: { project?: string }, command: Command) => {
+      const ctx = CliContext.of(command);
+      const runDir = resolveRun(run, flags.project);
+      const report = readReport(runDir);
+      if (!report) throw new CliError(`run ${runDir.id} has no report yet (it is running, or was killed: continue it with \`peagen evolve run --resume ${runDir.id}\`)`, ExitCode.Failed);
+      ctx.output(report, () => fs.readFileSync(runDir.reportFile, 'utf8').trimEnd());
+    });
+
+  evolve
+    .command('best <run>')
+    .description("print a run's best program (run id or directory)")
+    .option('--output <file>', 'write it to this file instead')
+    .option('--project <dir>', 'where .peagen/runs/ is kept')
+    .action((run: string, flags: { output?: string; project?: string }, command: Command) => {
+      const ctx = CliContext.of(command);
+      const runDir = resolveRun(run, flags.project);
+      const manifest = runDir.readManifest();
+      const file = runDir.bestFile(manifest.program);
+      if (!fs.existsSync(file)) throw new CliError(`run ${runDir.id} has no best program yet`, ExitCode.Failed);
+      const code = fs.readFileSync(file, 'utf8');
+      if (flags.output) {
+        fs.writeFileSync(flags.output, code);
+        ctx.output({ file: flags.output, report: readReport(runDir)?.best ?? null }, `wrote ${flags.output}`);
+      } else if (ctx.json) ctx.output({ code, report: readReport(runDir)?.best ?? null }, '');
+      else process.stdout.write(code);
+    });
+
+  evolve
+    .command('replay <run>')
+    .description('re-derive a run from its journal and recorded LLM answers (no LLM calls), check the best program is byte-identical, re-measure it')
+    .option('--no-measure', 'skip re-measuring the best')
+    .option('--sync', 'measure in this process even when a daemon runs')
+    .option('--project <dir>', 'where .peagen/runs/ is kept')
+    .action(async (run: string, flags: { measure: boolean; sync?: boolean; project?: string }, command: Command) => {
+      const ctx = CliContext.of(command);
+      const runDir = resolveRun(run, flags.project);
+      const fabric = flags.measure ? await openFabric(ctx, ctx.config, { ...(flags.sync !== undefined && { sync: flags.sync }), slots: 1 }) : undefined;
+      let result;
+      try {
+        result = await replayRun(runDir, { ...(fabric && { client: fabric.client }), log: (line) => ctx.info(line) });
+      } finally {
+        await fabric?.close();
+      }
+      ctx.output(result, () =>
+        [
+          `replayed ${result.events} events of run ${runDir.id}: ${result.children} children re-derived from their parents and recorded answers, ${result.plans} selections identical`,
+          `best program: ${result.identical ? 'byte-identical' : 'DIFFERENT'} (${result.bestId.slice(0, 12)})`,
+          ...(result.remeasured
+            ? [`re-measured ${result.remeasured.objectiveName}: ${result.remeasured.objective?.toFixed(3)} vs recorded ${result.remeasured.recorded.toFixed(3)} (${result.remeasured.differencePct >= 0 ? '+' : ''}${result.remeasured.differencePct.toFixed(1)}%)`]
+            : []),
+        ].join('\n'),
+      );
+      if (!result.identical) process.exitCode = ExitCode.Failed;
+    });
+}
+
+function resolveRun(run: string, project: string | undefined): RunDir {
+  try {
+    return RunDir.resolve(run, project ?? process.cwd());
+  } catch (error) {
+    throw new CliError((error as Error).message, ExitCode.Usage);
+  }
+}
+
+function readReport(runDir: RunDir): RunReport | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(runDir.reportJsonFile, 'utf8')) as RunReport;
+  } catch {
+    return undefined;
+  }
+}

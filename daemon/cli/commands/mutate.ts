@@ -1,0 +1,143 @@
+/**
+ * `peagen mutate EXAMPLE`: one mutation round without evaluation (the brief's "Mutate (no
+ * eval)" workflow): N proposals for the example's program (or --program), each printed as a
+ * unified diff. --apply writes the first child over the program; --eval evaluates each child.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { type Command, Option } from 'commander';
+import type { Evaluation } from '../../../shared/evaluation';
+import type { Result } from '../../../shared/task';
+import { programId } from '../../evolution/evodb/programId';
+import { awaitResult } from '../../evolution/controller/TaskClient';
+import { evaluateTaskSpec, evaluationOf, proposalOf } from '../../evolution/controller/taskSpecs';
+import { createBackends } from '../../evolution/llm/createBackends';
+import type { MutationProposal } from '../../evolution/mutation/Mutator';
+import { loadExample } from '../../evaluation/example';
+import type { MutatePayload } from '../../../shared/payloads';
+import { CliContext, CliError, ExitCode, parsePositiveInt } from '../context';
+import { interruptSignal, openFabric } from '../runFabric';
+
+interface MutateFlags {
+  program?: string;
+  n: number;
+  model?: string;
+  mutator?: 'auto' | 'llm-patch' | 'offline';
+  seed?: number;
+  apply?: boolean;
+  eval?: boolean;
+  sync?: boolean;
+}
+
+export function registerMutateCommand(program: Command): void {
+  program
+    .command('mutate <example-dir>')
+    .description("propose patches to an example's program, printed as unified diffs (no evaluation unless --eval)")
+    .option('--program <file>', "the program to mutate (default: the example's own)")
+    .option('--n <count>', 'how many proposals', parsePositiveInt('--n'), 1)
+    .option('--model <backend>', 'the configured LLM backend to ask (default: the first)')
+    .addOption(new Option('--mutator <name>', 'llm-patch, offline, or auto: an LLM when one is configured').choices(['auto', 'llm-patch', 'offline']))
+    .option('--seed <n>', 'seed of the first proposal (the next ones count up)', parsePositiveInt('--seed'))
+    .option('--apply', 'write the first child over the program file')
+    .option('--eval', "evaluate each child with the example's evaluator")
+    .option('--sync', 'run in this process (in-memory queue, in-process workers), even when a daemon runs')
+    .action(async (exampleDir: string, flags: MutateFlags, command: Command) => {
+      const ctx = CliContext.of(command);
+      const config = ctx.config;
+      let example;
+      try {
+        example = loadExample(exampleDir);
+      } catch (error) {
+        throw new CliError((error as Error).message, ExitCode.Usage);
+      }
+      const file = flags.program ?? path.join(example.dir, example.config.program);
+      let code: string;
+      try {
+        code = fs.readFileSync(file, 'utf8');
+      } catch (error) {
+        throw new CliError(`cannot read the program ${file}: ${(error as Error).message}`, ExitCode.Usage);
+      }
+      let llmReady: boolean;
+      try {
+        llmReady = createBackends(config.llm).length > 0;
+      } catch (error) {
+        throw new CliError(`the llm settings are unusable: ${(error as Error).message}`, ExitCode.Usage);
+      }
+      const mutator = flags.mutator === 'offline' || (flags.mutator !== 'llm-patch' && !llmReady) ? 'offline' : 'llm-patch';
+      if (mutator === 'llm-patch' && !llmReady) {
+        throw new CliError('--mutator llm-patch needs an LLM: set OPENAI_API_KEY (or OPENAI_BASE_URL) or ANTHROPIC_API_KEY, or add an `llm` section to peagen.json', ExitCode.Usage);
+      }
+      if (mutator === 'offline' && flags.mutator !== 'offline') ctx.info('no LLM is configured: the offline mutator (genetic improvement) proposes the patches');
+      const fabric = await openFabric(ctx, config, { ...(flags.sync !== undefined && { sync: flags.sync }), slots: Math.min(4, flags.n) + (flags.eval ? 1 : 0) });
+      ctx.info(`${flags.n} proposal(s) for ${path.relative(process.cwd(), file) || file} by the ${mutator} mutator; tasks run in ${fabric.where}`);
+      const interrupt = interruptSignal();
+      const outcomes: { seed: number; proposal: MutationProposal | undefined; error?: string; evaluation?: Evaluation }[] = [];
+      try {
+        const base = flags.seed ?? 1;
+        await Promise.all(
+          Array.from({ length: flags.n }, async (_, index) => {
+            const seed = base + index;
+            const payload: MutatePayload = {
+              mutator,
+              parent: { id: programId(code), code, objective: null },
+              inspirations: [],
+              seed,
+              task: {
+                name: example.config.name,
+                ...(example.config.description && { description: example.config.description }),
+                ...(example.config.language && { language: example.config.language }),
+                ...(example.config.entry && { entry: example.config.entry }),
+                objectiveName: example.config.objective.name,
+                direction: example.config.objective.direction,
+              },
+              ...(flags.model && { backend: flags.model }),
+            };
+            const taskId = await fabric.client.submit({ kind: 'mutate', payload, requires: mutator === 'llm-patch' ? ['llm'] : ['cpu'] });
+            const result: Result = await awaitResult(fabric.client, taskId, interrupt.signal);
+            const proposal = proposalOf(result.data);
+            const outcome: (typeof outcomes)[number] = { seed, proposal, ...(!proposal && { error: result.error ? `${result.error.code}: ${result.error.message}` : 'no proposal' }) };
+            if (flags.eval && proposal?.ok) {
+              const evalId = await fabric.client.submit(evaluateTaskSpec(example, proposal.code, seed, [], 'mutate'));
+              const evaluation = evaluationOf((await awaitResult(fabric.client, evalId, interrupt.signal)).data);
+              if (evaluation) outcome.evaluation = evaluation;
+            }
+            outcomes[index] = outcome;
+          }),
+        );
+      } catch (error) {
+        if (interrupt.signal.aborted) throw new CliError('interrupted: the proposals were cancelled', ExitCode.Interrupted);
+        throw error;
+      } finally {
+        interrupt.dispose();
+        await fabric.close();
+      }
+      const firstChild = outcomes.find((outcome) => outcome.proposal?.ok);
+      if (flags.apply && firstChild?.proposal?.ok) fs.writeFileSync(file, firstChild.proposal.code);
+      ctx.output(
+        {
+          program: file,
+          mutator,
+          applied: Boolean(flags.apply && firstChild),
+          proposals: outcomes.map((outcome) => ({
+            seed: outcome.seed,
+            ok: outcome.proposal?.ok ?? false,
+            ...(outcome.proposal?.ok ? { patch: outcome.proposal.patch, model: outcome.proposal.model, repairs: outcome.proposal.repairs } : { reason: outcome.proposal && !outcome.proposal.ok ? `${outcome.proposal.reason}: ${outcome.proposal.message}` : outcome.error }),
+            llmCalls: outcome.proposal?.exchanges.length ?? 0,
+            ...(outcome.evaluation && { evaluation: outcome.evaluation }),
+          })),
+        },
+        () =>
+          outcomes
+            .map((outcome, index) => {
+              const head = `# proposal ${index + 1} (seed ${outcome.seed})`;
+              if (!outcome.proposal?.ok) return `${head}: no child — ${outcome.proposal && !outcome.proposal.ok ? `${outcome.proposal.reason}: ${outcome.proposal.message}` : outcome.error}`;
+              const verdict = outcome.evaluation
+                ? `\n# evaluation: ${outcome.evaluation.correct ? `correct, ${example.config.objective.name} ${outcome.evaluation.objective?.toFixed(3)}` : `FAILED (${outcome.evaluation.failure?.reason}): ${outcome.evaluation.failure?.message}`}`
+                : '';
+              return `${head}${outcome.proposal.model ? ` by ${outcome.proposal.model}` : ''}${verdict}\n${outcome.proposal.patch.trimEnd()}`;
+            })
+            .join('\n\n') + (flags.apply ? (firstChild ? `\n\napplied proposal ${outcomes.indexOf(firstChild) + 1} to ${file}` : '\n\nnothing applied: no proposal gave a child') : ''),
+      );
+      if (!firstChild) process.exitCode = ExitCode.Failed;
+    });
+}

@@ -1,0 +1,61 @@
+/**
+ * A run's progress on the terminal: one redrawn status line on a TTY (best objective,
+ * evaluations per minute, patch yield, tokens, ETA), plain lines elsewhere (on each new best
+ * and every 30 s), nothing on stdout so --json stays parseable.
+ */
+import type { RunProgress } from '../../shared/evolution';
+
+const PLAIN_INTERVAL_MS = 30_000;
+
+function duration(ms: number): string {
+  const seconds = Math.max(0, Math.round(ms / 1000));
+  return seconds >= 60 ? `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s` : `${seconds}s`;
+}
+
+export function progressLine(p: RunProgress): string {
+  const best = p.best ? `${p.best.objective.toFixed(3)}${p.seedObjective ? ` (${(p.direction === 'maximize' ? p.best.objective / p.seedObjective : p.seedObjective / p.best.objective).toFixed(1)}x)` : ''}` : '—';
+  const parts = [
+    `best ${p.objectiveName} ${best}`,
+    `gen ${p.generation}`,
+    `${p.evaluations} evals (${p.failedEvaluations} failed)`,
+    `${p.evaluationsPerMinute.toFixed(1)}/min`,
+  ];
+  if (p.patchYield.answers > 0) parts.push(`yield ${Math.round(p.patchYield.firstTry * 100)}%/${Math.round(p.patchYield.afterRepair * 100)}%`);
+  if (p.llmCalls > 0) parts.push(`${p.llmCalls} calls, ${p.tokens.inputTokens + p.tokens.outputTokens} tok`);
+  parts.push(duration(p.elapsedMs));
+  if (p.etaMs !== undefined) parts.push(`ETA ${duration(p.etaMs)}`);
+  return parts.join(' · ');
+}
+
+export class ProgressDisplay {
+  private lastBest: number | undefined;
+  private lastPlain = 0;
+  private drawn = false;
+
+  constructor(
+    private readonly tty: boolean = Boolean(process.stderr.isTTY),
+    private readonly write: (text: string) => void = (text) => void process.stderr.write(text),
+  ) {}
+
+  update(progress: RunProgress): void {
+    const line = progressLine(progress);
+    if (this.tty) {
+      const width = process.stderr.columns ?? 120;
+      this.write(`\r\x1b[2K${line.slice(0, width - 1)}`);
+      this.drawn = true;
+      return;
+    }
+    const improved = progress.best && progress.best.objective !== this.lastBest;
+    if (improved || Date.now() - this.lastPlain >= PLAIN_INTERVAL_MS) {
+      this.lastBest = progress.best?.objective;
+      this.lastPlain = Date.now();
+      this.write(`${line}\n`);
+    }
+  }
+
+  /** Ends the status line so that what follows starts on a line of its own. */
+  done(): void {
+    if (this.drawn) this.write('\n');
+    this.drawn = false;
+  }
+}

@@ -1,0 +1,442 @@
+/**
+ * The run controller: keeps the fabric busy with one run's mutate and evaluate tasks until
+ * a stop condition, journaling every event and checkpointing the state.
+ *
+ * Steady state, no generation barrier: a job is "mutate, then evaluate (then confirm a
+ * would-be best)"; up to `evalSlots` evaluations and `mutateSlots` further jobs (LLM calls)
+ * are in flight, and a finished job is replaced at once, so one slow candidate never idles
+ * the others.
+ */
+import type { Evaluation } from '../../../shared/evaluation';
+import type { Program, RunProgress, StopReason } from '../../../shared/evolution';
+import type { Example } from '../../evaluation/example';
+import { writeCheckpoint } from '../evodb/checkpoint';
+import { Journal } from '../evodb/journal';
+import { programId } from '../evodb/programId';
+import { type Checkpoint, loadRunState, type TimelinePoint } from './loadRunState';
+import { BudgetGuard, type Spend } from './budget';
+import type { EvaluationEvent, PlanEvent, ProposalEvent, RunEvent } from './events';
+import type { RunDir, RunManifest } from './runDir';
+import { RunState } from './RunState';
+import { awaitResult, type TaskClient } from './TaskClient';
+import { evaluateTaskSpec, evaluationOf, mutateTaskSpec, proposalOf } from './taskSpecs';
+
+export interface EvolutionRunOptions {
+  runDir: RunDir;
+  manifest: RunManifest;
+  example: Example;
+  client: TaskClient;
+  evalSlots: number;
+  mutateSlots: number;
+  /** Worst-case spend of one job, for the budget guard (zeros without an LLM). */
+  perJobSpend: Spend;
+  /** Aborting it interrupts the run: in-flight work is dropped, the state checkpointed for --resume. */
+  signal?: AbortSignal;
+  log(line: string): void;
+  onProgress?(progress: RunProgress): void;
+  /**
+   * Checkpoint at most this often (default 15 s) and at the end. The journal holds every
+   * event in between, so a crash loses nothing; a checkpoint only makes resume faster, and
+   * writing one costs time proportional to the archive.
+   */
+  checkpointEveryMs?: number;
+  /** `evolve step`: stop after this many more generations than the run has now. */
+  extraGenerations?: number;
+}
+
+export interface RunOutcome {
+  progress: RunProgress;
+  stopReason: StopReason;
+  seed: Program;
+  best: Program | undefined;
+  state: RunState;
+  /** Active time per best improvement: for time-to-Nx figures. */
+  timeline: TimelinePoint[];
+}
+
+export type { TimelinePoint } from './loadRunState';
+
+/** Stops that let running jobs finish; the others cancel them. */
+const GENTLE_STOPS = new Set<StopReason>(['generations', 'evaluations', 'no_improvement', 'budget_tokens', 'budget_usd', 'max_llm_calls']);
+
+class Interrupted extends Error {}
+
+export class EvolutionRun {
+  private state!: RunState;
+  private journal!: Journal;
+  private seq = 0;
+  private lastCheckpointAt = Date.now();
+  private elapsedBefore = 0;
+  private startedAt = Date.now();
+  private timeline: TimelinePoint[] = [];
+  private stopReason: StopReason | undefined;
+  private readonly jobs = new Map<number, { promise: Promise<void>; abort: AbortController; tasks: Set<string> }>();
+  private evaluating = 0;
+  private readonly evaluationWaiters: (() => void)[] = [];
+  private readonly budget: BudgetGuard;
+  private wake: (() => void) | undefined;
+
+  constructor(private readonly options: EvolutionRunOptions) {
+    this.budget = new BudgetGuard(options.manifest.stop, options.perJobSpend);
+  }
+
+  get runId(): string {
+    return this.options.manifest.runId;
+  }
+
+  /** Starts (or, with `resume`, continues) the run and resolves when it stops. */
+  async run({ resume = false }: { resume?: boolean } = {}): Promise<RunOutcome> {
+    const { runDir, manifest } = this.options;
+    this.state = resume ? this.restore() : new RunState(manifest.settings);
+    this.journal = new Journal(runDir.journalFile);
+    this.startedAt = Date.now();
+    if (this.options.extraGenerations !== undefined) {
+      this.options.manifest.stop = { ...this.options.manifest.stop, generations: this.state.generation + this.options.extraGenerations };
+    }
+    try {
+      if (!this.state.seedId) await this.evaluateSeed();
+      else this.record({ type: 'resume', at: new Date().toISOString() });
+      this.progress();
+      for (const open of this.state.openJobs()) this.launch(open.plan, open);
+      await this.loop();
+    } catch (error) {
+      if (!(error instanceof Interrupted)) {
+        this.stopReason ??= 'error';
+        await this.cancelAll();
+        this.writeCheckpoint();
+        throw error;
+      }
+    }
+    await Promise.allSettled([...this.jobs.values()].map((job) => job.promise));
+    const reason = this.stopReason ?? 'interrupted';
+    if (reason !== 'interrupted') this.record({ type: 'stop', reason });
+    this.writeCheckpoint();
+    const best = this.state.best;
+    if (best) runDir.writeBest(manifest.program, best.code);
+    return {
+      progress: this.snapshotProgress(reason === 'interrupted' ? 'interrupted' : 'finished'),
+      stopReason: reason,
+      seed: this.state.archive.get(this.state.seedId!)!,
+      best,
+      state: this.state,
+      timeline: this.timeline,
+    };
+  }
+
+  /** Ends the run as if a stop condition had been met (e.g. `evolve stop`). */
+  requestStop(reason: StopReason = 'interrupted'): void {
+    this.stopReason ??= reason;
+    this.wake?.();
+  }
+
+  private restore(): RunState {
+    const loaded = loadRunState(this.options.runDir, this.options.manifest);
+    this.seq = loaded.seq;
+    this.elapsedBefore = loaded.elapsedMs;
+    this.timeline = loaded.timeline;
+    return loaded.state;
+  }
+
+  private async evaluateSeed(): Promise<void> {
+    const { example, manifest } = this.options;
+    const code = example.seedProgram();
+    const seed = manifest.settings.seed;
+    this.options.log(`evaluating the seed program ${manifest.program} ...`);
+    const evaluation = await this.evaluate(code, seed, new AbortController().signal, new Set());
+    if (!evaluation?.correct || evaluation.objective === null) {
+      const why = evaluation ? (evaluation.failure?.message ?? 'incorrect') : 'the evaluation did not complete';
+      throw new Error(`the seed program ${manifest.program} fails its own evaluation (${why}); fix the example before evolving it${evaluation?.errorText ? `\n${evaluation.errorText}` : ''}`);
+    }
+    const program: Program = {
+      id: programId(code),
+      code,
+      lineage: { parents: [], generation: 0, mutator: 'seed', exchanges: [], seed, repairs: 0, island: 0, createdAt: new Date().toISOString() },
+      evaluation,
+      objective: evaluation.objective,
+      correct: true,
+      measurements: [{ seed, objective: evaluation.objective, wallMs: evaluation.wallMs }],
+      features: {},
+    };
+    this.state.applySeed(program);
+    this.record({ type: 'seed', program });
+    this.timeline.push({ elapsedMs: this.elapsed(), evaluations: 0, llmCalls: 0, objective: evaluation.objective });
+    this.options.log(`seed: ${manifest.settings.objectiveName} ${evaluation.objective.toFixed(3)}`);
+  }
+
+  private async loop(): Promise<void> {
+    const { evalSlots, mutateSlots } = this.options;
+    const maxJobs = evalSlots + mutateSlots;
+    for (;;) {
+      if (this.options.signal?.aborted) {
+        this.stopReason ??= 'interrupted';
+      }
+      if (this.stopReason && !GENTLE_STOPS.has(this.stopReason)) {
+        await this.cancelAll();
+        if (this.stopReason === 'interrupted') throw new Interrupted();
+        return;
+      }
+      if (!this.stopReason) this.stopReason = this.stopCondition();
+      while (!this.stopReason && this.jobs.size < maxJobs && this.roomForJob()) {
+        const budgetStop = this.state.settings.usesLlm ? this.budget.check(this.spent()) : undefined;
+        if (budgetStop) {
+          this.stopReason = budgetStop;
+          break;
+        }
+        const plan = this.state.plan();
+        this.record(plan);
+        this.launch(plan);
+      }
+      if (this.jobs.size === 0) {
+        if (!this.stopReason) this.stopReason = 'evaluations';
+        return;
+      }
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        const onAbort = (): void => resolve();
+        this.options.signal?.addEventListener('abort', onAbort, { once: true });
+        const wall = this.options.manifest.stop.wallMs;
+        const timer = wall !== undefined ? setTimeout(resolve, Math.max(0, wall - this.elapsed()) + 5) : undefined;
+        void Promise.race([...this.jobs.values()].map((job) => job.promise)).then(() => {
+          if (timer) clearTimeout(timer);
+          this.options.signal?.removeEventListener('abort', onAbort);
+          resolve();
+        });
+      });
+      this.wake = undefined;
+    }
+  }
+
+  /** Whether the evaluation/generation limit leaves room for one more job. */
+  private roomForJob(): boolean {
+    const limit = this.evaluationLimit();
+    return limit === undefined || this.state.counters.evaluations + this.jobs.size < limit;
+  }
+
+  private evaluationLimit(): number | undefined {
+    const { stop, settings } = this.options.manifest;
+    const byGenerations = stop.generations !== undefined ? stop.generations * settings.childrenPerGeneration : undefined;
+    const limits = [stop.evaluations, byGenerations].filter((value): value is number => value !== undefined);
+    return limits.length > 0 ? Math.min(...limits) : undefined;
+  }
+
+  private stopCondition(): StopReason | undefined {
+    const { stop } = this.options.manifest;
+    const counters = this.state.counters;
+    const best = this.state.best;
+    const limit = this.evaluationLimit();
+    if (limit !== undefined && counters.evaluations >= limit) return stop.evaluations !== undefined && counters.evaluations >= stop.evaluations ? 'evaluations' : 'generations';
+    if (stop.wallMs !== undefined && this.elapsed() >= stop.wallMs) return 'wall_time';
+    if (stop.target !== undefined && best?.objective != null) {
+      const reached = this.state.settings.direction === 'maximize' ? best.objective >= stop.target : best.objective <= stop.target;
+      if (reached) return 'target';
+    }
+    if (stop.noImprovement !== undefined && counters.evaluations - counters.lastImprovementAt >= stop.noImprovement) return 'no_improvement';
+    return undefined;
+  }
+
+  private spent(): Spend {
+    const c = this.state.counters;
+    return { tokens: c.tokens.inputTokens + c.tokens.outputTokens, usd: c.costUsd, calls: c.llmCalls };
+  }
+
+  private launch(plan: PlanEvent, open?: { child?: { id: string; code: string }; first?: EvaluationEvent }): void {
+    const abort = new AbortController();
+    const tasks = new Set<string>();
+    const usesBudget = this.state.settings.usesLlm && !open?.child;
+    if (usesBudget) this.budget.reserve();
+    const promise = this.runJob(plan, open, abort.signal, tasks)
+      .catch((error: unknown) => {
+        if (abort.signal.aborted) return;
+        this.options.log(`job ${plan.job} failed: ${(error as Error).message}`);
+        this.state.applyAbandon(plan.job, new Date().toISOString());
+        this.record({ type: 'abandon', job: plan.job, reason: (error as Error).message.slice(0, 500) });
+      })
+      .finally(() => {
+        if (usesBudget) this.budget.release();
+        this.jobs.delete(plan.job);
+        this.progress();
+      });
+    this.jobs.set(plan.job, { promise, abort, tasks });
+  }
+
+  private async runJob(plan: PlanEvent, open: { child?: { id: string; code: string }; first?: EvaluationEvent } | undefined, signal: AbortSignal, tasks: Set<string>): Promise<void> {
+    let child = open?.child;
+    if (!child) {
+      const proposal = await this.mutate(plan, signal, tasks);
+      if (signal.aborted) return;
+      const verdict = this.state.applyProposal(proposal);
+      this.record(proposal);
+      if (verdict === 'done') return;
+      child = { id: proposal.childId!, code: proposal.code! };
+    }
+    let round: 'first' | 'confirm' = open?.first ? 'confirm' : 'first';
+    for (;;) {
+      const seed = round === 'first' ? plan.seed : plan.seed + 1;
+      const evaluation = await this.evaluate(child.code, seed, signal, tasks);
+      if (signal.aborted) return;
+      if (!evaluation) throw new Error('the evaluate task returned no evaluation');
+      const event: EvaluationEvent = { type: 'evaluation', job: plan.job, childId: child.id, round, seed, evaluation };
+      const at = new Date().toISOString();
+      const verdict = this.state.applyEvaluation(event, at);
+      this.record(event, at);
+      this.noteBest(this.state);
+      if (verdict === 'done') return;
+      round = 'confirm';
+    }
+  }
+
+  private async mutate(plan: PlanEvent, signal: AbortSignal, tasks: Set<string>): Promise<ProposalEvent> {
+    const { client, manifest, example, runDir } = this.options;
+    const taskId = await client.submit(mutateTaskSpec(plan, this.state, manifest, example, manifest.runId));
+    tasks.add(taskId);
+    const result = await awaitResult(client, taskId, signal);
+    tasks.delete(taskId);
+    const proposal = proposalOf(result.data);
+    if (!proposal) {
+      throw new Error(`the mutate task failed: ${result.error ? `${result.error.code}: ${result.error.message}` : 'no proposal in its result'}`);
+    }
+    const exchanges = proposal.exchanges.map((exchange) => runDir.putExchange(exchange));
+    const usage = proposal.exchanges.reduce(
+      (sum, exchange) => ({ inputTokens: sum.inputTokens + exchange.usage.inputTokens, outputTokens: sum.outputTokens + exchange.usage.outputTokens }),
+      { inputTokens: 0, outputTokens: 0 },
+    );
+    const costUsd = proposal.exchanges.reduce((sum, exchange) => sum + exchange.costUsd, 0);
+    const common = {
+      type: 'proposal' as const,
+      job: plan.job,
+      mutator: proposal.mutator,
+      ...(proposal.model && { model: proposal.model }),
+      ...(proposal.template && { template: proposal.template }),
+      exchanges,
+      repairs: proposal.repairs,
+      usage,
+      costUsd,
+    };
+    if (!proposal.ok) return { ...common, ok: false, reason: proposal.reason, message: proposal.message.slice(0, 2000) };
+    return { ...common, ok: true, childId: programId(proposal.code), code: proposal.code, patch: proposal.patch };
+  }
+
+  private async evaluate(code: string, seed: number, signal: AbortSignal, tasks: Set<string>): Promise<Evaluation | undefined> {
+    await this.acquireEvaluationSlot(signal);
+    try {
+      const { client, example, manifest } = this.options;
+      const taskId = await client.submit(evaluateTaskSpec(example, code, seed, manifest.evaluatorArgs, manifest.runId));
+      tasks.add(taskId);
+      const result = await awaitResult(client, taskId, signal);
+      tasks.delete(taskId);
+      const evaluation = evaluationOf(result.data);
+      if (!evaluation && result.error) throw new Error(`the evaluate task failed: ${result.error.code}: ${result.error.message}`);
+      return evaluation;
+    } finally {
+      this.releaseEvaluationSlot();
+    }
+  }
+
+  private acquireEvaluationSlot(signal: AbortSignal): Promise<void> {
+    if (this.evaluating < this.options.evalSlots) {
+      this.evaluating++;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const waiter = (): void => {
+        signal.removeEventListener('abort', onAbort);
+        this.evaluating++;
+        resolve();
+      };
+      const onAbort = (): void => {
+        const index = this.evaluationWaiters.indexOf(waiter);
+        if (index >= 0) this.evaluationWaiters.splice(index, 1);
+        reject(new Error('aborted'));
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.evaluationWaiters.push(waiter);
+    });
+  }
+
+  private releaseEvaluationSlot(): void {
+    this.evaluating--;
+    this.evaluationWaiters.shift()?.();
+  }
+
+  /** Cancels every in-flight job. A gentle end journals them as abandoned; an interrupt keeps them open for --resume. */
+  private async cancelAll(): Promise<void> {
+    const interrupted = this.stopReason === 'interrupted';
+    const cancels: Promise<unknown>[] = [];
+    for (const [jobId, job] of this.jobs) {
+      job.abort.abort();
+      for (const taskId of job.tasks) cancels.push(this.options.client.cancel(taskId).catch(() => false));
+      if (!interrupted) {
+        this.state.applyAbandon(jobId, new Date().toISOString());
+        this.record({ type: 'abandon', job: jobId, reason: `stopped: ${this.stopReason}` });
+      }
+    }
+    await Promise.allSettled(cancels);
+    await Promise.allSettled([...this.jobs.values()].map((job) => job.promise));
+  }
+
+  private record(event: RunEvent, at = new Date().toISOString()): void {
+    this.seq = this.journal.append({ ...event, at });
+    if (Date.now() - this.lastCheckpointAt >= (this.options.checkpointEveryMs ?? 15_000)) this.writeCheckpoint();
+  }
+
+  private writeCheckpoint(): void {
+    this.lastCheckpointAt = Date.now();
+    const checkpoint: Checkpoint = { journalSeq: this.seq, elapsedMs: this.elapsed(), timeline: this.timeline, state: this.state.snapshot() };
+    writeCheckpoint(this.options.runDir.checkpointFile, checkpoint);
+  }
+
+  private noteBest(state: RunState): void {
+    const best = state.best;
+    const last = this.timeline[this.timeline.length - 1];
+    if (best?.objective != null && (!last || last.objective !== best.objective)) {
+      this.timeline.push({ elapsedMs: this.elapsed(), evaluations: state.counters.evaluations, llmCalls: state.counters.llmCalls, objective: best.objective });
+      if (this.state === state) this.options.runDir.writeBest(this.options.manifest.program, best.code);
+    }
+  }
+
+  private elapsed(): number {
+    return this.elapsedBefore + (Date.now() - this.startedAt);
+  }
+
+  private progress(): void {
+    this.options.onProgress?.(this.snapshotProgress(this.stopReason ? 'stopping' : 'running'));
+  }
+
+  snapshotProgress(state: RunProgress['state']): RunProgress {
+    const { manifest } = this.options;
+    const c = this.state.counters;
+    const best = this.state.best;
+    const seedProgram = this.state.seedId ? this.state.archive.get(this.state.seedId) : undefined;
+    const elapsedMs = this.elapsed();
+    const perMinute = elapsedMs > 0 ? (c.evaluations / elapsedMs) * 60_000 : 0;
+    const limit = this.evaluationLimit();
+    const etaCandidates: number[] = [];
+    if (limit !== undefined && perMinute > 0) etaCandidates.push(((limit - c.evaluations) / perMinute) * 60_000);
+    if (manifest.stop.wallMs !== undefined) etaCandidates.push(manifest.stop.wallMs - elapsedMs);
+    return {
+      runId: manifest.runId,
+      example: manifest.exampleName,
+      state,
+      direction: manifest.settings.direction,
+      objectiveName: manifest.settings.objectiveName,
+      seedObjective: seedProgram?.objective ?? null,
+      best: best && best.objective !== null ? { id: best.id, objective: best.objective, generation: best.lineage.generation, confirmed: best.measurements.length > 1 } : null,
+      generation: this.state.generation,
+      evaluations: c.evaluations,
+      failedEvaluations: c.failedEvaluations,
+      llmCalls: c.llmCalls,
+      tokens: { ...c.tokens },
+      costUsd: c.costUsd,
+      patchYield: {
+        firstTry: c.answers > 0 ? c.appliedFirstTry / c.answers : 0,
+        afterRepair: c.answers > 0 ? c.appliedAfterRepair / c.answers : 0,
+        answers: c.answers,
+      },
+      evaluationsPerMinute: perMinute,
+      elapsedMs,
+      ...(etaCandidates.length > 0 && { etaMs: Math.max(0, Math.min(...etaCandidates)) }),
+      ...(this.stopReason && { stopReason: this.stopReason }),
+      mutator: manifest.settings.mutator,
+    };
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * The daemon's evolution runs: started, followed and stopped over RPC (shared/protocol.ts
+ * StartRun ... GetProgram). Each run's controller runs in the daemon and sends its tasks to
+ * the daemon's own fabric; a daemon shutdown interrupts the runs with a checkpoint, so
+ * `evolve run --resume` continues them.
+ */
+import { EventEmitter } from 'node:events';
+import * as fs from 'node:fs';
+import type { NicheElite, Program, RunProgress, RunSummary } from '../../../shared/evolution';
+import type { StartRun } from '../../../shared/protocol';
+import type { Engine } from '../../engine/Engine';
+import { EvolutionRun } from './EvolutionRun';
+import { loadRunState } from './loadRunState';
+import { prepareRun } from './prepareRun';
+import { buildReport, writeReport } from './report';
+import { RunDir } from './runDir';
+import type { RunState } from './RunState';
+import { engineTaskClient } from './taskClients';
+
+interface ActiveRun {
+  run: EvolutionRun;
+  runDir: RunDir;
+  done: Promise<void>;
+  state?: () => RunState | undefined;
+  progress?: RunProgress;
+}
+
+export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
+  private readonly active = new Map<string, ActiveRun>();
+
+  constructor(
+    private readonly engine: Engine,
+    private readonly log: (line: string) => void,
+  ) {
+    super();
+  }
+
+  /** Throws RunSetupError for a request that cannot start (the caller answers InvalidParams). */
+  start(params: StartRun.Params & { workers: number; stop: object }): StartRun.Response {
+    const prepared = prepareRun(
+      {
+        exampleDir: params.exampleDir,
+        projectDir: params.projectDir,
+        stop: params.stop,
+        workers: params.workers,
+        ...(params.childrenPerGeneration !== undefined && { childrenPerGeneration: params.childrenPerGeneration }),
+        ...(params.selector !== undefined && { selector: params.selector }),
+        ...(params.mutator !== undefined && { mutator: params.mutator }),
+        ...(params.seed !== undefined && { seed: params.seed }),
+        ...(params.quick !== undefined && { quick: params.quick }),
+        ...(params.resume !== undefined && { resume: params.resume }),
+      },
+      this.engine.config,
+    );
+    const { manifest, runDir } = prepared;
+    if (this.active.has(manifest.runId)) throw new Error(`run ${manifest.runId} is already running in this daemon`);
+    const mutateSlots = manifest.settings.usesLlm ? Math.max(2, params.workers) : 1;
+    const entry: ActiveRun = { runDir } as ActiveRun;
+    const run = new EvolutionRun({
+      runDir,
+      manifest,
+      example: prepared.example,
+      client: engineTaskClient(this.engine),
+      evalSlots: params.workers,
+      mutateSlots,
+      perJobSpend: prepared.perJobSpend,
+      log: (line) => this.log(`run ${manifest.runId}: ${line}`),
+      onProgress: (progress) => {
+        entry.progress = progress;
+        this.emit('progress', progress);
+      },
+    });
+    entry.run = run;
+    entry.done = run
+      .run({ resume: Boolean(params.resume) })
+      .then((outcome) => {
+        writeReport(runDir, buildReport(manifest, runDir, outcome.state, outcome.progress, outcome.stopReason, outcome.timeline));
+        this.emit('progress', outcome.progress);
+      })
+      .catch((error: unknown) => {
+        this.log(`run ${manifest.runId} failed: ${(error as Error).message}`);
+        if (entry.progress) this.emit('progress', { ...entry.progress, state: 'failed', stopReason: 'error' });
+      })
+      .finally(() => this.active.delete(manifest.runId));
+    this.active.set(manifest.runId, entry);
+    this.log(`run ${manifest.runId} started (${runDir.dir})`);
+    return { runId: manifest.runId, runDir: runDir.dir, notes: prepared.notes };
+  }
+
+  stop(runId: string): boolean {
+    const entry = this.active.get(runId);
+    if (!entry) return false;
+    entry.run.requestStop('interrupted');
+    return true;
+  }
+
+  /** Interrupts every run (each checkpoints) and waits for them: before the daemon stops. */
+  async stopAll(): Promise<void> {
+    for (const entry of this.active.values()) entry.run.requestStop('interrupted');
+    await Promise.allSettled([...this.active.values()].map((entry) => entry.done));
+  }
+
+  list(projectDir: string): RunSummary[] {
+    return RunDir.list(projectDir).map((runDir) => {
+      const manifest = runDir.readManifest();
+      const live = this.active.get(manifest.runId)?.progress;
+      let best: number | null = live?.best?.objective ?? null;
+      let evaluations = live?.evaluations ?? 0;
+      let state: RunSummary['state'] = live ? live.state : 'interrupted';
+      if (!live) {
+        try {
+          const report = JSON.parse(fs.readFileSync(runDir.reportJsonFile, 'utf8')) as { best: { objective: number } | null; progress: RunProgress; stopReason: string };
+          best = report.best?.objective ?? null;
+          evaluations = report.progress.evaluations;
+          state = report.stopReason === 'interrupted' ? 'interrupted' : report.stopReason === 'error' ? 'failed' : 'finished';
+        } catch {
+          state = 'interrupted';
+        }
+      }
+      return { runId: manifest.runId, example: manifest.exampleName, dir: runDir.dir, state, startedAt: manifest.createdAt, best, evaluations };
+    });
+  }
+
+  private stateOf(runId: string, projectDir: string): { state: RunState; objectiveName: string; direction: 'maximize' | 'minimize' } {
+    const runDir = RunDir.resolve(runId, projectDir);
+    const manifest = runDir.readManifest();
+    const { state } = loadRunState(runDir, manifest);
+    return { state, objectiveName: manifest.settings.objectiveName, direction: manifest.settings.direction };
+  }
+
+  elites(runId: string, projectDir: string): { objectiveName: string; direction: 'maximize' | 'minimize'; bestId: string | null; elites: NicheElite[] } {
+    const { state, objectiveName, direction } = this.stateOf(runId, projectDir);
+    const elites = state.archive.niches().map((niche) => {
+      const { code: _code, evaluation: _evaluation, ...summary } = niche.elite;
+      void _code;
+      void _evaluation;
+      return { niche: niche.key, island: niche.island, program: summary };
+    });
+    return { objectiveName, direction, bestId: state.best?.id ?? null, elites };
+  }
+
+  program(runId: string, projectDir: string, programId: string): { program: Program; ancestors: Omit<Program, 'code' | 'evaluation'>[] } | undefined {
+    const { state } = this.stateOf(runId, projectDir);
+    const program = state.archive.get(programId);
+    if (!program) return undefined;
+    const ancestors: Omit<Program, 'code' | 'evaluation'>[] = [];
+    for (let id = program.lineage.parents[0]; id && ancestors.length < 1000; ) {
+      const ancestor = state.archive.get(id);
+      if (!ancestor) break;
+      const { code: _code, evaluation: _evaluation, ...summary } = ancestor;
+      void _code;
+      void _evaluation;
+      ancestors.unshift(summary);
+      id = ancestor.lineage.parents[0];
+    }
+    return { program, ancestors };
+  }
+}

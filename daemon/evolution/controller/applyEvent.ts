@@ -1,0 +1,26 @@
+import type { RunEvent } from './events';
+import type { RunState } from './RunState';
+
+/** Feeds one journal event to the state, as resume and replay do. */
+export function applyEvent(state: RunState, event: RunEvent, at: string): void {
+  switch (event.type) {
+    case 'seed':
+      state.applySeed(event.program);
+      return;
+    case 'plan':
+      state.replayPlan(event);
+      return;
+    case 'proposal':
+      state.applyProposal(event);
+      return;
+    case 'evaluation':
+      state.applyEvaluation(event, at);
+      return;
+    case 'abandon':
+      state.applyAbandon(event.job, at);
+      return;
+    case 'stop':
+    case 'resume':
+      return;
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * The run journal's events. The live run, resume and replay all feed these same events
+ * through RunState, so a resumed or replayed run makes exactly the choices the live one made.
+ */
+import { z } from 'zod';
+import { EvaluationSchema } from '../../../shared/evaluation';
+import { LlmUsageSchema, ProgramSchema } from '../../../shared/evolution';
+
+/** The evaluated seed program: the first event of every run. */
+export const SeedEventSchema = z.object({ type: z.literal('seed'), program: ProgramSchema });
+
+/** A job was planned: breed from `parent` (improve) or repair a failed child. */
+export const PlanEventSchema = z.object({
+  type: z.literal('plan'),
+  job: z.number().int().nonnegative(),
+  kind: z.enum(['improve', 'repair']),
+  parent: z.string(),
+  inspirations: z.array(z.string()),
+  arm: z.string(),
+  island: z.number().int().nonnegative(),
+  seed: z.number().int().nonnegative(),
+  backend: z.string().optional(),
+});
+
+/** The mutator's answer for a job: a child (its code) or why there is none. */
+export const ProposalEventSchema = z.object({
+  type: z.literal('proposal'),
+  job: z.number().int().nonnegative(),
+  ok: z.boolean(),
+  childId: z.string().optional(),
+  code: z.string().optional(),
+  patch: z.string().optional(),
+  reason: z.string().optional(),
+  message: z.string().optional(),
+  mutator: z.string(),
+  model: z.string().optional(),
+  template: z.object({ name: z.string(), hash: z.string() }).optional(),
+  /** Content addresses of the recorded exchanges (llm/<hash>.json in the run directory). */
+  exchanges: z.array(z.string()),
+  repairs: z.number().int().nonnegative(),
+  usage: LlmUsageSchema,
+  costUsd: z.number().nonnegative(),
+});
+
+/** One measurement of a child: the first (`first`) or the confirmation of a would-be best. */
+export const EvaluationEventSchema = z.object({
+  type: z.literal('evaluation'),
+  job: z.number().int().nonnegative(),
+  childId: z.string(),
+  round: z.enum(['first', 'confirm']),
+  seed: z.number().int(),
+  evaluation: EvaluationSchema,
+});
+
+/** The job ended without an evaluation result (task error, cancelled by a stop). */
+export const AbandonEventSchema = z.object({
+  type: z.literal('abandon'),
+  job: z.number().int().nonnegative(),
+  reason: z.string(),
+});
+
+export const StopEventSchema = z.object({ type: z.literal('stop'), reason: z.string() });
+export const ResumeEventSchema = z.object({ type: z.literal('resume'), at: z.string() });
+
+export const RunEventSchema = z.discriminatedUnion('type', [
+  SeedEventSchema,
+  PlanEventSchema,
+  ProposalEventSchema,
+  EvaluationEventSchema,
+  AbandonEventSchema,
+  StopEventSchema,
+  ResumeEventSchema,
+]);
+export type RunEvent = z.infer<typeof RunEventSchema>;
+export type PlanEvent = z.infer<typeof PlanEventSchema>;
+export type ProposalEvent = z.infer<typeof ProposalEventSchema>;
+export type EvaluationEvent = z.infer<typeof EvaluationEventSchema>;

@@ -1,0 +1,160 @@
+/**
+ * Everything decided before a run starts: the example, the mutator (an LLM when one is
+ * configured, else the offline mutator, and the user is told), the run directory and its
+ * manifest, and the worst-case spend. Used by `evolve run|step` and `mutate`, embedded or
+ * in the daemon.
+ */
+import * as path from 'node:path';
+import type { PeagenConfig } from '../../config';
+import { type Example, loadExample } from '../../evaluation/example';
+import { createBackends } from '../llm/createBackends';
+import type { LlmBackend } from '../llm/LlmBackend';
+import { estimateTokens, pricingFor } from '../llm/pricing';
+import { SELECTOR_NAMES } from '../selection/createSelector';
+import { type CallCost, type Spend, worstCasePerJob, worstCaseRun } from './budget';
+import { RunDir, type RunManifest, type StopConditions } from './runDir';
+
+export interface RunRequest {
+  exampleDir: string;
+  /** Where `.peagen/runs/` lives (the project; default: the current directory). */
+  projectDir: string;
+  stop: StopConditions;
+  /** Evaluations in flight at once. */
+  workers: number;
+  childrenPerGeneration?: number;
+  selector?: string;
+  mutator?: 'auto' | 'llm-patch' | 'offline';
+  seed?: number;
+  islands?: number;
+  /** Pass --quick to the evaluator (smaller inputs: faster, noisier). */
+  quick?: boolean;
+  /** Continue this run (its id or directory) instead of starting one. */
+  resume?: string;
+}
+
+export interface PreparedRun {
+  manifest: RunManifest;
+  runDir: RunDir;
+  example: Example;
+  perJobSpend: Spend;
+  /** Worst case of the whole run; undefined when nothing bounds the number of LLM calls. */
+  worstCase: (Spend & { jobs: number }) | undefined;
+  /** Lines the user should read before the run starts (which mutator, what it may cost). */
+  notes: string[];
+  backends: LlmBackend[];
+}
+
+export class RunSetupError extends Error {
+  override name = 'RunSetupError';
+}
+
+const PROMPT_OVERHEAD_CHARS = 4_000;
+
+export function prepareRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessEnv = process.env): PreparedRun {
+  const notes: string[] = [];
+  let runDir: RunDir;
+  let manifest: RunManifest;
+  let example: Example;
+  let backends: LlmBackend[] = [];
+  try {
+    backends = createBackends(config.llm, env);
+  } catch (error) {
+    throw new RunSetupError(`the llm settings are unusable: ${(error as Error).message}`);
+  }
+  if (request.resume) {
+    try {
+      runDir = RunDir.resolve(request.resume, request.projectDir);
+      manifest = runDir.readManifest();
+      example = loadExample(manifest.exampleDir);
+    } catch (error) {
+      throw new RunSetupError((error as Error).message);
+    }
+    // New stop conditions (e.g. more evaluations) replace the old ones; the rest stays as it was.
+    if (Object.keys(request.stop).length > 0) manifest = { ...manifest, stop: request.stop };
+    manifest = { ...manifest, workers: request.workers };
+    runDir.writeManifest(manifest);
+  } else {
+    try {
+      example = loadExample(request.exampleDir);
+    } catch (error) {
+      throw new RunSetupError((error as Error).message);
+    }
+    const selector = request.selector ?? 'epsilon-greedy';
+    if (!(SELECTOR_NAMES as readonly string[]).includes(selector)) throw new RunSetupError(`unknown selector "${selector}" (one of ${SELECTOR_NAMES.join(', ')})`);
+    const wanted = request.mutator ?? 'auto';
+    const usesLlm = wanted === 'llm-patch' || (wanted === 'auto' && backends.length > 0);
+    if (wanted === 'llm-patch' && backends.length === 0) {
+      throw new RunSetupError('--mutator llm-patch needs an LLM: set OPENAI_API_KEY (or OPENAI_BASE_URL for Ollama and other OpenAI-compatible servers) or ANTHROPIC_API_KEY, or add an `llm` section to peagen.json');
+    }
+    if (!usesLlm) {
+      notes.push(
+        wanted === 'offline'
+          ? 'mutator: offline (genetic improvement of the EVOLVE-BLOCK statements), as asked'
+          : 'mutator: offline — no LLM is configured, so genetic improvement of the EVOLVE-BLOCK statements does the work (set OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY to evolve with an LLM)',
+      );
+    }
+    runDir = RunDir.create(request.projectDir, example.config.name);
+    const children = request.childrenPerGeneration ?? request.workers;
+    manifest = {
+      version: 1,
+      runId: runDir.id,
+      createdAt: new Date().toISOString(),
+      exampleDir: example.dir,
+      exampleName: example.config.name,
+      program: example.config.program,
+      settings: {
+        direction: example.config.objective.direction,
+        objectiveName: example.config.objective.name,
+        ...(example.config.features && { features: example.config.features }),
+        islands: request.islands ?? 1,
+        selector,
+        mutator: usesLlm ? 'llm-patch' : 'offline',
+        usesLlm,
+        backends: usesLlm ? backends.map((backend) => ({ name: backend.name, weight: config.llm.backends.find((b) => b.name === backend.name)?.weight ?? 1 })) : [],
+        routing: config.llm.routing,
+        childrenPerGeneration: children,
+        inspirations: 4,
+        repairFailedChildren: usesLlm,
+        confirmBest: true,
+        seed: request.seed ?? 1,
+      },
+      stop: request.stop,
+      evaluatorArgs: request.quick ? ['--quick'] : [],
+      llm: {
+        temperature: config.llm.temperature,
+        maxTokens: Math.min(...(backends.length > 0 ? backends.map((backend) => config.llm.backends.find((b) => b.name === backend.name)?.maxTokens ?? 4096) : [4096])),
+        repairAttempts: config.llm.repairAttempts,
+        promptDir: path.join(path.resolve(request.projectDir), '.peagen', 'prompts'),
+      },
+      workers: request.workers,
+    };
+    runDir.writeManifest(manifest);
+  }
+  const perJobSpend = manifest.settings.usesLlm ? worstCasePerJob(callCost(manifest, example, backends, config)) : { tokens: 0, usd: 0, calls: 0 };
+  const worstCase = manifest.settings.usesLlm ? worstCaseRun(callCost(manifest, example, backends, config), manifest.stop, manifest.settings.childrenPerGeneration) : undefined;
+  if (manifest.settings.usesLlm) {
+    notes.push(`mutator: llm-patch on ${backends.map((backend) => `${backend.name} (${backend.model})`).join(', ')}`);
+    notes.push(
+      worstCase
+        ? `worst-case spend: ${worstCase.calls} LLM calls, ${worstCase.tokens.toLocaleString('en-US')} tokens, $${worstCase.usd.toFixed(2)} (every call answering with max_tokens; prices from the pricing table, an estimate)`
+        : 'worst-case spend: unbounded (no evaluation, generation or call limit); set --max-llm-calls, --budget-tokens or --budget-usd to cap it',
+    );
+  }
+  return { manifest, runDir, example, perJobSpend, worstCase, notes, backends };
+}
+
+function callCost(manifest: RunManifest, example: Example, backends: LlmBackend[], config: PeagenConfig): CallCost {
+  const seedChars = example.seedProgram().length;
+  const inputTokens = estimateTokens('x'.repeat(seedChars * (1 + Math.min(2, manifest.settings.inspirations)) + PROMPT_OVERHEAD_CHARS));
+  // The dearest configured model bounds the cost of any call.
+  let usdIn = 0;
+  let usdOut = 0;
+  for (const backend of backends) {
+    const pricing = pricingFor(backend.model, config.llm.backends.find((b) => b.name === backend.name)?.pricing);
+    if (pricing) {
+      usdIn = Math.max(usdIn, pricing.inputPerMTok / 1e6);
+      usdOut = Math.max(usdOut, pricing.outputPerMTok / 1e6);
+    }
+  }
+  return { inputTokens, maxTokens: manifest.llm.maxTokens, usdPerInputToken: usdIn, usdPerOutputToken: usdOut, callsPerJob: 1 + manifest.llm.repairAttempts };
+}

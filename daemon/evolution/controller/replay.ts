@@ -1,0 +1,120 @@
+/**
+ * Replay (P-6): rebuilds a run from run.json, its journal and the recorded LLM answers,
+ * with no LLM: every selection is made again and must match, every child is derived again
+ * from its parent and the recorded answer (or the offline mutator's seed) and must be
+ * byte-identical; then the best program is measured again and compared with its record.
+ */
+import * as fs from 'node:fs';
+import type { Evaluation } from '../../../shared/evaluation';
+import type { ProposalEvent, RunEvent } from './events';
+import { RunEventSchema } from './events';
+import { readJournal } from '../evodb/journal';
+import { programId } from '../evodb/programId';
+import { loadExample } from '../../evaluation/example';
+import { LlmPatchMutator, ReplayBackend } from '../mutation/LlmPatchMutator';
+import { OfflineMutator } from '../mutation/OfflineMutator';
+import type { Mutator, MutationRequest } from '../mutation/Mutator';
+import { applyEvent } from './applyEvent';
+import type { RunDir, RunManifest } from './runDir';
+import { RunState } from './RunState';
+import { awaitResult, type TaskClient } from './TaskClient';
+import { evaluateTaskSpec, evaluationOf } from './taskSpecs';
+
+export interface ReplayResult {
+  runId: string;
+  events: number;
+  plans: number;
+  children: number;
+  bestId: string;
+  /** The replayed best equals the run's recorded best program, byte for byte. */
+  identical: boolean;
+  remeasured?: { objectiveName: string; objective: number | null; recorded: number; differencePct: number };
+}
+
+export class ReplayMismatch extends Error {
+  override name = 'ReplayMismatch';
+}
+
+export async function replayRun(runDir: RunDir, options: { client?: TaskClient; log?(line: string): void } = {}): Promise<ReplayResult> {
+  const manifest = runDir.readManifest();
+  const example = loadExample(manifest.exampleDir);
+  const state = new RunState(manifest.settings);
+  const { events } = readJournal(runDir.journalFile);
+  let plans = 0;
+  let children = 0;
+  let count = 0;
+  for (const raw of events as ({ at: string } & Record<string, unknown>)[]) {
+    const event: RunEvent = RunEventSchema.parse(raw);
+    count++;
+    if (event.type === 'plan') plans++;
+    if (event.type === 'proposal' && event.ok) {
+      await rederive(event, state, manifest, example.config, runDir);
+      children++;
+    }
+    applyEvent(state, event, raw.at);
+  }
+  const best = state.best;
+  if (!best || best.objective === null) throw new ReplayMismatch(`run ${runDir.id} has no best program to replay`);
+  let recordedBest: string | undefined;
+  try {
+    recordedBest = fs.readFileSync(runDir.bestFile(manifest.program), 'utf8');
+  } catch {
+    recordedBest = undefined;
+  }
+  const identical = recordedBest === best.code;
+  const result: ReplayResult = { runId: manifest.runId, events: count, plans, children, bestId: best.id, identical };
+  if (options.client) {
+    const seed = best.measurements[0]?.seed ?? manifest.settings.seed;
+    options.log?.(`re-measuring the best program (seed ${seed}) ...`);
+    const taskId = await options.client.submit(evaluateTaskSpec(example, best.code, seed, manifest.evaluatorArgs, `${manifest.runId}-replay`));
+    const evaluation: Evaluation | undefined = evaluationOf((await awaitResult(options.client, taskId)).data);
+    const objective = evaluation?.correct ? evaluation.objective : null;
+    result.remeasured = {
+      objectiveName: manifest.settings.objectiveName,
+      objective,
+      recorded: best.objective,
+      differencePct: objective !== null ? ((objective - best.objective) / best.objective) * 100 : -100,
+    };
+  }
+  return result;
+}
+
+/** Derives the child again and checks it is the recorded one. */
+async function rederive(event: ProposalEvent, state: RunState, manifest: RunManifest, config: ReturnType<typeof loadExample>['config'], runDir: RunDir): Promise<void> {
+  const plan = state.openJobs().find((job) => job.plan.job === event.job)?.plan;
+  if (!plan) throw new ReplayMismatch(`proposal for job ${event.job}, which was never planned`);
+  const parent = state.archive.get(plan.parent);
+  if (!parent) throw new ReplayMismatch(`job ${event.job}: parent ${plan.parent.slice(0, 12)} is unknown`);
+  const subject = (program: typeof parent) => ({ id: program.id, code: program.code, objective: program.objective, ...(program.evaluation && { metrics: program.evaluation.metrics }) });
+  const failure = plan.kind === 'repair' ? RunState.failureOf(parent.evaluation) : undefined;
+  const request: MutationRequest = {
+    parent: subject(parent),
+    inspirations: plan.inspirations.map((id) => state.archive.get(id)).filter((program): program is typeof parent => program !== undefined && program.code.length <= 12_000).map(subject),
+    ...(failure && { failure }),
+    seed: plan.seed,
+    task: {
+      name: config.name,
+      ...(config.description && { description: config.description }),
+      ...(config.language && { language: config.language }),
+      ...(config.entry && { entry: config.entry }),
+      objectiveName: config.objective.name,
+      direction: config.objective.direction,
+    },
+  };
+  let mutator: Mutator;
+  if (event.mutator === 'offline') mutator = new OfflineMutator();
+  else {
+    const exchanges = event.exchanges.map((hash) => runDir.getExchange(hash));
+    mutator = new LlmPatchMutator({
+      backend: new ReplayBackend(exchanges),
+      temperature: manifest.llm.temperature,
+      maxTokens: manifest.llm.maxTokens,
+      repairAttempts: manifest.llm.repairAttempts,
+      ...(manifest.llm.promptDir && { promptDir: manifest.llm.promptDir }),
+    });
+  }
+  const proposal = await mutator.propose(request);
+  if (!proposal.ok || programId(proposal.code) !== event.childId) {
+    throw new ReplayMismatch(`job ${event.job}: the child derived again (${proposal.ok ? programId(proposal.code).slice(0, 12) : `no child: ${proposal.reason}`}) is not the recorded ${event.childId?.slice(0, 12)}`);
+  }
+}

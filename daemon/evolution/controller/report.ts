@@ -1,0 +1,149 @@
+/**
+ * The run's report (report.md for people, report.json for scripts): what improved, by how
+ * much, and how it was verified. Figures only from what the run measured.
+ */
+import * as fs from 'node:fs';
+import type { Program, RunProgress, StopReason } from '../../../shared/evolution';
+import type { TimelinePoint } from './EvolutionRun';
+import type { RunDir, RunManifest } from './runDir';
+import type { RunState } from './RunState';
+
+export interface RunReport {
+  runId: string;
+  example: string;
+  objectiveName: string;
+  direction: 'maximize' | 'minimize';
+  stopReason: StopReason;
+  mutator: string;
+  executor?: string;
+  seed: { id: string; objective: number | null };
+  best: {
+    id: string;
+    file: string;
+    objective: number;
+    /** Every measurement: the first and the confirmation (another seed) of a new best. */
+    measurements: { seed: number; objective: number | null }[];
+    generation: number;
+    /** Best ÷ seed for maximize, seed ÷ best for minimize. */
+    improvement: number | null;
+    lineage: { id: string; mutator: string; model?: string; objective: number | null; generation: number }[];
+  } | null;
+  progress: RunProgress;
+  /** Share of improve-jobs whose parent was the best program so far. */
+  parentWasBestShare: number;
+  /** Share of evaluations spent on children that failed. */
+  failedEvaluationShare: number;
+  duplicatesSkipped: number;
+  failedProposals: number;
+  /** When the best first reached 10x, 25x, 50x, 100x the seed. */
+  milestones: { factor: number; elapsedMs: number; evaluations: number; llmCalls: number }[];
+  timeline: TimelinePoint[];
+}
+
+export function improvementOf(direction: 'maximize' | 'minimize', seed: number | null, value: number | null): number | null {
+  if (seed === null || value === null || seed <= 0 || value <= 0) return null;
+  return direction === 'maximize' ? value / seed : seed / value;
+}
+
+function lineageOf(state: RunState, best: Program): RunReport['best'] extends infer B ? (B extends { lineage: infer L } ? L : never) : never {
+  const chain: { id: string; mutator: string; model?: string; objective: number | null; generation: number }[] = [];
+  for (let program: Program | undefined = best; program; program = program.lineage.parents[0] ? state.archive.get(program.lineage.parents[0]) : undefined) {
+    chain.push({ id: program.id, mutator: program.lineage.mutator, ...(program.lineage.model && { model: program.lineage.model }), objective: program.objective, generation: program.lineage.generation });
+    if (chain.length > 1000) break;
+  }
+  return chain.reverse();
+}
+
+export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunState, progress: RunProgress, stopReason: StopReason, timeline: TimelinePoint[]): RunReport {
+  const seed = state.seedId ? state.archive.get(state.seedId) : undefined;
+  const best = state.best;
+  const direction = manifest.settings.direction;
+  const c = state.counters;
+  const improvePlans = c.plans - c.repairPlans;
+  const milestones: RunReport['milestones'] = [];
+  for (const factor of [2, 5, 10, 25, 50, 100]) {
+    const point = timeline.find((entry) => (improvementOf(direction, seed?.objective ?? null, entry.objective) ?? 0) >= factor);
+    if (point) milestones.push({ factor, elapsedMs: point.elapsedMs, evaluations: point.evaluations, llmCalls: point.llmCalls });
+  }
+  return {
+    runId: manifest.runId,
+    example: manifest.exampleName,
+    objectiveName: manifest.settings.objectiveName,
+    direction,
+    stopReason,
+    mutator: manifest.settings.mutator,
+    ...(best?.evaluation?.executor && { executor: best.evaluation.executor }),
+    seed: { id: seed?.id ?? '', objective: seed?.objective ?? null },
+    best:
+      best && best.objective !== null
+        ? {
+            id: best.id,
+            file: runDir.bestFile(manifest.program),
+            objective: best.objective,
+            measurements: best.measurements.map((m) => ({ seed: m.seed, objective: m.objective })),
+            generation: best.lineage.generation,
+            improvement: improvementOf(direction, seed?.objective ?? null, best.objective),
+            lineage: lineageOf(state, best),
+          }
+        : null,
+    progress,
+    parentWasBestShare: improvePlans > 0 ? c.parentWasBest / improvePlans : 0,
+    failedEvaluationShare: c.evaluations > 0 ? c.failedEvaluations / c.evaluations : 0,
+    duplicatesSkipped: c.duplicates,
+    failedProposals: c.failedProposals,
+    milestones,
+    timeline,
+  };
+}
+
+const fmt = (value: number | null | undefined, digits = 3): string => (value === null || value === undefined ? '—' : value.toFixed(digits));
+const minutes = (ms: number): string => `${(ms / 60_000).toFixed(1)} min`;
+const pct = (share: number): string => `${(share * 100).toFixed(1)}%`;
+
+export function renderReportMarkdown(report: RunReport): string {
+  const p = report.progress;
+  const lines = [`# Peagen run ${report.runId}`, '', `Example **${report.example}**, objective **${report.objectiveName}** (${report.direction}); mutator **${report.mutator}**; stopped by **${report.stopReason}**.`, ''];
+  if (report.best) {
+    const b = report.best;
+    lines.push(
+      '## Result',
+      '',
+      `- Seed: ${report.objectiveName} ${fmt(report.seed.objective)}.`,
+      `- Best: ${report.objectiveName} ${fmt(b.objective)}${b.improvement !== null ? `, **${b.improvement.toFixed(1)}x** the seed` : ''} (generation ${b.generation}), in \`${b.file}\`.`,
+      `- Measurements of the best: ${b.measurements.map((m) => `${fmt(m.objective)} (seed ${m.seed})`).join(', ')}${b.measurements.length > 1 ? '; the lower counts' : ' (not re-measured: it was not a new best when measured, or the run stopped first)'}.`,
+      `- Verified by the example's evaluator in a fresh ${report.executor ?? ''} sandbox: its correctness checks (fixed edge cases and held-out inputs) passed on every measurement, and every timed output was checked.`,
+      '',
+      '## Lineage of the best',
+      '',
+      '| generation | mutator | model | objective | program |',
+      '| --- | --- | --- | --- | --- |',
+      ...b.lineage.map((step) => `| ${step.generation} | ${step.mutator} | ${step.model ?? ''} | ${fmt(step.objective)} | ${step.id.slice(0, 12)} |`),
+      '',
+    );
+  } else {
+    lines.push('## Result', '', 'No correct program beyond the seed.', '');
+  }
+  lines.push(
+    '## The search',
+    '',
+    `- ${p.evaluations} evaluations (${pct(report.failedEvaluationShare)} on children that failed), ${fmt(p.evaluationsPerMinute, 1)} per minute, ${minutes(p.elapsedMs)}.`,
+    `- ${report.duplicatesSkipped} children identical to a known program were not evaluated; ${report.failedProposals} proposals gave no child.`,
+    `- Parent was the best so far in ${pct(report.parentWasBestShare)} of improve steps.`,
+    `- LLM: ${p.llmCalls} calls, ${p.tokens.inputTokens} input + ${p.tokens.outputTokens} output tokens, $${p.costUsd.toFixed(4)}.`,
+    p.patchYield.answers > 0
+      ? `- Patch yield: ${pct(p.patchYield.firstTry)} of answers applied at the first try, ${pct(p.patchYield.afterRepair)} after repair (${p.patchYield.answers} proposals).`
+      : '- Patch yield: no LLM answers in this run.',
+    '',
+  );
+  if (report.milestones.length > 0) {
+    lines.push('## Time to reach', '', '| factor | time | evaluations | LLM calls |', '| --- | --- | --- | --- |');
+    for (const m of report.milestones) lines.push(`| ${m.factor}x | ${minutes(m.elapsedMs)} | ${m.evaluations} | ${m.llmCalls} |`);
+    lines.push('');
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+export function writeReport(runDir: RunDir, report: RunReport): void {
+  fs.writeFileSync(runDir.reportJsonFile, `${JSON.stringify(report, null, 2)}\n`);
+  fs.writeFileSync(runDir.reportFile, renderReportMarkdown(report));
+}

@@ -1,0 +1,167 @@
+/**
+ * A run's directory, `.peagen/runs/<id>/`: everything needed to resume, replay and report
+ * a run, and nothing else (never a key).
+ *   run.json        what the run is (example, settings, stop conditions)
+ *   journal.jsonl   every event, append-only
+ *   checkpoint.json the state after some event (atomic), for a fast resume
+ *   llm/<sha>.json  every LLM exchange, content-addressed (replay answers from these)
+ *   best/<program>  the best program so far
+ *   report.md, report.json
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import type { LlmExchange } from '../mutation/Mutator';
+
+export const RUNS_DIR = path.join('.peagen', 'runs');
+
+export const StopConditionsSchema = z.object({
+  generations: z.number().int().positive().optional(),
+  evaluations: z.number().int().positive().optional(),
+  wallMs: z.number().int().positive().optional(),
+  target: z.number().optional(),
+  /** Stop after this many evaluations without a new best. */
+  noImprovement: z.number().int().positive().optional(),
+  budgetTokens: z.number().int().positive().optional(),
+  budgetUsd: z.number().positive().optional(),
+  maxLlmCalls: z.number().int().positive().optional(),
+});
+export type StopConditions = z.infer<typeof StopConditionsSchema>;
+
+export const RunManifestSchema = z.object({
+  version: z.literal(1),
+  runId: z.string(),
+  createdAt: z.string(),
+  exampleDir: z.string(),
+  exampleName: z.string(),
+  program: z.string(),
+  settings: z.object({
+    direction: z.enum(['maximize', 'minimize']),
+    objectiveName: z.string(),
+    features: z.array(z.object({ name: z.string(), from: z.string(), bins: z.array(z.number()) })).optional(),
+    islands: z.number().int().positive(),
+    selector: z.string(),
+    mutator: z.string(),
+    usesLlm: z.boolean(),
+    backends: z.array(z.object({ name: z.string(), weight: z.number() })),
+    routing: z.enum(['weighted', 'bandit']),
+    childrenPerGeneration: z.number().int().positive(),
+    inspirations: z.number().int().nonnegative(),
+    repairFailedChildren: z.boolean(),
+    confirmBest: z.boolean(),
+    seed: z.number().int().nonnegative(),
+  }),
+  stop: StopConditionsSchema,
+  evaluatorArgs: z.array(z.string()),
+  llm: z.object({
+    temperature: z.number(),
+    maxTokens: z.number().int().positive(),
+    repairAttempts: z.number().int().nonnegative(),
+    promptDir: z.string().optional(),
+  }),
+  workers: z.number().int().positive(),
+});
+export type RunManifest = z.infer<typeof RunManifestSchema>;
+
+export class RunDir {
+  constructor(readonly dir: string) {}
+
+  get manifestFile(): string {
+    return path.join(this.dir, 'run.json');
+  }
+  get journalFile(): string {
+    return path.join(this.dir, 'journal.jsonl');
+  }
+  get checkpointFile(): string {
+    return path.join(this.dir, 'checkpoint.json');
+  }
+  get reportFile(): string {
+    return path.join(this.dir, 'report.md');
+  }
+  get reportJsonFile(): string {
+    return path.join(this.dir, 'report.json');
+  }
+  bestFile(program: string): string {
+    return path.join(this.dir, 'best', path.basename(program));
+  }
+
+  get id(): string {
+    return path.basename(this.dir);
+  }
+
+  static create(projectDir: string, exampleName: string, now = new Date()): RunDir {
+    const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+    const id = `${stamp}-${exampleName.replace(/[^A-Za-z0-9_-]/g, '_')}-${createHash('sha256').update(`${now.getTime()}${process.pid}${Math.random()}`).digest('hex').slice(0, 4)}`;
+    const dir = path.join(path.resolve(projectDir), RUNS_DIR, id);
+    fs.mkdirSync(path.join(dir, 'llm'), { recursive: true });
+    return new RunDir(dir);
+  }
+
+  /** A run named by its id (under the project's .peagen/runs) or by its directory. */
+  static resolve(run: string, projectDir: string): RunDir {
+    const candidates = [path.resolve(run), path.join(path.resolve(projectDir), RUNS_DIR, run)];
+    for (const dir of candidates) if (fs.existsSync(path.join(dir, 'run.json'))) return new RunDir(dir);
+    throw new Error(`no run "${run}": neither a run directory nor a run id under ${path.join(path.resolve(projectDir), RUNS_DIR)} (see \`peagen evolve list\`)`);
+  }
+
+  static list(projectDir: string): RunDir[] {
+    const root = path.join(path.resolve(projectDir), RUNS_DIR);
+    if (!fs.existsSync(root)) return [];
+    return fs
+      .readdirSync(root)
+      .filter((name) => fs.existsSync(path.join(root, name, 'run.json')))
+      .sort()
+      .map((name) => new RunDir(path.join(root, name)));
+  }
+
+  writeManifest(manifest: RunManifest): void {
+    fs.writeFileSync(this.manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
+  }
+
+  readManifest(): RunManifest {
+    let raw: unknown;
+    try {
+      raw = JSON.parse(fs.readFileSync(this.manifestFile, 'utf8'));
+    } catch (error) {
+      throw new Error(`cannot read ${this.manifestFile}: ${(error as Error).message}`);
+    }
+    const parsed = RunManifestSchema.safeParse(raw);
+    if (!parsed.success) throw new Error(`${this.manifestFile} is not a run this Peagen can read: ${z.prettifyError(parsed.error)}`);
+    return parsed.data;
+  }
+
+  /** Stores an exchange under the sha256 of its content; returns the address. */
+  putExchange(exchange: LlmExchange): string {
+    const text = JSON.stringify(exchange);
+    const hash = createHash('sha256').update(text).digest('hex');
+    const file = path.join(this.dir, 'llm', `${hash}.json`);
+    if (!fs.existsSync(file)) {
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      const temp = `${file}.${process.pid}.tmp`;
+      fs.writeFileSync(temp, text);
+      fs.renameSync(temp, file);
+    }
+    return hash;
+  }
+
+  getExchange(hash: string): LlmExchange {
+    const file = path.join(this.dir, 'llm', `${hash}.json`);
+    let text: string;
+    try {
+      text = fs.readFileSync(file, 'utf8');
+    } catch {
+      throw new Error(`the recorded LLM exchange ${hash.slice(0, 12)} is missing from ${path.dirname(file)}`);
+    }
+    if (createHash('sha256').update(text).digest('hex') !== hash) throw new Error(`the recorded LLM exchange ${file} was modified (its hash does not match)`);
+    return JSON.parse(text) as LlmExchange;
+  }
+
+  writeBest(program: string, code: string): void {
+    const file = this.bestFile(program);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const temp = `${file}.tmp`;
+    fs.writeFileSync(temp, code);
+    fs.renameSync(temp, file);
+  }
+}

@@ -1,0 +1,66 @@
+/** The mutate and evaluate tasks a run sends to the fabric, built from the run's events. */
+import type { Evaluation } from '../../../shared/evaluation';
+import type { MutatePayload } from '../../../shared/payloads';
+import type { TaskSpec } from '../../../shared/task';
+import type { Example } from '../../evaluation/example';
+import type { MutationProposal } from '../mutation/Mutator';
+import type { PlanEvent } from './events';
+import type { RunManifest } from './runDir';
+import { RunState } from './RunState';
+
+const INSPIRATION_CHARS = 12_000;
+
+export function mutateTaskSpec(plan: PlanEvent, state: RunState, manifest: RunManifest, example: Example, runId: string): TaskSpec {
+  const parent = state.archive.get(plan.parent);
+  if (!parent) throw new Error(`job ${plan.job}: parent ${plan.parent.slice(0, 12)} is not in the archive`);
+  const subject = (program: typeof parent) => ({
+    id: program.id,
+    code: program.code,
+    objective: program.objective,
+    ...(program.evaluation && { metrics: program.evaluation.metrics }),
+  });
+  const failure = plan.kind === 'repair' ? RunState.failureOf(parent.evaluation) : undefined;
+  const payload: MutatePayload = {
+    mutator: manifest.settings.mutator,
+    parent: subject(parent),
+    inspirations: plan.inspirations
+      .map((id) => state.archive.get(id))
+      .filter((program): program is typeof parent => program !== undefined && program.code.length <= INSPIRATION_CHARS)
+      .map(subject),
+    ...(failure && { failure }),
+    seed: plan.seed,
+    task: {
+      name: example.config.name,
+      ...(example.config.description && { description: example.config.description }),
+      ...(example.config.language && { language: example.config.language }),
+      ...(example.config.entry && { entry: example.config.entry }),
+      objectiveName: example.config.objective.name,
+      direction: example.config.objective.direction,
+    },
+    ...(plan.backend && { backend: plan.backend }),
+    temperature: manifest.llm.temperature,
+    maxTokens: manifest.llm.maxTokens,
+    repairAttempts: manifest.llm.repairAttempts,
+    ...(manifest.llm.promptDir && { promptDir: manifest.llm.promptDir }),
+  };
+  return { kind: 'mutate', payload, requires: manifest.settings.usesLlm ? ['llm'] : ['cpu'], runId };
+}
+
+export function evaluateTaskSpec(example: Example, code: string, seed: number, args: readonly string[], runId: string): TaskSpec {
+  return { kind: 'evaluate', payload: { exampleDir: example.dir, program: code, seed, args: [...args] }, runId };
+}
+
+/** A mutate task's result data, checked enough to trust its shape. */
+export function proposalOf(data: unknown): MutationProposal | undefined {
+  const candidate = data as Partial<MutationProposal> | undefined;
+  if (!candidate || typeof candidate !== 'object' || typeof candidate.ok !== 'boolean' || !Array.isArray(candidate.exchanges)) return undefined;
+  if (candidate.ok && typeof (candidate as { code?: unknown }).code !== 'string') return undefined;
+  return candidate as MutationProposal;
+}
+
+/** An evaluate task's result data (ok or error results both carry the Evaluation). */
+export function evaluationOf(data: unknown): Evaluation | undefined {
+  const candidate = data as Partial<Evaluation> | undefined;
+  if (!candidate || typeof candidate !== 'object' || typeof candidate.correct !== 'boolean' || typeof candidate.wallMs !== 'number') return undefined;
+  return candidate as Evaluation;
+}

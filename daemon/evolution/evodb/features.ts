@@ -1,0 +1,114 @@
+/**
+ * The MAP-Elites grid: which niche a program lands in. Each descriptor is one axis; a value's
+ * bin on an axis is the number of that axis's edges at or below the value, so a program's
+ * coordinates are small integers and its niche key (`objective=3|codeLength=2`) names a cell.
+ */
+import { FeatureDescriptorSchema, type Direction, type FeatureDescriptor } from '../../../shared/evaluation';
+
+/** What a program contributes to its coordinates. */
+export interface FeatureInput {
+  code: string;
+  objective: number | null;
+  metrics?: Readonly<Record<string, number>>;
+}
+
+/** Bin coordinates by descriptor name (what Program.features holds). */
+export type FeatureBins = Record<string, number>;
+
+/** Powers of two from 2^from to 2^to: log-spaced edges, one bin per doubling. */
+function powersOfTwo(from: number, to: number): number[] {
+  const edges: number[] = [];
+  for (let exponent = from; exponent <= to; exponent++) edges.push(2 ** exponent);
+  return edges;
+}
+
+function countLines(code: string): number {
+  if (code.length === 0) return 0;
+  let lines = 1;
+  for (let at = code.indexOf('\n'); at !== -1; at = code.indexOf('\n', at + 1)) lines++;
+  // A trailing newline ends the last line; it does not start another.
+  return code.endsWith('\n') ? lines - 1 : lines;
+}
+
+export class FeatureSpace {
+  readonly descriptors: readonly FeatureDescriptor[];
+
+  /** @throws Error naming the bad descriptor (unknown source, unsorted edges, duplicate name). */
+  constructor(descriptors: readonly FeatureDescriptor[]) {
+    const names = new Set<string>();
+    this.descriptors = descriptors.map((descriptor, index) => {
+      const parsed = FeatureDescriptorSchema.safeParse(descriptor);
+      if (!parsed.success) throw new Error(`feature ${index}: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`);
+      const { name, from, bins } = parsed.data;
+      // `|` and `=` separate a niche key's parts; a name holding them would make keys ambiguous.
+      if (/[|=]/.test(name)) throw new Error(`feature ${name}: a name may not contain "|" or "="`);
+      if (names.has(name)) throw new Error(`feature ${name}: declared twice`);
+      names.add(name);
+      bins.forEach((edge, at) => {
+        if (!Number.isFinite(edge)) throw new Error(`feature ${name}: bin edges must be finite numbers`);
+        if (at > 0 && edge <= bins[at - 1]!) throw new Error(`feature ${name}: bin edges must be strictly ascending`);
+      });
+      return { name, from, bins: [...bins] };
+    });
+  }
+
+  /**
+   * The grid used when an example declares none: the objective on log-spaced edges (one bin
+   * per doubling) and the code length every 500 characters up to 8000. A maximized objective
+   * is typically a speedup or a score around 1; a minimized one a time or a cost, anywhere
+   * from milliseconds to millions, hence the wider range.
+   */
+  static defaults(direction: Direction): FeatureSpace {
+    const objectiveEdges = direction === 'maximize' ? powersOfTwo(-1, 10) : powersOfTwo(-10, 20);
+    const codeLengthEdges = Array.from({ length: 16 }, (_, index) => (index + 1) * 500);
+    return new FeatureSpace([
+      { name: 'objective', from: 'objective', bins: objectiveEdges },
+      { name: 'codeLength', from: 'codeLength', bins: codeLengthEdges },
+    ]);
+  }
+
+  /** The raw value a descriptor reads, or undefined when the program has none (a failure, a missing metric). */
+  value(descriptor: FeatureDescriptor, input: FeatureInput): number | undefined {
+    if (descriptor.from === 'objective') return input.objective ?? undefined;
+    if (descriptor.from === 'codeLength') return input.code.length;
+    if (descriptor.from === 'lines') return countLines(input.code);
+    return input.metrics?.[descriptor.from.slice('metric:'.length)];
+  }
+
+  /** A value's bin on an axis: the number of edges at or below it; 0 when there is no value. */
+  static bin(edges: readonly number[], value: number | undefined): number {
+    if (value === undefined || Number.isNaN(value)) return 0;
+    // Binary search for the first edge above the value.
+    let low = 0;
+    let high = edges.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (edges[middle]! <= value) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  features(input: FeatureInput): FeatureBins {
+    const bins: FeatureBins = {};
+    for (const descriptor of this.descriptors) bins[descriptor.name] = FeatureSpace.bin(descriptor.bins, this.value(descriptor, input));
+    return bins;
+  }
+
+  /** `name=bin|name=bin` in descriptor order; a missing coordinate counts as bin 0. */
+  nicheKey(features: Readonly<FeatureBins>): string {
+    return this.descriptors.map(({ name }) => `${name}=${features[name] ?? 0}`).join('|');
+  }
+
+  /** The coordinates a niche key names (the inverse of nicheKey). */
+  static parseNicheKey(key: string): FeatureBins {
+    const bins: FeatureBins = {};
+    if (key === '') return bins;
+    for (const part of key.split('|')) {
+      const [name, bin] = part.split('=');
+      if (name === undefined || bin === undefined || !/^\d+$/.test(bin)) throw new Error(`not a niche key: ${key}`);
+      bins[name] = Number(bin);
+    }
+    return bins;
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Chat completions through the official `openai` SDK, for every OpenAI-compatible endpoint
+ * chosen by base URL: OpenAI itself, Ollama, vLLM, LM Studio, OpenRouter.
+ *
+ * The SDK retries 429, 408, 409 and 5xx itself, honouring `retry-after-ms` / `retry-after`
+ * (up to 60 s; otherwise exponential back-off from 0.5 s); sdkCall bounds the whole call.
+ */
+import OpenAI from 'openai';
+import { estimateTokens } from './pricing';
+import { LlmError, type LlmAnswer, type LlmBackend, type LlmRequest } from './LlmBackend';
+import type { BackendConfig } from './llmConfig';
+import { boundedSdkCall } from './sdkCall';
+
+export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
+
+export interface OpenAiBackendOptions {
+  /** The environment variable the key came from, named in auth errors (never the key). */
+  keySource?: string;
+}
+
+export class OpenAiBackend implements LlmBackend {
+  readonly provider = 'openai' as const;
+  readonly name: string;
+  readonly model: string;
+  readonly baseUrl: string;
+  private readonly client: OpenAI;
+
+  constructor(
+    private readonly config: BackendConfig,
+    private readonly apiKey: string,
+    private readonly options: OpenAiBackendOptions = {},
+  ) {
+    this.name = config.name;
+    this.model = config.model;
+    // Explicit, so that OPENAI_BASE_URL in this process never redirects a configured backend.
+    this.baseUrl = config.baseUrl ?? OPENAI_DEFAULT_BASE_URL;
+    this.client = new OpenAI({
+      apiKey,
+      baseURL: this.baseUrl,
+      organization: null,
+      project: null,
+      timeout: config.timeoutMs,
+      maxRetries: config.maxRetries,
+    });
+  }
+
+  async complete(request: LlmRequest): Promise<LlmAnswer> {
+    const started = performance.now();
+    const temperature = request.temperature ?? this.config.temperature;
+    const completion = await boundedSdkCall(
+      {
+        backendName: this.name,
+        timeoutMs: this.config.timeoutMs,
+        signal: request.signal,
+        apiKey: this.apiKey,
+        keySource: this.options.keySource,
+        errors: OpenAI,
+      },
+      (signal) =>
+        this.client.chat.completions.create(
+          {
+            model: this.model,
+            messages: request.messages.map((message) => ({ role: message.role, content: message.content })),
+            max_tokens: request.maxTokens ?? this.config.maxTokens,
+            ...(temperature !== undefined ? { temperature } : {}),
+            ...(request.seed !== undefined ? { seed: request.seed } : {}),
+          },
+          { signal },
+        ),
+    );
+    const choice = completion.choices?.[0];
+    const text = choice?.message?.content ?? '';
+    if (text.trim() === '') {
+      throw new LlmError('empty', `${this.name}: the model answered with no text (finish reason ${choice?.finish_reason ?? 'none'})`, true);
+    }
+    // Some OpenAI-compatible servers omit usage; only then is it estimated.
+    const usage = completion.usage
+      ? { inputTokens: completion.usage.prompt_tokens, outputTokens: completion.usage.completion_tokens }
+      : {
+          inputTokens: estimateTokens(request.messages.map((message) => message.content).join('\n')),
+          outputTokens: estimateTokens(text),
+        };
+    const answer: LlmAnswer = {
+      text,
+      model: completion.model || this.model,
+      usage,
+      latencyMs: performance.now() - started,
+    };
+    if (choice?.finish_reason) answer.finishReason = choice.finish_reason;
+    return answer;
+  }
+}

@@ -1,0 +1,201 @@
+/**
+ * The LLM mutator: asks a model for SEARCH/REPLACE edits of the parent and applies them.
+ * An answer that does not apply goes back to the model with applyAnswer's exact reason (the
+ * SEARCH text and the closest lines of the program), up to `repairAttempts` times; a child
+ * that failed evaluation comes back once as a request with `failure`, and the model sees the
+ * evaluator's error text. Every exchange is recorded, so {@link ReplayBackend} can re-derive
+ * the same child later without a model.
+ */
+import { createTwoFilesPatch } from 'diff';
+import type { LlmUsage } from '../../../shared/evolution';
+import { LlmError, type ChatMessage, type LlmAnswer, type LlmBackend, type LlmRequest } from '../llm/LlmBackend';
+import { buildApplyRepairMessage, buildMutationMessages, type RenderOptions, type TemplateRef } from '../prompts/renderPrompt';
+import type { LlmExchange, MutationContext, MutationProposal, MutationRequest, Mutator } from './Mutator';
+import { applyAnswer } from './patch/applyAnswer';
+
+export interface LlmPatchMutatorOptions {
+  backend: LlmBackend;
+  temperature?: number;
+  maxTokens?: number;
+  /** Answers that do not apply go back to the model with the reason, up to this many times. */
+  repairAttempts?: number;
+  /** Accept an answer that rewrites a whole EVOLVE-BLOCK in one fenced block. */
+  allowRewrite?: boolean;
+  /** Searched for prompt templates before the shipped ones (e.g. `<project>/.peagen/prompts`). */
+  promptDir?: string;
+  /** The first user prompt's template (default `mutate`). */
+  template?: string;
+  /** USD of one exchange from its usage; without it exchanges cost 0. */
+  cost?: (usage: LlmUsage) => number;
+}
+
+// Until the patch module's unifiedDiff lands: the parent → child diff a lineage records.
+function unifiedDiff(parent: string, child: string, fileName = 'program'): string {
+  return createTwoFilesPatch(`a/${fileName}`, `b/${fileName}`, parent, child);
+}
+
+export class LlmPatchMutator implements Mutator {
+  readonly name = 'llm-patch';
+  readonly usesLlm = true;
+  private readonly repairAttempts: number;
+
+  constructor(private readonly options: LlmPatchMutatorOptions) {
+    this.repairAttempts = options.repairAttempts ?? 2;
+    if (!Number.isInteger(this.repairAttempts) || this.repairAttempts < 0) {
+      throw new Error(`repairAttempts must be a non-negative integer, got ${options.repairAttempts}`);
+    }
+  }
+
+  async propose(request: MutationRequest, context: MutationContext = {}): Promise<MutationProposal> {
+    const { backend } = this.options;
+    const exchanges: LlmExchange[] = [];
+    const render: RenderOptions = this.options.promptDir ? { searchPath: [this.options.promptDir] } : {};
+    // A repair after evaluation edits the failed child; its lineage still starts at the parent.
+    const base = request.failure?.code ?? request.parent.code;
+
+    let conversation: ChatMessage[];
+    let template: TemplateRef;
+    let inputs: ReturnType<typeof buildMutationMessages>['inputs'];
+    try {
+      const opening = buildMutationMessages(request, {
+        ...render,
+        ...(this.options.template ? { template: this.options.template } : {}),
+        allowRewrite: this.options.allowRewrite ?? false,
+        ...(request.failure ? { failureDiff: unifiedDiff(request.parent.code, request.failure.code, request.task.entry) } : {}),
+      });
+      ({ messages: conversation, template, inputs } = opening);
+    } catch (error) {
+      return { ok: false, mutator: this.name, reason: 'prompt_error', message: errorMessage(error), exchanges, repairs: 0 };
+    }
+    const common = { mutator: this.name, model: `${backend.name}/${backend.model}`, template };
+
+    for (let attempt = 0; ; attempt++) {
+      let answer: LlmAnswer;
+      try {
+        answer = await this.ask(conversation, request.seed, context, exchanges);
+      } catch (error) {
+        const message = error instanceof LlmError ? `${error.code}: ${error.message}` : errorMessage(error);
+        context.log?.(`llm-patch: ${backend.name} failed: ${message}`);
+        return { ...common, ok: false, reason: 'llm_error', message, exchanges, repairs: attempt };
+      }
+      const applied = applyAnswer(base, answer.text, { allowRewrite: this.options.allowRewrite ?? false });
+      if (applied.ok && applied.code !== request.parent.code) {
+        return { ...common, ok: true, code: applied.code, patch: unifiedDiff(request.parent.code, applied.code, request.task.entry), exchanges, repairs: attempt };
+      }
+      const failure = applied.ok
+        ? { reason: 'identical', message: 'The edit turns the program back into its parent, which is not a new program. Propose a different change.' }
+        : { reason: applied.reason, message: applied.message };
+      if (attempt >= this.repairAttempts) {
+        return { ...common, ok: false, ...failure, exchanges, repairs: attempt + 1 };
+      }
+      context.log?.(`llm-patch: answer ${attempt + 1} did not apply (${failure.reason}); asking again`);
+      let repair: ChatMessage;
+      try {
+        repair = buildApplyRepairMessage(inputs, { ...failure, attempt: attempt + 1, attempts: this.repairAttempts }, render);
+      } catch (error) {
+        return { ...common, ok: false, reason: 'prompt_error', message: errorMessage(error), exchanges, repairs: attempt + 1 };
+      }
+      conversation = [...conversation, { role: 'assistant', content: answer.text }, repair];
+    }
+  }
+
+  /** One call to the model, recorded whether or not its answer will apply. */
+  private async ask(messages: ChatMessage[], seed: number, context: MutationContext, exchanges: LlmExchange[]): Promise<LlmAnswer> {
+    const { backend, temperature, maxTokens, cost } = this.options;
+    const request: LlmRequest = {
+      messages,
+      seed,
+      ...(temperature !== undefined ? { temperature } : {}),
+      ...(maxTokens !== undefined ? { maxTokens } : {}),
+      ...(context.signal ? { signal: context.signal } : {}),
+    };
+    const answer = await backend.complete(request);
+    exchanges.push({
+      backend: backend.name,
+      model: answer.model,
+      request: {
+        messages: messages.map((message) => ({ ...message })),
+        seed,
+        ...(temperature !== undefined ? { temperature } : {}),
+        ...(maxTokens !== undefined ? { maxTokens } : {}),
+      },
+      response: { text: answer.text, ...(answer.finishReason !== undefined ? { finishReason: answer.finishReason } : {}) },
+      usage: { ...answer.usage },
+      latencyMs: answer.latencyMs,
+      costUsd: cost ? cost(answer.usage) : 0,
+    });
+    return answer;
+  }
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Answers from recorded exchanges, in order, so replay re-derives children without a model.
+ * A request whose messages differ from the recorded one, or one past the end of the record,
+ * fails with an LlmError (`bad_request`) that says where it diverged.
+ */
+export class ReplayBackend implements LlmBackend {
+  readonly name: string;
+  readonly provider: 'openai' | 'anthropic';
+  readonly model: string;
+  private next = 0;
+
+  constructor(
+    private readonly exchanges: readonly LlmExchange[],
+    identity: { name?: string; provider?: 'openai' | 'anthropic'; model?: string } = {},
+  ) {
+    this.name = identity.name ?? exchanges[0]?.backend ?? 'replay';
+    this.provider = identity.provider ?? 'openai';
+    this.model = identity.model ?? exchanges[0]?.model ?? 'replay';
+  }
+
+  /** How many recorded exchanges have been answered. */
+  get used(): number {
+    return this.next;
+  }
+
+  async complete(request: LlmRequest): Promise<LlmAnswer> {
+    if (request.signal?.aborted) throw new LlmError('aborted', 'replay: the request was aborted', false);
+    const index = this.next;
+    const recorded = this.exchanges[index];
+    if (!recorded) {
+      throw new LlmError('bad_request', `replay: request ${index + 1} has no recorded exchange (the record holds ${this.exchanges.length})`, false);
+    }
+    const difference = firstDifference(recorded.request.messages, request.messages);
+    if (difference) throw new LlmError('bad_request', `replay: request ${index + 1} differs from the recorded one: ${difference}`, false);
+    this.next++;
+    return {
+      text: recorded.response.text,
+      model: recorded.model,
+      usage: { ...recorded.usage },
+      latencyMs: recorded.latencyMs,
+      ...(recorded.response.finishReason !== undefined ? { finishReason: recorded.response.finishReason } : {}),
+    };
+  }
+}
+
+function firstDifference(recorded: readonly ChatMessage[], actual: readonly ChatMessage[]): string | undefined {
+  for (let i = 0; i < Math.max(recorded.length, actual.length); i++) {
+    const want = recorded[i];
+    const got = actual[i];
+    if (!want) return `message ${i + 1} (${got?.role}) was not in the recorded request (${recorded.length} messages)`;
+    if (!got) return `message ${i + 1} (${want.role}) is missing (the recorded request has ${recorded.length} messages)`;
+    if (want.role !== got.role) return `message ${i + 1} is ${got.role}, recorded ${want.role}`;
+    if (want.content !== got.content) {
+      let at = 0;
+      while (at < want.content.length && want.content[at] === got.content[at]) at++;
+      const line = want.content.slice(0, at).split('\n').length;
+      return `message ${i + 1} (${got.role}) differs at line ${line}: recorded ${JSON.stringify(lineAt(want.content, at))}, got ${JSON.stringify(lineAt(got.content, at))}`;
+    }
+  }
+  return undefined;
+}
+
+function lineAt(text: string, offset: number): string {
+  const start = text.lastIndexOf('\n', offset - 1) + 1;
+  const end = text.indexOf('\n', offset);
+  return text.slice(start, end === -1 ? undefined : end).slice(0, 200);
+}

@@ -1,0 +1,163 @@
+/**
+ * The default selector: breed from the best program most of the time, and explore the other
+ * niche elites with a probability ε that follows how the run is going.
+ *
+ *  - exploit (probability 1 - ε): the parent is the best so far (the island's best when an
+ *    island is given);
+ *  - explore (probability ε): a uniformly random niche elite other than the best (the best
+ *    itself when it is the only correct program).
+ *
+ * ε starts at 0.15. Every improvement of the best multiplies it by 0.96 (floor 0.02): the best
+ * is still yielding, keep at it. After every `window` (8) consecutive feedbacks in which no
+ * child improved its parent or the best, it is multiplied by 1.05 (cap 0.5): the best has
+ * stalled, look elsewhere.
+ *
+ * Credit per arm: each arm keeps a discounted mean reward (see reward.ts; γ = 0.97 per
+ * feedback, so roughly the last 30 feedbacks of that arm count) with a neutral prior. The
+ * exploration probability actually used is ε × (explore mean / exploit mean), the ratio
+ * clamped to [0.5, 2] and the result to [floor, cap]. So when the best keeps improving and
+ * exploring does not pay, exploration falls below ε; when explored niches improve while the
+ * best stalls, it rises above ε. ε itself moves exactly by the rules above.
+ */
+import { z } from 'zod';
+import type { Rng } from '../rng';
+import { resolveSelectOptions, selectableBest, selectableElites, selectionIsland } from './archiveQueries';
+import { chooseInspirations } from './inspirations';
+import type { ArchiveView, ParentSelector, Selection, SelectionOutcome } from './ParentSelector';
+import { improvementReward, isImprovement } from './reward';
+import { parseSelectorState } from './selectorState';
+
+export const EXPLOIT = 'exploit';
+export const EXPLORE = 'explore';
+type Arm = typeof EXPLOIT | typeof EXPLORE;
+
+export interface EpsilonGreedyOptions {
+  /** Starting ε (0.15). */
+  epsilon?: number;
+  /** Floor of ε (0.02). */
+  minEpsilon?: number;
+  /** Cap of ε (0.5). */
+  maxEpsilon?: number;
+  /** Factor applied to ε on each improvement of the best (0.96). */
+  decay?: number;
+  /** Factor applied to ε after each `window` feedbacks without improvement (1.05). */
+  growth?: number;
+  /** Consecutive feedbacks without improvement that make ε grow once (8). */
+  window?: number;
+  /** Per-feedback discount of an arm's reward statistics (0.97); 1 keeps the whole history. */
+  armDiscount?: number;
+}
+
+/** Neutral prior of each arm's mean reward: worth PRIOR_WEIGHT feedbacks of reward PRIOR_MEAN. */
+const PRIOR_WEIGHT = 4;
+const PRIOR_MEAN = 0.25;
+const CREDIT_RATIO_MIN = 0.5;
+const CREDIT_RATIO_MAX = 2;
+
+const ArmStatsSchema = z.object({ pulls: z.number().nonnegative(), reward: z.number().nonnegative() });
+const EpsilonGreedyStateSchema = z.object({
+  selector: z.literal('epsilon-greedy'),
+  epsilon: z.number().positive().max(1),
+  sinceImprovement: z.number().int().nonnegative(),
+  arms: z.object({ exploit: ArmStatsSchema, explore: ArmStatsSchema }),
+});
+export type EpsilonGreedyState = z.infer<typeof EpsilonGreedyStateSchema>;
+
+export class AdaptiveEpsilonGreedySelector implements ParentSelector {
+  readonly name = 'epsilon-greedy';
+  private readonly options: Required<EpsilonGreedyOptions>;
+  private current: EpsilonGreedyState;
+
+  constructor(options: EpsilonGreedyOptions = {}) {
+    this.options = {
+      epsilon: options.epsilon ?? 0.15,
+      minEpsilon: options.minEpsilon ?? 0.02,
+      maxEpsilon: options.maxEpsilon ?? 0.5,
+      decay: options.decay ?? 0.96,
+      growth: options.growth ?? 1.05,
+      window: options.window ?? 8,
+      armDiscount: options.armDiscount ?? 0.97,
+    };
+    const o = this.options;
+    if (!(o.minEpsilon > 0 && o.minEpsilon <= o.epsilon && o.epsilon <= o.maxEpsilon && o.maxEpsilon <= 1)) {
+      throw new Error('epsilon-greedy needs 0 < minEpsilon <= epsilon <= maxEpsilon <= 1');
+    }
+    if (!(o.decay > 0 && o.decay <= 1) || !(o.growth >= 1)) throw new Error('epsilon-greedy needs 0 < decay <= 1 <= growth');
+    if (!Number.isInteger(o.window) || o.window < 1) throw new Error('epsilon-greedy needs window to be a positive integer');
+    if (!(o.armDiscount > 0 && o.armDiscount <= 1)) throw new Error('epsilon-greedy needs 0 < armDiscount <= 1');
+    this.current = {
+      selector: 'epsilon-greedy',
+      epsilon: o.epsilon,
+      sinceImprovement: 0,
+      arms: { exploit: { pulls: 0, reward: 0 }, explore: { pulls: 0, reward: 0 } },
+    };
+  }
+
+  /** The ε the adaptation rules maintain. */
+  get epsilon(): number {
+    return this.current.epsilon;
+  }
+
+  /** The probability of exploring used by the next selection: ε weighted by the arms' credit. */
+  explorationProbability(): number {
+    const ratio = clamp(this.meanReward(EXPLORE) / this.meanReward(EXPLOIT), CREDIT_RATIO_MIN, CREDIT_RATIO_MAX);
+    return clamp(this.current.epsilon * ratio, this.options.minEpsilon, this.options.maxEpsilon);
+  }
+
+  select(archive: ArchiveView, rng: Rng, options?: { inspirations?: number; island?: number }): Selection {
+    const { inspirations, island } = resolveSelectOptions(archive, options);
+    const best = selectableBest(archive, island);
+    const explore = rng.next() < this.explorationProbability();
+    let parent = best;
+    if (explore) {
+      const others = selectableElites(archive, island).filter((program) => program.id !== best.id);
+      if (others.length > 0) parent = rng.pick(others);
+    }
+    return {
+      parent,
+      inspirations: chooseInspirations(archive, parent, inspirations, rng, island),
+      arm: explore ? EXPLORE : EXPLOIT,
+      island: selectionIsland(parent, island),
+    };
+  }
+
+  feedback(selection: Pick<Selection, 'arm' | 'parent' | 'island'>, outcome: SelectionOutcome): void {
+    const state = this.current;
+    const arm = selection.arm === EXPLOIT || selection.arm === EXPLORE ? (selection.arm as Arm) : undefined;
+    // A feedback for an arm this selector does not have (a selection made by another
+    // selector before a switch) still tells whether the run progresses; it just credits no arm.
+    if (arm !== undefined) {
+      const stats = state.arms[arm];
+      stats.pulls = stats.pulls * this.options.armDiscount + 1;
+      stats.reward = stats.reward * this.options.armDiscount + improvementReward(outcome);
+    }
+    if (!outcome.failed && outcome.improvedBest) {
+      state.epsilon = Math.max(this.options.minEpsilon, state.epsilon * this.options.decay);
+      state.sinceImprovement = 0;
+    } else if (isImprovement(outcome)) {
+      state.sinceImprovement = 0;
+    } else if (++state.sinceImprovement >= this.options.window) {
+      state.epsilon = Math.min(this.options.maxEpsilon, state.epsilon * this.options.growth);
+      state.sinceImprovement = 0;
+    }
+  }
+
+  state(): EpsilonGreedyState {
+    return structuredClone(this.current);
+  }
+
+  restore(state: unknown): void {
+    const parsed = parseSelectorState(this.name, EpsilonGreedyStateSchema, state);
+    parsed.epsilon = clamp(parsed.epsilon, this.options.minEpsilon, this.options.maxEpsilon);
+    this.current = parsed;
+  }
+
+  private meanReward(arm: Arm): number {
+    const stats = this.current.arms[arm];
+    return (stats.reward + PRIOR_WEIGHT * PRIOR_MEAN) / (stats.pulls + PRIOR_WEIGHT);
+  }
+}
+
+function clamp(value: number, min: number, max: number): number {
+  return Math.min(max, Math.max(min, value));
+}

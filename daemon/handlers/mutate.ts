@@ -1,0 +1,77 @@
+/**
+ * The `mutate` task: one proposal of a child program from a parent, by the LLM patch
+ * mutator (requires `llm`: a worker offers it only with a model configured in its own
+ * environment) or the offline mutator (requires `cpu`). It never evaluates. A bad LLM
+ * answer is a proposal with `ok: false` and its reason, not a task failure, so the run
+ * learns from it; only a request this worker cannot serve is an error result.
+ */
+import { type MutatePayload, MutatePayloadSchema } from '../../shared/payloads';
+import { HandlerError, type TaskHandler } from '../fabric/worker/TaskHandler';
+import type { LlmConfig } from '../evolution/llm/llmConfig';
+import type { LlmBackend } from '../evolution/llm/LlmBackend';
+import { createBackends, describeBackends } from '../evolution/llm/createBackends';
+import { costOf, pricingFor } from '../evolution/llm/pricing';
+import { LlmPatchMutator } from '../evolution/mutation/LlmPatchMutator';
+import type { Mutator } from '../evolution/mutation/Mutator';
+import { OfflineMutator } from '../evolution/mutation/OfflineMutator';
+
+export interface MutateHandlerOptions {
+  llm: LlmConfig;
+  env?: NodeJS.ProcessEnv;
+  log?(line: string): void;
+}
+
+/** The backends this worker can call; a broken `llm` section is reported and offers none. */
+function workerBackends(options: MutateHandlerOptions): LlmBackend[] {
+  try {
+    return createBackends(options.llm, options.env ?? process.env);
+  } catch (error) {
+    options.log?.(`no LLM on this worker: ${(error as Error).message}`);
+    return [];
+  }
+}
+
+export function createMutateHandler(options: MutateHandlerOptions): TaskHandler<MutatePayload> {
+  const backends = workerBackends(options);
+  const offline = new OfflineMutator();
+  return {
+    kind: 'mutate',
+    provides: backends.length > 0 ? ['cpu', 'llm'] : ['cpu'],
+    payloadSchema: MutatePayloadSchema,
+    async handle(task, context) {
+      const payload = task.payload;
+      let mutator: Mutator;
+      if (payload.mutator === 'offline') mutator = offline;
+      else if (payload.mutator === 'llm-patch') {
+        const backend = payload.backend ? backends.find((candidate) => candidate.name === payload.backend) : backends[0];
+        if (!backend) {
+          const known = backends.length > 0 ? `this worker has ${describeBackends(backends)}` : 'this worker has no LLM configured (set OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY, or an `llm` section in peagen.json)';
+          throw new HandlerError('no_llm', `no LLM backend "${payload.backend ?? '(default)'}": ${known}`, false);
+        }
+        const config = options.llm.backends.find((candidate) => candidate.name === backend.name);
+        const pricing = pricingFor(backend.model, config?.pricing);
+        mutator = new LlmPatchMutator({
+          backend,
+          temperature: payload.temperature ?? config?.temperature ?? options.llm.temperature,
+          maxTokens: payload.maxTokens ?? config?.maxTokens ?? 4096,
+          repairAttempts: payload.repairAttempts ?? options.llm.repairAttempts,
+          ...(payload.promptDir && { promptDir: payload.promptDir }),
+          ...(pricing && { cost: (usage) => costOf(usage, pricing) }),
+        });
+      } else {
+        throw new HandlerError('unknown_mutator', `unknown mutator "${payload.mutator}" (built in: llm-patch, offline)`, false);
+      }
+      const proposal = await mutator.propose(
+        {
+          parent: payload.parent,
+          inspirations: payload.inspirations,
+          ...(payload.failure && { failure: payload.failure }),
+          seed: payload.seed,
+          task: payload.task,
+        },
+        { signal: context.signal, log: context.log },
+      );
+      return { status: 'ok', data: proposal };
+    },
+  };
+}
