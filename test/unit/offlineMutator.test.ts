@@ -8,9 +8,9 @@ import { looksValid } from '../../daemon/evolution/mutation/offline/sanity';
 import { fixedText, mutatorConformance } from '../conformance/mutator';
 import { REPO } from '../fixtures/paths';
 
-export const BAD_SORT = readFileSync(path.join(REPO, 'examples/bad_sort/bad_sort.py'), 'utf8');
+const BAD_SORT = readFileSync(path.join(REPO, 'examples/bad_sort/bad_sort.py'), 'utf8');
 
-export function offlineRequest(code: string, seed = 1, inspirations: string[] = []): MutationRequest {
+function offlineRequest(code: string, seed = 1, inspirations: string[] = []): MutationRequest {
   return {
     parent: { id: 'parent', code, objective: null },
     inspirations: inspirations.map((donor, i) => ({ id: `donor${i}`, code: donor, objective: 1 })),
