@@ -1,0 +1,124 @@
+/**
+ * The offline mutator: genetic improvement without an LLM. It edits whole statements inside
+ * the parent's EVOLVE-BLOCK regions (the whole file when it has none): delete one, copy one to
+ * another place, swap two siblings, replace one with a donor's statement, or take a donor's
+ * version of a whole top-level definition. Every choice comes from `Rng(request.seed)`, so the
+ * same request gives the same child. Candidates that break indentation or brackets are
+ * discarded and another random edit is tried, a bounded number of times.
+ */
+import { Rng } from '../rng';
+import type { MutationProposal, MutationRequest, Mutator } from './Mutator';
+import { blocksOfLines, keepsFixedText } from './patch/evolveBlocks';
+import { fromDocument, toDocument } from './patch/text';
+import { unifiedDiff } from './patch/unifiedDiff';
+import {
+  copyStatement,
+  crossover,
+  deleteStatement,
+  donorStatement,
+  swapStatements,
+  type Donor,
+  type OperatorName,
+  type Subject,
+} from './offline/operators';
+import { looksValid } from './offline/sanity';
+import { detectSyntax, type Syntax } from './offline/scan';
+import { parseRegion, type Block } from './offline/statements';
+
+/** Relative odds of each operator (among those that apply to the request). */
+const OPERATOR_WEIGHTS: Record<OperatorName, number> = { delete: 4, copy: 1.5, swap: 1.5, donor: 2, crossover: 2 };
+
+/** Same bound as the evaluate payload's program size: larger inputs are not worth parsing. */
+const MAX_PROGRAM_CHARS = 4_000_000;
+
+export interface OfflineMutatorOptions {
+  /** Random edits tried before giving up with `no_mutation`. */
+  attempts?: number;
+}
+
+export class OfflineMutator implements Mutator {
+  readonly name = 'offline';
+  readonly usesLlm = false;
+  private readonly attempts: number;
+
+  constructor(options: OfflineMutatorOptions = {}) {
+    this.attempts = options.attempts ?? 64;
+  }
+
+  async propose(request: MutationRequest): Promise<MutationProposal> {
+    try {
+      return this.proposeSync(request);
+    } catch (error) {
+      // The operators are total by design; this is a last guard so a bug costs one proposal, not the run.
+      return this.failure('internal_error', `offline mutator failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  private proposeSync(request: MutationRequest): MutationProposal {
+    const parent = request.parent.code;
+    if (parent.length > MAX_PROGRAM_CHARS) return this.failure('no_mutation', `the program has ${parent.length} characters, more than the offline mutator edits`);
+    const doc = toDocument(parent);
+    const syntax = detectSyntax(doc.lines.join('\n'), request.task.language);
+    const subject: Subject = { lines: doc.lines, blocks: regionStatements(doc.lines, syntax), syntax };
+    if (subject.blocks.every((block) => block.statements.length === 0)) {
+      return this.failure('no_mutation', 'the editable regions hold no statement to mutate');
+    }
+    const donors: Donor[] = request.inspirations
+      .filter((donor) => donor.code.length <= MAX_PROGRAM_CHARS && donor.code !== parent)
+      .map((donor) => {
+        const lines = toDocument(donor.code).lines;
+        return { lines, blocks: regionStatements(lines, syntax) };
+      });
+    const operators = (Object.keys(OPERATOR_WEIGHTS) as OperatorName[]).filter((op) => (op === 'donor' || op === 'crossover' ? donors.length > 0 : true));
+    const parentIsSane = looksValid(doc.lines, syntax);
+    const rng = new Rng(request.seed);
+    for (let attempt = 0; attempt < this.attempts; attempt++) {
+      const operator = pickWeighted(rng, operators);
+      const lines = applyOperator(operator, subject, donors, rng);
+      if (lines === null) continue;
+      const code = fromDocument({ ...doc, lines });
+      if (code === parent) continue;
+      if (!keepsFixedText(doc.lines, lines)) continue;
+      // A parent the check already rejects (unusual syntax) cannot be judged by it: let the evaluator decide.
+      if (parentIsSane && !looksValid(lines, syntax)) continue;
+      return { ok: true, mutator: this.name, exchanges: [], repairs: 0, code, patch: unifiedDiff(parent, code) };
+    }
+    return this.failure('no_mutation', `no valid, different child in ${this.attempts} random edits`);
+  }
+
+  private failure(reason: string, message: string): MutationProposal {
+    return { ok: false, mutator: this.name, exchanges: [], repairs: 0, reason, message };
+  }
+}
+
+/** The statements of every EVOLVE-BLOCK region, or of the whole program when it has none. */
+function regionStatements(lines: readonly string[], syntax: Syntax): Block[] {
+  const regions = blocksOfLines(lines);
+  if (regions.length === 0) return parseRegion(lines, 0, lines.length, syntax);
+  return regions.flatMap((region) => parseRegion(lines, region.startLine, region.endLine - 1, syntax));
+}
+
+function pickWeighted(rng: Rng, operators: readonly OperatorName[]): OperatorName {
+  const total = operators.reduce((sum, op) => sum + OPERATOR_WEIGHTS[op], 0);
+  let roll = rng.next() * total;
+  for (const op of operators) {
+    roll -= OPERATOR_WEIGHTS[op];
+    if (roll < 0) return op;
+  }
+  return operators[operators.length - 1]!;
+}
+
+function applyOperator(operator: OperatorName, subject: Subject, donors: readonly Donor[], rng: Rng): string[] | null {
+  switch (operator) {
+    case 'delete':
+      return deleteStatement(subject, rng);
+    case 'copy':
+      return copyStatement(subject, rng);
+    case 'swap':
+      return swapStatements(subject, rng);
+    case 'donor':
+      return donorStatement(subject, donors, rng);
+    case 'crossover':
+      return crossover(subject, donors, rng);
+  }
+}
