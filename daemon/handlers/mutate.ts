@@ -5,6 +5,7 @@
  * answer is a proposal with `ok: false` and its reason, not a task failure, so the run
  * learns from it; only a request this worker cannot serve is an error result.
  */
+import type { LlmUsage } from '../../shared/evolution';
 import { type MutatePayload, MutatePayloadSchema } from '../../shared/payloads';
 import { HandlerError, type TaskHandler } from '../fabric/worker/TaskHandler';
 import type { LlmConfig } from '../evolution/llm/llmConfig';
@@ -56,7 +57,8 @@ export function createMutateHandler(options: MutateHandlerOptions): TaskHandler<
           maxTokens: payload.maxTokens ?? config?.maxTokens ?? 4096,
           repairAttempts: payload.repairAttempts ?? options.llm.repairAttempts,
           ...(payload.promptDir && { promptDir: payload.promptDir }),
-          ...(pricing && { cost: (usage) => costOf(usage, pricing) }),
+          ...(pricing && { cost: (usage: LlmUsage) => costOf(usage, pricing) }),
+          ...(payload.template && { template: payload.template }),
         });
       } else {
         throw new HandlerError('unknown_mutator', `unknown mutator "${payload.mutator}" (built in: llm-patch, offline)`, false);
