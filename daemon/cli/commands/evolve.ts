@@ -171,7 +171,7 @@ async function runEvolution(ctx: CliContext, exampleDir: string | undefined, fla
     await fabric.close();
   }
   void last;
-  const report = buildReport(manifest, runDir, outcome.state, outcome.progress, outcome.stopReason, outcome.timeline);
+  const report = buildReport(manifest, runDir, outcome.state, outcome.progress, outcome.stopReason, outcome.timeline, outcome.engineMs);
   writeReport(runDir, report);
   ctx.output({ ...report, runDir: runDir.dir }, () => summaryLines(report, runDir));
   if (outcome.stopReason === 'interrupted') {

@@ -52,6 +52,8 @@ export interface RunOutcome {
   state: RunState;
   /** Active time per best improvement: for time-to-Nx figures. */
   timeline: TimelinePoint[];
+  /** Time the controller itself spent (planning, bookkeeping, journal, checkpoints), in ms. */
+  engineMs: number;
 }
 
 export type { TimelinePoint } from './loadRunState';
@@ -75,6 +77,7 @@ export class EvolutionRun {
   private readonly evaluationWaiters: (() => void)[] = [];
   private readonly budget: BudgetGuard;
   private wake: (() => void) | undefined;
+  private engineMs = 0;
 
   constructor(private readonly options: EvolutionRunOptions) {
     this.budget = new BudgetGuard(options.manifest.stop, options.perJobSpend);
@@ -120,6 +123,7 @@ export class EvolutionRun {
       best,
       state: this.state,
       timeline: this.timeline,
+      engineMs: this.engineMs,
     };
   }
 
@@ -182,8 +186,11 @@ export class EvolutionRun {
           this.stopReason = budgetStop;
           break;
         }
-        const plan = this.state.plan();
-        this.record(plan);
+        const plan = this.timed(() => {
+          const planned = this.state.plan();
+          this.record(planned);
+          return planned;
+        });
         this.launch(plan);
       }
       if (this.jobs.size === 0) {
@@ -264,8 +271,11 @@ export class EvolutionRun {
     if (!child) {
       const proposal = await this.mutate(plan, signal, tasks);
       if (signal.aborted) return;
-      const verdict = this.state.applyProposal(proposal);
-      this.record(proposal);
+      const verdict = this.timed(() => {
+        const outcome = this.state.applyProposal(proposal);
+        this.record(proposal);
+        return outcome;
+      });
       if (verdict === 'done') return;
       child = { id: proposal.childId!, code: proposal.code! };
     }
@@ -277,9 +287,12 @@ export class EvolutionRun {
       if (!evaluation) throw new Error('the evaluate task returned no evaluation');
       const event: EvaluationEvent = { type: 'evaluation', job: plan.job, childId: child.id, round, seed, evaluation };
       const at = new Date().toISOString();
-      const verdict = this.state.applyEvaluation(event, at);
-      this.record(event, at);
-      this.noteBest(this.state);
+      const verdict = this.timed(() => {
+        const outcome = this.state.applyEvaluation(event, at);
+        this.record(event, at);
+        this.noteBest(this.state);
+        return outcome;
+      });
       if (verdict === 'done') return;
       round = 'confirm';
     }
@@ -391,6 +404,15 @@ export class EvolutionRun {
     if (best?.objective != null && (!last || last.objective !== best.objective)) {
       this.timeline.push({ elapsedMs: this.elapsed(), evaluations: state.counters.evaluations, llmCalls: state.counters.llmCalls, objective: best.objective });
       if (this.state === state) this.options.runDir.writeBest(this.options.manifest.program, best.code);
+    }
+  }
+
+  private timed<T>(work: () => T): T {
+    const started = performance.now();
+    try {
+      return work();
+    } finally {
+      this.engineMs += performance.now() - started;
     }
   }
 

@@ -74,7 +74,7 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
     entry.done = run
       .run({ resume: Boolean(params.resume) })
       .then((outcome) => {
-        writeReport(runDir, buildReport(manifest, runDir, outcome.state, outcome.progress, outcome.stopReason, outcome.timeline));
+        writeReport(runDir, buildReport(manifest, runDir, outcome.state, outcome.progress, outcome.stopReason, outcome.timeline, outcome.engineMs));
         this.emit('progress', outcome.progress);
       })
       .catch((error: unknown) => {

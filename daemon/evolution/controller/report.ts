@@ -38,6 +38,8 @@ export interface RunReport {
   /** When the best first reached 10x, 25x, 50x, 100x the seed. */
   milestones: { factor: number; elapsedMs: number; evaluations: number; llmCalls: number }[];
   timeline: TimelinePoint[];
+  /** The controller's own time per candidate (planning, bookkeeping, journal, checkpoints). */
+  engineOverheadMsPerCandidate: number;
 }
 
 export function improvementOf(direction: 'maximize' | 'minimize', seed: number | null, value: number | null): number | null {
@@ -54,7 +56,7 @@ function lineageOf(state: RunState, best: Program): RunReport['best'] extends in
   return chain.reverse();
 }
 
-export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunState, progress: RunProgress, stopReason: StopReason, timeline: TimelinePoint[]): RunReport {
+export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunState, progress: RunProgress, stopReason: StopReason, timeline: TimelinePoint[], engineMs = 0): RunReport {
   const seed = state.seedId ? state.archive.get(state.seedId) : undefined;
   const best = state.best;
   const direction = manifest.settings.direction;
@@ -93,6 +95,7 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
     failedProposals: c.failedProposals,
     milestones,
     timeline,
+    engineOverheadMsPerCandidate: c.proposals > 0 ? engineMs / c.proposals : 0,
   };
 }
 
@@ -129,6 +132,7 @@ export function renderReportMarkdown(report: RunReport): string {
     `- ${p.evaluations} evaluations (${pct(report.failedEvaluationShare)} on children that failed), ${fmt(p.evaluationsPerMinute, 1)} per minute, ${minutes(p.elapsedMs)}.`,
     `- ${report.duplicatesSkipped} children identical to a known program were not evaluated; ${report.failedProposals} proposals gave no child.`,
     `- Parent was the best so far in ${pct(report.parentWasBestShare)} of improve steps.`,
+    `- The controller's own overhead: ${report.engineOverheadMsPerCandidate.toFixed(2)} ms per candidate.`,
     `- LLM: ${p.llmCalls} calls, ${p.tokens.inputTokens} input + ${p.tokens.outputTokens} output tokens, $${p.costUsd.toFixed(4)}.`,
     p.patchYield.answers > 0
       ? `- Patch yield: ${pct(p.patchYield.firstTry)} of answers applied at the first try, ${pct(p.patchYield.afterRepair)} after repair (${p.patchYield.answers} proposals).`
