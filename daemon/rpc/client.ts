@@ -9,7 +9,7 @@ import {
   SocketMessageReader,
   SocketMessageWriter,
 } from 'vscode-languageserver-protocol/node';
-import { Handshake, PROTOCOL_VERSION, TaskUpdate } from '../../shared/protocol';
+import { Handshake, PROTOCOL_VERSION, RunProgressUpdate, TaskUpdate } from '../../shared/protocol';
 import { connectOptions, parseAddress } from '../../shared/address';
 import { readLiveRecord, readToken } from './discovery';
 
@@ -72,6 +72,15 @@ export class DaemonClient {
 
   onTaskUpdate(handler: NotificationHandler<TaskUpdate.Params>): void {
     this.connection.onNotification(TaskUpdate.type, handler);
+  }
+
+  onRunProgress(handler: NotificationHandler<RunProgressUpdate.Params>): void {
+    this.connection.onNotification(RunProgressUpdate.type, handler);
+  }
+
+  /** Resolves when the daemon closes the connection (or it breaks). */
+  get closedSignal(): Promise<void> {
+    return this.closed.catch(() => undefined);
   }
 
   close(): void {

@@ -4,10 +4,14 @@
  * workers when a daemon runs (and --sync is not given), else on an embedded engine.
  */
 import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ErrorCodes, ResponseError } from 'vscode-languageserver-protocol/node';
+import { StartRun, StopRun } from '../../../shared/protocol';
+import { readLiveRecord } from '../../rpc/discovery';
 import { type Command, Option } from 'commander';
 import type { RunProgress } from '../../../shared/evolution';
 import { EvolutionRun } from '../../evolution/controller/EvolutionRun';
-import { prepareRun, type RunRequest, RunSetupError } from '../../evolution/controller/prepareRun';
+import { type PreparedRun, prepareRun, type RunRequest, RunSetupError } from '../../evolution/controller/prepareRun';
 import { replayRun } from '../../evolution/controller/replay';
 import { buildReport, type RunReport, writeReport } from '../../evolution/controller/report';
 import { RunDir, type StopConditions } from '../../evolution/controller/runDir';
@@ -125,6 +129,12 @@ async function runEvolution(ctx: CliContext, exampleDir: string | undefined, fla
     ...(flags.quick && { quick: true }),
     ...(flags.resume && { resume: flags.resume }),
   };
+  // The daemon runs the controller when one is running (and nothing asks for this process):
+  // the run survives this terminal, and the editor sees it.
+  if (!flags.sync && !step && readLiveRecord(ctx.stateDir)) {
+    await runInDaemon(ctx, request);
+    return;
+  }
   let prepared;
   try {
     prepared = prepareRun(request, config);
@@ -132,6 +142,11 @@ async function runEvolution(ctx: CliContext, exampleDir: string | undefined, fla
     if (error instanceof RunSetupError) throw new CliError(error.message, ExitCode.Usage);
     throw error;
   }
+  await runLocally(ctx, prepared, flags, step, stop, workers);
+}
+
+async function runLocally(ctx: CliContext, prepared: PreparedRun, flags: RunFlags, step: boolean, stop: StopConditions, workers: number): Promise<void> {
+  const config = ctx.config;
   const { manifest, runDir } = prepared;
   for (const note of prepared.notes) ctx.info(note);
   if (stop === DEFAULT_STOP) ctx.info('stop: after 120 generations or 10 minutes (set --generations, --evaluations, --minutes, --target or --patience)');
@@ -178,6 +193,66 @@ async function runEvolution(ctx: CliContext, exampleDir: string | undefined, fla
     ctx.info(`interrupted: the run is checkpointed; continue it with: peagen evolve run --resume ${manifest.runId}${flags.project ? ` --project ${flags.project}` : ''}`);
     process.exitCode = ExitCode.Interrupted;
   }
+}
+
+/** Starts the run in the daemon and follows its progress notifications until it ends. */
+async function runInDaemon(ctx: CliContext, request: RunRequest): Promise<void> {
+  await ctx.withDaemon(
+    async (client) => {
+      const display = new ProgressDisplay();
+      let runId: string | undefined;
+      const early: RunProgress[] = [];
+      let finish!: (progress: RunProgress) => void;
+      const ended = new Promise<RunProgress>((resolve) => (finish = resolve));
+      const onProgress = (progress: RunProgress): void => {
+        if (progress.runId !== runId) return;
+        if (!ctx.json) display.update(progress);
+        if (progress.state === 'finished' || progress.state === 'interrupted' || progress.state === 'failed') finish(progress);
+      };
+      client.onRunProgress((progress) => {
+        if (runId === undefined) early.push(progress);
+        else onProgress(progress);
+      });
+      const interrupt = interruptSignal();
+      try {
+        let started;
+        try {
+          started = await client.request(StartRun.type, {
+            ...request,
+            exampleDir: path.resolve(request.exampleDir),
+            projectDir: path.resolve(request.projectDir),
+          });
+        } catch (error) {
+          if (error instanceof ResponseError && error.code === ErrorCodes.InvalidParams) throw new CliError(error.message.replace(/^invalid params: /, ''), ExitCode.Usage);
+          throw error;
+        }
+        runId = started.runId;
+        for (const note of started.notes) ctx.info(note);
+        ctx.info(`run ${runId} started in the daemon (pid ${client.handshake.pid}; ${started.runDir}); Ctrl-C stops it with a checkpoint`);
+        for (const progress of early) onProgress(progress);
+        interrupt.signal.addEventListener('abort', () => void client.request(StopRun.type, { runId: runId! }).catch(() => {}), { once: true });
+        const last = await Promise.race([
+          ended,
+          client.closedSignal.then(() => {
+            throw new CliError(`the daemon went away during run ${runId}; continue it with: peagen evolve run --resume ${runId}`, ExitCode.Failed);
+          }),
+        ]);
+        display.done();
+        const runDir = new RunDir(started.runDir);
+        const report = readReport(runDir);
+        if (report) ctx.output({ ...report, runDir: runDir.dir }, () => summaryLines(report, runDir));
+        else ctx.output(last, `run ${runId}: ${last.state}`);
+        if (last.state === 'interrupted') {
+          ctx.info(`interrupted: the run is checkpointed; continue it with: peagen evolve run --resume ${runId}`);
+          process.exitCode = ExitCode.Interrupted;
+        } else if (last.state === 'failed') process.exitCode = ExitCode.Failed;
+      } finally {
+        display.done();
+        interrupt.dispose();
+      }
+    },
+    { settings: { alternative: 'add --sync to run here' } },
+  );
 }
 
 export function registerEvolveCommands(program: Command): void {
