@@ -80,7 +80,6 @@ export class LlmPatchMutator implements Mutator {
       if (attempt >= this.repairAttempts) {
         return { ...common, ok: false, ...failure, exchanges, repairs: attempt + 1 };
       }
-      context.log?.(`llm-patch: answer ${attempt + 1} did not apply (${failure.reason}); asking again`);
       let repair: ChatMessage;
       try {
         repair = buildApplyRepairMessage(inputs, { ...failure, attempt: attempt + 1, attempts: this.repairAttempts }, render);
