@@ -50,7 +50,7 @@ export function createMutateHandler(options: MutateHandlerOptions): TaskHandler<
           throw new HandlerError('no_llm', `no LLM backend "${payload.backend ?? '(default)'}": ${known}`, false);
         }
         const config = options.llm.backends.find((candidate) => candidate.name === backend.name);
-        const pricing = pricingFor(backend.model, config?.pricing);
+        const pricing = pricingFor(backend.model, config?.pricing, backend.baseUrl);
         mutator = new LlmPatchMutator({
           backend,
           temperature: payload.temperature ?? config?.temperature ?? options.llm.temperature,

@@ -53,6 +53,8 @@ export interface Counters {
   answers: number;
   appliedFirstTry: number;
   appliedAfterRepair: number;
+  /** Patch yield per model (`backend/model`): answers, applied at the first try, applied after repair. */
+  yieldByModel: Record<string, { answers: number; firstTry: number; afterRepair: number }>;
   tokens: LlmUsage;
   costUsd: number;
   improvementsOfBest: number;
@@ -99,7 +101,7 @@ function emptyCounters(): Counters {
   return {
     plans: 0, repairPlans: 0, parentWasBest: 0, proposals: 0, failedProposals: 0, duplicates: 0,
     evaluations: 0, failedEvaluations: 0, confirmations: 0, abandoned: 0, llmCalls: 0, answers: 0,
-    appliedFirstTry: 0, appliedAfterRepair: 0, tokens: { inputTokens: 0, outputTokens: 0 }, costUsd: 0,
+    appliedFirstTry: 0, appliedAfterRepair: 0, yieldByModel: {}, tokens: { inputTokens: 0, outputTokens: 0 }, costUsd: 0,
     improvementsOfBest: 0, lastImprovementAt: 0,
   };
 }
@@ -225,8 +227,16 @@ export class RunState {
     c.costUsd += event.costUsd;
     if (event.exchanges.length > 0) {
       c.answers++;
-      if (event.ok && event.repairs === 0) c.appliedFirstTry++;
-      if (event.ok) c.appliedAfterRepair++;
+      const model = (c.yieldByModel[event.model ?? 'unknown'] ??= { answers: 0, firstTry: 0, afterRepair: 0 });
+      model.answers++;
+      if (event.ok && event.repairs === 0) {
+        c.appliedFirstTry++;
+        model.firstTry++;
+      }
+      if (event.ok) {
+        c.appliedAfterRepair++;
+        model.afterRepair++;
+      }
     }
     if (!event.ok || !event.childId || event.code === undefined) {
       c.failedProposals++;

@@ -144,13 +144,13 @@ export function prepareRun(request: RunRequest, config: PeagenConfig, env: NodeJ
 }
 
 function callCost(manifest: RunManifest, example: Example, backends: LlmBackend[], config: PeagenConfig): CallCost {
-  const seedChars = example.seedProgram().length;
-  const inputTokens = estimateTokens('x'.repeat(seedChars * (1 + Math.min(2, manifest.settings.inspirations)) + PROMPT_OVERHEAD_CHARS));
+  // The prompt holds the parent and a few inspirations of about its size, plus the instructions.
+  const inputTokens = estimateTokens(example.seedProgram().repeat(1 + Math.min(3, manifest.settings.inspirations))) + estimateTokens(' '.repeat(PROMPT_OVERHEAD_CHARS));
   // The dearest configured model bounds the cost of any call.
   let usdIn = 0;
   let usdOut = 0;
   for (const backend of backends) {
-    const pricing = pricingFor(backend.model, config.llm.backends.find((b) => b.name === backend.name)?.pricing);
+    const pricing = pricingFor(backend.model, config.llm.backends.find((b) => b.name === backend.name)?.pricing, backend.baseUrl);
     if (pricing) {
       usdIn = Math.max(usdIn, pricing.inputPerMTok / 1e6);
       usdOut = Math.max(usdOut, pricing.outputPerMTok / 1e6);

@@ -35,6 +35,8 @@ export interface RunReport {
   failedEvaluationShare: number;
   duplicatesSkipped: number;
   failedProposals: number;
+  /** Share of LLM answers that became an applied child, per model: at the first try and after repair. */
+  patchYieldByModel: { model: string; answers: number; firstTry: number; afterRepair: number }[];
   /** When the best first reached 10x, 25x, 50x, 100x the seed. */
   milestones: { factor: number; elapsedMs: number; evaluations: number; llmCalls: number }[];
   timeline: TimelinePoint[];
@@ -92,6 +94,7 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
     parentWasBestShare: improvePlans > 0 ? c.parentWasBest / improvePlans : 0,
     failedEvaluationShare: c.evaluations > 0 ? c.failedEvaluations / c.evaluations : 0,
     duplicatesSkipped: c.duplicates,
+    patchYieldByModel: Object.entries(c.yieldByModel ?? {}).map(([model, y]) => ({ model, answers: y.answers, firstTry: y.answers > 0 ? y.firstTry / y.answers : 0, afterRepair: y.answers > 0 ? y.afterRepair / y.answers : 0 })),
     failedProposals: c.failedProposals,
     milestones,
     timeline,
@@ -137,6 +140,7 @@ export function renderReportMarkdown(report: RunReport): string {
     p.patchYield.answers > 0
       ? `- Patch yield: ${pct(p.patchYield.firstTry)} of answers applied at the first try, ${pct(p.patchYield.afterRepair)} after repair (${p.patchYield.answers} proposals).`
       : '- Patch yield: no LLM answers in this run.',
+    ...report.patchYieldByModel.map((y) => `  - ${y.model}: ${pct(y.firstTry)} first try, ${pct(y.afterRepair)} after repair (${y.answers} proposals)`),
     '',
   );
   if (report.milestones.length > 0) {

@@ -50,5 +50,7 @@ export interface LlmBackend {
   readonly name: string;
   readonly provider: 'openai' | 'anthropic';
   readonly model: string;
+  /** The endpoint, when the backend calls one (a local one is priced at zero). */
+  readonly baseUrl?: string;
   complete(request: LlmRequest): Promise<LlmAnswer>;
 }
