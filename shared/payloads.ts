@@ -28,6 +28,8 @@ export const MutatePayloadSchema = z.object({
   parent: MutationSubjectSchema,
   inspirations: z.array(MutationSubjectSchema).max(16).default([]),
   failure: z.object({ code: z.string(), errorText: z.string().max(20_000) }).optional(),
+  /** Ids of the children this parent already has (a repeat is asked to be replaced). */
+  avoid: z.array(z.string().regex(/^[0-9a-f]{64}$/)).max(256).default([]),
   seed: z.number().int().nonnegative(),
   task: z.object({
     name: z.string().min(1),

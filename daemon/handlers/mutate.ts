@@ -68,6 +68,7 @@ export function createMutateHandler(options: MutateHandlerOptions): TaskHandler<
           parent: payload.parent,
           inspirations: payload.inspirations,
           ...(payload.failure && { failure: payload.failure }),
+          avoid: payload.avoid,
           seed: payload.seed,
           task: payload.task,
         },

@@ -46,7 +46,7 @@ describe('peagen CLI (dist/cli.js)', function () {
     assert.equal(help.code, 0);
     for (const command of ['render', 'mutate', 'evolve', 'worker', 'queue', 'daemon']) assert.match(help.stdout, new RegExp(`\\n  ${command}\\b`));
     for (const [parent, children] of Object.entries({
-      evolve: ['step', 'run'],
+      evolve: ['step', 'run', 'list', 'show', 'best', 'replay'],
       worker: ['start'],
       queue: ['stats', 'dlq'],
       'queue dlq': ['list', 'retry', 'inspect'],
@@ -59,13 +59,13 @@ describe('peagen CLI (dist/cli.js)', function () {
     for (const leaf of [['render'], ['mutate'], ['evolve', 'step'], ['evolve', 'run'], ['worker', 'start'], ['daemon', 'start']]) {
       assert.equal(cli(...leaf, '--help').code, 0, `${leaf.join(' ')} --help`);
     }
-    assert.match(cli('mutate', '--help').stdout, /--target-file/);
+    assert.match(cli('mutate', '--help').stdout, /--apply/);
     assert.match(cli('evolve', 'run', '--help').stdout, /--generations/);
     assert.match(cli('worker', 'start', '--help').stdout, /--caps/);
   });
 
   it('says clearly that a command is not built yet, with exit code 4', () => {
-    const run = cli('evolve', 'run', '--generations', '3');
+    const run = cli('render');
     assert.equal(run.code, 4);
     assert.match(run.stderr, /not implemented/);
   });
@@ -119,7 +119,9 @@ describe('peagen CLI (dist/cli.js)', function () {
       [['--config', path.join(bad, 'peagen.json'), 'task', 'submit', 'echo', '--sync'], {}, 'config', 2],
       [['task', 'submit', 'echo', '--sync'], { QUEUE_URL: 'redis://localhost' }, 'config', 2],
       [['queue', 'stats'], {}, 'no_daemon', 3],
-      [['evolve', 'run'], {}, 'not_implemented', 4],
+      [['render'], {}, 'not_implemented', 4],
+      [['evolve', 'run', 'no/such/example', '--sync'], {}, 'usage', 2],
+      [['evolve', 'show', 'no-such-run'], {}, 'usage', 2],
       [['task', 'submit', 'refuse', '--sync', '--payload', 'not json'], {}, 'usage', 2],
     ];
     for (const [args, env, code, exitCode] of cases) {

@@ -151,7 +151,7 @@ async function runLocally(ctx: CliContext, prepared: PreparedRun, flags: RunFlag
   for (const note of prepared.notes) ctx.info(note);
   if (stop === DEFAULT_STOP) ctx.info('stop: after 120 generations or 10 minutes (set --generations, --evaluations, --minutes, --target or --patience)');
   const mutateSlots = manifest.settings.usesLlm ? Math.max(2, workers) : 1;
-  const fabric = await openFabric(ctx, config, { ...(flags.sync !== undefined && { sync: flags.sync }), slots: workers + mutateSlots });
+  const fabric = await openFabric(ctx, config, { ...(flags.sync !== undefined && { sync: flags.sync }), slots: 2 * workers + mutateSlots });
   ctx.info(`${flags.resume ? 'resuming' : 'starting'} run ${manifest.runId} (${runDir.dir}); tasks run in ${fabric.where}; Ctrl-C checkpoints and stops`);
   const interrupt = interruptSignal();
   const display = new ProgressDisplay();

@@ -81,6 +81,7 @@ export function registerMutateCommand(program: Command): void {
               mutator,
               parent: { id: programId(code), code, objective: null },
               inspirations: [],
+              avoid: [],
               seed,
               task: {
                 name: example.config.name,

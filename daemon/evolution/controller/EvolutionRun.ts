@@ -72,7 +72,7 @@ export class EvolutionRun {
   private startedAt = Date.now();
   private timeline: TimelinePoint[] = [];
   private stopReason: StopReason | undefined;
-  private readonly jobs = new Map<number, { promise: Promise<void>; abort: AbortController; tasks: Set<string> }>();
+  private readonly jobs = new Map<number, { promise: Promise<void>; abort: AbortController; tasks: Set<string>; phase: 'mutate' | 'evaluate' }>();
   private evaluating = 0;
   private readonly evaluationWaiters: (() => void)[] = [];
   private readonly budget: BudgetGuard;
@@ -168,8 +168,6 @@ export class EvolutionRun {
   }
 
   private async loop(): Promise<void> {
-    const { evalSlots, mutateSlots } = this.options;
-    const maxJobs = evalSlots + mutateSlots;
     for (;;) {
       if (this.options.signal?.aborted) {
         this.stopReason ??= 'interrupted';
@@ -180,7 +178,7 @@ export class EvolutionRun {
         return;
       }
       if (!this.stopReason) this.stopReason = this.stopCondition();
-      while (!this.stopReason && this.jobs.size < maxJobs && this.roomForJob()) {
+      while (!this.stopReason && this.wantsAnotherProposal() && this.roomForJob()) {
         const budgetStop = this.state.settings.usesLlm ? this.budget.check(this.spent()) : undefined;
         if (budgetStop) {
           this.stopReason = budgetStop;
@@ -211,6 +209,18 @@ export class EvolutionRun {
       });
       this.wake = undefined;
     }
+  }
+
+  /**
+   * Keep `mutateSlots` proposals in flight beyond what the evaluation slots need: when
+   * proposals come back as duplicates or fail to apply, more are asked for at once, so the
+   * evaluation slots never idle waiting for a usable child.
+   */
+  private wantsAnotherProposal(): boolean {
+    let proposing = 0;
+    for (const job of this.jobs.values()) if (job.phase === 'mutate') proposing++;
+    const evaluating = this.jobs.size - proposing;
+    return proposing < this.options.mutateSlots + Math.max(0, this.options.evalSlots - evaluating);
   }
 
   /** Whether the evaluation/generation limit leaves room for one more job. */
@@ -257,13 +267,14 @@ export class EvolutionRun {
         this.options.log(`job ${plan.job} failed: ${(error as Error).message}`);
         this.state.applyAbandon(plan.job, new Date().toISOString());
         this.record({ type: 'abandon', job: plan.job, reason: (error as Error).message.slice(0, 500) });
+        this.noteBest(this.state);
       })
       .finally(() => {
         if (usesBudget) this.budget.release();
         this.jobs.delete(plan.job);
         this.progress();
       });
-    this.jobs.set(plan.job, { promise, abort, tasks });
+    this.jobs.set(plan.job, { promise, abort, tasks, phase: open?.child ? 'evaluate' : 'mutate' });
   }
 
   private async runJob(plan: PlanEvent, open: { child?: { id: string; code: string }; first?: EvaluationEvent } | undefined, signal: AbortSignal, tasks: Set<string>): Promise<void> {
@@ -278,6 +289,8 @@ export class EvolutionRun {
       });
       if (verdict === 'done') return;
       child = { id: proposal.childId!, code: proposal.code! };
+      const entry = this.jobs.get(plan.job);
+      if (entry) entry.phase = 'evaluate';
     }
     let round: 'first' | 'confirm' = open?.first ? 'confirm' : 'first';
     for (;;) {
@@ -381,6 +394,7 @@ export class EvolutionRun {
       if (!interrupted) {
         this.state.applyAbandon(jobId, new Date().toISOString());
         this.record({ type: 'abandon', job: jobId, reason: `stopped: ${this.stopReason}` });
+        this.noteBest(this.state);
       }
     }
     await Promise.allSettled(cancels);
@@ -389,6 +403,8 @@ export class EvolutionRun {
 
   private record(event: RunEvent, at = new Date().toISOString()): void {
     this.seq = this.journal.append({ ...event, at });
+    // Stored before any checkpoint can name them.
+    for (const program of this.state.drainAdmitted()) this.options.runDir.putProgram(program);
     if (Date.now() - this.lastCheckpointAt >= (this.options.checkpointEveryMs ?? 15_000)) this.writeCheckpoint();
   }
 

@@ -79,7 +79,9 @@ export interface BestPoint {
 }
 
 export interface RunStateSnapshot {
+  /** The archive without its programs' contents (`programIds`; each is stored once in the run's programs/). */
   archive: unknown;
+  childrenOf?: Record<string, string[]>;
   selector: unknown;
   router: unknown;
   rng: RngState;
@@ -92,6 +94,8 @@ export interface RunStateSnapshot {
 }
 
 const REPAIR_QUEUE_LIMIT = 16;
+/** How many of a parent's known children a plan asks the mutator to avoid. */
+const AVOID_LIMIT = 32;
 /** Generations between migrations of each island's best to the next island. */
 const MIGRATION_GENERATIONS = 10;
 /** Failures an LLM can act on from the evaluator's words. */
@@ -117,13 +121,21 @@ export class RunState {
   private nextJob = 0;
   private repairQueue: string[] = [];
   private readonly jobs = new Map<number, Job>();
+  /** Every child proposed from each parent (evaluated, failed or duplicate), by parent id. */
+  private readonly childrenOf = new Map<string, string[]>();
+  /** Programs admitted since the last drainAdmitted(): for the run's program store. */
+  private admitted: Program[] = [];
 
+  /**
+   * `loadProgram` supplies the programs a lean snapshot names only by id (the run's store).
+   */
   constructor(
     readonly settings: RunSettings,
     snapshot?: RunStateSnapshot,
+    loadProgram?: (id: string) => Program,
   ) {
     this.archive = snapshot
-      ? EvoDB.fromJSON(snapshot.archive as Parameters<typeof EvoDB.fromJSON>[0])
+      ? EvoDB.fromJSON(hydrate(snapshot.archive, loadProgram))
       : new EvoDB({ direction: settings.direction, islands: settings.islands, ...(settings.features && { features: settings.features }) });
     this.selector = createSelector(settings.selector as Parameters<typeof createSelector>[0]);
     this.router = settings.usesLlm && settings.backends.length > 0 ? new EnsembleRouter(settings.backends, settings.routing) : undefined;
@@ -137,12 +149,22 @@ export class RunState {
       this.counters = { ...emptyCounters(), ...snapshot.counters };
       this.seedId = snapshot.seedId;
       this.bestHistory = [...snapshot.bestHistory];
+      for (const [parent, children] of Object.entries(snapshot.childrenOf ?? {})) this.childrenOf.set(parent, [...children]);
     }
   }
 
+  /** Programs admitted since the last call, oldest first. */
+  drainAdmitted(): Program[] {
+    const drained = this.admitted;
+    this.admitted = [];
+    return drained;
+  }
+
   snapshot(): RunStateSnapshot {
+    const { programs, ...archive } = this.archive.toJSON();
     return {
-      archive: this.archive.toJSON(),
+      archive: { ...archive, programIds: programs.map((program) => program.id) },
+      childrenOf: Object.fromEntries(this.childrenOf),
       selector: this.selector.state(),
       router: this.router?.state() ?? null,
       rng: this.rng.state(),
@@ -170,6 +192,7 @@ export class RunState {
 
   applySeed(program: Program): void {
     this.archive.add(program);
+    this.admitted.push(program);
     this.seedId = program.id;
     if (program.correct && program.objective !== null) this.bestHistory.push({ evaluations: 0, objective: program.objective, programId: program.id });
   }
@@ -182,7 +205,7 @@ export class RunState {
     if (this.repairQueue.length > 0 && this.rng.next() < 0.5) {
       const failedId = this.repairQueue.shift()!;
       this.counters.repairPlans++;
-      const plan: PlanEvent = { type: 'plan', job, kind: 'repair', parent: failedId, inspirations: [], arm: 'repair', island: this.archive.get(failedId)?.lineage.island ?? 0, seed: this.rng.seed(), ...(backend && { backend }) };
+      const plan: PlanEvent = { type: 'plan', job, kind: 'repair', parent: failedId, inspirations: [], avoid: this.avoidFor(failedId), arm: 'repair', island: this.archive.get(failedId)?.lineage.island ?? 0, seed: this.rng.seed(), ...(backend && { backend }) };
       this.jobs.set(job, { plan });
       return plan;
     }
@@ -196,6 +219,7 @@ export class RunState {
       kind: 'improve',
       parent: selection.parent.id,
       inspirations: selection.inspirations.map((program) => program.id),
+      avoid: this.avoidFor(selection.parent.id),
       arm: selection.arm,
       island: selection.island,
       seed: this.rng.seed(),
@@ -237,6 +261,11 @@ export class RunState {
         c.appliedAfterRepair++;
         model.afterRepair++;
       }
+    }
+    if (event.ok && event.childId) {
+      const siblings = this.childrenOf.get(job.plan.parent) ?? [];
+      if (!siblings.includes(event.childId)) siblings.push(event.childId);
+      this.childrenOf.set(job.plan.parent, siblings);
     }
     if (!event.ok || !event.childId || event.code === undefined) {
       c.failedProposals++;
@@ -283,10 +312,18 @@ export class RunState {
     return false;
   }
 
+  /**
+   * Whether a first measurement would make a new best. Children still waiting for their own
+   * confirmation do not raise the bar: if they did, a child beating the archive but not them
+   * would be admitted unconfirmed and become the best when their confirmation came in lower.
+   */
   private beatsBest(objective: number): boolean {
-    const best = this.archive.best();
-    if (!best || best.objective === null) return true;
-    return this.settings.direction === 'maximize' ? objective > best.objective : objective < best.objective;
+    const best = this.archive.best()?.objective ?? null;
+    return best === null || this.better(objective, best);
+  }
+
+  private avoidFor(parentId: string): string[] {
+    return (this.childrenOf.get(parentId) ?? []).slice(-AVOID_LIMIT);
   }
 
   private better(a: number, b: number): boolean {
@@ -332,6 +369,7 @@ export class RunState {
     };
     const bestBefore = this.archive.best();
     const outcome = this.archive.add(program);
+    this.admitted.push(program);
     if (objective === null) this.counters.failedEvaluations++;
     const improvedBest = objective !== null && (!bestBefore || bestBefore.objective === null || this.better(objective, bestBefore.objective));
     if (improvedBest) {
@@ -371,4 +409,13 @@ export class RunState {
     if (!evaluation?.failure) return undefined;
     return { code: evaluation.failure.reason, errorText: (evaluation.errorText ?? evaluation.failure.message).slice(-4000) };
   }
+}
+
+/** A lean archive snapshot with its programs put back from the store. */
+function hydrate(archive: unknown, loadProgram: ((id: string) => Program) | undefined): unknown {
+  const lean = archive as { programIds?: unknown; programs?: unknown };
+  if (lean.programs !== undefined || !Array.isArray(lean.programIds)) return archive;
+  if (!loadProgram) throw new Error('this checkpoint keeps its programs in the run directory; load it with the run (loadRunState)');
+  const { programIds, ...rest } = lean as { programIds: string[] };
+  return { ...rest, programs: programIds.map((id) => loadProgram(id)) };
 }

@@ -16,6 +16,8 @@ export const PlanEventSchema = z.object({
   kind: z.enum(['improve', 'repair']),
   parent: z.string(),
   inspirations: z.array(z.string()),
+  /** Children the parent already had when planned (the mutator is asked for another). */
+  avoid: z.array(z.string()).default([]),
   arm: z.string(),
   island: z.number().int().nonnegative(),
   seed: z.number().int().nonnegative(),

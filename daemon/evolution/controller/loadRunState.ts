@@ -39,7 +39,7 @@ export function loadRunState(runDir: RunDir, manifest: RunManifest, onEvent?: (s
     // No checkpoint yet (killed before the first): the journal alone rebuilds the state.
     if (!(error instanceof CheckpointError && error.problem === 'missing')) throw error;
   }
-  const state = new RunState(manifest.settings, checkpoint?.state);
+  const state = new RunState(manifest.settings, checkpoint?.state, (id) => runDir.getProgram(id));
   const after = checkpoint?.journalSeq ?? 0;
   let seq = after;
   const { events } = readJournal(runDir.journalFile);

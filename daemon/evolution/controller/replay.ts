@@ -91,6 +91,7 @@ async function rederive(event: ProposalEvent, state: RunState, manifest: RunMani
     parent: subject(parent),
     inspirations: plan.inspirations.map((id) => state.archive.get(id)).filter((program): program is typeof parent => program !== undefined && program.code.length <= 12_000).map(subject),
     ...(failure && { failure }),
+    avoid: plan.avoid,
     seed: plan.seed,
     task: {
       name: config.name,

@@ -5,6 +5,7 @@
  *   journal.jsonl   every event, append-only
  *   checkpoint.json the state after some event (atomic), for a fast resume
  *   llm/<sha>.json  every LLM exchange, content-addressed (replay answers from these)
+ *   programs/<id>.json every program admitted to the archive (the checkpoint names them by id)
  *   best/<program>  the best program so far
  *   report.md, report.json
  */
@@ -12,6 +13,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { type Program, ProgramSchema } from '../../../shared/evolution';
 import type { LlmExchange } from '../mutation/Mutator';
 
 export const RUNS_DIR = path.join('.peagen', 'runs');
@@ -155,6 +157,25 @@ export class RunDir {
     }
     if (createHash('sha256').update(text).digest('hex') !== hash) throw new Error(`the recorded LLM exchange ${file} was modified (its hash does not match)`);
     return JSON.parse(text) as LlmExchange;
+  }
+
+  /** Stores a program once, by id (it never changes once admitted to the archive). */
+  putProgram(program: Program): void {
+    const file = path.join(this.dir, 'programs', `${program.id}.json`);
+    if (fs.existsSync(file)) return;
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const temp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(temp, JSON.stringify(program));
+    fs.renameSync(temp, file);
+  }
+
+  getProgram(id: string): Program {
+    const file = path.join(this.dir, 'programs', `${id}.json`);
+    try {
+      return ProgramSchema.parse(JSON.parse(fs.readFileSync(file, 'utf8')));
+    } catch (error) {
+      throw new Error(`the run's program ${id.slice(0, 12)} cannot be read from ${file}: ${(error as Error).message}`);
+    }
   }
 
   writeBest(program: string, code: string): void {

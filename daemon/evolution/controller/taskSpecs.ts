@@ -28,6 +28,7 @@ export function mutateTaskSpec(plan: PlanEvent, state: RunState, manifest: RunMa
       .filter((program): program is typeof parent => program !== undefined && program.code.length <= INSPIRATION_CHARS)
       .map(subject),
     ...(failure && { failure }),
+    avoid: plan.avoid,
     seed: plan.seed,
     task: {
       name: example.config.name,

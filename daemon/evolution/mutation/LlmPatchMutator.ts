@@ -6,6 +6,7 @@
  * model then sees the evaluator's error text and fixes it. Every exchange is recorded, so {@link ReplayBackend} can re-derive
  * the same child later without a model.
  */
+import { programId } from '../evodb/programId';
 import type { LlmUsage } from '../../../shared/evolution';
 import { LlmError, type ChatMessage, type LlmAnswer, type LlmBackend, type LlmRequest } from '../llm/LlmBackend';
 import { buildApplyRepairMessage, buildMutationMessages, type RenderOptions, type TemplateRef } from '../prompts/renderPrompt';
@@ -60,6 +61,7 @@ export class LlmPatchMutator implements Mutator {
       return { ok: false, mutator: this.name, reason: 'prompt_error', message: errorMessage(error), exchanges, repairs: 0 };
     }
     const common = { mutator: this.name, model: `${backend.name}/${backend.model}`, template };
+    const avoid = new Set(request.avoid ?? []);
 
     for (let attempt = 0; ; attempt++) {
       let answer: LlmAnswer;
@@ -71,10 +73,13 @@ export class LlmPatchMutator implements Mutator {
         return { ...common, ok: false, reason: 'llm_error', message, exchanges, repairs: attempt };
       }
       const applied = applyAnswer(request.parent.code, answer.text, { allowRewrite: this.options.allowRewrite ?? false });
-      if (applied.ok && applied.code !== request.parent.code) {
+      const known = applied.ok && avoid.has(programId(applied.code));
+      if (applied.ok && applied.code !== request.parent.code && !known) {
         return { ...common, ok: true, code: applied.code, patch: unifiedDiff(request.parent.code, applied.code), exchanges, repairs: attempt };
       }
-      const failure = applied.ok
+      const failure = known
+        ? { reason: 'known', message: 'This exact program was already proposed and evaluated before. Propose a different change.' }
+        : applied.ok
         ? { reason: 'identical', message: 'The edit leaves the program as it was, which is not a new program. Propose a real change.' }
         : { reason: applied.reason, message: applied.message };
       if (attempt >= this.repairAttempts) {

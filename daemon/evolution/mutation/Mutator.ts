@@ -20,6 +20,11 @@ export interface MutationRequest {
   parent: MutationSubject;
   /** Other good programs: donors for the offline mutator, examples in an LLM prompt. */
   inspirations: MutationSubject[];
+  /**
+   * Ids (programId) of children this parent already has: proposing one again would waste the
+   * call, so a mutator treats such a child as no child (an LLM is asked for another change).
+   */
+  avoid?: readonly string[] | undefined;
   /** The evaluator's error text when this is a repair of a child that failed (capped). */
   failure?: { code: string; errorText: string };
   seed: number;

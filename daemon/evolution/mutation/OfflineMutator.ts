@@ -6,6 +6,7 @@
  * same request gives the same child. Candidates that break indentation or brackets are
  * discarded and another random edit is tried, a bounded number of times.
  */
+import { programId } from '../evodb/programId';
 import { Rng } from '../rng';
 import type { MutationProposal, MutationRequest, Mutator } from './Mutator';
 import { blocksOfLines, keepsFixedText } from './patch/evolveBlocks';
@@ -72,12 +73,13 @@ export class OfflineMutator implements Mutator {
     const operators = (Object.keys(OPERATOR_WEIGHTS) as OperatorName[]).filter((op) => (op === 'donor' || op === 'crossover' ? donors.length > 0 : true));
     const parentIsSane = looksValid(doc.lines, syntax);
     const rng = new Rng(request.seed);
+    const avoid = new Set(request.avoid ?? []);
     for (let attempt = 0; attempt < this.attempts; attempt++) {
       const operator = pickWeighted(rng, operators);
       const lines = applyOperator(operator, subject, donors, rng);
       if (lines === null) continue;
       const code = fromDocument({ ...doc, lines });
-      if (code === parent) continue;
+      if (code === parent || (avoid.size > 0 && avoid.has(programId(code)))) continue;
       if (!keepsFixedText(doc.lines, lines)) continue;
       // A parent the check already rejects (unusual syntax) cannot be judged by it: let the evaluator decide.
       if (parentIsSane && !looksValid(lines, syntax)) continue;
