@@ -298,13 +298,15 @@ export class RunState {
     return 'done';
   }
 
-  /** The job ended without a result; a first measurement still counts (unconfirmed). */
+  /**
+   * The job ended without a result. A child cut off while its would-be-best measurement
+   * waited for confirmation is not admitted: an unconfirmed measurement never makes the best.
+   */
   applyAbandon(jobId: number, at: string): void {
-    const job = this.jobs.get(jobId);
-    if (!job) return;
+    void at;
+    if (!this.jobs.has(jobId)) return;
     this.counters.abandoned++;
-    if (job.first) this.admit(job, [job.first], at);
-    else this.jobs.delete(jobId);
+    this.jobs.delete(jobId);
   }
 
   private isInFlight(childId: string, except: number): boolean {
