@@ -1,0 +1,67 @@
+/**
+ * Budget guardrails of `peagen evolve run`, against the scripted bad_sort model on the OpenAI
+ * wire: the worst-case spend is printed before the run starts, and the hard limits hold by
+ * what the server actually answered, not only by what the run believes it spent.
+ */
+import * as assert from 'node:assert/strict';
+import { badSortResponder } from '../fixtures/badSortMoves';
+import { BAD_SORT_DIR, EvolveProject, parseJson, type RunOutput, serverUsage } from '../fixtures/evolveFixtures';
+import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
+
+const WORST_CASE = /worst-case spend: (\d+) LLM calls, ([\d,]+) tokens, \$(\d+\.\d\d)/;
+
+describe('peagen evolve run budget limits (real CLI, scripted model)', function () {
+  this.timeout(300_000);
+  let project: EvolveProject;
+  let server: WireServer;
+
+  beforeEach(async () => {
+    project = new EvolveProject();
+    server = await startOpenAiServer({ responder: badSortResponder({ seed: 2 }), latencyMs: 20 });
+  });
+  afterEach(async () => {
+    await server.close();
+    project.cleanup();
+  });
+
+  const evolve = (...limits: string[]) =>
+    project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, '--sync', '--quick', '--evaluations', '20', ...limits, '--project', project.dir], { OPENAI_BASE_URL: server.baseUrl });
+
+  /** The worst-case line, which must come before the run starts. */
+  function worstCase(stderr: string): { calls: number; tokens: number } {
+    const match = WORST_CASE.exec(stderr);
+    assert.ok(match, `no worst-case spend line in:\n${stderr}`);
+    const starting = stderr.indexOf('starting run');
+    assert.ok(starting > 0 && match.index < starting, 'the worst case is printed before the run starts');
+    return { calls: Number(match[1]), tokens: Number(match[2]!.replace(/,/g, '')) };
+  }
+
+  it('--max-llm-calls 5: stops by max_llm_calls, and the server answered at most 5 calls', async () => {
+    const result = await evolve('--max-llm-calls', '5');
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(worstCase(result.stderr).calls, 5, 'the call limit bounds the worst case');
+    const report = parseJson<RunOutput>(result);
+    assert.equal(report.stopReason, 'max_llm_calls');
+    assert.ok(report.progress.llmCalls >= 1 && report.progress.llmCalls <= 5, `${report.progress.llmCalls} calls`);
+    assert.ok(server.requests.length <= 5, `the server saw ${server.requests.length} calls`);
+    assert.equal(serverUsage(server).calls, report.progress.llmCalls);
+    assert.ok(report.progress.evaluations < 20);
+  });
+
+  it('--budget-tokens: stops by budget_tokens, and never spends more tokens than the budget', async () => {
+    const budget = 60_000;
+    const result = await evolve('--budget-tokens', String(budget));
+    assert.equal(result.code, 0, result.stderr);
+    // 20 evaluations (each possibly followed by a repair job), 3 calls per job (1 + 2 repairs).
+    const worst = worstCase(result.stderr);
+    assert.equal(worst.calls, 20 * 2 * 3);
+    assert.ok(worst.tokens > budget, 'the budget, not the evaluation limit, binds');
+    const report = parseJson<RunOutput>(result);
+    assert.equal(report.stopReason, 'budget_tokens');
+    const spent = report.progress.tokens.inputTokens + report.progress.tokens.outputTokens;
+    assert.ok(spent > 0 && spent <= budget, `spent ${spent} of ${budget}`);
+    const answered = serverUsage(server);
+    assert.ok(answered.inputTokens + answered.outputTokens <= budget, `the server answered ${answered.inputTokens + answered.outputTokens} tokens`);
+    assert.equal(answered.inputTokens + answered.outputTokens, spent);
+  });
+});

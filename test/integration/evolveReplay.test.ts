@@ -1,0 +1,119 @@
+/**
+ * `peagen evolve replay`: a finished run is re-derived from run.json, its journal and the
+ * recorded LLM answers, with no model; the best program must come out byte-identical, and a
+ * tampered record must be caught, never silently replayed.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { badSortResponder } from '../fixtures/badSortMoves';
+import { BAD_SORT_DIR, EvolveProject, parseJson, readJournalEvents, type RunOutput } from '../fixtures/evolveFixtures';
+import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
+import { tempDir } from '../fixtures/paths';
+
+interface ReplayOutput {
+  runId: string;
+  events: number;
+  plans: number;
+  children: number;
+  bestId: string;
+  identical: boolean;
+  remeasured?: { objectiveName: string; objective: number | null; recorded: number; differencePct: number };
+}
+
+describe('peagen evolve replay (real CLI)', function () {
+  this.timeout(300_000);
+  const project = new EvolveProject();
+  let server: WireServer;
+  let llmRun: RunOutput;
+  let offlineRun: RunOutput;
+  const copies: string[] = [];
+
+  /** A copy of a run directory to damage (replay takes a directory as well as an id). */
+  const copyOf = (runDir: string): string => {
+    const copy = path.join(tempDir('replay-copy'), path.basename(runDir));
+    copies.push(path.dirname(copy));
+    fs.cpSync(runDir, copy, { recursive: true });
+    return copy;
+  };
+  const replay = (run: string, ...flags: string[]) => project.run(['evolve', 'replay', run, '--project', project.dir, ...flags]);
+
+  before(async () => {
+    server = await startOpenAiServer({ responder: badSortResponder({ seed: 11 }), latencyMs: 10 });
+    const [llm, offline] = await Promise.all([
+      project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, '--sync', '--quick', '--evaluations', '4', '--project', project.dir], { OPENAI_BASE_URL: server.baseUrl }),
+      project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, '--sync', '--quick', '--evaluations', '4', '--project', project.dir]),
+    ]);
+    assert.equal(llm.code, 0, llm.stderr);
+    assert.equal(offline.code, 0, offline.stderr);
+    llmRun = parseJson<RunOutput>(llm);
+    offlineRun = parseJson<RunOutput>(offline);
+    assert.equal(llmRun.mutator, 'llm-patch');
+    assert.equal(offlineRun.mutator, 'offline');
+  });
+  after(async () => {
+    await server.close();
+    project.cleanup();
+    for (const dir of copies) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const which of ['llm', 'offline'] as const) {
+    it(`re-derives the ${which} run without a model: every child, the same selections, a byte-identical best (--no-measure)`, async () => {
+      const run = which === 'llm' ? llmRun : offlineRun;
+      const callsBefore = server.requests.length;
+      const text = await replay(run.runId, '--no-measure');
+      assert.equal(text.code, 0, text.stderr);
+      assert.match(text.stdout, /best program: byte-identical/);
+      const json = parseJson<ReplayOutput>(await project.run(['--json', 'evolve', 'replay', run.runId, '--project', project.dir, '--no-measure']));
+      const events = readJournalEvents(run.runDir);
+      assert.equal(json.identical, true);
+      assert.equal(json.events, events.length);
+      assert.equal(json.plans, events.filter((event) => event.type === 'plan').length);
+      assert.equal(json.children, events.filter((event) => event.type === 'proposal' && event.ok).length);
+      assert.ok(json.children >= 4);
+      assert.equal(json.bestId, run.best?.id);
+      assert.equal(json.remeasured, undefined);
+      assert.equal(server.requests.length, callsBefore, 'replay called no model');
+    });
+  }
+
+  it('by default re-measures the best program and reports its objective next to the recorded one', async () => {
+    const result = await project.run(['--json', 'evolve', 'replay', offlineRun.runId, '--project', project.dir, '--sync']);
+    assert.equal(result.code, 0, result.stderr);
+    const json = parseJson<ReplayOutput>(result);
+    assert.equal(json.identical, true);
+    assert.ok(json.remeasured, 'a re-measurement');
+    assert.equal(json.remeasured.objectiveName, 'speedup');
+    assert.equal(json.remeasured.recorded, offlineRun.best?.objective);
+    // A timing differs from run to run (±30%): assert only that the best is still correct (a non-null objective).
+    assert.ok(json.remeasured.objective !== null && json.remeasured.objective > 0, `re-measured ${json.remeasured.objective}`);
+    assert.ok(Number.isFinite(json.remeasured.differencePct));
+
+    const text = await project.run(['evolve', 'replay', offlineRun.runId, '--project', project.dir, '--sync']);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /re-measured speedup: \d+\.\d{3} vs recorded \d+\.\d{3}/);
+  });
+
+  it('refuses a run whose recorded LLM answer was tampered with: a clear message, a non-zero exit', async () => {
+    const copy = copyOf(llmRun.runDir);
+    const child = readJournalEvents(copy).find((event) => event.type === 'proposal' && event.ok && event.exchanges.length > 0);
+    assert.ok(child && child.type === 'proposal');
+    const file = path.join(copy, 'llm', `${child.exchanges[0]}.json`);
+    const exchange = JSON.parse(fs.readFileSync(file, 'utf8')) as { response: { text: string } };
+    exchange.response.text = exchange.response.text.replace('SEARCH', 'SEARCH ');
+    fs.writeFileSync(file, JSON.stringify(exchange));
+
+    const result = await replay(copy, '--no-measure');
+    assert.notEqual(result.code, 0);
+    assert.match(result.stderr + result.stdout, new RegExp(`recorded LLM exchange .*${child.exchanges[0]!.slice(0, 12)}.* was modified`));
+  });
+
+  it('says DIFFERENT and exits non-zero when the recorded best program is not what the journal gives', async () => {
+    const copy = copyOf(offlineRun.runDir);
+    const bestFile = path.join(copy, 'best', 'bad_sort.py');
+    fs.appendFileSync(bestFile, '# edited by hand\n');
+    const result = await replay(copy, '--no-measure');
+    assert.equal(result.code, 1);
+    assert.match(result.stdout, /best program: DIFFERENT/);
+  });
+});
