@@ -146,7 +146,15 @@ export class EvolutionRun {
     const code = example.seedProgram();
     const seed = manifest.settings.seed;
     this.options.log(`evaluating the seed program ${manifest.program} ...`);
-    const evaluation = await this.evaluate(code, seed, new AbortController().signal, new Set());
+    const signal = this.options.signal ?? new AbortController().signal;
+    let evaluation: Evaluation | undefined;
+    try {
+      evaluation = await this.evaluate(code, seed, signal, new Set());
+    } catch (error) {
+      // Ctrl-C during the seed's evaluation: nothing to keep yet but the run directory.
+      if (signal.aborted) throw new Interrupted();
+      throw error;
+    }
     if (!evaluation?.correct || evaluation.objective === null) {
       const why = evaluation ? (evaluation.failure?.message ?? 'incorrect') : 'the evaluation did not complete';
       throw new Error(`the seed program ${manifest.program} fails its own evaluation (${why}); fix the example before evolving it${evaluation?.errorText ? `\n${evaluation.errorText}` : ''}`);

@@ -304,9 +304,12 @@ export class RunState {
    */
   applyAbandon(jobId: number, at: string): void {
     void at;
-    if (!this.jobs.has(jobId)) return;
+    const job = this.jobs.get(jobId);
+    if (!job) return;
     this.counters.abandoned++;
     this.jobs.delete(jobId);
+    // The router counts every choice as a try until it hears back: an abandoned call earned nothing.
+    if (this.router && job.plan.backend) this.router.feedback(job.plan.backend, { reward: 0, costUsd: job.child?.proposal.costUsd ?? 0 });
   }
 
   private isInFlight(childId: string, except: number): boolean {
