@@ -11,7 +11,7 @@
 //
 // Checkpoints are measured beside it: at each reported archive size, a few checkpoints of
 // state.snapshot() are written exactly as the live run writes them (the same envelope, temp
-// file, fsync, rename). The live run writes one per 15 s, i.e. one per (evaluations per minute
+// file, fsync, rename). The live run writes one per CHECKPOINT_EVERY_MS (EvolutionRun.js), i.e. one per (evaluations per minute
 // ÷ 4) candidates; at 25 evaluations/min (BENCH_EVALS_PER_MIN) that is one per ~6 candidates.
 // Printed: ms per candidate without checkpoints, one checkpoint's cost, and the two together
 // at that cadence.
@@ -31,6 +31,7 @@ const { programId } = out('daemon', 'evolution', 'evodb', 'programId.js');
 const { Rng } = out('daemon', 'evolution', 'rng.js');
 const { prepareRun } = out('daemon', 'evolution', 'controller', 'prepareRun.js');
 const { loadConfig } = out('daemon', 'config.js');
+const { CHECKPOINT_EVERY_MS } = out('daemon', 'evolution', 'controller', 'EvolutionRun.js');
 
 const PROGRAMS = Number(process.env.BENCH_PROGRAMS ?? 10_000);
 const SIZES = [1_000, 5_000, 10_000].filter((size) => size <= PROGRAMS);
@@ -40,8 +41,9 @@ const WINDOW = 500;
 const CHECKPOINT_SAMPLES = 3;
 const EVALS_PER_MIN = Number(process.env.BENCH_EVALS_PER_MIN ?? 25);
 const WORKERS = 4;
-/** Candidates per 15 s at that rate (nearly every candidate is evaluated once). */
-const CANDIDATES_PER_CHECKPOINT = Math.max(1, Math.round((EVALS_PER_MIN * 15) / 60));
+/** Candidates per checkpoint interval at that rate (nearly every candidate is evaluated once). */
+const CHECKPOINT_SECONDS = CHECKPOINT_EVERY_MS / 1000;
+const CANDIDATES_PER_CHECKPOINT = Math.max(1, Math.round((EVALS_PER_MIN * CHECKPOINT_SECONDS) / 60));
 const TARGET_MS = 2;
 
 const dir = mkdtempSync(join(tmpdir(), 'peagen-bench-overhead-'));
@@ -141,6 +143,8 @@ function candidate() {
     const stamp = at();
     const next = state.applyEvaluation(event, stamp);
     journal.append({ ...event, at: stamp });
+    // As the live run does after every event: each admitted program is stored once, by id.
+    for (const program of state.drainAdmitted()) runDir.putProgram(program);
     const best = state.best;
     if (best && best.objective !== null && best.id === childId) runDir.writeBest(manifest.program, best.code);
     spent += now() - t;
@@ -197,7 +201,7 @@ const journalMb = statSync(journal.path).size / 1e6;
 rmSync(dir, { recursive: true, force: true });
 
 console.log(`bench:evolve overhead: ${candidates} candidates into an archive of ${state.archive.size} programs (${c.failedEvaluations} failed, ${c.duplicates} duplicate answers, ${c.confirmations} confirmations, ${c.repairPlans} repair jobs) in ${totalSeconds.toFixed(1)} s; journal ${journalMb.toFixed(1)} MB`);
-console.log(`checkpoint cadence as live: one per 15 s = one per ${CANDIDATES_PER_CHECKPOINT} candidates at ${EVALS_PER_MIN} evaluations/min (BENCH_EVALS_PER_MIN)`);
+console.log(`checkpoint cadence as live: one per ${CHECKPOINT_SECONDS} s = one per ${CANDIDATES_PER_CHECKPOINT} candidates at ${EVALS_PER_MIN} evaluations/min (BENCH_EVALS_PER_MIN)`);
 console.log('');
 console.log('  programs   ms/candidate    one checkpoint        ms/candidate with');
 console.log(`             (no checkpoint)  (ms, MB)              a checkpoint per ${CANDIDATES_PER_CHECKPOINT}`);
