@@ -133,7 +133,7 @@ export class EvolutionRun {
     };
   }
 
-  /** Ends the run as if a stop condition had been met (e.g. `evolve stop`). */
+  /** Ends the run as if a stop condition had been met (the daemon's StopRun, its shutdown). */
   requestStop(reason: StopReason = 'interrupted'): void {
     this.stopReason ??= reason;
     this.wake?.();
