@@ -44,6 +44,8 @@ export const MutatePayloadSchema = z.object({
   temperature: z.number().min(0).max(2).optional(),
   maxTokens: z.number().int().positive().optional(),
   repairAttempts: z.number().int().nonnegative().max(5).optional(),
+  /** Accept a whole-EVOLVE-BLOCK rewrite as an answer. */
+  allowRewrite: z.boolean().optional(),
   /** Prompt template name (searched in the project's .peagen/prompts first). */
   template: z.string().optional(),
   /** Directory searched first for prompt templates. */

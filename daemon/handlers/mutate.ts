@@ -56,6 +56,7 @@ export function createMutateHandler(options: MutateHandlerOptions): TaskHandler<
           temperature: payload.temperature ?? config?.temperature ?? options.llm.temperature,
           maxTokens: payload.maxTokens ?? config?.maxTokens ?? 4096,
           repairAttempts: payload.repairAttempts ?? options.llm.repairAttempts,
+          allowRewrite: payload.allowRewrite ?? options.llm.allowRewrite,
           ...(payload.promptDir && { promptDir: payload.promptDir }),
           ...(pricing && { cost: (usage: LlmUsage) => costOf(usage, pricing) }),
           ...(payload.template && { template: payload.template }),

@@ -49,7 +49,7 @@ describe('createBackends against local servers', () => {
   it('calls a keyless OpenAI-compatible local server (Ollama-like) named by OPENAI_BASE_URL', async () => {
     const server = await startOpenAiServer({ responder: () => 'local answer' });
     try {
-      const [backend] = createBackends({ backends: [], routing: 'weighted', temperature: 0.8, repairAttempts: 2 }, {
+      const [backend] = createBackends({ backends: [], routing: 'weighted', temperature: 0.8, repairAttempts: 2, allowRewrite: false }, {
         OPENAI_BASE_URL: server.baseUrl,
         OPENAI_MODEL: 'qwen2.5-coder:7b',
       });
@@ -70,6 +70,7 @@ describe('createBackends against local servers', () => {
           routing: 'weighted',
           temperature: 0.8,
           repairAttempts: 2,
+          allowRewrite: false,
         },
         { MY_CLAUDE_KEY: 'sk-ant-from-env-variable-123', ANTHROPIC_API_KEY: 'sk-ant-the-wrong-one-456' },
       );

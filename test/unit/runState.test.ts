@@ -268,6 +268,14 @@ describe('RunState', () => {
     assert.equal(state.best?.id, seedProgram().id, 'an unconfirmed measurement made the program the best');
   });
 
+  it('islands take turns: an empty island breeds from the archive, its children live there, and every island fills', () => {
+    const state = freshState({ islands: 3 });
+    const events = drive(state, 30);
+    const plans = plansOf(events);
+    assert.deepEqual(plans.slice(0, 6).map((plan) => plan.island), [0, 1, 2, 0, 1, 2]);
+    for (const island of [0, 1, 2]) assert.ok(state.archive.best(island), `island ${island} has a correct program`);
+  });
+
   it('minimize: the higher of two measurements counts', () => {
     const state = new RunState(settings({ direction: 'minimize' }));
     const seed = seedProgram(10);

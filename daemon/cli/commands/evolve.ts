@@ -34,6 +34,7 @@ interface RunFlags {
   selector?: string;
   mutator?: 'auto' | 'llm-patch' | 'offline';
   seed?: number;
+  islands?: number;
   quick?: boolean;
   resume?: string;
   sync?: boolean;
@@ -78,6 +79,7 @@ function addRunOptions(command: Command): Command {
     .addOption(new Option('--selector <name>', 'parent selector').choices([...SELECTOR_NAMES]))
     .addOption(new Option('--mutator <name>', 'llm-patch, offline, or auto: an LLM when one is configured').choices(['auto', 'llm-patch', 'offline']))
     .option('--seed <n>', 'seed of the run (selection, mutation, held-out inputs)', parsePositiveInt('--seed'))
+    .option('--islands <n>', 'independent sub-populations that take turns and exchange their bests (default 1)', parsePositiveInt('--islands'))
     .option('--quick', "pass --quick to the evaluator (smaller inputs: faster, noisier)")
     .option('--resume <run>', 'continue a run (its id or directory) from its checkpoint and journal')
     .option('--sync', 'run everything in this process (in-memory queue, in-process workers), even when a daemon runs')
@@ -126,6 +128,7 @@ async function runEvolution(ctx: CliContext, exampleDir: string | undefined, fla
     ...(flags.selector && { selector: flags.selector }),
     ...(flags.mutator && { mutator: flags.mutator }),
     ...(flags.seed !== undefined && { seed: flags.seed }),
+    ...(flags.islands !== undefined && { islands: flags.islands }),
     ...(flags.quick && { quick: true }),
     ...(flags.resume && { resume: flags.resume }),
   };

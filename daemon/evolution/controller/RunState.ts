@@ -211,7 +211,10 @@ export class RunState {
     }
     // Islands take turns; each breeds from its own programs until migration mixes them.
     const island = this.settings.islands > 1 ? job % this.settings.islands : undefined;
-    const selection = this.selector.select(this.archive, this.rng, { inspirations: this.settings.inspirations, ...(island !== undefined && { island }) });
+    // An island with no correct program yet (at the start, only the seed's island has one)
+    // breeds from the whole archive; its children then live on that island.
+    const populated = island !== undefined && this.archive.best(island) !== undefined;
+    const selection = this.selector.select(this.archive, this.rng, { inspirations: this.settings.inspirations, ...(populated && { island }) });
     if (selection.parent.id === this.archive.best()?.id) this.counters.parentWasBest++;
     const plan: PlanEvent = {
       type: 'plan',
@@ -221,7 +224,7 @@ export class RunState {
       inspirations: selection.inspirations.map((program) => program.id),
       avoid: this.avoidFor(selection.parent.id),
       arm: selection.arm,
-      island: selection.island,
+      island: island ?? selection.island,
       seed: this.rng.seed(),
       ...(backend && { backend }),
     };

@@ -124,6 +124,7 @@ export function prepareRun(request: RunRequest, config: PeagenConfig, env: NodeJ
         temperature: config.llm.temperature,
         maxTokens: Math.min(...(backends.length > 0 ? backends.map((backend) => config.llm.backends.find((b) => b.name === backend.name)?.maxTokens ?? 4096) : [4096])),
         repairAttempts: config.llm.repairAttempts,
+        allowRewrite: config.llm.allowRewrite,
         promptDir: path.join(path.resolve(request.projectDir), '.peagen', 'prompts'),
       },
       workers: request.workers,

@@ -111,6 +111,7 @@ async function rederive(event: ProposalEvent, state: RunState, manifest: RunMani
       temperature: manifest.llm.temperature,
       maxTokens: manifest.llm.maxTokens,
       repairAttempts: manifest.llm.repairAttempts,
+      allowRewrite: manifest.llm.allowRewrite,
       ...(manifest.llm.promptDir && { promptDir: manifest.llm.promptDir }),
     });
   }

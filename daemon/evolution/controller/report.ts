@@ -133,7 +133,7 @@ export function renderReportMarkdown(report: RunReport): string {
     '## The search',
     '',
     `- ${p.evaluations} evaluations (${pct(report.failedEvaluationShare)} on children that failed), ${fmt(p.evaluationsPerMinute, 1)} per minute, ${minutes(p.elapsedMs)}.`,
-    `- ${report.duplicatesSkipped} children identical to a known program were not evaluated; ${report.failedProposals} proposals gave no child.`,
+    `- Children identical to a known program, not evaluated again: ${report.duplicatesSkipped}; proposals that gave no child: ${report.failedProposals}.`,
     `- Parent was the best so far in ${pct(report.parentWasBestShare)} of improve steps.`,
     `- The controller's own overhead: ${report.engineOverheadMsPerCandidate.toFixed(2)} ms per candidate.`,
     `- LLM: ${p.llmCalls} calls, ${p.tokens.inputTokens} input + ${p.tokens.outputTokens} output tokens, $${p.costUsd.toFixed(4)}.`,

@@ -60,6 +60,7 @@ export const RunManifestSchema = z.object({
     temperature: z.number(),
     maxTokens: z.number().int().positive(),
     repairAttempts: z.number().int().nonnegative(),
+    allowRewrite: z.boolean().default(false),
     promptDir: z.string().optional(),
   }),
   workers: z.number().int().positive(),

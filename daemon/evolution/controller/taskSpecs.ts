@@ -42,6 +42,7 @@ export function mutateTaskSpec(plan: PlanEvent, state: RunState, manifest: RunMa
     temperature: manifest.llm.temperature,
     maxTokens: manifest.llm.maxTokens,
     repairAttempts: manifest.llm.repairAttempts,
+    allowRewrite: manifest.llm.allowRewrite,
     ...(manifest.llm.promptDir && { promptDir: manifest.llm.promptDir }),
   };
   return { kind: 'mutate', payload, requires: manifest.settings.usesLlm ? ['llm'] : ['cpu'], runId };

@@ -46,6 +46,8 @@ export const LlmConfigSchema = z
     temperature: z.number().min(0).max(2).default(0.8),
     /** Answers that do not apply go back to the model with the reason, up to this many times. */
     repairAttempts: z.number().int().nonnegative().max(5).default(2),
+    /** Also accept an answer that rewrites a whole EVOLVE-BLOCK in one fenced block. */
+    allowRewrite: z.boolean().default(false),
   })
   .strict();
 export type LlmConfig = z.infer<typeof LlmConfigSchema>;
