@@ -69,7 +69,8 @@ export class LlmPatchMutator implements Mutator {
         answer = await this.ask(conversation, request.seed, context, exchanges);
       } catch (error) {
         const message = error instanceof LlmError ? `${error.code}: ${error.message}` : errorMessage(error);
-        context.log?.(`llm-patch: ${backend.name} failed: ${message}`);
+        // An aborted call is the run stopping, not news.
+        if (!(error instanceof LlmError && error.code === 'aborted')) context.log?.(`llm-patch: ${backend.name} failed: ${message}`);
         return { ...common, ok: false, reason: 'llm_error', message, exchanges, repairs: attempt };
       }
       const applied = applyAnswer(request.parent.code, answer.text, { allowRewrite: this.options.allowRewrite ?? false });
