@@ -122,6 +122,7 @@ describe('peagen CLI (dist/cli.js)', function () {
       [['render'], {}, 'not_implemented', 4],
       [['evolve', 'run', 'no/such/example', '--sync'], {}, 'usage', 2],
       [['evolve', 'show', 'no-such-run'], {}, 'usage', 2],
+      [['evolve', 'run', 'examples/bad_sort', '--workers', '0'], {}, 'usage', 2],
       [['task', 'submit', 'refuse', '--sync', '--payload', 'not json'], {}, 'usage', 2],
     ];
     for (const [args, env, code, exitCode] of cases) {

@@ -43,6 +43,16 @@ interface RunFlags {
 
 const DEFAULT_STOP: StopConditions = { generations: 120, wallMs: 10 * 60_000 };
 
+/** A count that must be at least 1 (0 workers would wait forever; 0 generations is no run). */
+function atLeastOne(name: string) {
+  const whole = parsePositiveInt(name);
+  return (value: string): number => {
+    const parsed = whole(value);
+    if (parsed < 1) throw new CliError(`${name} must be at least 1 (got "${value}")`, ExitCode.Usage);
+    return parsed;
+  };
+}
+
 function positiveNumber(name: string) {
   return (value: string): number => {
     const parsed = Number(value);
@@ -74,12 +84,12 @@ function stopConditions(flags: RunFlags): StopConditions {
 
 function addRunOptions(command: Command): Command {
   return command
-    .option('--workers <n>', 'evaluations in flight at once (default: the configured worker concurrency)', parsePositiveInt('--workers'))
-    .option('--children <n>', 'children per generation (default: --workers)', parsePositiveInt('--children'))
+    .option('--workers <n>', 'evaluations in flight at once (default: the configured worker concurrency)', atLeastOne('--workers'))
+    .option('--children <n>', 'children per generation (default: --workers)', atLeastOne('--children'))
     .addOption(new Option('--selector <name>', 'parent selector').choices([...SELECTOR_NAMES]))
     .addOption(new Option('--mutator <name>', 'llm-patch, offline, or auto: an LLM when one is configured').choices(['auto', 'llm-patch', 'offline']))
     .option('--seed <n>', 'seed of the run (selection, mutation, held-out inputs)', parsePositiveInt('--seed'))
-    .option('--islands <n>', 'independent sub-populations that take turns and exchange their bests (default 1)', parsePositiveInt('--islands'))
+    .option('--islands <n>', 'independent sub-populations that take turns and exchange their bests (default 1)', atLeastOne('--islands'))
     .option('--quick', "pass --quick to the evaluator (smaller inputs: faster, noisier)")
     .option('--resume <run>', 'continue a run (its id or directory) from its checkpoint and journal')
     .option('--sync', 'run everything in this process (in-memory queue, in-process workers), even when a daemon runs')
@@ -88,14 +98,14 @@ function addRunOptions(command: Command): Command {
 
 function addStopOptions(command: Command): Command {
   return command
-    .option('--generations <n>', 'stop after N generations (of --children children)', parsePositiveInt('--generations'))
-    .option('--evaluations <n>', 'stop after N evaluated children', parsePositiveInt('--evaluations'))
+    .option('--generations <n>', 'stop after N generations (of --children children)', atLeastOne('--generations'))
+    .option('--evaluations <n>', 'stop after N evaluated children', atLeastOne('--evaluations'))
     .option('--minutes <m>', 'stop after this much wall time', positiveNumber('--minutes'))
     .option('--target <x>', 'stop when the best objective reaches x', finiteNumber('--target'))
-    .option('--patience <n>', 'stop after N evaluations without a new best', parsePositiveInt('--patience'))
-    .option('--budget-tokens <n>', 'hard stop: never spend more LLM tokens than this', parsePositiveInt('--budget-tokens'))
+    .option('--patience <n>', 'stop after N evaluations without a new best', atLeastOne('--patience'))
+    .option('--budget-tokens <n>', 'hard stop: never spend more LLM tokens than this', atLeastOne('--budget-tokens'))
     .option('--budget-usd <x>', 'hard stop: never spend more than this many US dollars', positiveNumber('--budget-usd'))
-    .option('--max-llm-calls <n>', 'hard stop: never make more LLM calls than this', parsePositiveInt('--max-llm-calls'));
+    .option('--max-llm-calls <n>', 'hard stop: never make more LLM calls than this', atLeastOne('--max-llm-calls'));
 }
 
 function summaryLines(report: RunReport, runDir: RunDir): string {

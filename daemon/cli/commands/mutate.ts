@@ -43,6 +43,7 @@ export function registerMutateCommand(program: Command): void {
     .option('--sync', 'run in this process (in-memory queue, in-process workers), even when a daemon runs')
     .action(async (exampleDir: string, flags: MutateFlags, command: Command) => {
       const ctx = CliContext.of(command);
+      if (flags.n < 1) throw new CliError('--n must be at least 1', ExitCode.Usage);
       const config = ctx.config;
       let example;
       try {
