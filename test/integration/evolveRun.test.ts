@@ -113,7 +113,7 @@ describe('peagen evolve run examples/bad_sort (real CLI, real evaluations)', fun
     assert.ok(evaluation.objective !== null && evaluation.objective > 1.5, `re-evaluated speedup ${evaluation.objective}`);
   });
 
-  it('with a scripted model on the OpenAI wire: reaches 10x the seed, and the key stays out of the run', async () => {
+  it('with a scripted model on the OpenAI wire: reaches the target (about 10x the seed), and the key stays out of the run', async () => {
     // A helpful model (mostly improving moves, the default noise of malformed answers).
     server = await startOpenAiServer({ responder: badSortResponder({ seed: 7, improveProbability: 0.95, harmfulProbability: 0 }), latencyMs: 20, apiKey: OPENAI_KEY });
     // Measured: the target is reached after 13-23 evaluations (about 15-40 s); 48 leaves room.
@@ -128,7 +128,9 @@ describe('peagen evolve run examples/bad_sort (real CLI, real evaluations)', fun
     assert.equal(report.mutator, 'llm-patch');
     const best = assertBest(report, { confirmed: true });
     assert.ok(best.objective >= 13);
-    assert.ok(best.improvement !== null && best.improvement >= 10, `${best.improvement}x`);
+    // 13 is about 10x a seed that measures near 1; the seed's own timing varies (0.6 to 1.5 on
+    // a loaded machine), so the factor is checked loosely and the target exactly.
+    assert.ok(best.improvement !== null && best.improvement >= 5, `${best.improvement}x`);
     // The target itself was reached by a confirmed program: both of its measurements at least 13.
     const events = readJournalEvents(report.runDir);
     const confirmedAtTarget = events.some(
