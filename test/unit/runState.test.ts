@@ -264,7 +264,7 @@ describe('RunState', () => {
     const child = `${SEED_CODE}# lucky once\n`;
     state.applyProposal(proposal(plan.job, child));
     assert.equal(state.applyEvaluation(measured(plan.job, child, 'first', 50), AT), 'confirm');
-    state.applyAbandon(plan.job, AT);
+    state.applyAbandon(plan.job);
     assert.equal(state.best?.id, seedProgram().id, 'an unconfirmed measurement made the program the best');
   });
 

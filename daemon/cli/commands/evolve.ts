@@ -13,7 +13,7 @@ import type { RunProgress } from '../../../shared/evolution';
 import { EvolutionRun } from '../../evolution/controller/EvolutionRun';
 import { type PreparedRun, prepareRun, type RunRequest, RunSetupError } from '../../evolution/controller/prepareRun';
 import { replayRun } from '../../evolution/controller/replay';
-import { buildReport, type RunReport, writeReport } from '../../evolution/controller/report';
+import { buildReport, readReport, type RunReport, writeReport } from '../../evolution/controller/report';
 import { RunDir, type StopConditions } from '../../evolution/controller/runDir';
 import { SELECTOR_NAMES } from '../../evolution/selection/createSelector';
 import { CliContext, CliError, ExitCode, parsePositiveInt } from '../context';
@@ -168,7 +168,6 @@ async function runLocally(ctx: CliContext, prepared: PreparedRun, flags: RunFlag
   ctx.info(`${flags.resume ? 'resuming' : 'starting'} run ${manifest.runId} (${runDir.dir}); tasks run in ${fabric.where}; Ctrl-C checkpoints and stops`);
   const interrupt = interruptSignal();
   const display = new ProgressDisplay();
-  let last: RunProgress | undefined;
   const run = new EvolutionRun({
     runDir,
     manifest,
@@ -184,7 +183,6 @@ async function runLocally(ctx: CliContext, prepared: PreparedRun, flags: RunFlag
       ctx.info(line);
     },
     onProgress: (progress) => {
-      last = progress;
       if (!ctx.json) display.update(progress);
     },
   });
@@ -198,7 +196,6 @@ async function runLocally(ctx: CliContext, prepared: PreparedRun, flags: RunFlag
     interrupt.dispose();
     await fabric.close();
   }
-  void last;
   const report = buildReport(manifest, runDir, outcome.state, outcome.progress, outcome.stopReason, outcome.timeline, outcome.engineMs);
   writeReport(runDir, report);
   ctx.output({ ...report, runDir: runDir.dir }, () => summaryLines(report, runDir));
@@ -371,13 +368,5 @@ function resolveRun(run: string, project: string | undefined): RunDir {
     return RunDir.resolve(run, project ?? process.cwd());
   } catch (error) {
     throw new CliError((error as Error).message, ExitCode.Usage);
-  }
-}
-
-function readReport(runDir: RunDir): RunReport | undefined {
-  try {
-    return JSON.parse(fs.readFileSync(runDir.reportJsonFile, 'utf8')) as RunReport;
-  } catch {
-    return undefined;
   }
 }

@@ -10,7 +10,7 @@ import type { Evaluation } from '../../../shared/evaluation';
 import type { Result } from '../../../shared/task';
 import { programId } from '../../evolution/evodb/programId';
 import { awaitResult } from '../../evolution/controller/TaskClient';
-import { evaluateTaskSpec, evaluationOf, proposalOf } from '../../evolution/controller/taskSpecs';
+import { evaluateTaskSpec, evaluationOf, mutationTaskOf, proposalOf } from '../../evolution/controller/taskSpecs';
 import { createBackends } from '../../evolution/llm/createBackends';
 import type { MutationProposal } from '../../evolution/mutation/Mutator';
 import { loadExample } from '../../evaluation/example';
@@ -84,14 +84,7 @@ export function registerMutateCommand(program: Command): void {
               inspirations: [],
               avoid: [],
               seed,
-              task: {
-                name: example.config.name,
-                ...(example.config.description && { description: example.config.description }),
-                ...(example.config.language && { language: example.config.language }),
-                ...(example.config.entry && { entry: example.config.entry }),
-                objectiveName: example.config.objective.name,
-                direction: example.config.objective.direction,
-              },
+              task: mutationTaskOf(example.config),
               ...(flags.model && { backend: flags.model }),
             };
             const taskId = await fabric.client.submit({ kind: 'mutate', payload, requires: mutator === 'llm-patch' ? ['llm'] : ['cpu'] });

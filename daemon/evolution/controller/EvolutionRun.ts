@@ -279,7 +279,7 @@ export class EvolutionRun {
       .catch((error: unknown) => {
         if (abort.signal.aborted) return;
         this.options.log(`job ${plan.job} failed: ${(error as Error).message}`);
-        this.state.applyAbandon(plan.job, new Date().toISOString());
+        this.state.applyAbandon(plan.job);
         this.record({ type: 'abandon', job: plan.job, reason: (error as Error).message.slice(0, 500) });
         this.noteBest(this.state);
       })
@@ -406,7 +406,7 @@ export class EvolutionRun {
       job.abort.abort();
       for (const taskId of job.tasks) cancels.push(this.options.client.cancel(taskId).catch(() => false));
       if (!interrupted) {
-        this.state.applyAbandon(jobId, new Date().toISOString());
+        this.state.applyAbandon(jobId);
         this.record({ type: 'abandon', job: jobId, reason: `stopped: ${this.stopReason}` });
         this.noteBest(this.state);
       }

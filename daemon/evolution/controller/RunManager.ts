@@ -5,14 +5,13 @@
  * `evolve run --resume` continues them.
  */
 import { EventEmitter } from 'node:events';
-import * as fs from 'node:fs';
 import type { NicheElite, Program, RunProgress, RunSummary } from '../../../shared/evolution';
 import type { StartRun } from '../../../shared/protocol';
 import type { Engine } from '../../engine/Engine';
 import { EvolutionRun } from './EvolutionRun';
 import { loadRunState } from './loadRunState';
 import { prepareRun } from './prepareRun';
-import { buildReport, writeReport } from './report';
+import { buildReport, readReport, writeReport } from './report';
 import { RunDir } from './runDir';
 import type { RunState } from './RunState';
 import { engineTaskClient } from './taskClients';
@@ -21,7 +20,6 @@ interface ActiveRun {
   run: EvolutionRun;
   runDir: RunDir;
   done: Promise<void>;
-  state?: () => RunState | undefined;
   progress?: RunProgress;
 }
 
@@ -108,14 +106,10 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
       let evaluations = live?.evaluations ?? 0;
       let state: RunSummary['state'] = live ? live.state : 'interrupted';
       if (!live) {
-        try {
-          const report = JSON.parse(fs.readFileSync(runDir.reportJsonFile, 'utf8')) as { best: { objective: number } | null; progress: RunProgress; stopReason: string };
-          best = report.best?.objective ?? null;
-          evaluations = report.progress.evaluations;
-          state = report.stopReason === 'interrupted' ? 'interrupted' : report.stopReason === 'error' ? 'failed' : 'finished';
-        } catch {
-          state = 'interrupted';
-        }
+        const report = readReport(runDir);
+        best = report?.best?.objective ?? null;
+        evaluations = report?.progress.evaluations ?? 0;
+        state = !report || report.stopReason === 'interrupted' ? 'interrupted' : report.stopReason === 'error' ? 'failed' : 'finished';
       }
       return { runId: manifest.runId, example: manifest.exampleName, dir: runDir.dir, state, startedAt: manifest.createdAt, best, evaluations };
     });

@@ -305,8 +305,7 @@ export class RunState {
    * The job ended without a result. A child cut off while its would-be-best measurement
    * waited for confirmation is not admitted: an unconfirmed measurement never makes the best.
    */
-  applyAbandon(jobId: number, at: string): void {
-    void at;
+  applyAbandon(jobId: number): void {
     const job = this.jobs.get(jobId);
     if (!job) return;
     this.counters.abandoned++;

@@ -17,7 +17,7 @@ export function applyEvent(state: RunState, event: RunEvent, at: string): void {
       state.applyEvaluation(event, at);
       return;
     case 'abandon':
-      state.applyAbandon(event.job, at);
+      state.applyAbandon(event.job);
       return;
     case 'stop':
     case 'resume':

@@ -13,12 +13,12 @@ import { programId } from '../evodb/programId';
 import { loadExample } from '../../evaluation/example';
 import { LlmPatchMutator, ReplayBackend } from '../mutation/LlmPatchMutator';
 import { OfflineMutator } from '../mutation/OfflineMutator';
-import type { Mutator, MutationRequest } from '../mutation/Mutator';
+import type { Mutator } from '../mutation/Mutator';
 import { applyEvent } from './applyEvent';
 import type { RunDir, RunManifest } from './runDir';
 import { RunState } from './RunState';
+import { evaluateTaskSpec, evaluationOf, mutationRequestFor } from './taskSpecs';
 import { awaitResult, type TaskClient } from './TaskClient';
-import { evaluateTaskSpec, evaluationOf } from './taskSpecs';
 
 export interface ReplayResult {
   runId: string;
@@ -83,25 +83,8 @@ export async function replayRun(runDir: RunDir, options: { client?: TaskClient; 
 async function rederive(event: ProposalEvent, state: RunState, manifest: RunManifest, config: ReturnType<typeof loadExample>['config'], runDir: RunDir): Promise<void> {
   const plan = state.openJobs().find((job) => job.plan.job === event.job)?.plan;
   if (!plan) throw new ReplayMismatch(`proposal for job ${event.job}, which was never planned`);
-  const parent = state.archive.get(plan.parent);
-  if (!parent) throw new ReplayMismatch(`job ${event.job}: parent ${plan.parent.slice(0, 12)} is unknown`);
-  const subject = (program: typeof parent) => ({ id: program.id, code: program.code, objective: program.objective, ...(program.evaluation && { metrics: program.evaluation.metrics }) });
-  const failure = plan.kind === 'repair' ? RunState.failureOf(parent.evaluation) : undefined;
-  const request: MutationRequest = {
-    parent: subject(parent),
-    inspirations: plan.inspirations.map((id) => state.archive.get(id)).filter((program): program is typeof parent => program !== undefined && program.code.length <= 12_000).map(subject),
-    ...(failure && { failure }),
-    avoid: plan.avoid,
-    seed: plan.seed,
-    task: {
-      name: config.name,
-      ...(config.description && { description: config.description }),
-      ...(config.language && { language: config.language }),
-      ...(config.entry && { entry: config.entry }),
-      objectiveName: config.objective.name,
-      direction: config.objective.direction,
-    },
-  };
+  if (!state.archive.has(plan.parent)) throw new ReplayMismatch(`job ${event.job}: parent ${plan.parent.slice(0, 12)} is unknown`);
+  const request = mutationRequestFor(plan, state, config);
   let mutator: Mutator;
   if (event.mutator === 'offline') mutator = new OfflineMutator();
   else {

@@ -151,6 +151,15 @@ export function renderReportMarkdown(report: RunReport): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** The run's report.json, or undefined while it has none (running, or killed). */
+export function readReport(runDir: RunDir): RunReport | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(runDir.reportJsonFile, 'utf8')) as RunReport;
+  } catch {
+    return undefined;
+  }
+}
+
 export function writeReport(runDir: RunDir, report: RunReport): void {
   fs.writeFileSync(runDir.reportJsonFile, `${JSON.stringify(report, null, 2)}\n`);
   fs.writeFileSync(runDir.reportFile, renderReportMarkdown(report));

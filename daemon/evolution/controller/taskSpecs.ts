@@ -1,43 +1,62 @@
 /** The mutate and evaluate tasks a run sends to the fabric, built from the run's events. */
-import type { Evaluation } from '../../../shared/evaluation';
+import type { Evaluation, ExampleConfig } from '../../../shared/evaluation';
+import type { Program } from '../../../shared/evolution';
 import type { MutatePayload } from '../../../shared/payloads';
 import type { TaskSpec } from '../../../shared/task';
 import type { Example } from '../../evaluation/example';
-import type { MutationProposal } from '../mutation/Mutator';
+import type { MutationProposal, MutationRequest, MutationSubject } from '../mutation/Mutator';
 import type { PlanEvent } from './events';
 import type { RunManifest } from './runDir';
 import { RunState } from './RunState';
 
 const INSPIRATION_CHARS = 12_000;
 
-export function mutateTaskSpec(plan: PlanEvent, state: RunState, manifest: RunManifest, example: Example, runId: string): TaskSpec {
+/** What a mutator is told about the example's program. */
+export function mutationTaskOf(config: ExampleConfig): MutationRequest['task'] {
+  return {
+    name: config.name,
+    ...(config.description && { description: config.description }),
+    ...(config.language && { language: config.language }),
+    ...(config.entry && { entry: config.entry }),
+    objectiveName: config.objective.name,
+    direction: config.objective.direction,
+  };
+}
+
+/**
+ * The mutation request of a planned job, from the archive as it was when the job was
+ * planned. The live run sends it as a mutate task and replay hands it to the mutator again:
+ * one function, so the two can never differ.
+ */
+export function mutationRequestFor(plan: PlanEvent, state: RunState, config: ExampleConfig): MutationRequest {
   const parent = state.archive.get(plan.parent);
   if (!parent) throw new Error(`job ${plan.job}: parent ${plan.parent.slice(0, 12)} is not in the archive`);
-  const subject = (program: typeof parent) => ({
+  const subject = (program: Program): MutationSubject => ({
     id: program.id,
     code: program.code,
     objective: program.objective,
     ...(program.evaluation && { metrics: program.evaluation.metrics }),
   });
   const failure = plan.kind === 'repair' ? RunState.failureOf(parent.evaluation) : undefined;
-  const payload: MutatePayload = {
-    mutator: manifest.settings.mutator,
+  return {
     parent: subject(parent),
     inspirations: plan.inspirations
       .map((id) => state.archive.get(id))
-      .filter((program): program is typeof parent => program !== undefined && program.code.length <= INSPIRATION_CHARS)
+      .filter((program): program is Program => program !== undefined && program.code.length <= INSPIRATION_CHARS)
       .map(subject),
     ...(failure && { failure }),
     avoid: plan.avoid,
     seed: plan.seed,
-    task: {
-      name: example.config.name,
-      ...(example.config.description && { description: example.config.description }),
-      ...(example.config.language && { language: example.config.language }),
-      ...(example.config.entry && { entry: example.config.entry }),
-      objectiveName: example.config.objective.name,
-      direction: example.config.objective.direction,
-    },
+    task: mutationTaskOf(config),
+  };
+}
+
+export function mutateTaskSpec(plan: PlanEvent, state: RunState, manifest: RunManifest, example: Example, runId: string): TaskSpec {
+  const request = mutationRequestFor(plan, state, example.config);
+  const payload: MutatePayload = {
+    mutator: manifest.settings.mutator,
+    ...request,
+    avoid: [...(request.avoid ?? [])],
     ...(plan.backend && { backend: plan.backend }),
     temperature: manifest.llm.temperature,
     maxTokens: manifest.llm.maxTokens,
