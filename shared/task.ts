@@ -142,6 +142,36 @@ export interface QueueStats {
   dead: number;
 }
 
+/** A worker pool as the queue's cluster directory knows it; renewed by heartbeat. */
+export interface WorkerRecord {
+  /** The pool's id (its slots claim as `${id}/N`). */
+  id: string;
+  host: string;
+  pid: number;
+  caps: string[];
+  /** Task kinds its handlers serve with these caps. */
+  kinds: string[];
+  mode: 'in-process' | 'one-shot' | 'warm';
+  /** Tasks it may run at once (for a warm spawner: its maximum of workers). */
+  slots: number;
+  busy: number;
+  /** Live worker processes (one-shot children, warm or running); 0 when scaled to zero. */
+  processes?: number;
+  startedAt: number;
+  /** Epoch ms of the last heartbeat. */
+  seenAt: number;
+}
+
+/** Queue depth for one kind of task and requirement set: what each kind of worker could take. */
+export interface RequirementSetDepth {
+  kind: string;
+  /** Sorted. */
+  requires: string[];
+  pending: number;
+  inFlight: number;
+  delayed: number;
+}
+
 export const DeadLetterSchema = z.object({
   task: TaskSchema,
   reason: z.string(),

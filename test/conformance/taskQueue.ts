@@ -503,6 +503,49 @@ export function describeTaskQueueConformance(name: string, factory: QueueFactory
       });
     });
 
+    describe('depth and the cluster directory', () => {
+      it('counts pending, in-flight and delayed tasks per kind and requirement set', async () => {
+        await submit({ requires: ['gpu', 'cpu'] });
+        await submit({ requires: ['cpu'] });
+        await submit({ requires: ['cpu'] });
+        await submit({ kind: 'render', requires: ['cpu'] });
+        const held = await mustClaim();
+        await queue.fail(await mustClaim(), { code: 'flaky', message: 'again', retryable: true });
+        assert.ok(held);
+        assert.deepEqual(await queue.depth(), [
+          { kind: 'echo', requires: ['cpu'], pending: 0, inFlight: 1, delayed: 1 },
+          { kind: 'echo', requires: ['cpu', 'gpu'], pending: 1, inFlight: 0, delayed: 0 },
+          { kind: 'render', requires: ['cpu'], pending: 1, inFlight: 0, delayed: 0 },
+        ].filter((entry) => entry.pending + entry.inFlight + entry.delayed > 0));
+      });
+
+      it('lists announced workers until they retire or their record lapses', async () => {
+        const now = Date.now();
+        const record = (id: string, host: string) => ({
+          id,
+          host,
+          pid: 42,
+          caps: ['cpu'],
+          kinds: ['echo'],
+          mode: 'one-shot' as const,
+          slots: 2,
+          busy: 0,
+          startedAt: now,
+          seenAt: now,
+        });
+        await queue.announceWorker(record('w-b', 'host-b'), 60_000);
+        await queue.announceWorker(record('w-a', 'host-a'), 60_000);
+        await queue.announceWorker(record('w-short', 'host-c'), 150);
+        assert.deepEqual((await queue.listWorkers()).map((worker) => worker.id), ['w-a', 'w-b', 'w-short']);
+        await queue.announceWorker({ ...record('w-b', 'host-b'), busy: 2 }, 60_000);
+        assert.equal((await queue.listWorkers()).find((worker) => worker.id === 'w-b')?.busy, 2, 'a heartbeat replaces the record');
+        await queue.retireWorker('w-a');
+        await delay(400);
+        assert.deepEqual((await queue.listWorkers()).map((worker) => worker.id), ['w-b'], 'retired and lapsed workers are gone');
+        await queue.retireWorker('w-b');
+      });
+    });
+
     describe('task ids and closing', () => {
       async function assertDuplicateRefused(task: Task, where: string): Promise<void> {
         await assert.rejects(

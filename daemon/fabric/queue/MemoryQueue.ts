@@ -4,7 +4,7 @@
  * adapter, but its contents die with the process.
  */
 import { EventEmitter } from 'node:events';
-import type { DeadLetter, QueueStats, TaskState } from '../../../shared/task';
+import type { DeadLetter, QueueStats, RequirementSetDepth, TaskState, WorkerRecord } from '../../../shared/task';
 import type { Result, Task, TaskError } from '../../../shared/task';
 import { ByteBoundedMap } from './ByteBoundedMap';
 import {
@@ -15,6 +15,7 @@ import {
   DuplicateTaskError,
   type FailOutcome,
   type QueueOptions,
+  requirementSetKey,
   retryDelayMs,
   type TaskEvent,
   type TaskEventListener,
@@ -57,6 +58,8 @@ export class MemoryQueue implements TaskQueue {
   private readonly results: ByteBoundedMap<Result>;
   private readonly signals = new EventEmitter();
   private readonly listeners = new Set<TaskEventListener>();
+  /** The cluster directory: the only workers of a private queue are in this process. */
+  private readonly workers = new Map<string, { record: WorkerRecord; lapsesAt: number }>();
   private leaseCounter = 0;
   private closed = false;
 
@@ -209,6 +212,42 @@ export class MemoryQueue implements TaskQueue {
       delayed: this.delayed.size,
       dead: this.dead.size,
     };
+  }
+
+  async depth(): Promise<RequirementSetDepth[]> {
+    const now = Date.now();
+    this.promoteDelayed(now);
+    this.reclaim(now);
+    const sets = new Map<string, RequirementSetDepth>();
+    const count = (task: Task, field: 'pending' | 'inFlight' | 'delayed'): void => {
+      const key = requirementSetKey(task.kind, task.requires);
+      let entry = sets.get(key);
+      if (!entry) {
+        entry = { kind: task.kind, requires: [...new Set(task.requires)].sort(), pending: 0, inFlight: 0, delayed: 0 };
+        sets.set(key, entry);
+      }
+      entry[field] += 1;
+    };
+    for (const task of this.pending) count(task, 'pending');
+    for (const claim of this.inFlight.values()) count(claim.task, 'inFlight');
+    for (const entry of this.delayed.values()) count(entry.task, 'delayed');
+    return [...sets.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, entry]) => entry);
+  }
+
+  async announceWorker(record: WorkerRecord, ttlMs: number): Promise<void> {
+    this.workers.set(record.id, { record: structuredClone(record), lapsesAt: Date.now() + ttlMs });
+  }
+
+  async retireWorker(workerId: string): Promise<void> {
+    this.workers.delete(workerId);
+  }
+
+  async listWorkers(): Promise<WorkerRecord[]> {
+    const now = Date.now();
+    for (const [id, entry] of this.workers) if (entry.lapsesAt <= now) this.workers.delete(id);
+    return [...this.workers.values()]
+      .map((entry) => structuredClone(entry.record))
+      .sort((a, b) => a.host.localeCompare(b.host) || a.id.localeCompare(b.id));
   }
 
   async listDead(): Promise<DeadLetter[]> {

@@ -5,7 +5,7 @@
  * Every adapter (memory today, Redis Streams next) passes test/conformance/taskQueue.ts
  * unchanged; callers depend on this interface only.
  */
-import type { DeadLetter, QueueStats, TaskState } from '../../../shared/task';
+import type { DeadLetter, QueueStats, RequirementSetDepth, TaskState, WorkerRecord } from '../../../shared/task';
 import type { Result, Task, TaskError } from '../../../shared/task';
 
 /** What a worker can run: one entry per handler whose capabilities the worker has. */
@@ -176,9 +176,25 @@ export interface TaskQueue {
   subscribe(listener: TaskEventListener): () => void;
 
   stats(): Promise<QueueStats>;
+  /**
+   * Pending, in-flight and delayed counts per (kind, requirement set), sorted by kind then
+   * requirements; sets with nothing in them may be left out.
+   */
+  depth(): Promise<RequirementSetDepth[]>;
   listDead(): Promise<DeadLetter[]>;
   /** Puts a dead task back in the queue with its attempts reset; false if not dead. */
   retryDead(taskId: string): Promise<boolean>;
+
+  /**
+   * The cluster directory. A worker pool announces itself and renews the record by heartbeat;
+   * a record not renewed within `ttlMs` lapses (its host died), so listWorkers shows the
+   * workers that serve this queue now, from every host.
+   */
+  announceWorker(record: WorkerRecord, ttlMs: number): Promise<void>;
+  /** Removes a worker's record at once (it stopped cleanly). */
+  retireWorker(workerId: string): Promise<void>;
+  /** Workers whose records have not lapsed, sorted by host then id. */
+  listWorkers(): Promise<WorkerRecord[]>;
 
   /** Stops the queue and unblocks waiters; calling it again does nothing. */
   close(): Promise<void>;
@@ -188,6 +204,11 @@ export function canAccept(task: Pick<Task, 'kind' | 'requires'>, accepts: readon
   return accepts.some(
     (acceptor) => acceptor.kind === task.kind && task.requires.every((cap) => acceptor.provides.includes(cap)),
   );
+}
+
+/** `kind [a, b]`, requirements sorted: how depth, streams and status name a requirement set. */
+export function requirementSetKey(kind: string, requires: readonly string[]): string {
+  return `${kind}:${[...new Set(requires)].sort().join(',')}`;
 }
 
 export function retryDelayMs(attemptsSoFar: number, baseMs: number): number {

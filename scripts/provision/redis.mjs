@@ -1,0 +1,180 @@
+#!/usr/bin/env node
+// A private Redis server for the Redis Streams queue's tests and benchmarks, started without
+// systemd on a loopback port of its own with its own data directory:
+//   - installs Debian's redis-server when missing (apt-get update only if the install fails
+//     for lack of package lists),
+//   - starts `redis-server --daemonize yes` on 127.0.0.1:PORT (a free port unless given),
+//   - waits until it answers PING.
+//
+// Usage: node scripts/provision/redis.mjs [install|start|stop] [--port N] [--dir D] [--appendonly]
+//   install  only makes sure redis-server is installed
+//   start    stdout: {"port": N, "pid": N, "dir": "...", "url": "redis://127.0.0.1:N"}
+//   stop     --dir D: stops the server whose pid file is in D (SHUTDOWN NOSAVE, then SIGKILL)
+// The module exports the same as functions (see test/fixtures/redisServer.ts).
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { createServer, connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setTimeout as delay } from 'node:timers/promises';
+
+const log = (msg) => process.stderr.write(`[provision redis] ${msg}\n`);
+
+function hasRedis() {
+  return spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
+}
+
+function aptInstall(packages) {
+  const sudo = process.getuid?.() === 0 ? [] : ['sudo', '-n'];
+  const install = () =>
+    spawnSync(sudo[0] ?? 'apt-get', [...sudo.slice(1), ...(sudo.length ? ['apt-get'] : []), 'install', '-y', '--no-install-recommends', ...packages], {
+      stdio: ['ignore', 'ignore', 'inherit'],
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    }).status === 0;
+  if (install()) return true;
+  log('install failed; refreshing the package lists and trying again');
+  spawnSync(sudo[0] ?? 'apt-get', [...sudo.slice(1), ...(sudo.length ? ['apt-get'] : []), 'update'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return install();
+}
+
+export function ensureRedisInstalled() {
+  if (hasRedis()) return;
+  log('redis-server is missing: installing Debian package redis-server');
+  if (!aptInstall(['redis-server']) || !hasRedis()) {
+    throw new Error('could not install redis-server (apt-get install redis-server failed); install it and run again');
+  }
+}
+
+export function freePort() {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => done(port));
+    });
+  });
+}
+
+/** Sends one inline command and resolves with the first reply line (or rejects). */
+function command(port, line, timeoutMs = 2_000) {
+  return new Promise((done, fail) => {
+    const socket = connect(port, '127.0.0.1');
+    const timer = setTimeout(() => {
+      socket.destroy();
+      fail(new Error('no answer'));
+    }, timeoutMs);
+    let reply = '';
+    socket.once('error', (error) => {
+      clearTimeout(timer);
+      fail(error);
+    });
+    socket.on('data', (chunk) => {
+      reply += chunk.toString();
+      if (reply.includes('\r\n')) {
+        clearTimeout(timer);
+        socket.destroy();
+        done(reply.split('\r\n')[0]);
+      }
+    });
+    socket.once('close', () => {
+      clearTimeout(timer);
+      done(reply.split('\r\n')[0] ?? '');
+    });
+    socket.write(`${line}\r\n`);
+  });
+}
+
+export async function waitForPing(port, timeoutMs = 15_000) {
+  const giveUpAt = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      if ((await command(port, 'PING')) === '+PONG') return;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > giveUpAt) throw new Error(`redis-server on port ${port} did not answer PING within ${timeoutMs} ms`);
+    await delay(25);
+  }
+}
+
+/**
+ * Starts a server (or restarts one on the same port and directory, keeping its append-only
+ * file): resolves once it answers PING.
+ */
+export async function startRedis({ port, dir, appendonly = false } = {}) {
+  ensureRedisInstalled();
+  const dataDir = resolve(dir ?? mkdtempSync(join(tmpdir(), 'peagen-redis-')));
+  mkdirSync(dataDir, { recursive: true });
+  const chosenPort = port ?? (await freePort());
+  const pidFile = join(dataDir, 'redis.pid');
+  const started = spawnSync(
+    'redis-server',
+    [
+      '--port', String(chosenPort),
+      '--bind', '127.0.0.1',
+      '--daemonize', 'yes',
+      '--save', '',
+      '--appendonly', appendonly ? 'yes' : 'no',
+      '--appendfsync', 'everysec',
+      '--pidfile', pidFile,
+      '--logfile', join(dataDir, 'redis.log'),
+      '--dir', dataDir,
+      // Keyspace events are not needed (results are published by the queue's scripts).
+      '--protected-mode', 'yes',
+    ],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  if (started.status !== 0) throw new Error(`redis-server did not start (exit ${started.status}); see ${join(dataDir, 'redis.log')}`);
+  await waitForPing(chosenPort);
+  const pid = Number(readFileSync(pidFile, 'utf8').trim());
+  return { port: chosenPort, pid, dir: dataDir, url: `redis://127.0.0.1:${chosenPort}` };
+}
+
+/** Stops the server whose pid file is in `dir`: SHUTDOWN NOSAVE, then SIGKILL after 5 s. */
+export async function stopRedis({ port, dir }) {
+  const pidFile = join(resolve(dir), 'redis.pid');
+  const pid = existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8').trim()) : undefined;
+  if (port) await command(port, 'SHUTDOWN NOSAVE').catch(() => undefined);
+  if (!pid) return;
+  if (alive(pid)) process.kill(pid, 'SIGTERM');
+  const giveUpAt = Date.now() + 5_000;
+  while (alive(pid)) {
+    if (Date.now() > giveUpAt) {
+      process.kill(pid, 'SIGKILL');
+      break;
+    }
+    await delay(20);
+  }
+  while (alive(pid)) await delay(20);
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const [action = 'start', ...rest] = process.argv.slice(2);
+  const option = (name) => {
+    const index = rest.indexOf(name);
+    return index >= 0 ? rest[index + 1] : undefined;
+  };
+  if (action === 'install') ensureRedisInstalled();
+  else if (action === 'start') {
+    const server = await startRedis({
+      ...(option('--port') && { port: Number(option('--port')) }),
+      ...(option('--dir') && { dir: option('--dir') }),
+      appendonly: rest.includes('--appendonly'),
+    });
+    process.stdout.write(`${JSON.stringify(server)}\n`);
+  } else if (action === 'stop') {
+    if (!option('--dir')) throw new Error('stop needs --dir');
+    await stopRedis({ dir: option('--dir'), ...(option('--port') && { port: Number(option('--port')) }) });
+  } else throw new Error(`unknown action ${action}: use install, start or stop`);
+}
