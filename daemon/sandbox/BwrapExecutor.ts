@@ -37,10 +37,12 @@ import { trackExecutor, untrackExecutor } from './liveSandboxes';
 import { checkSandboxOwner, sandboxOwner } from './owner';
 import {
   type Availability,
+  coldPreparedSandbox,
   type ExecutionLimits,
   type ExecutionRequest,
   type ExecutionResult,
   type Executor,
+  type PreparedSandbox,
   resolveLimits,
   WORKSPACE_PATH,
 } from './Executor';
@@ -163,20 +165,20 @@ export class BwrapExecutor implements Executor {
   constructor(private readonly options: BwrapExecutorOptions = {}) {}
 
   async available(): Promise<Availability> {
-    const setup = await this.prepare();
+    const setup = await this.setUp();
     if ('failed' in setup) return { ok: false, reason: setup.failed };
     return { ok: true, detail: `bubblewrap ${setup.version}; limits: ${setup.enforcement.detail}` };
   }
 
   /** How memory and pids limits are enforced here (after available()), for callers and tests. */
   async enforcement(): Promise<BwrapEnforcement | undefined> {
-    const setup = await this.prepare();
+    const setup = await this.setUp();
     return 'failed' in setup ? undefined : setup.enforcement;
   }
 
   async run(request: ExecutionRequest): Promise<ExecutionResult> {
     const run = (async () => {
-      const setup = await this.prepare();
+      const setup = await this.setUp();
       if ('failed' in setup) throw new Error(`the bwrap executor is not available: ${setup.failed}`);
       trackExecutor(this);
       return this.execute(setup, request);
@@ -194,6 +196,11 @@ export class BwrapExecutor implements Executor {
    * process of the sandbox; what outlives a killed owner is its directories (the recorded
    * process group is killed first, should bwrap have outlived it) and its cgroups.
    */
+  /** Nothing is made ahead yet: the task's sandbox is made when it arrives. */
+  async prepare(): Promise<PreparedSandbox> {
+    return coldPreparedSandbox(this);
+  }
+
   async reclaim(owner: string): Promise<void> {
     checkSandboxOwner(owner);
     const setup = await this.setup;
@@ -222,7 +229,7 @@ export class BwrapExecutor implements Executor {
     }
   }
 
-  private prepare(): Promise<Setup | { failed: string }> {
+  private setUp(): Promise<Setup | { failed: string }> {
     this.setup ??= this.probe();
     return this.setup;
   }

@@ -96,6 +96,13 @@ export interface Executor {
   /** Never throws for anything the command does; throws only when the sandbox cannot be made. */
   run(request: ExecutionRequest): Promise<ExecutionResult>;
   /**
+   * Makes one sandbox ahead of its task (docker: a started container; bwrap: a prepared root
+   * and namespaces), so that the task starts in it within milliseconds of arriving. The
+   * sandbox is as fresh as a cold one: used once, then destroyed. Carries the owner tag of
+   * the calling process like run() does, so reclaim() removes an unused one too.
+   */
+  prepare(options?: PrepareOptions): Promise<PreparedSandbox>;
+  /**
    * Kills whatever still runs in sandboxes of `owner` (a tag from owner.ts) and removes every
    * directory, container and cgroup carrying it. For an owner whose runs are over or must end
    * now: a one-shot child that exited (its parent calls this with the tag it gave the child),
@@ -109,6 +116,44 @@ export interface Executor {
    * run() prepares again what close() released.
    */
   close(): Promise<void>;
+}
+
+/** What a prepared sandbox must be ready for; requests outside it are run cold instead. */
+export interface PrepareOptions {
+  /** Sandbox paths where the task's read-only mounts will appear (e.g. `/harness`). */
+  mountPoints?: string[];
+  limits?: LimitOverrides;
+}
+
+/**
+ * A single-use sandbox made before its task arrived. `run` consumes it (a second call is
+ * refused); a request it was not prepared for (other mount points, other limits) is run
+ * cold by the executor, with `warm: false` in the answer so the caller can count misses.
+ */
+export interface PreparedSandbox {
+  readonly executor: ExecutorName;
+  run(request: ExecutionRequest): Promise<ExecutionResult & { warm: boolean }>;
+  /** Destroys it unused (the spawner scales down). Idempotent. */
+  discard(): Promise<void>;
+}
+
+/**
+ * The fallback for an executor that cannot start anything ahead: nothing is made until the
+ * task arrives, so the run is cold. Used by the `process` executor.
+ */
+export function coldPreparedSandbox(executor: Executor): PreparedSandbox {
+  let used = false;
+  return {
+    executor: executor.name,
+    async run(request) {
+      if (used) throw new Error('a prepared sandbox runs one task only');
+      used = true;
+      return { ...(await executor.run(request)), warm: false };
+    },
+    async discard() {
+      used = true;
+    },
+  };
 }
 
 /** Per-run overrides; an undefined value keeps the default. */

@@ -7,9 +7,11 @@
 import { spawn } from 'node:child_process';
 import {
   type Availability,
+  coldPreparedSandbox,
   type ExecutionRequest,
   type ExecutionResult,
   type Executor,
+  type PreparedSandbox,
   resolveLimits,
   WORKSPACE_PATH,
 } from './Executor';
@@ -77,6 +79,11 @@ export class ProcessExecutor implements Executor {
   }
 
   /** The recorded process groups of `owner`'s runs die, then their directories go. */
+  /** Nothing is made ahead yet: the task's sandbox is made when it arrives. */
+  async prepare(): Promise<PreparedSandbox> {
+    return coldPreparedSandbox(this);
+  }
+
   async reclaim(owner: string): Promise<void> {
     await reclaimSandboxDirs(owner);
   }

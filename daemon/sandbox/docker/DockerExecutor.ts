@@ -20,7 +20,15 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type Docker from 'dockerode';
-import { type Availability, type ExecutionRequest, type ExecutionResult, type Executor, resolveLimits } from '../Executor';
+import {
+  type Availability,
+  coldPreparedSandbox,
+  type ExecutionRequest,
+  type ExecutionResult,
+  type Executor,
+  type PreparedSandbox,
+  resolveLimits,
+} from '../Executor';
 import { trackExecutor, untrackExecutor } from '../liveSandboxes';
 import { checkSandboxOwner, sandboxOwner } from '../owner';
 import { reclaimSandboxDirs, SandboxDir } from '../sandboxDir';
@@ -97,6 +105,11 @@ export class DockerExecutor implements Executor {
   }
 
   /** Containers first (their processes die with them), then the directories they bound. */
+  /** Nothing is made ahead yet: the task's sandbox is made when it arrives. */
+  async prepare(): Promise<PreparedSandbox> {
+    return coldPreparedSandbox(this);
+  }
+
   async reclaim(owner: string): Promise<void> {
     checkSandboxOwner(owner);
     await removeOwnedContainers(this.docker, owner);
