@@ -48,8 +48,9 @@ export function preparedFirst(inner: Executor, prepared: PreparedSandbox): Execu
       const sandbox = unused;
       unused = undefined;
       if (!sandbox) return inner.run(request);
-      const { warm: _warm, ...result } = await sandbox.run(request);
-      return result;
+      const result: Partial<Awaited<ReturnType<PreparedSandbox['run']>>> = await sandbox.run(request);
+      delete result.warm;
+      return result as Awaited<ReturnType<Executor['run']>>;
     },
     prepare: (options) => inner.prepare(options),
     reclaim: (owner) => inner.reclaim(owner),
