@@ -48,9 +48,10 @@ export function preparedFirst(inner: Executor, prepared: PreparedSandbox): Execu
       const sandbox = unused;
       unused = undefined;
       if (!sandbox) return inner.run(request);
-      const result: Partial<Awaited<ReturnType<PreparedSandbox['run']>>> = await sandbox.run(request);
-      delete result.warm;
-      return result as Awaited<ReturnType<Executor['run']>>;
+      // `warm` (whether the request fitted) is the prepared sandbox's answer, not the executor's.
+      const { warm, ...result } = await sandbox.run(request);
+      void warm;
+      return result;
     },
     prepare: (options) => inner.prepare(options),
     reclaim: (owner) => inner.reclaim(owner),
