@@ -8,9 +8,13 @@
 import type { PeagenConfig } from './config';
 import { Engine, type EngineOptions } from './engine/Engine';
 import { createQueue } from './fabric/queue/createQueue';
+import type { TaskQueue } from './fabric/queue/TaskQueue';
 import type { HandlerRegistry } from './fabric/worker/HandlerRegistry';
+import type { ChildScope } from './fabric/worker/oneShot';
+import { WarmSpawner, type WarmSpawnerOptions, type WarmSpawnerStopRecord } from './fabric/worker/WarmSpawner';
 import { createRegistry } from './handlers';
-import type { Executor } from './sandbox/Executor';
+import { type Executor, executorCapabilities } from './sandbox/Executor';
+import { newSandboxOwner, SANDBOX_OWNER_ENV } from './sandbox/owner';
 import { selectExecutor } from './sandbox/selectExecutor';
 
 /** The handlers a worker with this configuration runs; sandboxed ones only with an executor. */
@@ -35,4 +39,68 @@ export async function assembleEngine(config: PeagenConfig, options: Omit<EngineO
     await executor.executor.close();
     throw error;
   }
+}
+
+/** The warm spawner with what it runs on; `close` stops it, then the queue and executor. */
+export interface AssembledSpawner {
+  spawner: WarmSpawner;
+  queue: TaskQueue;
+  /** Capabilities its workers claim with: the configured ones plus what this host proves. */
+  caps: string[];
+  close(options: { drain: boolean }): Promise<WarmSpawnerStopRecord>;
+}
+
+/**
+ * `worker start --warm-pool`: the supervisor of warm one-shot workers. It chooses the
+ * executor once (children use the same one, by name) and keeps it only to reclaim what a
+ * dead child's sandboxes left behind; it runs no sandbox itself.
+ */
+export async function assembleWarmSpawner(
+  config: PeagenConfig,
+  options: Pick<WarmSpawnerOptions, 'warmPool' | 'maxWorkers' | 'exitAfterIdleMs' | 'entry'> & Partial<WarmSpawnerOptions>,
+): Promise<AssembledSpawner> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const selection = await selectExecutor(config.sandbox, log);
+  const executor = selection.executor;
+  let queue: TaskQueue | undefined;
+  try {
+    queue = createQueue(config.queue.url, config.queue);
+    const registry = createWorkerRegistry(config, executor, log);
+    const caps = [...new Set([...config.worker.caps, ...executorCapabilities(executor), ...detectedCapabilities(registry)])];
+    const spawner = new WarmSpawner({
+      queue,
+      registry,
+      caps,
+      // Children use the executor chosen here rather than choosing again.
+      config: { ...config, sandbox: { ...config.sandbox, executor: executor.name } },
+      childScope: () => childSandboxScope(executor),
+      log,
+      ...options,
+    }).start();
+    const opened = queue;
+    return {
+      spawner,
+      queue,
+      caps,
+      async close({ drain }) {
+        const record = await spawner.stop({ drain });
+        await opened.close();
+        await executor.close();
+        return record;
+      },
+    };
+  } catch (error) {
+    await queue?.close();
+    await executor.close();
+    throw error;
+  }
+}
+
+/**
+ * A child's sandboxes (its prepared one too) carry an owner tag of its own, so that
+ * everything it leaves, even when SIGKILLed while it waited, is removed once it has exited.
+ */
+export function childSandboxScope(executor: Executor): ChildScope {
+  const owner = newSandboxOwner();
+  return { env: { [SANDBOX_OWNER_ENV]: owner }, release: () => executor.reclaim(owner) };
 }

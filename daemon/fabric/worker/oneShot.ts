@@ -310,6 +310,6 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-function isExitReason(value: unknown): value is ExitReason {
+export function isExitReason(value: unknown): value is ExitReason {
   return EXIT_REASONS.includes(value as ExitReason);
 }
