@@ -52,6 +52,11 @@ const DaemonSchema = z
   .object({
     /** `unix:/path` or `tcp:127.0.0.1:port`; default: a socket in the state directory. */
     listen: z.string().optional(),
+    /**
+     * Run worker slots inside the daemon (default). False on a cluster's coordinator: its
+     * tasks are served by `peagen worker start` on other hosts sharing the Redis queue.
+     */
+    workers: z.boolean().default(true),
   })
   .strict();
 
