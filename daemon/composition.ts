@@ -5,7 +5,7 @@
  * so every one of them runs the same handlers on the same kind of sandbox. The fabric itself
  * (queue, worker pool) knows nothing of handlers, configuration files or sandboxes.
  */
-import type { PeagenConfig } from './config';
+import { ConfigError, type PeagenConfig } from './config';
 import { Engine, type EngineOptions } from './engine/Engine';
 import { createQueue } from './fabric/queue/createQueue';
 import type { TaskQueue } from './fabric/queue/TaskQueue';
@@ -30,6 +30,12 @@ export function detectedCapabilities(registry: HandlerRegistry): string[] {
 /** Picks the executor, opens the queue and builds the registry, then the engine on them. */
 export async function assembleEngine(config: PeagenConfig, options: Omit<EngineOptions, 'executor'> = {}): Promise<Engine> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  if (options.withoutWorkers && config.queue.url.startsWith('memory:')) {
+    // Nobody else can reach a private queue: its tasks would wait forever.
+    throw new ConfigError(
+      'daemon.workers is false but the queue is memory:// (private to this process); point QUEUE_URL at a shared Redis (redis://host:port) so that `peagen worker start` elsewhere can serve it',
+    );
+  }
   const executor = await selectExecutor(config.sandbox, log);
   try {
     const queue = createQueue(config.queue.url, config.queue);
