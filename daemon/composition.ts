@@ -7,6 +7,7 @@
  */
 import { ConfigError, type PeagenConfig } from './config';
 import { Engine, type EngineOptions } from './engine/Engine';
+import { startWorkerHeartbeat } from './engine/workerHeartbeat';
 import { createQueue } from './fabric/queue/createQueue';
 import type { TaskQueue } from './fabric/queue/TaskQueue';
 import type { HandlerRegistry } from './fabric/worker/HandlerRegistry';
@@ -83,6 +84,22 @@ export async function assembleWarmSpawner(
       log,
       ...options,
     }).start();
+    // Listed in the cluster directory like any pool; `processes` shows it at zero.
+    const heartbeat = startWorkerHeartbeat(
+      queue,
+      () => {
+        const status = spawner.status();
+        return { id: spawner.id, caps, kinds: spawner.kinds, mode: 'warm', slots: status.maxWorkers, busy: status.running, processes: status.processes };
+      },
+      { log },
+    );
+    // The directory learns of a scale change at once, not at the next beat.
+    spawner.on('exit', () => {
+      if (spawner.status().processes === 0) void heartbeat.beat();
+    });
+    spawner.on('ready', () => {
+      if (spawner.status().ready === 1) void heartbeat.beat();
+    });
     const opened = queue;
     return {
       spawner,
@@ -90,6 +107,7 @@ export async function assembleWarmSpawner(
       caps,
       async close({ drain }) {
         const record = await spawner.stop({ drain });
+        await heartbeat.stop();
         await opened.close();
         await executor.close();
         return record;
