@@ -95,15 +95,25 @@ describe('a shared cluster: one Redis, a daemon without workers, workers elsewhe
     const gpuWorker = (await status()).cluster.workers.find((worker) => worker.caps.includes('gpu'));
     assert.ok(gpuWorker, 'the gpu worker is listed');
     assert.equal(ranIn, gpuWorker.pid, `the gpu task ran in the gpu worker's process: ${submitted.stdout}`);
+
+    // Work no worker can take waits in its own requirement set, visible to the operator.
+    const waiting = cli(['task', 'submit', 'gpu-echo', '--requires', 'cpu,cuda12', '--json']);
+    const waitingId = (JSON.parse(waiting.stdout) as { taskId: string }).taskId;
+    const stats = cli(['queue', 'stats']);
+    assert.match(stats.stdout, /gpu-echo \[cpu, cuda12\]: 1 pending, 0 in flight/, stats.stdout);
+    const depth = (JSON.parse(cli(['queue', 'stats', '--json']).stdout) as { cluster: Status.Response['cluster'] }).cluster.depth;
+    assert.deepEqual(depth.find((entry) => entry.requires.includes('cuda12')), { kind: 'gpu-echo', requires: ['cpu', 'cuda12'], pending: 1, inFlight: 0, delayed: 0 });
+    assert.equal(cli(['task', 'cancel', waitingId]).status, 0);
   });
 
   it('dead letters are listed, inspected and retried through the daemon', async () => {
-    const submitted = cli(['task', 'submit', 'refuse', '--wait', '120', '--json']);
+    // A handler that fails every attempt with a retryable error: dead-lettered after 3.
+    const submitted = cli(['task', 'submit', 'flaky', '--wait', '120', '--json']);
     const taskId = /"taskId":\s*"([^"]+)"/.exec(submitted.stdout)?.[1];
     assert.ok(taskId, `a task id in ${submitted.stdout}${submitted.stderr}`);
     const list = cli(['queue', 'dlq', 'list']);
     assert.equal(list.status, 0, list.stderr);
-    assert.match(list.stdout, new RegExp(`${taskId}\\s+refuse\\s+attempts=1\\s+refused: this input can never work`));
+    assert.match(list.stdout, new RegExp(`${taskId}\\s+flaky\\s+attempts=3\\s+flaky: a transient failure`));
     const inspect = cli(['queue', 'dlq', 'inspect', taskId, '--json']);
     assert.equal((JSON.parse(inspect.stdout) as { task: { id: string } }).task.id, taskId);
     const retry = cli(['queue', 'dlq', 'retry', taskId]);
@@ -122,11 +132,13 @@ describe('a shared cluster: one Redis, a daemon without workers, workers elsewhe
     const example = path.join(REPO, 'examples', 'bad_sort');
     const out = tempDir('cluster-run');
     fs.cpSync(example, out, { recursive: true });
-    const run = cli(['evolve', 'run', out, '--evaluations', '4', '--json'], {}, out);
+    const run = cli(['evolve', 'run', out, '--evaluations', '4'], {}, out);
     assert.equal(run.status, 0, `${run.stderr}\n${workerLog.slice(-3000)}`);
-    assert.match(run.stderr + run.stdout, /the daemon \(pid/, 'the run used the daemon');
-    const summary = JSON.parse(run.stdout) as { evaluations?: number };
-    assert.ok((summary.evaluations ?? 0) >= 4, run.stdout);
+    assert.match(run.stderr, /started in the daemon \(pid/, 'the run used the daemon, which runs no workers');
+    const listed = cli(['evolve', 'list', '--json'], {}, out);
+    const runs = (JSON.parse(listed.stdout) as { runs: { evaluations?: number; state?: string }[] }).runs;
+    assert.equal(runs.length, 1, listed.stdout);
+    assert.ok((runs[0]?.evaluations ?? 0) >= 4, `the workers elsewhere evaluated the children: ${listed.stdout}\n${run.stdout}`);
     fs.rmSync(out, { recursive: true, force: true });
   });
 });
