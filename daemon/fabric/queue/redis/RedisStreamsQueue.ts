@@ -142,6 +142,16 @@ export class RedisStreamsQueue implements TaskQueue {
   }
 
   async claim(options: ClaimOptions): Promise<Claim | null> {
+    try {
+      return await this.claimOrWait(options);
+    } catch (error) {
+      // Closing or stopping cuts connections under a claim: that is "nothing", not a failure.
+      if (this.closed || options.signal?.aborted) return null;
+      throw error;
+    }
+  }
+
+  private async claimOrWait(options: ClaimOptions): Promise<Claim | null> {
     if (this.closed) return null;
     await this.ready();
     const giveUpAt = Date.now() + options.blockMs;
@@ -316,6 +326,8 @@ export class RedisStreamsQueue implements TaskQueue {
     this.waiters.clear();
     this.blocking.close();
     this.subscriber.disconnect();
+    // Let commands already sent (an ack, say) get their replies; nothing to wait for when down.
+    if (this.commands.status === 'ready') await this.commands.quit().catch(() => undefined);
     this.commands.disconnect();
   }
 
