@@ -64,6 +64,9 @@ export const DEFAULT_DEAD_LETTER_MAX_LEN = 10_000;
 /** Longest single blocking read: new streams and expired leases are noticed this often. */
 export const MAX_BLOCK_MS = 1_000;
 const MAX_REASON_LENGTH = 300;
+const RECHECK_AFTER_RECONNECT_MS = 1_000;
+/** Idle blocking connections kept per queue (a worker pool has one claim per slot). */
+const MAX_IDLE_BLOCKING_CONNECTIONS = 64;
 const GROUP = 'peagen';
 
 type LeasedReply = [1, string, string, number, string];
@@ -103,13 +106,17 @@ export class RedisStreamsQueue implements TaskQueue {
     defineQueueScripts(this.commands);
     this.subscriber = this.newConnection('peagen-events');
     this.subscriber.on('message', (_channel: string, message: string) => this.onMessage(message));
-    // After a reconnect, results published during the outage were never heard: look again.
-    this.subscriber.on('ready', () => void this.recheckWaiters());
+    // After a reconnect, results published during the outage were never heard: look again,
+    // and once more after the channel is surely subscribed again (ioredis resubscribes itself).
+    this.subscriber.on('ready', () => {
+      void this.recheckWaiters();
+      setTimeout(() => void this.recheckWaiters(), RECHECK_AFTER_RECONNECT_MS).unref();
+    });
     this.blocking = new BlockingConnections(async () => {
       const connection = this.newConnection('peagen-claim');
       await connectBounded(connection, this.url, this.options.connectTimeoutMs);
       return connection;
-    });
+    }, MAX_IDLE_BLOCKING_CONNECTIONS);
     this.lifecycle.setMaxListeners(0);
   }
 
@@ -142,6 +149,16 @@ export class RedisStreamsQueue implements TaskQueue {
   }
 
   async claim(options: ClaimOptions): Promise<Claim | null> {
+    try {
+      return await this.claimOrWait(options);
+    } catch (error) {
+      // Closing or stopping cuts connections under a claim: that is "nothing", not a failure.
+      if (this.closed || options.signal?.aborted) return null;
+      throw error;
+    }
+  }
+
+  private async claimOrWait(options: ClaimOptions): Promise<Claim | null> {
     if (this.closed) return null;
     await this.ready();
     const giveUpAt = Date.now() + options.blockMs;
@@ -316,6 +333,8 @@ export class RedisStreamsQueue implements TaskQueue {
     this.waiters.clear();
     this.blocking.close();
     this.subscriber.disconnect();
+    // Let commands already sent (an ack, say) get their replies; nothing to wait for when down.
+    if (this.commands.status === 'ready') await this.commands.quit().catch(() => undefined);
     this.commands.disconnect();
   }
 

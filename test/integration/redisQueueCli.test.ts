@@ -1,0 +1,82 @@
+/**
+ * The Redis queue from the shipped bundle (dist/cli.js), whose Lua scripts are inlined by the
+ * build: `task submit --sync` and `worker start` against QUEUE_URL=redis://...
+ */
+import * as assert from 'node:assert/strict';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { Redis } from 'ioredis';
+import { RedisStreamsQueue } from '../../daemon/fabric/queue/redis/RedisStreamsQueue';
+import { newTask } from '../../shared/task';
+import { CLI, tempDir } from '../fixtures/paths';
+import { startRedisServer, type RedisServer } from '../fixtures/redisServer';
+
+describe('the peagen CLI on a Redis queue', function () {
+  this.timeout(90_000);
+  let redis: RedisServer;
+  let home: string;
+  let worker: ChildProcess | undefined;
+  before(async () => {
+    redis = await startRedisServer();
+    home = tempDir('redis-cli-home');
+  });
+  after(async () => {
+    worker?.kill('SIGKILL');
+    await redis?.stop();
+  });
+
+  function cliEnv(queueUrl: string): NodeJS.ProcessEnv {
+    return { ...process.env, PEAGEN_HOME: home, QUEUE_URL: queueUrl };
+  }
+
+  it('runs `task submit --sync` through Redis', async () => {
+    const url = `${redis.url}/1`;
+    const run = spawnSync(process.execPath, [CLI, '--json', 'task', 'submit', 'echo', '--payload', '{"message":"via redis"}', '--sync'], {
+      cwd: home,
+      env: cliEnv(url),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    assert.equal(run.status, 0, run.stderr);
+    const { taskId, result } = JSON.parse(run.stdout) as { taskId: string; result: { status: string; data: unknown } };
+    assert.equal(result.status, 'ok');
+    assert.deepEqual(result.data, { message: 'via redis' });
+    const admin = new Redis(url);
+    try {
+      assert.ok(await admin.exists(`peagen:result:${taskId}`), 'the result was stored in Redis');
+      assert.equal(await admin.xlen('peagen:tasks:echo:'), 0, 'and its entry left the stream');
+    } finally {
+      admin.disconnect();
+    }
+  });
+
+  it('serves tasks queued by another process with `worker start`', async () => {
+    const url = `${redis.url}/2`;
+    const queue = new RedisStreamsQueue(url);
+    const child = spawn(process.execPath, [CLI, 'worker', 'start', '--caps', 'cpu'], {
+      cwd: home,
+      env: cliEnv(url),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    worker = child;
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    try {
+      const tasks = Array.from({ length: 5 }, (_, n) => newTask({ kind: 'echo', requires: ['cpu'], payload: { message: n } }));
+      for (const task of tasks) await queue.enqueue(task);
+      const results = await Promise.all(tasks.map((task) => queue.waitForResult(task.id, 45_000)));
+      for (const [n, result] of results.entries()) {
+        assert.equal(result?.status, 'ok', output);
+        assert.deepEqual(result?.data, { message: n });
+      }
+      assert.deepEqual(await queue.stats(), { pending: 0, inFlight: 0, delayed: 0, dead: 0 });
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0, output);
+      assert.match(output, /worker stopped \(terminated\)/);
+    } finally {
+      child.kill('SIGKILL');
+      await queue.close();
+    }
+  });
+});
