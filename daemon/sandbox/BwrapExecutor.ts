@@ -26,28 +26,31 @@
  * The deadline, a cancel or an output flood SIGKILLs bwrap, whose pid namespace then takes
  * every process of the sandbox with it; the cgroup kill catches anything left.
  */
-import { execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { isAlive } from '../platform/processes';
 import { openCgroups, type CgroupManager, type SandboxCgroup } from './cgroup';
 import { trackExecutor, untrackExecutor } from './liveSandboxes';
 import { checkSandboxOwner, sandboxOwner } from './owner';
 import {
   type Availability,
-  coldPreparedSandbox,
   type ExecutionLimits,
   type ExecutionRequest,
   type ExecutionResult,
   type Executor,
   type PreparedSandbox,
+  type PrepareOptions,
   resolveLimits,
   WORKSPACE_PATH,
 } from './Executor';
 import { reclaimSandboxDirs, SandboxDir, sandboxEnv } from './sandboxDir';
 import { supervise } from './supervise';
+import { goScript, STUB_PRELUDE } from './warm/goScript';
+import { mirrorTree } from './warm/mirrorTree';
+import { misfit, mountIndex, type PreparedShape, preparedShape } from './warm/preparedShape';
 
 export const SANDBOX_HOME = '/home/sandbox';
 export const SANDBOX_TMP = '/tmp';
@@ -161,6 +164,8 @@ export class BwrapExecutor implements Executor {
   private setup: Promise<Setup | { failed: string }> | undefined;
   /** Runs in progress: close() waits for them before it removes the /etc copy they mount. */
   private readonly running = new Set<Promise<unknown>>();
+  /** Prepared sandboxes not yet used or discarded. */
+  private readonly prepared = new Set<PreparedBwrapSandbox>();
 
   constructor(private readonly options: BwrapExecutorOptions = {}) {}
 
@@ -177,12 +182,17 @@ export class BwrapExecutor implements Executor {
   }
 
   async run(request: ExecutionRequest): Promise<ExecutionResult> {
-    const run = (async () => {
-      const setup = await this.setUp();
-      if ('failed' in setup) throw new Error(`the bwrap executor is not available: ${setup.failed}`);
-      trackExecutor(this);
-      return this.execute(setup, request);
-    })();
+    return this.track(
+      (async () => {
+        const setup = await this.setUp();
+        if ('failed' in setup) throw new Error(`the bwrap executor is not available: ${setup.failed}`);
+        trackExecutor(this);
+        return this.execute(setup, request);
+      })(),
+    );
+  }
+
+  private async track<T>(run: Promise<T>): Promise<T> {
     this.running.add(run);
     try {
       return await run;
@@ -192,14 +202,33 @@ export class BwrapExecutor implements Executor {
   }
 
   /**
+   * Starts a sandbox for a task still to come (see PreparedBwrapSandbox): resolves when it
+   * waits, ready, for its command. A request with other mount points, memory, pids or
+   * network runs cold.
+   */
+  async prepare(options: PrepareOptions = {}): Promise<PreparedSandbox> {
+    const shape = preparedShape(options);
+    const setup = await this.setUp();
+    if ('failed' in setup) throw new Error(`the bwrap executor is not available: ${setup.failed}`);
+    trackExecutor(this);
+    const sandbox = await PreparedBwrapSandbox.start(
+      {
+        runCold: (request) => this.run(request),
+        track: (run) => this.track(run),
+        forget: (prepared) => this.prepared.delete(prepared),
+      },
+      setup,
+      shape,
+    );
+    this.prepared.add(sandbox);
+    return sandbox;
+  }
+
+  /**
    * bwrap dies with the process that started it (--die-with-parent), and with it every
    * process of the sandbox; what outlives a killed owner is its directories (the recorded
    * process group is killed first, should bwrap have outlived it) and its cgroups.
    */
-  /** Nothing is made ahead yet: the task's sandbox is made when it arrives. */
-  async prepare(): Promise<PreparedSandbox> {
-    return coldPreparedSandbox(this);
-  }
 
   async reclaim(owner: string): Promise<void> {
     checkSandboxOwner(owner);
@@ -213,11 +242,12 @@ export class BwrapExecutor implements Executor {
   }
 
   /**
-   * Waits for the runs in progress, then removes the /etc copy. Idempotent; a later run
-   * prepares everything again.
+   * Waits for the runs in progress, discards the prepared sandboxes still unused (they mount
+   * it), then removes the /etc copy. Idempotent; a later run prepares everything again.
    */
   async close(): Promise<void> {
     await Promise.allSettled([...this.running]);
+    await Promise.allSettled([...this.prepared].map((sandbox) => sandbox.discard()));
     const setup = this.setup;
     this.setup = undefined;
     untrackExecutor(this);
@@ -333,105 +363,279 @@ export class BwrapExecutor implements Executor {
     removeOnExit.add(dir.root);
     let cgroup: SandboxCgroup | undefined;
     try {
-      const env = sandboxEnv(request.env, SANDBOX_HOME, SANDBOX_TMP);
-      if (setup.extraPath && !request.env?.PATH) env.PATH = `${env.PATH}:${setup.extraPath}`;
+      const env = commandEnv(setup, request);
       const args = bwrapArgs(setup, limits, { dir, env, mounts, cwd: request.cwd ?? WORKSPACE_PATH, command: request.command });
-
-      const wrapperArgs: string[] = [];
-      if (setup.cgroups) {
-        cgroup = setup.cgroups.create({ memoryBytes: limits.memoryMb * 1024 * 1024, pids: limits.pids + BWRAP_PROCESSES }, owner);
-        cgroupsInUse.add(cgroup);
-        wrapperArgs.push(...cgroup.joinFiles.map((file) => `cg=${file}`));
-      } else {
-        wrapperArgs.push(`data=${limits.memoryMb * 1024}`);
-        if (setup.enforcement.pids === 'rlimit') wrapperArgs.push(`nproc=${limits.pids + BWRAP_PROCESSES}`);
-      }
-      return await this.supervise(setup, request, limits, dir, cgroup, ['-c', WRAPPER, 'peagen-sandbox', ...wrapperArgs, '--', setup.bwrap, ...args], setup.clearenv ? {} : env);
+      const limited = limitSandbox(setup, limits, owner);
+      cgroup = limited.cgroup;
+      const child = spawnSandbox(dir, [...limited.wrapperArgs, '--', setup.bwrap, ...args], setup.clearenv ? {} : env, false);
+      return await superviseSandbox(setup, child, request, limits, cgroup, false);
     } finally {
-      if (cgroup) {
-        await cgroup.destroy();
-        cgroupsInUse.delete(cgroup);
-      }
-      dir.dispose();
-      removeOnExit.delete(dir.root);
+      await releaseSandbox(dir, cgroup);
+    }
+  }
+}
+
+/**
+ * A bwrap sandbox made before its task: namespaces, mounts and cgroup are set up, and a
+ * shell stub waits inside (as the process a cold run's command would be) for one line on
+ * fd 4, the go signal (goScript.ts). When the task arrives, its workspace is copied into the
+ * bound workspace directory, each read-only mount directory (bound empty) is filled
+ * (mirrorTree.ts), and the go line makes the stub exec the command: the task costs a few
+ * file operations, a socket write and two execs.
+ */
+class PreparedBwrapSandbox implements PreparedSandbox {
+  readonly executor = 'bwrap' as const;
+  private state: 'ready' | 'used' | 'discarded' = 'ready';
+  private exited = false;
+  private released: Promise<void> | undefined;
+
+  private constructor(
+    private readonly hooks: PreparedHooks,
+    private readonly setup: Setup,
+    private readonly shape: PreparedShape,
+    private readonly dir: SandboxDir,
+    private readonly mountDirs: readonly string[],
+    private readonly cgroup: SandboxCgroup | undefined,
+    private readonly child: ChildProcess,
+  ) {
+    child.once('exit', () => (this.exited = true));
+  }
+
+  /** Resolves once the stub waits inside the finished sandbox; throws when it cannot be made. */
+  static async start(hooks: PreparedHooks, setup: Setup, shape: PreparedShape): Promise<PreparedBwrapSandbox> {
+    const owner = sandboxOwner();
+    const dir = SandboxDir.create(undefined, { owner });
+    removeOnExit.add(dir.root);
+    let cgroup: SandboxCgroup | undefined;
+    try {
+      const mounts = shape.mountPoints.map((sandboxPath, index) => {
+        const hostPath = path.join(dir.root, 'ro', String(index));
+        fs.mkdirSync(hostPath, { recursive: true });
+        return { hostPath, sandboxPath: checkMount(hostPath, sandboxPath) };
+      });
+      const args = bwrapArgs(setup, shape.limits, { dir, env: {}, mounts, cwd: WORKSPACE_PATH, command: ['/bin/sh', '-c', BWRAP_STUB] });
+      const limited = limitSandbox(setup, shape.limits, owner);
+      cgroup = limited.cgroup;
+      const child = spawnSandbox(dir, [...limited.wrapperArgs, '--', setup.bwrap, ...args], {}, true);
+      await waitUntilReady(child);
+      return new PreparedBwrapSandbox(
+        hooks,
+        setup,
+        shape,
+        dir,
+        mounts.map((mount) => mount.hostPath),
+        cgroup,
+        child,
+      );
+    } catch (error) {
+      await releaseSandbox(dir, cgroup);
+      throw error;
     }
   }
 
-  private async supervise(
-    setup: Setup,
-    request: ExecutionRequest,
-    limits: ExecutionLimits,
-    dir: SandboxDir,
-    cgroup: SandboxCgroup | undefined,
-    wrapper: string[],
-    env: Record<string, string>,
-  ): Promise<ExecutionResult> {
-    const child = spawn('/bin/sh', wrapper, {
-      cwd: '/',
-      env: { PATH: '/usr/bin:/bin', ...env },
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
-    });
-    dir.recordProcessGroup(child.pid);
-    let setupError = '';
-    (child.stdio[3] as Readable | null)?.on('data', (chunk: Buffer) => (setupError += chunk.toString()));
-    const run = await supervise(child, {
-      limits,
-      stdin: request.stdin,
-      signal: request.signal,
-      // bwrap's exit ends its pid namespace; whatever escaped into the cgroup dies too.
-      killAll: () => {
-        if (child.pid !== undefined) {
-          try {
-            process.kill(-child.pid, 'SIGKILL');
-          } catch {
-            // already gone
-          }
-        }
-        cgroup?.kill();
-      },
-      ...(cgroup && {
-        check: () => {
-          const stats = cgroup.stats();
-          return stats.oomKills > 0 ? 'memory' : stats.pidsLimitHits > 0 ? 'pids' : undefined;
-        },
-      }),
-      watch: (stop) => {
-        if (cgroup || setup.enforcement.pids !== 'rlimit') return;
-        // Without cgroups a failed fork is the only sign of the process limit.
-        let tail = '';
-        child.stderr?.on('data', (chunk: Buffer) => {
-          tail = (tail + chunk.toString('latin1')).slice(-4096);
-          if (FORK_FAILURE.test(tail)) stop('pids');
-        });
-      },
-    });
-    const code = run.exitCode;
-    let stoppedBy = run.stoppedBy;
-    const { stdout, stderr, signal } = run;
-    if (code === SETUP_FAILED && setupError) throw new Error(`the sandbox's limits could not be set: ${setupError.trim()}`);
-
-    const stderrText = stderr.text();
-    const stats = cgroup?.stats();
-    if (stats) {
-      if (stats.oomKills > 0) stoppedBy ??= 'memory';
-      else if (stats.pidsLimitHits > 0) stoppedBy ??= 'pids';
-    } else if (code !== 0 && MEMORY_FAILURE.test(stderrText)) {
-      stoppedBy ??= 'memory';
+  async run(request: ExecutionRequest): Promise<ExecutionResult & { warm: boolean }> {
+    if (this.state !== 'ready') throw new Error(`a prepared sandbox runs one task only (this one is ${this.state})`);
+    this.state = 'used';
+    if (!request.command[0]) {
+      await this.release();
+      throw new Error('the command is empty');
     }
-    return {
-      executor: this.name,
-      exitCode: commandExitCode(code, stderrText),
-      signal,
-      stdout: stdout.text(),
-      stderr: stderrText,
-      stdoutTruncated: stdout.truncated,
-      stderrTruncated: stderr.truncated,
-      wallMs: run.wallMs,
-      ...(stats?.peakMemoryBytes !== undefined && { peakMemoryKb: Math.round(stats.peakMemoryBytes / 1024) }),
-      ...(stoppedBy && { stoppedBy }),
-    };
+    const unfit = this.exited ? 'it ended while waiting' : misfit(this.shape, request);
+    if (unfit !== undefined) {
+      await this.release();
+      return { ...(await this.hooks.runCold(request)), warm: false };
+    }
+    return { ...(await this.hooks.track(this.runWarm(request))), warm: true };
   }
+
+  async discard(): Promise<void> {
+    if (this.state === 'ready') this.state = 'discarded';
+    await this.release();
+  }
+
+  private async runWarm(request: ExecutionRequest): Promise<ExecutionResult> {
+    try {
+      const limits = resolveLimits(request.limits);
+      // The hand-over: what a cold run puts in place before bwrap starts.
+      this.dir.fill(request.workspace, { files: request.files });
+      for (const mount of request.mounts ?? []) mirrorTree(mount.hostPath, this.mountDirs[mountIndex(this.shape, mount.sandboxPath)] as string);
+      const go = goScript({ command: request.command, env: commandEnv(this.setup, request), cwd: request.cwd ?? WORKSPACE_PATH });
+      (this.child.stdio[GO_FD] as Writable).end(go);
+      return await superviseSandbox(this.setup, this.child, request, limits, this.cgroup, true);
+    } finally {
+      await this.release();
+    }
+  }
+
+  private release(): Promise<void> {
+    this.released ??= (async () => {
+      killGroup(this.child);
+      this.cgroup?.kill();
+      if (!this.cgroup && !this.exited) await new Promise((resolve) => this.child.once('exit', resolve));
+      await releaseSandbox(this.dir, this.cgroup);
+      this.hooks.forget(this);
+    })();
+    return this.released;
+  }
+}
+
+/** What a prepared sandbox needs of its executor. */
+interface PreparedHooks {
+  runCold(request: ExecutionRequest): Promise<ExecutionResult>;
+  /** Counts the run as in progress (close() waits for it). */
+  track<T>(run: Promise<T>): Promise<T>;
+  forget(sandbox: PreparedBwrapSandbox): void;
+}
+
+/** The fd of the stub's go line (and of its readiness byte). */
+const GO_FD = 4;
+/** Says it is ready, waits for the go line, closes the channel so the command cannot reach it, runs the line. */
+const BWRAP_STUB = `${STUB_PRELUDE}; printf r >&${GO_FD}; IFS= read -r go <&${GO_FD} || exit ${SETUP_FAILED}; exec ${GO_FD}<&-; eval "$go"`;
+/** How long a prepared sandbox may take to be ready. */
+const READY_TIMEOUT_MS = 30_000;
+
+async function waitUntilReady(child: ChildProcess): Promise<void> {
+  const channel = child.stdio[GO_FD] as Readable;
+  let stderr = '';
+  let setupError = '';
+  const onStderr = (chunk: Buffer): void => void (stderr += chunk.toString());
+  const onSetup = (chunk: Buffer): void => void (setupError += chunk.toString());
+  child.stderr?.on('data', onStderr);
+  (child.stdio[3] as Readable | null)?.on('data', onSetup);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      channel.once('data', () => resolve());
+      child.once('exit', (code, signal) => {
+        // Give the pipes a moment: what bwrap said is the error.
+        setTimeout(() => reject(new Error(`the prepared sandbox did not start (${code ?? signal}): ${(setupError || stderr).trim()}`)), 20);
+      });
+      timer = setTimeout(() => reject(new Error(`the prepared sandbox was not ready within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+    });
+  } catch (error) {
+    killGroup(child);
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    child.stderr?.off('data', onStderr);
+    child.stderr?.pause();
+    channel.pause();
+  }
+}
+
+/** The command's environment: the request's, with node's bin directory when it is outside the system dirs. */
+function commandEnv(setup: Setup, request: ExecutionRequest): Record<string, string> {
+  const env = sandboxEnv(request.env, SANDBOX_HOME, SANDBOX_TMP);
+  if (setup.extraPath && !request.env?.PATH) env.PATH = `${env.PATH}:${setup.extraPath}`;
+  return env;
+}
+
+/** The run's cgroup (joined by the wrapper), or the rlimits that stand in for it. */
+function limitSandbox(setup: Setup, limits: ExecutionLimits, owner: string): { cgroup: SandboxCgroup | undefined; wrapperArgs: string[] } {
+  if (setup.cgroups) {
+    const cgroup = setup.cgroups.create({ memoryBytes: limits.memoryMb * 1024 * 1024, pids: limits.pids + BWRAP_PROCESSES }, owner);
+    cgroupsInUse.add(cgroup);
+    return { cgroup, wrapperArgs: cgroup.joinFiles.map((file) => `cg=${file}`) };
+  }
+  const wrapperArgs = [`data=${limits.memoryMb * 1024}`];
+  if (setup.enforcement.pids === 'rlimit') wrapperArgs.push(`nproc=${limits.pids + BWRAP_PROCESSES}`);
+  return { cgroup: undefined, wrapperArgs };
+}
+
+/** Starts the wrapper (which becomes bwrap) in a process group of its own, recorded for reclaim. */
+function spawnSandbox(dir: SandboxDir, wrapperArgs: string[], env: Record<string, string>, goChannel: boolean): ChildProcess {
+  const child = spawn('/bin/sh', ['-c', WRAPPER, 'peagen-sandbox', ...wrapperArgs], {
+    cwd: '/',
+    env: { PATH: '/usr/bin:/bin', ...env },
+    detached: true,
+    stdio: goChannel ? ['pipe', 'pipe', 'pipe', 'pipe', 'pipe'] : ['pipe', 'pipe', 'pipe', 'pipe'],
+  });
+  dir.recordProcessGroup(child.pid);
+  return child;
+}
+
+function killGroup(child: ChildProcess): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+async function releaseSandbox(dir: SandboxDir, cgroup: SandboxCgroup | undefined): Promise<void> {
+  if (cgroup) {
+    await cgroup.destroy();
+    cgroupsInUse.delete(cgroup);
+  }
+  dir.dispose();
+  removeOnExit.delete(dir.root);
+}
+
+/**
+ * Watches a started sandbox to its end. `warm`: the command was started by the prepared
+ * stub (through env, which reports a missing program as 127 itself).
+ */
+async function superviseSandbox(
+  setup: Setup,
+  child: ChildProcess,
+  request: ExecutionRequest,
+  limits: ExecutionLimits,
+  cgroup: SandboxCgroup | undefined,
+  warm: boolean,
+): Promise<ExecutionResult> {
+  let setupError = '';
+  (child.stdio[3] as Readable | null)?.on('data', (chunk: Buffer) => (setupError += chunk.toString()));
+  const run = await supervise(child, {
+    limits,
+    stdin: request.stdin,
+    signal: request.signal,
+    // bwrap's exit ends its pid namespace; whatever escaped into the cgroup dies too.
+    killAll: () => {
+      killGroup(child);
+      cgroup?.kill();
+    },
+    ...(cgroup && {
+      check: () => {
+        const stats = cgroup.stats();
+        return stats.oomKills > 0 ? 'memory' : stats.pidsLimitHits > 0 ? 'pids' : undefined;
+      },
+    }),
+    watch: (stop) => {
+      if (cgroup || setup.enforcement.pids !== 'rlimit') return;
+      // Without cgroups a failed fork is the only sign of the process limit.
+      let tail = '';
+      child.stderr?.on('data', (chunk: Buffer) => {
+        tail = (tail + chunk.toString('latin1')).slice(-4096);
+        if (FORK_FAILURE.test(tail)) stop('pids');
+      });
+    },
+  });
+  const code = run.exitCode;
+  let stoppedBy = run.stoppedBy;
+  const { stdout, stderr, signal } = run;
+  if (code === SETUP_FAILED && setupError) throw new Error(`the sandbox's limits could not be set: ${setupError.trim()}`);
+
+  const stderrText = stderr.text();
+  const stats = cgroup?.stats();
+  if (stats) {
+    if (stats.oomKills > 0) stoppedBy ??= 'memory';
+    else if (stats.pidsLimitHits > 0) stoppedBy ??= 'pids';
+  } else if (code !== 0 && MEMORY_FAILURE.test(stderrText)) {
+    stoppedBy ??= 'memory';
+  }
+  return {
+    executor: 'bwrap',
+    exitCode: warm ? code : commandExitCode(code, stderrText),
+    signal,
+    stdout: stdout.text(),
+    stderr: stderrText,
+    stdoutTruncated: stdout.truncated,
+    stderrTruncated: stderr.truncated,
+    wallMs: run.wallMs,
+    ...(stats?.peakMemoryBytes !== undefined && { peakMemoryKb: Math.round(stats.peakMemoryBytes / 1024) }),
+    ...(stoppedBy && { stoppedBy }),
+  };
 }
 
 function bwrapArgs(

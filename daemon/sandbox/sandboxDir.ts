@@ -43,25 +43,33 @@ export class SandboxDir {
   static create(workspace: string | undefined, options: SandboxDirOptions = {}): SandboxDir {
     const dir = new SandboxDir(fs.mkdtempSync(ownerPrefix(options.owner ?? sandboxOwner())));
     try {
-      if (workspace === undefined) fs.mkdirSync(dir.workspace);
-      else fs.cpSync(workspace, dir.workspace, { recursive: true, dereference: true, errorOnExist: false });
-      for (const [relative, content] of Object.entries(options.files ?? {})) {
-        const target = path.resolve(dir.workspace, relative);
-        if (!target.startsWith(`${dir.workspace}${path.sep}`)) throw new Error(`file "${relative}" would land outside the workspace`);
-        fs.mkdirSync(path.dirname(target), { recursive: true });
-        fs.writeFileSync(target, content);
-      }
       fs.mkdirSync(dir.home);
       fs.mkdirSync(dir.tmp);
-      // Sandboxes that run as an unprivileged user (docker --user 65534) need to write here.
-      if (options.worldWritable) {
-        for (const file of [dir.root, ...listTree(dir.workspace), dir.home, dir.tmp]) fs.chmodSync(file, fs.statSync(file).isDirectory() ? 0o777 : 0o666);
-      }
+      dir.fill(workspace, options);
     } catch (error) {
       dir.dispose();
       throw error;
     }
     return dir;
+  }
+
+  /**
+   * Copies `workspace` into the workspace directory (created here if missing; never linked:
+   * the candidate must not reach the original) and writes `files` into it.
+   */
+  fill(workspace: string | undefined, options: Pick<SandboxDirOptions, 'files' | 'worldWritable'> = {}): void {
+    if (workspace === undefined) fs.mkdirSync(this.workspace, { recursive: true });
+    else fs.cpSync(workspace, this.workspace, { recursive: true, dereference: true, errorOnExist: false });
+    for (const [relative, content] of Object.entries(options.files ?? {})) {
+      const target = path.resolve(this.workspace, relative);
+      if (!target.startsWith(`${this.workspace}${path.sep}`)) throw new Error(`file "${relative}" would land outside the workspace`);
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.writeFileSync(target, content);
+    }
+    // Sandboxes that run as an unprivileged user (docker --user 65534) need to write here.
+    if (options.worldWritable) {
+      for (const file of [this.root, ...listTree(this.workspace), this.home, this.tmp]) fs.chmodSync(file, fs.statSync(file).isDirectory() ? 0o777 : 0o666);
+    }
   }
 
   /** A temporary directory of `owner`'s that is no sandbox (e.g. an executor's probe). */

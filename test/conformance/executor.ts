@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { ExecutionRequest, Executor } from '../../daemon/sandbox/Executor';
+import type { ExecutionRequest, Executor, PrepareOptions } from '../../daemon/sandbox/Executor';
 import { newSandboxOwner, SANDBOX_OWNER_ENV } from '../../daemon/sandbox/owner';
 import { SandboxDir } from '../../daemon/sandbox/sandboxDir';
 
@@ -24,6 +24,42 @@ export interface ExecutorTraits {
   limitsPids: boolean;
   /** Resources of `owner` only this executor knows of (e.g. docker containers), by name. */
   ownedResources?: (owner: string) => Promise<string[]>;
+  /** prepare() makes real sandboxes ahead (runs that fit say `warm: true`); default: `isolates`. */
+  prepares?: boolean;
+}
+
+/**
+ * The same executor, but every run() goes through a sandbox prepared for exactly that
+ * request (`prepare({ mountPoints, limits })`, then `run`), and must be warm: the whole
+ * conformance and isolation suites then hold for warm runs too.
+ */
+export function warmEveryRun(inner: Executor): Executor {
+  return {
+    name: inner.name,
+    isolates: inner.isolates,
+    available: () => inner.available(),
+    async run(request) {
+      const prepared = await inner.prepare({ mountPoints: (request.mounts ?? []).map((mount) => mount.sandboxPath), ...(request.limits && { limits: request.limits }) });
+      const { warm, ...result } = await prepared.run(request);
+      assert.equal(warm, true, `a request that fits its prepared sandbox ran cold: ${JSON.stringify(request.command)}`);
+      return result;
+    },
+    prepare: (options) => inner.prepare(options),
+    reclaim: (owner) => inner.reclaim(owner),
+    close: () => inner.close(),
+  };
+}
+
+/** Runs `work` with this process's sandboxes owned by a fresh tag (as a spawner's child would), which it returns. */
+export async function asOwner<T>(owner: string, work: () => Promise<T>): Promise<T> {
+  const saved = process.env[SANDBOX_OWNER_ENV];
+  process.env[SANDBOX_OWNER_ENV] = owner;
+  try {
+    return await work();
+  } finally {
+    if (saved === undefined) delete process.env[SANDBOX_OWNER_ENV];
+    else process.env[SANDBOX_OWNER_ENV] = saved;
+  }
 }
 
 /** Extra time a sandbox may take to start and to die, beyond the command's deadline. */
@@ -247,6 +283,122 @@ export function describeExecutorConformance(name: string, factory: () => Promise
         assert.equal(result.stoppedBy, 'pids');
       });
     }
+
+    describe('prepared sandboxes', () => {
+      const warm = traits.prepares ?? traits.isolates;
+      const harnessMount = () => [{ hostPath: harness, sandboxPath: '/harness' }];
+
+      it(`runs a task like a cold run, ${warm ? 'warm' : 'cold (this executor prepares nothing ahead)'}`, async () => {
+        const script = 'cat candidate.txt; echo; cat given.txt; echo changed > candidate.txt; echo new > made.txt; cat; echo err >&2; exit 3';
+        const request = { command: ['sh', '-c', script], workspace, files: { 'given.txt': 'given' }, stdin: 'in' };
+        const cold = await executor.run(request);
+        const prepared = await executor.prepare();
+        assert.equal(prepared.executor, executor.name);
+        const { warm: ranWarm, ...result } = await prepared.run(request);
+        assert.equal(ranWarm, warm);
+        for (const key of ['executor', 'exitCode', 'signal', 'stdout', 'stderr', 'stoppedBy'] as const) assert.deepEqual(result[key], cold[key], key);
+        assert.equal(result.stdout, 'original\ngivenin');
+        assert.equal(fs.readFileSync(path.join(workspace, 'candidate.txt'), 'utf8'), 'original');
+        assert.equal(fs.existsSync(path.join(workspace, 'made.txt')), false);
+      });
+
+      it('runs trusted files from a prepared read-only mount, which the task cannot change', async () => {
+        const prepared = await executor.prepare({ mountPoints: ['/harness'] });
+        const result = await prepared.run({
+          command: ['sh', '-c', 'python3 /harness/check.py hi; echo hacked > /harness/check.py; echo hacked > /harness/new.py; ls /harness'],
+          workspace,
+          mounts: harnessMount(),
+          cwd: '/harness',
+        });
+        assert.equal(result.warm, warm);
+        if (traits.isolates) {
+          assert.match(result.stdout, /^harness says hi\ncheck\.py\n$/);
+          assert.match(fs.readFileSync(path.join(harness, 'check.py'), 'utf8'), /harness says/);
+          assert.deepEqual(fs.readdirSync(harness), ['check.py']);
+        }
+      });
+
+      it('is single-use: a second run, or a run after discard(), is refused', async () => {
+        const prepared = await executor.prepare();
+        assert.equal((await prepared.run({ command: ['sh', '-c', 'echo once'] })).stdout, 'once\n');
+        await assert.rejects(prepared.run({ command: ['sh', '-c', 'echo twice'] }), /one task only/);
+        const discarded = await executor.prepare();
+        await Promise.all([discarded.discard(), discarded.discard()]);
+        await assert.rejects(discarded.run({ command: ['sh', '-c', 'echo late'] }), /one task only/);
+      });
+
+      it('never shares state between two prepared sandboxes', async () => {
+        const [first, second] = await Promise.all([executor.prepare(), executor.prepare()]);
+        const leave = await first.run({ command: ['sh', '-c', 'echo x > left.txt; echo x > "$HOME/left"; echo x > "$TMPDIR/left"; echo done'], workspace });
+        assert.equal(leave.stdout, 'done\n', leave.stderr);
+        const look = await second.run({ command: ['sh', '-c', 'ls -A . "$HOME" "$TMPDIR"'], workspace });
+        assert.equal(look.exitCode, 0, look.stderr);
+        assert.doesNotMatch(look.stdout, /left/);
+        assert.match(look.stdout, /candidate\.txt/);
+      });
+
+      it('counts the deadline from the task start, not from the preparation, and still enforces it', async () => {
+        const prepared = await executor.prepare();
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+        const inTime = await prepared.run({ command: ['sh', '-c', 'sleep 0.2; echo in time'], limits: { timeoutMs: 1_500 } });
+        assert.equal(inTime.stoppedBy, undefined);
+        assert.equal(inTime.stdout, 'in time\n');
+        const late = await executor.prepare();
+        const started = Date.now();
+        const stopped = await late.run({ command: ['sh', '-c', 'sleep 30'], limits: { timeoutMs: 1_000 } });
+        assert.equal(stopped.stoppedBy, 'timeout');
+        assert.equal(stopped.warm, warm);
+        assert.ok(Date.now() - started < 1_000 + KILL_GRACE_MS + 1_500, `took ${Date.now() - started} ms`);
+      });
+
+      it('stops a prepared run when its signal aborts', async () => {
+        const prepared = await executor.prepare();
+        const controller = new AbortController();
+        setTimeout(() => controller.abort(), 300);
+        const result = await prepared.run({ command: ['sh', '-c', 'sleep 30'], signal: controller.signal, limits: { timeoutMs: 20_000 } });
+        assert.equal(result.stoppedBy, 'cancelled');
+      });
+
+      it('runs a request that does not fit (other mounts, memory, pids or network) cold, with the right answer', async () => {
+        const cases: Array<[PrepareOptions, Partial<ExecutionRequest>]> = [
+          [{ mountPoints: ['/harness'] }, {}],
+          [{}, { mounts: harnessMount() }],
+          [{ limits: { memoryMb: 256 } }, { limits: { memoryMb: 300 } }],
+          [{ limits: { pids: 40 } }, {}],
+          [{}, { limits: { network: true } }],
+        ];
+        for (const [options, extra] of cases) {
+          const prepared = await executor.prepare(options);
+          const result = await prepared.run({ command: ['sh', '-c', 'cat candidate.txt'], workspace, ...extra });
+          assert.equal(result.warm, false, JSON.stringify(options));
+          assert.equal(result.stdout, 'original', result.stderr);
+        }
+        // The deadline and the output caps are not part of the sandbox: they may differ.
+        const prepared = await executor.prepare({ limits: { timeoutMs: 5_000, outputBytes: 10 } });
+        const fits = await prepared.run({ command: ['sh', '-c', 'echo 0123456789abc'], limits: { timeoutMs: 20_000 } });
+        assert.equal(fits.warm, warm);
+        assert.equal(fits.stdout, '0123456789abc\n');
+      });
+
+      it('discard() and reclaim(owner) remove an unused prepared sandbox: no directory, cgroup, container or process', async () => {
+        for (const how of ['discard', 'reclaim'] as const) {
+          const owner = newSandboxOwner();
+          const prepared = await asOwner(owner, () => executor.prepare({ mountPoints: ['/harness'] }));
+          if (warm) assert.notDeepEqual(await leftoversOf(owner, traits), [], 'a prepared sandbox holds something');
+          if (how === 'discard') await prepared.discard();
+          else await executor.reclaim(owner);
+          await waitFor('its processes are gone', () => hostProcessesWith(owner).length === 0);
+          assert.deepEqual(await leftoversOf(owner, traits), [], how);
+          if (how === 'reclaim') {
+            // Its task, should one still come, runs cold and leaves nothing either.
+            const result = await prepared.run({ command: ['sh', '-c', 'echo after'], mounts: harnessMount() });
+            assert.equal(result.stdout, 'after\n');
+            await prepared.discard();
+          }
+          assert.deepEqual(await leftoversOf(owner, traits), [], `${how}, then its task`);
+        }
+      });
+    });
 
     it("reclaim(owner) kills a sandbox of that owner mid-run and removes all it holds, and touches no other owner's", async () => {
       // As a one-shot child's parent would after the child's SIGKILL: the run here stands in

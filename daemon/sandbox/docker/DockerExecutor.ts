@@ -13,6 +13,9 @@
  * mounts are bind mounts of host paths. A read-only mount whose top directory uid 65534
  * cannot read (not world-readable) is copied into the sandbox directory first.
  *
+ * prepare() makes the container of a task still to come (preparedContainer.ts): created,
+ * started and waiting, so that the task costs a write to its stdin.
+ *
  * `wallMs` is the command's own time (exec start to exit), without the container's setup.
  * Exit codes are the engine's: a command that dies of a signal on its own reports 128+n
  * (the engine cannot tell it from `exit 128+n`); when the executor killed it, exitCode is
@@ -22,11 +25,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type Docker from 'dockerode';
 import {
   type Availability,
-  coldPreparedSandbox,
   type ExecutionRequest,
   type ExecutionResult,
   type Executor,
   type PreparedSandbox,
+  type PrepareOptions,
   resolveLimits,
 } from '../Executor';
 import { trackExecutor, untrackExecutor } from '../liveSandboxes';
@@ -36,6 +39,8 @@ import { runInContainer } from './containerRun';
 import { removeSandboxDir } from './dirRemoval';
 import { dockerClient, dockerEndpoint, explainEngineError } from './endpoint';
 import { removeOwnedContainers, sweepOrphans } from './orphanSweep';
+import { PreparedContainer } from './preparedContainer';
+import { preparedShape } from '../warm/preparedShape';
 
 export const DEFAULT_DOCKER_IMAGE = 'peagen-sandbox:latest';
 /** How long the engine may take to answer available()'s questions. */
@@ -62,6 +67,8 @@ export class DockerExecutor implements Executor {
   private readonly docker: Docker;
   private readonly display: string;
   private readonly networkMode: string;
+  /** Prepared sandboxes not yet used or discarded. */
+  private readonly prepared = new Set<PreparedContainer>();
 
   constructor(options: DockerExecutorOptions = {}) {
     this.image = options.image ?? DEFAULT_DOCKER_IMAGE;
@@ -104,20 +111,30 @@ export class DockerExecutor implements Executor {
     }
   }
 
-  /** Containers first (their processes die with them), then the directories they bound. */
-  /** Nothing is made ahead yet: the task's sandbox is made when it arrives. */
-  async prepare(): Promise<PreparedSandbox> {
-    return coldPreparedSandbox(this);
+  /**
+   * Creates and starts the container of a task still to come (see preparedContainer.ts):
+   * resolves when it waits, ready, for its command. A request with other mount points,
+   * memory, pids or network runs cold.
+   */
+  async prepare(options: PrepareOptions = {}): Promise<PreparedSandbox> {
+    const shape = preparedShape(options);
+    trackExecutor(this);
+    const context = { docker: this.docker, image: this.image, networkMode: this.networkMode, display: this.display, owner: sandboxOwner() };
+    const sandbox = await PreparedContainer.start(context, { runCold: (request) => this.run(request), forget: (prepared) => this.prepared.delete(prepared) }, shape);
+    this.prepared.add(sandbox);
+    return sandbox;
   }
 
+  /** Containers first (their processes die with them), then the directories they bound. */
   async reclaim(owner: string): Promise<void> {
     checkSandboxOwner(owner);
     await removeOwnedContainers(this.docker, owner);
     await reclaimSandboxDirs(owner, (dir) => removeSandboxDir(this.docker, this.image, dir).catch(() => undefined));
   }
 
-  /** dockerode holds no connection between requests: nothing to release; idempotent. */
+  /** Discards the prepared sandboxes still unused; dockerode holds no connection between requests. Idempotent. */
   async close(): Promise<void> {
+    await Promise.allSettled([...this.prepared].map((sandbox) => sandbox.discard()));
     untrackExecutor(this);
   }
 }

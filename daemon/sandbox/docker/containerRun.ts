@@ -265,7 +265,7 @@ function waitForExit(
   });
 }
 
-function createError(context: ContainerRunContext, error: unknown): string {
+export function createError(context: ContainerRunContext, error: unknown): string {
   const err = error as { statusCode?: number; json?: { message?: string }; message?: string };
   if (err.statusCode === 404 && /image/i.test(err.json?.message ?? err.message ?? '')) {
     return `the sandbox image ${context.image} is missing: run \`peagen sandbox image build\``;
@@ -274,7 +274,7 @@ function createError(context: ContainerRunContext, error: unknown): string {
   return `cannot create the sandbox container: ${err.json?.message ?? err.message}`;
 }
 
-async function hostPid(container: Docker.Container): Promise<number | undefined> {
+export async function hostPid(container: Docker.Container): Promise<number | undefined> {
   try {
     return (await container.inspect()).State.Pid || undefined;
   } catch {
