@@ -14,7 +14,9 @@
 // BENCH_CLIENTS for the multi-client daemon (3), BENCH_PAYLOAD_BYTES (64),
 // BENCH_ONLY=memory,redis,bullmq,daemon to run some of them,
 // BENCH_DAEMON_PROFILE=DIR to run the daemons under `node --cpu-prof` (profiles land in DIR;
-// `node bench/cpuProfileTop.mjs DIR/*.cpuprofile` lists their top costs).
+// `node bench/cpuProfileTop.mjs DIR/*.cpuprofile` lists their top costs),
+// BENCH_BASELINE=DIR a built checkout of another version (e.g. a `git worktree` of main after
+// `node scripts/build.mjs`): its daemon and client run beside this one's, in the same rounds.
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -30,6 +32,7 @@ const CLIENTS = env('BENCH_CLIENTS', 3);
 const PAYLOAD_BYTES = env('BENCH_PAYLOAD_BYTES', 64);
 const ONLY = process.env.BENCH_ONLY?.split(',');
 const PROFILE_DIR = process.env.BENCH_DAEMON_PROFILE ? resolve(process.env.BENCH_DAEMON_PROFILE) : undefined;
+const BASELINE = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE) : undefined;
 const wanted = (group) => !ONLY || ONLY.includes(group);
 
 const { startRedis, stopRedis } = await import(join(REPO, 'scripts', 'provision', 'redis.mjs'));
@@ -56,10 +59,12 @@ try {
   if (wanted('daemon')) {
     if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
     const nodeArgs = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
-    const one = await openDaemon({ ...common, maxClients: 1, nodeArgs });
-    contenders.push({ name: 'daemon, 1 client', driver: one, shape: single, daemon: true });
-    const many = await openDaemon({ ...common, maxClients: CLIENTS, nodeArgs });
-    contenders.push({ name: `daemon, ${CLIENTS} clients`, driver: many, shape: { ...single, clients: CLIENTS }, daemon: true });
+    for (const [label, repo] of [['', REPO], ...(BASELINE ? [['baseline ', BASELINE]] : [])]) {
+      const one = await openDaemon({ ...common, repo, maxClients: 1, nodeArgs });
+      contenders.push({ name: `${label}daemon, 1 client`, driver: one, shape: single, daemon: true });
+      const many = await openDaemon({ ...common, repo, maxClients: CLIENTS, nodeArgs });
+      contenders.push({ name: `${label}daemon, ${CLIENTS} clients`, driver: many, shape: { ...single, clients: CLIENTS }, daemon: true });
+    }
   }
 
   const totals = new Map(contenders.map((c) => [c.name, { tasks: 0, elapsedMs: 0, latencies: [], benchCpuMs: 0, serverCpuMs: 0 }]));
@@ -100,7 +105,7 @@ function report(totals) {
   console.log(
     `echo jobs, ${ROUNDS} interleaved rounds of ${TASKS} per contender, ${IN_FLIGHT} in flight per client, ${CONCURRENCY} worker slots, ${PAYLOAD_BYTES}-byte payloads:`,
   );
-  const row = (cells) => console.log(`  ${cells[0].padEnd(20)}${cells.slice(1).map((cell) => cell.padStart(13)).join('')}`);
+  const row = (cells) => console.log(`  ${cells[0].padEnd(28)}${cells.slice(1).map((cell) => cell.padStart(13)).join('')}`);
   row(['', 'tasks/s', 'p50 ms', 'p99 ms', 'CPU ms/task', 'server CPU']);
   for (const [name, f] of figures) {
     row([name, f.perSecond.toFixed(0), f.p50.toFixed(2), f.p99.toFixed(2), f.benchCpu.toFixed(3), f.serverCpu ? f.serverCpu.toFixed(3) : '-']);
@@ -110,7 +115,7 @@ function report(totals) {
 
   const bull = figures.get('BullMQ 6');
   const checks = [];
-  const target = (label, value, ok, goal) => checks.push(`  ${label.padEnd(40)} ${value.padStart(9)}  (target ${goal}: ${ok ? 'met' : 'MISSED'})`);
+  const target = (label, value, ok, goal) => checks.push(`  ${label.padEnd(48)} ${value.padStart(9)}  (target ${goal}: ${ok ? 'met' : 'MISSED'})`);
   for (const name of ['redis queue', 'memory queue']) {
     const f = figures.get(name);
     if (!f || !bull) continue;

@@ -147,6 +147,10 @@ export function serveConnection(connection: ProtocolConnection, engine: Engine, 
 
   connection.onRequest(GetResult.method, async (raw: unknown, token: CancellationToken) => {
     const params = guard(GetResult.params, raw);
+    // Most results are in by the time they are asked for: answer those without setting up
+    // a cancellable wait.
+    const known = await engine.result(params.taskId, 0);
+    if (known || params.waitMs === 0) return { result: known } satisfies GetResult.Response;
     const abort = new AbortController();
     const listener = token.onCancellationRequested(() => abort.abort());
     try {
