@@ -9,7 +9,7 @@
 // Prints tasks/s, p50/p99 enqueue→result latency, CPU per task (this process; the server:
 // redis-server or the daemon), then the ratios and targets of issue 8.
 //
-// Knobs (environment): BENCH_TASKS jobs per contender per round (2000), BENCH_ROUNDS (3),
+// Knobs (environment): BENCH_TASKS jobs per contender per round (4000), BENCH_ROUNDS (3),
 // BENCH_IN_FLIGHT jobs awaited at once per client (8), BENCH_CONCURRENCY worker slots (8),
 // BENCH_CLIENTS for the multi-client daemon (3), BENCH_PAYLOAD_BYTES (64),
 // BENCH_ONLY=memory,redis,bullmq,daemon to run some of them,
@@ -24,7 +24,7 @@ import { openBullMQ, openDaemon, openPeagenQueue } from './queueDrivers.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const env = (name, fallback) => Number(process.env[name] ?? fallback);
-const TASKS = env('BENCH_TASKS', 2000);
+const TASKS = env('BENCH_TASKS', 4000);
 const ROUNDS = env('BENCH_ROUNDS', 3);
 const IN_FLIGHT = env('BENCH_IN_FLIGHT', 8);
 const CONCURRENCY = env('BENCH_CONCURRENCY', 8);
