@@ -100,7 +100,11 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   }
   let engine: Engine;
   try {
-    engine = await assembleEngine(options.config, { log, ...(options.oneShotEntry && { oneShotEntry: options.oneShotEntry }) });
+    engine = await assembleEngine(options.config, {
+      log,
+      ...(options.oneShotEntry && { oneShotEntry: options.oneShotEntry }),
+      withoutWorkers: !options.config.daemon.workers,
+    });
   } catch (error) {
     owner?.lock.release();
     throw error;

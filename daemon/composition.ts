@@ -5,12 +5,17 @@
  * so every one of them runs the same handlers on the same kind of sandbox. The fabric itself
  * (queue, worker pool) knows nothing of handlers, configuration files or sandboxes.
  */
-import type { PeagenConfig } from './config';
+import { ConfigError, type PeagenConfig } from './config';
 import { Engine, type EngineOptions } from './engine/Engine';
+import { startWorkerHeartbeat } from './engine/workerHeartbeat';
 import { createQueue } from './fabric/queue/createQueue';
+import type { TaskQueue } from './fabric/queue/TaskQueue';
 import type { HandlerRegistry } from './fabric/worker/HandlerRegistry';
+import type { ChildScope } from './fabric/worker/oneShot';
+import { WarmSpawner, type WarmSpawnerOptions, type WarmSpawnerStopRecord } from './fabric/worker/WarmSpawner';
 import { createRegistry } from './handlers';
-import type { Executor } from './sandbox/Executor';
+import { type Executor, executorCapabilities } from './sandbox/Executor';
+import { newSandboxOwner, SANDBOX_OWNER_ENV } from './sandbox/owner';
 import { selectExecutor } from './sandbox/selectExecutor';
 
 /** The handlers a worker with this configuration runs; sandboxed ones only with an executor. */
@@ -26,6 +31,12 @@ export function detectedCapabilities(registry: HandlerRegistry): string[] {
 /** Picks the executor, opens the queue and builds the registry, then the engine on them. */
 export async function assembleEngine(config: PeagenConfig, options: Omit<EngineOptions, 'executor'> = {}): Promise<Engine> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  if (options.withoutWorkers && config.queue.url.startsWith('memory:')) {
+    // Nobody else can reach a private queue: its tasks would wait forever.
+    throw new ConfigError(
+      'daemon.workers is false but the queue is memory:// (private to this process); point QUEUE_URL at a shared Redis (redis://host:port) so that `peagen worker start` elsewhere can serve it',
+    );
+  }
   const executor = await selectExecutor(config.sandbox, log);
   try {
     const queue = createQueue(config.queue.url, config.queue);
@@ -35,4 +46,85 @@ export async function assembleEngine(config: PeagenConfig, options: Omit<EngineO
     await executor.executor.close();
     throw error;
   }
+}
+
+/** The warm spawner with what it runs on; `close` stops it, then the queue and executor. */
+export interface AssembledSpawner {
+  spawner: WarmSpawner;
+  queue: TaskQueue;
+  /** Capabilities its workers claim with: the configured ones plus what this host proves. */
+  caps: string[];
+  close(options: { drain: boolean }): Promise<WarmSpawnerStopRecord>;
+}
+
+/**
+ * `worker start --warm-pool`: the supervisor of warm one-shot workers. It chooses the
+ * executor once (children use the same one, by name) and keeps it only to reclaim what a
+ * dead child's sandboxes left behind; it runs no sandbox itself.
+ */
+export async function assembleWarmSpawner(
+  config: PeagenConfig,
+  options: Pick<WarmSpawnerOptions, 'warmPool' | 'maxWorkers' | 'exitAfterIdleMs' | 'entry'> & Partial<WarmSpawnerOptions>,
+): Promise<AssembledSpawner> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const selection = await selectExecutor(config.sandbox, log);
+  const executor = selection.executor;
+  let queue: TaskQueue | undefined;
+  try {
+    queue = createQueue(config.queue.url, config.queue);
+    const registry = createWorkerRegistry(config, executor, log);
+    const caps = [...new Set([...config.worker.caps, ...executorCapabilities(executor), ...detectedCapabilities(registry)])];
+    const spawner = new WarmSpawner({
+      queue,
+      registry,
+      caps,
+      // Children use the executor chosen here rather than choosing again.
+      config: { ...config, sandbox: { ...config.sandbox, executor: executor.name } },
+      childScope: () => childSandboxScope(executor),
+      log,
+      ...options,
+    }).start();
+    // Listed in the cluster directory like any pool; `processes` shows it at zero.
+    const heartbeat = startWorkerHeartbeat(
+      queue,
+      () => {
+        const status = spawner.status();
+        return { id: spawner.id, caps, kinds: spawner.kinds, mode: 'warm', slots: status.maxWorkers, busy: status.running, processes: status.processes };
+      },
+      { log },
+    );
+    // The directory learns of a scale change at once, not at the next beat.
+    spawner.on('exit', () => {
+      if (spawner.status().processes === 0) void heartbeat.beat();
+    });
+    spawner.on('ready', () => {
+      if (spawner.status().ready === 1) void heartbeat.beat();
+    });
+    const opened = queue;
+    return {
+      spawner,
+      queue,
+      caps,
+      async close({ drain }) {
+        const record = await spawner.stop({ drain });
+        await heartbeat.stop();
+        await opened.close();
+        await executor.close();
+        return record;
+      },
+    };
+  } catch (error) {
+    await queue?.close();
+    await executor.close();
+    throw error;
+  }
+}
+
+/**
+ * A child's sandboxes (its prepared one too) carry an owner tag of its own, so that
+ * everything it leaves, even when SIGKILLed while it waited, is removed once it has exited.
+ */
+export function childSandboxScope(executor: Executor): ChildScope {
+  const owner = newSandboxOwner();
+  return { env: { [SANDBOX_OWNER_ENV]: owner }, release: () => executor.reclaim(owner) };
 }

@@ -15,13 +15,13 @@ export const CONFIG_FILE_NAME = 'peagen.json';
  * `memory://`, or `redis://[user:password@]host[:port][/db]` (`rediss://` for TLS). Checked
  * here so that a typo is a configuration error naming the setting, not a failure later on.
  */
-const QUEUE_URL_FORM = /^(?:memory:\/\/|rediss?:\/\/(?:[^\s/@]*@)?(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?(?:\/\d+)?\/?)$/;
+const QUEUE_URL_FORM = /^(?:memory:\/\/|rediss?:\/\/(?:[^\s/@]*@)?(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?(?:\/\d+)?\/?(?:\?[A-Za-z0-9_.=&:-]*)?)$/;
 
 const QueueSchema = z
   .object({
     url: z
       .string()
-      .regex(QUEUE_URL_FORM, { error: 'expected memory:// or redis://host[:port][/db] (rediss:// for TLS)' })
+      .regex(QUEUE_URL_FORM, { error: 'expected memory:// or redis://host[:port][/db][?prefix=NAME] (rediss:// for TLS)' })
       .default('memory://'),
     leaseMs: z.number().int().positive().default(60_000),
     maxAttempts: z.number().int().positive().default(3),
@@ -52,6 +52,11 @@ const DaemonSchema = z
   .object({
     /** `unix:/path` or `tcp:127.0.0.1:port`; default: a socket in the state directory. */
     listen: z.string().optional(),
+    /**
+     * Run worker slots inside the daemon (default). False on a cluster's coordinator: its
+     * tasks are served by `peagen worker start` on other hosts sharing the Redis queue.
+     */
+    workers: z.boolean().default(true),
   })
   .strict();
 

@@ -30,6 +30,7 @@ async function main(): Promise<void> {
       stdio: { type: 'boolean' },
       listen: { type: 'string' },
       'no-listen': { type: 'boolean' },
+      'no-workers': { type: 'boolean' },
       config: { type: 'string' },
       clientProcessId: { type: 'string' },
     },
@@ -39,7 +40,8 @@ async function main(): Promise<void> {
   const authTimeoutMs = Number(process.env.PEAGEN_DAEMON_AUTH_TIMEOUT_MS) || undefined;
   const clientPid = typeof values.clientProcessId === 'string' ? Number(values.clientProcessId) : undefined;
   const configFile = typeof values.config === 'string' ? values.config : findConfigFile();
-  const config = loadConfig(configFile);
+  const loaded = loadConfig(configFile);
+  const config = values['no-workers'] ? { ...loaded, daemon: { ...loaded.daemon, workers: false } } : loaded;
   // A stray error in one task or connection must not take the daemon and its queue down.
   process.on('uncaughtException', (error) => log(`unexpected error (daemon keeps running): ${error.stack ?? error}`));
   process.on('unhandledRejection', (error) => log(`unhandled rejection (daemon keeps running): ${String(error)}`));

@@ -18,6 +18,8 @@ const common = {
   define: { PEAGEN_VERSION: JSON.stringify(version) },
   // Optional native modules of ssh2 (pulled in by dockerode): never needed, never bundleable.
   external: ['cpu-features', '*.node'],
+  // The Redis queue's Lua scripts (daemon/fabric/queue/redis/lua) are imported as text.
+  loader: { '.lua': 'text' },
 };
 
 function sources(dir) {
@@ -26,18 +28,28 @@ function sources(dir) {
     .map((entry) => join(entry.parentPath, entry.name));
 }
 
+// Text files imported by sources: in out/ each becomes `<file>.js` (module.exports = its
+// text), which Node finds when the transpiled code requires `<file>`.
+function textModules(dir) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.lua'))
+    .map((entry) => join(entry.parentPath, entry.name))
+    .map((file) => ({ in: file, out: file }));
+}
+
 rmSync('out', { recursive: true, force: true });
 await Promise.all([
   esbuild.build({ ...common, entryPoints: ['extension/extension.ts'], outfile: 'dist/extension.js', external: [...common.external, 'vscode'] }),
   esbuild.build({ ...common, entryPoints: ['daemon/main.ts'], outfile: 'dist/daemon.js' }),
   esbuild.build({ ...common, entryPoints: ['daemon/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
   esbuild.build({
-    entryPoints: ['shared', 'daemon', 'extension', 'test'].flatMap(sources),
+    entryPoints: [...['shared', 'daemon', 'extension', 'test'].flatMap(sources), ...textModules('daemon')],
     outdir: 'out',
     outbase: '.',
     platform: 'node',
     target: 'node20',
     format: 'cjs',
+    loader: { '.lua': 'text' },
     sourcemap: 'inline',
     logLevel: 'warning',
   }),

@@ -7,7 +7,7 @@
 import { NotificationType, RequestType, RequestType0 } from 'vscode-languageserver-protocol';
 import { z } from 'zod';
 import type { NicheElite, Program, RunProgress, RunSummary } from './evolution';
-import { type DeadLetter, type QueueStats, ResultSchema, TaskSpecSchema, type TaskState } from './task';
+import { type DeadLetter, type QueueStats, type RequirementSetDepth, ResultSchema, TaskSpecSchema, type TaskState, type WorkerRecord } from './task';
 
 /** Bumped on any incompatible change to the messages below; checked by {@link Handshake}. */
 export const PROTOCOL_VERSION = 1;
@@ -51,6 +51,11 @@ export interface SandboxStatus {
   reason: string;
 }
 
+export interface ClusterStatus {
+  workers: WorkerRecord[];
+  depth: RequirementSetDepth[];
+}
+
 export namespace Status {
   export const method = 'peagen/status';
   export interface Response {
@@ -61,6 +66,11 @@ export namespace Status {
     queue: { backend: string; url: string } & QueueStats;
     workers: WorkerPoolStatus;
     sandbox: SandboxStatus;
+    /**
+     * Every worker serving this queue, on any host (heartbeat records), and the queue's depth
+     * per requirement set. With a memory queue: this daemon's own pool only.
+     */
+    cluster: ClusterStatus;
     /** Where other clients (the CLI, another editor) can connect. */
     listen?: string;
   }

@@ -7,7 +7,7 @@
  * other processes or hosts run, not only for this engine's own pool.
  */
 import { EventEmitter } from 'node:events';
-import type { SandboxStatus, TaskUpdate, WorkerPoolStatus } from '../../shared/protocol';
+import type { ClusterStatus, SandboxStatus, TaskUpdate, WorkerPoolStatus } from '../../shared/protocol';
 import { newTask, type QueueStats, type Result, type Task, type TaskSpec } from '../../shared/task';
 import type { PeagenConfig } from '../config';
 import { canAccept, type TaskEvent, type TaskQueue } from '../fabric/queue/TaskQueue';
@@ -17,6 +17,7 @@ import type { ChildScope } from '../fabric/worker/oneShot';
 import { type Executor, executorCapabilities } from '../sandbox/Executor';
 import { newSandboxOwner, SANDBOX_OWNER_ENV } from '../sandbox/owner';
 import type { ExecutorSelection } from '../sandbox/selectExecutor';
+import { type Heartbeat, startWorkerHeartbeat } from './workerHeartbeat';
 
 export interface EngineStatus {
   queue: { backend: string; url: string } & QueueStats;
@@ -54,6 +55,7 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
   readonly caps: readonly string[];
   private readonly executor: ExecutorSelection | undefined;
   private readonly unsubscribe: () => void;
+  private readonly heartbeat: Heartbeat | undefined;
 
   constructor(
     readonly config: PeagenConfig,
@@ -84,6 +86,15 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
         ...(options.log && { log: options.log }),
       });
       this.pool.start();
+      const pool = this.pool;
+      this.heartbeat = startWorkerHeartbeat(
+        this.queue,
+        () => {
+          const status = pool.status();
+          return { id: pool.id, caps: status.caps, kinds: pool.kinds, mode: status.mode, slots: status.count, busy: status.busy };
+        },
+        { ...(options.log && { log: options.log }) },
+      );
     }
   }
 
@@ -128,9 +139,19 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
     };
   }
 
+  /**
+   * Every worker serving the queue (from any host) and its depth per requirement set. Asked
+   * for by status requests only: it costs queue round trips that task updates must not pay.
+   */
+  async cluster(): Promise<ClusterStatus> {
+    const [workers, depth] = await Promise.all([this.queue.listWorkers(), this.queue.depth()]);
+    return { workers, depth };
+  }
+
   /** Stops the workers (finishing or handing back their tasks), then the queue. */
   async stop({ drain }: { drain: boolean }): Promise<void> {
     await this.pool?.stop({ drain });
+    await this.heartbeat?.stop();
     this.unsubscribe();
     await this.queue.close();
     await this.executor?.executor.close();

@@ -58,7 +58,9 @@ export function readLiveRecord(dir: string): DaemonRecord | undefined {
   } catch {
     return undefined;
   }
-  if (typeof record.pid === 'number' && isAlive(record.pid)) return record;
+  // A record naming this very process is stale: a restarted container gets the same pid
+  // (often 1) that its previous daemon had, and must not take that record for a live daemon.
+  if (typeof record.pid === 'number' && record.pid !== process.pid && isAlive(record.pid)) return record;
   fs.rmSync(file, { force: true });
   return undefined;
 }

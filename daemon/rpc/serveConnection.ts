@@ -121,13 +121,14 @@ export function serveConnection(connection: ProtocolConnection, engine: Engine, 
 
   connection.onRequest(Status.method, async (raw: unknown) => {
     guard(z.unknown(), raw);
-    const status = await engine.status();
+    const [status, cluster] = await Promise.all([engine.status(), engine.cluster()]);
     return {
       daemonVersion: daemon.version,
       protocolVersion: PROTOCOL_VERSION,
       pid: process.pid,
       uptimeMs: Date.now() - daemon.startedAt,
       ...status,
+      cluster,
       ...(daemon.listen && { listen: daemon.listen }),
     } satisfies Status.Response;
   });

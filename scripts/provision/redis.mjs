@@ -7,12 +7,13 @@
 //   - waits until it answers PING.
 //
 // Usage: node scripts/provision/redis.mjs [install|start|stop] [--port N] [--dir D] [--appendonly]
+//        [--requirepass-file F]   (the password is read from file F, never from the command line)
 //   install  only makes sure redis-server is installed
 //   start    stdout: {"port": N, "pid": N, "dir": "...", "url": "redis://127.0.0.1:N"}
 //   stop     --dir D: stops the server whose pid file is in D (SHUTDOWN NOSAVE, then SIGKILL)
 // The module exports the same as functions (see test/fixtures/redisServer.ts).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -90,7 +91,9 @@ export async function waitForPing(port, timeoutMs = 15_000) {
   const giveUpAt = Date.now() + timeoutMs;
   for (;;) {
     try {
-      if ((await command(port, 'PING')) === '+PONG') return;
+      const reply = await command(port, 'PING');
+      // A server with requirepass answers NOAUTH: it is up.
+      if (reply === '+PONG' || reply.startsWith('-NOAUTH')) return;
     } catch {
       // not up yet
     }
@@ -103,15 +106,19 @@ export async function waitForPing(port, timeoutMs = 15_000) {
  * Starts a server (or restarts one on the same port and directory, keeping its append-only
  * file): resolves once it answers PING.
  */
-export async function startRedis({ port, dir, appendonly = false } = {}) {
+export async function startRedis({ port, dir, appendonly = false, requirepassFile } = {}) {
   ensureRedisInstalled();
   const dataDir = resolve(dir ?? mkdtempSync(join(tmpdir(), 'peagen-redis-')));
   mkdirSync(dataDir, { recursive: true });
   const chosenPort = port ?? (await freePort());
   const pidFile = join(dataDir, 'redis.pid');
+  // A password goes into a config file of the private data directory, never into argv (ps).
+  const configFile = join(dataDir, 'redis.conf');
+  writeFileSync(configFile, requirepassFile ? `requirepass "${readFileSync(requirepassFile, 'utf8').trim().replace(/["\\]/g, '\\$&')}"\n` : '', { mode: 0o600 });
   const started = spawnSync(
     'redis-server',
     [
+      configFile,
       '--port', String(chosenPort),
       '--bind', '127.0.0.1',
       '--daemonize', 'yes',
@@ -171,6 +178,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       ...(option('--port') && { port: Number(option('--port')) }),
       ...(option('--dir') && { dir: option('--dir') }),
       appendonly: rest.includes('--appendonly'),
+      ...(option('--requirepass-file') && { requirepassFile: option('--requirepass-file') }),
     });
     process.stdout.write(`${JSON.stringify(server)}\n`);
   } else if (action === 'stop') {

@@ -98,6 +98,7 @@ describe('settings a running daemon ignores', () => {
     protocolVersion: 1,
     pid: 42,
     uptimeMs: 1,
+    cluster: { workers: [], depth: [] },
     queue: { backend: 'memory', url: 'memory://', pending: 0, inFlight: 0, delayed: 0, dead: 0 },
     workers: { count: 2, busy: 0, caps: ['cpu', 'docker'], mode: 'in-process' },
     sandbox: { executor: 'docker', isolates: true, reason: 'auto chose docker: Docker 27 at unix:///var/run/docker.sock, image peagen-sandbox:latest' },

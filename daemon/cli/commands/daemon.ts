@@ -23,9 +23,16 @@ export function registerDaemonCommands(program: Command): void {
     .description('start the daemon in the background (or in this terminal with --foreground)')
     .option('--listen <address>', 'unix:/path/to.sock or tcp:127.0.0.1:PORT (default: a socket in ~/.peagen)')
     .option('--foreground', 'run in this process until interrupted')
-    .action(async (options: { listen?: string; foreground?: boolean }, command: Command) => {
+    .option('--no-workers', 'run no worker slots here: tasks are served by `peagen worker start` on other hosts sharing a Redis queue')
+    .action(async (options: { listen?: string; foreground?: boolean; workers: boolean }, command: Command) => {
       const ctx = CliContext.of(command);
-      const config = ctx.config;
+      const config = options.workers ? ctx.config : { ...ctx.config, daemon: { ...ctx.config.daemon, workers: false } };
+      if (!config.daemon.workers && config.queue.url.startsWith('memory:')) {
+        throw new CliError(
+          'a daemon without workers needs a shared queue: set QUEUE_URL=redis://host:port (or queue.url in peagen.json) so that `peagen worker start` elsewhere can serve it',
+          ExitCode.Usage,
+        );
+      }
       checkListenAddress(ctx, options.listen);
       const running = await runningDaemon(ctx.stateDir);
       if (running) return reportRunning(ctx, running);
@@ -54,6 +61,7 @@ export function registerDaemonCommands(program: Command): void {
       const logFd = fs.openSync(logFile, 'a', 0o600);
       const args = [path.join(__dirname, 'daemon.js')];
       if (options.listen) args.push('--listen', options.listen);
+      if (!config.daemon.workers) args.push('--no-workers');
       if (ctx.configFile) args.push('--config', ctx.configFile);
       const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', logFd, logFd] });
       child.unref();

@@ -1,8 +1,8 @@
 import * as path from 'node:path';
 import type { Command } from 'commander';
-import { assembleEngine } from '../../composition';
-import { CliContext, parseCaps, parsePositiveInt } from '../context';
-import { notImplemented } from './notYet';
+import { assembleEngine, assembleWarmSpawner } from '../../composition';
+import type { PeagenConfig } from '../../config';
+import { CliContext, CliError, ExitCode, parseCaps, parsePositiveInt } from '../context';
 
 interface WorkerStartOptions {
   caps?: string[];
@@ -10,8 +10,21 @@ interface WorkerStartOptions {
   concurrency?: number;
   mode?: 'in-process' | 'one-shot';
   warmPool?: number;
+  maxWorkers?: number;
   exitAfterIdle?: number;
 }
+
+const WARM_HELP = `
+Warm spawner (--warm-pool N):
+  Keeps N one-shot worker processes ready, each with its handlers loaded and its sandbox
+  made, so a task starts without a fork or a sandbox build. While work is in sight it keeps
+  min(M, running + pending + N) processes (--max-workers M, default max(N, concurrency));
+  after --exit-after-idle S seconds with nothing pending or running it retires them all
+  (scale to zero) and claims nothing until work is queued again. This command stays running
+  (holding no sandbox) and prints how every worker process ended when stopped (--json).
+
+Without --warm-pool, --exit-after-idle S stops this worker after S seconds idle (a scaler
+such as KEDA starts it again).`;
 
 export function registerWorkerCommands(program: Command): void {
   const worker = program.command('worker').description('run worker pools against the configured queue');
@@ -23,13 +36,15 @@ export function registerWorkerCommands(program: Command): void {
     .option('--plugins <modules>', 'handler plugin modules to load, comma-separated', parseCaps)
     .option('--concurrency <n>', 'tasks run at once', parsePositiveInt('--concurrency'))
     .option('--mode <mode>', 'in-process, or one-shot (a fresh process per task)')
-    .option('--warm-pool <n>', 'keep n idle one-shot workers ready (needs the warm spawner)', parsePositiveInt('--warm-pool'))
-    .option('--exit-after-idle <seconds>', 'stop after this long with nothing to do', parsePositiveInt('--exit-after-idle'))
+    .option('--warm-pool <n>', 'keep n one-shot worker processes ready, sandbox made (the warm spawner)', parsePositiveInt('--warm-pool'))
+    .option('--max-workers <m>', 'with --warm-pool: worker processes at most (default max(n, concurrency))', parsePositiveInt('--max-workers'))
+    .option('--exit-after-idle <seconds>', 'stop after this long with nothing to do (with --warm-pool: scale to zero)', parsePositiveInt('--exit-after-idle'))
+    .addHelpText('after', WARM_HELP)
     .action(async (options: WorkerStartOptions, command: Command) => {
       const ctx = CliContext.of(command);
-      if (options.warmPool !== undefined) notImplemented('worker start --warm-pool');
+      checkWarmFlags(options);
       const base = ctx.config;
-      const config = {
+      const config: PeagenConfig = {
         ...base,
         worker: {
           ...base.worker,
@@ -46,17 +61,65 @@ export function registerWorkerCommands(program: Command): void {
             'Workers for the daemon run inside it (`peagen daemon start`); separate workers need a shared queue (QUEUE_URL=redis://...).',
         );
       }
-      const engine = await assembleEngine(config, { oneShotEntry: path.join(__dirname, 'daemon.js'), log: (line) => ctx.info(line) });
-      ctx.info(
-        `worker ${engine.pool?.id} started: ${config.worker.concurrency} ${config.worker.mode} slot(s), caps [${engine.caps.join(', ')}], serving ${engine.pool?.kinds.join(', ') || 'no task kinds'}`,
-      );
-      const stopped = new Promise<string>((resolve) => {
-        engine.pool?.once('idleExit', () => resolve('idle'));
+      const entry = path.join(__dirname, 'daemon.js');
+      const interrupted = new Promise<string>((resolve) => {
         process.once('SIGINT', () => resolve('interrupted'));
         process.once('SIGTERM', () => resolve('terminated'));
       });
+
+      if (options.warmPool !== undefined) {
+        const warmPool = options.warmPool;
+        const maxWorkers = options.maxWorkers ?? Math.max(warmPool, config.worker.concurrency);
+        if (maxWorkers < warmPool) {
+          throw new CliError(`--max-workers (${maxWorkers}) must be at least --warm-pool (${warmPool})`, ExitCode.Usage);
+        }
+        // Without --exit-after-idle the warm pool never scales to zero (about 24 days).
+        const exitAfterIdleMs = config.worker.exitAfterIdleMs ?? 2 ** 31 - 1;
+        const assembled = await assembleWarmSpawner(config, { warmPool, maxWorkers, exitAfterIdleMs, entry, log: (line) => ctx.info(line) });
+        const { spawner } = assembled;
+        ctx.info(
+          `spawner ${spawner.id} started: ${warmPool} warm, at most ${maxWorkers} one-shot worker process(es)` +
+            `${config.worker.exitAfterIdleMs !== undefined ? `, zero after ${config.worker.exitAfterIdleMs / 1000} s idle` : ''}` +
+            `, caps [${assembled.caps.join(', ')}], serving ${spawner.kinds.join(', ') || 'no task kinds'}`,
+        );
+        const reason = await interrupted;
+        const record = await assembled.close({ drain: true });
+        ctx.output({ stopped: true, reason, ...record }, `spawner stopped (${reason}); worker process exits: ${describeCounts(record.exitReasons)}`);
+        return;
+      }
+
+      const engine = await assembleEngine(config, { oneShotEntry: entry, log: (line) => ctx.info(line) });
+      ctx.info(
+        `worker ${engine.pool?.id} started: ${config.worker.concurrency} ${config.worker.mode} slot(s), caps [${engine.caps.join(', ')}], serving ${engine.pool?.kinds.join(', ') || 'no task kinds'}`,
+      );
+      const stopped = Promise.race([interrupted, new Promise<string>((resolve) => engine.pool?.once('idleExit', () => resolve('idle')))]);
       const reason = await stopped;
       await engine.stop({ drain: true });
       ctx.output({ stopped: true, reason, exitReasons: engine.pool?.exitReasons ?? {} }, `worker stopped (${reason})`);
     });
+}
+
+/** Counts the design forbids are usage errors (exit code 2), never a spawner that waits forever. */
+function checkWarmFlags(options: WorkerStartOptions): void {
+  const usage = (message: string): never => {
+    throw new CliError(message, ExitCode.Usage);
+  };
+  if (options.warmPool === 0) usage('--warm-pool must be at least 1 (for no warm workers leave it out)');
+  if (options.maxWorkers === 0) usage('--max-workers must be at least 1');
+  if (options.exitAfterIdle === 0) usage('--exit-after-idle must be at least 1 second');
+  if (options.concurrency === 0) usage('--concurrency must be at least 1');
+  if (options.warmPool === undefined && options.maxWorkers !== undefined) {
+    usage('--max-workers applies to the warm spawner: use it with --warm-pool (without it, --concurrency sets the slots)');
+  }
+  if (options.warmPool !== undefined && options.mode === 'in-process') {
+    usage('--warm-pool keeps one-shot worker processes ready; it cannot be combined with --mode in-process');
+  }
+  if (options.warmPool !== undefined && options.maxWorkers !== undefined && options.maxWorkers < options.warmPool) {
+    usage(`--max-workers (${options.maxWorkers}) must be at least --warm-pool (${options.warmPool})`);
+  }
+}
+
+function describeCounts(counts: Partial<Record<string, number>>): string {
+  const entries = Object.entries(counts).filter(([, count]) => (count ?? 0) > 0);
+  return entries.length > 0 ? entries.map(([reason, count]) => `${reason} ${count}`).join(', ') : 'none';
 }

@@ -2,8 +2,12 @@
  * One-shot workers: every task runs in a fresh Node process that exits when the task is
  * done, so nothing a task leaves in memory, globals or open handles reaches the next one.
  * The parent keeps the queue claim (and its heartbeat); the child only runs the handler.
+ *
+ * A child is either cold (forked for a task it is handed at once) or warm (forked ahead of
+ * time: it sets up its handlers, and its sandbox, and says `ready`; the task comes later).
+ * Either way it runs exactly one task and exits.
  */
-import { fork } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import type { Task } from '../../../shared/task';
 import type { HandlerRegistry } from './HandlerRegistry';
 import { runTask, type TaskOutcome } from './runTask';
@@ -11,26 +15,14 @@ import { runTask, type TaskOutcome } from './runTask';
 /**
  * Why a one-shot process ended; counted per reason (`worker_exit_reason_total`).
  * `lease_lost`: the queue gave the task to another worker, so this run had to stop.
+ * `idle`: a warm process retired unused (the spawner scaled down). `setup_failed`: a warm
+ * process could not set up its handlers or sandbox.
  */
-export type ExitReason = 'completed' | 'crashed' | 'timeout' | 'cancelled' | 'shutdown' | 'lease_lost';
+export type ExitReason = 'completed' | 'crashed' | 'timeout' | 'cancelled' | 'shutdown' | 'lease_lost' | 'idle' | 'setup_failed';
+
+const EXIT_REASONS: readonly ExitReason[] = ['completed', 'crashed', 'timeout', 'cancelled', 'shutdown', 'lease_lost', 'idle', 'setup_failed'];
 
 export const ONE_SHOT_ENV = 'PEAGEN_ONE_SHOT';
-
-export interface OneShotOptions {
-  /** The script that calls {@link runOneShotChild} when ONE_SHOT_ENV is set. */
-  entry: string;
-  /** The Node binary to run it with; default: this process's. */
-  execPath?: string;
-  /** The parent's resolved configuration, handed to the child's registry factory. */
-  config: unknown;
-  env?: Record<string, string>;
-  workerId: string;
-  /** Aborting kills the process; the abort reason (an ExitReason) is recorded. */
-  signal: AbortSignal;
-  onLog?: (line: string) => void;
-  /** Opens the resources of one child; released once it has exited, however it ended. */
-  childScope?: () => ChildScope;
-}
 
 /**
  * What a child's work creates outside the child (its sandboxes: directories, containers,
@@ -42,150 +34,282 @@ export interface ChildScope {
   release(): Promise<void>;
 }
 
-interface ChildRequest {
-  task: Task;
-  workerId: string;
+export interface OneShotProcessOptions {
+  /** The script that calls {@link runOneShotChild} when ONE_SHOT_ENV is set. */
+  entry: string;
+  /** The Node binary to run it with; default: this process's. */
+  execPath?: string;
+  env?: Record<string, string>;
+  /** Prefixes the child's log lines. */
+  label: string;
+  onLog?: (line: string) => void;
+  /** Opens the resources of one child; released once it has exited, however it ended. */
+  childScope?: () => ChildScope;
+}
+
+export interface OneShotOptions extends Omit<OneShotProcessOptions, 'label'> {
+  /** The parent's resolved configuration, handed to the child's registry factory. */
   config: unknown;
+  workerId: string;
+  /** Aborting kills the process; the abort reason (an ExitReason) is recorded. */
+  signal: AbortSignal;
 }
-interface ChildReply {
+
+export interface OneShotEnd {
   outcome: TaskOutcome;
+  exitReason: ExitReason;
 }
 
-export function runOneShot(task: Task, options: OneShotOptions): Promise<{ outcome: TaskOutcome; exitReason: ExitReason }> {
-  return new Promise((settle) => {
-    const scope = options.childScope?.();
-    const resolve = (ended: { outcome: TaskOutcome; exitReason: ExitReason }): void => {
-      void (scope?.release() ?? Promise.resolve())
-        .catch((error: unknown) => options.onLog?.(`[${options.workerId}] cleaning up after the one-shot process failed: ${(error as Error).message}`))
-        .then(() => settle(ended));
-    };
-    const child = fork(options.entry, [], {
-      env: { ...process.env, ...options.env, ...scope?.env, [ONE_SHOT_ENV]: '1' },
-      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      ...(options.execPath && { execPath: options.execPath }),
-    });
-    let outcome: TaskOutcome | undefined;
-    let killedFor: ExitReason | undefined;
-    let stderrTail = '';
-    const forward = (chunk: Buffer): void => {
-      const text = chunk.toString();
-      stderrTail = (stderrTail + text).slice(-4000);
-      for (const line of text.split('\n')) if (line.trim()) options.onLog?.(`[${options.workerId}] ${line}`);
-    };
-    child.stdout?.on('data', forward);
-    child.stderr?.on('data', forward);
+/** Parent to child. */
+type ParentMessage = { type: 'warm'; config: unknown } | { type: 'run'; task: Task; workerId: string; config: unknown };
+/** Child to parent. */
+type ChildMessage = { type: 'ready' } | { type: 'setup_failed'; message: string } | { type: 'outcome'; outcome: TaskOutcome };
 
-    const deadlineMs = task.deadline !== undefined ? Math.max(0, task.deadline - Date.now()) : undefined;
-    const deadlineTimer = deadlineMs !== undefined ? setTimeout(() => kill('timeout'), deadlineMs) : undefined;
-    const onAbort = (): void => kill(isExitReason(options.signal.reason) ? options.signal.reason : 'cancelled');
-    options.signal.addEventListener('abort', onAbort, { once: true });
-    if (options.signal.aborted) onAbort();
-
-    function kill(reason: ExitReason): void {
-      if (killedFor || child.exitCode !== null) return;
-      killedFor = reason;
-      child.kill('SIGKILL');
-    }
-
-    child.on('message', (message: ChildReply) => {
-      outcome = message.outcome;
-    });
-    child.on('error', (error) => {
-      stderrTail += `\n${error.message}`;
-      // A process that never started (ENOENT, ENOMEM, EAGAIN) has no pid and will never
-      // emit `exit`: answer now, or the worker slot waits forever.
-      if (child.pid === undefined) onExit(null, null);
-    });
-    child.on('exit', (code, signal) => onExit(code, signal));
-    let settled = false;
-    function onExit(code: number | null, signal: NodeJS.Signals | null): void {
-      if (settled) return;
-      settled = true;
-      clearTimeout(deadlineTimer);
-      options.signal.removeEventListener('abort', onAbort);
-      const now = new Date().toISOString();
-      if (outcome && code === 0 && !killedFor) {
-        resolve({ outcome, exitReason: 'completed' });
-      } else if (killedFor === 'timeout') {
-        resolve({
-          exitReason: 'timeout',
-          outcome: {
-            kind: 'result',
-            result: {
-              taskId: task.id,
-              status: 'error',
-              error: { code: 'timeout', message: 'the task ran past its deadline; its process was killed', retryable: false },
-              attempts: task.attempts + 1,
-              finishedAt: now,
-              workerId: options.workerId,
-            },
-          },
-        });
-      } else if (killedFor) {
-        resolve({
-          exitReason: killedFor,
-          outcome: {
-            kind: 'result',
-            result: {
-              taskId: task.id,
-              status: 'skip',
-              error: { code: killedFor, message: `the task's process was stopped (${killedFor})`, retryable: false },
-              attempts: task.attempts + 1,
-              finishedAt: now,
-              workerId: options.workerId,
-            },
-          },
-        });
-      } else {
-        const how = signal ? `exited with signal ${signal}` : code !== null ? `exited with code ${code}` : 'could not be started';
-        resolve({
-          exitReason: 'crashed',
-          outcome: {
-            kind: 'retry',
-            error: {
-              code: 'worker_crashed',
-              message: `the one-shot worker process ${how} before answering${stderrTail ? `: ${stderrTail.trim()}` : ''}`,
-              retryable: true,
-            },
-          },
-        });
-      }
-    }
-    // A failed send (the child is already gone) is reported here and by its exit.
-    child.send({ task, workerId: options.workerId, config: options.config } satisfies ChildRequest, (error) => {
-      if (error) stderrTail += `\ncould not hand the task to the process: ${error.message}`;
-    });
-  });
+/** Runs one task in a fresh (cold) child process. */
+export function runOneShot(task: Task, options: OneShotOptions): Promise<OneShotEnd> {
+  return new OneShotProcess({ ...options, label: options.workerId }).run(task, options);
 }
 
 /**
- * The child side: run the one task the parent sends, answer, exit. `createRegistry` receives
- * the parent's resolved configuration (as sent, to be validated by the factory).
+ * One child process, from fork to exit. The exit reason is settled once the child has exited
+ * and its scope (its sandboxes) has been released.
  */
-export function runOneShotChild(createRegistry: (config: unknown) => Promise<HandlerRegistry>): void {
+export class OneShotProcess {
+  /** Settles with the exit reason once the child has exited and its scope is released. */
+  readonly exited: Promise<ExitReason>;
+  /** Aborted the moment the child exits (before its scope is released). */
+  readonly gone: AbortSignal;
+  private readonly child: ChildProcess;
+  private readonly scope: ChildScope | undefined;
+  private readonly goneController = new AbortController();
+  private state: 'started' | 'warming' | 'ready' | 'running' | 'exited' = 'started';
+  private killedFor: ExitReason | undefined;
+  private setupFailure: string | undefined;
+  private outcome: TaskOutcome | undefined;
+  private stderrTail = '';
+  private onReady: ((ready: boolean) => void) | undefined;
+  private onEnd: ((end: { code: number | null; signal: NodeJS.Signals | null }) => void) | undefined;
+  private settleExit!: (reason: ExitReason) => void;
+
+  constructor(private readonly options: OneShotProcessOptions) {
+    this.gone = this.goneController.signal;
+    this.exited = new Promise((resolve) => (this.settleExit = resolve));
+    this.scope = options.childScope?.();
+    this.child = fork(options.entry, [], {
+      env: { ...process.env, ...options.env, ...this.scope?.env, [ONE_SHOT_ENV]: '1' },
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      ...(options.execPath && { execPath: options.execPath }),
+    });
+    const forward = (chunk: Buffer): void => {
+      const text = chunk.toString();
+      this.stderrTail = (this.stderrTail + text).slice(-4000);
+      for (const line of text.split('\n')) if (line.trim()) options.onLog?.(`[${options.label}] ${line}`);
+    };
+    this.child.stdout?.on('data', forward);
+    this.child.stderr?.on('data', forward);
+    this.child.on('message', (message: ChildMessage) => this.onMessage(message));
+    this.child.on('error', (error) => {
+      this.stderrTail += `\n${error.message}`;
+      // A process that never started (ENOENT, ENOMEM, EAGAIN) has no pid and will never
+      // emit `exit`: answer now, or its caller waits forever.
+      if (this.child.pid === undefined) this.onExit(null, null);
+    });
+    this.child.on('exit', (code, signal) => this.onExit(code, signal));
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** `ready`: set up and waiting for its task. */
+  get phase(): 'starting' | 'ready' | 'running' | 'exited' {
+    return this.state === 'started' || this.state === 'warming' ? 'starting' : this.state;
+  }
+
+  /**
+   * Has the child set up its handlers and sandbox ahead of its task. True once it is ready;
+   * false when it exited first (see {@link exited} for why).
+   */
+  warm(config: unknown): Promise<boolean> {
+    if (this.state !== 'started') return Promise.reject(new Error(`warm() on a ${this.state} one-shot process`));
+    this.state = 'warming';
+    return new Promise((resolve) => {
+      this.onReady = resolve;
+      this.send({ type: 'warm', config });
+    });
+  }
+
+  /** Hands the child its one task (a cold child sets up first); settles after it has exited. */
+  run(task: Task, { workerId, config, signal }: { workerId: string; config: unknown; signal: AbortSignal }): Promise<OneShotEnd> {
+    if (this.state === 'exited') {
+      return this.exited.then((exitReason) => ({ exitReason: exitReason === 'completed' ? 'crashed' : exitReason, outcome: this.crashOutcome(null, null) }));
+    }
+    if (this.state === 'running' || this.state === 'warming') return Promise.reject(new Error(`run() on a ${this.state} one-shot process`));
+    this.state = 'running';
+    const deadlineMs = task.deadline !== undefined ? Math.max(0, task.deadline - Date.now()) : undefined;
+    const deadlineTimer = deadlineMs !== undefined ? setTimeout(() => this.kill('timeout'), deadlineMs) : undefined;
+    const onAbort = (): void => this.kill(isExitReason(signal.reason) ? signal.reason : 'cancelled');
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) onAbort();
+    const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => (this.onEnd = resolve));
+    // A failed send (the child is already gone) is reported here and by its exit.
+    this.send({ type: 'run', task, workerId, config });
+    return ended.then(async ({ code, signal: exitSignal }) => {
+      clearTimeout(deadlineTimer);
+      signal.removeEventListener('abort', onAbort);
+      const end = this.endOf(task, workerId, code, exitSignal);
+      await this.exited;
+      return end;
+    });
+  }
+
+  /** Kills the child (SIGKILL); `reason` is what its exit is recorded as. */
+  kill(reason: ExitReason): void {
+    if (this.killedFor || this.state === 'exited') return;
+    this.killedFor = reason;
+    this.child.kill('SIGKILL');
+  }
+
+  private send(message: ParentMessage): void {
+    if (!this.child.connected) return;
+    this.child.send(message, (error) => {
+      if (error) this.stderrTail += `\ncould not hand the message to the process: ${error.message}`;
+    });
+  }
+
+  private onMessage(message: ChildMessage): void {
+    if (message.type === 'ready' && this.state === 'warming') {
+      this.state = 'ready';
+      this.onReady?.(true);
+    } else if (message.type === 'setup_failed') {
+      this.setupFailure = message.message;
+    } else if (message.type === 'outcome') {
+      this.outcome = message.outcome;
+    }
+  }
+
+  private onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.state === 'exited') return;
+    const wasRunning = this.state === 'running';
+    this.state = 'exited';
+    this.goneController.abort();
+    // Before a task was handed over, the exit says only how the process ended.
+    const reasonWithoutTask: ExitReason = this.killedFor ?? (this.setupFailure !== undefined ? 'setup_failed' : 'crashed');
+    if (this.setupFailure !== undefined) this.options.onLog?.(`[${this.options.label}] could not set up: ${this.setupFailure}`);
+    this.onReady?.(false);
+    this.onEnd?.({ code, signal });
+    const exitReason = wasRunning ? this.runExitReason(code) : reasonWithoutTask;
+    void (this.scope?.release() ?? Promise.resolve())
+      .catch((error: unknown) => this.options.onLog?.(`[${this.options.label}] cleaning up after the one-shot process failed: ${(error as Error).message}`))
+      .then(() => this.settleExit(exitReason));
+  }
+
+  private runExitReason(code: number | null): ExitReason {
+    if (this.outcome && code === 0 && !this.killedFor) return 'completed';
+    return this.killedFor ?? 'crashed';
+  }
+
+  private endOf(task: Task, workerId: string, code: number | null, signal: NodeJS.Signals | null): OneShotEnd {
+    const exitReason = this.runExitReason(code);
+    const now = new Date().toISOString();
+    if (exitReason === 'completed' && this.outcome) return { outcome: this.outcome, exitReason };
+    if (exitReason === 'timeout') {
+      return {
+        exitReason,
+        outcome: {
+          kind: 'result',
+          result: {
+            taskId: task.id,
+            status: 'error',
+            error: { code: 'timeout', message: 'the task ran past its deadline; its process was killed', retryable: false },
+            attempts: task.attempts + 1,
+            finishedAt: now,
+            workerId,
+          },
+        },
+      };
+    }
+    if (exitReason !== 'crashed') {
+      return {
+        exitReason,
+        outcome: {
+          kind: 'result',
+          result: {
+            taskId: task.id,
+            status: 'skip',
+            error: { code: exitReason, message: `the task's process was stopped (${exitReason})`, retryable: false },
+            attempts: task.attempts + 1,
+            finishedAt: now,
+            workerId,
+          },
+        },
+      };
+    }
+    return { exitReason, outcome: this.crashOutcome(code, signal) };
+  }
+
+  private crashOutcome(code: number | null, signal: NodeJS.Signals | null): TaskOutcome {
+    const how = signal ? `exited with signal ${signal}` : code !== null ? `exited with code ${code}` : 'could not be started';
+    return {
+      kind: 'retry',
+      error: {
+        code: 'worker_crashed',
+        message: `the one-shot worker process ${how} before answering${this.stderrTail ? `: ${this.stderrTail.trim()}` : ''}`,
+        retryable: true,
+      },
+    };
+  }
+}
+
+/** What the child's registry factory is asked for. */
+export interface ChildSetup {
+  /**
+   * A warm child: set up everything ahead of the task, the sandbox included (the factory
+   * decides what that means; the fabric knows nothing of sandboxes).
+   */
+  warm: boolean;
+}
+
+/**
+ * The child side: set up (at once when warm, else when the task arrives), run the one task
+ * the parent sends, answer, exit. `createRegistry` receives the parent's resolved
+ * configuration (as sent, to be validated by the factory).
+ */
+export function runOneShotChild(createRegistry: (config: unknown, setup: ChildSetup) => Promise<HandlerRegistry>): void {
   const controller = new AbortController();
   // The parent is gone: nobody can use the answer, and an orphan must not linger.
   process.once('disconnect', () => process.exit(1));
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
-  process.once('message', (request: ChildRequest) => {
-    void createRegistry(request.config)
-      .then(
-        (handlers) => runTask(request.task, handlers, request.workerId, controller.signal, log),
-        (error: unknown): TaskOutcome => ({
-          kind: 'retry',
-          error: {
-            code: 'worker_setup_failed',
-            message: `the one-shot worker could not set up its handlers: ${error instanceof Error ? error.message : String(error)}`,
-            retryable: true,
-          },
-        }),
-      )
-      .then((outcome) => process.send?.({ outcome } satisfies ChildReply, () => process.exit(0)));
+  const reply = (message: ChildMessage, then: () => void = () => {}): void => void process.send?.(message, then);
+  let registry: Promise<HandlerRegistry> | undefined;
+  let ran = false;
+  process.on('message', (message: ParentMessage) => {
+    if (message.type === 'warm' && !registry) {
+      registry = createRegistry(message.config, { warm: true });
+      registry.then(
+        () => reply({ type: 'ready' }),
+        (error: unknown) => reply({ type: 'setup_failed', message: describe(error) }, () => process.exit(1)),
+      );
+    } else if (message.type === 'run' && !ran) {
+      ran = true;
+      registry ??= createRegistry(message.config, { warm: false });
+      void registry
+        .then(
+          (handlers) => runTask(message.task, handlers, message.workerId, controller.signal, log),
+          (error: unknown): TaskOutcome => ({
+            kind: 'retry',
+            error: { code: 'worker_setup_failed', message: `the one-shot worker could not set up its handlers: ${describe(error)}`, retryable: true },
+          }),
+        )
+        .then((outcome) => reply({ type: 'outcome', outcome }, () => process.exit(0)));
+    }
   });
 }
 
-function isExitReason(value: unknown): value is ExitReason {
-  return (
-    value === 'completed' || value === 'crashed' || value === 'timeout' || value === 'cancelled' || value === 'shutdown' || value === 'lease_lost'
-  );
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export function isExitReason(value: unknown): value is ExitReason {
+  return EXIT_REASONS.includes(value as ExitReason);
 }

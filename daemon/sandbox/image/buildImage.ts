@@ -47,6 +47,15 @@ export interface BuildImageOptions {
   busybox?: string;
   /** Progress lines. */
   log?: (line: string) => void;
+  /**
+   * For images built on this recipe (the cluster's worker image, deploy/image/): host files or
+   * directories copied to image paths, after the recipe's own files.
+   */
+  extraFiles?: ReadonlyArray<{ from: string; to: string }>;
+  /** Image settings applied after the recipe's (a later ENV, USER, ENTRYPOINT or CMD wins). */
+  extraChanges?: readonly string[];
+  /** Recorded in the image's label beside the runtime versions (e.g. `{ peagen: '0.2.0' }`). */
+  extraContents?: Record<string, string>;
 }
 
 export interface BuildImageResult {
@@ -149,9 +158,15 @@ export async function buildSandboxImage(options: BuildImageOptions = {}): Promis
     for (const certs of ['/etc/ssl/certs/ca-certificates.crt']) if (fs.existsSync(certs)) rootfs.copyFile(certs, certs);
     for (const dir of ['/tmp', '/workspace', '/home/sandbox', '/proc', '/sys', '/dev', '/root', '/usr/local/bin']) rootfs.mkdir(dir);
     fs.chmodSync(rootfs.host('/tmp'), 0o1777);
+    for (const { from, to } of options.extraFiles ?? []) {
+      if (!fs.existsSync(from)) throw new ImageBuildError(`${from} is missing (to be copied to ${to} in the image)`);
+      log(`adding ${from} as ${to}`);
+      rootfs.copyPath(from, to);
+    }
+    Object.assign(contents, options.extraContents);
 
     log(`staged ${rootfs.files} files (${Math.round(rootfs.bytes / 1e6)} MB); importing as ${tag}`);
-    const id = await importRootfs(docker, rootfs.root, tag, contents);
+    const id = await importRootfs(docker, rootfs.root, tag, contents, options.extraChanges ?? []);
     if (before.present && before.id && before.id !== id) {
       // The previous build is now untagged; drop it unless a container still uses it.
       await docker
@@ -171,7 +186,7 @@ export async function buildSandboxImage(options: BuildImageOptions = {}): Promis
 /** Parts of the standard library a sandbox never needs (relative to the stdlib directory). */
 const STDLIB_SKIP = [/^test(\/|$)/, /^config-[^/]*(\/|$)/, /^idlelib(\/|$)/, /^tkinter(\/|$)/, /^turtledemo(\/|$)/, /^lib2to3\/tests(\/|$)/, /(^|\/)__pycache__\/.*\.opt-[12]\.pyc$/];
 
-async function importRootfs(docker: Docker, root: string, tag: string, contents: Record<string, string>): Promise<string> {
+async function importRootfs(docker: Docker, root: string, tag: string, contents: Record<string, string>, extraChanges: readonly string[]): Promise<string> {
   const { repo, tag: version } = splitReference(tag);
   const tar = spawn('tar', ['--numeric-owner', '--owner=0', '--group=0', '-C', root, '-cf', '-', '.'], { stdio: ['ignore', 'pipe', 'pipe'] });
   let tarError = '';
@@ -190,6 +205,7 @@ async function importRootfs(docker: Docker, root: string, tag: string, contents:
       'WORKDIR /workspace',
       'CMD ["sh"]',
       `LABEL ${SANDBOX_IMAGE_LABEL}=${JSON.stringify(JSON.stringify(contents))}`,
+      ...extraChanges,
     ],
   });
   const events = await new Promise<Array<{ status?: string; error?: string; errorDetail?: { message?: string } }>>((resolve, reject) =>
@@ -294,6 +310,17 @@ class RootfsStage {
       if (this.libraries.has(library)) continue;
       this.libraries.add(library);
       this.copyFile(library, library);
+    }
+  }
+
+  /**
+   * A host file or directory tree (symlinks followed) at image path `imagePath`, without
+   * byte-code caches and local run output (`.peagen/`), which are never image content.
+   */
+  copyPath(source: string, imagePath: string): void {
+    if (!fs.statSync(source).isDirectory()) return this.copyFile(source, imagePath);
+    for (const entry of fs.readdirSync(source)) {
+      if (entry !== '__pycache__' && entry !== '.peagen') this.copyPath(path.join(source, entry), path.posix.join(imagePath, entry));
     }
   }
 

@@ -1,0 +1,47 @@
+/**
+ * Connections for blocking reads. A blocked XREAD holds its connection, so each concurrent
+ * claim borrows one of its own; idle ones are kept for the next claim, up to `maxIdle`.
+ */
+import type { Redis } from 'ioredis';
+
+export class BlockingConnections {
+  private readonly idle: Redis[] = [];
+  private readonly busy = new Set<Redis>();
+  private closed = false;
+
+  constructor(
+    private readonly open: () => Promise<Redis>,
+    private readonly maxIdle = 8,
+  ) {}
+
+  async acquire(): Promise<Redis> {
+    if (this.closed) throw new Error('the queue is closed');
+    const connection = this.idle.pop() ?? (await this.open());
+    if (this.closed) {
+      connection.disconnect();
+      throw new Error('the queue is closed');
+    }
+    this.busy.add(connection);
+    return connection;
+  }
+
+  /** Returns a connection whose command finished; a broken one is dropped. */
+  release(connection: Redis): void {
+    this.busy.delete(connection);
+    if (this.closed || connection.status !== 'ready' || this.idle.length >= this.maxIdle) connection.disconnect();
+    else this.idle.push(connection);
+  }
+
+  /** Ends a blocked read at once (its command rejects) by closing its connection. */
+  interrupt(connection: Redis): void {
+    this.busy.delete(connection);
+    connection.disconnect();
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const connection of [...this.idle, ...this.busy]) connection.disconnect();
+    this.idle.length = 0;
+    this.busy.clear();
+  }
+}

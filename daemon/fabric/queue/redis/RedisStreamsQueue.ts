@@ -1,0 +1,521 @@
+/**
+ * The Redis Streams adapter: the task fabric shared by every host that reaches one Redis
+ * (7.0 or newer). It keeps the promises of TaskQueue (test/conformance/taskQueue.ts).
+ *
+ * Key scheme (PREFIX defaults to `peagen`; `?prefix=NAME` in the URL changes it). Other parts
+ * of Peagen and the cluster's autoscaler depend on it:
+ *
+ *   PREFIX:tasks:<kind>:<caps>  one stream per requirement set (requirementSetKey(kind, requires),
+ *                               e.g. peagen:tasks:echo:cpu,gpu), consumer group `peagen`. Each
+ *                               entry is `id <taskId>`; an entry leaves the stream (XACK + XDEL)
+ *                               when its delivery ends, so XLEN = tasks waiting or running in it
+ *                               (what a KEDA ScaledObject scales on). The group's pending list
+ *                               (XPENDING) holds the running ones; a lease is the entry's idle
+ *                               time, renewed by XCLAIM and reclaimed with XAUTOCLAIM.
+ *   PREFIX:streams              set of those stream keys.
+ *   PREFIX:task:<id>            hash: the task JSON as enqueued, kind, stream, state (pending,
+ *                               inflight, delayed, done, cancelled, dead), attempts, entry (the
+ *                               live delivery = the lease id), consumer, cancel (reason),
+ *                               deadEntry. Expires with the result once the task is finished.
+ *   PREFIX:delayed              sorted set: tasks waiting for a retry back-off, by due time.
+ *   PREFIX:result:<id>          the Result JSON, with a TTL (resultTtlMs, 7 days by default).
+ *   PREFIX:dead                 dead-letter stream (id, kind, stream, task, attempts, reason,
+ *                               failedAt), capped by MAXLEN (deadLetterMaxLen).
+ *   PREFIX:events               pub/sub channel: TaskEvent JSON, published by the scripts.
+ *   PREFIX:workers              hash worker id -> WorkerRecord JSON, and
+ *   PREFIX:workers:lapse        sorted set worker id -> lapse time: the cluster directory.
+ *
+ * Every multi-step change is one Lua script in ./lua (see ./scripts.ts). Times that decide
+ * ownership (leases, back-offs, lapses) are read from the Redis server's clock.
+ */
+import { EventEmitter } from 'node:events';
+import type { DeadLetter, QueueStats, RequirementSetDepth, WorkerRecord } from '../../../../shared/task';
+import { CapabilitySchema, parseTask, type Result, type Task, type TaskError } from '../../../../shared/task';
+import {
+  type Claim,
+  type ClaimOptions,
+  DEFAULT_QUEUE_OPTIONS,
+  DuplicateTaskError,
+  type FailOutcome,
+  type QueueOptions,
+  requirementSetKey,
+  type TaskEvent,
+  type TaskEventListener,
+  type TaskQueue,
+} from '../TaskQueue';
+import { BlockingConnections } from './BlockingConnections';
+import { connectBounded, connectionOptions, DEFAULT_CONNECT_TIMEOUT_MS, Redis } from './connect';
+import { parseRedisAddress, type RedisAddress } from './redisAddress';
+import { defineQueueScripts, runScript, type ScriptName } from './scripts';
+
+export interface RedisQueueOptions extends QueueOptions {
+  /** How long results (and finished tasks' records) are kept. */
+  resultTtlMs?: number;
+  /** Dead letters kept (MAXLEN of the dead-letter stream). */
+  deadLetterMaxLen?: number;
+  /** Bound on the first connect. */
+  connectTimeoutMs?: number;
+  /** Where PEAGEN_REDIS_PASSWORD is read (tests pass their own). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export const DEFAULT_RESULT_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+export const DEFAULT_DEAD_LETTER_MAX_LEN = 10_000;
+/** Longest single blocking read: new streams and expired leases are noticed this often. */
+export const MAX_BLOCK_MS = 1_000;
+const MAX_REASON_LENGTH = 300;
+const GROUP = 'peagen';
+
+type LeasedReply = [1, string, string, number, string];
+type ClaimReply = LeasedReply | [0, number, ...string[]];
+
+export class RedisStreamsQueue implements TaskQueue {
+  readonly backend = 'redis';
+  readonly url: string;
+  /** Key prefix of every key this queue uses. */
+  readonly prefix: string;
+
+  private readonly options: Required<QueueOptions> & { resultTtlMs: number; deadLetterMaxLen: number; connectTimeoutMs: number };
+  private readonly address: RedisAddress;
+  private readonly commands: Redis;
+  private readonly subscriber: Redis;
+  private readonly blocking: BlockingConnections;
+  private readonly listeners = new Set<TaskEventListener>();
+  /** Result waiters by task id; woken by a finishing state event, re-checked after a reconnect. */
+  private readonly waiters = new Map<string, Set<(result: Result) => void>>();
+  private readonly lifecycle = new EventEmitter();
+  private readying: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(url: string, options: RedisQueueOptions = {}) {
+    this.address = parseRedisAddress(url, options.env);
+    this.url = this.address.url;
+    this.prefix = this.address.prefix;
+    this.options = {
+      leaseMs: options.leaseMs ?? DEFAULT_QUEUE_OPTIONS.leaseMs,
+      maxAttempts: options.maxAttempts ?? DEFAULT_QUEUE_OPTIONS.maxAttempts,
+      retryBaseMs: options.retryBaseMs ?? DEFAULT_QUEUE_OPTIONS.retryBaseMs,
+      resultTtlMs: options.resultTtlMs ?? DEFAULT_RESULT_TTL_MS,
+      deadLetterMaxLen: options.deadLetterMaxLen ?? DEFAULT_DEAD_LETTER_MAX_LEN,
+      connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    };
+    this.commands = this.newConnection('peagen-queue');
+    defineQueueScripts(this.commands);
+    this.subscriber = this.newConnection('peagen-events');
+    this.subscriber.on('message', (_channel: string, message: string) => this.onMessage(message));
+    // After a reconnect, results published during the outage were never heard: look again.
+    this.subscriber.on('ready', () => void this.recheckWaiters());
+    this.blocking = new BlockingConnections(async () => {
+      const connection = this.newConnection('peagen-claim');
+      await connectBounded(connection, this.url, this.options.connectTimeoutMs);
+      return connection;
+    });
+    this.lifecycle.setMaxListeners(0);
+  }
+
+  /** Keys of this queue, for tests and operators (see the key scheme above). */
+  keys = {
+    stream: (kind: string, requires: readonly string[]): string => `${this.prefix}:tasks:${requirementSetKey(kind, requires)}`,
+    streams: (): string => `${this.prefix}:streams`,
+    task: (taskId: string): string => `${this.prefix}:task:${taskId}`,
+    result: (taskId: string): string => `${this.prefix}:result:${taskId}`,
+    delayed: (): string => `${this.prefix}:delayed`,
+    dead: (): string => `${this.prefix}:dead`,
+    events: (): string => `${this.prefix}:events`,
+    workers: (): string => `${this.prefix}:workers`,
+  };
+
+  async enqueue(task: Task): Promise<void> {
+    this.assertOpen();
+    for (const cap of task.requires) {
+      if (!CapabilitySchema.safeParse(cap).success) throw new Error(`task ${task.id} requires "${cap}", which is not a capability tag (lower-case letters, digits, . _ -)`);
+    }
+    await this.ready();
+    const where = (await this.run('enqueue', [
+      task.id,
+      JSON.stringify(task),
+      task.kind,
+      this.keys.stream(task.kind, task.requires),
+      task.attempts,
+    ])) as string;
+    if (where) throw new DuplicateTaskError(task.id, where);
+  }
+
+  async claim(options: ClaimOptions): Promise<Claim | null> {
+    if (this.closed) return null;
+    await this.ready();
+    const giveUpAt = Date.now() + options.blockMs;
+    const acceptors = JSON.stringify(options.accepts.map((acceptor) => ({ kind: acceptor.kind, provides: [...acceptor.provides] })));
+    while (!this.closed && !options.signal?.aborted) {
+      const sentAt = Date.now();
+      const reply = (await this.run('claim', [options.consumer, acceptors])) as ClaimReply;
+      if (reply[0] === 1) {
+        const claim = await this.toClaim(reply, options.consumer, sentAt);
+        if (claim) return claim;
+        continue;
+      }
+      const now = Date.now();
+      if (now >= giveUpAt) return null;
+      const [, wakeInMs, ...lastIds] = reply;
+      const waitMs = Math.min(giveUpAt - now, MAX_BLOCK_MS, wakeInMs >= 0 ? wakeInMs + 5 : MAX_BLOCK_MS);
+      await this.waitForEntry(lastIds, waitMs, options.signal);
+    }
+    return null;
+  }
+
+  async extendLease(claim: Claim): Promise<boolean> {
+    if (this.closed) return false;
+    const sentAt = Date.now();
+    const extended = (await this.run('extend', [claim.task.id, claim.leaseId])) === 1;
+    if (extended) claim.leaseUntil = sentAt + this.options.leaseMs;
+    return extended;
+  }
+
+  async ack(claim: Claim, result: Result): Promise<boolean> {
+    this.assertOpen();
+    const cancelled = result.status === 'skip' && result.error?.code === 'cancelled';
+    const reply = await this.run('ack', [
+      claim.task.id,
+      claim.leaseId,
+      JSON.stringify(result),
+      cancelled ? 'cancelled' : 'done',
+      cancelled ? shortReason(result.error?.message ?? '') : '',
+    ]);
+    return reply === 1;
+  }
+
+  async fail(claim: Claim, error: TaskError): Promise<FailOutcome> {
+    this.assertOpen();
+    return (await this.run('fail', [
+      claim.task.id,
+      claim.leaseId,
+      error.retryable ? '1' : '0',
+      shortReason(`${error.code}: ${error.message}`),
+    ])) as FailOutcome;
+  }
+
+  async release(claim: Claim): Promise<boolean> {
+    this.assertOpen();
+    return (await this.run('release', [claim.task.id, claim.leaseId])) === 1;
+  }
+
+  async reclaimExpired(): Promise<number> {
+    this.assertOpen();
+    return Number(await this.run('reclaim', []));
+  }
+
+  async getResult(taskId: string): Promise<Result | null> {
+    this.assertOpen();
+    await this.ready();
+    return this.readResult(taskId);
+  }
+
+  async waitForResult(taskId: string, timeoutMs: number, signal?: AbortSignal): Promise<Result | null> {
+    if (this.closed) return null;
+    await this.ready();
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = (result: Result | null): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        const set = this.waiters.get(taskId);
+        set?.delete(onResult);
+        if (set?.size === 0) this.waiters.delete(taskId);
+        this.lifecycle.off('closed', onClosed);
+        signal?.removeEventListener('abort', onClosed);
+        resolve(result);
+      };
+      const onResult = (result: Result): void => finish(result);
+      const onClosed = (): void => finish(null);
+      const timer = setTimeout(onClosed, Math.max(0, timeoutMs));
+      // Registered before the first read, so a result published in between is not missed.
+      let set = this.waiters.get(taskId);
+      if (!set) this.waiters.set(taskId, (set = new Set()));
+      set.add(onResult);
+      this.lifecycle.once('closed', onClosed);
+      signal?.addEventListener('abort', onClosed, { once: true });
+      this.readResult(taskId).then(
+        (result) => result && finish(result),
+        () => undefined,
+      );
+    });
+  }
+
+  async cancel(taskId: string, reason = 'cancelled by request'): Promise<boolean> {
+    this.assertOpen();
+    return (await this.run('cancel', [taskId, shortReason(reason)])) === 1;
+  }
+
+  subscribe(listener: TaskEventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  async stats(): Promise<QueueStats> {
+    const { dead, sets } = await this.count();
+    const total = { pending: 0, inFlight: 0, delayed: 0, dead };
+    for (const set of sets) {
+      total.pending += set.pending;
+      total.inFlight += set.inFlight;
+      total.delayed += set.delayed;
+    }
+    return total;
+  }
+
+  async depth(): Promise<RequirementSetDepth[]> {
+    const { sets } = await this.count();
+    return sets
+      .filter((set) => set.pending + set.inFlight + set.delayed > 0)
+      .sort((a, b) => compare(requirementSetKey(a.kind, a.requires), requirementSetKey(b.kind, b.requires)));
+  }
+
+  async listDead(): Promise<DeadLetter[]> {
+    this.assertOpen();
+    await this.ready();
+    const entries = (await this.commands.xrange(this.keys.dead(), '-', '+')) as [string, string[]][];
+    return entries.map(([entryId, fields]) => toDeadLetter(entryId, fieldsOf(fields)));
+  }
+
+  async retryDead(taskId: string): Promise<boolean> {
+    this.assertOpen();
+    return (await this.run('retryDead', [taskId])) === 1;
+  }
+
+  async announceWorker(record: WorkerRecord, ttlMs: number): Promise<void> {
+    this.assertOpen();
+    await this.run('workers', ['announce', record.id, JSON.stringify(record), Math.max(1, Math.round(ttlMs))]);
+  }
+
+  async retireWorker(workerId: string): Promise<void> {
+    this.assertOpen();
+    await this.ready();
+    await this.commands.multi().hdel(this.keys.workers(), workerId).zrem(`${this.keys.workers()}:lapse`, workerId).exec();
+  }
+
+  async listWorkers(): Promise<WorkerRecord[]> {
+    this.assertOpen();
+    const records = (await this.run('workers', ['list'])) as (string | null)[];
+    const workers: WorkerRecord[] = [];
+    for (const text of records) {
+      if (!text) continue;
+      try {
+        workers.push(JSON.parse(text) as WorkerRecord);
+      } catch {
+        // A record some other program wrote: not a worker of ours.
+      }
+    }
+    return workers.sort((a, b) => a.host.localeCompare(b.host) || a.id.localeCompare(b.id));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.lifecycle.emit('closed');
+    this.listeners.clear();
+    this.waiters.clear();
+    this.blocking.close();
+    this.subscriber.disconnect();
+    this.commands.disconnect();
+  }
+
+  private newConnection(name: string): Redis {
+    const connection = new Redis(connectionOptions(this.address.connection, this.options.connectTimeoutMs, name));
+    // Errors surface as rejected commands; an unhandled 'error' event would crash the process.
+    connection.on('error', () => undefined);
+    return connection;
+  }
+
+  /**
+   * Connects the command and event connections on first use (bounded, with a clear error) and
+   * subscribes to the events, so that a listener added before an operation sees its events.
+   * A failed first connect is tried again by the next operation.
+   */
+  private ready(): Promise<void> {
+    this.readying ??= (async () => {
+      await connectBounded(this.commands, this.url, this.options.connectTimeoutMs);
+      await connectBounded(this.subscriber, this.url, this.options.connectTimeoutMs);
+      await this.subscriber.subscribe(this.keys.events());
+    })().catch((error: unknown) => {
+      this.readying = undefined;
+      throw error;
+    });
+    return this.readying;
+  }
+
+  private async run(script: ScriptName, args: readonly (string | number)[]): Promise<unknown> {
+    await this.ready();
+    const header = [
+      this.prefix,
+      this.options.leaseMs,
+      this.options.maxAttempts,
+      this.options.retryBaseMs,
+      this.options.resultTtlMs,
+      this.options.deadLetterMaxLen,
+      new Date().toISOString(),
+    ];
+    return runScript(this.commands, script, [...header, ...args]);
+  }
+
+  /** A leased entry as a Claim; a task that fails validation is dead-lettered (null). */
+  private async toClaim(reply: LeasedReply, consumer: string, sentAt: number): Promise<Claim | null> {
+    const [, entryId, taskJson, attempts, taskId] = reply;
+    let raw: unknown;
+    try {
+      raw = JSON.parse(taskJson);
+    } catch (error) {
+      raw = { unreadable: (error as Error).message };
+    }
+    const parsed = parseTask(typeof raw === 'object' && raw !== null ? { ...raw, attempts: Number(attempts) } : raw);
+    const leaseUntil = sentAt + this.options.leaseMs;
+    if (parsed.ok && parsed.task.id === taskId) return { task: parsed.task, leaseId: entryId, leaseUntil, consumer };
+    const reason = parsed.ok
+      ? `invalid_task: the record of task ${taskId} holds task ${parsed.task.id}`
+      : `${parsed.error.code}: ${parsed.error.message}`;
+    await this.run('fail', [taskId, entryId, '0', shortReason(reason)]);
+    return null;
+  }
+
+  /** Blocks until one of the streams gets an entry past its id, or `waitMs` passes. */
+  private async waitForEntry(streamsAndIds: string[], waitMs: number, signal?: AbortSignal): Promise<void> {
+    const streams = streamsAndIds.filter((_, index) => index % 2 === 0);
+    const ids = streamsAndIds.filter((_, index) => index % 2 === 1);
+    if (streams.length === 0) {
+      await this.sleep(waitMs, signal);
+      return;
+    }
+    const connection = await this.blocking.acquire();
+    const interrupt = (): void => this.blocking.interrupt(connection);
+    signal?.addEventListener('abort', interrupt, { once: true });
+    this.lifecycle.once('closed', interrupt);
+    try {
+      await connection.xread('BLOCK', Math.max(1, Math.round(waitMs)), 'STREAMS', ...streams, ...ids);
+      this.blocking.release(connection);
+    } catch (error) {
+      this.blocking.interrupt(connection);
+      if (!this.closed && !signal?.aborted) throw error;
+    } finally {
+      signal?.removeEventListener('abort', interrupt);
+      this.lifecycle.off('closed', interrupt);
+    }
+  }
+
+  private sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.lifecycle.off('closed', done);
+        signal?.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, Math.max(1, ms));
+      this.lifecycle.once('closed', done);
+      signal?.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  private async readResult(taskId: string): Promise<Result | null> {
+    const text = await this.commands.get(this.keys.result(taskId));
+    if (!text) return null;
+    try {
+      return JSON.parse(text) as Result;
+    } catch {
+      return null;
+    }
+  }
+
+  private onMessage(message: string): void {
+    let event: TaskEvent;
+    try {
+      event = JSON.parse(message) as TaskEvent;
+    } catch {
+      return;
+    }
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(structuredClone(event));
+      } catch {
+        // A listener's bug is its own; the task's state has already changed.
+      }
+    }
+    if (event.type === 'state' && (event.state === 'done' || event.state === 'dead' || event.state === 'cancelled')) {
+      void this.wakeWaiters(event.taskId);
+    }
+  }
+
+  private async wakeWaiters(taskId: string): Promise<void> {
+    if (!this.waiters.has(taskId) || this.closed) return;
+    const result = await this.readResult(taskId).catch(() => null);
+    if (!result) return;
+    for (const wake of [...(this.waiters.get(taskId) ?? [])]) wake(result);
+  }
+
+  private async recheckWaiters(): Promise<void> {
+    for (const taskId of [...this.waiters.keys()]) await this.wakeWaiters(taskId);
+  }
+
+  private async count(): Promise<{ dead: number; sets: RequirementSetDepth[] }> {
+    this.assertOpen();
+    const reply = (await this.run('stats', [])) as (string | number)[];
+    const sets: RequirementSetDepth[] = [];
+    const streamPrefix = `${this.prefix}:tasks:`;
+    for (let index = 1; index + 3 < reply.length; index += 4) {
+      const stream = String(reply[index]);
+      const key = stream.slice(streamPrefix.length);
+      const split = key.lastIndexOf(':');
+      sets.push({
+        kind: key.slice(0, split),
+        requires: key.slice(split + 1).split(',').filter(Boolean),
+        pending: Number(reply[index + 1]),
+        inFlight: Number(reply[index + 2]),
+        delayed: Number(reply[index + 3]),
+      });
+    }
+    return { dead: Number(reply[0]), sets };
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('the queue is closed');
+  }
+}
+
+function shortReason(reason: string): string {
+  return reason.length > MAX_REASON_LENGTH ? reason.slice(0, MAX_REASON_LENGTH) : reason;
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function fieldsOf(flat: string[]): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (let index = 0; index + 1 < flat.length; index += 2) fields[flat[index]!] = flat[index + 1]!;
+  return fields;
+}
+
+/** A dead-letter entry as a DeadLetter; an entry without a valid task gets a stand-in task. */
+function toDeadLetter(entryId: string, fields: Record<string, string>): DeadLetter {
+  const failedAt = fields.failedAt ?? new Date(Number(entryId.split('-')[0])).toISOString();
+  const attempts = Number(fields.attempts ?? 0);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(fields.task ?? '');
+  } catch {
+    raw = fields.task;
+  }
+  const parsed = parseTask(typeof raw === 'object' && raw !== null ? { ...raw, attempts } : raw);
+  const task: Task = parsed.ok
+    ? parsed.task
+    : {
+        id: fields.id ?? `entry-${entryId}`,
+        kind: fields.kind || 'unknown',
+        payload: { unreadable: raw ?? null },
+        requires: [],
+        attempts,
+        createdAt: failedAt,
+        schemaV: '1.0',
+      };
+  return { task, reason: fields.reason ?? 'no reason recorded', failedAt };
+}
+
+export { GROUP as CONSUMER_GROUP };

@@ -1,0 +1,82 @@
+/**
+ * Opening ioredis connections for the queue. The first connect is bounded (a wrong address or
+ * password is a clear error, never a hang); after that ioredis reconnects on its own, and a
+ * command issued during an outage fails after a couple of reconnect attempts instead of
+ * waiting: callers (the worker pool) retry, and nothing is sent twice behind their back.
+ */
+import { Redis, type RedisOptions } from 'ioredis';
+import { REDIS_PASSWORD_VARIABLE } from './redisAddress';
+
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+
+/** The server could not be reached, or refused the credentials, on the first connect. */
+export class RedisConnectError extends Error {
+  override name = 'RedisConnectError';
+}
+
+export function connectionOptions(base: RedisOptions, connectTimeoutMs: number, name: string): RedisOptions & { replyMapping: 'legacy' } {
+  return {
+    ...base,
+    // Replies shaped as in RESP2 (flat arrays), which the scripts' callers expect.
+    replyMapping: 'legacy',
+    connectionName: name,
+    lazyConnect: true,
+    connectTimeout: connectTimeoutMs,
+    // Fail commands during an outage quickly; a resent script could run twice.
+    maxRetriesPerRequest: 2,
+    autoResendUnfulfilledCommands: false,
+    retryStrategy: (times) => Math.min(50 * 2 ** times, 1_000),
+  };
+}
+
+/**
+ * Connects `redis` and waits until it is ready, for at most `timeoutMs`. Rejects with a
+ * {@link RedisConnectError} naming `shownUrl` (never the password) and what to do.
+ */
+export async function connectBounded(redis: Redis, shownUrl: string, timeoutMs: number): Promise<void> {
+  let lastError: Error | undefined;
+  await new Promise<void>((resolve, reject) => {
+    const fail = (error: RedisConnectError): void => {
+      cleanup();
+      redis.disconnect();
+      reject(error);
+    };
+    const onReady = (): void => {
+      cleanup();
+      resolve();
+    };
+    const onError = (error: Error): void => {
+      lastError = error;
+      if (/WRONGPASS|NOAUTH|invalid password|invalid username-password/i.test(error.message)) {
+        const hint = /NOAUTH/.test(error.message)
+          ? `the server requires a password: set ${REDIS_PASSWORD_VARIABLE} (or put it in the queue URL)`
+          : `the password was refused: check ${REDIS_PASSWORD_VARIABLE} (and the user name in the queue URL)`;
+        fail(new RedisConnectError(`Redis at ${shownUrl} refused to authenticate (${firstLine(error.message)}); ${hint}`));
+      }
+    };
+    const timer = setTimeout(() => {
+      fail(
+        new RedisConnectError(
+          `could not reach Redis at ${shownUrl} within ${timeoutMs} ms${lastError ? ` (${firstLine(lastError.message)})` : ''}; ` +
+            'check that redis-server runs there (node scripts/provision/redis.mjs start starts a private one) or fix QUEUE_URL',
+        ),
+      );
+    }, timeoutMs);
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      redis.off('error', onError);
+    };
+    redis.on('ready', onReady);
+    redis.on('error', onError);
+    redis.connect().catch((error: Error) => {
+      lastError = error;
+    });
+  });
+}
+
+function firstLine(message: string): string {
+  return message.split('\n')[0] ?? message;
+}
+
+export { Redis };

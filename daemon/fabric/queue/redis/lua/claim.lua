@@ -1,0 +1,112 @@
+-- Leases the oldest waiting task that one of the acceptors can run, reading only the streams
+-- whose requirement set some acceptor covers. Due retries are promoted and expired leases in
+-- those streams reclaimed (XAUTOCLAIM) first.
+-- ARGV[8] consumer, ARGV[9] acceptors JSON [{kind, provides[]}].
+-- Answers {1, entryId, taskJson, attempts, taskId} or, when nothing is there,
+-- {0, wakeInMs, stream1, lastId1, stream2, lastId2, ...}: XREAD BLOCK on those ids wakes on
+-- the next entry; wakeInMs (-1: none) is when the next retry falls due or lease runs out.
+local consumer, acceptors = ARGV[8], cjson.decode(ARGV[9])
+
+local function covers(kind, requires)
+  for _, acceptor in ipairs(acceptors) do
+    if acceptor.kind == kind then
+      local provided = {}
+      for _, cap in ipairs(acceptor.provides) do provided[cap] = true end
+      local all = true
+      for _, cap in ipairs(requires) do
+        if not provided[cap] then all = false break end
+      end
+      if all then return true end
+    end
+  end
+  return false
+end
+
+-- Stream names are `${prefix}:tasks:${kind}:${caps joined by ,}`; caps never hold ':' or ','.
+local eligible = {}
+for _, stream in ipairs(redis.call('SMEMBERS', streamsKey)) do
+  local set = string.sub(stream, #streamPrefix + 1)
+  local kind, caps = string.match(set, '^(.*):([^:]*)$')
+  if kind then
+    local requires = {}
+    for cap in string.gmatch(caps, '[^,]+') do table.insert(requires, cap) end
+    if covers(kind, requires) then table.insert(eligible, stream) end
+  end
+end
+
+promoteDue()
+for _, stream in ipairs(eligible) do reclaimStream(stream) end
+
+local function lastDelivered(stream)
+  local ok, groups = pcall(redis.call, 'XINFO', 'GROUPS', stream)
+  if ok then
+    for _, group in ipairs(groups) do
+      if field(group, 'name') == GROUP then return field(group, 'last-delivered-id') end
+    end
+  end
+  redis.pcall('XGROUP', 'CREATE', stream, GROUP, '0', 'MKSTREAM')
+  return '0-0'
+end
+
+local function older(a, b)
+  local am, as = string.match(a, '^(%d+)-(%d+)$')
+  local bm, bs = string.match(b, '^(%d+)-(%d+)$')
+  am, as, bm, bs = tonumber(am), tonumber(as), tonumber(bm), tonumber(bs)
+  return am < bm or (am == bm and as < bs)
+end
+
+-- A bad entry is dead-lettered and the next one tried, a bounded number of times.
+for _ = 1, 25 do
+  local best, bestId
+  local lastIds = {}
+  for _, stream in ipairs(eligible) do
+    local last = lastDelivered(stream)
+    lastIds[#lastIds + 1] = stream
+    lastIds[#lastIds + 1] = last
+    local nextEntry = redis.call('XRANGE', stream, '(' .. last, '+', 'COUNT', 1)[1]
+    if nextEntry and (not best or older(nextEntry[1], bestId)) then
+      best, bestId = stream, nextEntry[1]
+    end
+  end
+
+  if not best then
+    local wake = -1
+    local firstDue = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
+    if firstDue[2] then wake = math.max(0, tonumber(firstDue[2]) - now) end
+    for _, stream in ipairs(eligible) do
+      for _, held in ipairs(redis.call('XPENDING', stream, GROUP, '-', '+', 16)) do
+        local left = math.max(0, leaseMs - tonumber(held[3]))
+        if wake < 0 or left < wake then wake = left end
+      end
+    end
+    local reply = { 0, wake }
+    for _, value in ipairs(lastIds) do reply[#reply + 1] = value end
+    return reply
+  end
+
+  local read = redis.call('XREADGROUP', 'GROUP', GROUP, consumer, 'COUNT', 1, 'STREAMS', best, '>')
+  local entry = read[1][2][1]
+  local entryId, fields = entry[1], entry[2] or {}
+  local id = field(fields, 'id')
+  if not id then
+    buryEntry(best, entryId, fields, 'stream entry ' .. entryId .. ' in ' .. best .. ' names no task id')
+  else
+    local key = taskKey(id)
+    local record = redis.call('HMGET', key, 'state', 'entry', 'task', 'attempts', 'kind')
+    if not record[1] then
+      buryEntry(best, entryId, fields, 'stream entry ' .. entryId .. ' names task ' .. id .. ', which has no record in ' .. key)
+    elseif record[1] ~= 'pending' or record[2] ~= entryId then
+      -- A leftover of an older delivery: the task's live entry is elsewhere.
+      removeEntry(best, entryId)
+    elseif not pcall(cjson.decode, record[3] or '') then
+      removeEntry(best, entryId)
+      bury(id, record[5] or '', best, tonumber(record[4]) or 0, 'invalid_task: the task record ' .. key .. ' holds malformed JSON', '')
+    else
+      local attempts = tonumber(record[4]) or 0
+      redis.call('HSET', key, 'state', 'inflight', 'consumer', consumer)
+      emitState(id, record[5], 'running', attempts + 1, consumer)
+      return { 1, entryId, record[3], attempts, id }
+    end
+  end
+end
+return { 0, 0 }

@@ -1,0 +1,7 @@
+-- Keeps a delivery owned: XCLAIM ... JUSTID resets the entry's idle time (its lease) without
+-- counting a delivery. ARGV[8] task id, ARGV[9] lease id (the stream entry). Answers 1 or 0.
+local id, leaseId = ARGV[8], ARGV[9]
+local delivery = currentDelivery(id, leaseId)
+if not delivery then return 0 end
+redis.call('XCLAIM', delivery.stream, GROUP, delivery.consumer, 0, leaseId, 'JUSTID')
+return 1

@@ -1,0 +1,30 @@
+-- Counts after promoting due retries and reclaiming expired leases, so that the numbers say
+-- what a worker would see now. Consumers without pending entries are dropped from the groups
+-- (their names are only diagnostics), so short-lived workers do not pile up.
+-- Answers {dead, stream1, waiting1, inFlight1, delayed1, stream2, ...}.
+promoteDue()
+local delayedBy = {}
+for _, id in ipairs(redis.call('ZRANGE', delayedKey, 0, -1)) do
+  local stream = redis.call('HGET', taskKey(id), 'stream')
+  if stream then delayedBy[stream] = (delayedBy[stream] or 0) + 1 end
+end
+local reply = { redis.call('XLEN', deadKey) }
+for _, stream in ipairs(redis.call('SMEMBERS', streamsKey)) do
+  reclaimStream(stream)
+  local inFlight = 0
+  local ok, summary = pcall(redis.call, 'XPENDING', stream, GROUP)
+  if ok then inFlight = tonumber(summary[1]) end
+  local okConsumers, consumers = pcall(redis.call, 'XINFO', 'CONSUMERS', stream, GROUP)
+  if okConsumers then
+    for _, info in ipairs(consumers) do
+      if tonumber(field(info, 'pending')) == 0 and tonumber(field(info, 'idle')) > leaseMs then
+        redis.call('XGROUP', 'DELCONSUMER', stream, GROUP, field(info, 'name'))
+      end
+    end
+  end
+  reply[#reply + 1] = stream
+  reply[#reply + 1] = redis.call('XLEN', stream) - inFlight
+  reply[#reply + 1] = inFlight
+  reply[#reply + 1] = delayedBy[stream] or 0
+end
+return reply

@@ -1,0 +1,43 @@
+/**
+ * The queue's Lua scripts, one named file per atomic state change (lua/*.lua, BullMQ-style),
+ * each prefixed with lua/common.lua. They are registered with ioredis `defineCommand`, which
+ * sends EVALSHA and falls back to EVAL when the server lost its script cache (a restart).
+ *
+ * The files are imported as text: esbuild inlines them in the bundles and emits
+ * `<name>.lua.js` modules next to the per-file transpile in out/ (scripts/build.mjs).
+ */
+import type { Redis } from 'ioredis';
+import ack from './lua/ack.lua';
+import cancel from './lua/cancel.lua';
+import claim from './lua/claim.lua';
+import common from './lua/common.lua';
+import enqueue from './lua/enqueue.lua';
+import extend from './lua/extend.lua';
+import fail from './lua/fail.lua';
+import reclaim from './lua/reclaim.lua';
+import release from './lua/release.lua';
+import retryDead from './lua/retry-dead.lua';
+import stats from './lua/stats.lua';
+import workers from './lua/workers.lua';
+
+const SCRIPTS = { ack, cancel, claim, enqueue, extend, fail, reclaim, release, retryDead, stats, workers };
+
+export type ScriptName = keyof typeof SCRIPTS;
+
+/** The custom command ioredis gets for a script (prefixed so it never shadows a real one). */
+function commandName(name: ScriptName): string {
+  return `peagen_${name}`;
+}
+
+export function defineQueueScripts(redis: Redis): void {
+  for (const [name, body] of Object.entries(SCRIPTS)) {
+    redis.defineCommand(commandName(name as ScriptName), { numberOfKeys: 0, lua: `${common}\n${body}` });
+  }
+}
+
+/** Runs a script defined by {@link defineQueueScripts}; `args` follow the common header. */
+export function runScript(redis: Redis, name: ScriptName, args: readonly (string | number)[]): Promise<unknown> {
+  const command = (redis as unknown as Record<string, (...values: (string | number)[]) => Promise<unknown>>)[commandName(name)];
+  if (!command) throw new Error(`queue script ${name} is not defined on this connection`);
+  return command.apply(redis, [...args]);
+}

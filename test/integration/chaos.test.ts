@@ -1,0 +1,200 @@
+/**
+ * Chaos: 1,000 tasks on a real Redis served by 4 real `peagen worker start` processes (one-shot
+ * mode: every task in a fresh child), while the test kill -9's a random worker process (a
+ * worker or one of its one-shot children) every ~200 ms and restarts Redis once mid-run
+ * (appendonly on, killed with SIGKILL). A killed worker is started again, as a ReplicaSet
+ * would.
+ *
+ * What must hold: every task answered, each exactly once (a result, once seen, never changes;
+ * no task is reported done twice), nothing left pending, delayed or in flight, and the
+ * dead-letter list holds exactly the tasks that really fail (a handler that refuses its input).
+ */
+import * as assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { createQueue } from '../../daemon/fabric/queue/createQueue';
+import { DuplicateTaskError, type TaskQueue } from '../../daemon/fabric/queue/TaskQueue';
+import { newTask, type Result, type Task } from '../../shared/task';
+import { CLI, TEST_PLUGIN, tempDir } from '../fixtures/paths';
+import { type RedisServer, startRedisServer } from '../fixtures/redisServer';
+
+const TASKS = Number(process.env.PEAGEN_CHAOS_TASKS ?? 1_000);
+const WORKERS = 4;
+const KILL_EVERY_MS = 200;
+const REALLY_FAILING = 25;
+
+/** Every process of a worker: the `worker start` process and its one-shot children. */
+function processTree(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (fields[0] === 'Z') continue;
+      const ppid = Number(fields[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const all: number[] = [];
+  const visit = (pid: number): void => {
+    all.push(pid);
+    for (const child of children.get(pid) ?? []) visit(child);
+  };
+  visit(root);
+  return all;
+}
+
+/** Retries a queue call through the Redis restart (the connection drops, then comes back). */
+async function persist<T>(what: string, call: () => Promise<T>, giveUpMs = 60_000): Promise<T> {
+  const giveUpAt = Date.now() + giveUpMs;
+  for (;;) {
+    try {
+      return await call();
+    } catch (error) {
+      if (error instanceof DuplicateTaskError || Date.now() > giveUpAt) throw error;
+      await delay(100);
+    }
+  }
+}
+
+describe('chaos: workers killed every ~200 ms and a Redis restart mid-run', function () {
+  this.timeout(900_000);
+  let redis: RedisServer;
+  let queue: TaskQueue;
+  const workers = new Set<ChildProcess>();
+  const logs: string[] = [];
+  let stopping = false;
+
+  before(async () => {
+    redis = await startRedisServer({ appendonly: true });
+  });
+  after(async () => {
+    stopping = true;
+    for (const worker of workers) worker.kill('SIGKILL');
+    await queue?.close();
+    await redis?.stop();
+  });
+
+  it(`answers ${TASKS} tasks exactly once: none lost, none left over, dead letters only for real failures`, async () => {
+    const url = `${redis.url}?prefix=chaos${process.pid}`;
+    const dir = tempDir('chaos');
+    const queueOptions = { leaseMs: 2_000, maxAttempts: 12, retryBaseMs: 50 };
+    fs.writeFileSync(
+      path.join(dir, 'peagen.json'),
+      JSON.stringify({
+        queue: { url, ...queueOptions },
+        worker: { mode: 'one-shot', concurrency: 3, plugins: [TEST_PLUGIN], caps: ['cpu'] },
+        sandbox: { executor: 'process' },
+      }),
+    );
+    queue = createQueue(url, queueOptions);
+
+    const startWorker = (n: number): void => {
+      if (stopping) return;
+      const home = tempDir(`chaos-worker${n}`);
+      const child = spawn(process.execPath, [CLI, 'worker', 'start'], {
+        cwd: dir,
+        env: { ...process.env, PEAGEN_HOME: home, QUEUE_URL: '' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      workers.add(child);
+      child.stderr?.on('data', (chunk: Buffer) => {
+        logs.push(chunk.toString());
+        if (logs.length > 400) logs.splice(0, 200);
+      });
+      child.once('exit', () => {
+        workers.delete(child);
+        fs.rmSync(home, { recursive: true, force: true });
+        startWorker(n);
+      });
+    };
+    for (let n = 0; n < WORKERS; n++) startWorker(n);
+
+    // Counted from events where they arrive (pub/sub misses the restart window, never adds).
+    const doneEvents = new Map<string, number>();
+    let redeliveries = 0;
+    queue.subscribe((event) => {
+      if (event.type !== 'state') return;
+      if (event.state === 'done') doneEvents.set(event.taskId, (doneEvents.get(event.taskId) ?? 0) + 1);
+      if (event.state === 'running' && event.attempts > 1) redeliveries += 1;
+    });
+
+    const tasks: Task[] = [];
+    for (let i = 0; i < TASKS; i++) {
+      if (i % Math.floor(TASKS / REALLY_FAILING) === 7 && tasks.filter((task) => task.kind === 'refuse').length < REALLY_FAILING) {
+        tasks.push(newTask({ kind: 'refuse', payload: { i }, requires: ['cpu'] }));
+      } else if (i % 3 === 0) {
+        tasks.push(newTask({ kind: 'sleep', payload: { ms: 20 + (i % 5) * 10 }, requires: ['cpu'] }));
+      } else {
+        tasks.push(newTask({ kind: 'echo', payload: { message: `task ${i}` }, requires: ['cpu'] }));
+      }
+    }
+    const failing = new Set(tasks.filter((task) => task.kind === 'refuse').map((task) => task.id));
+    await Promise.all(tasks.map((task) => queue.enqueue(task)));
+
+    const firstSeen = new Map<string, Result>();
+    const answered = Promise.all(
+      tasks.map(async (task) => {
+        const result = await persist(`the result of ${task.id}`, async () => {
+          const found = await queue.waitForResult(task.id, 600_000);
+          if (!found) throw new Error('no result yet');
+          return found;
+        }, 700_000);
+        firstSeen.set(task.id, result);
+      }),
+    );
+
+    let kills = 0;
+    let restarted = false;
+    const chaos = (async () => {
+      while (firstSeen.size < TASKS) {
+        await delay(KILL_EVERY_MS * (0.75 + Math.random() / 2));
+        if (!restarted && firstSeen.size >= TASKS / 2) {
+          restarted = true;
+          await redis.restart();
+        }
+        const roots = [...workers].map((worker) => worker.pid).filter((pid): pid is number => pid !== undefined);
+        const candidates = roots.flatMap((root) => processTree(root));
+        const victim = candidates[Math.floor(Math.random() * candidates.length)];
+        if (victim === undefined) continue;
+        try {
+          process.kill(victim, 'SIGKILL');
+          kills += 1;
+        } catch {
+          // exited meanwhile
+        }
+      }
+    })();
+    await answered;
+    await chaos;
+
+    assert.ok(restarted, 'Redis was restarted mid-run');
+    for (const task of tasks) {
+      const first = firstSeen.get(task.id);
+      assert.ok(first, `task ${task.id} has a result`);
+      const final = await persist('a final result', () => queue.getResult(task.id));
+      assert.deepEqual(final, first, `the result of ${task.id} never changes once published`);
+      if (failing.has(task.id)) {
+        assert.equal(first.status, 'error', `${task.id} really fails`);
+        assert.equal(first.error?.code, 'dead_letter');
+      } else {
+        assert.equal(first.status, 'ok', `${task.id} (${task.kind}) succeeds: ${JSON.stringify(first.error)}`);
+        if (task.kind === 'echo') assert.deepEqual(first.data, { message: (task.payload as { message: string }).message });
+      }
+    }
+    const doubles = [...doneEvents].filter(([, count]) => count > 1);
+    assert.deepEqual(doubles, [], 'no task is reported done twice');
+    const dead = await persist('the dead letters', () => queue.listDead());
+    assert.deepEqual(dead.map((letter) => letter.task.id).sort(), [...failing].sort(), 'dead letters are exactly the tasks that really fail');
+    assert.deepEqual(await persist('stats', () => queue.stats()), { pending: 0, inFlight: 0, delayed: 0, dead: failing.size });
+    console.log(
+      `      chaos: ${TASKS} tasks, ${kills} kill -9s, 1 Redis restart, ${redeliveries} redeliveries seen, ${failing.size} dead letters, ${doneEvents.size} done events seen`,
+    );
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});

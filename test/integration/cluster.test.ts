@@ -1,0 +1,132 @@
+/**
+ * A shared cluster on one machine: a daemon that runs no workers (`--no-workers`) and two
+ * `peagen worker start` processes with state directories of their own (stand-ins for other
+ * hosts) join one real Redis. The daemon's status shows every worker and the queue's depth
+ * per requirement set, the dead-letter commands work across processes, and an `evolve run`
+ * submitted to the daemon is served by the workers started elsewhere.
+ */
+import * as assert from 'node:assert/strict';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Status } from '../../shared/protocol';
+import { DaemonProcess } from '../fixtures/daemonProcess';
+import { CLI, REPO, TEST_PLUGIN, tempDir } from '../fixtures/paths';
+import { type RedisServer, startRedisServer } from '../fixtures/redisServer';
+
+interface CliRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+describe('a shared cluster: one Redis, a daemon without workers, workers elsewhere', function () {
+  this.timeout(300_000);
+  let redis: RedisServer;
+  const daemon = new DaemonProcess();
+  const workers: ChildProcess[] = [];
+  const workerHomes: string[] = [];
+  let queueUrl: string;
+  let workerLog = '';
+
+  function cli(args: string[], env: NodeJS.ProcessEnv = {}, cwd = daemon.home): CliRun {
+    const run = spawnSync(process.execPath, [CLI, ...args], {
+      cwd,
+      env: { ...process.env, PEAGEN_HOME: daemon.home, QUEUE_URL: queueUrl, ...env },
+      encoding: 'utf8',
+      timeout: 240_000,
+    });
+    return { status: run.status, stdout: run.stdout, stderr: run.stderr };
+  }
+  async function status(): Promise<Status.Response> {
+    const run = cli(['daemon', 'status', '--json']);
+    assert.equal(run.status, 0, run.stderr);
+    return JSON.parse(run.stdout) as Status.Response;
+  }
+  function startWorker(caps: string): void {
+    const home = tempDir('cluster-worker');
+    workerHomes.push(home);
+    const child = spawn(process.execPath, [CLI, 'worker', 'start', '--caps', caps, '--concurrency', '2'], {
+      cwd: home,
+      env: { ...process.env, PEAGEN_HOME: home, QUEUE_URL: queueUrl, WORKER_PLUGINS: TEST_PLUGIN },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    child.stderr?.on('data', (chunk: Buffer) => (workerLog += chunk.toString()));
+    workers.push(child);
+  }
+
+  before(async () => {
+    redis = await startRedisServer();
+    queueUrl = `${redis.url}?prefix=cluster${process.pid}`;
+    await daemon.start(['--no-workers'], { QUEUE_URL: queueUrl });
+    startWorker('cpu');
+    startWorker('cpu,gpu');
+  });
+  after(async () => {
+    for (const worker of workers) worker.kill('SIGKILL');
+    await daemon.stop();
+    for (const home of workerHomes) fs.rmSync(home, { recursive: true, force: true });
+    await redis?.stop();
+  });
+
+  it('daemon status shows the workers of every host with their caps, and none in the daemon', async () => {
+    let seen: Status.Response | undefined;
+    for (let i = 0; i < 300; i++) {
+      seen = await status();
+      if (seen.cluster.workers.length === 2) break;
+      await delay(100);
+    }
+    assert.ok(seen, 'a status answer');
+    assert.equal(seen.workers.count, 0, `the daemon runs no workers:\n${daemon.log}`);
+    const pids = workers.map((worker) => worker.pid).sort();
+    assert.deepEqual(seen.cluster.workers.map((worker) => worker.pid).sort(), pids, `both workers are listed:\n${workerLog}`);
+    assert.deepEqual(seen.cluster.workers.map((worker) => worker.caps.join(',')).sort(), ['cpu', 'cpu,gpu']);
+    const text = cli(['daemon', 'status']);
+    assert.match(text.stdout, /cluster: 2 worker pool\(s\) on 1 host\(s\)/);
+    assert.match(text.stdout, /workers here: none/);
+  });
+
+  it('queue stats shows pending work per requirement set; a gpu task runs only on the gpu worker', async () => {
+    const submitted = cli(['task', 'submit', 'gpu-echo', '--requires', 'cpu,gpu', '--payload', '{"n":1}', '--wait', '120', '--json']);
+    assert.equal(submitted.status, 0, submitted.stderr);
+    const result = JSON.parse(submitted.stdout) as { result?: { data?: { pid?: number } }; data?: { pid?: number } };
+    const ranIn = result.result?.data?.pid ?? result.data?.pid;
+    const gpuWorker = (await status()).cluster.workers.find((worker) => worker.caps.includes('gpu'));
+    assert.ok(gpuWorker, 'the gpu worker is listed');
+    assert.equal(ranIn, gpuWorker.pid, `the gpu task ran in the gpu worker's process: ${submitted.stdout}`);
+  });
+
+  it('dead letters are listed, inspected and retried through the daemon', async () => {
+    const submitted = cli(['task', 'submit', 'refuse', '--wait', '120', '--json']);
+    const taskId = /"taskId":\s*"([^"]+)"/.exec(submitted.stdout)?.[1];
+    assert.ok(taskId, `a task id in ${submitted.stdout}${submitted.stderr}`);
+    const list = cli(['queue', 'dlq', 'list']);
+    assert.equal(list.status, 0, list.stderr);
+    assert.match(list.stdout, new RegExp(`${taskId}\\s+refuse\\s+attempts=1\\s+refused: this input can never work`));
+    const inspect = cli(['queue', 'dlq', 'inspect', taskId, '--json']);
+    assert.equal((JSON.parse(inspect.stdout) as { task: { id: string } }).task.id, taskId);
+    const retry = cli(['queue', 'dlq', 'retry', taskId]);
+    assert.equal(retry.status, 0, retry.stderr);
+    // It fails again on a worker elsewhere and is back in the list.
+    for (let i = 0; i < 300; i++) {
+      const again = cli(['queue', 'dlq', 'list', '--json']);
+      const entries = JSON.parse(again.stdout) as { task: { id: string } }[];
+      if (entries.some((entry) => entry.task.id === taskId)) return;
+      await delay(100);
+    }
+    assert.fail('the retried task did not come back to the dead-letter list');
+  });
+
+  it('an evolve run submitted to the daemon is served by the workers started elsewhere', async () => {
+    const example = path.join(REPO, 'examples', 'bad_sort');
+    const out = tempDir('cluster-run');
+    fs.cpSync(example, out, { recursive: true });
+    const run = cli(['evolve', 'run', out, '--evaluations', '4', '--json'], {}, out);
+    assert.equal(run.status, 0, `${run.stderr}\n${workerLog.slice(-3000)}`);
+    assert.match(run.stderr + run.stdout, /the daemon \(pid/, 'the run used the daemon');
+    const summary = JSON.parse(run.stdout) as { evaluations?: number };
+    assert.ok((summary.evaluations ?? 0) >= 4, run.stdout);
+    fs.rmSync(out, { recursive: true, force: true });
+  });
+});
