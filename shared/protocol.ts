@@ -129,6 +129,10 @@ export namespace Shutdown {
 }
 
 
+/**
+ * A task's state changed. Sent to the connection that submitted the task, from `queued` to
+ * its final state (`done`, `dead` or `cancelled`); other clients are not sent it.
+ */
 export namespace TaskUpdate {
   export const method = 'peagen/taskUpdate';
   export interface Params {

@@ -98,7 +98,11 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
     }
   }
 
-  async submit(spec: TaskSpec): Promise<Task> {
+  /**
+   * Queues a task. `beforeEnqueue` sees the task once it is accepted and before it is queued,
+   * so a caller can follow its updates from the first (`queued`) on.
+   */
+  async submit(spec: TaskSpec, beforeEnqueue?: (task: Task) => void): Promise<Task> {
     const task = newTask(spec);
     // A private queue has no other workers: refuse what nobody here can ever run
     // instead of letting it wait forever.
@@ -108,6 +112,7 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
         `no worker here can run a "${task.kind}" task requiring [${task.requires.join(', ')}] (worker caps [${this.caps.join(', ')}], kinds: ${kinds.join(', ') || 'none'})`,
       );
     }
+    beforeEnqueue?.(task);
     await this.queue.enqueue(task);
     return task;
   }

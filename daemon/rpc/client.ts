@@ -7,10 +7,10 @@ import {
   type RequestType,
   type RequestType0,
   SocketMessageReader,
-  SocketMessageWriter,
 } from 'vscode-languageserver-protocol/node';
 import { Handshake, PROTOCOL_VERSION, RunProgressUpdate, TaskUpdate } from '../../shared/protocol';
 import { connectOptions, parseAddress } from '../../shared/address';
+import { BatchedSocketMessageWriter } from './batchedWriter';
 import { readLiveRecord, readToken } from './discovery';
 
 export class DaemonUnavailableError extends Error {
@@ -40,7 +40,7 @@ export class DaemonClient {
         reject(new DaemonUnavailableError(`cannot reach the daemon at ${address} (${error.message}); start it with \`peagen daemon start\``)),
       );
     });
-    const connection = createProtocolConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+    const connection = createProtocolConnection(new SocketMessageReader(socket), new BatchedSocketMessageWriter(socket));
     connection.listen();
     try {
       const handshake = await connection.sendRequest(Handshake.type, {

@@ -32,6 +32,7 @@ import {
 } from '../../shared/protocol';
 import type { Engine } from '../engine/Engine';
 import { ServerStatusReporter } from './serverStatus';
+import { TaskFollowers } from './taskFollowers';
 import type { RunManager } from '../evolution/controller/RunManager';
 import { RunSetupError } from '../evolution/controller/prepareRun';
 
@@ -63,15 +64,15 @@ export function serveConnection(connection: ProtocolConnection, engine: Engine, 
   const forwardProgress = (progress: RunProgressUpdate.Params): void => {
     void connection.sendNotification(RunProgressUpdate.type, progress).catch(() => {});
   };
+  // Task updates go only to the connection that submitted the task (see TaskUpdate).
+  const followers = TaskFollowers.of(engine);
   const subscribe = (): void => {
     if (unsubscribe) return;
-    engine.on('update', forwardUpdate);
     daemon.runs?.on('progress', forwardProgress);
     const stopStatus = ServerStatusReporter.of(engine).subscribe((status) => {
       void connection.sendNotification(ServerStatus.type, status).catch(() => {});
     });
     unsubscribe = () => {
-      engine.off('update', forwardUpdate);
       daemon.runs?.off('progress', forwardProgress);
       stopStatus();
     };
@@ -134,12 +135,23 @@ export function serveConnection(connection: ProtocolConnection, engine: Engine, 
 
   connection.onRequest(SubmitTask.method, async (raw: unknown) => {
     const spec = guard(SubmitTask.params, raw);
-    const task = await engine.submit(spec);
-    return { taskId: task.id } satisfies SubmitTask.Response;
+    // Followed before it is queued: the queue announces `queued` while enqueueing.
+    let followed: string | undefined;
+    try {
+      const task = await engine.submit(spec, (created) => followers.follow((followed = created.id), forwardUpdate));
+      return { taskId: task.id } satisfies SubmitTask.Response;
+    } catch (error) {
+      if (followed !== undefined) followers.unfollow(followed, forwardUpdate);
+      throw error;
+    }
   });
 
   connection.onRequest(GetResult.method, async (raw: unknown, token: CancellationToken) => {
     const params = guard(GetResult.params, raw);
+    // Most results are in by the time they are asked for: answer those without setting up
+    // a cancellable wait.
+    const known = await engine.result(params.taskId, 0);
+    if (known || params.waitMs === 0) return { result: known } satisfies GetResult.Response;
     const abort = new AbortController();
     const listener = token.onCancellationRequested(() => abort.abort());
     try {
@@ -222,6 +234,7 @@ export function serveConnection(connection: ProtocolConnection, engine: Engine, 
   });
 
   connection.onClose(() => {
+    followers.forget(forwardUpdate);
     unsubscribe?.();
     options.onExit();
   });

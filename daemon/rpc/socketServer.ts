@@ -10,11 +10,11 @@ import {
   createProtocolConnection,
   ErrorCodes,
   type Message,
-  SocketMessageWriter,
   StreamMessageReader,
 } from 'vscode-languageserver-protocol/node';
 import type { Engine } from '../engine/Engine';
 import { type DaemonAddress, formatAddress } from '../../shared/address';
+import { BatchedSocketMessageWriter } from './batchedWriter';
 import { DEFAULT_FRAME_LIMITS, FrameGuard, type FrameLimits } from './frameGuard';
 import { GuardedMessageReader } from './guardedReader';
 import { TrackedMessageWriter } from './trackedWriter';
@@ -42,7 +42,7 @@ export async function listen(
   if (address.kind === 'unix') await removeDeadSocket(address.path);
   const connections = new Map<net.Socket, TrackedMessageWriter>();
   const server = net.createServer((socket) => {
-    const writer = new TrackedMessageWriter(new SocketMessageWriter(socket));
+    const writer = new TrackedMessageWriter(new BatchedSocketMessageWriter(socket));
     connections.set(socket, writer);
     socket.on('error', () => socket.destroy());
 

@@ -99,6 +99,39 @@ describe('daemon JSON-RPC (real process)', function () {
     client.close();
   });
 
+  it("sends a task's updates to the client that submitted it, not to the others", async () => {
+    const submitter = await connect();
+    const bystander = await connect();
+    const seenBy = (client: DaemonClient): TaskUpdate.Params[] => {
+      const updates: TaskUpdate.Params[] = [];
+      client.onTaskUpdate((update) => {
+        updates.push(update);
+      });
+      return updates;
+    };
+    const submitterSaw = seenBy(submitter);
+    const bystanderSaw = seenBy(bystander);
+    const { taskId } = await submitter.request(SubmitTask.type, { kind: 'echo', payload: { message: 'mine' } });
+    assert.equal((await submitter.request(GetResult.type, { taskId, waitMs: 10_000 })).result?.status, 'ok');
+    // The bystander's own task ends after the other one did, and one connection's messages
+    // arrive in order: once its own `done` is in, any update of the other task would be too.
+    const own = await bystander.request(SubmitTask.type, { kind: 'echo', payload: { message: 'theirs' } });
+    await bystander.request(GetResult.type, { taskId: own.taskId, waitMs: 10_000 });
+    for (let i = 0; i < 200 && !bystanderSaw.some((u) => u.taskId === own.taskId && u.state === 'done'); i++) await delay(50);
+    for (let i = 0; i < 200 && !submitterSaw.some((u) => u.taskId === taskId && u.state === 'done'); i++) await delay(50);
+    assert.deepEqual(
+      bystanderSaw.map((update) => [update.taskId, update.state]),
+      [own.taskId, own.taskId, own.taskId].map((id, i) => [id, ['queued', 'running', 'done'][i]]),
+      'the bystander sees its own task only',
+    );
+    assert.deepEqual(
+      submitterSaw.map((update) => [update.taskId, update.state]),
+      [[taskId, 'queued'], [taskId, 'running'], [taskId, 'done']],
+    );
+    submitter.close();
+    bystander.close();
+  });
+
   it('refuses a task no worker here can run, saying why', async () => {
     const client = await connect();
     await assert.rejects(client.request(SubmitTask.type, { kind: 'echo', requires: ['gpu'] }), /no worker here can run/);

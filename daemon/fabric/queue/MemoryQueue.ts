@@ -159,7 +159,10 @@ export class MemoryQueue implements TaskQueue {
   }
 
   async waitForResult(taskId: string, timeoutMs: number, signal?: AbortSignal): Promise<Result | null> {
-    const known = await this.getResult(taskId);
+    // Looked up synchronously: an await here would let a result be published before the
+    // listener below is registered, and the waiter would then sleep through it.
+    const stored = this.results.get(taskId);
+    const known = stored ? structuredClone(stored) : null;
     if (known || timeoutMs <= 0 || this.closed) return known;
     return new Promise((resolve) => {
       const finish = (result: Result | null): void => {
