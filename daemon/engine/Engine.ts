@@ -32,6 +32,11 @@ export interface EngineOptions {
   oneShotEntry?: string;
   /** Run no workers here (tasks wait for `peagen worker start` elsewhere). */
   withoutWorkers?: boolean;
+  /**
+   * Stop the workers after this long with nothing to do (`worker start --exit-after-idle`,
+   * WORKER_IDLE_EXIT). Only for a worker process: a daemon's own slots never stop by themselves.
+   */
+  exitAfterIdleMs?: number;
   /** Capabilities proven by what this host has beyond the executor (e.g. `llm`). */
   extraCaps?: readonly string[];
   log?: (line: string) => void;
@@ -83,6 +88,7 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
         // of its own, and everything with that tag is removed here once it has exited.
         ...(executor && { childScope: () => sandboxScope(executor) }),
         ...(options.oneShotEntry && { oneShotEntry: options.oneShotEntry }),
+        ...(options.exitAfterIdleMs !== undefined && { exitAfterIdleMs: options.exitAfterIdleMs }),
         ...(options.log && { log: options.log }),
       });
       this.pool.start();

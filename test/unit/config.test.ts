@@ -82,13 +82,18 @@ describe('configuration (peagen.json + environment)', () => {
     assert.equal(sources['sandbox.executor'], undefined, 'a default is not a choice the user made');
   });
 
-  it('makes an unavailable queue adapter a configuration error, with the address masked', () => {
-    assert.throws(() => createQueue('redis://user:pw@localhost:6379'), (error: unknown) => {
+  it('makes a malformed queue address a configuration error, with the password masked', () => {
+    assert.throws(() => createQueue('redis://user:pw@localhost:notaport'), (error: unknown) => {
       assert.ok(error instanceof QueueAddressError);
-      assert.match(error.message, /Redis Streams queue is not available/);
-      assert.doesNotMatch(error.message, /pw@/);
+      assert.doesNotMatch(error.message, /pw/);
       return true;
     });
+    assert.throws(() => createQueue('amqp://localhost'), QueueAddressError);
+  });
+
+  it('accepts a key prefix on a Redis QUEUE_URL', () => {
+    const { config } = loadConfigWithSources(undefined, { QUEUE_URL: 'redis://127.0.0.1:6390/2?prefix=team-a' });
+    assert.equal(config.queue.url, 'redis://127.0.0.1:6390/2?prefix=team-a');
   });
 });
 

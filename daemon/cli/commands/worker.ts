@@ -88,7 +88,11 @@ export function registerWorkerCommands(program: Command): void {
         return;
       }
 
-      const engine = await assembleEngine(config, { oneShotEntry: entry, log: (line) => ctx.info(line) });
+      const engine = await assembleEngine(config, {
+        oneShotEntry: entry,
+        log: (line) => ctx.info(line),
+        ...(config.worker.exitAfterIdleMs !== undefined && { exitAfterIdleMs: config.worker.exitAfterIdleMs }),
+      });
       ctx.info(
         `worker ${engine.pool?.id} started: ${config.worker.concurrency} ${config.worker.mode} slot(s), caps [${engine.caps.join(', ')}], serving ${engine.pool?.kinds.join(', ') || 'no task kinds'}`,
       );
