@@ -44,6 +44,7 @@ import {
   type TaskQueue,
 } from '../TaskQueue';
 import { BlockingConnections } from './BlockingConnections';
+import type { RedisOptions } from 'ioredis';
 import { connectBounded, connectionOptions, DEFAULT_CONNECT_TIMEOUT_MS, Redis } from './connect';
 import { parseRedisAddress, type RedisAddress } from './redisAddress';
 import { defineQueueScripts, runScript, type ScriptName } from './scripts';
@@ -88,6 +89,7 @@ export class RedisStreamsQueue implements TaskQueue {
   private readonly waiters = new Map<string, Set<(result: Result) => void>>();
   private readonly lifecycle = new EventEmitter();
   private readying: Promise<void> | undefined;
+  private lastSweepAt = 0;
   private closed = false;
 
   constructor(url: string, options: RedisQueueOptions = {}) {
@@ -102,7 +104,8 @@ export class RedisStreamsQueue implements TaskQueue {
       deadLetterMaxLen: options.deadLetterMaxLen ?? DEFAULT_DEAD_LETTER_MAX_LEN,
       connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
     };
-    this.commands = this.newConnection('peagen-queue');
+    // Concurrent callers' commands share round trips (one write, one read for many scripts).
+    this.commands = this.newConnection('peagen-queue', { enableAutoPipelining: true });
     defineQueueScripts(this.commands);
     this.subscriber = this.newConnection('peagen-events');
     this.subscriber.on('message', (_channel: string, message: string) => this.onMessage(message));
@@ -165,7 +168,11 @@ export class RedisStreamsQueue implements TaskQueue {
     const acceptors = JSON.stringify(options.accepts.map((acceptor) => ({ kind: acceptor.kind, provides: [...acceptor.provides] })));
     while (!this.closed && !options.signal?.aborted) {
       const sentAt = Date.now();
-      const reply = (await this.run('claim', [options.consumer, acceptors])) as ClaimReply;
+      // Expired leases are swept by a claim that finds nothing new, and at least every quarter
+      // lease by some claim here, so a busy queue still redelivers a dead worker's tasks.
+      const sweep = sentAt - this.lastSweepAt >= Math.max(50, this.options.leaseMs / 4);
+      if (sweep) this.lastSweepAt = sentAt;
+      const reply = (await this.run('claim', [options.consumer, acceptors, sweep ? '1' : '0'])) as ClaimReply;
       if (reply[0] === 1) {
         const claim = await this.toClaim(reply, options.consumer, sentAt);
         if (claim) return claim;
@@ -338,8 +345,8 @@ export class RedisStreamsQueue implements TaskQueue {
     this.commands.disconnect();
   }
 
-  private newConnection(name: string): Redis {
-    const connection = new Redis(connectionOptions(this.address.connection, this.options.connectTimeoutMs, name));
+  private newConnection(name: string, extra: Pick<RedisOptions, 'enableAutoPipelining'> = {}): Redis {
+    const connection = new Redis({ ...connectionOptions(this.address.connection, this.options.connectTimeoutMs, name), ...extra });
     // Errors surface as rejected commands; an unhandled 'error' event would crash the process.
     connection.on('error', () => undefined);
     return connection;

@@ -1,11 +1,12 @@
 -- Leases the oldest waiting task that one of the acceptors can run, reading only the streams
 -- whose requirement set some acceptor covers. Due retries are promoted and expired leases in
 -- those streams reclaimed (XAUTOCLAIM) first.
--- ARGV[8] consumer, ARGV[9] acceptors JSON [{kind, provides[]}].
+-- ARGV[8] consumer, ARGV[9] acceptors JSON [{kind, provides[]}], ARGV[10] '1' to sweep
+-- expired leases first (the caller asks now and then; a claim that finds nothing sweeps too).
 -- Answers {1, entryId, taskJson, attempts, taskId} or, when nothing is there,
 -- {0, wakeInMs, stream1, lastId1, stream2, lastId2, ...}: XREAD BLOCK on those ids wakes on
 -- the next entry; wakeInMs (-1: none) is when the next retry falls due or lease runs out.
-local consumer, acceptors = ARGV[8], cjson.decode(ARGV[9])
+local consumer, acceptors, sweepFirst = ARGV[8], cjson.decode(ARGV[9]), ARGV[10] == '1'
 
 local function covers(kind, requires)
   for _, acceptor in ipairs(acceptors) do
@@ -35,7 +36,12 @@ for _, stream in ipairs(redis.call('SMEMBERS', streamsKey)) do
 end
 
 promoteDue()
-for _, stream in ipairs(eligible) do reclaimStream(stream) end
+local swept = false
+local function sweep()
+  swept = true
+  for _, stream in ipairs(eligible) do reclaimStream(stream) end
+end
+if sweepFirst then sweep() end
 
 local function lastDelivered(stream)
   local ok, groups = pcall(redis.call, 'XINFO', 'GROUPS', stream)
@@ -55,57 +61,78 @@ local function older(a, b)
   return am < bm or (am == bm and as < bs)
 end
 
--- A bad entry is dead-lettered and the next one tried, a bounded number of times.
-for _ = 1, 25 do
-  local best, bestId
-  local lastIds = {}
+-- Nothing to claim: when to wake (-1: no retry or lease due) and where each stream's group
+-- stands, for the caller's blocking XREAD.
+local function idleReply()
+  local wake = -1
+  local firstDue = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
+  if firstDue[2] then wake = math.max(0, tonumber(firstDue[2]) - now) end
+  local reply = { 0, 0 }
   for _, stream in ipairs(eligible) do
-    local last = lastDelivered(stream)
-    lastIds[#lastIds + 1] = stream
-    lastIds[#lastIds + 1] = last
-    local nextEntry = redis.call('XRANGE', stream, '(' .. last, '+', 'COUNT', 1)[1]
+    for _, held in ipairs(redis.call('XPENDING', stream, GROUP, '-', '+', 16)) do
+      local left = math.max(0, leaseMs - tonumber(held[3]))
+      if wake < 0 or left < wake then wake = left end
+    end
+    reply[#reply + 1] = stream
+    reply[#reply + 1] = lastDelivered(stream)
+  end
+  reply[2] = wake
+  return reply
+end
+
+-- The stream whose next undelivered entry is the oldest, or nil. With one eligible stream
+-- (the common case) that is the stream itself, found without looking.
+local function oldestStream()
+  if #eligible == 1 then return eligible[1] end
+  local best, bestId
+  for _, stream in ipairs(eligible) do
+    local nextEntry = redis.call('XRANGE', stream, '(' .. lastDelivered(stream), '+', 'COUNT', 1)[1]
     if nextEntry and (not best or older(nextEntry[1], bestId)) then
       best, bestId = stream, nextEntry[1]
     end
   end
+  return best
+end
 
-  if not best then
-    local wake = -1
-    local firstDue = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
-    if firstDue[2] then wake = math.max(0, tonumber(firstDue[2]) - now) end
-    for _, stream in ipairs(eligible) do
-      for _, held in ipairs(redis.call('XPENDING', stream, GROUP, '-', '+', 16)) do
-        local left = math.max(0, leaseMs - tonumber(held[3]))
-        if wake < 0 or left < wake then wake = left end
-      end
-    end
-    local reply = { 0, wake }
-    for _, value in ipairs(lastIds) do reply[#reply + 1] = value end
-    return reply
+local function readNext(stream)
+  local ok, read = pcall(redis.call, 'XREADGROUP', 'GROUP', GROUP, consumer, 'COUNT', 1, 'STREAMS', stream, '>')
+  if not ok then
+    lastDelivered(stream) -- creates the missing group
+    read = redis.call('XREADGROUP', 'GROUP', GROUP, consumer, 'COUNT', 1, 'STREAMS', stream, '>')
   end
+  return read and read[1] and read[1][2][1]
+end
 
-  local read = redis.call('XREADGROUP', 'GROUP', GROUP, consumer, 'COUNT', 1, 'STREAMS', best, '>')
-  local entry = read[1][2][1]
-  local entryId, fields = entry[1], entry[2] or {}
-  local id = field(fields, 'id')
-  if not id then
-    buryEntry(best, entryId, fields, 'stream entry ' .. entryId .. ' in ' .. best .. ' names no task id')
+-- A bad entry is dead-lettered and the next one tried, a bounded number of times.
+for _ = 1, 25 do
+  local best = #eligible > 0 and oldestStream() or nil
+  local entry = best and readNext(best)
+  if not entry then
+    -- Nothing new: sweep expired leases once (they may free a task), else report idle.
+    if swept then return idleReply() end
+    sweep()
   else
-    local key = taskKey(id)
-    local record = redis.call('HMGET', key, 'state', 'entry', 'task', 'attempts', 'kind')
-    if not record[1] then
-      buryEntry(best, entryId, fields, 'stream entry ' .. entryId .. ' names task ' .. id .. ', which has no record in ' .. key)
-    elseif record[1] ~= 'pending' or record[2] ~= entryId then
-      -- A leftover of an older delivery: the task's live entry is elsewhere.
-      removeEntry(best, entryId)
-    elseif not pcall(cjson.decode, record[3] or '') then
-      removeEntry(best, entryId)
-      bury(id, record[5] or '', best, tonumber(record[4]) or 0, 'invalid_task: the task record ' .. key .. ' holds malformed JSON', '')
+    local entryId, fields = entry[1], entry[2] or {}
+    local id = field(fields, 'id')
+    if not id then
+      buryEntry(best, entryId, fields, 'stream entry ' .. entryId .. ' in ' .. best .. ' names no task id')
     else
-      local attempts = tonumber(record[4]) or 0
-      redis.call('HSET', key, 'state', 'inflight', 'consumer', consumer)
-      emitState(id, record[5], 'running', attempts + 1, consumer)
-      return { 1, entryId, record[3], attempts, id }
+      local key = taskKey(id)
+      local record = redis.call('HMGET', key, 'state', 'entry', 'task', 'attempts', 'kind')
+      if not record[1] then
+        buryEntry(best, entryId, fields, 'stream entry ' .. entryId .. ' names task ' .. id .. ', which has no record in ' .. key)
+      elseif record[1] ~= 'pending' or record[2] ~= entryId then
+        -- A leftover of an older delivery: the task's live entry is elsewhere.
+        removeEntry(best, entryId)
+      elseif not pcall(cjson.decode, record[3] or '') then
+        removeEntry(best, entryId)
+        bury(id, record[5] or '', best, tonumber(record[4]) or 0, 'invalid_task: the task record ' .. key .. ' holds malformed JSON', '')
+      else
+        local attempts = tonumber(record[4]) or 0
+        redis.call('HSET', key, 'state', 'inflight', 'consumer', consumer)
+        emitState(id, record[5], 'running', attempts + 1, consumer)
+        return { 1, entryId, record[3], attempts, id }
+      end
     end
   end
 end
