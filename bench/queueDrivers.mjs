@@ -113,9 +113,30 @@ export async function openPeagenQueue({ repo, url, payloadBytes, concurrency, se
   };
 }
 
+/**
+ * BullMQ 6.7, installed on first use into a cache outside the repo: as a devDependency its
+ * optional native helper (msgpackr-extract) names platform packages this registry lacks, and
+ * `npm ci` then refuses the lock file.
+ */
+async function importBullMQ() {
+  const { execFileSync } = await import('node:child_process');
+  const { existsSync, mkdirSync } = await import('node:fs');
+  const { homedir } = await import('node:os');
+  const { join } = await import('node:path');
+  const { createRequire } = await import('node:module');
+  const dir = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'peagen-bench', 'bullmq-6.7');
+  const entry = join(dir, 'node_modules', 'bullmq');
+  if (!existsSync(entry)) {
+    mkdirSync(dir, { recursive: true });
+    process.stderr.write(`installing bullmq@6.7.0 into ${dir} (once)\n`);
+    execFileSync('npm', ['install', '--prefix', dir, '--no-save', '--ignore-scripts', '--no-audit', '--no-fund', 'bullmq@6.7.0'], { stdio: ['ignore', 'ignore', 'inherit'] });
+  }
+  return createRequire(join(dir, 'package.json'))('bullmq');
+}
+
 /** BullMQ as its docs show it: Queue.add, a Worker with a processor, job.waitUntilFinished(QueueEvents). */
 export async function openBullMQ({ port, payloadBytes, concurrency, name, serverPids = [] }) {
-  const { Queue, Worker, QueueEvents } = await import('bullmq');
+  const { Queue, Worker, QueueEvents } = await importBullMQ();
   const connection = { host: '127.0.0.1', port, maxRetriesPerRequest: null };
   const queue = new Queue(name, { connection });
   const events = new QueueEvents(name, { connection });
