@@ -125,11 +125,11 @@ async function importBullMQ() {
   const { join } = await import('node:path');
   const { createRequire } = await import('node:module');
   const dir = join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'peagen-bench', 'bullmq-6.7');
-  const entry = join(dir, 'node_modules', 'bullmq');
+  const entry = join(dir, 'node_modules', 'ioredis');
   if (!existsSync(entry)) {
     mkdirSync(dir, { recursive: true });
-    process.stderr.write(`installing bullmq@6.7.0 into ${dir} (once)\n`);
-    execFileSync('npm', ['install', '--prefix', dir, '--no-save', '--ignore-scripts', '--no-audit', '--no-fund', 'bullmq@6.7.0'], { stdio: ['ignore', 'ignore', 'inherit'] });
+    process.stderr.write(`installing bullmq@6.7.0 (with ioredis 6, its optional client) into ${dir} (once)\n`);
+    execFileSync('npm', ['install', '--prefix', dir, '--no-save', '--ignore-scripts', '--no-audit', '--no-fund', 'bullmq@6.7.0', 'ioredis@6.0.0'], { stdio: ['ignore', 'ignore', 'inherit'] });
   }
   return createRequire(join(dir, 'package.json'))('bullmq');
 }
