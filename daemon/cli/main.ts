@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { ResponseError } from 'vscode-languageserver-protocol/node';
 import { ConfigError } from '../config';
+import { RedisConnectError } from '../fabric/queue/redis/connect';
 import { DaemonUnavailableError } from '../rpc/client';
 import { isOneShotChild, startOneShotChild } from '../oneShotChild';
 import { reclaimOwnSandboxes } from '../sandbox/liveSandboxes';
@@ -70,6 +71,8 @@ interface ErrorReport {
 function reportOf(error: unknown): ErrorReport {
   if (error instanceof CliError) return { code: error.code, message: error.message, exitCode: error.exitCode };
   if (error instanceof ConfigError) return { code: 'config', message: error.message, exitCode: ExitCode.Usage };
+  // The queue's server is down or refused us: the message says what to do; no stack trace.
+  if (error instanceof RedisConnectError) return { code: 'failed', message: error.message, exitCode: ExitCode.Failed };
   if (error instanceof DaemonUnavailableError) return { code: 'no_daemon', message: error.message, exitCode: ExitCode.NoDaemon };
   if (error instanceof ResponseError) return { code: 'daemon_error', message: `the daemon answered: ${error.message}`, exitCode: ExitCode.Failed };
   const message = error instanceof Error ? error.message : String(error);
