@@ -50,7 +50,8 @@ import { reclaimSandboxDirs, SandboxDir, sandboxEnv } from './sandboxDir';
 import { supervise } from './supervise';
 import { goScript, STUB_PRELUDE } from './warm/goScript';
 import { mirrorTree } from './warm/mirrorTree';
-import { misfit, mountIndex, type PreparedShape, preparedShape } from './warm/preparedShape';
+import { mountIndex, type PreparedShape, preparedShape } from './warm/preparedShape';
+import { SingleUseSandbox } from './warm/SingleUseSandbox';
 
 export const SANDBOX_HOME = '/home/sandbox';
 export const SANDBOX_TMP = '/tmp';
@@ -383,21 +384,21 @@ export class BwrapExecutor implements Executor {
  * (mirrorTree.ts), and the go line makes the stub exec the command: the task costs a few
  * file operations, a socket write and two execs.
  */
-class PreparedBwrapSandbox implements PreparedSandbox {
+class PreparedBwrapSandbox extends SingleUseSandbox {
   readonly executor = 'bwrap' as const;
-  private state: 'ready' | 'used' | 'discarded' = 'ready';
   private exited = false;
   private released: Promise<void> | undefined;
 
   private constructor(
     private readonly hooks: PreparedHooks,
     private readonly setup: Setup,
-    private readonly shape: PreparedShape,
+    protected readonly shape: PreparedShape,
     private readonly dir: SandboxDir,
     private readonly mountDirs: readonly string[],
     private readonly cgroup: SandboxCgroup | undefined,
     private readonly child: ChildProcess,
   ) {
+    super();
     child.once('exit', () => (this.exited = true));
   }
 
@@ -433,27 +434,20 @@ class PreparedBwrapSandbox implements PreparedSandbox {
     }
   }
 
-  async run(request: ExecutionRequest): Promise<ExecutionResult & { warm: boolean }> {
-    if (this.state !== 'ready') throw new Error(`a prepared sandbox runs one task only (this one is ${this.state})`);
-    this.state = 'used';
-    if (!request.command[0]) {
-      await this.release();
-      throw new Error('the command is empty');
-    }
-    const unfit = this.exited ? 'it ended while waiting' : misfit(this.shape, request);
-    if (unfit !== undefined) {
-      await this.release();
-      return { ...(await this.hooks.runCold(request)), warm: false };
-    }
-    return { ...(await this.hooks.track(this.runWarm(request))), warm: true };
+  protected ended(): boolean {
+    return this.exited;
   }
 
-  async discard(): Promise<void> {
-    if (this.state === 'ready') this.state = 'discarded';
-    await this.release();
+  protected runCold(request: ExecutionRequest): Promise<ExecutionResult> {
+    return this.hooks.runCold(request);
   }
 
-  private async runWarm(request: ExecutionRequest): Promise<ExecutionResult> {
+  /** Tracked as a run in progress, release included: close() waits for both. */
+  protected runWarm(request: ExecutionRequest): Promise<ExecutionResult> {
+    return this.hooks.track(this.handOver(request));
+  }
+
+  private async handOver(request: ExecutionRequest): Promise<ExecutionResult> {
     try {
       const limits = resolveLimits(request.limits);
       // The hand-over: what a cold run puts in place before bwrap starts.
@@ -467,7 +461,7 @@ class PreparedBwrapSandbox implements PreparedSandbox {
     }
   }
 
-  private release(): Promise<void> {
+  protected release(): Promise<void> {
     this.released ??= (async () => {
       killGroup(this.child);
       this.cgroup?.kill();

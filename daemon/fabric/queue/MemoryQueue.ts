@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 import type { DeadLetter, QueueStats, RequirementSetDepth, TaskState, WorkerRecord } from '../../../shared/task';
 import type { Result, Task, TaskError } from '../../../shared/task';
 import { ByteBoundedMap } from './ByteBoundedMap';
+import { waitForEvent } from './waitForEvent';
 import {
   canAccept,
   type Claim,
@@ -102,7 +103,7 @@ export class MemoryQueue implements TaskQueue {
         return structuredClone(claim);
       }
       if (now >= giveUpAt) return null;
-      await this.waitForChange(Math.min(giveUpAt, this.nextWakeAt()) - now, options.signal);
+      await waitForEvent(this.signals, 'available', Math.min(giveUpAt, this.nextWakeAt()) - now, options.signal);
     }
     return null;
   }
@@ -397,20 +398,6 @@ export class MemoryQueue implements TaskQueue {
     for (const entry of this.delayed.values()) next = Math.min(next, entry.visibleAt);
     for (const claim of this.inFlight.values()) next = Math.min(next, claim.leaseUntil);
     return next;
-  }
-
-  private waitForChange(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.signals.off('available', done);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.max(1, ms));
-      this.signals.once('available', done);
-      signal?.addEventListener('abort', done, { once: true });
-    });
   }
 
   private publish(result: Result): void {

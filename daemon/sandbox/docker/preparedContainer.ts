@@ -20,12 +20,13 @@ import * as path from 'node:path';
 import { type Duplex, type Readable, Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import type Docker from 'dockerode';
-import { type ExecutionRequest, type ExecutionResult, type PreparedSandbox, resolveLimits, type StopReason, WORKSPACE_PATH } from '../Executor';
+import { type ExecutionRequest, type ExecutionResult, resolveLimits, type StopReason, WORKSPACE_PATH } from '../Executor';
 import { OutputCapture } from '../outputCapture';
 import { SandboxDir, sandboxEnv } from '../sandboxDir';
 import { goScript, STUB_PRELUDE } from '../warm/goScript';
 import { mirrorTree } from '../warm/mirrorTree';
-import { misfit, mountIndex, type PreparedShape } from '../warm/preparedShape';
+import { mountIndex, type PreparedShape } from '../warm/preparedShape';
+import { SingleUseSandbox } from '../warm/SingleUseSandbox';
 import { type ContainerCgroup, locateCgroup } from './containerCgroup';
 import { type ContainerRunContext, createError, hostPid } from './containerRun';
 import { containerSpec, SANDBOX_HOME, SANDBOX_TMP } from './containerSpec';
@@ -46,9 +47,8 @@ export interface PreparedContainerHooks {
   forget(sandbox: PreparedContainer): void;
 }
 
-export class PreparedContainer implements PreparedSandbox {
+export class PreparedContainer extends SingleUseSandbox {
   readonly executor = 'docker' as const;
-  private state: 'ready' | 'used' | 'discarded' = 'ready';
   private died = false;
   private released: Promise<void> | undefined;
   /** Where the container's output goes: nowhere until the task starts. */
@@ -59,7 +59,7 @@ export class PreparedContainer implements PreparedSandbox {
   private constructor(
     private readonly context: ContainerRunContext,
     private readonly hooks: PreparedContainerHooks,
-    private readonly shape: PreparedShape,
+    protected readonly shape: PreparedShape,
     private readonly dir: SandboxDir,
     private readonly mountDirs: readonly string[],
     private readonly container: Docker.Container,
@@ -67,7 +67,9 @@ export class PreparedContainer implements PreparedSandbox {
     private readonly events: Readable,
     private readonly watcher: ContainerEvents,
     private readonly cgroup: ContainerCgroup | undefined,
-  ) {}
+  ) {
+    super();
+  }
 
   /** Resolves once the stub waits in the started container; throws (leaving nothing) when it cannot be made. */
   static async start(context: ContainerRunContext, hooks: PreparedContainerHooks, shape: PreparedShape): Promise<PreparedContainer> {
@@ -124,28 +126,12 @@ export class PreparedContainer implements PreparedSandbox {
     }
   }
 
-  async run(request: ExecutionRequest): Promise<ExecutionResult & { warm: boolean }> {
-    if (this.state !== 'ready') throw new Error(`a prepared sandbox runs one task only (this one is ${this.state})`);
-    this.state = 'used';
-    if (!request.command[0]) {
-      await this.release();
-      throw new Error('the command is empty');
-    }
-    const unfit = this.died ? 'it ended while waiting' : misfit(this.shape, request);
-    if (unfit !== undefined) {
-      await this.release();
-      return { ...(await this.hooks.runCold(request)), warm: false };
-    }
-    try {
-      return { ...(await this.runWarm(request)), warm: true };
-    } finally {
-      await this.release();
-    }
+  protected ended(): boolean {
+    return this.died;
   }
 
-  async discard(): Promise<void> {
-    if (this.state === 'ready') this.state = 'discarded';
-    await this.release();
+  protected runCold(request: ExecutionRequest): Promise<ExecutionResult> {
+    return this.hooks.runCold(request);
   }
 
   private waitUntilReady(): Promise<void> {
@@ -175,7 +161,7 @@ export class PreparedContainer implements PreparedSandbox {
     });
   }
 
-  private async runWarm(request: ExecutionRequest): Promise<ExecutionResult> {
+  protected async runWarm(request: ExecutionRequest): Promise<ExecutionResult> {
     const limits = resolveLimits(request.limits);
     // The hand-over: what a cold run puts in place before the container starts.
     this.dir.fill(request.workspace, { files: request.files, worldWritable: true });
@@ -260,7 +246,7 @@ export class PreparedContainer implements PreparedSandbox {
     };
   }
 
-  private release(): Promise<void> {
+  protected release(): Promise<void> {
     this.released ??= (async () => {
       this.stdoutTarget = this.stderrTarget = this.onDied = undefined;
       this.watcher.onDie = this.watcher.onOom = undefined;

@@ -43,6 +43,7 @@ import {
   type TaskEventListener,
   type TaskQueue,
 } from '../TaskQueue';
+import { waitForEvent } from '../waitForEvent';
 import { BlockingConnections } from './BlockingConnections';
 import type { RedisOptions } from 'ioredis';
 import { connectBounded, connectionOptions, DEFAULT_CONNECT_TIMEOUT_MS, Redis } from './connect';
@@ -407,7 +408,7 @@ export class RedisStreamsQueue implements TaskQueue {
     const streams = streamsAndIds.filter((_, index) => index % 2 === 0);
     const ids = streamsAndIds.filter((_, index) => index % 2 === 1);
     if (streams.length === 0) {
-      await this.sleep(waitMs, signal);
+      await waitForEvent(this.lifecycle, 'closed', waitMs, signal);
       return;
     }
     const connection = await this.blocking.acquire();
@@ -424,20 +425,6 @@ export class RedisStreamsQueue implements TaskQueue {
       signal?.removeEventListener('abort', interrupt);
       this.lifecycle.off('closed', interrupt);
     }
-  }
-
-  private sleep(ms: number, signal?: AbortSignal): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.lifecycle.off('closed', done);
-        signal?.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, Math.max(1, ms));
-      this.lifecycle.once('closed', done);
-      signal?.addEventListener('abort', done, { once: true });
-    });
   }
 
   private async readResult(taskId: string): Promise<Result | null> {
