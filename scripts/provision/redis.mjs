@@ -124,7 +124,8 @@ export async function startRedis({ port, dir, appendonly = false, requirepassFil
       '--daemonize', 'yes',
       '--save', '',
       '--appendonly', appendonly ? 'yes' : 'no',
-      '--appendfsync', 'everysec',
+      // always: a crash (the tests' SIGKILL) loses nothing a client was told had happened.
+      '--appendfsync', appendonly ? 'always' : 'everysec',
       '--pidfile', pidFile,
       '--logfile', join(dataDir, 'redis.log'),
       '--dir', dataDir,

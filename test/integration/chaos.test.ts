@@ -14,6 +14,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { Redis } from 'ioredis';
 import { createQueue } from '../../daemon/fabric/queue/createQueue';
 import { DuplicateTaskError, type TaskQueue } from '../../daemon/fabric/queue/TaskQueue';
 import { newTask, type Result, type Task } from '../../shared/task';
@@ -59,6 +60,42 @@ async function persist<T>(what: string, call: () => Promise<T>, giveUpMs = 60_00
       if (error instanceof DuplicateTaskError || Date.now() > giveUpAt) throw error;
       await delay(100);
     }
+  }
+}
+
+const STALL_MS = 180_000;
+
+/**
+ * Rejects when no new result has been heard for STALL_MS, saying what became of the tasks still
+ * unanswered (a stored result nobody heard of is a lost wake-up; no result is lost work), so
+ * that a failure names its cause instead of running into mocha's timeout.
+ */
+async function stalled(firstSeen: Map<string, Result>, tasks: Task[], url: string): Promise<never> {
+  let seen = -1;
+  let lastProgressAt = Date.now();
+  for (;;) {
+    await delay(1_000);
+    if (firstSeen.size !== seen) {
+      seen = firstSeen.size;
+      lastProgressAt = Date.now();
+    }
+    if (firstSeen.size === tasks.length) return new Promise<never>(() => undefined);
+    if (Date.now() - lastProgressAt < STALL_MS) continue;
+    const missing = tasks.filter((task) => !firstSeen.has(task.id));
+    const prefix = new URL(url).searchParams.get('prefix') ?? 'peagen';
+    const redis = new Redis(url.split('?')[0] ?? url, { lazyConnect: true });
+    const lines: string[] = [];
+    try {
+      await redis.connect();
+      for (const task of missing.slice(0, 10)) {
+        const result = await redis.get(`${prefix}:result:${task.id}`);
+        const record = await redis.hgetall(`${prefix}:task:${task.id}`);
+        lines.push(`${task.id} (${task.kind}): stored result ${result ? 'yes' : 'no'}; record ${JSON.stringify(record).slice(0, 300)}`);
+      }
+    } finally {
+      redis.disconnect();
+    }
+    throw new Error(`no result heard for ${STALL_MS / 1000} s; ${missing.length} tasks unanswered:\n${lines.join('\n')}`);
   }
 }
 
@@ -186,7 +223,7 @@ describe('chaos: workers killed every ~200 ms and a Redis restart mid-run', func
         }
       }
     })();
-    await answered;
+    await Promise.race([answered, stalled(firstSeen, tasks, url)]);
     await chaos;
 
     assert.ok(restarted, 'Redis was restarted mid-run');

@@ -67,6 +67,7 @@ export const DEFAULT_DEAD_LETTER_MAX_LEN = 10_000;
 export const MAX_BLOCK_MS = 1_000;
 const MAX_REASON_LENGTH = 300;
 const RECHECK_AFTER_RECONNECT_MS = 1_000;
+const RECHECK_BATCH = 500;
 /** Idle blocking connections kept per queue (a worker pool has one claim per slot). */
 const MAX_IDLE_BLOCKING_CONNECTIONS = 64;
 const GROUP = 'peagen';
@@ -91,6 +92,7 @@ export class RedisStreamsQueue implements TaskQueue {
   private readonly lifecycle = new EventEmitter();
   private readying: Promise<void> | undefined;
   private lastSweepAt = 0;
+  private recheckTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
   constructor(url: string, options: RedisQueueOptions = {}) {
@@ -110,12 +112,11 @@ export class RedisStreamsQueue implements TaskQueue {
     defineQueueScripts(this.commands);
     this.subscriber = this.newConnection('peagen-events');
     this.subscriber.on('message', (_channel: string, message: string) => this.onMessage(message));
-    // After a reconnect, results published during the outage were never heard: look again,
-    // and once more after the channel is surely subscribed again (ioredis resubscribes itself).
-    this.subscriber.on('ready', () => {
-      void this.recheckWaiters();
-      setTimeout(() => void this.recheckWaiters(), RECHECK_AFTER_RECONNECT_MS).unref();
-    });
+    // After either connection comes back, a result may have been missed: published while the
+    // channel was not subscribed, or heard while its read could not be sent. Look again, and
+    // once more after the channel is surely subscribed again (ioredis resubscribes itself).
+    this.subscriber.on('ready', () => this.recheckAfterReconnect());
+    this.commands.on('ready', () => this.recheckAfterReconnect());
     this.blocking = new BlockingConnections(async () => {
       const connection = this.newConnection('peagen-claim');
       await connectBounded(connection, this.url, this.options.connectTimeoutMs);
@@ -339,6 +340,7 @@ export class RedisStreamsQueue implements TaskQueue {
     this.lifecycle.emit('closed');
     this.listeners.clear();
     this.waiters.clear();
+    clearTimeout(this.recheckTimer);
     this.blocking.close();
     this.subscriber.disconnect();
     // Let commands already sent (an ack, say) get their replies; nothing to wait for when down.
@@ -428,13 +430,7 @@ export class RedisStreamsQueue implements TaskQueue {
   }
 
   private async readResult(taskId: string): Promise<Result | null> {
-    const text = await this.commands.get(this.keys.result(taskId));
-    if (!text) return null;
-    try {
-      return JSON.parse(text) as Result;
-    } catch {
-      return null;
-    }
+    return parseResult(await this.commands.get(this.keys.result(taskId)));
   }
 
   private onMessage(message: string): void {
@@ -458,13 +454,53 @@ export class RedisStreamsQueue implements TaskQueue {
 
   private async wakeWaiters(taskId: string): Promise<void> {
     if (!this.waiters.has(taskId) || this.closed) return;
-    const result = await this.readResult(taskId).catch(() => null);
-    if (!result) return;
+    let result: Result | null;
+    try {
+      result = await this.readResult(taskId);
+    } catch {
+      // Heard, but not readable now (the command connection is down): the recheck after it
+      // comes back finds the result.
+      this.scheduleRecheck();
+      return;
+    }
+    if (result) this.wake(taskId, result);
+  }
+
+  private wake(taskId: string, result: Result): void {
     for (const wake of [...(this.waiters.get(taskId) ?? [])]) wake(result);
   }
 
+  private recheckAfterReconnect(): void {
+    void this.recheckWaiters();
+    this.scheduleRecheck();
+  }
+
+  private scheduleRecheck(): void {
+    if (this.recheckTimer || this.closed) return;
+    this.recheckTimer = setTimeout(() => {
+      this.recheckTimer = undefined;
+      void this.recheckWaiters();
+    }, RECHECK_AFTER_RECONNECT_MS);
+    this.recheckTimer.unref();
+  }
+
+  /** Reads every awaited result (in batches); tries again later while Redis does not answer. */
   private async recheckWaiters(): Promise<void> {
-    for (const taskId of [...this.waiters.keys()]) await this.wakeWaiters(taskId);
+    const taskIds = [...this.waiters.keys()];
+    for (let start = 0; start < taskIds.length && !this.closed; start += RECHECK_BATCH) {
+      const batch = taskIds.slice(start, start + RECHECK_BATCH);
+      let texts: (string | null)[];
+      try {
+        texts = await this.commands.mget(batch.map((taskId) => this.keys.result(taskId)));
+      } catch {
+        this.scheduleRecheck();
+        return;
+      }
+      batch.forEach((taskId, index) => {
+        const result = parseResult(texts[index] ?? null);
+        if (result) this.wake(taskId, result);
+      });
+    }
   }
 
   private async count(): Promise<{ dead: number; sets: RequirementSetDepth[] }> {
@@ -532,3 +568,12 @@ function toDeadLetter(entryId: string, fields: Record<string, string>): DeadLett
 }
 
 export { GROUP as CONSUMER_GROUP };
+
+function parseResult(text: string | null): Result | null {
+  if (!text) return null;
+  try {
+    return JSON.parse(text) as Result;
+  } catch {
+    return null;
+  }
+}
