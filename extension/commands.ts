@@ -29,5 +29,14 @@ export function registerCommands(daemon: DaemonConnection): vscode.Disposable[] 
       ),
     ),
     vscode.commands.registerCommand('peagen.showLog', () => daemon.output.show()),
+    vscode.commands.registerCommand('peagen.startDaemon', () =>
+      vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Starting the Peagen daemon' }, () =>
+        (daemon.isRunning ? Promise.resolve() : daemon.restart()).catch((error: Error) => {
+          void vscode.window.showErrorMessage(`Peagen: could not start the daemon: ${error.message}`, 'Show Log').then((choice) => {
+            if (choice === 'Show Log') daemon.output.show();
+          });
+        }),
+      ),
+    ),
   ];
 }

@@ -25,7 +25,9 @@ import { stateDir } from '../daemon/config';
 import { isAlive } from '../daemon/platform/processes';
 import { readLiveRecord, readToken, TOKEN_FILE } from '../daemon/rpc/discovery';
 import { connectOptions, parseAddress } from '../shared/address';
-import { GetResult, Handshake, PROTOCOL_VERSION, ServerStatus, Status, SubmitTask } from '../shared/protocol';
+import type { RequestType, RequestType0 } from 'vscode-languageserver-protocol';
+import type { RunProgress } from '../shared/evolution';
+import { GetResult, Handshake, PROTOCOL_VERSION, RunProgressUpdate, ServerStatus, Status, SubmitTask } from '../shared/protocol';
 import type { Result, TaskSpec } from '../shared/task';
 import type { DaemonState } from './api';
 
@@ -45,10 +47,20 @@ export class DaemonConnection implements vscode.Disposable {
   private retiredPid: number | undefined;
   private readonly stateEmitter = new vscode.EventEmitter<DaemonState>();
   readonly onDidChangeState = this.stateEmitter.event;
+  private readonly progressEmitter = new vscode.EventEmitter<RunProgress>();
+  /** Every evolution run's progress, from whichever client started it (the CLI included). */
+  readonly onRunProgress = this.progressEmitter.event;
+  private readonly serverStatusEmitter = new vscode.EventEmitter<ServerStatus.Params>();
+  readonly onServerStatus = this.serverStatusEmitter.event;
 
+  /**
+   * @param environment variables for a daemon this window spawns (queue URL, secrets from
+   *   SecretStorage): handed over in the child's environment, never written anywhere.
+   */
   constructor(
     private readonly context: vscode.ExtensionContext,
     readonly output: vscode.LogOutputChannel,
+    private readonly environment: () => Promise<Record<string, string>> = () => Promise.resolve({}),
   ) {}
 
   get state(): DaemonState {
@@ -62,6 +74,11 @@ export class DaemonConnection implements vscode.Disposable {
 
   get runningTasks(): number {
     return this.serverStatus?.running ?? 0;
+  }
+
+  /** The last status the daemon pushed (queue depth, health), if any yet. */
+  get lastServerStatus(): ServerStatus.Params | undefined {
+    return this.serverStatus;
   }
 
   /** The daemon's own account of its health (warning: e.g. no isolating sandbox). */
@@ -78,7 +95,8 @@ export class DaemonConnection implements vscode.Disposable {
     if (this.client) return;
     this.setState('starting', '');
     this.target = this.findDaemon();
-    const client = new LanguageClient('peagen', 'Peagen Daemon', this.target ? this.socketServer(this.target.address) : this.bundledServer(), {
+    const serverOptions = this.target ? this.socketServer(this.target.address) : this.bundledServer(await this.environment());
+    const client = new LanguageClient('peagen', 'Peagen Daemon', serverOptions, {
       documentSelector: [],
       outputChannel: this.output,
       errorHandler: {
@@ -92,8 +110,12 @@ export class DaemonConnection implements vscode.Disposable {
       if (event.newState === State.Running) void this.handshake(client);
       else if (event.newState === State.Stopped && this.stateValue !== 'error') this.setState('stopped', 'the daemon is not running');
     });
+    client.onNotification(RunProgressUpdate.type, (progress) => {
+      if (this.client === client) this.progressEmitter.fire(progress);
+    });
     client.onNotification(ServerStatus.type, (status) => {
       this.serverStatus = status;
+      this.serverStatusEmitter.fire(status);
       if (this.stateValue === 'running' || this.stateValue === 'busy') this.setState(status.quiescent ? 'running' : 'busy', status.message);
     });
     try {
@@ -131,6 +153,21 @@ export class DaemonConnection implements vscode.Disposable {
     return this.ready().sendRequest(Status.type);
   }
 
+  /** A typed request (shared/protocol.ts); the token's cancellation reaches the daemon. */
+  request<P, R>(type: RequestType<P, R, void>, params: P, token?: vscode.CancellationToken): Promise<R> {
+    // The client's overloads want its own param wrapper type; the value is P as declared.
+    const client = this.ready();
+    return client.sendRequest(type, params as Parameters<typeof client.sendRequest<P, R, void>>[1], token);
+  }
+
+  request0<R>(type: RequestType0<R, void>, token?: vscode.CancellationToken): Promise<R> {
+    return token ? this.ready().sendRequest(type, token) : this.ready().sendRequest(type);
+  }
+
+  get isRunning(): boolean {
+    return this.client?.isRunning() ?? false;
+  }
+
   async submitAndWait(spec: Pick<TaskSpec, 'kind' | 'payload' | 'requires'>, waitMs: number): Promise<Result | null> {
     const client = this.ready();
     const { taskId } = await client.sendRequest(SubmitTask.type, spec);
@@ -140,6 +177,8 @@ export class DaemonConnection implements vscode.Disposable {
   dispose(): void {
     void this.stop();
     this.stateEmitter.dispose();
+    this.progressEmitter.dispose();
+    this.serverStatusEmitter.dispose();
   }
 
   private ready(): LanguageClient {
@@ -149,10 +188,10 @@ export class DaemonConnection implements vscode.Disposable {
     return this.client;
   }
 
-  private bundledServer(): ServerOptions {
+  private bundledServer(environment: Record<string, string>): ServerOptions {
     const module = this.context.asAbsolutePath(path.join('dist', 'daemon.js'));
     const cwd = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath ?? os.homedir();
-    return { module, transport: TransportKind.ipc, options: { cwd } };
+    return { module, transport: TransportKind.ipc, options: { cwd, env: { ...process.env, ...environment } } };
   }
 
   /**

@@ -31,6 +31,11 @@ export class DaemonStatusBar implements vscode.Disposable {
     return this.item.text;
   }
 
+  get tooltipMarkdown(): string {
+    const tooltip = this.item.tooltip;
+    return typeof tooltip === 'string' ? tooltip : (tooltip?.value ?? '');
+  }
+
   dispose(): void {
     this.subscription.dispose();
     this.item.dispose();

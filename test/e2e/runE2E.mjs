@@ -39,7 +39,7 @@
 //                                    creates this file (the extension host dies right after the suite)
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -452,6 +452,10 @@ async function runInBrowser(chromium, chromiumPath, dirs, port, devPath, codeSer
       void takeRequestedScreenshot();
       return;
     }
+    if (line.startsWith('E2E-DRIVER ')) {
+      void answerDriverRequest(page, line.slice('E2E-DRIVER '.length), screenshotAck);
+      return;
+    }
     for (const l of line.split('\n')) console.log(`[vscode${type && type !== 'log' && type !== 'info' ? ` ${type}` : ''}] ${l}`);
   });
   await page.exposeFunction('codeAutomationExit', async (code, logs) => {
@@ -491,10 +495,59 @@ async function runInBrowser(chromium, chromiumPath, dirs, port, devPath, codeSer
   return { outcome, logLines };
 }
 
-async function screenshot(page) {
+/**
+ * A request from the suite for what only the browser can do (test/e2e/suite/driver.ts):
+ * `{id, op: 'screenshot', name}` saves test-artifacts/e2e-NAME.png; `{id, op: 'webview',
+ * selector}` answers the text of the elements matching `selector` in every webview frame
+ * (webviews are iframes the extension host cannot see into); `{id, op: 'click', selector,
+ * text?}` clicks the first matching element of the workbench. The answer goes to
+ * `<ack>.<id>.json` as `{ok, value | error}`.
+ */
+async function answerDriverRequest(page, json, ack) {
+  let request;
+  try {
+    request = JSON.parse(json);
+  } catch {
+    return;
+  }
+  const answer = (value) => {
+    try {
+      writeFileSync(`${ack}.${request.id}.json`, JSON.stringify(value));
+    } catch {}
+  };
+  try {
+    if (request.op === 'screenshot') {
+      const name = String(request.name).replace(/[^a-z0-9-]/gi, '_');
+      await sleep(300); // let the workbench paint what the suite just opened
+      const ok = await screenshot(page, `e2e-${name}.png`);
+      answer(ok ? { ok, value: join(ARTIFACTS, `e2e-${name}.png`) } : { ok, error: 'the screenshot failed' });
+    } else if (request.op === 'webview') {
+      const texts = [];
+      for (const frame of page.frames()) {
+        if (frame === page.mainFrame()) continue;
+        try {
+          texts.push(...(await frame.$$eval(String(request.selector), (elements) => elements.map((element) => element.textContent ?? ''))));
+        } catch {}
+      }
+      answer({ ok: true, value: texts });
+    } else if (request.op === 'click') {
+      // What a person would click: the first visible element matching `selector` (and `text`).
+      let target = page.locator(String(request.selector));
+      if (request.text) target = target.filter({ hasText: String(request.text) });
+      await target.first().click({ timeout: 10_000 });
+      answer({ ok: true, value: true });
+    } else {
+      answer({ ok: false, error: `unknown driver op ${request.op}` });
+    }
+  } catch (error) {
+    answer({ ok: false, error: error.message });
+  }
+}
+
+async function screenshot(page, name = 'e2e-workbench.png') {
   try {
     mkdirSync(ARTIFACTS, { recursive: true });
-    const file = join(ARTIFACTS, 'e2e-workbench.png');
+    const file = join(ARTIFACTS, name);
     await page.screenshot({ path: file, timeout: 15_000 });
     log(`screenshot: ${file}`);
     return true;
@@ -535,6 +588,11 @@ async function main() {
   };
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
   writeFileSync(join(dirs.workspace, 'peagen.json'), '{}\n');
+  // A sample project to evolve: the bundled bad_sort example (its evaluator and program).
+  cpSync(join(REPO, 'examples', 'bad_sort'), join(dirs.workspace, 'bad_sort'), {
+    recursive: true,
+    filter: (source) => !/__pycache__/.test(source),
+  });
   const resultsFile = join(tmpRoot, 'results.json');
   const screenshotAck = join(tmpRoot, 'screenshot.ack');
 

@@ -1,0 +1,3 @@
+/** Evolve Selection and Mutate Selection, for tests and other extensions. */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by its feature
+export interface EvolveApi {}

@@ -1,0 +1,38 @@
+/**
+ * A proposal: an edit Peagen suggests for a region of a file (an improved child of an evolve
+ * run, a Mutate Selection result, an elite picked in the Evolution view). It is shown as a
+ * diff against a read-only `peagen-proposal:` document and touches the file only on Accept.
+ */
+import type * as vscode from 'vscode';
+
+export interface ProposalInput {
+  /** The file the proposal changes. */
+  uri: vscode.Uri;
+  /** The file's text the proposal was made against (its hash is the stale guard). */
+  baseText: string;
+  /** The editor's document version of `baseText`, when it came from an open document. */
+  baseVersion?: number;
+  /** The lines the proposal replaces: 0-based, `endLine` exclusive, lines of `baseText`. */
+  region: { startLine: number; endLine: number };
+  /** The new text of those lines (without a trailing newline of the last one). */
+  replacement: string;
+  /** One line for the diff title, CodeLens and notifications, e.g. "speedup 12.3 (generation 4)". */
+  title: string;
+  source: { kind: 'evolve' | 'mutate' | 'elite'; runId?: string; programId?: string; objective?: number | null };
+  /** The evaluator's error text when the candidate failed its evaluation: shown in Problems. */
+  evaluationError?: string;
+}
+
+export interface ProposalSummary {
+  id: string;
+  uri: string;
+  title: string;
+  region: { startLine: number; endLine: number };
+  source: ProposalInput['source'];
+  state: 'open' | 'accepted' | 'rejected' | 'refused';
+}
+
+export interface ProposalSink {
+  /** Records a proposal (and opens its diff when asked); returns its id. */
+  add(input: ProposalInput, options?: { open?: boolean }): Promise<string>;
+}
