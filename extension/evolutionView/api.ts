@@ -1,3 +1,19 @@
 /** The Evolution view, for tests and other extensions. */
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled in by its feature
-export interface EvolutionViewApi {}
+
+/** One row of the Evolution view as a user sees it, with its children (all of them, as if expanded). */
+export interface TreeNodeSnapshot {
+  label: string;
+  description: string;
+  tooltip: string;
+  contextValue: string;
+  children: TreeNodeSnapshot[];
+}
+
+export interface EvolutionViewApi {
+  /** The whole tree, runs → niches → elites, as the view would show it expanded. */
+  snapshot(): Promise<TreeNodeSnapshot[]>;
+  /** Shows the Evolution view with the run's row selected and expanded `levels` deep (default 2: its niches and their elites). */
+  revealRun(runId: string, levels?: number): Promise<void>;
+  /** How many times the tree has been told to refresh (for tests of its debouncing). */
+  readonly refreshCount: number;
+}

@@ -1,0 +1,158 @@
+/**
+ * What the Evolution view shows, shaped from the daemon's answers (ListRuns, GetElites,
+ * RunProgress) without vscode: labels, descriptions, tooltips and the grouping of elites into
+ * niches, so the wording and ordering are unit-tested and the tree provider only wires them up.
+ */
+import type { NicheElite, RunProgress, RunSummary } from '../../shared/evolution';
+import type { GetElites } from '../../shared/protocol';
+
+/** The text of one tree row, independent of vscode's TreeItem. */
+export interface RowText {
+  label: string;
+  description: string;
+  tooltip: string;
+  contextValue: string;
+}
+
+export const RUN_RUNNING = 'peagen.run.running';
+export const RUN = 'peagen.run';
+export const NICHE = 'peagen.niche';
+export const ELITE = 'peagen.elite';
+
+/** A number as people read it: up to 4 significant digits, no exponent for everyday values. */
+export function formatNumber(value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '—';
+  if (value !== 0 && (Math.abs(value) >= 1e6 || Math.abs(value) < 1e-3)) return value.toExponential(2);
+  return String(Number(value.toPrecision(4)));
+}
+
+/** `codeLength` → `code length`: descriptor names as words. */
+function words(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/[_-]+/g, ' ')
+    .toLowerCase();
+}
+
+/**
+ * A niche key (`objective=3|codeLength=2`) as a label: `objective bin 3 · code length bin 2`.
+ * The bins' edges are the daemon's (an example may declare its own), so the label names bins,
+ * not ranges; anything that is not a key is shown as it is.
+ */
+export function nicheLabel(key: string): string {
+  if (key === '') return 'the only niche';
+  const parts = key.split('|').map((part) => /^([^=]+)=(-?\d+)$/.exec(part));
+  if (parts.some((match) => match === null)) return key;
+  return parts.map((match) => `${words(match![1]!)} bin ${match![2]}`).join(' · ');
+}
+
+function isActive(state: RunSummary['state']): boolean {
+  return state === 'running' || state === 'stopping';
+}
+
+/**
+ * A run as listed, with its live progress (when the daemon pushed any) taking precedence:
+ * a run's summary on disk lags behind what the daemon is doing.
+ */
+export function runRow(run: RunSummary, live: RunProgress | undefined): RowText {
+  const state = live?.state ?? run.state;
+  const best = live ? (live.best?.objective ?? null) : run.best;
+  const evaluations = live?.evaluations ?? run.evaluations;
+  const objectiveName = live?.objectiveName ?? 'best';
+  const description = [state, `${objectiveName} ${formatNumber(best)}`, `${evaluations} evaluations`].join(' · ');
+  const tooltip = [
+    `Run ${run.runId} of ${run.example}`,
+    `State: ${state}${live?.stopReason ? ` (${live.stopReason})` : ''}`,
+    `Started: ${run.startedAt}`,
+    `Best ${objectiveName}: ${formatNumber(best)}${live?.seedObjective != null ? ` (seed ${formatNumber(live.seedObjective)})` : ''}`,
+    `Evaluations: ${evaluations}${live ? `, generation ${live.generation}, mutator ${live.mutator}` : ''}`,
+    `Directory: ${run.dir}`,
+  ].join('\n');
+  return { label: `${run.example} · ${run.runId}`, description, tooltip, contextValue: isActive(state) ? RUN_RUNNING : RUN };
+}
+
+/** One niche of a run with its elites (one per island), the strongest first. */
+export interface NicheGroup {
+  key: string;
+  elites: NicheElite[];
+  /** The run's best program is among them. */
+  holdsBest: boolean;
+}
+
+/** Higher is better for `maximize`; failed programs (null) rank last either way. */
+function compareObjectives(direction: 'maximize' | 'minimize', a: number | null, b: number | null): number {
+  if (a === null && b === null) return 0;
+  if (a === null) return 1;
+  if (b === null) return -1;
+  return direction === 'maximize' ? b - a : a - b;
+}
+
+/** The elites grouped by niche; niches ordered by their strongest elite, the best's niche first. */
+export function nicheGroups(response: Pick<GetElites.Response, 'direction' | 'bestId' | 'elites'>): NicheGroup[] {
+  const byKey = new Map<string, NicheElite[]>();
+  for (const elite of response.elites) {
+    const list = byKey.get(elite.niche) ?? [];
+    list.push(elite);
+    byKey.set(elite.niche, list);
+  }
+  const groups = [...byKey].map(([key, elites]): NicheGroup => {
+    elites.sort((a, b) => compareObjectives(response.direction, a.program.objective, b.program.objective));
+    return { key, elites, holdsBest: elites.some((elite) => elite.program.id === response.bestId) };
+  });
+  return groups.sort(
+    (a, b) =>
+      Number(b.holdsBest) - Number(a.holdsBest) ||
+      compareObjectives(response.direction, a.elites[0]?.program.objective ?? null, b.elites[0]?.program.objective ?? null) ||
+      a.key.localeCompare(b.key),
+  );
+}
+
+export function nicheRow(group: NicheGroup, objectiveName: string): RowText {
+  const top = group.elites[0]?.program.objective ?? null;
+  const count = group.elites.length;
+  return {
+    label: nicheLabel(group.key),
+    description: `${objectiveName} ${formatNumber(top)}${group.holdsBest ? ' · ★ best' : ''}${count > 1 ? ` · ${count} islands` : ''}`,
+    tooltip: `Niche ${group.key}\n${count} elite${count === 1 ? '' : 's'}; the strongest has ${objectiveName} ${formatNumber(top)}`,
+    contextValue: NICHE,
+  };
+}
+
+export function eliteRow(elite: NicheElite, objectiveName: string, isBest: boolean): RowText {
+  const program = elite.program;
+  const lineage = program.lineage;
+  const label = `${isBest ? '★ ' : ''}${objectiveName} ${formatNumber(program.objective)}`;
+  const description = [`generation ${lineage.generation}`, lineage.model ?? lineage.mutator, ...(isBest ? ['best of the run'] : [])].join(' · ');
+  const tooltip = [
+    `${isBest ? 'The best program of the run\n' : ''}${objectiveName}: ${formatNumber(program.objective)}${program.correct ? '' : ' (incorrect)'}`,
+    `Generation ${lineage.generation}, mutator ${lineage.mutator}${lineage.model ? `, model ${lineage.model}` : ''}`,
+    ...(program.measurements.length > 1 ? [`Measured ${program.measurements.length} times (median shown)`] : []),
+    `Island ${elite.island}, niche ${elite.niche}`,
+    `Program ${program.id.slice(0, 12)}`,
+  ].join('\n');
+  return { label, description, tooltip, contextValue: ELITE };
+}
+
+/** One step of a lineage, seed first, as the Show Lineage list presents it. */
+export interface LineageStep {
+  programId: string;
+  label: string;
+  description: string;
+  detail: string;
+}
+
+type ProgramSummary = Pick<NicheElite['program'], 'id' | 'objective' | 'correct' | 'lineage'>;
+
+/** The ancestors (seed first) and the program itself, each with objective, mutator, model and generation. */
+export function lineageSteps(ancestors: readonly ProgramSummary[], program: ProgramSummary, objectiveName: string): LineageStep[] {
+  return [...ancestors, program].map((step, index, all) => {
+    const { lineage } = step;
+    const role = index === 0 && lineage.parents.length === 0 ? 'seed' : index === all.length - 1 ? 'this elite' : `ancestor ${index}`;
+    return {
+      programId: step.id,
+      label: `${objectiveName} ${formatNumber(step.objective)}${step.correct ? '' : ' (incorrect)'}`,
+      description: `generation ${lineage.generation} · ${lineage.mutator}${lineage.model ? ` · ${lineage.model}` : ''}`,
+      detail: `${role} · ${step.id.slice(0, 12)}${lineage.repairs > 0 ? ` · ${lineage.repairs} repair${lineage.repairs === 1 ? '' : 's'}` : ''}`,
+    };
+  });
+}
