@@ -2,6 +2,8 @@
 
 /** One row of the Evolution view as a user sees it, with its children (all of them, as if expanded). */
 export interface TreeNodeSnapshot {
+  /** The row's stable id: `run:<runId>`, `niche:<runId>:<key>`, `elite:<runId>:...:<programId>`. */
+  id: string;
   label: string;
   description: string;
   tooltip: string;

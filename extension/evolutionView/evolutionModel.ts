@@ -46,6 +46,13 @@ export function nicheLabel(key: string): string {
   return parts.map((match) => `${words(match![1]!)} bin ${match![2]}`).join(' · ');
 }
 
+/** `HH:MM` of an ISO time, in the local time zone (runs are told apart by when they started). */
+export function clockTime(iso: string): string {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return iso;
+  return `${String(date.getHours()).padStart(2, '0')}:${String(date.getMinutes()).padStart(2, '0')}`;
+}
+
 function isActive(state: RunSummary['state']): boolean {
   return state === 'running' || state === 'stopping';
 }
@@ -59,7 +66,7 @@ export function runRow(run: RunSummary, live: RunProgress | undefined): RowText 
   const best = live ? (live.best?.objective ?? null) : run.best;
   const evaluations = live?.evaluations ?? run.evaluations;
   const objectiveName = live?.objectiveName ?? 'best';
-  const description = [state, `${objectiveName} ${formatNumber(best)}`, `${evaluations} evaluations`].join(' · ');
+  const description = [state, `${objectiveName} ${formatNumber(best)}`, `${evaluations} evaluations`, `started ${clockTime(run.startedAt)}`].join(' · ');
   const tooltip = [
     `Run ${run.runId} of ${run.example}`,
     `State: ${state}${live?.stopReason ? ` (${live.stopReason})` : ''}`,
@@ -68,7 +75,7 @@ export function runRow(run: RunSummary, live: RunProgress | undefined): RowText 
     `Evaluations: ${evaluations}${live ? `, generation ${live.generation}, mutator ${live.mutator}` : ''}`,
     `Directory: ${run.dir}`,
   ].join('\n');
-  return { label: `${run.example} · ${run.runId}`, description, tooltip, contextValue: isActive(state) ? RUN_RUNNING : RUN };
+  return { label: run.example, description, tooltip, contextValue: isActive(state) ? RUN_RUNNING : RUN };
 }
 
 /** One niche of a run with its elites (one per island), the strongest first. */

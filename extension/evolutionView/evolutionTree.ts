@@ -59,6 +59,13 @@ export class EvolutionTreeProvider implements vscode.TreeDataProvider<EvolutionN
   /** GetElites answers per run, until that run's progress says it changed. */
   private readonly elites = new Map<string, Promise<GetElites.Response>>();
   private readonly runNodes = new Map<string, RunNode>();
+  /** ListRuns' answer, until the next refresh. */
+  private runList: Promise<RunSummary[]> | undefined;
+  private readonly staleRuns = new Set<string>();
+  private allStale = false;
+  private readonly rootLoadedEmitter = new vscode.EventEmitter<void>();
+  /** The tree (or a snapshot) has just been given the list of runs. */
+  readonly onDidLoadRuns = this.rootLoadedEmitter.event;
   private pending: ReturnType<typeof setTimeout> | undefined;
   private hasRuns: boolean | undefined;
   private refreshes = 0;
@@ -91,11 +98,18 @@ export class EvolutionTreeProvider implements vscode.TreeDataProvider<EvolutionN
 
   /** Schedules one refresh of the tree; `runId` names the run whose elites changed (else all). */
   refresh(runId?: string): void {
-    if (runId === undefined) this.elites.clear();
-    else this.elites.delete(runId);
+    if (runId === undefined) this.allStale = true;
+    else this.staleRuns.add(runId);
     if (this.pending) return;
     this.pending = setTimeout(() => {
       this.pending = undefined;
+      // Forget what changed only now: until the tree is told, it shows (and snapshot()
+      // reports) what it was last given.
+      this.runList = undefined;
+      if (this.allStale) this.elites.clear();
+      for (const stale of this.staleRuns) this.elites.delete(stale);
+      this.allStale = false;
+      this.staleRuns.clear();
       this.refreshes++;
       this.changed.fire();
     }, COALESCE_MS);
@@ -141,7 +155,7 @@ export class EvolutionTreeProvider implements vscode.TreeDataProvider<EvolutionN
     return Promise.all(
       nodes.map(async (child) => {
         const row = this.rowOf(child);
-        return { ...row, children: await this.snapshot(child) };
+        return { id: this.idOf(child), ...row, children: await this.snapshot(child) };
       }),
     );
   }
@@ -154,6 +168,7 @@ export class EvolutionTreeProvider implements vscode.TreeDataProvider<EvolutionN
   dispose(): void {
     if (this.pending) clearTimeout(this.pending);
     this.changed.dispose();
+    this.rootLoadedEmitter.dispose();
     for (const subscription of this.subscriptions) subscription.dispose();
   }
 
@@ -164,21 +179,30 @@ export class EvolutionTreeProvider implements vscode.TreeDataProvider<EvolutionN
   private async runs(): Promise<RunNode[]> {
     const dir = projectDir();
     if (!dir || !this.daemonUp()) return [];
+    if (!this.runList) {
+      const answer = this.daemon.request(ListRuns.type, { projectDir: dir }).then(({ runs }) => runs);
+      answer.catch(() => {
+        if (this.runList === answer) this.runList = undefined;
+      });
+      this.runList = answer;
+    }
     let runs: RunSummary[];
     try {
-      runs = (await this.daemon.request(ListRuns.type, { projectDir: dir })).runs;
+      runs = [...(await this.runList)];
     } catch (error) {
       this.output.warn(`Evolution view: could not list the runs: ${(error as Error).message}`);
       return [];
     }
     this.setHasRuns(runs.length > 0);
     runs.sort((a, b) => b.startedAt.localeCompare(a.startedAt));
-    return runs.map((run) => {
+    const nodes = runs.map((run) => {
       const node = this.runNodes.get(run.runId) ?? { kind: 'run', runId: run.runId, run };
       node.run = run;
       this.runNodes.set(run.runId, node);
       return node;
     });
+    this.rootLoadedEmitter.fire();
+    return nodes;
   }
 
   private elitesOf(runId: string): Promise<GetElites.Response> {
@@ -188,7 +212,9 @@ export class EvolutionTreeProvider implements vscode.TreeDataProvider<EvolutionN
       if (!dir) return Promise.reject(new Error('open the folder that holds .peagen/runs'));
       answer = this.daemon.request(GetElites.type, { runId, projectDir: dir });
       // A failed answer is not kept: the next refresh asks again.
-      answer.catch(() => this.elites.delete(runId));
+      answer.catch(() => {
+        if (this.elites.get(runId) === answer) this.elites.delete(runId);
+      });
       this.elites.set(runId, answer);
     }
     return answer;

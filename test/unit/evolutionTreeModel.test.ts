@@ -6,6 +6,7 @@
 import * as assert from 'node:assert/strict';
 import type { NicheElite, RunProgress, RunSummary } from '../../shared/evolution';
 import {
+  clockTime,
   ELITE,
   eliteRow,
   formatNumber,
@@ -134,11 +135,12 @@ describe('Evolution view model', function () {
   it('shows a run from its live progress while it runs, with the context value Stop Run needs', function () {
     const running = runRow({ ...summary, state: 'interrupted' }, progress({}));
     assert.equal(running.contextValue, RUN_RUNNING);
-    assert.equal(running.label, 'bad_sort · r1');
-    assert.equal(running.description, 'running · speedup 6.25 · 5 evaluations');
+    assert.equal(running.label, 'bad_sort');
+    assert.equal(running.description, `running · speedup 6.25 · 5 evaluations · started ${clockTime(summary.startedAt)}`);
+    assert.match(running.tooltip, /^Run r1 of bad_sort/);
     const done = runRow(summary, undefined);
     assert.equal(done.contextValue, RUN);
-    assert.equal(done.description, 'finished · best 4.5 · 8 evaluations');
+    assert.match(done.description, /^finished · best 4.5 · 8 evaluations · started \d\d:\d\d$/);
     assert.equal(runRow(summary, progress({ state: 'finished', stopReason: 'evaluations' })).contextValue, RUN);
   });
 

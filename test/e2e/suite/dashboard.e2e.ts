@@ -1,0 +1,155 @@
+/**
+ * The dashboard as a user sees it: its webview's DOM (read by the browser driver) shows numbers
+ * that move while a run started with the `peagen` CLI goes on, and the same values after the
+ * panel was hidden behind another editor and shown again.
+ */
+import * as assert from 'node:assert/strict';
+import { type ChildProcess, execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { PeagenApi } from '../../../extension/api';
+import { screenshot, webviewTexts } from './driver';
+
+const EXTENSION_ID = 'peagen.peagen';
+
+interface CliRun {
+  child: ChildProcess;
+  done: Promise<{ runId?: string; runDir?: string; progress?: { evaluations?: number } }>;
+}
+
+/** `peagen evolve run bad_sort ...` from the installed extension's CLI, in the workspace folder. */
+function startCliRun(folder: string, args: string[]): CliRun {
+  const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
+  let child!: ChildProcess;
+  const done = new Promise<CliRun extends { done: Promise<infer R> } ? R : never>((resolve, reject) => {
+    child = execFile(
+      process.execPath,
+      [path.join(ext.extensionPath, 'dist', 'cli.js'), 'evolve', 'run', 'bad_sort', '--json', ...args],
+      { cwd: folder, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        try {
+          resolve(JSON.parse(stdout) as { runId?: string; runDir?: string });
+        } catch {
+          reject(new Error(`peagen evolve run printed no JSON (${error?.message ?? 'exit 0'}): ${stdout}${stderr}`));
+        }
+      },
+    );
+  });
+  return { child, done };
+}
+
+async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined> | T | undefined, describe?: () => string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      const why = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}${describe ? `; saw: ${describe()}` : ''}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+/** The dashboard's numbers as its DOM shows them, by `data-metric`. */
+async function shownMetrics(): Promise<Record<string, string>> {
+  const names = ['evaluations', 'bestObjective', 'evaluationsPerMinute', 'tokensPerSecond', 'pendingTasks', 'patchYield'];
+  const texts = await Promise.all(names.map((name) => webviewTexts(`[data-metric="${name}"]`)));
+  return Object.fromEntries(names.flatMap((name, index) => (texts[index]!.length > 0 ? [[name, texts[index]![0]!]] : [])));
+}
+
+function dashboardTabs(): vscode.Tab[] {
+  return vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter((tab) => tab.input instanceof vscode.TabInputWebview && tab.input.viewType.endsWith('peagen.dashboard'));
+}
+
+describe('Dashboard', function () {
+  let api: PeagenApi;
+  let folder: string;
+  let run: CliRun | undefined;
+  let runDir: string | undefined;
+
+  before(async function () {
+    this.timeout(60_000);
+    api = await vscode.extensions.getExtension<PeagenApi>(EXTENSION_ID)!.activate();
+    folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+    await waitFor('the daemon to be running', 40_000, () => (api.state === 'running' || api.state === 'busy' ? true : undefined));
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    if (run && run.child.exitCode === null) run.child.kill('SIGINT');
+    const report = await run?.done.catch(() => undefined);
+    runDir ??= report?.runDir;
+    if (runDir) fs.rmSync(runDir, { recursive: true, force: true });
+    await vscode.window.tabGroups.close(dashboardTabs());
+    const other = vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.fsPath.endsWith(path.join('bad_sort', 'peagen.example.json')));
+    await vscode.window.tabGroups.close(other);
+  });
+
+  it('shows numbers that rise while a run goes on, and the same values after being hidden and shown again', async function () {
+    this.timeout(150_000);
+    await vscode.commands.executeCommand('peagen.openDashboard');
+    assert.equal(api.dashboard.isOpen(), true, 'Open Dashboard opened no panel');
+    await waitFor('the dashboard webview', 30_000, async () => ((await webviewTexts('[data-metric="evaluations"]')).length > 0 ? true : undefined));
+
+    run = startCliRun(folder, ['--evaluations', '8', '--mutator', 'offline']);
+    // Every value the page showed, in order: it must climb while the run goes on.
+    const shown: number[] = [];
+    const describe = (): string => JSON.stringify(shown);
+    await waitFor(
+      'the evaluations on the dashboard to rise',
+      120_000,
+      async () => {
+        const [text] = await webviewTexts('[data-metric="evaluations"]');
+        if (text !== undefined && /^\d+$/.test(text) && Number(text) !== shown.at(-1)) shown.push(Number(text));
+        return shown.length >= 2 && shown.at(-1)! > shown[0]! ? true : undefined;
+      },
+      describe,
+    );
+    assert.deepEqual(
+      shown,
+      [...shown].sort((a, b) => a - b),
+      `evaluations went down: ${describe()}`,
+    );
+
+    const report = await run.done;
+    runDir = report.runDir;
+    const final = api.dashboard.model();
+    assert.equal(final.run?.runId, report.runId, 'the dashboard follows the run the CLI started');
+    const before = await waitFor('the final numbers on the dashboard', 30_000, async () => {
+      const metrics = await shownMetrics();
+      return metrics.evaluations === final.display.evaluations && metrics.bestObjective === final.display.bestObjective ? metrics : undefined;
+    });
+    assert.match(before.bestObjective ?? '', /^\d/, `best objective: ${JSON.stringify(before)}`);
+    const charted = await webviewTexts('svg[data-chart="evaluations"] polyline');
+    assert.equal(charted.length, 1, 'the evaluations chart has its line');
+
+    // Hide it behind another editor in the same group, then show it again.
+    const document = await vscode.workspace.openTextDocument(vscode.Uri.file(path.join(folder, 'bad_sort', 'peagen.example.json')));
+    await vscode.window.showTextDocument(document, { viewColumn: vscode.ViewColumn.Active, preview: false });
+    await waitFor('the dashboard to be hidden', 10_000, () => (api.dashboard.isVisible() ? undefined : true));
+    assert.equal(api.dashboard.isOpen(), true);
+    await vscode.commands.executeCommand('peagen.openDashboard');
+    await waitFor('the dashboard to be visible again', 10_000, () => (api.dashboard.isVisible() ? true : undefined));
+    const after = await waitFor('the dashboard to show its numbers again', 30_000, async () => {
+      const metrics = await shownMetrics();
+      return metrics.evaluations !== undefined && metrics.evaluations !== '—' ? metrics : undefined;
+    });
+    // The run's numbers (pending tasks is the queue's, which other work may change meanwhile).
+    const ofRun = (metrics: Record<string, string>): Record<string, string | undefined> => ({
+      evaluations: metrics.evaluations,
+      bestObjective: metrics.bestObjective,
+      evaluationsPerMinute: metrics.evaluationsPerMinute,
+      tokensPerSecond: metrics.tokensPerSecond,
+      patchYield: metrics.patchYield,
+    });
+    assert.deepEqual(ofRun(after), ofRun(before), 'the dashboard lost its values when hidden and shown again');
+    await screenshot('dashboard');
+  });
+});

@@ -1,0 +1,145 @@
+/**
+ * The Evolution view against a run started the way a user starts one: the `peagen` CLI shipped
+ * in the extension, in the workspace folder, which hands the run to the daemon this window is
+ * connected to. The view learns of it only from the daemon's pushed progress (nobody refreshes).
+ */
+import * as assert from 'node:assert/strict';
+import { type ChildProcess, execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { PeagenApi } from '../../../extension/api';
+import type { TreeNodeSnapshot } from '../../../extension/evolutionView/api';
+import { screenshot } from './driver';
+
+const EXTENSION_ID = 'peagen.peagen';
+
+interface CliRun {
+  child: ChildProcess;
+  /** The CLI's --json report once it exits. */
+  done: Promise<{ runId?: string; runDir?: string; stopReason?: string }>;
+}
+
+/** `peagen evolve run bad_sort ...` from the installed extension's CLI, in the workspace folder. */
+function startCliRun(folder: string, args: string[]): CliRun {
+  const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
+  let child!: ChildProcess;
+  const done = new Promise<{ runId?: string; runDir?: string }>((resolve, reject) => {
+    child = execFile(
+      process.execPath,
+      [path.join(ext.extensionPath, 'dist', 'cli.js'), 'evolve', 'run', 'bad_sort', '--json', ...args],
+      { cwd: folder, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, maxBuffer: 16 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        try {
+          resolve(JSON.parse(stdout) as { runId?: string; runDir?: string });
+        } catch {
+          reject(new Error(`peagen evolve run printed no JSON (${error?.message ?? 'exit 0'}): ${stdout}${stderr}`));
+        }
+      },
+    );
+  });
+  return { child, done };
+}
+
+async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined> | T | undefined, describe?: () => string): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      const why = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}${describe ? `; saw: ${describe()}` : ''}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+function flatten(nodes: TreeNodeSnapshot[]): TreeNodeSnapshot[] {
+  return nodes.flatMap((node) => [node, ...flatten(node.children)]);
+}
+
+describe('Evolution view', function () {
+  let api: PeagenApi;
+  let folder: string;
+  let run: CliRun | undefined;
+  let runDir: string | undefined;
+
+  before(async function () {
+    this.timeout(60_000);
+    api = await vscode.extensions.getExtension<PeagenApi>(EXTENSION_ID)!.activate();
+    folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+    await waitFor('the daemon to be running', 40_000, () => (api.state === 'running' || api.state === 'busy' ? true : undefined));
+  });
+
+  after(async function () {
+    this.timeout(60_000);
+    if (run && run.child.exitCode === null) run.child.kill('SIGINT');
+    const report = await run?.done.catch(() => undefined);
+    runDir ??= report?.runDir;
+    if (runDir) fs.rmSync(runDir, { recursive: true, force: true });
+    await vscode.commands.executeCommand('workbench.view.explorer');
+  });
+
+  it('shows a run started by the CLI, then its niches and elites as its progress arrives, with no manual refresh', async function () {
+    this.timeout(150_000);
+    // What the view shows before the run: what it would keep showing if progress did not refresh it.
+    const before = new Set((await api.evolution.snapshot()).map((node) => node.id));
+    run = startCliRun(folder, ['--evaluations', '8', '--mutator', 'offline']);
+    let seen: TreeNodeSnapshot[] = [];
+    const show = (): string => JSON.stringify(seen.map((node) => [node.label, node.description, node.contextValue]));
+
+    const runRow = await waitFor(
+      'the new run in the Evolution view',
+      60_000,
+      async () => {
+        seen = await api.evolution.snapshot();
+        return seen.find((node) => node.label === 'bad_sort' && !before.has(node.id));
+      },
+      show,
+    );
+    const runId = runRow.id.replace(/^run:/, '');
+    const ofRun = async (): Promise<TreeNodeSnapshot | undefined> => (seen = await api.evolution.snapshot()).find((node) => node.id === runRow.id);
+
+    // Niches and elites: the objective with a value, the generation.
+    const withElites = await waitFor(
+      'niches with elites under the run',
+      90_000,
+      async () => {
+        const node = await ofRun();
+        return node && node.children.some((niche) => niche.contextValue === 'peagen.niche' && niche.children.some((elite) => elite.contextValue === 'peagen.elite')) ? node : undefined;
+      },
+      show,
+    );
+    assert.equal(withElites.contextValue === 'peagen.run.running' || withElites.contextValue === 'peagen.run', true, withElites.contextValue);
+    for (const niche of withElites.children) {
+      assert.match(niche.label, /bin \d+/, `a niche label names its bins: ${niche.label}`);
+      for (const elite of niche.children) {
+        assert.match(elite.label, /speedup \d/, `an elite shows its objective: ${elite.label}`);
+        assert.match(elite.description, /generation \d+/, `an elite shows its generation: ${elite.description}`);
+      }
+    }
+
+    const report = await run.done;
+    runDir = report.runDir;
+    assert.equal(report.runId, runId, `the CLI's run: ${JSON.stringify(report).slice(0, 400)}`);
+    // When it has ended: a finished run (no Stop action), its best marked.
+    const finished = await waitFor(
+      'the run to show as finished with its best marked',
+      30_000,
+      async () => {
+        const node = await ofRun();
+        return node?.contextValue === 'peagen.run' && /finished/.test(node.description) && flatten(node.children).some((row) => row.label.startsWith('★ speedup')) ? node : undefined;
+      },
+      show,
+    );
+    assert.match(finished.description, /8 evaluations/);
+
+    await api.evolution.revealRun(runId, 2);
+    await screenshot('evolution-view');
+  });
+});
