@@ -86,7 +86,15 @@ describe('Dashboard', function () {
     if (run && run.child.exitCode === null) run.child.kill('SIGINT');
     const report = await run?.done.catch(() => undefined);
     runDir ??= report?.runDir;
-    if (runDir) fs.rmSync(runDir, { recursive: true, force: true });
+    if (runDir) {
+      fs.rmSync(runDir, { recursive: true, force: true });
+      // .peagen/runs and .peagen too, when this run made them and nothing else is in them.
+      for (const dir of [path.dirname(runDir), path.dirname(path.dirname(runDir))]) {
+        try {
+          fs.rmdirSync(dir);
+        } catch {}
+      }
+    }
     await vscode.window.tabGroups.close(dashboardTabs());
     const other = vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.fsPath.endsWith(path.join('bad_sort', 'peagen.example.json')));
     await vscode.window.tabGroups.close(other);

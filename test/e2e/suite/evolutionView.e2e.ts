@@ -81,7 +81,15 @@ describe('Evolution view', function () {
     if (run && run.child.exitCode === null) run.child.kill('SIGINT');
     const report = await run?.done.catch(() => undefined);
     runDir ??= report?.runDir;
-    if (runDir) fs.rmSync(runDir, { recursive: true, force: true });
+    if (runDir) {
+      fs.rmSync(runDir, { recursive: true, force: true });
+      // .peagen/runs and .peagen too, when this run made them and nothing else is in them.
+      for (const dir of [path.dirname(runDir), path.dirname(path.dirname(runDir))]) {
+        try {
+          fs.rmdirSync(dir);
+        } catch {}
+      }
+    }
     await vscode.commands.executeCommand('workbench.view.explorer');
   });
 
