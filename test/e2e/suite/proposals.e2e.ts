@@ -103,6 +103,7 @@ describe('Proposals', function () {
     assert.equal(stateOf(id), 'open');
     await screenshot('proposal-diff');
     await vscode.commands.executeCommand('peagen.rejectProposal', id);
+    await waitFor('peagen.proposalActive to clear once the diff is gone', () => (api.proposals.proposalActive() ? undefined : true));
   });
 
   it('Accept replaces the region in one edit that one Undo takes back, and closes the diff', async function () {
@@ -123,8 +124,10 @@ describe('Proposals', function () {
   it('Reject from the region under the cursor closes the diff and leaves the file untouched', async function () {
     const id = await api.proposals.add(proposal(), { open: true });
     await waitFor('the proposal diff tab', () => proposalTabs().find((tab) => tab.isActive));
-    const editor = await vscode.window.showTextDocument(file, { selection: new vscode.Range(3, 4, 3, 4) });
+    // Beside the diff, so the file does not take the place of the diff's preview tab.
+    const editor = await vscode.window.showTextDocument(file, { viewColumn: vscode.ViewColumn.Beside, selection: new vscode.Range(3, 4, 3, 4) });
     await waitFor('the file editor to be active', () => (vscode.window.activeTextEditor === editor ? true : undefined));
+    assert.equal(proposalTabs().length, 1, 'the diff closed before Reject');
     const result = await vscode.commands.executeCommand<ProposalCommandResult>('peagen.rejectProposal');
     assert.deepEqual(result, { id, outcome: 'rejected' });
     await waitFor('the diff to close', () => (proposalTabs().length === 0 ? true : undefined));
