@@ -25,7 +25,7 @@
 //   --keep                keep the temp dir (printed) for inspection
 //   --headed              show the browser (needs a display)
 //   PEAGEN_E2E_VSIX=f     test this prebuilt .vsix instead of packaging one
-//   PEAGEN_E2E_TIMEOUT_MS suite time budget (default 240000)
+//   PEAGEN_E2E_TIMEOUT_MS suite time budget (default 600000)
 //   PEAGEN_E2E_ALLOW_ORPHANS=1  only warn when the daemon outlives the extension host
 //
 // Besides the mocha suite, the driver checks one thing from outside: once the extension host has
@@ -60,7 +60,7 @@ const CHROMIUM_FLAGS = [
   '--disable-sync',
   '--no-first-run',
 ];
-const SUITE_TIMEOUT_MS = Number(process.env.PEAGEN_E2E_TIMEOUT_MS || 240_000);
+const SUITE_TIMEOUT_MS = Number(process.env.PEAGEN_E2E_TIMEOUT_MS || 600_000);
 const HEALTHZ_TIMEOUT_MS = 60_000;
 
 const args = new Set(process.argv.slice(2));
