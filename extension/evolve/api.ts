@@ -1,9 +1,9 @@
 /** Evolve Selection and Mutate Selection, for tests and other extensions. */
 import type { EvolveSelectionOptions } from './evolveSelection';
 import type { MutateSelectionOptions, MutateSelectionResult } from './mutateSelection';
-import type { FollowedRunInfo } from './runTracker';
+import type { FollowedRunInfo, OfferedProgram } from './runTracker';
 
-export type { EvolveSelectionOptions, FollowedRunInfo, MutateSelectionOptions, MutateSelectionResult };
+export type { EvolveSelectionOptions, FollowedRunInfo, MutateSelectionOptions, MutateSelectionResult, OfferedProgram };
 
 export interface EvolveApi {
   /** Runs "Evolve Selection" with these answers (asking only for what they leave out); resolves once the run has started. */

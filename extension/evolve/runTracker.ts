@@ -11,19 +11,32 @@ import { proposalForProgram } from './programTarget';
 
 const ENDED: ReadonlySet<RunProgress['state']> = new Set(['finished', 'interrupted', 'failed']);
 
+/** A best child of a run, as offered to the proposals. */
+export interface OfferedProgram {
+  programId: string;
+  title: string;
+  file: string;
+  region: { startLine: number; endLine: number };
+  /** The proposal's id; absent when the proposals refused it (see `error`). */
+  proposalId?: string;
+  error?: string;
+}
+
 export interface FollowedRunInfo {
   runId: string;
+  runDir: string;
   progress: RunProgress | undefined;
   /** Ids of the proposals offered for this run's best children, oldest first. */
   proposals: string[];
+  /** Every best child offered, oldest first (with why a proposal was not made, if it was not). */
+  offers: OfferedProgram[];
 }
 
 interface FollowedRun extends FollowedRunInfo {
-  runDir: string;
   projectDir: string;
   label: string;
   offeredBest: string | undefined;
-  offers: Promise<void>;
+  offering: Promise<void>;
   ended: Promise<RunProgress>;
   end(progress: RunProgress): void;
 }
@@ -42,7 +55,7 @@ export class RunTracker implements vscode.Disposable {
   /** The run this window started last, as it stands. */
   lastRun(): FollowedRunInfo | undefined {
     const run = this.lastRunId ? this.runs.get(this.lastRunId) : undefined;
-    return run && { runId: run.runId, progress: run.progress, proposals: [...run.proposals] };
+    return run && { runId: run.runId, runDir: run.runDir, progress: run.progress, proposals: [...run.proposals], offers: run.offers.map((offer) => ({ ...offer })) };
   }
 
   /** Runs of this window still going, newest first. */
@@ -54,7 +67,7 @@ export class RunTracker implements vscode.Disposable {
   follow(runId: string, runDir: string, projectDir: string, label: string, evaluationsGoal: number | undefined): void {
     let end!: (progress: RunProgress) => void;
     const ended = new Promise<RunProgress>((resolve) => (end = resolve));
-    const run: FollowedRun = { runId, runDir, projectDir, label, progress: undefined, proposals: [], offeredBest: undefined, offers: Promise.resolve(), ended, end };
+    const run: FollowedRun = { runId, runDir, projectDir, label, progress: undefined, proposals: [], offers: [], offeredBest: undefined, offering: Promise.resolve(), ended, end };
     this.runs.set(runId, run);
     this.lastRunId = runId;
     this.updateContext();
@@ -85,7 +98,7 @@ export class RunTracker implements vscode.Disposable {
     if (progress.best && progress.best.id !== run.offeredBest) {
       const best = progress.best;
       run.offeredBest = best.id;
-      run.offers = run.offers.then(() => this.offer(run, best.id));
+      run.offering = run.offering.then(() => this.offer(run, best.id));
     }
     if (ENDED.has(progress.state)) {
       run.end(progress);
@@ -101,7 +114,15 @@ export class RunTracker implements vscode.Disposable {
       if (program.lineage.mutator === 'seed') return; // the unchanged selection is nothing to propose
       const summary: RunSummary = { runId: run.runId, example: run.label, dir: run.runDir, state: 'running', startedAt: '', best: program.objective, evaluations: run.progress?.evaluations ?? 0 };
       const input = await proposalForProgram(run.projectDir, summary, program);
-      run.proposals.push(await proposals.add(input, { open: false }));
+      const offer: OfferedProgram = { programId, title: input.title, file: input.uri.fsPath, region: input.region };
+      run.offers.push(offer);
+      try {
+        offer.proposalId = await proposals.add(input, { open: false });
+        run.proposals.push(offer.proposalId);
+      } catch (error) {
+        offer.error = (error as Error).message;
+        throw error;
+      }
     } catch (error) {
       output.warn(`run ${run.runId}: could not offer program ${programId.slice(0, 12)} as a proposal: ${(error as Error).message}`);
     }
@@ -139,7 +160,7 @@ export class RunTracker implements vscode.Disposable {
         }
       },
     );
-    await run.offers;
+    await run.offering;
     void this.announceEnd(run, last, cancelled);
   }
 
