@@ -58,6 +58,7 @@ describe('Evolve Selection', function () {
     assert.ok(extension, 'the extension is not installed');
     api = await extension.activate();
     folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+    if (!fs.existsSync(path.join(folder, '.peagen'))) created.push(path.join(folder, '.peagen'));
     server = await startOpenAiServer({ responder: badSortResponder({ seed: 7, improveProbability: 0.95, harmfulProbability: 0 }), latencyMs: 20 });
     // Machine-scoped settings: written to the user settings (a workspace cannot hold them).
     await changeLlmSetting('llm.baseUrl', server.baseUrl);
@@ -76,7 +77,7 @@ describe('Evolve Selection', function () {
       console.log(`[e2e] the LLM settings were reset, but: ${(error as Error).message}`);
     }
     await server?.close();
-    for (const dir of created) fs.rmSync(dir, { recursive: true, force: true });
+    for (const dir of created.reverse()) fs.rmSync(dir, { recursive: true, force: true });
   });
 
   /** Opens bad_sort.py with the body of bad_sort() selected; returns the selected lines. */
