@@ -210,6 +210,25 @@ export namespace StartRun {
   export const type = new RequestType<Params, Response, void>(method);
 }
 
+/**
+ * What StartRun with the same parameters would do, without starting it or creating anything:
+ * which mutator, the worst-case LLM spend and the notes StartRun would answer. Clients show it
+ * (and ask for confirmation of a costly run) before starting.
+ */
+export namespace EstimateRun {
+  export const method = 'peagen/evolve/estimate';
+  export const params = StartRun.params;
+  export type Params = StartRun.Params;
+  export interface Response {
+    notes: string[];
+    /** `llm-patch` or `offline`. */
+    mutator: string;
+    /** Every call answering with max_tokens; null when no LLM is used or nothing bounds the calls. */
+    worstCase: { calls: number; tokens: number; usd: number } | null;
+  }
+  export const type = new RequestType<Params, Response, void>(method);
+}
+
 export namespace StopRun {
   export const method = 'peagen/evolve/stop';
   export const params = z.object({ runId: z.string().min(1) });

@@ -14,6 +14,7 @@ import { z } from 'zod';
 import {
   CancelTask,
   DeadLetters,
+  EstimateRun,
   GetElites,
   GetProgram,
   GetResult,
@@ -190,6 +191,15 @@ export function serveConnection(connection: ProtocolConnection, engine: Engine, 
     const params = guard(StartRun.params, raw);
     try {
       return runs().start(params) satisfies StartRun.Response;
+    } catch (error) {
+      return asParamsError(error);
+    }
+  });
+
+  connection.onRequest(EstimateRun.method, (raw: unknown) => {
+    const params = guard(EstimateRun.params, raw);
+    try {
+      return runs().estimate(params) satisfies EstimateRun.Response;
     } catch (error) {
       return asParamsError(error);
     }

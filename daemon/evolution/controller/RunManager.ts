@@ -6,11 +6,11 @@
  */
 import { EventEmitter } from 'node:events';
 import type { NicheElite, Program, RunProgress, RunSummary } from '../../../shared/evolution';
-import type { StartRun } from '../../../shared/protocol';
+import type { EstimateRun, StartRun } from '../../../shared/protocol';
 import type { Engine } from '../../engine/Engine';
 import { EvolutionRun } from './EvolutionRun';
 import { loadRunState } from './loadRunState';
-import { prepareRun } from './prepareRun';
+import { estimateRun, prepareRun, type RunRequest } from './prepareRun';
 import { buildReport, readReport, writeReport } from './report';
 import { RunDir } from './runDir';
 import type { RunState } from './RunState';
@@ -35,21 +35,7 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
 
   /** Throws RunSetupError for a request that cannot start (the caller answers InvalidParams). */
   start(params: StartRun.Params & { workers: number; stop: object }): StartRun.Response {
-    const prepared = prepareRun(
-      {
-        exampleDir: params.exampleDir,
-        projectDir: params.projectDir,
-        stop: params.stop,
-        workers: params.workers,
-        ...(params.childrenPerGeneration !== undefined && { childrenPerGeneration: params.childrenPerGeneration }),
-        ...(params.selector !== undefined && { selector: params.selector }),
-        ...(params.mutator !== undefined && { mutator: params.mutator }),
-        ...(params.seed !== undefined && { seed: params.seed }),
-        ...(params.quick !== undefined && { quick: params.quick }),
-        ...(params.resume !== undefined && { resume: params.resume }),
-      },
-      this.engine.config,
-    );
+    const prepared = prepareRun(runRequestOf(params), this.engine.config);
     const { manifest, runDir } = prepared;
     if (this.active.has(manifest.runId)) throw new Error(`run ${manifest.runId} is already running in this daemon`);
     const mutateSlots = manifest.settings.usesLlm ? Math.max(2, params.workers) : 1;
@@ -83,6 +69,13 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
     this.active.set(manifest.runId, entry);
     this.log(`run ${manifest.runId} started (${runDir.dir})`);
     return { runId: manifest.runId, runDir: runDir.dir, notes: prepared.notes };
+  }
+
+  /** What {@link start} would do with these parameters; creates nothing. Throws RunSetupError like start. */
+  estimate(params: StartRun.Params & { workers: number; stop: object }): EstimateRun.Response {
+    const estimate = estimateRun(runRequestOf(params), this.engine.config);
+    const worst = estimate.worstCase;
+    return { notes: estimate.notes, mutator: estimate.mutator, worstCase: worst ? { calls: worst.calls, tokens: worst.tokens, usd: worst.usd } : null };
   }
 
   stop(runId: string): boolean {
@@ -149,4 +142,19 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
     }
     return { program, ancestors };
   }
+}
+
+function runRequestOf(params: StartRun.Params & { workers: number; stop: object }): RunRequest {
+  return {
+    exampleDir: params.exampleDir,
+    projectDir: params.projectDir,
+    stop: params.stop,
+    workers: params.workers,
+    ...(params.childrenPerGeneration !== undefined && { childrenPerGeneration: params.childrenPerGeneration }),
+    ...(params.selector !== undefined && { selector: params.selector }),
+    ...(params.mutator !== undefined && { mutator: params.mutator }),
+    ...(params.seed !== undefined && { seed: params.seed }),
+    ...(params.quick !== undefined && { quick: params.quick }),
+    ...(params.resume !== undefined && { resume: params.resume }),
+  };
 }

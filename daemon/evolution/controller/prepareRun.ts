@@ -2,7 +2,7 @@
  * Everything decided before a run starts: the example, the mutator (an LLM when one is
  * configured, else the offline mutator, and the user is told), the run directory and its
  * manifest, and the worst-case spend. Used by `evolve run|step` and `mutate`, embedded or
- * in the daemon.
+ * in the daemon; {@link estimateRun} decides the same without touching the disk.
  */
 import * as path from 'node:path';
 import type { PeagenConfig } from '../../config';
@@ -51,8 +51,43 @@ export class RunSetupError extends Error {
 const PROMPT_OVERHEAD_CHARS = 4_000;
 
 export function prepareRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessEnv = process.env): PreparedRun {
+  const planned = planRun(request, config, env, true);
+  const runDir = planned.runDir!;
+  return { ...planned, runDir, ...spendNotes(planned, config) };
+}
+
+/** What a run would be and spend, for a look before starting it. */
+export interface RunEstimate {
+  /** The same lines {@link prepareRun} gives (which mutator, the worst-case spend). */
+  notes: string[];
+  /** `llm-patch` or `offline`. */
+  mutator: string;
+  /** Undefined when no LLM is used or nothing bounds the number of calls. */
+  worstCase: (Spend & { jobs: number }) | undefined;
+}
+
+/**
+ * Everything {@link prepareRun} decides before a run, without creating (or, for a resume,
+ * changing) any run directory: what an editor shows before it asks to start.
+ */
+export function estimateRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessEnv = process.env): RunEstimate {
+  const planned = planRun(request, config, env, false);
+  const { notes, worstCase } = spendNotes(planned, config);
+  return { notes, mutator: planned.manifest.settings.mutator, worstCase };
+}
+
+interface PlannedRun {
+  manifest: RunManifest;
+  /** Absent when planning without touching the disk. */
+  runDir: RunDir | undefined;
+  example: Example;
+  notes: string[];
+  backends: LlmBackend[];
+}
+
+function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessEnv, write: boolean): PlannedRun {
   const notes: string[] = [];
-  let runDir: RunDir;
+  let runDir: RunDir | undefined;
   let manifest: RunManifest;
   let example: Example;
   let backends: LlmBackend[] = [];
@@ -62,9 +97,10 @@ export function prepareRun(request: RunRequest, config: PeagenConfig, env: NodeJ
     throw new RunSetupError(`the llm settings are unusable: ${(error as Error).message}`);
   }
   if (request.resume) {
+    let resumed: RunDir;
     try {
-      runDir = RunDir.resolve(request.resume, request.projectDir);
-      manifest = runDir.readManifest();
+      resumed = RunDir.resolve(request.resume, request.projectDir);
+      manifest = resumed.readManifest();
       example = loadExample(manifest.exampleDir);
     } catch (error) {
       throw new RunSetupError((error as Error).message);
@@ -72,7 +108,10 @@ export function prepareRun(request: RunRequest, config: PeagenConfig, env: NodeJ
     // New stop conditions (e.g. more evaluations) replace the old ones; the rest stays as it was.
     if (Object.keys(request.stop).length > 0) manifest = { ...manifest, stop: request.stop };
     manifest = { ...manifest, workers: request.workers };
-    runDir.writeManifest(manifest);
+    if (write) {
+      resumed.writeManifest(manifest);
+      runDir = resumed;
+    }
   } else {
     try {
       example = loadExample(request.exampleDir);
@@ -93,11 +132,11 @@ export function prepareRun(request: RunRequest, config: PeagenConfig, env: NodeJ
           : 'mutator: offline — no LLM is configured, so genetic improvement of the EVOLVE-BLOCK statements does the work (set OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY to evolve with an LLM)',
       );
     }
-    runDir = RunDir.create(request.projectDir, example.config.name);
+    if (write) runDir = RunDir.create(request.projectDir, example.config.name);
     const children = request.childrenPerGeneration ?? request.workers;
     manifest = {
       version: 1,
-      runId: runDir.id,
+      runId: runDir?.id ?? '(estimate)',
       createdAt: new Date().toISOString(),
       exampleDir: example.dir,
       exampleName: example.config.name,
@@ -129,8 +168,15 @@ export function prepareRun(request: RunRequest, config: PeagenConfig, env: NodeJ
       },
       workers: request.workers,
     };
-    runDir.writeManifest(manifest);
+    runDir?.writeManifest(manifest);
   }
+  return { manifest, runDir, example, notes, backends };
+}
+
+/** The per-job and whole-run worst cases, and the planned notes with the spend lines added. */
+function spendNotes(planned: PlannedRun, config: PeagenConfig): Pick<PreparedRun, 'perJobSpend' | 'worstCase' | 'notes'> {
+  const { manifest, example, backends } = planned;
+  const notes = [...planned.notes];
   const perJobSpend = manifest.settings.usesLlm ? worstCasePerJob(callCost(manifest, example, backends, config)) : { tokens: 0, usd: 0, calls: 0 };
   const worstCase = manifest.settings.usesLlm ? worstCaseRun(callCost(manifest, example, backends, config), manifest.stop, manifest.settings.childrenPerGeneration) : undefined;
   if (manifest.settings.usesLlm) {
@@ -141,7 +187,7 @@ export function prepareRun(request: RunRequest, config: PeagenConfig, env: NodeJ
         : 'worst-case spend: unbounded (no evaluation, generation or call limit); set --max-llm-calls, --budget-tokens or --budget-usd to cap it',
     );
   }
-  return { manifest, runDir, example, perJobSpend, worstCase, notes, backends };
+  return { perJobSpend, worstCase, notes };
 }
 
 function callCost(manifest: RunManifest, example: Example, backends: LlmBackend[], config: PeagenConfig): CallCost {

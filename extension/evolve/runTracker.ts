@@ -1,0 +1,189 @@
+/**
+ * Follows the runs this window started: a cancellable progress notification per run (Cancel
+ * stops the run, which checkpoints), each new best child offered as a proposal, and at the end
+ * a notification offering the best proposal's diff.
+ */
+import * as vscode from 'vscode';
+import type { RunProgress, RunSummary } from '../../shared/evolution';
+import { GetProgram, StopRun } from '../../shared/protocol';
+import type { Services } from '../services';
+import { proposalForProgram } from './programTarget';
+
+const ENDED: ReadonlySet<RunProgress['state']> = new Set(['finished', 'interrupted', 'failed']);
+
+/** A best child of a run, as offered to the proposals. */
+export interface OfferedProgram {
+  programId: string;
+  title: string;
+  file: string;
+  region: { startLine: number; endLine: number };
+  /** The proposal's id; absent when the proposals refused it (see `error`). */
+  proposalId?: string;
+  error?: string;
+}
+
+export interface FollowedRunInfo {
+  runId: string;
+  runDir: string;
+  progress: RunProgress | undefined;
+  /** Ids of the proposals offered for this run's best children, oldest first. */
+  proposals: string[];
+  /** Every best child offered, oldest first (with why a proposal was not made, if it was not). */
+  offers: OfferedProgram[];
+}
+
+interface FollowedRun extends FollowedRunInfo {
+  projectDir: string;
+  label: string;
+  offeredBest: string | undefined;
+  offering: Promise<void>;
+  ended: Promise<RunProgress>;
+  end(progress: RunProgress): void;
+}
+
+export class RunTracker implements vscode.Disposable {
+  private readonly runs = new Map<string, FollowedRun>();
+  /** Progress of runs not (yet) followed: StartRun's first notifications can arrive before its answer. */
+  private readonly early = new Map<string, RunProgress>();
+  private lastRunId: string | undefined;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly services: Services) {
+    this.subscription = services.daemon.onRunProgress((progress) => this.onProgress(progress));
+  }
+
+  /** The run this window started last, as it stands. */
+  lastRun(): FollowedRunInfo | undefined {
+    const run = this.lastRunId ? this.runs.get(this.lastRunId) : undefined;
+    return run && { runId: run.runId, runDir: run.runDir, progress: run.progress, proposals: [...run.proposals], offers: run.offers.map((offer) => ({ ...offer })) };
+  }
+
+  /** Runs of this window still going, newest first. */
+  activeRuns(): string[] {
+    return [...this.runs.values()].filter((run) => !run.progress || !ENDED.has(run.progress.state)).map((run) => run.runId).reverse();
+  }
+
+  /** Starts following a run just started; shows its progress until it ends. */
+  follow(runId: string, runDir: string, projectDir: string, label: string, evaluationsGoal: number | undefined): void {
+    let end!: (progress: RunProgress) => void;
+    const ended = new Promise<RunProgress>((resolve) => (end = resolve));
+    const run: FollowedRun = { runId, runDir, projectDir, label, progress: undefined, proposals: [], offers: [], offeredBest: undefined, offering: Promise.resolve(), ended, end };
+    this.runs.set(runId, run);
+    this.lastRunId = runId;
+    this.updateContext();
+    void this.showProgress(run, evaluationsGoal);
+    const early = this.early.get(runId);
+    this.early.delete(runId);
+    if (early) this.onProgress(early);
+  }
+
+  async stop(runId: string): Promise<boolean> {
+    const { stopping } = await this.services.daemon.request(StopRun.type, { runId });
+    return stopping;
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+  }
+
+  private onProgress(progress: RunProgress): void {
+    const run = this.runs.get(progress.runId);
+    if (!run) {
+      this.early.set(progress.runId, progress);
+      if (this.early.size > 50) this.early.delete(this.early.keys().next().value!);
+      return;
+    }
+    if (run.progress && ENDED.has(run.progress.state)) return;
+    run.progress = progress;
+    if (progress.best && progress.best.id !== run.offeredBest) {
+      const best = progress.best;
+      run.offeredBest = best.id;
+      run.offering = run.offering.then(() => this.offer(run, best.id));
+    }
+    if (ENDED.has(progress.state)) {
+      run.end(progress);
+      this.updateContext();
+    }
+  }
+
+  /** Offers one program of the run as a proposal (not opened: the user opens the ones they like). */
+  private async offer(run: FollowedRun, programId: string): Promise<void> {
+    const { output, daemon, proposals } = this.services;
+    try {
+      const { program } = await daemon.request(GetProgram.type, { runId: run.runId, projectDir: run.projectDir, programId });
+      if (program.lineage.mutator === 'seed') return; // the unchanged selection is nothing to propose
+      const summary: RunSummary = { runId: run.runId, example: run.label, dir: run.runDir, state: 'running', startedAt: '', best: program.objective, evaluations: run.progress?.evaluations ?? 0 };
+      const input = await proposalForProgram(run.projectDir, summary, program);
+      const offer: OfferedProgram = { programId, title: input.title, file: input.uri.fsPath, region: input.region };
+      run.offers.push(offer);
+      try {
+        offer.proposalId = await proposals.add(input, { open: false });
+        run.proposals.push(offer.proposalId);
+      } catch (error) {
+        offer.error = (error as Error).message;
+        throw error;
+      }
+    } catch (error) {
+      output.warn(`run ${run.runId}: could not offer program ${programId.slice(0, 12)} as a proposal: ${(error as Error).message}`);
+    }
+  }
+
+  private async showProgress(run: FollowedRun, evaluationsGoal: number | undefined): Promise<void> {
+    let cancelled = false;
+    const last = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Peagen: evolving ${run.label}`, cancellable: true },
+      async (progress, token) => {
+        token.onCancellationRequested(() => {
+          cancelled = true;
+          this.stop(run.runId).then(
+            (stopping) =>
+              void vscode.window.showInformationMessage(
+                stopping
+                  ? `Peagen: stopping run ${run.runId}; it checkpoints, and \`peagen evolve run --resume ${run.runId}\` continues it.`
+                  : `Peagen: run ${run.runId} had already ended.`,
+              ),
+            (error: Error) => void vscode.window.showErrorMessage(`Peagen: could not stop run ${run.runId}: ${error.message}`),
+          );
+        });
+        let reported = 0;
+        const listener = this.services.daemon.onRunProgress((update) => {
+          if (update.runId !== run.runId) return;
+          const done = evaluationsGoal ? Math.min(100, (100 * update.evaluations) / evaluationsGoal) : undefined;
+          progress.report({ message: progressMessage(update), ...(done !== undefined && { increment: Math.max(0, done - reported) }) });
+          if (done !== undefined) reported = Math.max(reported, done);
+        });
+        try {
+          if (run.progress) progress.report({ message: progressMessage(run.progress) });
+          return await run.ended;
+        } finally {
+          listener.dispose();
+        }
+      },
+    );
+    await run.offering;
+    void this.announceEnd(run, last, cancelled);
+  }
+
+  private async announceEnd(run: FollowedRun, last: RunProgress, cancelled: boolean): Promise<void> {
+    const best = last.best;
+    const factor = best && last.seedObjective ? (last.direction === 'maximize' ? best.objective / last.seedObjective : last.seedObjective / best.objective) : undefined;
+    const gain = factor !== undefined && Number.isFinite(factor) ? ` (${factor.toFixed(1)}x the seed)` : '';
+    const summary = `Peagen: run ${run.runId} ${last.state}${last.stopReason ? ` (${last.stopReason})` : ''}: ${last.evaluations} evaluations${best ? `, best ${last.objectiveName} ${best.objective.toFixed(3)}${gain}` : ''}.`;
+    const bestProposal = run.proposals.at(-1);
+    if (!bestProposal) {
+      if (!cancelled || last.state !== 'interrupted') void vscode.window.showInformationMessage(`${summary} No improvement over the selection to propose.`);
+      return;
+    }
+    const choice = await vscode.window.showInformationMessage(summary, 'Open Best Proposal');
+    if (choice === 'Open Best Proposal') await vscode.commands.executeCommand('peagen.openProposal', bestProposal);
+  }
+
+  private updateContext(): void {
+    void vscode.commands.executeCommand('setContext', 'peagen.runActive', this.activeRuns().length > 0);
+  }
+}
+
+export function progressMessage(progress: RunProgress): string {
+  const best = progress.best ? `best ${progress.objectiveName} ${progress.best.objective.toFixed(2)}` : 'no best yet';
+  return `generation ${progress.generation} · ${progress.evaluations} evaluations · ${best}${progress.state === 'stopping' ? ' · stopping…' : ''}`;
+}

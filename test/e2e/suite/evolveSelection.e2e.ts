@@ -1,0 +1,158 @@
+/**
+ * Evolve Selection in a real VS Code: the function body of bad_sort.py evolved by a scripted
+ * model (an OpenAI-compatible server in this extension host, named in the window's LLM
+ * settings), its best children offered as proposals; a larger run cancelled from the progress
+ * notification's Cancel button stops with a checkpoint.
+ */
+import * as assert from 'node:assert/strict';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { PeagenApi } from '../../../extension/api';
+import { badSortResponder } from '../../fixtures/badSortMoves';
+import { startOpenAiServer, type WireServer } from '../../fixtures/llmWireServers';
+import { click, screenshot } from './driver';
+
+async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError instanceof Error ? ` (last error: ${lastError.message})` : ''}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+describe('Evolve Selection', function () {
+  this.timeout(150_000);
+  let api: PeagenApi;
+  let server: WireServer;
+  let folder: string;
+  const created: string[] = [];
+  const settings = () => vscode.workspace.getConfiguration('peagen');
+
+  const daemonPid = () =>
+    waitFor('the daemon to run', 60_000, async () => (api.state === 'running' || api.state === 'busy' ? (await api.status()).pid : undefined));
+  /**
+   * Changes one LLM setting and waits for the restart it causes (the setting reaches a daemon
+   * only in its environment), one at a time: a second change during a restart would race it.
+   */
+  async function changeLlmSetting(name: 'llm.baseUrl' | 'llm.model', value: string | undefined): Promise<void> {
+    const before = await daemonPid();
+    await settings().update(name, value, vscode.ConfigurationTarget.Global);
+    await waitFor(`a new daemon after changing peagen.${name}`, 60_000, async () => {
+      if (api.state !== 'running' && api.state !== 'busy') return undefined;
+      return (await api.status()).pid !== before ? true : undefined;
+    });
+  }
+  const llmCaps = async () => (await api.status()).workers.caps.includes('llm');
+
+  before(async function () {
+    this.timeout(90_000);
+    const extension = vscode.extensions.getExtension<PeagenApi>('peagen.peagen');
+    assert.ok(extension, 'the extension is not installed');
+    api = await extension.activate();
+    folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+    if (!fs.existsSync(path.join(folder, '.peagen'))) created.push(path.join(folder, '.peagen'));
+    server = await startOpenAiServer({ responder: badSortResponder({ seed: 7, improveProbability: 0.95, harmfulProbability: 0 }), latencyMs: 20 });
+    // Machine-scoped settings: written to the user settings (a workspace cannot hold them).
+    await changeLlmSetting('llm.baseUrl', server.baseUrl);
+    await changeLlmSetting('llm.model', 'gpt-4o-mini');
+    assert.equal(await llmCaps(), true, 'the daemon offers an LLM once its settings name one');
+  });
+
+  after(async function () {
+    this.timeout(90_000);
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('notifications.clearAll');
+    try {
+      await changeLlmSetting('llm.model', undefined);
+      await changeLlmSetting('llm.baseUrl', undefined);
+    } catch (error) {
+      console.log(`[e2e] the LLM settings were reset, but: ${(error as Error).message}`);
+    }
+    await server?.close();
+    for (const dir of created.reverse()) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Opens bad_sort.py with the body of bad_sort() selected; returns the selected lines. */
+  async function selectBadSortBody(): Promise<{ uri: vscode.Uri; body: { startLine: number; endLine: number } }> {
+    const uri = vscode.Uri.file(path.join(folder, 'bad_sort', 'bad_sort.py'));
+    const editor = await vscode.window.showTextDocument(uri);
+    const lines = editor.document.getText().split('\n');
+    const def = lines.findIndex((line) => line.startsWith('def bad_sort('));
+    const end = lines.findIndex((line, index) => index > def && line.startsWith('    return work'));
+    editor.selection = new vscode.Selection(def + 1, 0, end + 1, 0);
+    return { uri, body: { startLine: def + 1, endLine: end + 1 } };
+  }
+
+  /** The run's job and run directories, removed after the suite. */
+  function forget(runDir: string): void {
+    created.push(runDir);
+    const exampleDir = (JSON.parse(fs.readFileSync(path.join(runDir, 'run.json'), 'utf8')) as { exampleDir: string }).exampleDir;
+    created.push(exampleDir);
+  }
+
+  it('evolves the selected function body with the scripted model: a better best than the seed, offered as proposals of that block', async () => {
+    const { uri } = await selectBadSortBody();
+    const { runId } = await api.evolve.evolveSelection({ exampleConfig: path.join(folder, 'bad_sort', 'peagen.example.json'), stop: { evaluations: 8 }, mutator: 'llm-patch', quick: true, workers: 2, confirm: true });
+    const run = api.evolve.lastRun();
+    assert.equal(run?.runId, runId);
+    forget(run.runDir);
+    await screenshot('evolve-selection-progress');
+    const last = await waitFor('the run to finish', 120_000, () => {
+      const progress = api.evolve.lastRun()?.progress;
+      return progress && progress.state !== 'running' && progress.state !== 'stopping' ? progress : undefined;
+    });
+    assert.equal(last.state, 'finished', `stopped by ${last.stopReason}`);
+    assert.equal(last.mutator, 'llm-patch');
+    assert.ok(server.requests.length > 0, 'the scripted model was called');
+    assert.ok(last.best && last.seedObjective !== null && last.best.objective > last.seedObjective, `best ${last.best?.objective} vs seed ${last.seedObjective}`);
+
+    // The best children were offered, each mapped onto bad_sort.py's EVOLVE-BLOCK (the file's
+    // block holds the selection, so the whole block is what a proposal replaces).
+    const offers = await waitFor('the best children to be offered', 30_000, () => {
+      const found = api.evolve.lastRun()?.offers ?? [];
+      return found.some((offer) => offer.programId === last.best!.id) ? found : undefined;
+    });
+    const lines = (await vscode.workspace.openTextDocument(uri)).getText().split('\n');
+    const block = { startLine: lines.findIndex((line) => line.includes('EVOLVE-BLOCK-START')) + 1, endLine: lines.findIndex((line) => line.includes('EVOLVE-BLOCK-END')) };
+    for (const offer of offers) {
+      assert.equal(offer.file, uri.fsPath);
+      assert.deepEqual(offer.region, block);
+      assert.match(offer.title, /^speedup \d+(\.\d)? \(gen \d+, openai\/gpt-4o-mini\)$/);
+    }
+    const proposalsApi = api.proposals as { list?: () => { id: string; source: { runId?: string } }[] | Promise<{ id: string; source: { runId?: string } }[]> };
+    if (typeof proposalsApi.list === 'function') {
+      const listed = await proposalsApi.list();
+      assert.ok(listed.filter((proposal) => proposal.source.runId === runId).length >= 1, 'the proposals list holds the run\'s proposals');
+    }
+    await screenshot('evolve-selection-finished');
+  });
+
+  it('Cancel on the progress notification stops the run: interrupted, with its checkpoint', async () => {
+    await selectBadSortBody();
+    await vscode.commands.executeCommand('notifications.clearAll');
+    const { runId } = await api.evolve.evolveSelection({ exampleConfig: path.join(folder, 'bad_sort', 'peagen.example.json'), stop: { evaluations: 400 }, mutator: 'llm-patch', quick: true, workers: 1, confirm: true });
+    const run = api.evolve.lastRun()!;
+    forget(run.runDir);
+    await waitFor('the run to evaluate something', 60_000, () => ((api.evolve.lastRun()?.progress?.evaluations ?? 0) >= 1 ? true : undefined));
+    await screenshot('evolve-selection-cancel');
+    await waitFor('the Cancel button of the progress notification', 30_000, async () => {
+      await click('.notifications-toasts .monaco-button', 'Cancel');
+      return true;
+    });
+    const last = await waitFor('the run to stop', 60_000, () => {
+      const progress = api.evolve.lastRun()?.progress;
+      return progress?.runId === runId && progress.state !== 'running' && progress.state !== 'stopping' ? progress : undefined;
+    });
+    assert.equal(last.state, 'interrupted');
+    assert.ok(last.evaluations < 400);
+    assert.ok(fs.existsSync(path.join(run.runDir, 'checkpoint.json')), 'the run checkpointed');
+  });
+});
