@@ -143,11 +143,17 @@ export class DaemonConnection implements vscode.Disposable {
     this.setState('stopped', 'stopped by request');
   }
 
-  async restart(): Promise<void> {
-    this.restarts = [];
-    await this.stop();
-    await this.start();
+  /** One restart at a time: overlapping ones (a setting and a secret changed together) would race for the daemon. */
+  restart(): Promise<void> {
+    const next = this.restarting.catch(() => {}).then(async () => {
+      this.restarts = [];
+      await this.stop();
+      await this.start();
+    });
+    this.restarting = next;
+    return next;
   }
+  private restarting: Promise<void> = Promise.resolve();
 
   async status(): Promise<Status.Response> {
     return this.ready().sendRequest(Status.type);
