@@ -117,6 +117,15 @@ describe('The shared cluster from VS Code', function () {
     }
   });
 
+  afterEach(function () {
+    // The extension host's logs stay on the server side: show the Peagen log where it failed.
+    if (this.currentTest?.state !== 'failed' || !api) return;
+    for (const file of filesUnder(api.cluster.logDirectory)) {
+      const lines = fs.readFileSync(file, 'utf8').trimEnd().split('\n');
+      console.log(`[e2e] last lines of ${file}:\n${lines.slice(-40).join('\n')}`);
+    }
+  });
+
   it('stores the Redis password in secret storage, moves the daemon onto the Redis queue and shows the cluster and its host', async function () {
     assert.ok(redis);
     const saved = await atMost(vscode.commands.executeCommand<SecretCommandResult>('peagen.setRedisPassword', { value: password }), 60_000);
@@ -154,7 +163,7 @@ describe('The shared cluster from VS Code', function () {
     // everything the daemon keeps under PEAGEN_HOME.
     const logs = filesUnder(api.cluster.logDirectory);
     await waitFor(`the Peagen log under ${api.cluster.logDirectory} (files: ${logs.join(', ')})`, 30_000, () =>
-      filesContaining(filesUnder(api.cluster.logDirectory), 'Redis password saved').length > 0 ? true : undefined,
+      filesContaining(filesUnder(api.cluster.logDirectory), 'saved in VS Code').length > 0 ? true : undefined,
     );
     const home = process.env.PEAGEN_HOME ?? path.join(os.homedir(), '.peagen');
     const everything = [...filesUnder(api.cluster.logDirectory), ...filesUnder(home)];
