@@ -14,7 +14,10 @@ export interface ProposalInput {
   baseVersion?: number;
   /** The lines the proposal replaces: 0-based, `endLine` exclusive, lines of `baseText`. */
   region: { startLine: number; endLine: number };
-  /** The new text of those lines (without a trailing newline of the last one). */
+  /**
+   * The new text of those lines (without a trailing newline of the last one; its line breaks
+   * become the file's). An empty string removes the lines.
+   */
   replacement: string;
   /** One line for the diff title, CodeLens and notifications, e.g. "speedup 12.3 (generation 4)". */
   title: string;
@@ -30,6 +33,9 @@ export interface ProposalSummary {
   region: { startLine: number; endLine: number };
   source: ProposalInput['source'];
   state: 'open' | 'accepted' | 'rejected' | 'refused';
+  /** The read-only `peagen-proposal:` document showing the file with the proposal applied. */
+  proposalUri?: string;
+  evaluationError?: string;
 }
 
 export interface ProposalSink {

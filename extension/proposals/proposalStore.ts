@@ -1,0 +1,89 @@
+/**
+ * The proposals of this window, in memory (no vscode runtime import: unit-tested). Each keeps
+ * its input and a snapshot of the base text for the stale guard; a proposal is `open` until it
+ * is accepted, rejected, or refused as stale.
+ */
+import type { ProposalInput, ProposalSummary } from './proposal';
+import { replaceRegion } from './regionText';
+import { placeRegion, snapshotBase, type BaseSnapshot } from './staleGuard';
+
+export type ProposalState = ProposalSummary['state'];
+
+export interface ProposalRecord {
+  readonly id: string;
+  readonly input: ProposalInput;
+  /** `input.uri.toString()`: how files are compared. */
+  readonly fileKey: string;
+  readonly base: BaseSnapshot;
+  state: ProposalState;
+}
+
+export class ProposalStore {
+  private readonly records = new Map<string, ProposalRecord>();
+  private readonly listeners = new Set<(record: ProposalRecord) => void>();
+  private nextNumber = 1;
+
+  /** Throws, saying why, when the region is not within the base text. */
+  add(input: ProposalInput): ProposalRecord {
+    const base = snapshotBase(input.baseText, input.region);
+    const record: ProposalRecord = { id: `proposal-${this.nextNumber++}`, input, fileKey: input.uri.toString(), base, state: 'open' };
+    this.records.set(record.id, record);
+    this.fire(record);
+    return record;
+  }
+
+  get(id: string): ProposalRecord | undefined {
+    return this.records.get(id);
+  }
+
+  all(): ProposalRecord[] {
+    return [...this.records.values()];
+  }
+
+  /** The open proposals of the file whose URI string is `fileKey`. */
+  openFor(fileKey: string): ProposalRecord[] {
+    return this.all().filter((record) => record.state === 'open' && record.fileKey === fileKey);
+  }
+
+  setState(id: string, state: ProposalState): void {
+    const record = this.records.get(id);
+    if (!record || record.state === state) return;
+    record.state = state;
+    this.fire(record);
+  }
+
+  /** Called with each proposal added or changing state. */
+  onDidChange(listener: (record: ProposalRecord) => void): { dispose(): void } {
+    this.listeners.add(listener);
+    return { dispose: () => this.listeners.delete(listener) };
+  }
+
+  private fire(record: ProposalRecord): void {
+    for (const listener of this.listeners) listener(record);
+  }
+}
+
+export function summarize(record: ProposalRecord, proposalUri?: string): ProposalSummary {
+  const { input } = record;
+  return {
+    id: record.id,
+    uri: record.fileKey,
+    title: input.title,
+    region: { ...input.region },
+    source: input.source,
+    state: record.state,
+    ...(proposalUri !== undefined && { proposalUri }),
+    ...(input.evaluationError !== undefined && { evaluationError: input.evaluationError }),
+  };
+}
+
+/**
+ * What the `peagen-proposal:` document shows: the current text with the proposal applied where
+ * the stale guard places it, so its diff shows only the proposal's change; when it cannot be
+ * placed, the base text with the proposal applied (what was proposed, for reading).
+ */
+export function proposedText(record: ProposalRecord, currentText: string): string {
+  const placement = placeRegion(record.base, currentText);
+  const { input } = record;
+  return placement.ok ? replaceRegion(currentText, placement.region, input.replacement) : replaceRegion(input.baseText, input.region, input.replacement);
+}
