@@ -101,7 +101,8 @@ export class DaemonConnection implements vscode.Disposable {
       outputChannel: this.output,
       errorHandler: {
         error: (): ErrorHandlerResult => ({ action: ErrorAction.Continue }),
-        closed: (): CloseHandlerResult => this.onClosed(),
+        // A replaced client (a restart while it was failing) must not restart or flip the state of its successor.
+        closed: (): CloseHandlerResult => (this.client === client ? this.onClosed() : { action: CloseAction.DoNotRestart, handled: true }),
       },
     });
     this.client = client;
@@ -143,11 +144,17 @@ export class DaemonConnection implements vscode.Disposable {
     this.setState('stopped', 'stopped by request');
   }
 
-  async restart(): Promise<void> {
-    this.restarts = [];
-    await this.stop();
-    await this.start();
+  /** One restart at a time: overlapping ones (a setting and a secret changed together) would race for the daemon. */
+  restart(): Promise<void> {
+    const next = this.restarting.catch(() => {}).then(async () => {
+      this.restarts = [];
+      await this.stop();
+      await this.start();
+    });
+    this.restarting = next;
+    return next;
   }
+  private restarting: Promise<void> = Promise.resolve();
 
   async status(): Promise<Status.Response> {
     return this.ready().sendRequest(Status.type);
@@ -244,8 +251,9 @@ export class DaemonConnection implements vscode.Disposable {
       const status = this.serverStatus;
       this.setState(status && !status.quiescent ? 'busy' : 'running', status?.message ?? `daemon ${reply.daemonVersion}, pid ${reply.pid}`);
     } catch (error) {
-      this.setState('error', (error as Error).message);
       this.output.error(`handshake failed: ${(error as Error).message}`);
+      if (this.client !== client) return; // a replaced client's failure is not the current state
+      this.setState('error', (error as Error).message);
     }
   }
 

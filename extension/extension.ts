@@ -20,7 +20,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Peagen
   const output = vscode.window.createOutputChannel('Peagen', { log: true });
   const cluster = registerCluster(context, output);
   daemon = new DaemonConnection(context, output, cluster.environment);
-  const statusBar = new DaemonStatusBar(daemon);
+  const statusBar = new DaemonStatusBar(daemon, cluster.connect(daemon));
   context.subscriptions.push(output, daemon, statusBar, ...cluster.disposables, ...registerCommands(daemon));
   const setRunning = (): void => void vscode.commands.executeCommand('setContext', 'peagen.daemonRunning', daemon?.state === 'running' || daemon?.state === 'busy');
   context.subscriptions.push(daemon.onDidChangeState(setRunning));

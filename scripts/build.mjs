@@ -3,7 +3,8 @@
 // `npm run typecheck`; esbuild only strips types.
 import * as esbuild from 'esbuild';
 import { chmodSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { writeJsonSchemas } from './jsonSchemas.mjs';
 
 const production = process.argv.includes('--production');
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
@@ -55,3 +56,5 @@ await Promise.all([
   }),
 ]);
 chmodSync('dist/cli.js', 0o755);
+// jsonValidation (package.json) points VS Code at these; generated from the transpiled zod schemas.
+writeJsonSchemas(resolve('out'), resolve('dist', 'schemas'));

@@ -1,0 +1,116 @@
+// JSON schemas for VS Code's jsonValidation (package.json contributes.jsonValidation):
+// dist/schemas/peagen.schema.json for peagen.json and dist/schemas/peagen.example.schema.json
+// for peagen.example.json, generated from the zod schemas the daemon itself validates with, so
+// the editor's completion and errors can never disagree with `peagen`.
+//
+// The zod schemas document their fields in comments; the hover texts live here, by key path
+// (`a.b[].c`: `[]` steps into array items). test/unit/jsonSchemas.test.ts fails when a field has
+// no description, and this script fails when a description names a field that no longer exists.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+
+const CONFIG_DESCRIPTIONS = {
+  '': 'Peagen project settings (peagen.json). Environment variables (QUEUE_URL, WORKER_CAPS, ...) override them; secrets never go here.',
+  queue: 'The task queue the daemon and its workers share.',
+  'queue.url':
+    'memory:// (private to one daemon) or redis://host[:port][/db][?prefix=NAME] (rediss:// for TLS) for a shared cluster. Keep the password out of this file: set PEAGEN_REDIS_PASSWORD (in VS Code: "Peagen: Set Redis Password").',
+  'queue.leaseMs': 'How long a claimed task is leased to its worker (ms); a worker that dies loses it and the task runs again.',
+  'queue.maxAttempts': 'Deliveries of a task before it goes to the dead-letter list with its reason.',
+  'queue.retryBaseMs': 'Back-off before the first retry of a retryable failure (ms); doubled on each further attempt.',
+  worker: 'The worker slots that run tasks.',
+  'worker.caps': 'Capabilities this worker offers (cpu, llm, docker, gpu, ...): it runs only tasks whose requirements they cover.',
+  'worker.concurrency': 'Tasks run at the same time (1 to 256).',
+  'worker.mode': 'in-process: tasks run inside the worker; one-shot: a fresh process per task.',
+  'worker.plugins': 'Modules that register more task handlers (paths or package names).',
+  'worker.exitAfterIdleMs': 'A standalone worker exits after this long without work (ms): scale to zero.',
+  sandbox: 'Where candidate programs run: a single-use sandbox destroyed afterwards.',
+  'sandbox.executor':
+    'auto: docker if an engine and the image are there, else bwrap, else process (no isolation; it warns). `peagen daemon status` says which and why.',
+  'sandbox.image': 'Docker image of the docker executor (`peagen sandbox image build` builds it offline).',
+  'sandbox.dockerHost': 'Docker engine to use (e.g. unix:///var/run/docker.sock); default: DOCKER_HOST or the local engine.',
+  daemon: 'The Peagen daemon.',
+  'daemon.listen': 'Where other clients connect: unix:/path or tcp:127.0.0.1:PORT. Default: a socket in the state directory (~/.peagen).',
+  'daemon.workers': 'Run worker slots inside the daemon (default). false on a coordinator whose tasks run on `peagen worker start` elsewhere.',
+  llm: 'Which models write patches. Without backends, the environment decides (OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY); with none, an offline mutator works. Keys never go here.',
+  'llm.backends': 'The models of the ensemble.',
+  'llm.backends[]': 'One model.',
+  'llm.backends[].name': 'Name of this backend in reports (letters, digits, ".", "_", "-").',
+  'llm.backends[].provider': 'openai (also any OpenAI-compatible server: Ollama, vLLM, LM Studio, OpenRouter) or anthropic.',
+  'llm.backends[].model': 'Model name, e.g. gpt-4o-mini.',
+  'llm.backends[].baseUrl': 'Endpoint of an OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1 for Ollama.',
+  'llm.backends[].apiKeyEnv': 'The environment variable that holds the key (default OPENAI_API_KEY / ANTHROPIC_API_KEY). The key itself never goes here.',
+  'llm.backends[].weight': 'Share of calls under weighted routing.',
+  'llm.backends[].temperature': 'Sampling temperature for this model (0 to 2); default: llm.temperature.',
+  'llm.backends[].maxTokens': 'Largest answer asked for; budgets reserve this much per call.',
+  'llm.backends[].timeoutMs': 'Time allowed for one call (ms).',
+  'llm.backends[].maxRetries': 'Retries of a failed call (0 to 10).',
+  'llm.backends[].pricing': 'Prices for the spend estimate and --budget-usd.',
+  'llm.backends[].pricing.inputPerMTok': 'USD per million input tokens.',
+  'llm.backends[].pricing.outputPerMTok': 'USD per million output tokens.',
+  'llm.routing': 'weighted: by each backend\'s weight; bandit: learns which model improves most per dollar.',
+  'llm.temperature': 'Sampling temperature (0 to 2).',
+  'llm.repairAttempts': 'An answer that does not apply goes back to the model with the reason, up to this many times (0 to 5).',
+  'llm.allowRewrite': 'Also accept an answer that rewrites a whole EVOLVE-BLOCK in one fenced block.',
+};
+
+const EXAMPLE_DESCRIPTIONS = {
+  '': 'A Peagen example (peagen.example.json): the program to evolve and the trusted evaluator that scores it.',
+  name: 'Name of the example.',
+  description: 'What the example is about.',
+  language: 'Language of the program (python, javascript, ...).',
+  program: 'The file the mutator edits, relative to this directory; its EVOLVE-BLOCK-START/END regions are what changes.',
+  entry: 'The function the evaluator calls.',
+  evaluator: 'The evaluator command (argv), run with this directory as cwd; {program} is the candidate\'s path. It prints one JSON line: {"correct", "objective", "direction", "metrics", "error"}.',
+  objective: 'What the evaluator optimises.',
+  'objective.name': 'Name of the objective (e.g. speedup).',
+  'objective.direction': 'maximize or minimize; the evaluator must print the same.',
+  limits: 'Hard limits of one evaluation run.',
+  'limits.timeoutMs': 'Wall time (ms); everything the run started is killed after it.',
+  'limits.memoryMb': 'Memory (MiB).',
+  'limits.pids': 'Processes and threads.',
+  features: 'The MAP-Elites feature axes. Default: the objective (log-spaced bins) and the code length.',
+  'features[]': 'One axis of the MAP-Elites grid.',
+  'features[].name': 'Name of the axis.',
+  'features[].from': 'objective, metric:NAME (a metric the evaluator prints), codeLength (characters) or lines.',
+  'features[].bins': 'Ascending bin edges; a value\'s bin is the number of edges at or below it.',
+};
+
+/** The sub-schema at `keyPath` (`a.b[].c`), or undefined. */
+function at(schema, keyPath) {
+  let node = schema;
+  if (keyPath === '') return node;
+  for (const step of keyPath.split('.')) {
+    const items = step.endsWith('[]');
+    const key = items ? step.slice(0, -2) : step;
+    node = node?.properties?.[key];
+    if (items) node = node?.items;
+    if (!node) return undefined;
+  }
+  return node;
+}
+
+function describe(schema, descriptions, file) {
+  for (const [keyPath, description] of Object.entries(descriptions)) {
+    const node = at(schema, keyPath);
+    if (!node) throw new Error(`scripts/jsonSchemas.mjs: ${file} has no field "${keyPath}" any more; update its description`);
+    node.description = description;
+  }
+  return schema;
+}
+
+/** Writes both schemas into `dir`, from the transpiled sources in `outDir` (see build.mjs). */
+export function writeJsonSchemas(outDir, dir) {
+  const require = createRequire(join(outDir, 'index.js'));
+  const { z } = require('zod');
+  const { ConfigSchema } = require(join(outDir, 'daemon', 'config.js'));
+  const { ExampleConfigSchema } = require(join(outDir, 'shared', 'evaluation.js'));
+  // draft-7: the draft VS Code's JSON language service supports best. io 'input': what a
+  // person writes (defaults make fields optional), not what the daemon holds after parsing.
+  const generate = (schema) => z.toJSONSchema(schema, { io: 'input', target: 'draft-7' });
+  mkdirSync(dir, { recursive: true });
+  const write = (name, schema, descriptions) =>
+    writeFileSync(join(dir, name), `${JSON.stringify(describe(generate(schema), descriptions, name), null, 2)}\n`);
+  write('peagen.schema.json', ConfigSchema, CONFIG_DESCRIPTIONS);
+  write('peagen.example.schema.json', ExampleConfigSchema, EXAMPLE_DESCRIPTIONS);
+}
