@@ -149,5 +149,24 @@ describe('Evolution view', function () {
 
     await api.evolution.revealRun(runId, 2);
     await screenshot('evolution-view');
+
+    // The best elite's inline actions: its diff against the workspace file (a run of the
+    // example itself: the whole program file), its code, its lineage back to the seed.
+    const bestRow = flatten(finished.children).find((row) => row.label.startsWith('★ speedup'));
+    const programId = bestRow?.id.split(':').pop();
+    assert.ok(programId && /^[0-9a-f]{64}$/.test(programId), `the best elite row names its program: ${bestRow?.id}`);
+    const elite = { runId, programId };
+    const proposalId = await vscode.commands.executeCommand<string | undefined>('peagen.openEliteDiff', elite);
+    assert.ok(proposalId, 'Open Diff made a proposal');
+    const proposal = api.proposals.list().find((entry) => entry.id === proposalId);
+    assert.equal(proposal?.source.kind, 'elite');
+    assert.equal(vscode.Uri.parse(proposal.uri).fsPath, path.join(folder, 'bad_sort', 'bad_sort.py'));
+    const code = await vscode.commands.executeCommand<string | undefined>('peagen.copyElite', elite);
+    assert.equal(await vscode.env.clipboard.readText(), code);
+    assert.ok(code?.includes('def bad_sort'), 'the copied code is the program');
+    const lineage = await vscode.commands.executeCommand<{ mutator?: string }[] | undefined>('peagen.showLineage', elite, { choose: null });
+    assert.ok(lineage && lineage.length >= 1, 'the lineage lists at least the elite itself');
+    const outcome = await vscode.commands.executeCommand<{ outcome: string }>('peagen.rejectProposal', proposalId);
+    assert.equal(outcome.outcome, 'rejected');
   });
 });

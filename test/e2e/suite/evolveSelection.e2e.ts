@@ -127,12 +127,23 @@ describe('Evolve Selection', function () {
       assert.deepEqual(offer.region, block);
       assert.match(offer.title, /^speedup \d+(\.\d)? \(gen \d+, openai\/gpt-4o-mini\)$/);
     }
-    const proposalsApi = api.proposals as { list?: () => { id: string; source: { runId?: string } }[] | Promise<{ id: string; source: { runId?: string } }[]> };
-    if (typeof proposalsApi.list === 'function') {
-      const listed = await proposalsApi.list();
-      assert.ok(listed.filter((proposal) => proposal.source.runId === runId).length >= 1, 'the proposals list holds the run\'s proposals');
-    }
     await screenshot('evolve-selection-finished');
+
+    // What the user does next: open the best proposal's diff, Accept it, and Undo it once.
+    const bestProposal = api.proposals.list().find((proposal) => proposal.source.runId === runId && proposal.source.programId === last.best!.id);
+    assert.ok(bestProposal?.proposalUri, `the best child is a proposal: ${JSON.stringify(api.proposals.list())}`);
+    const document = await vscode.workspace.openTextDocument(uri);
+    const before = document.getText();
+    await vscode.commands.executeCommand('peagen.openProposal', bestProposal.id);
+    const proposed = (await vscode.workspace.openTextDocument(vscode.Uri.parse(bestProposal.proposalUri))).getText();
+    assert.notEqual(proposed, before, 'the proposal changes the file');
+    await screenshot('evolve-selection-proposal-diff');
+    const outcome = await vscode.commands.executeCommand<{ outcome: string }>('peagen.acceptProposal', bestProposal.id);
+    assert.equal(outcome.outcome, 'accepted');
+    assert.equal(document.getText(), proposed, 'Accept puts the proposed text into the file');
+    await vscode.commands.executeCommand('undo');
+    assert.equal(document.getText(), before, 'one Undo restores the file');
+    assert.equal(document.isDirty, false);
   });
 
   it('Cancel on the progress notification stops the run: interrupted, with its checkpoint', async () => {
