@@ -56,7 +56,8 @@ export class EliteCommands {
     const dir = folder();
     const [{ program }, run] = await Promise.all([this.program(ref), this.run(ref.runId)]);
     const input = await proposalForProgram(dir, run, program);
-    return this.services.proposals.add(input, { open });
+    // Picked in the view: an elite, whichever run produced it.
+    return this.services.proposals.add({ ...input, source: { ...input.source, kind: 'elite' } }, { open });
   }
 
   async accept(ref: EliteRef): Promise<string> {
