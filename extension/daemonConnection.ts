@@ -95,6 +95,18 @@ export class DaemonConnection implements vscode.Disposable {
     if (this.client) return;
     this.setState('starting', '');
     this.target = this.findDaemon();
+    if (this.target) {
+      // Reach the socket first: the language client would report a refused connection as a
+      // notification with a stack trace; the user needs one line saying which setting to fix.
+      const unreachable = await reachable(this.target.address);
+      if (unreachable && this.target.address === this.configuredAddress()) {
+        const message = `cannot reach the daemon at ${this.target.address} (${unreachable}): check peagen.daemon.address (and peagen.daemon.tokenFile)`;
+        this.setState('error', message);
+        throw new Error(message);
+      }
+      // The daemon found running for this user went away meanwhile: start our own.
+      if (unreachable) this.target = undefined;
+    }
     const serverOptions = this.target ? this.socketServer(this.target.address) : this.bundledServer(await this.environment());
     const client = new LanguageClient('peagen', 'Peagen Daemon', serverOptions, {
       documentSelector: [],
@@ -296,4 +308,26 @@ export class DaemonConnection implements vscode.Disposable {
     this.detail = detail;
     if (changed) this.stateEmitter.fire(state);
   }
+}
+
+/** Undefined when a connection to `address` opens (and is closed again at once), else why not. */
+function reachable(address: string, timeoutMs = 3_000): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    let options: net.NetConnectOpts;
+    try {
+      options = connectOptions(parseAddress(address));
+    } catch (error) {
+      resolve((error as Error).message);
+      return;
+    }
+    const socket = net.connect(options);
+    const done = (why: string | undefined): void => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(why);
+    };
+    const timer = setTimeout(() => done(`no answer within ${timeoutMs} ms`), timeoutMs);
+    socket.once('connect', () => done(undefined));
+    socket.once('error', (error: NodeJS.ErrnoException) => done(error.code ?? error.message));
+  });
 }
