@@ -246,22 +246,60 @@ const PROGRAM = __PROGRAM__;
 const REFERENCE = __REFERENCE__;
 
 const TIMER = String.raw` + '`' + String.raw`
-const [file, name, seedText, quick] = process.argv.slice(1);
+const [file, name, seedText, quick, kindsText] = process.argv.slice(1);
 let seed = Number(seedText) >>> 0;
 const random = () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 4294967296);
 const loaded = require(file);
 const fn = typeof loaded === 'function' ? loaded : loaded[name];
 if (typeof fn !== 'function') throw new Error(name + ' is not exported by ' + file);
-/** Arguments for one timed call, guessed from the parameter count: edit to taste. */
+/** The parameters' names, from the function's source (defaults and rest parameters dropped). */
+function paramNames() {
+  const source = Function.prototype.toString.call(fn);
+  const list = /^[^(=]*\(([^)]*)\)/.exec(source) || /^\s*(?:async\s+)?([A-Za-z_$][\w$]*)\s*=>/.exec(source);
+  return (list ? list[1].split(',') : []).map((param) => param.trim()).filter((param) => param && !/[=.]/.test(param)).slice(0, fn.length);
+}
+/** What kind of value a parameter takes, guessed from its name: edit to taste. */
+function guessKind(param) {
+  if (/^(n|k|m|i|j|num|count|size|index|depth|limit|steps?)$|^n[A-Z_]|(Count|Size|Index|Num)$/.test(param)) return 'int';
+  if (/^(s|str|text|word|name|key|string)$|(Str|Text|Name)$/.test(param)) return 'string';
+  return 'list';
+}
+function sample(kind, size) {
+  if (kind === 'int') return 10 + Math.floor(random() * 11);
+  if (kind === 'string') return Array.from({ length: size }, () => 'abcdefgh'[Math.floor(random() * 8)]).join('');
+  return Array.from({ length: size }, () => Math.floor(random() * 2e6) - 1e6);
+}
+/**
+ * The kinds of the arguments: given (the reference decided them), else the guess from the
+ * names or, when the function throws on that, the first of all-list, all-int, all-string it accepts.
+ */
+function decideKinds() {
+  if (kindsText) return kindsText.split(',').filter(Boolean);
+  const guess = paramNames().map(guessKind);
+  const count = Math.max(fn.length, guess.length);
+  const tries = [guess, ...['list', 'int', 'string'].map((kind) => Array.from({ length: count }, () => kind))];
+  for (const kinds of tries) {
+    try {
+      fn(...kinds.map((kind) => sample(kind, 10)));
+      return kinds;
+    } catch {
+      // not this kind of argument
+    }
+  }
+  return guess;
+}
+const kinds = decideKinds();
+seed = Number(seedText) >>> 0; // the probe drew numbers: both programs get the same calls
+/** Arguments for one timed call: edit to taste. */
 function sampleArgs(size) {
-  return Array.from({ length: fn.length }, () => Array.from({ length: size }, () => Math.floor(random() * 2e6) - 1e6));
+  return kinds.map((kind) => sample(kind, size));
 }
 const calls = Array.from({ length: quick === '1' ? 5 : 10 }, () => sampleArgs(quick === '1' ? 100 : 400));
 const answers = [];
 const start = process.cpuUsage();
 for (const args of calls) answers.push(String(JSON.stringify(fn(...args), (k, v) => (typeof v === 'bigint' ? v.toString() + 'n' : v))));
 const used = process.cpuUsage(start);
-console.log(JSON.stringify({ cpu: (used.user + used.system) / 1e6, answers }));
+console.log(JSON.stringify({ cpu: (used.user + used.system) / 1e6, answers, kinds: kinds.join(',') }));
 ` + '`' + String.raw`;
 
 function result(correct, objective, error, metrics) {
@@ -286,8 +324,8 @@ function hasTests(root) {
   return false;
 }
 
-function timeCalls(file, seed, quick) {
-  const { code, out } = run(['-e', TIMER, file, FUNCTION, String(seed), quick ? '1' : '0'], path.dirname(file));
+function timeCalls(file, seed, quick, kinds) {
+  const { code, out } = run(['-e', TIMER, file, FUNCTION, String(seed), quick ? '1' : '0', kinds || ''], path.dirname(file));
   if (code !== 0) return { error: out };
   return { timing: JSON.parse(out.trim().split('\n').pop()) };
 }
@@ -311,13 +349,14 @@ function main() {
       const load = run(['-e', 'require(process.argv[1])', candidate], copy);
       if (load.code !== 0) result(false, 0, 'the program does not load:\n' + load.out);
     }
-    const mine = timeCalls(candidate, seed, quick);
-    if (mine.error) result(false, 0, 'calling ' + FUNCTION + ' failed:\n' + mine.error);
+    // The reference decides what kind of arguments the function takes; the candidate gets the same.
     const reference = timeCalls(path.join(copy, REFERENCE), seed, quick);
     if (reference.error) {
       console.error('the reference itself failed: ' + reference.error);
       process.exit(2);
     }
+    const mine = timeCalls(candidate, seed, quick, reference.timing.kinds);
+    if (mine.error) result(false, 0, 'calling ' + FUNCTION + ' failed:\n' + mine.error);
     for (let i = 0; i < mine.timing.answers.length; i++) {
       if (mine.timing.answers[i] !== reference.timing.answers[i]) {
         result(false, 0, 'call ' + (i + 1) + ' of ' + FUNCTION + ' answered ' + mine.timing.answers[i].slice(0, 200) + ', the reference ' + reference.timing.answers[i].slice(0, 200));

@@ -1,6 +1,7 @@
 /**
  * "Scaffold an evaluator for <function>…": the function the selection is about, and the
- * scaffolded Python evaluator run for real on a correct, a faster and a wrong candidate.
+ * scaffolded Python and JavaScript evaluators run for real on a correct, a faster and a wrong
+ * candidate.
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -10,6 +11,7 @@ import * as path from 'node:path';
 import { functionAt, scaffoldFiles } from '../../extension/evolve/scaffoldEvaluator';
 import { ExampleConfigSchema } from '../../shared/evaluation';
 
+const FIB_JS = path.join(__dirname, '..', '..', '..', 'examples', 'slow_fib_js', 'fib.js');
 const SLOW = ['def total(values: list[int]) -> int:', '    out = 0', '    for v in values:', '        for _ in range(50):', '            pass', '        out += v', '    return out', ''].join('\n');
 
 describe('Evolve Selection: scaffolded evaluators', function () {
@@ -46,6 +48,45 @@ describe('Evolve Selection: scaffolded evaluators', function () {
       const wrong = score('def total(values: list[int]) -> int:\n    return 0\n');
       assert.equal(wrong.correct, false);
       assert.match(wrong.error ?? '', /answered 0, the reference/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('the JavaScript evaluator for fib() of examples/slow_fib_js: the program as it is scores correct, a faster one above 1, wrong answers fail', () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-scaffold-js-'));
+    try {
+      const text = fs.readFileSync(FIB_JS, 'utf8');
+      const program = path.join(dir, 'fib.js');
+      fs.writeFileSync(program, text);
+      const lines = text.split('\n');
+      const def = lines.findIndex((line) => line.startsWith('function fib('));
+      const functionName = functionAt(lines, { startLine: def + 1, endLine: def + 5 }, 'javascript');
+      assert.equal(functionName, 'fib');
+      const { files, config } = scaffoldFiles({ fileName: 'fib.js', text, functionName, language: 'javascript' });
+      assert.ok(ExampleConfigSchema.safeParse(JSON.parse(files['peagen.example.json']!)).success);
+      assert.deepEqual(config.evaluator, ['node', 'peagen_evaluate.js', '{program}']);
+      for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
+      const score = (file: string): { correct: boolean; objective: number; error?: string } => {
+        const args = config.evaluator.slice(1).map((arg) => arg.replace('{program}', file));
+        const run = spawnSync(config.evaluator[0]!, [...args, '--quick'], { cwd: dir, encoding: 'utf8' });
+        assert.equal(run.status, 0, run.stderr);
+        return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { correct: boolean; objective: number; error?: string };
+      };
+      const same = score(program);
+      assert.equal(same.correct, true, same.error);
+      assert.ok(same.objective > 0, `speedup ${same.objective}`);
+
+      const fast = path.join(dir, 'fast.js');
+      fs.writeFileSync(fast, "'use strict';\nfunction fib(n) {\n  let a = 0n;\n  let b = 1n;\n  for (let i = 0; i < n; i++) [a, b] = [b, a + b];\n  return a;\n}\nmodule.exports = { fib };\n");
+      const faster = score(fast);
+      assert.equal(faster.correct, true, faster.error);
+      assert.ok(faster.objective > 2, `speedup ${faster.objective}`);
+
+      fs.writeFileSync(program, text.replace('if (m < 2) return toBig(m);', 'if (m < 2) return toBig(m + 1);'));
+      const wrong = score(program);
+      assert.equal(wrong.correct, false);
+      assert.match(wrong.error ?? '', /^call 1 of fib answered "\d+n", the reference "\d+n"$/);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
