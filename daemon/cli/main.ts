@@ -113,7 +113,7 @@ async function main(): Promise<void> {
         return;
       }
     } else {
-      report = reportOf(error);
+      report = interruptedOutside ? { code: 'interrupted', message: 'interrupted', exitCode: ExitCode.Interrupted } : reportOf(error);
     }
   }
   process.exitCode = report.exitCode;
@@ -131,8 +131,15 @@ async function main(): Promise<void> {
  */
 function interruptedOutsideCommand(): void {
   if (process.listenerCount('SIGINT') > 1) return;
+  interruptedOutside = true;
   void reclaimOwnSandboxes().finally(() => process.exit(ExitCode.Interrupted));
 }
+
+/**
+ * Set once Ctrl-C arrived outside a command: whatever fails after it (e.g. an executor probe
+ * whose sandbox the interrupt just reclaimed) failed because of it, and the exit is 130.
+ */
+let interruptedOutside = false;
 
 if (isOneShotChild()) startOneShotChild();
 else {
