@@ -18,23 +18,8 @@ import type { OpenSampleResult } from '../../../extension/cluster/openSample';
 import type { SecretCommandResult } from '../../../extension/cluster/secretCommands';
 import { type RedisServer, startRedisServer } from '../../fixtures/redisServer';
 import { screenshot } from './driver';
+import { waitFor } from './helpers';
 
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError instanceof Error ? ` (last error: ${lastError.message})` : ''}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 /** Waits for `promise` at most `ms`; a command stuck behind a failing daemon must not hang the suite. */
 function atMost<T>(promise: Thenable<T>, ms: number): Promise<T | undefined> {

@@ -4,58 +4,16 @@
  * panel was hidden behind another editor and shown again.
  */
 import * as assert from 'node:assert/strict';
-import { type ChildProcess, execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { PeagenApi } from '../../../extension/api';
 import { screenshot, webviewTexts } from './driver';
+import { type CliRun, EXTENSION_ID, startCliRun, waitFor } from './helpers';
 
-const EXTENSION_ID = 'peagen.peagen';
 
-interface CliRun {
-  child: ChildProcess;
-  done: Promise<{ runId?: string; runDir?: string; progress?: { evaluations?: number } }>;
-}
 
-/** `peagen evolve run bad_sort ...` from the installed extension's CLI, in the workspace folder. */
-function startCliRun(folder: string, args: string[]): CliRun {
-  const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
-  let child!: ChildProcess;
-  const done = new Promise<CliRun extends { done: Promise<infer R> } ? R : never>((resolve, reject) => {
-    child = execFile(
-      process.execPath,
-      [path.join(ext.extensionPath, 'dist', 'cli.js'), 'evolve', 'run', 'bad_sort', '--json', ...args],
-      { cwd: folder, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, maxBuffer: 16 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        try {
-          resolve(JSON.parse(stdout) as { runId?: string; runDir?: string });
-        } catch {
-          reject(new Error(`peagen evolve run printed no JSON (${error?.message ?? 'exit 0'}): ${stdout}${stderr}`));
-        }
-      },
-    );
-  });
-  return { child, done };
-}
 
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined> | T | undefined, describe?: () => string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      const why = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}${describe ? `; saw: ${describe()}` : ''}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 /** The dashboard's numbers as its DOM shows them, by `data-metric`. */
 async function shownMetrics(): Promise<Record<string, string>> {

@@ -4,60 +4,17 @@
  * connected to. The view learns of it only from the daemon's pushed progress (nobody refreshes).
  */
 import * as assert from 'node:assert/strict';
-import { type ChildProcess, execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { PeagenApi } from '../../../extension/api';
 import type { TreeNodeSnapshot } from '../../../extension/evolutionView/api';
 import { screenshot } from './driver';
+import { type CliRun, EXTENSION_ID, startCliRun, waitFor } from './helpers';
 
-const EXTENSION_ID = 'peagen.peagen';
 
-interface CliRun {
-  child: ChildProcess;
-  /** The CLI's --json report once it exits. */
-  done: Promise<{ runId?: string; runDir?: string; stopReason?: string }>;
-}
 
-/** `peagen evolve run bad_sort ...` from the installed extension's CLI, in the workspace folder. */
-function startCliRun(folder: string, args: string[]): CliRun {
-  const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
-  let child!: ChildProcess;
-  const done = new Promise<{ runId?: string; runDir?: string }>((resolve, reject) => {
-    child = execFile(
-      process.execPath,
-      [path.join(ext.extensionPath, 'dist', 'cli.js'), 'evolve', 'run', 'bad_sort', '--json', ...args],
-      { cwd: folder, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, maxBuffer: 16 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        try {
-          resolve(JSON.parse(stdout) as { runId?: string; runDir?: string });
-        } catch {
-          reject(new Error(`peagen evolve run printed no JSON (${error?.message ?? 'exit 0'}): ${stdout}${stderr}`));
-        }
-      },
-    );
-  });
-  return { child, done };
-}
 
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined> | T | undefined, describe?: () => string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      const why = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}${describe ? `; saw: ${describe()}` : ''}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 function flatten(nodes: TreeNodeSnapshot[]): TreeNodeSnapshot[] {
   return nodes.flatMap((node) => [node, ...flatten(node.children)]);

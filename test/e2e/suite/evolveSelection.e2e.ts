@@ -12,21 +12,8 @@ import type { PeagenApi } from '../../../extension/api';
 import { badSortResponder } from '../../fixtures/badSortMoves';
 import { startOpenAiServer, type WireServer } from '../../fixtures/llmWireServers';
 import { click, screenshot } from './driver';
+import { forgetScriptedModel, useScriptedModel, waitFor } from './helpers';
 
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError instanceof Error ? ` (last error: ${lastError.message})` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 describe('Evolve Selection', function () {
   this.timeout(150_000);
@@ -34,22 +21,7 @@ describe('Evolve Selection', function () {
   let server: WireServer;
   let folder: string;
   const created: string[] = [];
-  const settings = () => vscode.workspace.getConfiguration('peagen');
 
-  const daemonPid = () =>
-    waitFor('the daemon to run', 60_000, async () => (api.state === 'running' || api.state === 'busy' ? (await api.status()).pid : undefined));
-  /**
-   * Changes one LLM setting and waits for the restart it causes (the setting reaches a daemon
-   * only in its environment), one at a time: a second change during a restart would race it.
-   */
-  async function changeLlmSetting(name: 'llm.baseUrl' | 'llm.model', value: string | undefined): Promise<void> {
-    const before = await daemonPid();
-    await settings().update(name, value, vscode.ConfigurationTarget.Global);
-    await waitFor(`a new daemon after changing peagen.${name}`, 60_000, async () => {
-      if (api.state !== 'running' && api.state !== 'busy') return undefined;
-      return (await api.status()).pid !== before ? true : undefined;
-    });
-  }
   const llmCaps = async () => (await api.status()).workers.caps.includes('llm');
 
   before(async function () {
@@ -61,8 +33,7 @@ describe('Evolve Selection', function () {
     if (!fs.existsSync(path.join(folder, '.peagen'))) created.push(path.join(folder, '.peagen'));
     server = await startOpenAiServer({ responder: badSortResponder({ seed: 7, improveProbability: 0.95, harmfulProbability: 0 }), latencyMs: 20 });
     // Machine-scoped settings: written to the user settings (a workspace cannot hold them).
-    await changeLlmSetting('llm.baseUrl', server.baseUrl);
-    await changeLlmSetting('llm.model', 'gpt-4o-mini');
+    await useScriptedModel(api, server.baseUrl);
     assert.equal(await llmCaps(), true, 'the daemon offers an LLM once its settings name one');
   });
 
@@ -70,12 +41,7 @@ describe('Evolve Selection', function () {
     this.timeout(90_000);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await vscode.commands.executeCommand('notifications.clearAll');
-    try {
-      await changeLlmSetting('llm.model', undefined);
-      await changeLlmSetting('llm.baseUrl', undefined);
-    } catch (error) {
-      console.log(`[e2e] the LLM settings were reset, but: ${(error as Error).message}`);
-    }
+    await forgetScriptedModel(api);
     await server?.close();
     for (const dir of created.reverse()) fs.rmSync(dir, { recursive: true, force: true });
   });

@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { DaemonState, PeagenApi } from '../../../extension/api';
+import { waitFor } from './helpers';
 
 const EXTENSION_ID = 'peagen.peagen';
 
@@ -27,23 +28,6 @@ function peagenCli(args: string[]): Promise<Record<string, unknown>> {
   });
 }
 
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      const why = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${why}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 /**
  * Ask the driver (test/e2e/runE2E.mjs) for a screenshot of the workbench while the extension is

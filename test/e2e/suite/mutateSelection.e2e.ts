@@ -12,21 +12,8 @@ import type { PeagenApi } from '../../../extension/api';
 import { badSortResponder } from '../../fixtures/badSortMoves';
 import { type Responder, startOpenAiServer, type WireServer } from '../../fixtures/llmWireServers';
 import { screenshot } from './driver';
+import { forgetScriptedModel, useScriptedModel, waitFor } from './helpers';
 
-async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined> | T | undefined): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError instanceof Error ? ` (last error: ${lastError.message})` : ''}`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
 
 /** A model that always answers with this one SEARCH/REPLACE edit. */
 const fixedAnswer =
@@ -52,19 +39,7 @@ describe('Mutate Selection', function () {
   /** What existed under the workspace's .peagen/ before: everything else this file made. */
   let peagenBefore: Set<string> | undefined;
   const peagenDir = () => path.join(folder, '.peagen');
-  const settings = () => vscode.workspace.getConfiguration('peagen');
 
-  const daemonPid = () =>
-    waitFor('the daemon to run', 60_000, async () => (api.state === 'running' || api.state === 'busy' ? (await api.status()).pid : undefined));
-  /** One LLM setting at a time, waiting for the daemon restart it causes (see evolveSelection.e2e.ts). */
-  async function changeLlmSetting(name: 'llm.baseUrl' | 'llm.model', value: string | undefined): Promise<void> {
-    const before = await daemonPid();
-    await settings().update(name, value, vscode.ConfigurationTarget.Global);
-    await waitFor(`a new daemon after changing peagen.${name}`, 60_000, async () => {
-      if (api.state !== 'running' && api.state !== 'busy') return undefined;
-      return (await api.status()).pid !== before ? true : undefined;
-    });
-  }
 
   before(async function () {
     this.timeout(90_000);
@@ -74,8 +49,7 @@ describe('Mutate Selection', function () {
     folder = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
     peagenBefore = fs.existsSync(peagenDir()) ? new Set(listTree(peagenDir())) : undefined;
     server = await startOpenAiServer({ responder: (request) => answer(request), latencyMs: 20 });
-    await changeLlmSetting('llm.baseUrl', server.baseUrl);
-    await changeLlmSetting('llm.model', 'gpt-4o-mini');
+    await useScriptedModel(api, server.baseUrl);
     assert.equal((await api.status()).workers.caps.includes('llm'), true, 'the daemon offers an LLM once its settings name one');
   });
 
@@ -83,12 +57,7 @@ describe('Mutate Selection', function () {
     this.timeout(90_000);
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
     await vscode.commands.executeCommand('notifications.clearAll');
-    try {
-      await changeLlmSetting('llm.model', undefined);
-      await changeLlmSetting('llm.baseUrl', undefined);
-    } catch (error) {
-      console.log(`[e2e] the LLM settings were reset, but: ${(error as Error).message}`);
-    }
+    await forgetScriptedModel(api);
     await server?.close();
     if (!peagenBefore) fs.rmSync(peagenDir(), { recursive: true, force: true });
     else for (const entry of listTree(peagenDir()).reverse()) if (!peagenBefore.has(entry)) fs.rmSync(entry, { recursive: true, force: true });
