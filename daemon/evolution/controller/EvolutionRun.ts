@@ -255,12 +255,13 @@ export class EvolutionRun {
     const counters = this.state.counters;
     const best = this.state.best;
     const limit = this.evaluationLimit();
-    if (limit !== undefined && counters.evaluations >= limit) return stop.evaluations !== undefined && counters.evaluations >= stop.evaluations ? 'evaluations' : 'generations';
-    if (stop.wallMs !== undefined && this.elapsed() >= stop.wallMs) return 'wall_time';
+    // The goal first: a run whose last evaluation also reached the target reached the target.
     if (stop.target !== undefined && best?.objective != null) {
       const reached = this.state.settings.direction === 'maximize' ? best.objective >= stop.target : best.objective <= stop.target;
       if (reached) return 'target';
     }
+    if (limit !== undefined && counters.evaluations >= limit) return stop.evaluations !== undefined && counters.evaluations >= stop.evaluations ? 'evaluations' : 'generations';
+    if (stop.wallMs !== undefined && this.elapsed() >= stop.wallMs) return 'wall_time';
     if (stop.noImprovement !== undefined && counters.evaluations - counters.lastImprovementAt >= stop.noImprovement) return 'no_improvement';
     return undefined;
   }
