@@ -60,6 +60,22 @@ const DaemonSchema = z
   })
   .strict();
 
+/** `host:port` to serve /metrics, /healthz and /readyz on, or `off`. Loopback unless widened on purpose. */
+const LISTEN_FORM = /^(?:off|(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\]):\d{1,5})$/;
+const listenAddress = (fallback: string) =>
+  z.string().regex(LISTEN_FORM, { error: 'expected host:port (e.g. 127.0.0.1:9464) or "off"' }).default(fallback);
+
+const ObservabilitySchema = z
+  .object({
+    /** The daemon's metrics and health endpoint. */
+    metricsListen: listenAddress('127.0.0.1:9464'),
+    /** Each `peagen worker start` pool's own endpoint (a second pool on one host takes the next free port). */
+    workerMetricsListen: listenAddress('127.0.0.1:9465'),
+    /** OTLP/HTTP traces endpoint (e.g. http://collector:4318); tracing is off when unset. */
+    otlpEndpoint: z.url().optional(),
+  })
+  .strict();
+
 // Every level is strict: a misspelt key (`worker.concurency`) is an error, never a silently
 // ignored setting that leaves the default in force.
 export const ConfigSchema = z
@@ -69,18 +85,20 @@ export const ConfigSchema = z
     sandbox: SandboxSchema.prefault({}),
     daemon: DaemonSchema.prefault({}),
     llm: LlmConfigSchema.prefault({}),
+    observability: ObservabilitySchema.prefault({}),
   })
   .strict();
 export type PeagenConfig = z.infer<typeof ConfigSchema>;
 
 /** The keys each object accepts, by path; for "did you mean". */
 const KNOWN_KEYS: Record<string, readonly string[]> = {
-  '': ['queue', 'worker', 'sandbox', 'daemon', 'llm'],
+  '': ['queue', 'worker', 'sandbox', 'daemon', 'llm', 'observability'],
   queue: Object.keys(QueueSchema.shape),
   worker: Object.keys(WorkerSchema.shape),
   sandbox: Object.keys(SandboxSchema.shape),
   daemon: Object.keys(DaemonSchema.shape),
   llm: Object.keys(LlmConfigSchema.shape),
+  observability: Object.keys(ObservabilitySchema.shape),
 };
 
 export class ConfigError extends Error {
@@ -138,7 +156,7 @@ export function loadConfigWithSources(file: string | undefined, env: NodeJS.Proc
 
 interface EnvBinding {
   variable: string;
-  section: 'queue' | 'worker' | 'sandbox';
+  section: 'queue' | 'worker' | 'sandbox' | 'observability';
   key: string;
   /** The value for the schema, or undefined when it is not `expected`. */
   parse(value: string): unknown;
@@ -168,10 +186,21 @@ const ENV_BINDINGS: readonly EnvBinding[] = [
   },
   { variable: 'PEAGEN_EXECUTOR', section: 'sandbox', key: 'executor', parse: asIs },
   { variable: 'DOCKER_HOST', section: 'sandbox', key: 'dockerHost', parse: asIs, fileWins: true },
+  { variable: 'PEAGEN_METRICS_LISTEN', section: 'observability', key: 'metricsListen', parse: asIs },
+  { variable: 'PEAGEN_WORKER_METRICS_LISTEN', section: 'observability', key: 'workerMetricsListen', parse: asIs },
+  // The OpenTelemetry SDKs' own variable, so an existing collector setup needs nothing new.
+  { variable: 'OTEL_EXPORTER_OTLP_ENDPOINT', section: 'observability', key: 'otlpEndpoint', parse: asIs },
 ];
 
 function applyEnv(config: PeagenConfig, env: NodeJS.ProcessEnv, sources: SettingSources): PeagenConfig {
-  const merged = { queue: { ...config.queue }, worker: { ...config.worker }, sandbox: { ...config.sandbox }, daemon: config.daemon, llm: config.llm };
+  const merged = {
+    queue: { ...config.queue },
+    worker: { ...config.worker },
+    sandbox: { ...config.sandbox },
+    daemon: config.daemon,
+    llm: config.llm,
+    observability: { ...config.observability },
+  };
   const problems: string[] = [];
   const byPath = new Map<string, EnvBinding>();
   for (const binding of ENV_BINDINGS) {

@@ -11,8 +11,10 @@ import { registerDaemonCommands } from './commands/daemon';
 import { registerEvalCommand } from './commands/eval';
 import { registerEvolveCommands } from './commands/evolve';
 import { registerMutateCommand } from './commands/mutate';
-import { notImplemented } from './commands/notYet';
+import { registerMetricsCommand } from './commands/metrics';
+import { registerPluginsCommand } from './commands/plugins';
 import { registerQueueCommands } from './commands/queue';
+import { registerRenderCommand } from './commands/render';
 import { registerSandboxCommands } from './commands/sandbox';
 import { registerTaskCommands } from './commands/task';
 import { registerWorkerCommands } from './commands/worker';
@@ -41,13 +43,7 @@ export function buildProgram({ silenceErrors = () => false }: { silenceErrors?: 
       '\nExit codes: 0 ok, 1 the work failed, 2 bad usage or configuration, 3 no daemon reachable, 4 not implemented yet, 130 interrupted.',
     );
 
-  program
-    .command('render')
-    .description('expand project templates deterministically')
-    .option('--project <file>', 'project file')
-    .option('--out <dir>', 'output directory')
-    .action(() => notImplemented('render'));
-
+  registerRenderCommand(program);
   registerMutateCommand(program);
   registerEvolveCommands(program);
   registerEvalCommand(program);
@@ -56,6 +52,8 @@ export function buildProgram({ silenceErrors = () => false }: { silenceErrors?: 
   registerQueueCommands(program);
   registerDaemonCommands(program);
   registerTaskCommands(program);
+  registerMetricsCommand(program);
+  registerPluginsCommand(program);
   return program;
 }
 
