@@ -5,6 +5,7 @@ import { echoHandler } from './echo';
 import { createEvaluateHandler } from './evaluate';
 import { createExecuteHandler } from './execute';
 import { createMutateHandler, type MutateHandlerOptions } from './mutate';
+import { createRenderHandler } from './render';
 import { sleepHandler } from './sleep';
 
 /**
@@ -14,7 +15,7 @@ import { sleepHandler } from './sleep';
  */
 export function createRegistry(pluginPaths: readonly string[] = [], executor?: Executor, mutate?: MutateHandlerOptions): HandlerRegistry {
   const registry = new HandlerRegistry().register(echoHandler).register(sleepHandler);
-  if (mutate) registry.register(createMutateHandler(mutate));
+  if (mutate) registry.register(createMutateHandler(mutate)).register(createRenderHandler(mutate));
   if (executor) registry.register(createExecuteHandler(executor)).register(createEvaluateHandler(executor));
   for (const handler of loadPlugins(pluginPaths)) registry.register(handler);
   return registry;
