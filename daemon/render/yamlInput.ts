@@ -4,7 +4,7 @@
  * the key path (`PROJECTS[0].PACKAGES[1].NAME`), so the user can go straight to it.
  */
 import * as fs from 'node:fs';
-import { isNode, LineCounter, parseDocument } from 'yaml';
+import { isMap, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
 import type { z } from 'zod';
 
 /** Bad render input: a message that names the file and key, and what to do about it. */
@@ -35,23 +35,27 @@ export class YamlInput {
     try {
       text = fs.readFileSync(file, 'utf8');
     } catch (error) {
-      throw new RenderInputError(`${file}: cannot read the ${what}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new RenderInputError(`${file}: cannot read the ${what}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
     }
     return YamlInput.parse(file, text);
   }
 
   static parse(file: string, text: string): YamlInput {
     const lineCounter = new LineCounter();
-    const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+    const doc = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
     const syntax = doc.errors[0];
     if (syntax) {
       const line = syntax.linePos?.[0].line;
-      throw new RenderInputError(`${file}${line !== undefined ? `:${line}` : ''}: YAML error: ${syntax.message.split('\n')[0]}`);
+      throw new RenderInputError(`${file}${line !== undefined ? `:${line}` : ''}: YAML error: ${syntax.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '')}`);
     }
     const locate = (keyPath: KeyPath): number | undefined => {
-      // The deepest node of the path that exists: a missing key is reported at its parent.
+      // The deepest part of the path that exists (a missing key is reported at its parent);
+      // a map entry at its key, not its value, which may start lines later.
       for (let length = keyPath.length; length >= 0; length -= 1) {
-        const node = length === 0 ? doc.contents : doc.getIn(keyPath.slice(0, length), true);
+        const parent = length === 0 ? undefined : length === 1 ? doc.contents : doc.getIn(keyPath.slice(0, length - 1), true);
+        const last = keyPath[length - 1];
+        const pair = isMap(parent) ? parent.items.find((item) => isScalar(item.key) && item.key.value === last) : undefined;
+        const node = isNode(pair?.key) ? pair.key : length === 0 ? doc.contents : doc.getIn(keyPath.slice(0, length), true);
         if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
       }
       return undefined;
