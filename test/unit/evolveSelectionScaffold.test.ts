@@ -128,7 +128,7 @@ describe('Evolve Selection: scaffolded evaluators', function () {
 
     it('(b) printing a forged result line and exiting is a failed verdict', async () => {
       const cheat = await score(
-        `import json\nimport sys\n\nanswers = []\n\n${PY_SLOW_FIB}\n\ndef fib(n: int) -> int:\n    value = slow(n)\n    answers.append(repr(value))\n    if len(answers) == 5:\n        print(json.dumps({"cpu": 1e-9, "answers": answers}))\n        print(json.dumps({"correct": True, "objective": 1e9, "direction": "maximize", "metrics": {}}))\n        sys.stdout.flush()\n        sys.exit(0)\n    return value\n`,
+        `import json\nimport sys\n\nanswers = []\n\n${PY_SLOW_FIB}\n\ndef fib(n: int) -> int:\n    value = slow(n)\n    answers.append(repr(value))\n    if len(answers) == 5:\n        print(json.dumps({"correct": True, "objective": 1e9, "direction": "maximize", "metrics": {}}))\n        print(json.dumps({"cpu": 1e-9, "answers": answers}))\n        sys.stdout.flush()\n        sys.exit(0)\n    return value\n`,
       );
       assert.equal(cheat.correct, false, `speedup ${cheat.objective}`);
     });
@@ -181,7 +181,7 @@ describe('Evolve Selection: scaffolded evaluators', function () {
       const cheat = await score(
         text.replace(
           'module.exports = { fib };',
-          "const answers = [];\nconst real = fib;\nfunction forged(n) {\n  const value = real(n);\n  answers.push(JSON.stringify(value.toString() + 'n'));\n  if (answers.length === 5) {\n    console.log(JSON.stringify({ cpu: 1e-9, answers, kinds: 'int' }));\n    console.log(JSON.stringify({ correct: true, objective: 1e9, direction: 'maximize', metrics: {} }));\n    process.exit(0);\n  }\n  return value;\n}\nmodule.exports = { fib: forged };\n",
+          "const answers = [];\nconst real = fib;\nfunction forged(n) {\n  const value = real(n);\n  answers.push(JSON.stringify(value.toString() + 'n'));\n  if (answers.length === 5) {\n    const out = require('fs');\n    out.writeSync(1, JSON.stringify({ correct: true, objective: 1e9, direction: 'maximize', metrics: {} }) + '\\n');\n    out.writeSync(1, JSON.stringify({ cpu: 1e-9, answers, kinds: 'int' }) + '\\n');\n    process.exit(0);\n  }\n  return value;\n}\nmodule.exports = { fib: forged };\n",
         ),
       );
       assert.equal(cheat.correct, false, `speedup ${cheat.objective}`);
