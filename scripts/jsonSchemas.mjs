@@ -52,6 +52,13 @@ const CONFIG_DESCRIPTIONS = {
   'llm.temperature': 'Sampling temperature (0 to 2).',
   'llm.repairAttempts': 'An answer that does not apply goes back to the model with the reason, up to this many times (0 to 5).',
   'llm.allowRewrite': 'Also accept an answer that rewrites a whole EVOLVE-BLOCK in one fenced block.',
+  observability: 'Metrics, health and traces (docs/metrics.md).',
+  'observability.metricsListen':
+    'host:port where the daemon serves /metrics (Prometheus), /healthz and /readyz, or "off". Default 127.0.0.1:9464 (loopback only). PEAGEN_METRICS_LISTEN overrides it.',
+  'observability.workerMetricsListen':
+    'host:port where each `peagen worker start` pool serves /metrics, /healthz and /readyz, or "off". Default 127.0.0.1:9465; a second pool on the host takes the next free port.',
+  'observability.otlpEndpoint':
+    'OpenTelemetry OTLP/HTTP endpoint for traces (e.g. http://127.0.0.1:4318): one trace per evolve run. Off when unset. OTEL_EXPORTER_OTLP_ENDPOINT sets it too.',
 };
 
 const EXAMPLE_DESCRIPTIONS = {
