@@ -91,6 +91,7 @@ describe('peagen render (real CLI, scripted model)', function () {
     assert.ok(circlePrompt.includes(a.get('shapes/src/shapes/units.py')!), 'the dependency text is in the prompt');
     assert.match(a.get('shapes/src/shapes/circle.py')!, /^# prompt [0-9a-f]{16}, seed 7, temperature 0\ndef area\(value: float\)/);
     assert.match(a.get('shapes/README.md')!, /\| `shapes\.circle` \| the area and the perimeter of a circle/);
+    for (const [file, text] of a) assert.ok(text.endsWith('\n'), `${file} ends with a newline`);
     assert.match(a.get('shapes/src/shapes/__init__.py')!, /^# shapes\/src\/shapes\/__init__\.py: part of shapes 0\.1\.0 \(MIT\), by Peagen example\./);
 
     const report = JSON.parse(second.stdout) as { files: { path: string; processType: string; sha256: string }[]; llm: { calls: number } };
