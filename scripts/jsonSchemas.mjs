@@ -22,7 +22,9 @@ const CONFIG_DESCRIPTIONS = {
   'worker.caps': 'Capabilities this worker offers (cpu, llm, docker, gpu, ...): it runs only tasks whose requirements they cover.',
   'worker.concurrency': 'Tasks run at the same time (1 to 256).',
   'worker.mode': 'in-process: tasks run inside the worker; one-shot: a fresh process per task.',
-  'worker.plugins': 'Modules that register more task handlers (paths or package names).',
+  'worker.plugins': 'Plugins allowed to load (package names or paths), as with "plugins"; also WORKER_PLUGINS.',
+  plugins:
+    'Plugin packages allowed to load (package names or paths): installed packages with a "peagen" field providing handlers, mutators, selectors, executors or LLM backends. `peagen plugins` lists them; see docs/plugins.md.',
   'worker.exitAfterIdleMs': 'A standalone worker exits after this long without work (ms): scale to zero.',
   sandbox: 'Where candidate programs run: a single-use sandbox destroyed afterwards.',
   'sandbox.executor':

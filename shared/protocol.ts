@@ -194,7 +194,8 @@ export namespace StartRun {
     workers: z.number().int().min(1).max(256).default(2),
     childrenPerGeneration: z.number().int().positive().optional(),
     selector: z.string().optional(),
-    mutator: z.enum(['auto', 'llm-patch', 'offline']).optional(),
+    /** auto, llm-patch, offline, or an allowed plugin's mutator. */
+    mutator: z.string().min(1).optional(),
     seed: z.number().int().nonnegative().optional(),
     quick: z.boolean().optional(),
     /** A run id or directory to continue. */
