@@ -36,8 +36,9 @@ export function createPeagenMetrics(registry = new Registry(), options: { proces
         for (const gauge of scrapedGauges) gauge.reset();
         await Promise.allSettled([...sources].map(async (source) => source.collect(metrics)));
       } finally {
-        // The next scrape collects again; scrapes that overlap share this one.
-        setImmediate(() => (collecting = undefined));
+        // Every gauge of one scrape asks in the same tick, so they share this collection;
+        // the next scrape collects again.
+        collecting = undefined;
       }
     })();
     return collecting;
