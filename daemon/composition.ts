@@ -52,6 +52,8 @@ export async function assembleEngine(config: PeagenConfig, options: Omit<EngineO
 export interface AssembledSpawner {
   spawner: WarmSpawner;
   queue: TaskQueue;
+  /** The executor the children use (this process only reclaims with it). */
+  executor: Executor;
   /** Capabilities its workers claim with: the configured ones plus what this host proves. */
   caps: string[];
   close(options: { drain: boolean }): Promise<WarmSpawnerStopRecord>;
@@ -104,6 +106,7 @@ export async function assembleWarmSpawner(
     return {
       spawner,
       queue,
+      executor,
       caps,
       async close({ drain }) {
         const record = await spawner.stop({ drain });

@@ -56,6 +56,18 @@ export interface ClusterStatus {
   depth: RequirementSetDepth[];
 }
 
+/** A process's /metrics, /healthz and /readyz endpoint: where it answers, or why it does not. */
+export interface MetricsEndpointStatus {
+  /** As configured: `host:port` or `off`. */
+  listen: string;
+  /** The address bound (`127.0.0.1:9464`; with port 0, the port chosen). */
+  address?: string;
+  /** `http://address/metrics`. */
+  url?: string;
+  /** Why there is no endpoint (turned off, or the bind failed). */
+  error?: string;
+}
+
 export namespace Status {
   export const method = 'peagen/status';
   export interface Response {
@@ -73,6 +85,8 @@ export namespace Status {
     cluster: ClusterStatus;
     /** Where other clients (the CLI, another editor) can connect. */
     listen?: string;
+    /** The metrics and health endpoint (docs/metrics.md). */
+    metrics?: MetricsEndpointStatus;
   }
   export const type = new RequestType0<Response, void>(method);
 }
