@@ -1,6 +1,7 @@
 /**
  * The shipped alert rules (deploy/prometheus/alerts.yml, unchanged) in a real Prometheus that
- * scrapes a real daemon's /metrics: a dead letter, a run over its token budget and a task no
+ * scrapes a real daemon's /metrics (a cluster's daemon: Redis queue, its own worker slots with
+ * caps [cpu]): a dead letter, a run over its token budget and a task no
  * worker can take each make their alert fire, seen through Prometheus's HTTP API, within 2
  * minutes of the moment the daemon's own endpoint first shows the crossing. The time from
  * crossing to firing is measured and printed.
@@ -22,6 +23,7 @@ import { BAD_SORT_DIR, EvolveProject, parseJson, type RunOutput } from '../fixtu
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 import { CLI, REPO, TEST_PLUGIN } from '../fixtures/paths';
 import { findBinary, type PrometheusAlert, PrometheusServer } from '../fixtures/prometheusServer';
+import { type RedisServer, startRedisServer } from '../fixtures/redisServer';
 
 const RULES = path.join(REPO, 'deploy', 'prometheus', 'alerts.yml');
 const INTERVAL = process.env.PEAGEN_PROMETHEUS_TEST_INTERVAL ?? '1s';
@@ -64,6 +66,8 @@ describe('Prometheus alert rules against a real daemon (real Prometheus)', funct
   const project = new EvolveProject();
   const children: ChildProcess[] = [];
   let llm: WireServer | undefined;
+  let redis: RedisServer | undefined;
+  let queueUrl: string;
   let prometheus: PrometheusServer | undefined;
   let metricsUrl: string;
   const measured: string[] = [];
@@ -105,7 +109,7 @@ describe('Prometheus alert rules against a real daemon (real Prometheus)', funct
 
   /** The CLI against this daemon, asynchronously (the scripted LLM server lives in this process). */
   function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: project.dir, env: project.env({ PEAGEN_HOME: daemon.home }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: project.dir, env: project.env({ PEAGEN_HOME: daemon.home, QUEUE_URL: queueUrl }), stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(child);
     let stdout = '';
     let stderr = '';
@@ -119,7 +123,11 @@ describe('Prometheus alert rules against a real daemon (real Prometheus)', funct
     const port = await freePort();
     metricsUrl = `http://127.0.0.1:${port}/metrics`;
     llm = await startOpenAiServer({ responder: badSortResponder({ seed: 2 }), latencyMs: 20 });
+    // A shared queue: the daemon accepts work that only other hosts' workers could take.
+    redis = await startRedisServer();
+    queueUrl = `${redis.url}?prefix=prom${process.pid}`;
     await daemon.start([], {
+      QUEUE_URL: queueUrl,
       PEAGEN_METRICS_LISTEN: `127.0.0.1:${port}`,
       WORKER_PLUGINS: TEST_PLUGIN,
       OPENAI_BASE_URL: llm.baseUrl,
@@ -149,6 +157,7 @@ describe('Prometheus alert rules against a real daemon (real Prometheus)', funct
     await prometheus?.stop();
     await daemon.stop();
     await llm?.close();
+    await redis?.stop();
     project.cleanup();
     if (measured.length > 0) console.log(`      measured:\n${measured.map((line) => `        ${line}`).join('\n')}`);
   });
@@ -164,9 +173,9 @@ describe('Prometheus alert rules against a real daemon (real Prometheus)', funct
   it('a dead letter fires PeagenDeadLettersGrowing within 2 minutes', async () => {
     const before = valueOf(await scrape(), 'peagen_queue_dead');
     assert.ok(before !== undefined, 'the daemon serves peagen_queue_dead');
-    // refuse (test plugin): a non-retryable failure, dead-lettered at its first attempt.
-    const submitted = cli(['--json', 'task', 'submit', 'refuse', '--wait', '60']);
-    const { at: crossedAt } = await waitFor(async () => ((valueOf(await scrape(), 'peagen_queue_dead') ?? 0) > before ? true : undefined), 60_000, 'peagen_queue_dead to grow');
+    // flaky (test plugin): fails every attempt with a retryable error, dead-lettered after 3.
+    const submitted = cli(['--json', 'task', 'submit', 'flaky', '--wait', '120']);
+    const { at: crossedAt } = await waitFor(async () => ((valueOf(await scrape(), 'peagen_queue_dead') ?? 0) > before ? true : undefined), 150_000, 'peagen_queue_dead to grow');
     const result = await submitted;
     assert.match(result.stdout, /dead_letter/, result.stderr);
     const { alert, ms } = await timeToFiring('PeagenDeadLettersGrowing', { job: 'peagen-daemon' }, crossedAt);
