@@ -66,6 +66,8 @@ if (wants('integration')) {
   // (test/fixtures/dockerEngine.ts), installing docker.io when it is missing.
   const provision = spawnSync(process.execPath, [join(REPO, 'scripts', 'provision', 'bwrap.mjs')], { stdio: 'inherit' });
   if (provision.status !== 0) totals.failed += 1;
+  // The alert-rule suite runs a real Prometheus (Debian's package; promtool comes with it).
+  if (spawnSync(process.execPath, [join(REPO, 'scripts', 'provision', 'prometheus.mjs')], { stdio: 'inherit' }).status !== 0) totals.failed += 1;
 }
 if (wants('integration')) await runMocha('integration (real daemon processes)', 'out/test/integration');
 if (wants('e2e')) await runE2E();
