@@ -60,14 +60,17 @@ async function runE2E() {
   if (code !== 0 && (!summary || Number(summary[2]) === 0)) totals.failed += 1;
 }
 
+// The alert rules are checked by promtool (unit) and fire in a real Prometheus (integration):
+// Debian's package, installed before either group runs.
+if (wants('unit') || wants('integration')) {
+  if (spawnSync(process.execPath, [join(REPO, 'scripts', 'provision', 'prometheus.mjs')], { stdio: 'inherit' }).status !== 0) totals.failed += 1;
+}
 if (wants('unit')) await runMocha('unit', 'out/test/unit');
 if (wants('integration')) {
   // The sandbox suites need bubblewrap; the docker suites start their own engine
   // (test/fixtures/dockerEngine.ts), installing docker.io when it is missing.
   const provision = spawnSync(process.execPath, [join(REPO, 'scripts', 'provision', 'bwrap.mjs')], { stdio: 'inherit' });
   if (provision.status !== 0) totals.failed += 1;
-  // The alert-rule suite runs a real Prometheus (Debian's package; promtool comes with it).
-  if (spawnSync(process.execPath, [join(REPO, 'scripts', 'provision', 'prometheus.mjs')], { stdio: 'inherit' }).status !== 0) totals.failed += 1;
 }
 if (wants('integration')) await runMocha('integration (real daemon processes)', 'out/test/integration');
 if (wants('e2e')) await runE2E();
