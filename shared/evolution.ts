@@ -76,6 +76,8 @@ export type StopReason =
   | 'budget_tokens'
   | 'budget_usd'
   | 'max_llm_calls'
+  /** Every task of the last several jobs failed (e.g. no worker has the mutator the run asks for). */
+  | 'tasks_failing'
   | 'interrupted'
   | 'error';
 

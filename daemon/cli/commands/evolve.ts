@@ -15,6 +15,7 @@ import { type PreparedRun, prepareRun, type RunRequest, RunSetupError } from '..
 import { replayRun } from '../../evolution/controller/replay';
 import { buildReport, readReport, type RunReport, writeReport } from '../../evolution/controller/report';
 import { RunDir, type StopConditions } from '../../evolution/controller/runDir';
+import { readJournal } from '../../evolution/evodb/journal';
 import { SELECTOR_NAMES } from '../../evolution/selection/createSelector';
 import { CliContext, CliError, ExitCode, parsePositiveInt } from '../context';
 import { ProgressDisplay } from '../runProgress';
@@ -123,6 +124,23 @@ function summaryLines(report: RunReport, runDir: RunDir): string {
   return lines.join('\n');
 }
 
+/**
+ * A run that stopped because its tasks kept failing is a failed command, with the cause
+ * (the last job's failure, as journaled) where the user looks first.
+ */
+function reportFailingTasks(ctx: CliContext, report: RunReport, runDir: RunDir): void {
+  if (report.stopReason !== 'tasks_failing') return;
+  let last: string | undefined;
+  try {
+    const abandons = readJournal(runDir.journalFile).events.filter((event) => (event as { type?: unknown }).type === 'abandon');
+    last = (abandons.at(-1) as { reason?: string } | undefined)?.reason;
+  } catch {
+    // The report itself is already out; the cause is a nicety.
+  }
+  ctx.info(`the run stopped because its tasks kept failing${last ? `; the last failure: ${last}` : ''} (every failure is an "abandon" event in ${runDir.journalFile})`);
+  process.exitCode = ExitCode.Failed;
+}
+
 async function runEvolution(ctx: CliContext, exampleDir: string | undefined, flags: RunFlags, step: boolean): Promise<void> {
   const config = ctx.config;
   const workers = flags.workers ?? config.worker.concurrency;
@@ -199,6 +217,7 @@ async function runLocally(ctx: CliContext, prepared: PreparedRun, flags: RunFlag
   const report = buildReport(manifest, runDir, outcome.state, outcome.progress, outcome.stopReason, outcome.timeline, outcome.engineMs);
   writeReport(runDir, report);
   ctx.output({ ...report, runDir: runDir.dir }, () => summaryLines(report, runDir));
+  reportFailingTasks(ctx, report, runDir);
   if (outcome.stopReason === 'interrupted') {
     ctx.info(`interrupted: the run is checkpointed; continue it with: peagen evolve run --resume ${manifest.runId}${flags.project ? ` --project ${flags.project}` : ''}`);
     process.exitCode = ExitCode.Interrupted;
@@ -250,8 +269,10 @@ async function runInDaemon(ctx: CliContext, request: RunRequest): Promise<void> 
         display.done();
         const runDir = new RunDir(started.runDir);
         const report = readReport(runDir);
-        if (report) ctx.output({ ...report, runDir: runDir.dir }, () => summaryLines(report, runDir));
-        else ctx.output(last, `run ${runId}: ${last.state}`);
+        if (report) {
+          ctx.output({ ...report, runDir: runDir.dir }, () => summaryLines(report, runDir));
+          reportFailingTasks(ctx, report, runDir);
+        } else ctx.output(last, `run ${runId}: ${last.state}`);
         if (last.state === 'interrupted') {
           ctx.info(`interrupted: the run is checkpointed; continue it with: peagen evolve run --resume ${runId}`);
           process.exitCode = ExitCode.Interrupted;

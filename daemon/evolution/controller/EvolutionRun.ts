@@ -67,7 +67,14 @@ export type { TimelinePoint } from './loadRunState';
 export const CHECKPOINT_EVERY_MS = 60_000;
 
 /** Stops that let running jobs finish; the others cancel them. */
-const GENTLE_STOPS = new Set<StopReason>(['generations', 'evaluations', 'no_improvement', 'budget_tokens', 'budget_usd', 'max_llm_calls']);
+const GENTLE_STOPS = new Set<StopReason>(['generations', 'evaluations', 'no_improvement', 'budget_tokens', 'budget_usd', 'max_llm_calls', 'tasks_failing']);
+
+/**
+ * Jobs in a row whose task failed (after the queue's own retries) before the run gives up. A
+ * cause that fails every task (a mutator no worker has, an evaluator that cannot start) would
+ * otherwise have the run plan jobs forever without ever reaching an evaluation limit.
+ */
+export const FAILED_JOBS_STOP = 10;
 
 class Interrupted extends Error {}
 
@@ -86,6 +93,8 @@ export class EvolutionRun {
   private readonly budget: BudgetGuard;
   private wake: (() => void) | undefined;
   private engineMs = 0;
+  /** Jobs in a row that ended by a failed task; any task that answers resets it. */
+  private failedJobsInARow = 0;
 
   constructor(private readonly options: EvolutionRunOptions) {
     this.budget = new BudgetGuard(options.manifest.stop, options.perJobSpend);
@@ -285,6 +294,10 @@ export class EvolutionRun {
         this.state.applyAbandon(plan.job);
         this.record({ type: 'abandon', job: plan.job, reason: (error as Error).message.slice(0, 500) });
         this.noteBest(this.state);
+        if (++this.failedJobsInARow >= FAILED_JOBS_STOP && !this.stopReason) {
+          this.options.log(`stopping: the last ${this.failedJobsInARow} jobs all failed; the last: ${(error as Error).message}`);
+          this.stopReason = 'tasks_failing';
+        }
       })
       .finally(() => {
         if (usesBudget) this.budget.release();
@@ -335,6 +348,7 @@ export class EvolutionRun {
     const result = await awaitResult(client, taskId, signal);
     tasks.delete(taskId);
     const proposal = proposalOf(result.data);
+    if (proposal) this.failedJobsInARow = 0;
     if (!proposal) {
       throw new Error(`the mutate task failed: ${result.error ? `${result.error.code}: ${result.error.message}` : 'no proposal in its result'}`);
     }
@@ -368,6 +382,7 @@ export class EvolutionRun {
       const result = await awaitResult(client, taskId, signal);
       tasks.delete(taskId);
       const evaluation = evaluationOf(result.data);
+      if (evaluation) this.failedJobsInARow = 0;
       if (!evaluation && result.error) throw new Error(`the evaluate task failed: ${result.error.code}: ${result.error.message}`);
       return evaluation;
     } finally {
