@@ -14,7 +14,7 @@ import type { HandlerRegistry } from './fabric/worker/HandlerRegistry';
 import type { ChildScope } from './fabric/worker/oneShot';
 import { WarmSpawner, type WarmSpawnerOptions, type WarmSpawnerStopRecord } from './fabric/worker/WarmSpawner';
 import { createRegistry } from './handlers';
-import { allowListOf } from './plugins/activePlugins';
+import { activePlugins, allowListOf } from './plugins/activePlugins';
 import { type Executor, executorCapabilities } from './sandbox/Executor';
 import { newSandboxOwner, SANDBOX_OWNER_ENV } from './sandbox/owner';
 import { selectExecutor } from './sandbox/selectExecutor';
@@ -38,7 +38,7 @@ export async function assembleEngine(config: PeagenConfig, options: Omit<EngineO
       'daemon.workers is false but the queue is memory:// (private to this process); point QUEUE_URL at a shared Redis (redis://host:port) so that `peagen worker start` elsewhere can serve it',
     );
   }
-  const executor = await selectExecutor(config.sandbox, log);
+  const executor = await selectExecutor(config.sandbox, log, activePlugins(config, log).executors);
   try {
     const queue = createQueue(config.queue.url, config.queue);
     const registry = createWorkerRegistry(config, executor.executor, log);
@@ -70,7 +70,7 @@ export async function assembleWarmSpawner(
   options: Pick<WarmSpawnerOptions, 'warmPool' | 'maxWorkers' | 'exitAfterIdleMs' | 'entry'> & Partial<WarmSpawnerOptions>,
 ): Promise<AssembledSpawner> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  const selection = await selectExecutor(config.sandbox, log);
+  const selection = await selectExecutor(config.sandbox, log, activePlugins(config, log).executors);
   const executor = selection.executor;
   let queue: TaskQueue | undefined;
   try {

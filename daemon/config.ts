@@ -42,7 +42,9 @@ const WorkerSchema = z
 const SandboxSchema = z
   .object({
     /** auto: docker if an engine and the image are there, else bwrap, else process. */
-    executor: z.enum(['auto', 'docker', 'bwrap', 'process']).default('auto'),
+    executor: z
+      .union([z.enum(['auto', 'docker', 'bwrap', 'process']), z.string().regex(/^[\w@./-]+$/, { error: 'expected auto, docker, bwrap, process or a plugin executor\'s name' })])
+      .default('auto'),
     image: z.string().min(1).default('peagen-sandbox:latest'),
     dockerHost: z.string().optional(),
   })

@@ -6,6 +6,7 @@ import { HARNESS_PATH } from './evaluation/evaluateProgram';
 import { HARNESS_LIBRARY_PATH } from './evaluation/harnessLibrary';
 import { ONE_SHOT_ENV, runOneShotChild } from './fabric/worker/oneShot';
 import type { Executor } from './sandbox/Executor';
+import { activePlugins } from './plugins/activePlugins';
 import { selectExecutor } from './sandbox/selectExecutor';
 import { PreparedFirstExecutor } from './sandbox/warm/PreparedFirstExecutor';
 
@@ -23,7 +24,8 @@ export function startOneShotChild(): void {
     const parsed = ConfigSchema.safeParse(sent);
     if (!parsed.success) throw new Error(`the parent sent an invalid configuration:\n${z.prettifyError(parsed.error)}`);
     const config = parsed.data;
-    const selection = await selectExecutor(config.sandbox, (line) => process.stderr.write(`${line}\n`));
+    const log = (line: string): void => void process.stderr.write(`${line}\n`);
+    const selection = await selectExecutor(config.sandbox, log, activePlugins(config, log).executors);
     let executor: Executor = selection.executor;
     if (warm) {
       // Made now, while no task waits; what it leaves if this child is killed unused carries

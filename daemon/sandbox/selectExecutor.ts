@@ -4,13 +4,16 @@
  * unisolated process fallback. The choice and why the others were passed over are reported
  * (`peagen daemon status`, run reports).
  */
+import { ConfigError } from '../config';
+import type { ExecutorPlugin } from '../plugins/plugPoints';
 import type { Executor, ExecutorName } from './Executor';
 import { BwrapExecutor } from './BwrapExecutor';
 import { DockerExecutor } from './docker/DockerExecutor';
 import { ProcessExecutor } from './ProcessExecutor';
 import { instrumentExecutor } from '../observability/sandboxMetrics';
 
-export type ExecutorChoice = ExecutorName | 'auto';
+/** A built-in executor, `auto`, or the name of an allowed plugin's executor. */
+export type ExecutorChoice = ExecutorName | 'auto' | (string & {});
 
 export interface SandboxSettings {
   executor: ExecutorChoice;
@@ -37,9 +40,17 @@ const FACTORIES: Record<ExecutorName, Factory> = {
 
 const AUTO_ORDER: ExecutorName[] = ['docker', 'bwrap', 'process'];
 
-export async function selectExecutor(settings: SandboxSettings, warn: (message: string) => void): Promise<ExecutorSelection> {
-  if (settings.executor !== 'auto') {
-    const executor = FACTORIES[settings.executor](settings, warn);
+const isBuiltIn = (name: string): name is ExecutorName => Object.hasOwn(FACTORIES, name);
+
+/**
+ * `plugins`: the executors of the allowed plugins (daemon/plugins); one is used only when the
+ * settings name it, never by `auto`, whose order is about isolation Peagen can vouch for.
+ */
+export async function selectExecutor(settings: SandboxSettings, warn: (message: string) => void, plugins: readonly ExecutorPlugin[] = []): Promise<ExecutorSelection> {
+  const chosen = settings.executor;
+  if (chosen !== 'auto') {
+    if (!isBuiltIn(chosen)) return pluginExecutor(settings, warn, plugins);
+    const executor = FACTORIES[chosen](settings, warn);
     const availability = await executor.available();
     if (!availability.ok) {
       await executor.close();
@@ -65,4 +76,27 @@ export async function selectExecutor(settings: SandboxSettings, warn: (message: 
     await executor.close();
   }
   throw new Error(`no executor can run here: ${passedOver.join('; ')}`);
+}
+
+async function pluginExecutor(settings: SandboxSettings, warn: (message: string) => void, plugins: readonly ExecutorPlugin[]): Promise<ExecutorSelection> {
+  const name = settings.executor;
+  const plugin = plugins.find((candidate) => candidate.name === name);
+  if (!plugin) {
+    const offered = plugins.length > 0 ? `; allowed plugins provide: ${plugins.map((candidate) => candidate.name).join(', ')}` : '';
+    throw new ConfigError(
+      `sandbox.executor "${name}" is neither built in (auto, ${AUTO_ORDER.join(', ')}) nor provided by an allowed plugin${offered}; allow the plugin that provides it in peagen.json "plugins" (see \`peagen plugins\`)`,
+    );
+  }
+  let executor: Executor;
+  try {
+    executor = plugin.create(settings, warn);
+  } catch (error) {
+    throw new Error(`the plugin executor "${name}" failed to start: ${(error as Error).message}`);
+  }
+  const availability = await executor.available();
+  if (!availability.ok) {
+    await executor.close();
+    throw new Error(`the plugin executor "${name}" cannot run here: ${availability.reason}`);
+  }
+  return { executor: instrumentExecutor(executor), reason: `${name} (a plugin's executor, as configured): ${availability.detail}` };
 }

@@ -38,10 +38,10 @@ function scriptedClient(mutate: (index: number) => Result['error'] | 'ok'): Task
     },
     async result(taskId: string): Promise<Result> {
       await new Promise((resolve) => setImmediate(resolve));
-      if (kinds.get(taskId) === 'evaluate') return { taskId, status: 'succeeded', data: seedEvaluation, attempts: 1 };
+      if (kinds.get(taskId) === 'evaluate') return { taskId, status: 'ok', data: seedEvaluation, attempts: 1 };
       const answer = mutate(client.mutates++);
-      if (answer === 'ok') return { taskId, status: 'succeeded', data: { ok: false, mutator: 'offline', reason: 'no_change', message: 'nothing to change', exchanges: [], repairs: 0 }, attempts: 1 };
-      return { taskId, status: 'failed', error: answer, attempts: 1 };
+      if (answer === 'ok') return { taskId, status: 'ok', data: { ok: false, mutator: 'offline', reason: 'no_change', message: 'nothing to change', exchanges: [], repairs: 0 }, attempts: 1 };
+      return { taskId, status: 'error', error: answer, attempts: 1 };
     },
     async cancel() {
       return true;
