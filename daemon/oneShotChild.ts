@@ -5,6 +5,7 @@ import { ConfigSchema } from './config';
 import { HARNESS_PATH } from './evaluation/evaluateProgram';
 import { HARNESS_LIBRARY_PATH } from './evaluation/harnessLibrary';
 import { ONE_SHOT_ENV, runOneShotChild } from './fabric/worker/oneShot';
+import { shutdownTracing, startTracing } from './observability/tracing';
 import type { Executor } from './sandbox/Executor';
 import { selectExecutor } from './sandbox/selectExecutor';
 import { PreparedFirstExecutor } from './sandbox/warm/PreparedFirstExecutor';
@@ -23,6 +24,7 @@ export function startOneShotChild(): void {
     const parsed = ConfigSchema.safeParse(sent);
     if (!parsed.success) throw new Error(`the parent sent an invalid configuration:\n${z.prettifyError(parsed.error)}`);
     const config = parsed.data;
+    await startTracing(config.observability, 'peagen-task');
     const selection = await selectExecutor(config.sandbox, (line) => process.stderr.write(`${line}\n`));
     let executor: Executor = selection.executor;
     if (warm) {
@@ -31,5 +33,8 @@ export function startOneShotChild(): void {
       executor = new PreparedFirstExecutor(executor, await executor.prepare({ mountPoints: [...WARM_MOUNT_POINTS] }));
     }
     return createWorkerRegistry(config, executor);
-  });
+  }, () => shutdownTracing(ONE_SHOT_FLUSH_LIMIT_MS));
 }
+
+/** The child's last spans are sent before it exits, but a dead collector holds it no longer than this. */
+const ONE_SHOT_FLUSH_LIMIT_MS = 1_500;

@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { assembleEngine, assembleWarmSpawner } from '../../composition';
 import type { PeagenConfig } from '../../config';
 import { CliContext, CliError, ExitCode, parseCaps, parsePositiveInt } from '../context';
+import { shutdownTracing, startTracing } from '../../observability/tracing';
 
 interface WorkerStartOptions {
   caps?: string[];
@@ -61,6 +62,7 @@ export function registerWorkerCommands(program: Command): void {
             'Workers for the daemon run inside it (`peagen daemon start`); separate workers need a shared queue (QUEUE_URL=redis://...).',
         );
       }
+      await startTracing(config.observability, 'peagen-worker', { log: (line) => ctx.info(line) });
       const entry = path.join(__dirname, 'daemon.js');
       const interrupted = new Promise<string>((resolve) => {
         process.once('SIGINT', () => resolve('interrupted'));
@@ -84,6 +86,7 @@ export function registerWorkerCommands(program: Command): void {
         );
         const reason = await interrupted;
         const record = await assembled.close({ drain: true });
+        await shutdownTracing();
         ctx.output({ stopped: true, reason, ...record }, `spawner stopped (${reason}); worker process exits: ${describeCounts(record.exitReasons)}`);
         return;
       }
@@ -99,6 +102,7 @@ export function registerWorkerCommands(program: Command): void {
       const stopped = Promise.race([interrupted, new Promise<string>((resolve) => engine.pool?.once('idleExit', () => resolve('idle')))]);
       const reason = await stopped;
       await engine.stop({ drain: true });
+      await shutdownTracing();
       ctx.output({ stopped: true, reason, exitReasons: engine.pool?.exitReasons ?? {} }, `worker stopped (${reason})`);
     });
 }
