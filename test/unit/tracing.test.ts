@@ -14,7 +14,7 @@ import { HandlerError } from '../../daemon/fabric/worker/TaskHandler';
 import { contextOfCarrier, spanContextOf, traceCarrierOf } from '../../daemon/observability/traceContext';
 import { inSpan, shutdownTracing, startTracing, tracer } from '../../daemon/observability/tracing';
 import { newTask, parseTask, TaskSchema } from '../../shared/task';
-import { startOtlpReceiver, type OtlpReceiver } from '../fixtures/otlpReceiver';
+import { startOtlpReceiver, startSilentEndpoint, type OtlpReceiver } from '../fixtures/otlpReceiver';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const SPAN_ID = 'b7ad6b7169203331';
@@ -163,5 +163,21 @@ describe('tracing: export over OTLP/HTTP', function () {
     console.log(`      shutdown with an unreachable collector took ${ms.toFixed(0)} ms; warnings: ${lines.length}`);
     assert.ok(ms < 10_000, `shutdown took ${ms} ms`);
     assert.equal(lines.length, 1, lines.join('\n'));
+  });
+
+  it('a collector that never answers holds the final flush no longer than its bound', async () => {
+    const silent = await startSilentEndpoint();
+    try {
+      await startTracing({ otlpEndpoint: silent.url }, 'peagen-worker', { log: () => {} });
+      for (let i = 0; i < 5; i++) tracer().startSpan('filler').end();
+      const started = performance.now();
+      await shutdownTracing(500);
+      const ms = performance.now() - started;
+      console.log(`      shutdown with a silent collector (bound 500 ms) took ${ms.toFixed(0)} ms`);
+      // The exporter alone would wait its 5 s timeout.
+      assert.ok(ms < 4_500, `shutdown took ${ms} ms`);
+    } finally {
+      await silent.close();
+    }
   });
 });
