@@ -37,6 +37,7 @@ import { type DaemonInfo, serveConnection } from './rpc/serveConnection';
 import { listen, type SocketServer } from './rpc/socketServer';
 import { acquireStateLock, type StateLock } from './rpc/stateLock';
 import { VERSION } from './version';
+import { type Observability, serveDaemonObservability } from './observability/serveObservability';
 
 export interface DaemonOptions {
   config: PeagenConfig;
@@ -46,6 +47,8 @@ export interface DaemonOptions {
   /** Address for the shared socket; default from config or the state directory; false: none. */
   listen?: string | false;
   oneShotEntry?: string;
+  /** The metrics endpoint's `host:port` or `off`; default observability.metricsListen. */
+  metricsListen?: string;
   /** Deadline for socket clients to complete the handshake (default in socketServer.ts). */
   authTimeoutMs?: number;
   /** The spawning editor's process (`--clientProcessId`); the daemon stops when it is gone. */
@@ -110,6 +113,13 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     throw error;
   }
   let server: SocketServer | undefined;
+  const observability: Observability = await serveDaemonObservability({
+    listen: options.metricsListen ?? options.config.observability.metricsListen,
+    queue: engine.queue,
+    workers: engine.pool,
+    executor: () => engine.executor?.executor,
+    log,
+  });
   let resolveStopped!: () => void;
   const stopped = new Promise<void>((resolve) => (resolveStopped = resolve));
   let stopping: Promise<void> | undefined;
@@ -125,6 +135,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       clearTimeout(limit);
       if (owner) removeRecord(options.stateDir, process.pid);
       await server?.close();
+      await observability.close();
       owner?.lock.release();
       log('stopped');
       resolveStopped();
@@ -133,7 +144,13 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   };
 
   const runs = new RunManager(engine, log);
-  const info: DaemonInfo = { version: VERSION, startedAt: Date.now(), runs, requestShutdown: (drain) => void stop(drain) };
+  const info: DaemonInfo = {
+    version: VERSION,
+    startedAt: Date.now(),
+    runs,
+    metrics: observability.endpoint.status,
+    requestShutdown: (drain) => void stop(drain),
+  };
 
   if (owner) {
     try {
@@ -159,6 +176,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       owner = undefined;
       if (!options.pipe) {
         await engine.stop({ drain: false });
+        await observability.close();
         throw error;
       }
       log(`serving this editor only, not listening for other clients: ${(error as Error).message}`);

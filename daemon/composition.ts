@@ -14,13 +14,14 @@ import type { HandlerRegistry } from './fabric/worker/HandlerRegistry';
 import type { ChildScope } from './fabric/worker/oneShot';
 import { WarmSpawner, type WarmSpawnerOptions, type WarmSpawnerStopRecord } from './fabric/worker/WarmSpawner';
 import { createRegistry } from './handlers';
+import { allowListOf } from './plugins/activePlugins';
 import { type Executor, executorCapabilities } from './sandbox/Executor';
 import { newSandboxOwner, SANDBOX_OWNER_ENV } from './sandbox/owner';
 import { selectExecutor } from './sandbox/selectExecutor';
 
 /** The handlers a worker with this configuration runs; sandboxed ones only with an executor. */
 export function createWorkerRegistry(config: PeagenConfig, executor?: Executor, log?: (line: string) => void): HandlerRegistry {
-  return createRegistry(config.worker.plugins, executor, { llm: config.llm, ...(log && { log }) });
+  return createRegistry(allowListOf(config), executor, { llm: config.llm, ...(log && { log }) });
 }
 
 /** Capabilities this host proves beyond the configured ones: `llm` when a model is configured here. */
@@ -52,6 +53,8 @@ export async function assembleEngine(config: PeagenConfig, options: Omit<EngineO
 export interface AssembledSpawner {
   spawner: WarmSpawner;
   queue: TaskQueue;
+  /** The executor the children use (this process only reclaims with it). */
+  executor: Executor;
   /** Capabilities its workers claim with: the configured ones plus what this host proves. */
   caps: string[];
   close(options: { drain: boolean }): Promise<WarmSpawnerStopRecord>;
@@ -104,6 +107,7 @@ export async function assembleWarmSpawner(
     return {
       spawner,
       queue,
+      executor,
       caps,
       async close({ drain }) {
         const record = await spawner.stop({ drain });

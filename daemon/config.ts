@@ -86,13 +86,15 @@ export const ConfigSchema = z
     daemon: DaemonSchema.prefault({}),
     llm: LlmConfigSchema.prefault({}),
     observability: ObservabilitySchema.prefault({}),
+    /** Plugin packages (names or paths) allowed to load, besides worker.plugins (docs/plugins.md). */
+    plugins: z.array(z.string().min(1)).default([]),
   })
   .strict();
 export type PeagenConfig = z.infer<typeof ConfigSchema>;
 
 /** The keys each object accepts, by path; for "did you mean". */
 const KNOWN_KEYS: Record<string, readonly string[]> = {
-  '': ['queue', 'worker', 'sandbox', 'daemon', 'llm', 'observability'],
+  '': ['queue', 'worker', 'sandbox', 'daemon', 'llm', 'observability', 'plugins'],
   queue: Object.keys(QueueSchema.shape),
   worker: Object.keys(WorkerSchema.shape),
   sandbox: Object.keys(SandboxSchema.shape),
@@ -147,6 +149,7 @@ export function loadConfigWithSources(file: string | undefined, env: NodeJS.Proc
     const parsed = ConfigSchema.safeParse(raw);
     if (!parsed.success) throw new ConfigError(parsed.error.issues.map((issue) => `${shown}: ${describeIssue(issue)}`).join('\n'));
     for (const [section, values] of Object.entries(raw as Record<string, unknown>)) {
+      if (Array.isArray(values)) continue;
       for (const key of Object.keys(values as object)) sources[`${section as keyof PeagenConfig}.${key}`] = `${shown} ${section}.${key}`;
     }
   }
@@ -200,6 +203,7 @@ function applyEnv(config: PeagenConfig, env: NodeJS.ProcessEnv, sources: Setting
     daemon: config.daemon,
     llm: config.llm,
     observability: { ...config.observability },
+    plugins: config.plugins,
   };
   const problems: string[] = [];
   const byPath = new Map<string, EnvBinding>();

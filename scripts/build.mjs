@@ -43,6 +43,8 @@ await Promise.all([
   esbuild.build({ ...common, entryPoints: ['extension/extension.ts'], outfile: 'dist/extension.js', external: [...common.external, 'vscode'] }),
   esbuild.build({ ...common, entryPoints: ['daemon/main.ts'], outfile: 'dist/daemon.js' }),
   esbuild.build({ ...common, entryPoints: ['daemon/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
+  // `peagen/conformance` for plugin authors (docs/plugins.md); mocha is theirs, not bundled.
+  esbuild.build({ ...common, entryPoints: ['test/conformance/index.ts'], outfile: 'dist/conformance.js', external: [...common.external, 'mocha'] }),
   esbuild.build({
     entryPoints: [...['shared', 'daemon', 'extension', 'test'].flatMap(sources), ...textModules('daemon')],
     outdir: 'out',

@@ -22,7 +22,9 @@ const CONFIG_DESCRIPTIONS = {
   'worker.caps': 'Capabilities this worker offers (cpu, llm, docker, gpu, ...): it runs only tasks whose requirements they cover.',
   'worker.concurrency': 'Tasks run at the same time (1 to 256).',
   'worker.mode': 'in-process: tasks run inside the worker; one-shot: a fresh process per task.',
-  'worker.plugins': 'Modules that register more task handlers (paths or package names).',
+  'worker.plugins': 'Plugins allowed to load (package names or paths), as with "plugins"; also WORKER_PLUGINS.',
+  plugins:
+    'Plugin packages allowed to load (package names or paths): installed packages with a "peagen" field providing handlers, mutators, selectors, executors or LLM backends. `peagen plugins` lists them; see docs/plugins.md.',
   'worker.exitAfterIdleMs': 'A standalone worker exits after this long without work (ms): scale to zero.',
   sandbox: 'Where candidate programs run: a single-use sandbox destroyed afterwards.',
   'sandbox.executor':
@@ -52,6 +54,13 @@ const CONFIG_DESCRIPTIONS = {
   'llm.temperature': 'Sampling temperature (0 to 2).',
   'llm.repairAttempts': 'An answer that does not apply goes back to the model with the reason, up to this many times (0 to 5).',
   'llm.allowRewrite': 'Also accept an answer that rewrites a whole EVOLVE-BLOCK in one fenced block.',
+  observability: 'Metrics, health and traces (docs/metrics.md).',
+  'observability.metricsListen':
+    'host:port where the daemon serves /metrics (Prometheus), /healthz and /readyz, or "off". Default 127.0.0.1:9464 (loopback only). PEAGEN_METRICS_LISTEN overrides it.',
+  'observability.workerMetricsListen':
+    'host:port where each `peagen worker start` pool serves /metrics, /healthz and /readyz, or "off". Default 127.0.0.1:9465; a second pool on the host takes the next free port.',
+  'observability.otlpEndpoint':
+    'OpenTelemetry OTLP/HTTP endpoint for traces (e.g. http://127.0.0.1:4318): one trace per evolve run. Off when unset. OTEL_EXPORTER_OTLP_ENDPOINT sets it too.',
 };
 
 const EXAMPLE_DESCRIPTIONS = {

@@ -56,6 +56,18 @@ export interface ClusterStatus {
   depth: RequirementSetDepth[];
 }
 
+/** A process's /metrics, /healthz and /readyz endpoint: where it answers, or why it does not. */
+export interface MetricsEndpointStatus {
+  /** As configured: `host:port` or `off`. */
+  listen: string;
+  /** The address bound (`127.0.0.1:9464`; with port 0, the port chosen). */
+  address?: string;
+  /** `http://address/metrics`. */
+  url?: string;
+  /** Why there is no endpoint (turned off, or the bind failed). */
+  error?: string;
+}
+
 export namespace Status {
   export const method = 'peagen/status';
   export interface Response {
@@ -73,6 +85,8 @@ export namespace Status {
     cluster: ClusterStatus;
     /** Where other clients (the CLI, another editor) can connect. */
     listen?: string;
+    /** The metrics and health endpoint (docs/metrics.md). */
+    metrics?: MetricsEndpointStatus;
   }
   export const type = new RequestType0<Response, void>(method);
 }
@@ -194,7 +208,8 @@ export namespace StartRun {
     workers: z.number().int().min(1).max(256).default(2),
     childrenPerGeneration: z.number().int().positive().optional(),
     selector: z.string().optional(),
-    mutator: z.enum(['auto', 'llm-patch', 'offline']).optional(),
+    /** auto, llm-patch, offline, or an allowed plugin's mutator. */
+    mutator: z.string().min(1).optional(),
     seed: z.number().int().nonnegative().optional(),
     quick: z.boolean().optional(),
     /** A run id or directory to continue. */

@@ -190,6 +190,8 @@ export interface RequirementSetDepth {
   pending: number;
   inFlight: number;
   delayed: number;
+  /** How long the oldest pending task has waited to be claimed, in ms; 0 when none waits. */
+  oldestPendingMs: number;
 }
 
 export const DeadLetterSchema = z.object({

@@ -60,6 +60,11 @@ async function runE2E() {
   if (code !== 0 && (!summary || Number(summary[2]) === 0)) totals.failed += 1;
 }
 
+// The alert rules are checked by promtool (unit) and fire in a real Prometheus (integration):
+// Debian's package, installed before either group runs.
+if (wants('unit') || wants('integration')) {
+  if (spawnSync(process.execPath, [join(REPO, 'scripts', 'provision', 'prometheus.mjs')], { stdio: 'inherit' }).status !== 0) totals.failed += 1;
+}
 if (wants('unit')) await runMocha('unit', 'out/test/unit');
 if (wants('integration')) {
   // The sandbox suites need bubblewrap; the docker suites start their own engine

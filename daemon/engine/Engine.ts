@@ -58,7 +58,8 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
    * docker executor means the host can serve tasks that require `docker`.
    */
   readonly caps: readonly string[];
-  private readonly executor: ExecutorSelection | undefined;
+  /** The sandbox executor chosen for this host, if any. */
+  readonly executor: ExecutorSelection | undefined;
   private readonly unsubscribe: () => void;
   private readonly heartbeat: Heartbeat | undefined;
 

@@ -1,21 +1,28 @@
 import { HandlerRegistry } from '../fabric/worker/HandlerRegistry';
-import { loadPlugins } from '../plugins/loadPlugins';
+import { activePlugins } from '../plugins/activePlugins';
 import type { Executor } from '../sandbox/Executor';
 import { echoHandler } from './echo';
 import { createEvaluateHandler } from './evaluate';
 import { createExecuteHandler } from './execute';
 import { createMutateHandler, type MutateHandlerOptions } from './mutate';
+import { createRenderHandler } from './render';
 import { sleepHandler } from './sleep';
 
 /**
- * The built-in handlers plus those of the plugin modules named (WORKER_PLUGINS). With an
+ * The built-in handlers plus those of the allowed plugins (the allow-list: package names or
+ * paths, docs/plugins.md); a plugin that fails to load is reported and skipped. With an
  * executor, the sandboxed handlers (execute, evaluate) run on it; with LLM settings, `mutate`
- * is offered (with the `llm` capability only when a model is configured here).
+ * is offered (with the `llm` capability only when a model is configured here), with the
+ * plugins' mutators beside the built-in ones.
  */
-export function createRegistry(pluginPaths: readonly string[] = [], executor?: Executor, mutate?: MutateHandlerOptions): HandlerRegistry {
+export function createRegistry(allowList: readonly string[] = [], executor?: Executor, mutate?: MutateHandlerOptions): HandlerRegistry {
+  const plugins = activePlugins({ worker: { plugins: allowList } }, mutate?.log);
   const registry = new HandlerRegistry().register(echoHandler).register(sleepHandler);
-  if (mutate) registry.register(createMutateHandler(mutate));
+  if (mutate) {
+    const withPlugins = { ...mutate, mutators: plugins.mutators, llmBackends: plugins.llmBackends };
+    registry.register(createMutateHandler(withPlugins)).register(createRenderHandler(withPlugins));
+  }
   if (executor) registry.register(createExecuteHandler(executor)).register(createEvaluateHandler(executor));
-  for (const handler of loadPlugins(pluginPaths)) registry.register(handler);
+  for (const handler of plugins.handlers) registry.register(handler);
   return registry;
 }

@@ -15,21 +15,28 @@ import { costOf, pricingFor } from '../evolution/llm/pricing';
 import { LlmPatchMutator } from '../evolution/mutation/LlmPatchMutator';
 import type { Mutator } from '../evolution/mutation/Mutator';
 import { OfflineMutator } from '../evolution/mutation/OfflineMutator';
+import { guardedPluginMutator, pluginBackends } from '../plugins/pluginGuards';
+import type { LlmBackendPlugin } from '../plugins/plugPoints';
 
 export interface MutateHandlerOptions {
   llm: LlmConfig;
   env?: NodeJS.ProcessEnv;
   log?(line: string): void;
+  /** Mutators of allowed plugins, chosen by name like the built-in ones. */
+  mutators?: readonly Mutator[];
+  /** LLM backends of allowed plugins, called beside the configured ones. */
+  llmBackends?: readonly LlmBackendPlugin[];
 }
 
 /** The backends this worker can call; a broken `llm` section is reported and offers none. */
 function workerBackends(options: MutateHandlerOptions): LlmBackend[] {
+  let backends: LlmBackend[] = [];
   try {
-    return createBackends(options.llm, options.env ?? process.env);
+    backends = createBackends(options.llm, options.env ?? process.env);
   } catch (error) {
     options.log?.(`no LLM on this worker: ${(error as Error).message}`);
-    return [];
   }
+  return [...backends, ...pluginBackends(options.llmBackends ?? [], options.env ?? process.env, options.log)];
 }
 
 export function createMutateHandler(options: MutateHandlerOptions): TaskHandler<MutatePayload> {
@@ -62,7 +69,12 @@ export function createMutateHandler(options: MutateHandlerOptions): TaskHandler<
           ...(payload.template && { template: payload.template }),
         });
       } else {
-        throw new HandlerError('unknown_mutator', `unknown mutator "${payload.mutator}" (built in: llm-patch, offline)`, false);
+        const plugin = options.mutators?.find((candidate) => candidate.name === payload.mutator);
+        if (!plugin) {
+          const fromPlugins = options.mutators?.length ? `; from plugins: ${options.mutators.map((candidate) => candidate.name).join(', ')}` : '';
+          throw new HandlerError('unknown_mutator', `unknown mutator "${payload.mutator}" (built in: llm-patch, offline${fromPlugins}); a plugin's mutator must be allowed in this worker's peagen.json "plugins" (see \`peagen plugins\`)`, false);
+        }
+        mutator = guardedPluginMutator(plugin);
       }
       const proposal = await mutator.propose(
         {

@@ -18,6 +18,7 @@ import {
   GetElites,
   GetProgram,
   GetResult,
+  type MetricsEndpointStatus,
   ListRuns,
   RunProgressUpdate,
   StartRun,
@@ -41,6 +42,8 @@ export interface DaemonInfo {
   version: string;
   startedAt: number;
   listen?: string;
+  /** The metrics endpoint (set once it is bound, or known not to be). */
+  metrics?: MetricsEndpointStatus;
   /** The daemon's evolution runs; without it the evolve methods answer that runs are not served. */
   runs?: RunManager;
   requestShutdown(drain: boolean): void;
@@ -131,6 +134,7 @@ export function serveConnection(connection: ProtocolConnection, engine: Engine, 
       ...status,
       cluster,
       ...(daemon.listen && { listen: daemon.listen }),
+      ...(daemon.metrics && { metrics: daemon.metrics }),
     } satisfies Status.Response;
   });
 

@@ -8,6 +8,7 @@ import type { Executor, ExecutorName } from './Executor';
 import { BwrapExecutor } from './BwrapExecutor';
 import { DockerExecutor } from './docker/DockerExecutor';
 import { ProcessExecutor } from './ProcessExecutor';
+import { instrumentExecutor } from '../observability/sandboxMetrics';
 
 export type ExecutorChoice = ExecutorName | 'auto';
 
@@ -27,10 +28,11 @@ export interface ExecutorSelection {
 
 type Factory = (settings: SandboxSettings, warn: (message: string) => void) => Executor;
 
+// Every run is timed for the sandbox metrics (daemon/observability/sandboxMetrics.ts).
 const FACTORIES: Record<ExecutorName, Factory> = {
-  docker: (settings) => new DockerExecutor({ image: settings.image, dockerHost: settings.dockerHost }),
-  bwrap: () => new BwrapExecutor(),
-  process: (_settings, warn) => new ProcessExecutor(warn),
+  docker: (settings) => instrumentExecutor(new DockerExecutor({ image: settings.image, dockerHost: settings.dockerHost })),
+  bwrap: () => instrumentExecutor(new BwrapExecutor()),
+  process: (_settings, warn) => instrumentExecutor(new ProcessExecutor(warn)),
 };
 
 const AUTO_ORDER: ExecutorName[] = ['docker', 'bwrap', 'process'];

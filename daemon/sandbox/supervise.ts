@@ -7,6 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { ExecutionLimits, StopReason } from './Executor';
 import { OutputCapture } from './outputCapture';
+import { noteProgramStarted } from '../observability/sandboxMetrics';
 
 export interface SuperviseOptions {
   limits: ExecutionLimits;
@@ -35,6 +36,7 @@ const PIPE_DRAIN_MS = 2_000;
 
 export async function supervise(child: ChildProcess, options: SuperviseOptions): Promise<SupervisedExit> {
   const started = Date.now();
+  noteProgramStarted();
   let stoppedBy: StopReason | undefined;
   const stop = (reason: StopReason): void => {
     stoppedBy ??= reason;

@@ -514,11 +514,33 @@ export function describeTaskQueueConformance(name: string, factory: QueueFactory
         const held = await mustClaim();
         await queue.fail(await mustClaim(), { code: 'flaky', message: 'again', retryable: true });
         assert.ok(held);
-        assert.deepEqual(await queue.depth(), [
+        const counts = (await queue.depth()).map(({ oldestPendingMs: _age, ...entry }) => entry);
+        assert.deepEqual(counts, [
           { kind: 'echo', requires: ['cpu'], pending: 0, inFlight: 1, delayed: 1 },
           { kind: 'echo', requires: ['cpu', 'gpu'], pending: 1, inFlight: 0, delayed: 0 },
           { kind: 'render', requires: ['cpu'], pending: 1, inFlight: 0, delayed: 0 },
         ].filter((entry) => entry.pending + entry.inFlight + entry.delayed > 0));
+      });
+
+      it('says how long the oldest pending task of each requirement set has waited', async () => {
+        const first = await submit();
+        await delay(400);
+        const second = await submit();
+        await submit({ kind: 'render' });
+        const ageOf = async (kind: string): Promise<number | undefined> =>
+          (await queue.depth()).find((entry) => entry.kind === kind && entry.requires.join() === 'cpu')?.oldestPendingMs;
+        const echoAge = await ageOf('echo');
+        const renderAge = await ageOf('render');
+        assert.ok(echoAge !== undefined && echoAge >= 350 && echoAge < 60_000, `the oldest echo task waited about 400 ms, not ${echoAge}`);
+        assert.ok(renderAge !== undefined && renderAge < echoAge, `the render task came later (${renderAge} ms vs ${echoAge} ms)`);
+        const claimed = await mustClaim();
+        assert.equal(claimed.task.id, first.id);
+        const next = await ageOf('echo');
+        assert.ok(next !== undefined && next < echoAge, `the next oldest (${second.id}) came 400 ms later: ${next} ms`);
+        await mustClaim();
+        await mustClaim([{ kind: 'render', provides: ['cpu'] }]);
+        const drained = (await queue.depth()).filter((entry) => entry.pending === 0).map((entry) => entry.oldestPendingMs);
+        assert.ok(drained.every((age) => age === 0), `nothing waits, so no age: ${drained.join(', ')}`);
       });
 
       it('lists announced workers until they retire or their record lapses', async () => {

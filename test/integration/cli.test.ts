@@ -64,10 +64,10 @@ describe('peagen CLI (dist/cli.js)', function () {
     assert.match(cli('worker', 'start', '--help').stdout, /--caps/);
   });
 
-  it('says clearly that a command is not built yet, with exit code 4', () => {
+  it('render without its projects file is a usage error (exit code 2)', () => {
     const run = cli('render');
-    assert.equal(run.code, 4);
-    assert.match(run.stderr, /not implemented/);
+    assert.equal(run.code, 2);
+    assert.match(run.stderr, /missing required argument 'projects-yaml'/);
   });
 
   it('rejects unknown options with exit code 2', () => {
@@ -119,7 +119,7 @@ describe('peagen CLI (dist/cli.js)', function () {
       [['--config', path.join(bad, 'peagen.json'), 'task', 'submit', 'echo', '--sync'], {}, 'config', 2],
       [['task', 'submit', 'echo', '--sync'], { QUEUE_URL: 'redis://localhost:notaport' }, 'config', 2],
       [['queue', 'stats'], {}, 'no_daemon', 3],
-      [['render'], {}, 'not_implemented', 4],
+      [['render', 'no/such/projects.yaml'], {}, 'usage', 2],
       [['evolve', 'run', 'no/such/example', '--sync'], {}, 'usage', 2],
       [['evolve', 'show', 'no-such-run'], {}, 'usage', 2],
       [['evolve', 'run', 'examples/bad_sort', '--workers', '0'], {}, 'usage', 2],

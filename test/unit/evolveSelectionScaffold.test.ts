@@ -1,21 +1,58 @@
 /**
  * "Scaffold an evaluator for <function>…": the function the selection is about, and the
- * scaffolded Python and JavaScript evaluators run for real on a correct, a faster and a wrong
- * candidate.
+ * scaffolded Python and JavaScript evaluators run for real, the way the daemon runs an
+ * example's evaluator (evaluateProgram: the example directory as the working directory, the
+ * harness library on PYTHONPATH / NODE_PATH), on honest candidates and on hostile ones that
+ * try to fool the timing (patched clocks, forged result lines, precomputed answers).
  */
 import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { functionAt, scaffoldFiles } from '../../extension/evolve/scaffoldEvaluator';
-import { ExampleConfigSchema } from '../../shared/evaluation';
+import { evaluateProgram } from '../../daemon/evaluation/evaluateProgram';
+import { loadExample } from '../../daemon/evaluation/example';
+import { ProcessExecutor } from '../../daemon/sandbox/ProcessExecutor';
+import { functionAt, type ScaffoldInput, scaffoldFiles } from '../../extension/evolve/scaffoldEvaluator';
+import { type Evaluation, ExampleConfigSchema } from '../../shared/evaluation';
 
 const FIB_JS = path.join(__dirname, '..', '..', '..', 'examples', 'slow_fib_js', 'fib.js');
 const SLOW = ['def total(values: list[int]) -> int:', '    out = 0', '    for v in values:', '        for _ in range(50):', '            pass', '        out += v', '    return out', ''].join('\n');
+/** A program that imports what the attacks below need, so only the harness stands in their way. */
+const PY_FIB = ['import json', 'import os', 'import sys', 'import time', '', '', 'def fib(n: int) -> int:', '    if n < 2:', '        return n', '    return fib(n - 1) + fib(n - 2)', ''].join('\n');
+const PY_SLOW_FIB = 'def slow(n):\n    return n if n < 2 else slow(n - 1) + slow(n - 2)\n';
+
+const executor = new ProcessExecutor(() => {});
+
+/** Writes the scaffold into a fresh directory; score(code) evaluates one candidate as the daemon does. */
+function scaffolded(input: ScaffoldInput): { dir: string; score: (code: string) => Promise<Evaluation> } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-scaffold-'));
+  const { files } = scaffoldFiles(input);
+  assert.ok(ExampleConfigSchema.safeParse(JSON.parse(files['peagen.example.json']!)).success);
+  for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
+  fs.writeFileSync(path.join(dir, input.fileName), input.text);
+  return {
+    dir,
+    score: async (code) => {
+      const evaluation = await evaluateProgram(executor, loadExample(dir), code, { args: ['--quick'] });
+      console.log(`      ${evaluation.correct ? `correct, speedup ${evaluation.objective} (timed size ${evaluation.metrics.timing_size})` : `failed: ${(evaluation.failure?.message ?? '').split('\n')[0]!.slice(0, 160)}`} (${evaluation.wallMs} ms)`);
+      return evaluation;
+    },
+  };
+}
+
+/** Not rewarded: a failed verdict, or no more than `honestBound` (what an honest slow program gets, with margin). */
+function assertNotRewarded(evaluation: Evaluation, honestBound: number): void {
+  if (!evaluation.correct) return;
+  assert.ok((evaluation.objective ?? 0) <= honestBound, `the cheat was rewarded: speedup ${evaluation.objective} > ${honestBound}`);
+}
 
 describe('Evolve Selection: scaffolded evaluators', function () {
-  this.timeout(60_000);
+  this.timeout(120_000);
+  const dirs: string[] = [];
+  after(() => {
+    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+  });
 
   it('names the function whose body is selected, or the outermost one defined in the selection', () => {
     const lines = SLOW.split('\n');
@@ -26,69 +63,147 @@ describe('Evolve Selection: scaffolded evaluators', function () {
     assert.equal(functionAt(['x = 1', 'y = 2'], { startLine: 0, endLine: 2 }, 'python'), undefined);
   });
 
-  it('the Python evaluator: a valid peagen.example.json; correct and faster scores above 1, a wrong answer fails', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-scaffold-'));
-    try {
-      const { files, config } = scaffoldFiles({ fileName: 'calc.py', text: SLOW, functionName: 'total', language: 'python' });
-      assert.ok(ExampleConfigSchema.safeParse(JSON.parse(files['peagen.example.json']!)).success);
-      for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
-      fs.writeFileSync(path.join(dir, 'calc.py'), SLOW);
-      const score = (code: string): { correct: boolean; objective: number; error?: string } => {
-        const candidate = path.join(dir, 'candidate.py');
-        fs.writeFileSync(candidate, code);
-        const args = config.evaluator.slice(1).map((arg) => arg.replace('{program}', candidate));
-        const run = spawnSync(config.evaluator[0]!, [...args, '--quick'], { cwd: dir, encoding: 'utf8' });
-        assert.equal(run.status, 0, run.stderr);
-        return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { correct: boolean; objective: number };
-      };
-      assert.equal(score(SLOW).correct, true);
-      const fast = score('def total(values: list[int]) -> int:\n    return sum(values)\n');
-      assert.equal(fast.correct, true, fast.error);
-      assert.ok(fast.objective > 2, `speedup ${fast.objective}`);
-      const wrong = score('def total(values: list[int]) -> int:\n    return 0\n');
-      assert.equal(wrong.correct, false);
-      assert.match(wrong.error ?? '', /answered 0, the reference/);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+  it('generates evaluators built on the harness, never timing inside the candidate', () => {
+    const py = scaffoldFiles({ fileName: 'calc.py', text: SLOW, functionName: 'total', language: 'python' });
+    const js = scaffoldFiles({ fileName: 'fib.js', text: 'function fib(n) {}\n', functionName: 'fib', language: 'javascript' });
+    assert.deepEqual(py.config.evaluator, ['python3', 'peagen_evaluate.py', '{program}']);
+    assert.deepEqual(js.config.evaluator, ['node', 'peagen_evaluate.js', '{program}']);
+    assert.match(py.files['peagen_evaluate.py']!, /import peagen_harness/);
+    assert.match(js.files['peagen_evaluate.js']!, /require\('peagen-harness'\)/);
+    assert.doesNotMatch(py.files['peagen_evaluate.py']!, /process_time|exec_module/);
+    assert.doesNotMatch(js.files['peagen_evaluate.js']!, /cpuUsage|require\(file\)/);
   });
 
-  it('the JavaScript evaluator for fib() of examples/slow_fib_js: the program as it is scores correct, a faster one above 1, wrong answers fail', () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-scaffold-js-'));
-    try {
-      const text = fs.readFileSync(FIB_JS, 'utf8');
-      const program = path.join(dir, 'fib.js');
-      fs.writeFileSync(program, text);
+  describe('Python: total() of a bad_sort-style program', () => {
+    let score: (code: string) => Promise<Evaluation>;
+    before(() => {
+      const made = scaffolded({ fileName: 'calc.py', text: SLOW, functionName: 'total', language: 'python' });
+      dirs.push(made.dir);
+      score = made.score;
+    });
+
+    it('the program as it is: correct, speedup near 1', async () => {
+      const same = await score(SLOW);
+      assert.equal(same.correct, true, same.failure?.message);
+      assert.ok(same.objective! > 0.5 && same.objective! < 2, `speedup ${same.objective}`);
+      assert.ok(same.metrics.inputs_checked! >= 9 && same.metrics.repeats! >= 3, JSON.stringify(same.metrics));
+    });
+
+    it('a faster correct one scores above 2; a wrong answer fails, saying which call', async () => {
+      const fast = await score('def total(values: list[int]) -> int:\n    return sum(values)\n');
+      assert.equal(fast.correct, true, fast.failure?.message);
+      assert.ok(fast.objective! > 2, `speedup ${fast.objective}`);
+      const wrong = await score('def total(values: list[int]) -> int:\n    return 0\n');
+      assert.equal(wrong.correct, false);
+      assert.match(wrong.failure?.message ?? '', /^call \d+ of total answered 0, the reference -?\d+/);
+    });
+
+    it('a candidate that imports what the program does not is refused', async () => {
+      const sneaky = await score('import subprocess\n\ndef total(values: list[int]) -> int:\n    return sum(values)\n');
+      assert.equal(sneaky.correct, false);
+      assert.match(sneaky.failure?.message ?? '', /static check.*subprocess/);
+    });
+  });
+
+  describe('Python: hostile candidates for fib() of a program that imports json, os, sys and time', () => {
+    let score: (code: string) => Promise<Evaluation>;
+    before(() => {
+      const made = scaffolded({ fileName: 'fibs.py', text: PY_FIB, functionName: 'fib', language: 'python' });
+      dirs.push(made.dir);
+      score = made.score;
+    });
+
+    it('the program as it is: correct, speedup near 1', async () => {
+      const same = await score(PY_FIB);
+      assert.equal(same.correct, true, same.failure?.message);
+      assert.ok(same.objective! > 0.5 && same.objective! < 2, `speedup ${same.objective}`);
+    });
+
+    it('(a) patching time.perf_counter / process_time (and their _ns) earns nothing', async () => {
+      const cheat = await score(
+        `import time\n\ntime.perf_counter = lambda: 0.0\ntime.process_time = lambda: 0.0\ntime.perf_counter_ns = lambda: 0\ntime.process_time_ns = lambda: 0\n\n\n${PY_SLOW_FIB}\n\ndef fib(n: int) -> int:\n    return slow(n)\n`,
+      );
+      assertNotRewarded(cheat, 2);
+    });
+
+    it('(b) printing a forged result line and exiting is a failed verdict', async () => {
+      const cheat = await score(
+        `import json\nimport sys\n\nanswers = []\n\n${PY_SLOW_FIB}\n\ndef fib(n: int) -> int:\n    value = slow(n)\n    answers.append(repr(value))\n    if len(answers) == 5:\n        print(json.dumps({"correct": True, "objective": 1e9, "direction": "maximize", "metrics": {}}))\n        print(json.dumps({"cpu": 1e-9, "answers": answers}))\n        sys.stdout.flush()\n        sys.exit(0)\n    return value\n`,
+      );
+      assert.equal(cheat.correct, false, `speedup ${cheat.objective}`);
+    });
+
+    it('(c) answers precomputed while loading (untimed) are charged back: no better than the honest slow program', async () => {
+      // The table covers every n whose slow answer takes up to ~0.1 s: the timed n among them.
+      const cheat = await score(`import time\n\n${PY_SLOW_FIB}\nTABLE = {}\nstart = time.process_time()\nwhile time.process_time() - start < 0.25:\n    TABLE[len(TABLE)] = slow(len(TABLE))\n\n\ndef fib(n: int) -> int:\n    return TABLE[n] if n in TABLE else slow(n)\n`);
+      assertNotRewarded(cheat, 2);
+    });
+  });
+
+  describe('JavaScript: fib() of examples/slow_fib_js', () => {
+    let score: (code: string) => Promise<Evaluation>;
+    const text = fs.readFileSync(FIB_JS, 'utf8');
+    before(() => {
       const lines = text.split('\n');
       const def = lines.findIndex((line) => line.startsWith('function fib('));
       const functionName = functionAt(lines, { startLine: def + 1, endLine: def + 5 }, 'javascript');
       assert.equal(functionName, 'fib');
-      const { files, config } = scaffoldFiles({ fileName: 'fib.js', text, functionName, language: 'javascript' });
-      assert.ok(ExampleConfigSchema.safeParse(JSON.parse(files['peagen.example.json']!)).success);
-      assert.deepEqual(config.evaluator, ['node', 'peagen_evaluate.js', '{program}']);
-      for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
-      const score = (file: string): { correct: boolean; objective: number; error?: string } => {
-        const args = config.evaluator.slice(1).map((arg) => arg.replace('{program}', file));
-        const run = spawnSync(config.evaluator[0]!, [...args, '--quick'], { cwd: dir, encoding: 'utf8' });
-        assert.equal(run.status, 0, run.stderr);
-        return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { correct: boolean; objective: number; error?: string };
-      };
-      const same = score(program);
-      assert.equal(same.correct, true, same.error);
-      assert.ok(same.objective > 0, `speedup ${same.objective}`);
+      const made = scaffolded({ fileName: 'fib.js', text, functionName, language: 'javascript' });
+      dirs.push(made.dir);
+      score = made.score;
+    });
 
-      const fast = path.join(dir, 'fast.js');
-      fs.writeFileSync(fast, "'use strict';\nfunction fib(n) {\n  let a = 0n;\n  let b = 1n;\n  for (let i = 0; i < n; i++) [a, b] = [b, a + b];\n  return a;\n}\nmodule.exports = { fib };\n");
-      const faster = score(fast);
-      assert.equal(faster.correct, true, faster.error);
-      assert.ok(faster.objective > 2, `speedup ${faster.objective}`);
+    it('the program as it is: correct, speedup near 1', async () => {
+      const same = await score(text);
+      assert.equal(same.correct, true, same.failure?.message);
+      assert.ok(same.objective! > 0.5 && same.objective! < 2, `speedup ${same.objective}`);
+      assert.ok(same.metrics.inputs_checked! >= 9 && same.metrics.repeats! >= 3, JSON.stringify(same.metrics));
+    });
 
-      fs.writeFileSync(program, text.replace('if (m < 2) return toBig(m);', 'if (m < 2) return toBig(m + 1);'));
-      const wrong = score(program);
+    it('a faster correct one scores above 2; a wrong answer fails, saying which call', async () => {
+      const faster = await score("'use strict';\nfunction fib(n) {\n  let a = 0n;\n  let b = 1n;\n  for (let i = 0; i < n; i++) [a, b] = [b, a + b];\n  return a;\n}\nmodule.exports = { fib };\n");
+      assert.equal(faster.correct, true, faster.failure?.message);
+      assert.ok(faster.objective! > 2, `speedup ${faster.objective}`);
+      const wrong = await score(text.replace('if (m < 2) return toBig(m);', 'if (m < 2) return toBig(m + 1);'));
       assert.equal(wrong.correct, false);
-      assert.match(wrong.error ?? '', /^call 1 of fib answered "\d+n", the reference "\d+n"$/);
-    } finally {
-      fs.rmSync(dir, { recursive: true, force: true });
-    }
+      assert.match(wrong.failure?.message ?? '', /^call \d+ of fib answered "\d+n", the reference "\d+n"$/);
+    });
+
+    it('(a) patching process.hrtime, performance.now and process.cpuUsage earns nothing', async () => {
+      const cheat = await score(
+        "'use strict';\nprocess.cpuUsage = () => ({ user: 0, system: 0 });\nprocess.hrtime = Object.assign(() => [0, 0], { bigint: () => 0n });\nperformance.now = () => 0;\n" +
+          text.slice(text.indexOf('// EVOLVE-BLOCK-START')),
+      );
+      assertNotRewarded(cheat, 2);
+    });
+
+    it('(b) printing a forged result line and exiting is a failed verdict', async () => {
+      const cheat = await score(
+        text.replace(
+          'module.exports = { fib };',
+          "const answers = [];\nconst real = fib;\nfunction forged(n) {\n  const value = real(n);\n  answers.push(JSON.stringify(value.toString() + 'n'));\n  if (answers.length === 5) {\n    const out = require('fs');\n    out.writeSync(1, JSON.stringify({ correct: true, objective: 1e9, direction: 'maximize', metrics: {} }) + '\\n');\n    out.writeSync(1, JSON.stringify({ cpu: 1e-9, answers, kinds: 'int' }) + '\\n');\n    process.exit(0);\n  }\n  return value;\n}\nmodule.exports = { fib: forged };\n",
+        ),
+      );
+      assert.equal(cheat.correct, false, `speedup ${cheat.objective}`);
+    });
+
+    it('(c) answers precomputed while loading (untimed) are charged back: no better than the program itself', async () => {
+      const cheat = await score(
+        text.replace('module.exports = { fib };', "const table = [];\nconst start = Date.now();\nwhile (Date.now() - start < 250) table.push(fib(table.length));\nconst slowFib = fib;\nmodule.exports = { fib: (n) => (n < table.length ? table[n] : slowFib(n)) };\n"),
+      );
+      assertNotRewarded(cheat, 2);
+    });
+  });
+
+  it('run by hand without the harness library: an evaluator error that says what to set, exit status 2', () => {
+    const { files } = scaffoldFiles({ fileName: 'calc.py', text: SLOW, functionName: 'total', language: 'python' });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-scaffold-'));
+    dirs.push(dir);
+    for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
+    fs.writeFileSync(path.join(dir, 'calc.py'), SLOW);
+    const env = { ...process.env, PYTHONPATH: '', PEAGEN_HARNESS_LIB: '' };
+    const run = spawnSync('python3', ['peagen_evaluate.py', 'calc.py', '--quick'], { cwd: dir, encoding: 'utf8', env });
+    assert.equal(run.status, 2, run.stderr);
+    assert.match(JSON.parse(run.stdout.trim().split('\n').at(-1)!).error, /PYTHONPATH=<peagen>\/harness\/python/);
   });
 });

@@ -12,6 +12,7 @@ import { type DaemonRecord, ensureStateDir, LOG_FILE, readLiveRecord } from '../
 import { lockHolder } from '../../rpc/stateLock';
 import { CliContext, CliError, ExitCode } from '../context';
 import { describeStatus } from './queue';
+import { describeMetricsEndpoint, parseMetricsListen } from './metrics';
 
 const START_TIMEOUT_MS = 15_000;
 
@@ -24,7 +25,8 @@ export function registerDaemonCommands(program: Command): void {
     .option('--listen <address>', 'unix:/path/to.sock or tcp:127.0.0.1:PORT (default: a socket in ~/.peagen)')
     .option('--foreground', 'run in this process until interrupted')
     .option('--no-workers', 'run no worker slots here: tasks are served by `peagen worker start` on other hosts sharing a Redis queue')
-    .action(async (options: { listen?: string; foreground?: boolean; workers: boolean }, command: Command) => {
+    .option('--metrics-listen <address>', 'host:port of /metrics, /healthz and /readyz, or "off" (default observability.metricsListen, 127.0.0.1:9464)', parseMetricsListen)
+    .action(async (options: { listen?: string; foreground?: boolean; workers: boolean; metricsListen?: string }, command: Command) => {
       const ctx = CliContext.of(command);
       const config = options.workers ? ctx.config : { ...ctx.config, daemon: { ...ctx.config.daemon, workers: false } };
       if (!config.daemon.workers && config.queue.url.startsWith('memory:')) {
@@ -43,6 +45,7 @@ export function registerDaemonCommands(program: Command): void {
             config,
             stateDir: ctx.stateDir,
             ...(options.listen && { listen: options.listen }),
+            ...(options.metricsListen && { metricsListen: options.metricsListen }),
             oneShotEntry: path.join(__dirname, 'daemon.js'),
             log: (line) => ctx.info(line),
           });
@@ -62,6 +65,7 @@ export function registerDaemonCommands(program: Command): void {
       const args = [path.join(__dirname, 'daemon.js')];
       if (options.listen) args.push('--listen', options.listen);
       if (!config.daemon.workers) args.push('--no-workers');
+      if (options.metricsListen) args.push('--metrics-listen', options.metricsListen);
       if (ctx.configFile) args.push('--config', ctx.configFile);
       const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', logFd, logFd] });
       child.unref();
@@ -115,6 +119,7 @@ export function registerDaemonCommands(program: Command): void {
         [
           `daemon ${status.daemonVersion} running (pid ${status.pid}, up ${Math.round(status.uptimeMs / 1000)} s)`,
           ...(status.listen ? [`address: ${status.listen}`] : []),
+          ...(status.metrics ? [describeMetricsEndpoint(status.metrics)] : []),
           describeStatus(status),
         ].join('\n'),
       );

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { ErrorCodes, ResponseError } from 'vscode-languageserver-protocol/node';
 import { StartRun, StopRun } from '../../../shared/protocol';
 import { readLiveRecord } from '../../rpc/discovery';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import type { RunProgress } from '../../../shared/evolution';
 import { EvolutionRun } from '../../evolution/controller/EvolutionRun';
 import { type PreparedRun, prepareRun, type RunRequest, RunSetupError } from '../../evolution/controller/prepareRun';
@@ -32,7 +32,7 @@ interface RunFlags {
   workers?: number;
   children?: number;
   selector?: string;
-  mutator?: 'auto' | 'llm-patch' | 'offline';
+  mutator?: string;
   seed?: number;
   islands?: number;
   quick?: boolean;
@@ -86,8 +86,8 @@ function addRunOptions(command: Command): Command {
   return command
     .option('--workers <n>', 'evaluations in flight at once (default: the configured worker concurrency)', atLeastOne('--workers'))
     .option('--children <n>', 'children per generation (default: --workers)', atLeastOne('--children'))
-    .addOption(new Option('--selector <name>', 'parent selector').choices([...SELECTOR_NAMES]))
-    .addOption(new Option('--mutator <name>', 'llm-patch, offline, or auto: an LLM when one is configured').choices(['auto', 'llm-patch', 'offline']))
+    .option('--selector <name>', `parent selector: ${SELECTOR_NAMES.join(', ')}, or an allowed plugin's (peagen plugins)`)
+    .option('--mutator <name>', "llm-patch, offline, auto (an LLM when one is configured), or an allowed plugin's (peagen plugins)")
     .option('--seed <n>', 'seed of the run (selection, mutation, held-out inputs)', parsePositiveInt('--seed'))
     .option('--islands <n>', 'independent sub-populations that take turns and exchange their bests (default 1)', atLeastOne('--islands'))
     .option('--quick', "pass --quick to the evaluator (smaller inputs: faster, noisier)")

@@ -3,7 +3,9 @@ import type { Command } from 'commander';
 import { assembleEngine, assembleWarmSpawner } from '../../composition';
 import type { PeagenConfig } from '../../config';
 import { CliContext, CliError, ExitCode, parseCaps, parsePositiveInt } from '../context';
+import { serveWorkerObservability } from '../../observability/serveObservability';
 import { shutdownTracing, startTracing } from '../../observability/tracing';
+import { parseMetricsListen } from './metrics';
 
 interface WorkerStartOptions {
   caps?: string[];
@@ -13,6 +15,7 @@ interface WorkerStartOptions {
   warmPool?: number;
   maxWorkers?: number;
   exitAfterIdle?: number;
+  metricsListen?: string;
 }
 
 const WARM_HELP = `
@@ -40,6 +43,11 @@ export function registerWorkerCommands(program: Command): void {
     .option('--warm-pool <n>', 'keep n one-shot worker processes ready, sandbox made (the warm spawner)', parsePositiveInt('--warm-pool'))
     .option('--max-workers <m>', 'with --warm-pool: worker processes at most (default max(n, concurrency))', parsePositiveInt('--max-workers'))
     .option('--exit-after-idle <seconds>', 'stop after this long with nothing to do (with --warm-pool: scale to zero)', parsePositiveInt('--exit-after-idle'))
+    .option(
+      '--metrics-listen <address>',
+      'host:port of this pool\'s /metrics, /healthz and /readyz, or "off" (default observability.workerMetricsListen, 127.0.0.1:9465; the next free port when taken)',
+      parseMetricsListen,
+    )
     .addHelpText('after', WARM_HELP)
     .action(async (options: WorkerStartOptions, command: Command) => {
       const ctx = CliContext.of(command);
@@ -64,6 +72,7 @@ export function registerWorkerCommands(program: Command): void {
       }
       await startTracing(config.observability, 'peagen-worker', { log: (line) => ctx.info(line) });
       const entry = path.join(__dirname, 'daemon.js');
+      const metricsListen = options.metricsListen ?? config.observability.workerMetricsListen;
       const interrupted = new Promise<string>((resolve) => {
         process.once('SIGINT', () => resolve('interrupted'));
         process.once('SIGTERM', () => resolve('terminated'));
@@ -79,6 +88,13 @@ export function registerWorkerCommands(program: Command): void {
         const exitAfterIdleMs = config.worker.exitAfterIdleMs ?? 2 ** 31 - 1;
         const assembled = await assembleWarmSpawner(config, { warmPool, maxWorkers, exitAfterIdleMs, entry, log: (line) => ctx.info(line) });
         const { spawner } = assembled;
+        const observability = await serveWorkerObservability({
+          listen: metricsListen,
+          queue: assembled.queue,
+          workers: spawner,
+          executor: () => assembled.executor,
+          log: (line) => ctx.info(line),
+        });
         ctx.info(
           `spawner ${spawner.id} started: ${warmPool} warm, at most ${maxWorkers} one-shot worker process(es)` +
             `${config.worker.exitAfterIdleMs !== undefined ? `, zero after ${config.worker.exitAfterIdleMs / 1000} s idle` : ''}` +
@@ -86,6 +102,7 @@ export function registerWorkerCommands(program: Command): void {
         );
         const reason = await interrupted;
         const record = await assembled.close({ drain: true });
+        await observability.close();
         await shutdownTracing();
         ctx.output({ stopped: true, reason, ...record }, `spawner stopped (${reason}); worker process exits: ${describeCounts(record.exitReasons)}`);
         return;
@@ -96,12 +113,20 @@ export function registerWorkerCommands(program: Command): void {
         log: (line) => ctx.info(line),
         ...(config.worker.exitAfterIdleMs !== undefined && { exitAfterIdleMs: config.worker.exitAfterIdleMs }),
       });
+      const observability = await serveWorkerObservability({
+        listen: metricsListen,
+        queue: engine.queue,
+        workers: engine.pool,
+        executor: () => engine.executor?.executor,
+        log: (line) => ctx.info(line),
+      });
       ctx.info(
         `worker ${engine.pool?.id} started: ${config.worker.concurrency} ${config.worker.mode} slot(s), caps [${engine.caps.join(', ')}], serving ${engine.pool?.kinds.join(', ') || 'no task kinds'}`,
       );
       const stopped = Promise.race([interrupted, new Promise<string>((resolve) => engine.pool?.once('idleExit', () => resolve('idle')))]);
       const reason = await stopped;
       await engine.stop({ drain: true });
+      await observability.close();
       await shutdownTracing();
       ctx.output({ stopped: true, reason, exitReasons: engine.pool?.exitReasons ?? {} }, `worker stopped (${reason})`);
     });

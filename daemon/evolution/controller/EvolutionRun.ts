@@ -38,6 +38,8 @@ export interface EvolutionRunOptions {
   signal?: AbortSignal;
   log(line: string): void;
   onProgress?(progress: RunProgress): void;
+  /** Every journaled event as it is recorded (the daemon's metrics). */
+  onEvent?(event: RunEvent): void;
   /**
    * Checkpoint at most this often (CHECKPOINT_EVERY_MS) and at the end. The journal holds
    * every event in between, so a crash loses nothing; a checkpoint only makes resume faster,
@@ -449,6 +451,7 @@ export class EvolutionRun {
 
   private record(event: RunEvent, at = new Date().toISOString()): void {
     this.seq = this.journal.append({ ...event, at });
+    this.options.onEvent?.(event);
     // Stored before any checkpoint can name them.
     for (const program of this.state.drainAdmitted()) this.options.runDir.putProgram(program);
     if (Date.now() - this.lastCheckpointAt >= (this.options.checkpointEveryMs ?? CHECKPOINT_EVERY_MS)) this.writeCheckpoint();

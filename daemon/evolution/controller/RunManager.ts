@@ -13,8 +13,10 @@ import { loadRunState } from './loadRunState';
 import { estimateRun, prepareRun, type RunRequest } from './prepareRun';
 import { buildReport, readReport, writeReport } from './report';
 import { RunDir } from './runDir';
+import type { LlmExchange } from '../mutation/Mutator';
 import type { RunState } from './RunState';
 import { engineTaskClient } from './taskClients';
+import { processEvolutionMetrics } from '../../observability/evolutionMetrics';
 
 interface ActiveRun {
   run: EvolutionRun;
@@ -40,6 +42,8 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
     if (this.active.has(manifest.runId)) throw new Error(`run ${manifest.runId} is already running in this daemon`);
     const mutateSlots = manifest.settings.usesLlm ? Math.max(2, params.workers) : 1;
     const entry: ActiveRun = { runDir } as ActiveRun;
+    const metrics = processEvolutionMetrics();
+    metrics.runStarted(manifest.runId, manifest.stop);
     const run = new EvolutionRun({
       runDir,
       manifest,
@@ -49,8 +53,10 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
       mutateSlots,
       perJobSpend: prepared.perJobSpend,
       log: (line) => this.log(`run ${manifest.runId}: ${line}`),
+      onEvent: (event) => metrics.onEvent(manifest.runId, event, (hash) => readExchange(runDir, hash)),
       onProgress: (progress) => {
         entry.progress = progress;
+        metrics.onProgress(progress);
         this.emit('progress', progress);
       },
     });
@@ -59,13 +65,17 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
       .run({ resume: Boolean(params.resume) })
       .then((outcome) => {
         writeReport(runDir, buildReport(manifest, runDir, outcome.state, outcome.progress, outcome.stopReason, outcome.timeline, outcome.engineMs));
+        metrics.onProgress(outcome.progress);
         this.emit('progress', outcome.progress);
       })
       .catch((error: unknown) => {
         this.log(`run ${manifest.runId} failed: ${(error as Error).message}`);
         if (entry.progress) this.emit('progress', { ...entry.progress, state: 'failed', stopReason: 'error' });
       })
-      .finally(() => this.active.delete(manifest.runId));
+      .finally(() => {
+        this.active.delete(manifest.runId);
+        metrics.runFinished(manifest.runId);
+      });
     this.active.set(manifest.runId, entry);
     this.log(`run ${manifest.runId} started (${runDir.dir})`);
     return { runId: manifest.runId, runDir: runDir.dir, notes: prepared.notes };
@@ -141,6 +151,14 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
       id = ancestor.lineage.parents[0];
     }
     return { program, ancestors };
+  }
+}
+
+function readExchange(runDir: RunDir, hash: string): LlmExchange | undefined {
+  try {
+    return runDir.getExchange(hash);
+  } catch {
+    return undefined;
   }
 }
 

@@ -11,6 +11,8 @@ import { createBackends } from '../llm/createBackends';
 import type { LlmBackend } from '../llm/LlmBackend';
 import { estimateTokens, pricingFor } from '../llm/pricing';
 import { SELECTOR_NAMES } from '../selection/createSelector';
+import { activePlugins } from '../../plugins/activePlugins';
+import { pluginBackends } from '../../plugins/pluginGuards';
 import { type CallCost, type Spend, worstCasePerJob, worstCaseRun } from './budget';
 import { RunDir, type RunManifest, type StopConditions } from './runDir';
 
@@ -23,7 +25,8 @@ export interface RunRequest {
   workers: number;
   childrenPerGeneration?: number;
   selector?: string;
-  mutator?: 'auto' | 'llm-patch' | 'offline';
+  /** `auto`, `llm-patch`, `offline`, or the name of an allowed plugin's mutator. */
+  mutator?: string;
   seed?: number;
   islands?: number;
   /** Pass --quick to the evaluator (smaller inputs: faster, noisier). */
@@ -49,6 +52,8 @@ export class RunSetupError extends Error {
 }
 
 const PROMPT_OVERHEAD_CHARS = 4_000;
+const BUILT_IN_MUTATORS: readonly string[] = ['auto', 'llm-patch', 'offline'];
+const PLUGIN_HINT = '; a plugin\'s is usable once allowed in peagen.json "plugins": `peagen plugins` lists them';
 
 export function prepareRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessEnv = process.env): PreparedRun {
   const planned = planRun(request, config, env, true);
@@ -91,8 +96,10 @@ function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessE
   let manifest: RunManifest;
   let example: Example;
   let backends: LlmBackend[] = [];
+  // Loaded here too, not only by the workers: the run's selector and mutator may be a plugin's.
+  const plugins = activePlugins(config);
   try {
-    backends = createBackends(config.llm, env);
+    backends = [...createBackends(config.llm, env), ...pluginBackends(plugins.llmBackends, env, (line) => notes.push(line))];
   } catch (error) {
     throw new RunSetupError(`the llm settings are unusable: ${(error as Error).message}`);
   }
@@ -119,13 +126,21 @@ function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessE
       throw new RunSetupError((error as Error).message);
     }
     const selector = request.selector ?? 'epsilon-greedy';
-    if (!(SELECTOR_NAMES as readonly string[]).includes(selector)) throw new RunSetupError(`unknown selector "${selector}" (one of ${SELECTOR_NAMES.join(', ')})`);
+    const selectors = [...SELECTOR_NAMES, ...plugins.selectors.map((plugin) => plugin.name)];
+    if (!selectors.includes(selector)) throw new RunSetupError(`unknown selector "${selector}" (one of ${selectors.join(', ')}${PLUGIN_HINT})`);
     const wanted = request.mutator ?? 'auto';
-    const usesLlm = wanted === 'llm-patch' || (wanted === 'auto' && backends.length > 0);
+    const pluginMutator = BUILT_IN_MUTATORS.includes(wanted) ? undefined : plugins.mutators.find((mutator) => mutator.name === wanted);
+    if (!BUILT_IN_MUTATORS.includes(wanted) && !pluginMutator) {
+      const fromPlugins = plugins.mutators.map((mutator) => mutator.name);
+      throw new RunSetupError(`unknown mutator "${wanted}" (one of ${[...BUILT_IN_MUTATORS, ...fromPlugins].join(', ')}${PLUGIN_HINT})`);
+    }
+    // A plugin's mutator brings its own means; Peagen's LLM budget and repairs are llm-patch's.
+    const usesLlm = !pluginMutator && (wanted === 'llm-patch' || (wanted === 'auto' && backends.length > 0));
+    if (pluginMutator) notes.push(`mutator: ${pluginMutator.name} (from a plugin)`);
     if (wanted === 'llm-patch' && backends.length === 0) {
       throw new RunSetupError('--mutator llm-patch needs an LLM: set OPENAI_API_KEY (or OPENAI_BASE_URL for Ollama and other OpenAI-compatible servers) or ANTHROPIC_API_KEY, or add an `llm` section to peagen.json');
     }
-    if (!usesLlm) {
+    if (!usesLlm && !pluginMutator) {
       notes.push(
         wanted === 'offline'
           ? 'mutator: offline (genetic improvement of the EVOLVE-BLOCK statements), as asked'
@@ -147,7 +162,7 @@ function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessE
         ...(example.config.features && { features: example.config.features }),
         islands: request.islands ?? 1,
         selector,
-        mutator: usesLlm ? 'llm-patch' : 'offline',
+        mutator: pluginMutator?.name ?? (usesLlm ? 'llm-patch' : 'offline'),
         usesLlm,
         backends: usesLlm ? backends.map((backend) => ({ name: backend.name, weight: config.llm.backends.find((b) => b.name === backend.name)?.weight ?? 1 })) : [],
         routing: config.llm.routing,

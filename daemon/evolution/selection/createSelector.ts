@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { AdaptiveEpsilonGreedySelector } from './adaptiveEpsilonGreedy';
 import type { ParentSelector } from './ParentSelector';
+import { currentPlugins } from '../../plugins/current';
 import { ThompsonSelector } from './thompson';
 import { TournamentSelector } from './tournament';
 import { Ucb1Selector } from './ucb1';
@@ -49,7 +50,9 @@ export function isSelectorName(name: string): name is SelectorName {
 /** A fresh selector; an unknown name or a bad option is an Error that says what is allowed. */
 export function createSelector(name: string, options: unknown = {}): ParentSelector {
   if (!isSelectorName(name)) {
-    throw new Error(`unknown parent selector "${name}": use one of ${SELECTOR_NAMES.join(', ')}`);
+    const plugin = currentPlugins().selectors.find((candidate) => candidate.name === name);
+    if (plugin) return plugin.create(options ?? {});
+    throw new Error(`unknown parent selector "${name}": use one of ${[...SELECTOR_NAMES, ...currentPlugins().selectors.map((candidate) => candidate.name)].join(', ')}`);
   }
   const parsed = SelectorOptionsSchema.safeParse(options ?? {});
   if (!parsed.success) {

@@ -50,7 +50,8 @@ export class MemoryQueue implements TaskQueue {
 
   private readonly options: Required<QueueOptions>;
   private readonly pending: Task[] = [];
-  private readonly pendingIds = new Set<string>();
+  /** Pending task ids with when each became pending (epoch ms), for the oldest pending age. */
+  private readonly pendingIds = new Map<string, number>();
   private readonly delayed = new Map<string, Delayed>();
   private readonly inFlight = new Map<string, Claim>();
   /** In-flight tasks someone asked to cancel, with the reason given. */
@@ -227,10 +228,11 @@ export class MemoryQueue implements TaskQueue {
       const key = requirementSetKey(task.kind, task.requires);
       let entry = sets.get(key);
       if (!entry) {
-        entry = { kind: task.kind, requires: [...new Set(task.requires)].sort(), pending: 0, inFlight: 0, delayed: 0 };
+        entry = { kind: task.kind, requires: [...new Set(task.requires)].sort(), pending: 0, inFlight: 0, delayed: 0, oldestPendingMs: 0 };
         sets.set(key, entry);
       }
       entry[field] += 1;
+      if (field === 'pending') entry.oldestPendingMs = Math.max(entry.oldestPendingMs, now - (this.pendingIds.get(task.id) ?? now));
     };
     for (const task of this.pending) count(task, 'pending');
     for (const claim of this.inFlight.values()) count(claim.task, 'inFlight');
@@ -377,13 +379,13 @@ export class MemoryQueue implements TaskQueue {
 
   private pushPending(task: Task): void {
     this.pending.push(task);
-    this.pendingIds.add(task.id);
+    this.pendingIds.set(task.id, Date.now());
     this.signals.emit('available');
   }
 
   private unshiftPending(task: Task): void {
     this.pending.unshift(task);
-    this.pendingIds.add(task.id);
+    this.pendingIds.set(task.id, Date.now());
     this.signals.emit('available');
   }
 

@@ -84,6 +84,8 @@ export interface WarmSpawnerStopRecord {
 export interface WarmSpawnerEvents {
   taskStart: [task: Task];
   taskEnd: [task: Task, end: TaskEnd, result: Result | undefined];
+  /** A worker process was started. */
+  spawn: [];
   /** A worker process said it is ready. */
   ready: [pid: number];
   /** A worker process ended (its scope released). */
@@ -297,6 +299,7 @@ export class WarmSpawner extends EventEmitter<WarmSpawnerEvents> {
       }),
     };
     this.workers.add(worker);
+    this.emit('spawn');
     const loop = this.serve(worker).finally(() => this.loops.delete(loop));
     this.loops.add(loop);
   }

@@ -47,6 +47,9 @@ export interface WorkerPoolEvents {
   taskStart: [task: Task];
   taskEnd: [task: Task, end: TaskEnd, result: Result | undefined];
   idleExit: [];
+  /** One-shot mode: a task's process was started, and it ended. */
+  spawn: [];
+  exit: [pid: number | undefined, reason: ExitReason];
 }
 
 export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
@@ -144,6 +147,7 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
     }
     const entry = this.options.oneShotEntry ?? process.argv[1];
     if (!entry) throw new Error('one-shot mode needs the path of the script that runs one-shot children');
+    this.emit('spawn');
     const { outcome, exitReason } = await runOneShot(task, {
       entry,
       config: this.options.config,
@@ -154,6 +158,7 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
       ...(this.options.log && { onLog: this.options.log }),
     });
     this.exitReasons[exitReason] = (this.exitReasons[exitReason] ?? 0) + 1;
+    this.emit('exit', undefined, exitReason);
     this.options.log?.(`worker ${consumer}: one-shot process for ${task.id} exited (${exitReason})`);
     return outcome;
   }

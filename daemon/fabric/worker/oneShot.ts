@@ -11,6 +11,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import type { Task } from '../../../shared/task';
 import type { HandlerRegistry } from './HandlerRegistry';
 import { runTask, type TaskOutcome } from './runTask';
+import { keepTimingsForParent, replayTimings, type SandboxTiming, takeChildTimings } from '../../observability/sandboxMetrics';
 
 /**
  * Why a one-shot process ended; counted per reason (`worker_exit_reason_total`).
@@ -63,7 +64,7 @@ export interface OneShotEnd {
 /** Parent to child. */
 type ParentMessage = { type: 'warm'; config: unknown } | { type: 'run'; task: Task; workerId: string; config: unknown };
 /** Child to parent. */
-type ChildMessage = { type: 'ready' } | { type: 'setup_failed'; message: string } | { type: 'outcome'; outcome: TaskOutcome };
+type ChildMessage = { type: 'ready' } | { type: 'setup_failed'; message: string } | { type: 'outcome'; outcome: TaskOutcome; sandboxTimings?: SandboxTiming[] };
 
 /** Runs one task in a fresh (cold) child process. */
 export function runOneShot(task: Task, options: OneShotOptions): Promise<OneShotEnd> {
@@ -185,6 +186,7 @@ export class OneShotProcess {
       this.setupFailure = message.message;
     } else if (message.type === 'outcome') {
       this.outcome = message.outcome;
+      replayTimings(message.sandboxTimings);
     }
   }
 
@@ -281,6 +283,7 @@ export function runOneShotChild(
   beforeExit: () => Promise<void> = async () => {},
 ): void {
   const controller = new AbortController();
+  keepTimingsForParent();
   // The parent is gone: nobody can use the answer, and an orphan must not linger.
   process.once('disconnect', () => process.exit(1));
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -305,7 +308,7 @@ export function runOneShotChild(
             error: { code: 'worker_setup_failed', message: `the one-shot worker could not set up its handlers: ${describe(error)}`, retryable: true },
           }),
         )
-        .then((outcome) => reply({ type: 'outcome', outcome }, () => void beforeExit().finally(() => process.exit(0))));
+        .then((outcome) => reply({ type: 'outcome', outcome, sandboxTimings: takeChildTimings() }, () => void beforeExit().finally(() => process.exit(0))));
     }
   });
 }

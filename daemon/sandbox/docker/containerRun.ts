@@ -24,6 +24,7 @@ import { type ContainerCgroup, locateCgroup, processInContainer, processRunning 
 import { containerSpec, readOnlyMounts } from './containerSpec';
 import { explainEngineError, engineMessage } from './endpoint';
 import { ContainerEvents, WATCHED_EVENTS } from './events';
+import { noteProgramStarted } from '../../observability/sandboxMetrics';
 
 /** How often the cgroup counters are polled while the command runs. */
 const LIMIT_POLL_MS = 100;
@@ -115,6 +116,7 @@ export async function runInContainer(context: ContainerRunContext, dir: SandboxD
     }
     if (!stoppedBy) {
       execStarted = Date.now();
+      noteProgramStarted();
       timer = setTimeout(() => stop('timeout'), limits.timeoutMs);
       let exec: Docker.Exec | undefined;
       let stream: Duplex | undefined;

@@ -508,7 +508,7 @@ export class RedisStreamsQueue implements TaskQueue {
     const reply = (await this.run('stats', [])) as (string | number)[];
     const sets: RequirementSetDepth[] = [];
     const streamPrefix = `${this.prefix}:tasks:`;
-    for (let index = 1; index + 3 < reply.length; index += 4) {
+    for (let index = 1; index + 4 < reply.length; index += 5) {
       const stream = String(reply[index]);
       const key = stream.slice(streamPrefix.length);
       const split = key.lastIndexOf(':');
@@ -518,6 +518,7 @@ export class RedisStreamsQueue implements TaskQueue {
         pending: Number(reply[index + 1]),
         inFlight: Number(reply[index + 2]),
         delayed: Number(reply[index + 3]),
+        oldestPendingMs: Number(reply[index + 4]),
       });
     }
     return { dead: Number(reply[0]), sets };

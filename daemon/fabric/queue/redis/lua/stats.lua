@@ -1,7 +1,7 @@
 -- Counts after promoting due retries and reclaiming expired leases, so that the numbers say
 -- what a worker would see now. Consumers without pending entries are dropped from the groups
 -- (their names are only diagnostics), so short-lived workers do not pile up.
--- Answers {dead, stream1, waiting1, inFlight1, delayed1, stream2, ...}.
+-- Answers {dead, stream1, waiting1, inFlight1, delayed1, oldestPendingMs1, stream2, ...}.
 promoteDue()
 local delayedBy = {}
 for _, id in ipairs(redis.call('ZRANGE', delayedKey, 0, -1)) do
@@ -26,5 +26,18 @@ for _, stream in ipairs(redis.call('SMEMBERS', streamsKey)) do
   reply[#reply + 1] = redis.call('XLEN', stream) - inFlight
   reply[#reply + 1] = inFlight
   reply[#reply + 1] = delayedBy[stream] or 0
+  -- Entries are delivered in order: the first after the group's last delivered one is the
+  -- oldest waiting, and its id starts with the time (ms) it entered the stream.
+  local oldest = 0
+  local okGroups, groups = pcall(redis.call, 'XINFO', 'GROUPS', stream)
+  if okGroups then
+    for _, group in ipairs(groups) do
+      if field(group, 'name') == GROUP then
+        local nextEntry = redis.call('XRANGE', stream, '(' .. field(group, 'last-delivered-id'), '+', 'COUNT', 1)[1]
+        if nextEntry then oldest = math.max(0, now - tonumber(string.match(nextEntry[1], '^(%d+)'))) end
+      end
+    end
+  end
+  reply[#reply + 1] = oldest
 end
 return reply

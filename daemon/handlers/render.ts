@@ -1,0 +1,46 @@
+/**
+ * The `render` task: one file of a template set (`peagen render`). A COPY record needs only
+ * `cpu`; a GENERATE record requires `llm`, offered only by a worker with a model configured
+ * in its own environment. The payload carries the templates, variables and dependency text,
+ * so any worker can render it; the result's data is the RenderedFile (path and text).
+ */
+import { type RenderPayload, RenderPayloadSchema } from '../../shared/payloads';
+import { createBackends, describeBackends } from '../evolution/llm/createBackends';
+import { LlmError, type LlmBackend } from '../evolution/llm/LlmBackend';
+import { HandlerError, type TaskHandler } from '../fabric/worker/TaskHandler';
+import { renderFile } from '../render/renderFile';
+import { TemplateError } from '../render/templates';
+import type { MutateHandlerOptions } from './mutate';
+
+export function createRenderHandler(options: MutateHandlerOptions): TaskHandler<RenderPayload> {
+  let backends: LlmBackend[] = [];
+  try {
+    backends = createBackends(options.llm, options.env ?? process.env);
+  } catch {
+    // The mutate handler already reported the broken `llm` section; COPY still works.
+  }
+  return {
+    kind: 'render',
+    provides: backends.length > 0 ? ['cpu', 'llm'] : ['cpu'],
+    payloadSchema: RenderPayloadSchema,
+    async handle(task, context) {
+      const payload = task.payload;
+      let backend: LlmBackend | undefined;
+      if (payload.processType === 'GENERATE') {
+        backend = payload.backend ? backends.find((candidate) => candidate.name === payload.backend) : backends[0];
+        if (!backend) {
+          const known = backends.length > 0 ? `this worker has ${describeBackends(backends)}` : 'this worker has no LLM configured (set OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY, or an `llm` section in peagen.json)';
+          throw new HandlerError('no_llm', `${payload.path}: no LLM backend "${payload.backend ?? '(default)'}": ${known}`, false);
+        }
+      }
+      try {
+        return { status: 'ok', data: await renderFile(payload, backend, context.signal) };
+      } catch (error) {
+        if (error instanceof TemplateError) throw new HandlerError('template_error', `${payload.path}: ${error.message}`, false);
+        // The backend already retried what a retry can fix (429, 5xx); the queue retries a retryable failure once more later.
+        if (error instanceof LlmError) throw new HandlerError(`llm_${error.code}`, `${payload.path}: the model failed (${error.code}): ${error.message}`, error.retryable);
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,284 @@
+/**
+ * The JavaScript evaluator the scaffold writes (placeholders __FUNCTION__, __PROGRAM__,
+ * __REFERENCE__ are JSON string literals). It is built on peagen-harness exactly as
+ * examples/slow_fib_js is: the candidate never runs in the evaluator's process, every answer is
+ * compared with the pristine reference's, and every call is timed from outside.
+ */
+export const JS_EVALUATOR = String.raw`#!/usr/bin/env node
+'use strict';
+/*
+ * Evaluator scaffolded by Peagen for __FUNCTION__ in __PROGRAM__: REVIEW IT before evolving.
+ *
+ * usage: node peagen_evaluate.js <candidate.js> [--seed N] [--quick]
+ * Prints one JSON line last: {"correct", "objective", "direction", "metrics", "error"}; exit
+ * status 0 for every verdict about the candidate, 2 when the evaluator itself cannot work.
+ *
+ * Built on Peagen's evaluation harness (peagen-harness, as examples/slow_fib_js/evaluate.js),
+ * because evolution optimises whatever this file rewards and the candidates are written by a model:
+ *  1. The project's tests: node --test in a copy of this directory with the candidate in place,
+ *     when there are tests (else loading the candidate in the harness is the load check).
+ *  2. Correctness: the candidate runs in its own locked-down process (peagen-harness Candidate:
+ *     no process, no require but the builtin modules the original program requires, no eval)
+ *     and gets one input per call; each answer must equal the answer of the pristine reference
+ *     (__REFERENCE__, next to this file), in its own process too. Inputs derive from --seed.
+ *  3. Timing: every round starts a FRESH reference and candidate process (alternating which goes
+ *     first), warms both up on a small input, then times ONE call on a fresh input (drawn from
+ *     the OS's randomness for lists and strings), checked as well. The time is the round trip
+ *     measured here minus the cost of an empty one, never what the child says. Load and warm-up
+ *     time beyond the reference's (plus 25% of its timed call) is charged to the timed call, and
+ *     a process that used far more CPU than its measured calls explain is rejected.
+ *     objective = median over rounds of reference time / candidate time ("speedup").
+ * Edit sampleArgs() to time the function on realistic inputs.
+ */
+const crypto = require('crypto');
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { spawn } = require('child_process');
+
+const FUNCTION = __FUNCTION__;
+const PROGRAM = __PROGRAM__;
+const REFERENCE = path.join(__dirname, __REFERENCE__);
+const OUTSIDE_WORK_TOLERANCE = 0.25;
+const HIDDEN_CPU_MIN_NS = 250e6;
+
+function loadHarness() {
+  try {
+    return require('peagen-harness'); // in every Peagen sandbox: NODE_PATH has it
+  } catch (err) {
+    if (!err || err.code !== 'MODULE_NOT_FOUND') throw err;
+  }
+  if (process.env.PEAGEN_HARNESS_LIB) return require(path.join(process.env.PEAGEN_HARNESS_LIB, 'js', 'peagen-harness.js'));
+  console.log(JSON.stringify({ correct: false, objective: 0, direction: 'maximize', metrics: {}, error: 'evaluator error: peagen-harness is not loadable: run this evaluator through Peagen, or set NODE_PATH=<peagen>/harness/js' }));
+  process.exit(2);
+}
+const harness = loadHarness();
+const { Candidate, CandidateFailure, EvaluatorError, encodeWire, median, mulberry32, reject, runEvaluator, timeInterleaved } = harness;
+
+const REFERENCE_SOURCE = fs.readFileSync(REFERENCE, 'utf8');
+/** Builtin modules the original program requires: the candidate may require the same ones. */
+const ALLOW = [...new Set([...REFERENCE_SOURCE.matchAll(/(?:require\(\s*|from\s+|import\s+)['"]([^'"]+)['"]/g)].map((m) => m[1]))].filter((name) =>
+  require('module').builtinModules.includes(name.replace(/^node:/, '')),
+);
+
+/** The parameters' names, from the reference's source (defaults and rest parameters dropped). */
+function paramNames() {
+  const name = FUNCTION.replace(/\$/g, '\\$');
+  const found =
+    new RegExp('function\\s*\\*?\\s*' + name + '\\s*\\(([^)]*)\\)').exec(REFERENCE_SOURCE) ||
+    new RegExp(name + '\\s*=\\s*(?:async\\s*)?(?:function\\b[^(]*)?\\(([^)]*)\\)').exec(REFERENCE_SOURCE) ||
+    new RegExp(name + '\\s*=\\s*(?:async\\s+)?([A-Za-z_$][\\w$]*)\\s*=>').exec(REFERENCE_SOURCE);
+  return (found ? found[1].split(',') : []).map((p) => p.trim()).filter((p) => p && !/[=.]/.test(p));
+}
+/** What kind of value a parameter takes, guessed from its name: edit to taste. */
+function guessKind(param) {
+  if (/^(n|k|m|i|j|num|count|size|index|depth|limit|steps?)$|^n[A-Z_]|(Count|Size|Index|Num)$/.test(param)) return 'int';
+  if (/^(s|str|text|word|name|key|string)$|(Str|Text|Name)$/.test(param)) return 'string';
+  return 'list';
+}
+function sample(kind, random, size, timed) {
+  if (kind === 'int') return timed ? size - Math.floor(random() * 3) : Math.min(size, Math.floor(random() * 21));
+  if (kind === 'string') return Array.from({ length: size }, () => 'abcdefgh'[Math.floor(random() * 8)]).join('');
+  return Array.from({ length: size }, () => Math.floor(random() * 2e6) - 1e6);
+}
+/** Arguments of one call of about size elements: edit to taste. */
+function sampleArgs(kinds, random, size, timed) {
+  return kinds.map((kind) => sample(kind, random, size, timed));
+}
+
+/** The answer as comparable text: its type in the program's process and its value on the wire. */
+function show(result) {
+  if (result.error !== null) return 'threw ' + result.error.slice(0, 200);
+  const text = JSON.stringify(result.output, (k, v) => (typeof v === 'bigint' ? v.toString() + 'n' : v));
+  return (text === undefined ? String(result.output) : text).slice(0, 200);
+}
+function same(got, expected) {
+  if (expected.error !== null) return got.error !== null && got.error.split(':')[0] === expected.error.split(':')[0];
+  return got.error === null && got.type === expected.type && JSON.stringify(encodeWire(got.output)) === JSON.stringify(encodeWire(expected.output));
+}
+
+/** The first proc.call(...) failure names the call. */
+async function call(proc, args, label) {
+  try {
+    return await proc.call(...args);
+  } catch (err) {
+    if (err instanceof CandidateFailure) throw new CandidateFailure(label + ': ' + err.message);
+    throw err;
+  }
+}
+
+function hasTests(root) {
+  for (const entry of fs.readdirSync(root, { withFileTypes: true })) {
+    if (['node_modules', '.peagen', '.git'].includes(entry.name)) continue;
+    const full = path.join(root, entry.name);
+    if (entry.isDirectory() && hasTests(full)) return true;
+    if (entry.isFile() && /\.test\.(c|m)?js$|^test.*\.(c|m)?js$/.test(entry.name)) return true;
+  }
+  return false;
+}
+
+/** The output of node --test in a copy of this directory with the candidate in place when it fails, else null. */
+async function projectTests(candidate) {
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-eval-'));
+  try {
+    const copy = path.join(work, 'project');
+    fs.cpSync(__dirname, copy, { recursive: true, filter: (from) => !['node_modules', '.peagen', '.git'].includes(path.basename(from)) });
+    fs.copyFileSync(candidate, path.join(copy, PROGRAM));
+    if (!hasTests(copy)) return null;
+    // Its own process group: whatever the candidate starts from the tests is killed with them.
+    const child = spawn(process.execPath, ['--test'], { cwd: copy, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out = (out + chunk).slice(-4000)));
+    child.stderr.on('data', (chunk) => (out = (out + chunk).slice(-4000)));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 300000);
+    const code = await new Promise((resolve) => child.on('exit', (status) => resolve(status)));
+    clearTimeout(timer);
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      /* the group is gone */
+    }
+    return code === 0 ? null : out;
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+function parseArgs(argv) {
+  const args = { candidate: null, seed: 1, quick: false };
+  for (let i = 0; i < argv.length; i += 1) {
+    if (argv[i] === '--quick') args.quick = true;
+    else if (argv[i] === '--seed') args.seed = Number.parseInt(argv[++i], 10);
+    else if (argv[i].startsWith('--')) throw new EvaluatorError('unknown option ' + argv[i]);
+    else args.candidate = path.resolve(argv[i]);
+  }
+  if (!args.candidate || !Number.isInteger(args.seed)) throw new EvaluatorError('usage: node peagen_evaluate.js <candidate.js> [--seed N] [--quick]');
+  return args;
+}
+
+async function evaluate(metrics) {
+  const args = parseArgs(process.argv.slice(2));
+  const quick = args.quick;
+  Object.assign(metrics, { speedup: 0, inputs_checked: 0, seed: args.seed, quick: quick ? 1 : 0 });
+  if (!fs.existsSync(args.candidate)) reject('cannot read the candidate: ' + args.candidate);
+  const failed = await projectTests(args.candidate);
+  if (failed !== null) reject("the project's tests failed:\n" + failed);
+
+  const options = { entry: FUNCTION, allow: ALLOW, callTimeoutMs: 5000, loadTimeoutMs: 15000 };
+  const refOptions = { ...options, trusted: true, callTimeoutMs: 120000 };
+  const oracle = await Candidate.start(REFERENCE, refOptions);
+  try {
+    // The kinds of the arguments: the guess from the names or, when the reference throws on
+    // that, the first of all-list, all-int, all-string it accepts.
+    const guess = paramNames().map(guessKind);
+    const probe = mulberry32(1);
+    let kinds = guess;
+    for (const tried of [guess, ...['list', 'int', 'string'].map((kind) => guess.map(() => kind))]) {
+      if ((await oracle.call(...sampleArgs(tried, probe, 10, false))).error === null) {
+        kinds = tried;
+        break;
+      }
+    }
+    metrics.parameters = kinds.length;
+
+    // 1. correctness: seeded inputs, smallest first
+    const rng = mulberry32(args.seed * 2654435761 + 17);
+    const sizes = [0, 1, 2, 3, 5, 10, 20, 50, 100].concat(quick ? [] : [200, 400, 400]);
+    let slowestNs = 0;
+    let raised = 0;
+    const checker = await Candidate.start(args.candidate, options);
+    try {
+      for (let i = 0; i < sizes.length; i += 1) {
+        const input = sampleArgs(kinds, rng, sizes[i], false);
+        const expected = await oracle.call(...input);
+        slowestNs = Math.max(slowestNs, expected.wallNs);
+        if (expected.error !== null) raised += 1;
+        checker.callTimeoutMs = 5000 + 10 * expected.wallNs / 1e6;
+        const got = await call(checker, input, 'call ' + (i + 1) + ' of ' + FUNCTION);
+        metrics.inputs_checked += 1;
+        if (!same(got, expected)) reject('call ' + (i + 1) + ' of ' + FUNCTION + ' answered ' + show(got) + ', the reference ' + show(expected));
+      }
+    } finally {
+      checker.close();
+    }
+    if (raised === sizes.length) throw new EvaluatorError('the reference threw on every input: edit sampleArgs()');
+    metrics.correctness_inputs = sizes.length;
+
+    // 2. timing: fresh processes, one timed call each on a fresh input
+    const trng = mulberry32(crypto.randomBytes(4).readUInt32LE(0));
+    // The timed input grows until the reference needs targetNs for it: a shorter call drowns
+    // in the noise of the round trip, and hiding work in loading would pay.
+    const targetNs = quick ? 10e6 : 30e6;
+    let size = kinds.includes('int') ? 18 : 100;
+    for (let step = 0; step < 60; step += 1) {
+      const probe = await oracle.call(...sampleArgs(kinds, trng, size, true));
+      slowestNs = Math.max(slowestNs, probe.wallNs);
+      if (probe.wallNs >= targetNs || size >= 1e6) break;
+      size = !kinds.includes('int') && probe.wallNs < targetNs / 4 ? size * 2 : size + Math.max(1, size >> 3);
+    }
+    const repeats = quick ? 7 : 11;
+    const warmUp = sampleArgs(kinds, trng, 10, false);
+    const warmExpected = await oracle.call(...warmUp);
+    const rounds = [];
+    for (let r = 0; r < repeats; r += 1) {
+      const input = sampleArgs(kinds, trng, size, true);
+      rounds.push({ input, expected: await oracle.call(...input) });
+    }
+    const timeoutMs = 5000 + 10 * Math.max(slowestNs, ...rounds.map((r) => r.expected.wallNs)) / 1e6;
+    const runs = { reference: [], candidate: [] };
+    const measure = async (which, round) => {
+      const isRef = which === 'reference';
+      const proc = await Candidate.start(isRef ? REFERENCE : args.candidate, isRef ? refOptions : { ...options, callTimeoutMs: timeoutMs });
+      try {
+        const check = (result, expected, label) => {
+          if (same(result, expected)) return;
+          const why = label + ' answered ' + show(result) + ', the reference ' + show(expected);
+          if (isRef) throw new EvaluatorError('the reference is not deterministic: ' + why);
+          reject(why);
+        };
+        const warm = await call(proc, warmUp, 'warm-up call of ' + FUNCTION);
+        check(warm, warmExpected, 'the warm-up call of ' + FUNCTION);
+        const result = await call(proc, rounds[round].input, 'timed call of ' + FUNCTION);
+        check(result, rounds[round].expected, 'timed call ' + (round + 1) + ' of ' + FUNCTION);
+        if (!isRef) metrics.inputs_checked += 2;
+        const outsideNs = proc.loadNs + warm.wallNs;
+        runs[which].push({ timedNs: result.wallNs, outsideNs, wallNs: outsideNs + result.wallNs, cpuNs: proc.cpuNs(), atFloor: result.atFloor });
+        return result.wallNs;
+      } finally {
+        proc.close();
+      }
+    };
+    const timing = await timeInterleaved(repeats, measure);
+
+    // Work moved out of the timed call is charged back.
+    const refTimed = median(timing.referenceNs);
+    const refOutside = median(runs.reference.map((r) => r.outsideNs));
+    const allowance = refOutside + OUTSIDE_WORK_TOLERANCE * refTimed;
+    const charged = runs.candidate.map((r) => r.timedNs + Math.max(0, r.outsideNs - allowance));
+    // CPU used where nothing was timed (coarse: clock ticks of 10 ms)
+    const hidden = (rs) => median(rs.map((r) => (r.cpuNs === null ? 0 : Math.max(0, r.cpuNs - r.wallNs))));
+    const extraCpuNs = hidden(runs.candidate) - hidden(runs.reference);
+    if (runs.candidate.every((r) => r.cpuNs !== null) && extraCpuNs > Math.max(HIDDEN_CPU_MIN_NS, 4 * median(runs.candidate.map((r) => r.wallNs)))) {
+      reject("the candidate's process used " + (extraCpuNs / 1e6).toFixed(0) + " ms more CPU outside its measured calls than the reference's: work done where it is not timed");
+    }
+    const speedup = median(timing.referenceNs.map((ref, i) => ref / charged[i]));
+    const round4 = (x) => Math.round(x * 1e4) / 1e4;
+    const ms = (x) => Math.round(x) / 1e6;
+    Object.assign(metrics, {
+      speedup: round4(speedup),
+      speedup_of_medians: round4(refTimed / median(charged)),
+      candidate_ms: ms(median(charged)),
+      reference_ms: ms(refTimed),
+      charged_outside_ms: ms(median(charged.map((c, i) => c - runs.candidate[i].timedNs))),
+      at_timing_floor: runs.candidate.filter((r) => r.atFloor).length,
+      repeats,
+      timing_size: size,
+    });
+    return { objective: speedup };
+  } finally {
+    oracle.close();
+  }
+}
+
+runEvaluator(evaluate);
+`;

@@ -1,0 +1,366 @@
+/**
+ * The Python evaluator the scaffold writes (placeholders __FUNCTION__, __PROGRAM__, __REFERENCE__
+ * are JSON string literals). It is built on peagen_harness exactly as examples/bad_sort is: the
+ * candidate never runs in the evaluator's process, every answer is compared with the pristine
+ * reference's, and time is measured from outside the candidate's process.
+ */
+export const PYTHON_EVALUATOR = String.raw`#!/usr/bin/env python3
+"""Evaluator scaffolded by Peagen for __FUNCTION__ in __PROGRAM__: REVIEW IT before evolving.
+
+usage: python3 peagen_evaluate.py <candidate.py> [--seed N] [--quick]
+Prints one JSON line last: {"correct", "objective", "direction", "metrics", "error"}; exit
+status 0 for every verdict about the candidate, 2 when the evaluator itself cannot work.
+
+Built on Peagen's evaluation harness (peagen_harness, as examples/bad_sort/evaluate.py), because
+evolution optimises whatever this file rewards and the candidates are written by a model:
+  1. Static check of the candidate (peagen_harness.Policy): imports only of modules the original
+     program imports; no eval/exec/getattr/open/dunder tricks (unless the original uses them).
+  2. The project's tests: pytest in a copy of this directory with the candidate in place, when
+     there are tests (else loading the candidate in the harness is the import check).
+  3. Correctness: the candidate runs in its own sandboxed process (peagen_harness.Candidate) and
+     gets one input per call; each answer must equal the answer of the pristine reference
+     (__REFERENCE__, next to this file), in its own process too. Inputs derive from --seed.
+  4. Timing: every round starts a FRESH candidate and reference process, warms both up on a
+     small input, then times ONE call on a fresh input drawn from the OS's randomness (so no
+     cache or precomputed table can know it), checked as well. The time is the child's CPU
+     time measured from here (peagen_harness.time_interleaved), never what the child says. CPU
+     the candidate's process spends beyond the reference's outside the timed call (loading,
+     warm-up: precomputation) is charged to its timed call.
+     objective = median over rounds of reference CPU / candidate CPU ("speedup").
+Edit sample_args() to time the function on realistic inputs, and POLICY for what it may use.
+"""
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import random
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FUNCTION = __FUNCTION__
+PROGRAM = __PROGRAM__
+REFERENCE = os.path.join(HERE, __REFERENCE__)
+DIRECTION = "maximize"
+ENTRY = "peagen_entry"  # appended below the program: turns tuples and sets into lists
+OUTSIDE_WORK_TOLERANCE = 0.25  # of the reference's timed call
+
+
+def _harness():
+    try:
+        import peagen_harness  # on PYTHONPATH in every Peagen sandbox
+        return peagen_harness
+    except ImportError:
+        pass
+    lib = os.environ.get("PEAGEN_HARNESS_LIB")
+    if lib:
+        sys.path.insert(0, os.path.join(lib, "python"))
+        import peagen_harness
+        return peagen_harness
+    print(json.dumps({"correct": False, "objective": 0.0, "direction": DIRECTION, "metrics": {},
+                      "error": "evaluator error: peagen_harness is not importable: run this evaluator through "
+                               "Peagen, or set PYTHONPATH=<peagen>/harness/python"}))
+    sys.exit(2)
+
+
+harness = _harness()
+
+WRAPPER = '''
+
+
+def peagen_plain(value):
+    if isinstance(value, (tuple, list)):
+        return [peagen_plain(item) for item in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((peagen_plain(item) for item in value), key=repr)
+    if isinstance(value, dict):
+        return {(key if isinstance(key, str) else repr(key)): peagen_plain(item) for key, item in value.items()}
+    return value
+
+
+def peagen_entry(*args):
+    return peagen_plain(%s(*args))
+''' % FUNCTION
+
+
+def read(path):
+    with open(path, "r", encoding="utf-8") as fh:
+        return fh.read()
+
+
+def imported_modules(source):
+    """The modules the original program imports: the candidate may import the same ones."""
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module)
+            names.update("%s.%s" % (node.module, alias.name) for alias in node.names)
+    return frozenset(names)
+
+
+REFERENCE_SOURCE = read(REFERENCE)
+POLICY = harness.Policy(allowed_imports=imported_modules(REFERENCE_SOURCE))
+
+
+def parameter_kinds(source):
+    """What each required parameter of FUNCTION takes, guessed from its annotation: edit to taste."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == FUNCTION:
+            params = node.args.posonlyargs + node.args.args
+            required = params[:len(params) - len(node.args.defaults)]
+            kinds = []
+            for p in required:
+                kind = ast.unparse(p.annotation) if p.annotation is not None else ""
+                if "str" in kind and "list" not in kind.lower():
+                    kinds.append("str")
+                elif "float" in kind and "list" not in kind.lower():
+                    kinds.append("float")
+                elif "int" in kind and "list" not in kind.lower():
+                    kinds.append("int")
+                else:
+                    kinds.append("list")
+            return kinds
+    raise harness.EvaluatorError("%s() is not defined at the top level of %s" % (FUNCTION, REFERENCE))
+
+
+KINDS = parameter_kinds(REFERENCE_SOURCE)
+
+
+def sample_args(rng, size, timed=False):
+    """Arguments of one call (JSON data) of about size elements: edit to taste."""
+    args = []
+    for kind in KINDS:
+        if kind == "str":
+            args.append("".join(rng.choice("abcdefgh") for _ in range(size)))
+        elif kind == "float":
+            args.append(rng.uniform(-1000, 1000))
+        elif kind == "int":
+            args.append(size - rng.randint(0, 2) if timed else min(size, rng.randint(0, 20)))
+        else:
+            args.append([rng.randint(-10**6, 10**6) for _ in range(size)])
+    return tuple(args)
+
+
+def has_tests(root):
+    for dirpath, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in ("node_modules", "__pycache__", ".peagen", ".git")]
+        if any((f.startswith("test_") or f.endswith("_test.py")) and f.endswith(".py") for f in files):
+            return True
+    return False
+
+
+def project_tests(candidate, work):
+    """None when the project has no tests or they pass with the candidate in place, else the output."""
+    try:
+        import pytest  # noqa: F401
+    except ImportError:
+        return None
+    copy = os.path.join(work, "project")
+    shutil.copytree(HERE, copy, ignore=shutil.ignore_patterns("__pycache__", ".peagen", "node_modules", ".git"))
+    shutil.copyfile(candidate, os.path.join(copy, PROGRAM))
+    if not has_tests(copy):
+        return None
+    # Its own session: whatever the candidate starts from the tests is killed with them.
+    proc = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"], cwd=copy,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        out = b"timeout after 300 s"
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        proc.wait()
+    return None if proc.returncode == 0 else out.decode("utf-8", "replace")
+
+
+def show(reply):
+    return ("raised " + reply.error) if reply.error is not None else repr(reply.output)[:200]
+
+
+def differs(got, expected):
+    """Why the answer got is not the reference's answer expected, or None."""
+    if expected.error is not None:
+        same = got.error is not None and got.error.split(":")[0] == expected.error.split(":")[0]
+        return None if same else "%s, the reference %s" % (show(got), show(expected))
+    if got.error is not None or json.dumps(got.output) != json.dumps(expected.output):
+        return "%s, the reference %s" % (show(got), show(expected))
+    if got.mutated != expected.mutated:
+        return "%s its arguments, the reference %s" % (("modified" if got.mutated else "left"),
+                                                       ("modified them" if expected.mutated else "did not"))
+    return None
+
+
+def cpu_ns(program):
+    """CPU time of the program's whole process so far, read by Linux from outside it."""
+    return time.clock_gettime_ns(((~program.pid) << 3) | 2)
+
+
+def evaluate(args, metrics, started):
+    quick = args.quick
+    source = read(args.candidate)
+    tolerated = {p.split(": ", 1)[-1] for p in POLICY.check_source(REFERENCE_SOURCE)}
+    problems = [p for p in POLICY.check_source(source) if p.split(": ", 1)[-1] not in tolerated]
+    if problems:
+        raise harness.CandidateFailure("rejected by the static check: " + "; ".join(problems[:5]))
+    work = tempfile.mkdtemp(prefix="peagen-eval-")
+    programs = []
+    try:
+        failed = project_tests(args.candidate, work)
+        if failed is not None:
+            raise harness.CandidateFailure("the project's tests failed:\n" + failed[-3000:])
+        candidate_file = os.path.join(work, "candidate.py")
+        reference_file = os.path.join(work, "reference.py")
+        with open(candidate_file, "w", encoding="utf-8") as fh:
+            fh.write(source + WRAPPER)
+        with open(reference_file, "w", encoding="utf-8") as fh:
+            fh.write(REFERENCE_SOURCE + WRAPPER)
+
+        def start(path, name):
+            try:
+                program = harness.Candidate(path, ENTRY, POLICY, load_timeout=30, name=name)
+            except harness.CandidateFailure as exc:
+                if name == "candidate":
+                    raise
+                raise harness.EvaluatorError("the reference could not start: %s" % exc) from exc
+            programs.append(program)
+            return program
+
+        def expect(oracle, call_args):
+            try:
+                return oracle.call(*call_args, timeout=120)
+            except harness.CandidateFailure as exc:
+                raise harness.EvaluatorError("the reference failed: %s" % exc) from exc
+
+        def stop(program):
+            programs.remove(program)
+            program.close()
+
+        # ---- correctness: seeded inputs, smallest first; the oracle is the pristine reference
+        oracle = start(reference_file, "reference")
+        cand = start(candidate_file, "candidate")
+        rng = random.Random(args.seed * 1_000_003 + 1)
+        sizes = [0, 1, 2, 3, 5, 10, 20, 50, 100] + ([] if quick else [200, 400, 400])
+        slowest_ns, raised = 0, 0
+        for index, size in enumerate(sizes):
+            call_args = sample_args(rng, size)
+            expected = expect(oracle, call_args)
+            slowest_ns = max(slowest_ns, expected.wall_ns)
+            raised += expected.error is not None
+            why = differs(cand.call(*call_args, timeout=5 + 10 * expected.wall_ns / 1e9), expected)
+            metrics["inputs_checked"] += 1
+            if why:
+                raise harness.CandidateFailure("call %d of %s answered %s" % (index + 1, FUNCTION, why))
+        if raised == len(sizes):
+            raise harness.EvaluatorError("the reference raised on every input (e.g. %s): edit sample_args()" % show(expected))
+        stop(cand)
+        metrics["correctness_inputs"] = len(sizes)
+
+        # ---- timing: fresh processes every round, one timed call on an unknowable input
+        trng = random.Random(int.from_bytes(os.urandom(16), "big"))
+        # The timed input grows until the reference needs target_ns of CPU for it: a shorter
+        # call drowns in the noise of starting a process, and hiding work in loading would pay.
+        target_ns = 10e6 if quick else 30e6
+        size = 18 if "int" in KINDS else 100
+        for _ in range(60):
+            probe = expect(oracle, sample_args(trng, size, timed=True))
+            if probe.cpu_ns >= target_ns or size >= 10**6:
+                break
+            grow = "int" not in KINDS and probe.cpu_ns < target_ns / 4
+            size = size * 2 if grow else size + max(1, size // 8)
+        slowest_ns = max(slowest_ns, probe.wall_ns)
+        warmup = [sample_args(trng, 10)]
+        expected_by_args = {}
+        timeout = 5 + 10 * slowest_ns / 1e9
+
+        def check(call_args, reply):
+            why = differs(reply, expected_by_args[id(call_args)])
+            return None if why is None else "answered " + why
+
+        rounds, outside = [], {"candidate": [], "reference": []}
+        repeats = 5 if quick else 7
+        budget = 20.0 if quick else 90.0
+        for r in range(repeats):
+            call_args = sample_args(trng, size, timed=True)
+            expected = expect(oracle, call_args)
+            expected_by_args[id(call_args)] = expected
+            for warm in warmup:
+                expected_by_args[id(warm)] = expect(oracle, warm)
+            small = expected.output is None or isinstance(expected.output, (bool, int, float))
+            if r % 2:
+                cand, ref = start(candidate_file, "candidate"), start(reference_file, "reference")
+            else:
+                ref, cand = start(reference_file, "reference"), start(candidate_file, "candidate")
+            timing = harness.time_interleaved(cand, ref, 1, lambda _round: [call_args], check=check,
+                                              timeout=lambda _args: timeout, warmup=warmup,
+                                              echo_returns_input=not small)
+            metrics["inputs_checked"] += timing.calls_checked
+            one = timing.rounds[0]
+            outside["candidate"].append(cpu_ns(cand) - one.candidate_cpu_ns)
+            outside["reference"].append(cpu_ns(ref) - one.reference_cpu_ns)
+            stop(cand)
+            stop(ref)
+            rounds.append(one)
+            spent = time.monotonic() - started
+            if r >= 2 and spent + spent / (r + 1) > budget:
+                metrics["budget_cut"] = 1
+                break
+
+        # Work moved out of the timed call (into loading or the warm-up) is charged back.
+        ref_timed = statistics.median(one.reference_cpu_ns for one in rounds)
+        allowance = statistics.median(outside["reference"]) + OUTSIDE_WORK_TOLERANCE * ref_timed
+        # Medians: starting a process costs milliseconds of CPU that vary from one to the next.
+        charge = max(0, statistics.median(outside["candidate"]) - allowance)
+        result = harness.Timing()
+        for one in rounds:
+            one.candidate_cpu_ns += charge
+            result.rounds.append(one)
+        metrics.update(result.summary())
+        metrics["charged_outside_ms"] = round(charge / 1e6, 4)
+        metrics["timing_size"] = size
+        return metrics["speedup"]
+    finally:
+        for program in programs:
+            program.close()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("candidate")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--quick", action="store_true")
+    args = parser.parse_args()
+    started = time.monotonic()
+    metrics = {"speedup": 0.0, "inputs_checked": 0, "seed": args.seed, "quick": int(args.quick)}
+
+    def finish(correct, objective, error=None, status=0):
+        metrics["eval_seconds"] = round(time.monotonic() - started, 3)
+        harness.emit_verdict(correct, objective, DIRECTION, metrics, error)
+        return status
+
+    try:
+        return finish(True, evaluate(args, metrics, started))
+    except harness.CandidateFailure as exc:
+        return finish(False, 0, str(exc))
+    except (OSError, UnicodeDecodeError, SyntaxError) as exc:
+        return finish(False, 0, "cannot read the candidate: %s" % exc)
+    except harness.EvaluatorError as exc:
+        return finish(False, 0, "evaluator error: %s" % exc, status=harness.EXIT_EVALUATOR_FAILED)
+
+
+if __name__ == "__main__":
+    harness.run_evaluator(main, DIRECTION)
+`;
