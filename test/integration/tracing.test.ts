@@ -80,7 +80,8 @@ function runTrace(spans: ReceivedSpan[], runId: string, daemonPid: number): RunT
     assert.ok(job, `${task.name} (${task.attributes['peagen.task.id']}) hangs under a job span`);
     assert.equal(task.name, `task ${job.name}`, 'a mutate task under a mutate job, an evaluate task under an evaluate job');
     assert.equal(task.attributes['peagen.task.kind'], job.name);
-    assert.equal(task.attributes['peagen.task.attempt'], 1);
+    // 1, unless a loaded machine made a delivery fail and the task ran again.
+    assert.ok(Number(task.attributes['peagen.task.attempt']) >= 1);
     assert.equal(typeof task.attributes['peagen.task.status'], 'string');
   }
   for (const job of jobs) assert.ok(tasks.some((task) => task.parentSpanId === job.spanId), `the ${job.name} job span has its task's span under it`);
