@@ -5,6 +5,7 @@
 import { parseArgs } from 'node:util';
 import { findConfigFile, loadConfig, stateDir } from './config';
 import { DaemonAlreadyRunningError, startDaemon } from './Daemon';
+import { shutdownTracing, startTracing } from './observability/tracing';
 import { isOneShotChild, startOneShotChild } from './oneShotChild';
 
 // Once the reader of stderr is gone (the editor died), a write fails with EPIPE. Logging
@@ -47,6 +48,7 @@ async function main(): Promise<void> {
   process.on('uncaughtException', (error) => log(`unexpected error (daemon keeps running): ${error.stack ?? error}`));
   process.on('unhandledRejection', (error) => log(`unhandled rejection (daemon keeps running): ${String(error)}`));
 
+  await startTracing(config.observability, 'peagen-daemon', { log });
   const daemon = await startDaemon({
     config,
     stateDir: stateDir(),
@@ -60,6 +62,7 @@ async function main(): Promise<void> {
   });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => void daemon.stop(signal === 'SIGTERM'));
   await daemon.stopped;
+  await shutdownTracing();
   process.exit(0);
 }
 

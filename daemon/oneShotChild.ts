@@ -5,6 +5,7 @@ import { ConfigSchema } from './config';
 import { HARNESS_PATH } from './evaluation/evaluateProgram';
 import { HARNESS_LIBRARY_PATH } from './evaluation/harnessLibrary';
 import { ONE_SHOT_ENV, runOneShotChild } from './fabric/worker/oneShot';
+import { shutdownTracing, startTracing } from './observability/tracing';
 import type { Executor } from './sandbox/Executor';
 import { activePlugins } from './plugins/activePlugins';
 import { selectExecutor } from './sandbox/selectExecutor';
@@ -24,6 +25,7 @@ export function startOneShotChild(): void {
     const parsed = ConfigSchema.safeParse(sent);
     if (!parsed.success) throw new Error(`the parent sent an invalid configuration:\n${z.prettifyError(parsed.error)}`);
     const config = parsed.data;
+    await startTracing(config.observability, 'peagen-task');
     const log = (line: string): void => void process.stderr.write(`${line}\n`);
     const selection = await selectExecutor(config.sandbox, log, activePlugins(config, log).executors);
     let executor: Executor = selection.executor;
@@ -33,5 +35,8 @@ export function startOneShotChild(): void {
       executor = new PreparedFirstExecutor(executor, await executor.prepare({ mountPoints: [...WARM_MOUNT_POINTS] }));
     }
     return createWorkerRegistry(config, executor);
-  });
+  }, () => shutdownTracing(ONE_SHOT_FLUSH_LIMIT_MS));
 }
+
+/** The child's last spans are sent before it exits, but a dead collector holds it no longer than this. */
+const ONE_SHOT_FLUSH_LIMIT_MS = 1_500;

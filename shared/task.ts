@@ -14,6 +14,23 @@ export const CapabilitySchema = z
   .regex(/^[a-z0-9][a-z0-9._-]*$/, 'a capability is a lower-case tag such as cpu, llm, docker, gpu');
 export type Capability = z.infer<typeof CapabilitySchema>;
 
+/**
+ * The trace a task belongs to (W3C Trace Context), so the worker's span for it hangs under
+ * the span that submitted it, in whatever process or host it runs. Only with tracing on.
+ */
+export const TraceCarrierSchema = z.object({
+  /** `00-<trace id>-<parent span id>-<flags>`, lower-case hex (https://www.w3.org/TR/trace-context/). */
+  traceparent: z
+    .string()
+    .max(55)
+    // All-zero ids are invalid by the spec.
+    .regex(/^00-(?!0{32})[0-9a-f]{32}-(?!0{16})[0-9a-f]{16}-[0-9a-f]{2}$/),
+});
+export type TraceCarrier = z.infer<typeof TraceCarrierSchema>;
+
+/** Telemetry must never cost a task its run: a malformed carrier is dropped, not an error. */
+const traceField = TraceCarrierSchema.optional().catch(undefined);
+
 export const TaskSchema = z.object({
   id: z.string().min(1),
   kind: z.string().min(1),
@@ -26,6 +43,7 @@ export const TaskSchema = z.object({
   parentId: z.string().optional(),
   /** Epoch milliseconds after which the task is no longer worth running. */
   deadline: z.number().int().positive().optional(),
+  trace: traceField,
 });
 export type Task = z.infer<typeof TaskSchema>;
 
@@ -61,6 +79,7 @@ export const TaskSpecSchema = z.object({
   runId: z.string().optional(),
   parentId: z.string().optional(),
   deadline: z.number().int().positive().optional(),
+  trace: traceField,
 });
 export type TaskSpec = z.input<typeof TaskSpecSchema>;
 
@@ -85,6 +104,7 @@ export function newTask(spec: TaskSpec): Task {
     ...(parsed.runId !== undefined && { runId: parsed.runId }),
     ...(parsed.parentId !== undefined && { parentId: parsed.parentId }),
     ...(parsed.deadline !== undefined && { deadline: parsed.deadline }),
+    ...(parsed.trace !== undefined && { trace: parsed.trace }),
   };
 }
 

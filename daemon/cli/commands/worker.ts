@@ -4,6 +4,7 @@ import { assembleEngine, assembleWarmSpawner } from '../../composition';
 import type { PeagenConfig } from '../../config';
 import { CliContext, CliError, ExitCode, parseCaps, parsePositiveInt } from '../context';
 import { serveWorkerObservability } from '../../observability/serveObservability';
+import { shutdownTracing, startTracing } from '../../observability/tracing';
 import { parseMetricsListen } from './metrics';
 
 interface WorkerStartOptions {
@@ -69,6 +70,7 @@ export function registerWorkerCommands(program: Command): void {
             'Workers for the daemon run inside it (`peagen daemon start`); separate workers need a shared queue (QUEUE_URL=redis://...).',
         );
       }
+      await startTracing(config.observability, 'peagen-worker', { log: (line) => ctx.info(line) });
       const entry = path.join(__dirname, 'daemon.js');
       const metricsListen = options.metricsListen ?? config.observability.workerMetricsListen;
       const interrupted = new Promise<string>((resolve) => {
@@ -101,6 +103,7 @@ export function registerWorkerCommands(program: Command): void {
         const reason = await interrupted;
         const record = await assembled.close({ drain: true });
         await observability.close();
+        await shutdownTracing();
         ctx.output({ stopped: true, reason, ...record }, `spawner stopped (${reason}); worker process exits: ${describeCounts(record.exitReasons)}`);
         return;
       }
@@ -124,6 +127,7 @@ export function registerWorkerCommands(program: Command): void {
       const reason = await stopped;
       await engine.stop({ drain: true });
       await observability.close();
+      await shutdownTracing();
       ctx.output({ stopped: true, reason, exitReasons: engine.pool?.exitReasons ?? {} }, `worker stopped (${reason})`);
     });
 }

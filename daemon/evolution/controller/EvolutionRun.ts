@@ -7,12 +7,16 @@
  * are in flight, and a finished job is replaced at once, so one slow candidate never idles
  * the others.
  */
+import type { Span } from '@opentelemetry/api';
 import type { Evaluation } from '../../../shared/evaluation';
 import type { Program, RunProgress, StopReason } from '../../../shared/evolution';
+import type { TraceCarrier } from '../../../shared/task';
 import type { Example } from '../../evaluation/example';
 import { writeCheckpoint } from '../evodb/checkpoint';
 import { Journal } from '../evodb/journal';
 import { programId } from '../evodb/programId';
+import { traceCarrierOf } from '../../observability/traceContext';
+import { inSpan } from '../../observability/tracing';
 import { type Checkpoint, loadRunState, type TimelinePoint } from './loadRunState';
 import { BudgetGuard, type Spend } from './budget';
 import type { EvaluationEvent, PlanEvent, ProposalEvent, RunEvent } from './events';
@@ -95,6 +99,8 @@ export class EvolutionRun {
   private engineMs = 0;
   /** Jobs in a row that ended by a failed task; any task that answers resets it. */
   private failedJobsInARow = 0;
+  /** The run's trace: each mutate and evaluate job is a span under it, their tasks' spans under those. */
+  private span: Span | undefined;
 
   constructor(private readonly options: EvolutionRunOptions) {
     this.budget = new BudgetGuard(options.manifest.stop, options.perJobSpend);
@@ -105,7 +111,17 @@ export class EvolutionRun {
   }
 
   /** Starts (or, with `resume`, continues) the run and resolves when it stops. */
-  async run({ resume = false }: { resume?: boolean } = {}): Promise<RunOutcome> {
+  run({ resume = false }: { resume?: boolean } = {}): Promise<RunOutcome> {
+    const { manifest } = this.options;
+    return inSpan(`evolve run ${this.runId}`, undefined, { 'peagen.run.id': this.runId, 'peagen.example': manifest.exampleName, 'peagen.run.resume': resume }, async (span) => {
+      this.span = span;
+      const outcome = await this.runUntraced(resume);
+      span.setAttributes({ 'peagen.run.stop_reason': outcome.stopReason, 'peagen.run.evaluations': outcome.progress.evaluations });
+      return outcome;
+    });
+  }
+
+  private async runUntraced(resume: boolean): Promise<RunOutcome> {
     const { runDir, manifest } = this.options;
     this.state = resume ? this.restore() : new RunState(manifest.settings);
     this.journal = new Journal(runDir.journalFile);
@@ -341,9 +357,21 @@ export class EvolutionRun {
     }
   }
 
-  private async mutate(plan: PlanEvent, signal: AbortSignal, tasks: Set<string>): Promise<ProposalEvent> {
+  /** A span from submission to result; the task carries it, so the worker's span hangs under it. */
+  private traced<T>(name: 'mutate' | 'evaluate', attributes: Record<string, number>, work: (trace: { trace?: TraceCarrier }) => Promise<T>): Promise<T> {
+    return inSpan(name, this.span, { 'peagen.run.id': this.runId, ...attributes }, (span) => {
+      const trace = traceCarrierOf(span);
+      return work(trace ? { trace } : {});
+    });
+  }
+
+  private mutate(plan: PlanEvent, signal: AbortSignal, tasks: Set<string>): Promise<ProposalEvent> {
+    return this.traced('mutate', { 'peagen.job': plan.job }, (trace) => this.mutateUntraced(plan, signal, tasks, trace));
+  }
+
+  private async mutateUntraced(plan: PlanEvent, signal: AbortSignal, tasks: Set<string>, trace: { trace?: TraceCarrier }): Promise<ProposalEvent> {
     const { client, manifest, example, runDir } = this.options;
-    const taskId = await client.submit(mutateTaskSpec(plan, this.state, manifest, example, manifest.runId));
+    const taskId = await client.submit({ ...mutateTaskSpec(plan, this.state, manifest, example, manifest.runId), ...trace });
     tasks.add(taskId);
     const result = await awaitResult(client, taskId, signal);
     tasks.delete(taskId);
@@ -377,10 +405,13 @@ export class EvolutionRun {
     await this.acquireEvaluationSlot(signal);
     try {
       const { client, example, manifest } = this.options;
-      const taskId = await client.submit(evaluateTaskSpec(example, code, seed, manifest.evaluatorArgs, manifest.runId));
-      tasks.add(taskId);
-      const result = await awaitResult(client, taskId, signal);
-      tasks.delete(taskId);
+      const result = await this.traced('evaluate', { 'peagen.seed': seed }, async (trace) => {
+        const taskId = await client.submit({ ...evaluateTaskSpec(example, code, seed, manifest.evaluatorArgs, manifest.runId), ...trace });
+        tasks.add(taskId);
+        const answer = await awaitResult(client, taskId, signal);
+        tasks.delete(taskId);
+        return answer;
+      });
       const evaluation = evaluationOf(result.data);
       if (evaluation) this.failedJobsInARow = 0;
       if (!evaluation && result.error) throw new Error(`the evaluate task failed: ${result.error.code}: ${result.error.message}`);

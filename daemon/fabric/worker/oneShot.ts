@@ -277,7 +277,11 @@ export interface ChildSetup {
  * the parent sends, answer, exit. `createRegistry` receives the parent's resolved
  * configuration (as sent, to be validated by the factory).
  */
-export function runOneShotChild(createRegistry: (config: unknown, setup: ChildSetup) => Promise<HandlerRegistry>): void {
+export function runOneShotChild(
+  createRegistry: (config: unknown, setup: ChildSetup) => Promise<HandlerRegistry>,
+  /** Runs after the outcome is sent and before the child exits (e.g. flushing its trace spans); bound it. */
+  beforeExit: () => Promise<void> = async () => {},
+): void {
   const controller = new AbortController();
   keepTimingsForParent();
   // The parent is gone: nobody can use the answer, and an orphan must not linger.
@@ -304,7 +308,7 @@ export function runOneShotChild(createRegistry: (config: unknown, setup: ChildSe
             error: { code: 'worker_setup_failed', message: `the one-shot worker could not set up its handlers: ${describe(error)}`, retryable: true },
           }),
         )
-        .then((outcome) => reply({ type: 'outcome', outcome, sandboxTimings: takeChildTimings() }, () => process.exit(0)));
+        .then((outcome) => reply({ type: 'outcome', outcome, sandboxTimings: takeChildTimings() }, () => void beforeExit().finally(() => process.exit(0))));
     }
   });
 }

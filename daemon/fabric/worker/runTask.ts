@@ -4,6 +4,7 @@
  */
 import { z } from 'zod';
 import { parseTask, type Result, type TaskError } from '../../../shared/task';
+import { endTaskSpan, recordError, startTaskSpan } from '../../observability/tracing';
 import type { HandlerRegistry } from './HandlerRegistry';
 import { HandlerError } from './TaskHandler';
 
@@ -19,6 +20,27 @@ export async function runTask(
   workerId: string,
   signal: AbortSignal,
   log: (message: string) => void = () => {},
+): Promise<TaskOutcome> {
+  // A span under the one that submitted the task (a no-op with tracing off).
+  const span = startTaskSpan(raw, workerId);
+  let outcome: TaskOutcome;
+  try {
+    outcome = await runTaskUntraced(raw, registry, workerId, signal, log);
+  } catch (error) {
+    recordError(span, error);
+    span.end();
+    throw error;
+  }
+  endTaskSpan(span, outcome);
+  return outcome;
+}
+
+async function runTaskUntraced(
+  raw: unknown,
+  registry: HandlerRegistry,
+  workerId: string,
+  signal: AbortSignal,
+  log: (message: string) => void,
 ): Promise<TaskOutcome> {
   const startedAt = new Date();
   const parsed = parseTask(raw);
