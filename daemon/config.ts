@@ -42,8 +42,10 @@ const WorkerSchema = z
 const SandboxSchema = z
   .object({
     /** auto: docker if an engine and the image are there, else bwrap, else process. */
+    /** Or an allowed plugin's executor by name: which names exist is known only once plugins load (selectExecutor). */
     executor: z
-      .union([z.enum(['auto', 'docker', 'bwrap', 'process']), z.string().regex(/^[\w@./-]+$/, { error: 'expected auto, docker, bwrap, process or a plugin executor\'s name' })])
+      .string()
+      .regex(/^[a-z][\w@./-]*$/, { error: "expected auto, docker, bwrap, process or an allowed plugin's executor name" })
       .default('auto'),
     image: z.string().min(1).default('peagen-sandbox:latest'),
     dockerHost: z.string().optional(),

@@ -28,7 +28,7 @@ const CONFIG_DESCRIPTIONS = {
   'worker.exitAfterIdleMs': 'A standalone worker exits after this long without work (ms): scale to zero.',
   sandbox: 'Where candidate programs run: a single-use sandbox destroyed afterwards.',
   'sandbox.executor':
-    'auto: docker if an engine and the image are there, else bwrap, else process (no isolation; it warns). `peagen daemon status` says which and why.',
+    'auto: docker if an engine and the image are there, else bwrap, else process (no isolation; it warns). `peagen daemon status` says which and why. Also the name of an allowed plugin\'s executor (docs/plugins.md).',
   'sandbox.image': 'Docker image of the docker executor (`peagen sandbox image build` builds it offline).',
   'sandbox.dockerHost': 'Docker engine to use (e.g. unix:///var/run/docker.sock); default: DOCKER_HOST or the local engine.',
   daemon: 'The Peagen daemon.',

@@ -55,7 +55,7 @@ describe('configuration (peagen.json + environment)', () => {
     const cases: Record<string, string> = {
       WORKER_CONCURRENCY: 'abc',
       WORKER_IDLE_EXIT: '-1',
-      PEAGEN_EXECUTOR: 'foo',
+      PEAGEN_EXECUTOR: 'not a name',
       QUEUE_URL: 'ftp://queue',
       WORKER_CAPS: 'cpu,GPU!',
     };

@@ -130,7 +130,7 @@ describe('JSON schemas for peagen.json and peagen.example.json (VS Code jsonVali
   });
 
   const configMistakes: [string, unknown, RegExp][] = [
-    ['an unknown executor', { sandbox: { executor: 'firecracker' } }, /\$\.sandbox\.executor: not one of/],
+    ['an executor that cannot be a name', { sandbox: { executor: 'fire cracker' } }, /\$\.sandbox\.executor: does not match/],
     ['a misspelt key', { worker: { concurency: 4 } }, /unknown key "concurency"/],
     ['an unknown section', { queues: {} }, /unknown key "queues"/],
     ['a number as a string', { worker: { concurrency: '4' } }, /concurrency: expected integer/],

@@ -45,14 +45,15 @@ export function registerEvalCommand(program: Command): void {
     .command('eval <example-dir>')
     .description("evaluate one program with an example's evaluator in a fresh sandbox")
     .option('--program <file>', "the candidate to evaluate (default: the example's own program)")
-    .option('--executor <name>', `sandbox: ${EXECUTORS.join(', ')} (default: the configured one, auto; runs here, not in the daemon)`)
+    .option('--executor <name>', `sandbox: ${EXECUTORS.join(', ')} or an allowed plugin's executor (default: the configured one, auto; runs here, not in the daemon)`)
     .option('--seed <n>', 'seed for the held-out inputs', parsePositiveInt('--seed'))
     .option('--quick', 'smaller inputs (the evaluator must support --quick)')
     .option('--sync', 'run here with an embedded engine even when a daemon is running')
     .action(async (exampleDir: string, options: EvalOptions, command: Command) => {
       const ctx = CliContext.of(command);
-      if (options.executor && !EXECUTORS.includes(options.executor)) {
-        throw new CliError(`--executor must be one of ${EXECUTORS.join(', ')}`, ExitCode.Usage);
+      // Plugin executors are known only once plugins load: selectExecutor names what is offered.
+      if (options.executor && !/^[a-z][\w@./-]*$/.test(options.executor)) {
+        throw new CliError(`--executor must be one of ${EXECUTORS.join(', ')} or an allowed plugin's executor name`, ExitCode.Usage);
       }
       let example;
       try {
