@@ -39,13 +39,11 @@ function loadHarness() {
   }
 }
 const harness = loadHarness();
-const { Candidate, CandidateFailure, EvaluatorError, median, mulberry32, reject, runEvaluator, timeInterleaved } = harness;
+const { Candidate, CandidateFailure, EvaluatorError, chargeUntimedWork, median, mulberry32, reject, runEvaluator, timeInterleaved } = harness;
 
 const REFERENCE = path.join(__dirname, 'reference_fib.js');
 const DEFAULT_SEED = 20250601;
 const WARM_UP = [5, 8, 10, 12];
-const OUTSIDE_WORK_TOLERANCE = 0.25; // of the reference's timed call: bounds what hiding work can gain to 1/0.75
-const HIDDEN_CPU_MIN_NS = 250e6;
 
 function trueFib(n) {
   let a = 0n;
@@ -158,18 +156,10 @@ async function evaluate(metrics) {
   };
   const timing = await timeInterleaved(repeats, measure);
 
-  // Work moved out of the timed call is charged back (see the file comment).
+  // Work moved out of the timed call is charged back (see the file comment); 3. CPU used
+  // where nothing was timed is a rejection.
   const refTimed = median(timing.referenceNs);
-  const refOutside = median(runs.reference.map((r) => r.outsideNs));
-  const allowance = refOutside + OUTSIDE_WORK_TOLERANCE * refTimed;
-  const charged = runs.candidate.map((r) => r.timedNs + Math.max(0, r.outsideNs - allowance));
-
-  // 3. CPU used where nothing was timed (coarse: clock ticks of 10 ms)
-  const hidden = (rs) => median(rs.map((r) => (r.cpuNs === null ? 0 : Math.max(0, r.cpuNs - r.wallNs))));
-  const extraCpuNs = hidden(runs.candidate) - hidden(runs.reference);
-  if (runs.candidate.every((r) => r.cpuNs !== null) && extraCpuNs > Math.max(HIDDEN_CPU_MIN_NS, 4 * median(runs.candidate.map((r) => r.wallNs)))) {
-    reject(`the candidate's process used ${(extraCpuNs / 1e6).toFixed(0)} ms more CPU outside its measured calls than the reference's: work done where it is not timed`);
-  }
+  const { charged, referenceOutsideNs: refOutside } = chargeUntimedWork(runs, timing.referenceNs);
 
   const speedup = median(timing.referenceNs.map((ref, i) => ref / charged[i]));
   const candMed = median(charged);

@@ -39,8 +39,6 @@ const { spawn } = require('child_process');
 const FUNCTION = __FUNCTION__;
 const PROGRAM = __PROGRAM__;
 const REFERENCE = path.join(__dirname, __REFERENCE__);
-const OUTSIDE_WORK_TOLERANCE = 0.25;
-const HIDDEN_CPU_MIN_NS = 250e6;
 
 function loadHarness() {
   try {
@@ -53,7 +51,7 @@ function loadHarness() {
   process.exit(2);
 }
 const harness = loadHarness();
-const { Candidate, CandidateFailure, EvaluatorError, encodeWire, median, mulberry32, reject, runEvaluator, timeInterleaved } = harness;
+const { Candidate, CandidateFailure, EvaluatorError, chargeUntimedWork, encodeWire, median, mulberry32, reject, runEvaluator, timeInterleaved } = harness;
 
 const REFERENCE_SOURCE = fs.readFileSync(REFERENCE, 'utf8');
 /** Builtin modules the original program requires: the candidate may require the same ones. */
@@ -250,17 +248,9 @@ async function evaluate(metrics) {
     };
     const timing = await timeInterleaved(repeats, measure);
 
-    // Work moved out of the timed call is charged back.
+    // Work moved out of the timed call is charged back; CPU used where nothing was timed is a rejection.
     const refTimed = median(timing.referenceNs);
-    const refOutside = median(runs.reference.map((r) => r.outsideNs));
-    const allowance = refOutside + OUTSIDE_WORK_TOLERANCE * refTimed;
-    const charged = runs.candidate.map((r) => r.timedNs + Math.max(0, r.outsideNs - allowance));
-    // CPU used where nothing was timed (coarse: clock ticks of 10 ms)
-    const hidden = (rs) => median(rs.map((r) => (r.cpuNs === null ? 0 : Math.max(0, r.cpuNs - r.wallNs))));
-    const extraCpuNs = hidden(runs.candidate) - hidden(runs.reference);
-    if (runs.candidate.every((r) => r.cpuNs !== null) && extraCpuNs > Math.max(HIDDEN_CPU_MIN_NS, 4 * median(runs.candidate.map((r) => r.wallNs)))) {
-      reject("the candidate's process used " + (extraCpuNs / 1e6).toFixed(0) + " ms more CPU outside its measured calls than the reference's: work done where it is not timed");
-    }
+    const { charged } = chargeUntimedWork(runs, timing.referenceNs);
     const speedup = median(timing.referenceNs.map((ref, i) => ref / charged[i]));
     const round4 = (x) => Math.round(x * 1e4) / 1e4;
     const ms = (x) => Math.round(x) / 1e6;

@@ -393,6 +393,32 @@ async function timeInterleaved(rounds, measure) {
   return { referenceNs, candidateNs, speedup: median(ratios), speedupOfMedians: median(referenceNs) / median(candidateNs) };
 }
 
+// ------------------------------------------------------------------ untimed work
+/** Of the reference's timed call: bounds what moving work out of the timed call can gain to 1/0.75. */
+const OUTSIDE_WORK_TOLERANCE = 0.25;
+/** CPU outside the timed calls below this is noise (clock ticks are 10 ms). */
+const HIDDEN_CPU_MIN_NS = 250e6;
+
+/**
+ * A candidate that moves work out of its timed call (into loading or warm-up) is charged for
+ * it beyond what the reference spends there; one whose process burns CPU where nothing is timed
+ * (threads, workers, children) is rejected. `runs.{candidate,reference}`: per round
+ * { timedNs, outsideNs, wallNs, cpuNs }. Returns the candidate's charged time per round and the
+ * reference's median time outside its timed calls (its load and warm-up: a metric worth showing).
+ */
+function chargeUntimedWork(runs, referenceTimedNs) {
+  const refTimed = median(referenceTimedNs);
+  const refOutside = median(runs.reference.map((r) => r.outsideNs));
+  const allowance = refOutside + OUTSIDE_WORK_TOLERANCE * refTimed;
+  const charged = runs.candidate.map((r) => r.timedNs + Math.max(0, r.outsideNs - allowance));
+  const hidden = (rs) => median(rs.map((r) => (r.cpuNs === null ? 0 : Math.max(0, r.cpuNs - r.wallNs))));
+  const extraCpuNs = hidden(runs.candidate) - hidden(runs.reference);
+  if (runs.candidate.every((r) => r.cpuNs !== null) && extraCpuNs > Math.max(HIDDEN_CPU_MIN_NS, 4 * median(runs.candidate.map((r) => r.wallNs)))) {
+    reject(`the candidate's process used ${(extraCpuNs / 1e6).toFixed(0)} ms more CPU outside its measured calls than the reference's: work done where it is not timed`);
+  }
+  return { charged, referenceOutsideNs: refOutside };
+}
+
 // ------------------------------------------------------------------ the verdict line
 /** Rejects the candidate with `message` (ends runEvaluator with correct=false). */
 function reject(message) {
@@ -432,6 +458,7 @@ module.exports = {
   EvaluatorError,
   Opaque,
   timeInterleaved,
+  chargeUntimedWork,
   runEvaluator,
   reject,
   median,

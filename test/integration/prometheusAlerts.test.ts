@@ -13,7 +13,6 @@
 import * as assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
-import { createServer } from 'node:net';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parse } from 'yaml';
@@ -22,7 +21,7 @@ import { DaemonProcess } from '../fixtures/daemonProcess';
 import { BAD_SORT_DIR, EvolveProject, parseJson, type RunOutput } from '../fixtures/evolveFixtures';
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 import { CLI, REPO, TEST_PLUGIN } from '../fixtures/paths';
-import { findBinary, type PrometheusAlert, PrometheusServer } from '../fixtures/prometheusServer';
+import { findBinary, freePort, type PrometheusAlert, PrometheusServer } from '../fixtures/prometheusServer';
 import { type RedisServer, startRedisServer } from '../fixtures/redisServer';
 
 const RULES = path.join(REPO, 'deploy', 'prometheus', 'alerts.yml');
@@ -49,16 +48,6 @@ function parseExposition(text: string): Sample[] {
   return samples;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 describe('Prometheus alert rules against a real daemon (real Prometheus)', function () {
   this.timeout(600_000);
