@@ -68,6 +68,16 @@ export interface MetricsEndpointStatus {
   error?: string;
 }
 
+/** One allow-list entry of the daemon's plugins (docs/plugins.md): what it provides, or why it was skipped. */
+export interface PluginStatus {
+  name: string;
+  version?: string;
+  loaded: boolean;
+  /** Names it provides, by plug point (`mutators`, `handlers`, ...). */
+  provided: Record<string, string[]>;
+  error?: string;
+}
+
 export namespace Status {
   export const method = 'peagen/status';
   export interface Response {
@@ -87,6 +97,8 @@ export namespace Status {
     listen?: string;
     /** The metrics and health endpoint (docs/metrics.md). */
     metrics?: MetricsEndpointStatus;
+    /** The allowed plugins, loaded or skipped (absent: none allowed). */
+    plugins?: PluginStatus[];
   }
   export const type = new RequestType0<Response, void>(method);
 }

@@ -19,6 +19,7 @@ import {
   GetProgram,
   GetResult,
   type MetricsEndpointStatus,
+  type PluginStatus,
   ListRuns,
   RunProgressUpdate,
   StartRun,
@@ -33,6 +34,7 @@ import {
   TaskUpdate,
 } from '../../shared/protocol';
 import type { Engine } from '../engine/Engine';
+import { activePlugins } from '../plugins/activePlugins';
 import { ServerStatusReporter } from './serverStatus';
 import { TaskFollowers } from './taskFollowers';
 import type { RunManager } from '../evolution/controller/RunManager';
@@ -135,6 +137,7 @@ export function serveConnection(connection: ProtocolConnection, engine: Engine, 
       cluster,
       ...(daemon.listen && { listen: daemon.listen }),
       ...(daemon.metrics && { metrics: daemon.metrics }),
+      ...pluginStatus(engine.config),
     } satisfies Status.Response;
   });
 
@@ -259,4 +262,19 @@ function tokensMatch(expected: string, given: string | undefined): boolean {
   const a = Buffer.from(expected);
   const b = Buffer.from(given);
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** The daemon's allowed plugins as `daemon status` shows them (loaded once; skips were logged then). */
+function pluginStatus(config: Engine['config']): { plugins?: PluginStatus[] } {
+  const reports = activePlugins(config).reports;
+  if (reports.length === 0) return {};
+  return {
+    plugins: reports.map((report) => ({
+      name: report.name,
+      ...(report.version && { version: report.version }),
+      loaded: report.loaded,
+      provided: report.provided as Record<string, string[]>,
+      ...(report.error && { error: report.error }),
+    })),
+  };
 }

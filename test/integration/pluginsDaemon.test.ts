@@ -7,7 +7,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { GetResult, SubmitTask } from '../../shared/protocol';
+import { GetResult, Status, SubmitTask } from '../../shared/protocol';
 import { DaemonClient } from '../../daemon/rpc/client';
 import { BROKEN_PLUGINS, writePluginPackages } from '../fixtures/brokenPlugins';
 import { DaemonProcess } from '../fixtures/daemonProcess';
@@ -37,6 +37,18 @@ describe('daemon with broken plugins allowed (real process)', function () {
       assert.equal(lines.length, 1, `${name}:\n${daemon.log}`);
     }
     assert.ok(daemon.alive);
+  });
+
+  it('shows in its status which plugins loaded, what they provide, and why the others were skipped', async () => {
+    const { plugins = [] } = await client.request(Status.type);
+    const byName = new Map(plugins.map((plugin) => [path.basename(plugin.name), plugin]));
+    assert.equal(byName.get('testPlugin.js')?.loaded, true, JSON.stringify(plugins));
+    assert.ok(byName.get('testPlugin.js')?.provided.handlers?.includes('whoami'));
+    for (const name of [...Object.keys(BROKEN_PLUGINS), 'not-installed-anywhere']) {
+      const plugin = byName.get(name);
+      assert.equal(plugin?.loaded, false, name);
+      assert.ok(plugin?.error, `${name} has no reason`);
+    }
   });
 
   it("serves tasks: the working plugin's handlers and the built-in ones", async () => {

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Command } from 'commander';
-import { Shutdown, Status } from '../../../shared/protocol';
+import { type PluginStatus, Shutdown, Status } from '../../../shared/protocol';
 import { DaemonAlreadyRunningError, type RunningDaemon, startDaemon } from '../../Daemon';
 import { parseAddress } from '../../../shared/address';
 import { DaemonUnavailableError } from '../../rpc/client';
@@ -121,6 +121,7 @@ export function registerDaemonCommands(program: Command): void {
           ...(status.listen ? [`address: ${status.listen}`] : []),
           ...(status.metrics ? [describeMetricsEndpoint(status.metrics)] : []),
           describeStatus(status),
+          ...(status.plugins ? describePlugins(status.plugins) : []),
         ].join('\n'),
       );
     });
@@ -155,4 +156,18 @@ async function runningDaemon(stateDir: string): Promise<DaemonRecord | undefined
       throw new CliError(`the daemon with pid ${holder} holds ${stateDir} but has not come up; see ${path.join(stateDir, LOG_FILE)}`, ExitCode.Failed);
     }
   }
+}
+
+/** One line per allowed plugin: what it gives, or why it was skipped. */
+function describePlugins(plugins: readonly PluginStatus[]): string[] {
+  return [
+    'plugins:',
+    ...plugins.map((plugin) => {
+      const provided = Object.entries(plugin.provided)
+        .filter(([, names]) => names.length > 0)
+        .map(([point, names]) => `${point} ${names.join(', ')}`)
+        .join('; ');
+      return plugin.loaded ? `  ${plugin.name}${plugin.version ? `@${plugin.version}` : ''}: ${provided || 'nothing'}` : `  ${plugin.name}: skipped: ${plugin.error ?? 'not loaded'}`;
+    }),
+  ];
 }
