@@ -196,10 +196,15 @@ function spendNotes(planned: PlannedRun, config: PeagenConfig): Pick<PreparedRun
   const worstCase = manifest.settings.usesLlm ? worstCaseRun(callCost(manifest, example, backends, config), manifest.stop, manifest.settings.childrenPerGeneration) : undefined;
   if (manifest.settings.usesLlm) {
     notes.push(`mutator: llm-patch on ${backends.map((backend) => `${backend.name} (${backend.model})`).join(', ')}`);
+    const { budgetTokens, budgetUsd } = manifest.stop;
+    const caps = [budgetTokens !== undefined && `${budgetTokens.toLocaleString('en-US')} tokens (--budget-tokens)`, budgetUsd !== undefined && `$${budgetUsd.toFixed(2)} (--budget-usd)`].filter(Boolean);
+    const capped = caps.length > 0 ? `; the budget stops it at ${caps.join(' and ')}` : '';
     notes.push(
       worstCase
-        ? `worst-case spend: ${worstCase.calls} LLM calls, ${worstCase.tokens.toLocaleString('en-US')} tokens, $${worstCase.usd.toFixed(2)} (every call answering with max_tokens; prices from the pricing table, an estimate)`
-        : 'worst-case spend: unbounded (no evaluation, generation or call limit); set --max-llm-calls, --budget-tokens or --budget-usd to cap it',
+        ? `worst-case spend: ${worstCase.calls} LLM calls, ${worstCase.tokens.toLocaleString('en-US')} tokens, $${worstCase.usd.toFixed(2)} (every call answering with max_tokens; prices from the pricing table, an estimate)${capped}`
+        : caps.length > 0
+          ? `worst-case spend: no evaluation, generation or call limit${capped}`
+          : 'worst-case spend: unbounded (no evaluation, generation or call limit); set --max-llm-calls, --budget-tokens or --budget-usd to cap it',
     );
   }
   return { perJobSpend, worstCase, notes };
