@@ -109,6 +109,14 @@ const KNOWN_KEYS: Record<string, readonly string[]> = {
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+
+  /** The setting at fault when only a later check can tell (a plugin executor's name). */
+  constructor(
+    message: string,
+    readonly setting?: SettingPath,
+  ) {
+    super(message);
+  }
 }
 
 /** Where a setting came from: the variable (`WORKER_CONCURRENCY`) or the file and key. */

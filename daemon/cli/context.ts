@@ -84,6 +84,18 @@ export class CliContext {
     return this.loaded;
   }
 
+  /**
+   * A configuration error found after loading, prefixed with where the setting at fault came
+   * from (`PEAGEN_EXECUTOR="x": ...`, `peagen.json sandbox.executor: ...`), as load-time errors are.
+   */
+  naming(error: Error): string {
+    const setting = error instanceof ConfigError ? error.setting : undefined;
+    const source = setting ? this.loaded?.sources[setting] : undefined;
+    if (!setting || !source) return error.message;
+    const variable = /^[A-Z][A-Z0-9_]*$/.test(source) ? source : undefined;
+    return variable ? `${variable}=${JSON.stringify(process.env[variable] ?? '')}: ${error.message}` : `${source}: ${error.message}`;
+  }
+
   /** Prints `data` as one JSON document with --json, else the human text. */
   output(data: unknown, human: string | (() => string)): void {
     process.stdout.write(this.json ? `${JSON.stringify(data, null, 2)}\n` : `${typeof human === 'string' ? human : human()}\n`);
@@ -136,7 +148,7 @@ export async function createEngine(ctx: CliContext, config: PeagenConfig, option
   try {
     return await assembleEngine(config, { ...options, log: (line) => ctx.info(line) });
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof QueueAddressError) throw new CliError(error.message, ExitCode.Usage, 'config');
+    if (error instanceof ConfigError || error instanceof QueueAddressError) throw new CliError(ctx.naming(error), ExitCode.Usage, 'config');
     throw new CliError(error instanceof Error ? error.message : String(error), ExitCode.Failed);
   }
 }

@@ -85,6 +85,7 @@ async function pluginExecutor(settings: SandboxSettings, warn: (message: string)
     const offered = plugins.length > 0 ? `; allowed plugins provide: ${plugins.map((candidate) => candidate.name).join(', ')}` : '';
     throw new ConfigError(
       `sandbox.executor "${name}" is neither built in (auto, ${AUTO_ORDER.join(', ')}) nor provided by an allowed plugin${offered}; allow the plugin that provides it in peagen.json "plugins" (see \`peagen plugins\`)`,
+      'sandbox.executor',
     );
   }
   let executor: Executor;
