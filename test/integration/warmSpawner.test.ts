@@ -273,7 +273,8 @@ describe('warm spawner (real one-shot processes, memory queue)', function () {
       warmPool: 1,
       maxWorkers: 2,
       exitAfterIdleMs: 60_000,
-      config: parentConfig([path.join(tempDir('warm-missing'), 'missing-plugin.js')]),
+      // A missing plugin is skipped, not fatal; an executor nothing provides is fatal to a worker.
+      config: { ...parentConfig(), sandbox: { ...parentConfig().sandbox, executor: 'no-such-executor' } },
       setupRetryMs: 1_000,
     });
     const task = newTask({ kind: 'echo' });
