@@ -10,26 +10,30 @@ export const SleepPayloadSchema = z.object({ ms: z.number().int().nonnegative().
 
 /**
  * Render one file of a template set: the `render` task (requires `cpu` for a COPY record,
- * `llm` for a GENERATE one). It carries everything the worker needs (the set's template
- * texts, the variables, the dependencies' rendered text), so no files are shared.
+ * `llm` for a GENERATE one). Templates are rendered by `peagen render` itself (the user's own
+ * templates, run where the user runs them); a task carries only their rendered text, so a
+ * worker never evaluates a template (Nunjucks is not a sandbox) and needs no files.
  */
-export const RenderPayloadSchema = z.object({
-  /** The output path, relative to the output directory (for messages and the result). */
-  path: z.string().min(1),
-  processType: z.enum(['COPY', 'GENERATE']),
-  /** The template to render (a key of `templates`). */
-  template: z.string().min(1),
-  /** Every template of the set by name, so includes resolve inside the set only. */
-  templates: z.record(z.string(), z.string().max(1_000_000)),
-  variables: z.record(z.string(), z.unknown()),
-  /** The rendered files this one depends on, in dependency order. */
-  dependencies: z.array(z.object({ path: z.string(), content: z.string() })).default([]),
-  seed: z.number().int().nonnegative(),
-  maxTokens: z.number().int().positive().optional(),
-  systemPrompt: z.string().optional(),
-  /** The configured LLM backend to call (chosen by the ensemble); default: the first. */
-  backend: z.string().optional(),
-});
+export const RenderPayloadSchema = z.discriminatedUnion('processType', [
+  z.object({
+    /** The output path, relative to the output directory (for messages and the result). */
+    path: z.string().min(1),
+    processType: z.literal('COPY'),
+    /** The file's text, rendered. */
+    content: z.string().max(10_000_000),
+  }),
+  z.object({
+    path: z.string().min(1),
+    processType: z.literal('GENERATE'),
+    /** The prompt, rendered (with the dependencies' text where the template includes it). */
+    prompt: z.string().max(10_000_000),
+    seed: z.number().int().nonnegative(),
+    maxTokens: z.number().int().positive().optional(),
+    systemPrompt: z.string().optional(),
+    /** The configured LLM backend to call (chosen by the ensemble); default: the first. */
+    backend: z.string().optional(),
+  }),
+]);
 export type RenderPayload = z.infer<typeof RenderPayloadSchema>;
 const MutationSubjectSchema = z.object({
   id: z.string().min(1),

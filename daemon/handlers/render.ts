@@ -1,15 +1,14 @@
 /**
  * The `render` task: one file of a template set (`peagen render`). A COPY record needs only
  * `cpu`; a GENERATE record requires `llm`, offered only by a worker with a model configured
- * in its own environment. The payload carries the templates, variables and dependency text,
- * so any worker can render it; the result's data is the RenderedFile (path and text).
+ * in its own environment. The payload carries rendered text (the file, or the prompt), never a
+ * template; the result's data is the RenderedFile (path and text).
  */
 import { type RenderPayload, RenderPayloadSchema } from '../../shared/payloads';
 import { createBackends, describeBackends } from '../evolution/llm/createBackends';
 import { LlmError, type LlmBackend } from '../evolution/llm/LlmBackend';
 import { HandlerError, type TaskHandler } from '../fabric/worker/TaskHandler';
 import { renderFile } from '../render/renderFile';
-import { TemplateError } from '../render/templates';
 import type { MutateHandlerOptions } from './mutate';
 
 export function createRenderHandler(options: MutateHandlerOptions): TaskHandler<RenderPayload> {
@@ -36,7 +35,6 @@ export function createRenderHandler(options: MutateHandlerOptions): TaskHandler<
       try {
         return { status: 'ok', data: await renderFile(payload, backend, context.signal) };
       } catch (error) {
-        if (error instanceof TemplateError) throw new HandlerError('template_error', `${payload.path}: ${error.message}`, false);
         // The backend already retried what a retry can fix (429, 5xx); the queue retries a retryable failure once more later.
         if (error instanceof LlmError) throw new HandlerError(`llm_${error.code}`, `${payload.path}: the model failed (${error.code}): ${error.message}`, error.retryable);
         throw error;

@@ -1,7 +1,8 @@
 /**
- * The work of one `render` task, wherever it runs (a worker, or this process with --sync):
- * a COPY record's template rendered is the file; a GENERATE record's template rendered is a
- * prompt, and the model's answer (temperature 0, the payload's seed) is the file.
+ * The work of one `render` task, wherever it runs (a worker, or this process with --sync): a
+ * COPY record's rendered text is the file; a GENERATE record's rendered prompt goes to the
+ * model, and its answer (temperature 0, the payload's seed) is the file. The templates were
+ * rendered by `peagen render` (runRender.ts payloadOf), never here.
  */
 import type { LlmUsage } from '../../shared/evolution';
 import type { RenderPayload } from '../../shared/payloads';
@@ -19,30 +20,27 @@ export interface RenderedFile {
   usage?: LlmUsage;
 }
 
-/** The template rendered: the file for COPY, the prompt for GENERATE. Throws TemplateError. */
-export function renderText(payload: Pick<RenderPayload, 'templates' | 'template' | 'variables' | 'dependencies'>): string {
-  const dependencies = payload.dependencies.map((dependency) => ({ PATH: dependency.path, CONTENT: dependency.content }));
-  return renderTemplate(payload.templates, payload.template, { ...payload.variables, DEPENDENCIES: dependencies });
+/** A record's template rendered: the file for COPY, the prompt for GENERATE. Throws TemplateError. */
+export function renderText(templates: Readonly<Record<string, string>>, template: string, variables: Record<string, unknown>, dependencies: readonly { path: string; content: string }[]): string {
+  return renderTemplate(templates, template, { ...variables, DEPENDENCIES: dependencies.map((dependency) => ({ PATH: dependency.path, CONTENT: dependency.content })) });
 }
 
-/** The messages a GENERATE task sends, given its rendered prompt. */
-export function generateMessages(payload: Pick<RenderPayload, 'systemPrompt'>, prompt: string): { role: 'system' | 'user'; content: string }[] {
+type GeneratePayload = Extract<RenderPayload, { processType: 'GENERATE' }>;
+
+/** The messages a GENERATE task sends. */
+export function generateMessages(payload: Pick<GeneratePayload, 'systemPrompt' | 'prompt'>): { role: 'system' | 'user'; content: string }[] {
   return [
     { role: 'system', content: payload.systemPrompt ?? DEFAULT_SYSTEM_PROMPT },
-    { role: 'user', content: prompt },
+    { role: 'user', content: payload.prompt },
   ];
 }
 
-/**
- * Renders the file. `backend` is needed for GENERATE only; LLM failures (LlmError) and
- * template failures (TemplateError) are thrown for the caller to report.
- */
+/** Renders the file. `backend` is needed for GENERATE only; LLM failures (LlmError) are thrown for the caller to report. */
 export async function renderFile(payload: RenderPayload, backend: LlmBackend | undefined, signal?: AbortSignal): Promise<RenderedFile> {
-  const text = renderText(payload);
-  if (payload.processType === 'COPY') return { path: payload.path, content: text };
+  if (payload.processType === 'COPY') return { path: payload.path, content: payload.content };
   if (!backend) throw new Error(`${payload.path}: a GENERATE record needs an LLM backend`);
   const answer = await backend.complete({
-    messages: generateMessages(payload, text),
+    messages: generateMessages(payload),
     temperature: 0,
     seed: payload.seed,
     ...(payload.maxTokens !== undefined && { maxTokens: payload.maxTokens }),

@@ -37,7 +37,7 @@ export function previewPlan(plan: RenderPlan): Preview {
     const dependencies = file.dependsOn.map((dependency) => ({ path: dependency, content: copies.get(dependency) ?? '' }));
     let text: string;
     try {
-      text = renderText({ templates: file.templateSet.templates, template: file.template, variables: file.variables, dependencies });
+      text = renderRecord(file, dependencies);
     } catch (error) {
       if (error instanceof TemplateError) throw new RenderInputError(`${file.origin}: ${error.message}`);
       throw error;
@@ -86,14 +86,31 @@ export function chooseBackends(plan: RenderPlan, backends: readonly { name: stri
   return chosen;
 }
 
+function renderRecord(file: PlannedFile, dependencies: readonly { path: string; content: string }[]): string {
+  return renderText(file.templateSet.templates, file.template, file.variables, dependencies);
+}
+
+/**
+ * The task of one file, its template rendered here with its dependencies' text: workers get
+ * text, never a template (a template can run code in whatever renders it). Throws
+ * RenderFailure naming the record when the template fails on that text.
+ */
 export function payloadOf(file: PlannedFile, outputs: ReadonlyMap<string, string>, seed: number, backend: string | undefined): RenderPayload {
+  let text: string;
+  try {
+    text = renderRecord(
+      file,
+      file.dependsOn.map((dependency) => ({ path: dependency, content: outputs.get(dependency)! })),
+    );
+  } catch (error) {
+    if (error instanceof TemplateError) throw new RenderFailure(`${file.path} (${file.origin}): ${error.message}`);
+    throw error;
+  }
+  if (file.processType === 'COPY') return { path: file.path, processType: 'COPY', content: text };
   return {
     path: file.path,
-    processType: file.processType,
-    template: file.template,
-    templates: file.templateSet.templates,
-    variables: file.variables,
-    dependencies: file.dependsOn.map((dependency) => ({ path: dependency, content: outputs.get(dependency)! })),
+    processType: 'GENERATE',
+    prompt: text,
     seed,
     ...(file.maxTokens !== undefined && { maxTokens: file.maxTokens }),
     ...(file.templateSet.manifest.SYSTEM_PROMPT !== undefined && { systemPrompt: file.templateSet.manifest.SYSTEM_PROMPT }),

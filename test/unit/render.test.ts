@@ -12,7 +12,7 @@ import { LlmConfigSchema } from '../../daemon/evolution/llm/llmConfig';
 import { planRender, topologicalOrder } from '../../daemon/render/plan';
 import { loadProjects } from '../../daemon/render/projects';
 import { fileText } from '../../daemon/render/renderFile';
-import { previewPlan, worstCaseSpend } from '../../daemon/render/runRender';
+import { payloadOf, previewPlan, worstCaseSpend } from '../../daemon/render/runRender';
 import { writeTree } from '../../daemon/render/writeTree';
 import { RenderInputError } from '../../daemon/render/yamlInput';
 import { REPO } from '../fixtures/paths';
@@ -212,14 +212,28 @@ describe('peagen render: inputs and plan', () => {
     assert.deepEqual(fs.readdirSync(dir).sort(), ['out'], 'no temporary directory left');
   });
 
-  it('the render handler: COPY renders anywhere; GENERATE without an LLM is a clear error', async () => {
+  it('the render handler: COPY returns its text; GENERATE without an LLM is a clear error; a template is never rendered by a worker', async () => {
     const handler = createRenderHandler({ llm: LlmConfigSchema.parse({}), env: {} });
     assert.deepEqual(handler.provides, ['cpu']);
-    const payload = { path: 'a.txt', processType: 'COPY' as const, template: 't', templates: { t: '{{ X }}!' }, variables: { X: 1 }, dependencies: [], seed: 0 };
     const context = { workerId: 'w', signal: new AbortController().signal, log: () => {} };
-    const task = (extra: object) => ({ id: 't', kind: 'render', payload: { ...payload, ...extra }, requires: [], attempt: 1 }) as never;
-    assert.deepEqual(await handler.handle(task({}), context), { status: 'ok', data: { path: 'a.txt', content: '1!' } });
-    await assert.rejects(handler.handle(task({ processType: 'GENERATE' }), context), /a\.txt: no LLM backend "\(default\)": this worker has no LLM configured/);
-    await assert.rejects(handler.handle(task({ variables: {} }), context), (error: Error & { code?: string }) => error.code === 'template_error' && /a\.txt: template t line 1: \{\{ X \}\} is undefined/.test(error.message));
+    const task = (payload: object) => ({ id: 't', kind: 'render', payload: handler.payloadSchema.parse(payload), requires: [], attempt: 1 }) as never;
+    // Template syntax in a task's text is text: the worker has nothing to evaluate.
+    const hostile = '{{ range.constructor("return process.pid")() }}';
+    assert.deepEqual(await handler.handle(task({ path: 'a.txt', processType: 'COPY', content: hostile }), context), { status: 'ok', data: { path: 'a.txt', content: hostile } });
+    await assert.rejects(handler.handle(task({ path: 'a.txt', processType: 'GENERATE', prompt: 'write a', seed: 0 }), context), /a\.txt: no LLM backend "\(default\)": this worker has no LLM configured/);
+    assert.equal(handler.payloadSchema.safeParse({ path: 'a.txt', processType: 'COPY', template: 't', templates: { t: hostile }, variables: {} }).success, false, 'a task carrying templates is refused');
+  });
+
+  it('renders each task\'s text in peagen render, with its dependencies\' text, and names the record when the template fails there', () => {
+    const file = write({ templates: { 'readme.njk': '# {{ PROJECT.NAME }}\n', 'module.njk': '{% for d in DEPENDENCIES %}{{ d.PATH }}={{ d.CONTENT }};{% endfor %}{{ MODULE.NAME }}\n' } });
+    const plan = planRender(loadProjects(file));
+    const moduleFile = plan.files.find((planned) => planned.template === 'module.njk' && planned.dependsOn.length > 0);
+    assert.ok(moduleFile, JSON.stringify(plan.files.map((planned) => [planned.path, planned.dependsOn])));
+    const outputs = new Map(moduleFile.dependsOn.map((dependency) => [dependency, `text of ${dependency}`]));
+    const payload = payloadOf(moduleFile, outputs, 0, undefined);
+    assert.equal(payload.processType, 'COPY');
+    assert.ok(payload.processType === 'COPY' && payload.content.includes(`${moduleFile.dependsOn[0]}=text of ${moduleFile.dependsOn[0]};`), JSON.stringify(payload));
+    const broken = { ...moduleFile, variables: { ...moduleFile.variables, MODULE: undefined } };
+    assert.throws(() => payloadOf(broken, outputs, 0, undefined), (error: Error) => error.name === 'RenderFailure' && error.message.startsWith(`${moduleFile.path} (`));
   });
 });

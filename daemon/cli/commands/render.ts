@@ -18,7 +18,6 @@ import { type PlannedFile, planRender, type RenderPlan } from '../../render/plan
 import { loadProjects } from '../../render/projects';
 import { type RenderedFile, renderFile } from '../../render/renderFile';
 import { chooseBackends, executePlan, previewPlan, RenderedFileSchema, type WorstCase, worstCaseSpend } from '../../render/runRender';
-import { TemplateError } from '../../render/templates';
 import { readLiveRecord } from '../../rpc/discovery';
 import { writeTree, WriteTreeError } from '../../render/writeTree';
 import { RenderInputError } from '../../render/yamlInput';
@@ -111,11 +110,12 @@ export function registerRenderCommand(program: Command): void {
             backends: chosen,
             onRendered: progress,
             renderOne: async (payload) => {
-              const backend = payload.backend ? backends.find((candidate) => candidate.name === payload.backend) : backends[0];
+              const wanted = payload.processType === 'GENERATE' ? payload.backend : undefined;
+              const backend = wanted ? backends.find((candidate) => candidate.name === wanted) : backends[0];
               try {
                 return await renderFile(payload, backend, interrupt.signal);
               } catch (error) {
-                if (error instanceof TemplateError || error instanceof LlmError) throw new Error(`${payload.path}: ${error.message}`);
+                if (error instanceof LlmError) throw new Error(`${payload.path}: ${error.message}`);
                 throw error;
               }
             },
