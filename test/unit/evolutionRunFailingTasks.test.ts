@@ -25,10 +25,17 @@ const seedEvaluation: Evaluation = {
   wallMs: 1,
 };
 
-/** Answers evaluate tasks with a fixed evaluation and mutate tasks as `mutate` says. */
-function scriptedClient(mutate: (index: number) => Result['error'] | 'ok'): TaskClient & { mutates: number } {
+const childCode = (index: number): string => `# child ${index}\n`;
+
+/**
+ * Answers mutate tasks as `mutate` says ('child': a new child to evaluate; 'no child': a failed
+ * proposal) and evaluate tasks with the seed's evaluation, or with `evaluateError` for every
+ * evaluation after the seed's.
+ */
+function scriptedClient(mutate: (index: number) => Result['error'] | 'no child' | 'child', evaluateError?: Result['error']): TaskClient & { mutates: number } {
   const kinds = new Map<string, string>();
   let next = 0;
+  let evaluations = 0;
   const client = {
     mutates: 0,
     async submit(spec: TaskSpec) {
@@ -38,9 +45,14 @@ function scriptedClient(mutate: (index: number) => Result['error'] | 'ok'): Task
     },
     async result(taskId: string): Promise<Result> {
       await new Promise((resolve) => setImmediate(resolve));
-      if (kinds.get(taskId) === 'evaluate') return { taskId, status: 'ok', data: seedEvaluation, attempts: 1 };
-      const answer = mutate(client.mutates++);
-      if (answer === 'ok') return { taskId, status: 'ok', data: { ok: false, mutator: 'offline', reason: 'no_change', message: 'nothing to change', exchanges: [], repairs: 0 }, attempts: 1 };
+      if (kinds.get(taskId) === 'evaluate') {
+        if (evaluateError && evaluations++ > 0) return { taskId, status: 'error', error: evaluateError, attempts: 1 };
+        return { taskId, status: 'ok', data: seedEvaluation, attempts: 1 };
+      }
+      const index = client.mutates++;
+      const answer = mutate(index);
+      if (answer === 'child') return { taskId, status: 'ok', data: { ok: true, mutator: 'offline', code: childCode(index), patch: '', exchanges: [], repairs: 0 }, attempts: 1 };
+      if (answer === 'no child') return { taskId, status: 'ok', data: { ok: false, mutator: 'offline', reason: 'no_change', message: 'nothing to change', exchanges: [], repairs: 0 }, attempts: 1 };
       return { taskId, status: 'error', error: answer, attempts: 1 };
     },
     async cancel() {
@@ -82,23 +94,26 @@ describe('an evolution run whose tasks keep failing', () => {
     assert.ok(outcome.state.counters.abandoned >= FAILED_JOBS_STOP);
   });
 
+  it('stops too when every evaluation fails after a mutation that worked (an evaluator that cannot start)', async () => {
+    const client = scriptedClient(() => 'child', { code: 'evaluator_missing', message: 'python3: not found', retryable: false });
+    const outcome = await startRun(client, 20).done;
+    assert.equal(outcome.stopReason, 'tasks_failing');
+    assert.ok(outcome.state.counters.abandoned >= FAILED_JOBS_STOP);
+  });
+
   it('goes on while some tasks answer between the failures', async () => {
     // Every other mutate task fails: never FAILED_JOBS_STOP in a row. The answers are failed
     // proposals, so no evaluation ever comes and the test stops the run itself once it has
     // seen 4 × the limit of mutate tasks without the streak firing.
-    const client = scriptedClient((index) => (index % 2 === 0 ? { code: 'flaky', message: 'a transient failure', retryable: true } : 'ok'));
+    const client = scriptedClient((index) => (index % 2 === 0 ? { code: 'flaky', message: 'a transient failure', retryable: true } : 'no child'));
     const { run, done } = startRun(client, 20);
+    let check: NodeJS.Timeout | undefined;
     const outcome = await Promise.race([
       done,
       new Promise<'running'>((resolve) => {
-        const check = setInterval(() => {
-          if (client.mutates >= FAILED_JOBS_STOP * 4) {
-            clearInterval(check);
-            resolve('running');
-          }
-        }, 5);
+        check = setInterval(() => client.mutates >= FAILED_JOBS_STOP * 4 && resolve('running'), 5);
       }),
-    ]);
+    ]).finally(() => clearInterval(check));
     run.requestStop('evaluations');
     assert.equal((await done).stopReason, 'evaluations');
     assert.equal(outcome, 'running', 'the run stopped although tasks kept answering');

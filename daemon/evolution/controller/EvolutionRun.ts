@@ -97,7 +97,7 @@ export class EvolutionRun {
   private readonly budget: BudgetGuard;
   private wake: (() => void) | undefined;
   private engineMs = 0;
-  /** Jobs in a row that ended by a failed task; any task that answers resets it. */
+  /** Jobs in a row that ended by a failed task; a job that ends any other way resets it. */
   private failedJobsInARow = 0;
   /** The run's trace: each mutate and evaluate job is a span under it, their tasks' spans under those. */
   private span: Span | undefined;
@@ -304,6 +304,9 @@ export class EvolutionRun {
     const usesBudget = this.state.settings.usesLlm && !open?.child;
     if (usesBudget) this.budget.reserve();
     const promise = this.runJob(plan, open, abort.signal, tasks)
+      .then(() => {
+        if (!abort.signal.aborted) this.failedJobsInARow = 0;
+      })
       .catch((error: unknown) => {
         if (abort.signal.aborted) return;
         this.options.log(`job ${plan.job} failed: ${(error as Error).message}`);
@@ -376,7 +379,6 @@ export class EvolutionRun {
     const result = await awaitResult(client, taskId, signal);
     tasks.delete(taskId);
     const proposal = proposalOf(result.data);
-    if (proposal) this.failedJobsInARow = 0;
     if (!proposal) {
       throw new Error(`the mutate task failed: ${result.error ? `${result.error.code}: ${result.error.message}` : 'no proposal in its result'}`);
     }
@@ -413,7 +415,6 @@ export class EvolutionRun {
         return answer;
       });
       const evaluation = evaluationOf(result.data);
-      if (evaluation) this.failedJobsInARow = 0;
       if (!evaluation && result.error) throw new Error(`the evaluate task failed: ${result.error.code}: ${result.error.message}`);
       return evaluation;
     } finally {
