@@ -23,6 +23,11 @@ export function createRegistry(allowList: readonly string[] = [], executor?: Exe
     registry.register(createMutateHandler(withPlugins)).register(createRenderHandler(withPlugins));
   }
   if (executor) registry.register(createExecuteHandler(executor)).register(createEvaluateHandler(executor));
-  for (const handler of plugins.handlers) registry.register(handler);
+  for (const handler of plugins.handlers) {
+    // BUILT_IN_NAMES refuses these at load; this is the backstop that keeps a clash from
+    // stopping the worker should the two lists ever disagree.
+    if (registry.get(handler.kind)) (mutate?.log ?? console.error)(`plugin handler "${handler.kind}": a built-in handler has this kind — skipped`);
+    else registry.register(handler);
+  }
   return registry;
 }

@@ -11,7 +11,7 @@ import { setCurrentPlugins } from './current';
 
 /** Names Peagen's own parts use; a plugin that takes one is skipped. */
 export const BUILT_IN_NAMES: Record<PlugPoint, readonly string[]> = {
-  handlers: ['echo', 'sleep', 'mutate', 'execute', 'evaluate'],
+  handlers: ['echo', 'sleep', 'mutate', 'render', 'execute', 'evaluate'],
   mutators: ['auto', 'llm-patch', 'offline', 'seed'],
   selectors: SELECTOR_NAMES,
   executors: ['auto', 'docker', 'bwrap', 'process'],
