@@ -81,8 +81,10 @@ export async function assembleWarmSpawner(
       queue,
       registry,
       caps,
-      // Children use the executor chosen here rather than choosing again.
-      config: { ...config, sandbox: { ...config.sandbox, executor: executor.name } },
+      // Children use the executor chosen here rather than choosing again: `auto` is resolved
+      // to the built-in it chose; a named one (built in or a plugin's) is passed on as named,
+      // since a plugin's executor object may carry another name than the one it is chosen by.
+      config: { ...config, sandbox: { ...config.sandbox, executor: config.sandbox.executor === 'auto' ? executor.name : config.sandbox.executor } },
       childScope: () => childSandboxScope(executor),
       log,
       ...options,

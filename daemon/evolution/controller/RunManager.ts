@@ -43,7 +43,6 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
     const mutateSlots = manifest.settings.usesLlm ? Math.max(2, params.workers) : 1;
     const entry: ActiveRun = { runDir } as ActiveRun;
     const metrics = processEvolutionMetrics();
-    metrics.runStarted(manifest.runId, manifest.stop);
     const run = new EvolutionRun({
       runDir,
       manifest,
@@ -60,6 +59,8 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
         this.emit('progress', progress);
       },
     });
+    // Only once the run exists: a run that fails to construct must not hold a metrics label.
+    metrics.runStarted(manifest.runId, manifest.stop);
     entry.run = run;
     entry.done = run
       .run({ resume: Boolean(params.resume) })
