@@ -208,19 +208,26 @@ async function evaluate(metrics) {
     // in the noise of the round trip, and hiding work in loading would pay.
     const targetNs = quick ? 10e6 : 30e6;
     let size = kinds.includes('int') ? 18 : 100;
+    // A timed call must do the work: an input on which the reference throws would reward any
+    // candidate that throws the same error at once.
+    const timedCall = async (input, what) => {
+      const answer = await oracle.call(...input);
+      if (answer.error !== null) throw new EvaluatorError('the reference threw on ' + what + ' (' + show(answer) + '): edit sampleArgs() so that timed inputs are valid');
+      return answer;
+    };
     for (let step = 0; step < 60; step += 1) {
-      const probe = await oracle.call(...sampleArgs(kinds, trng, size, true));
+      const probe = await timedCall(sampleArgs(kinds, trng, size, true), 'a timed input of size ' + size);
       slowestNs = Math.max(slowestNs, probe.wallNs);
       if (probe.wallNs >= targetNs || size >= 1e6) break;
       size = !kinds.includes('int') && probe.wallNs < targetNs / 4 ? size * 2 : size + Math.max(1, size >> 3);
     }
     const repeats = quick ? 7 : 11;
     const warmUp = sampleArgs(kinds, trng, 10, false);
-    const warmExpected = await oracle.call(...warmUp);
+    const warmExpected = await timedCall(warmUp, 'the warm-up input');
     const rounds = [];
     for (let r = 0; r < repeats; r += 1) {
       const input = sampleArgs(kinds, trng, size, true);
-      rounds.push({ input, expected: await oracle.call(...input) });
+      rounds.push({ input, expected: await timedCall(input, 'a timed input of size ' + size) });
     }
     const timeoutMs = 5000 + 10 * Math.max(slowestNs, ...rounds.map((r) => r.expected.wallNs)) / 1e6;
     const runs = { reference: [], candidate: [] };

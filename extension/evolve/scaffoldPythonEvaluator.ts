@@ -244,6 +244,14 @@ def evaluate(args, metrics, started):
             except harness.CandidateFailure as exc:
                 raise harness.EvaluatorError("the reference failed: %s" % exc) from exc
 
+        def expect_timed(oracle, call_args, what):
+            # A timed call must do the work: an input on which the reference raises would
+            # reward any candidate that raises the same error at once.
+            reply = expect(oracle, call_args)
+            if reply.error is not None:
+                raise harness.EvaluatorError("the reference raised on %s (%s): edit sample_args() so that timed inputs are valid" % (what, show(reply)))
+            return reply
+
         def stop(program):
             programs.remove(program)
             program.close()
@@ -275,7 +283,7 @@ def evaluate(args, metrics, started):
         target_ns = 10e6 if quick else 30e6
         size = 18 if "int" in KINDS else 100
         for _ in range(60):
-            probe = expect(oracle, sample_args(trng, size, timed=True))
+            probe = expect_timed(oracle, sample_args(trng, size, timed=True), "a timed input of size %d" % size)
             if probe.cpu_ns >= target_ns or size >= 10**6:
                 break
             grow = "int" not in KINDS and probe.cpu_ns < target_ns / 4
@@ -294,10 +302,10 @@ def evaluate(args, metrics, started):
         budget = 20.0 if quick else 90.0
         for r in range(repeats):
             call_args = sample_args(trng, size, timed=True)
-            expected = expect(oracle, call_args)
+            expected = expect_timed(oracle, call_args, "a timed input of size %d" % size)
             expected_by_args[id(call_args)] = expected
             for warm in warmup:
-                expected_by_args[id(warm)] = expect(oracle, warm)
+                expected_by_args[id(warm)] = expect_timed(oracle, warm, "the warm-up input")
             small = expected.output is None or isinstance(expected.output, (bool, int, float))
             if r % 2:
                 cand, ref = start(candidate_file, "candidate"), start(reference_file, "reference")

@@ -195,6 +195,31 @@ describe('Evolve Selection: scaffolded evaluators', function () {
     });
   });
 
+  // A timed call on which the reference throws would reward a candidate that throws the same
+  // error at once: the evaluator refuses such inputs instead (an evaluator error, not a score).
+  for (const [language, fileName, text, cheat] of [
+    [
+      'python',
+      'limited.py',
+      'def total(values: list[int]) -> int:\n    if len(values) > 60:\n        raise ValueError("too many values")\n    out = 0\n    for v in values:\n        for _ in range(50):\n            pass\n        out += v\n    return out\n',
+      'def total(values: list[int]) -> int:\n    if len(values) > 60:\n        raise ValueError("too many values")\n    return sum(values)\n',
+    ],
+    [
+      'javascript',
+      'limited.js',
+      "'use strict';\nfunction total(values) {\n  if (values.length > 60) throw new RangeError('too many values');\n  let out = 0;\n  for (const v of values) { for (let i = 0; i < 5000; i++); out += v; }\n  return out;\n}\nmodule.exports = { total };\n",
+      "'use strict';\nfunction total(values) {\n  if (values.length > 60) throw new RangeError('too many values');\n  return values.reduce((a, b) => a + b, 0);\n}\nmodule.exports = { total };\n",
+    ],
+  ] as const) {
+    it(`${language}: a reference that throws on the timed inputs is an evaluator error, never a speedup for a candidate that throws too`, async () => {
+      const made = scaffolded({ fileName, text, functionName: 'total', language });
+      dirs.push(made.dir);
+      const evaluation = await made.score(cheat);
+      assert.equal(evaluation.correct, false, `speedup ${evaluation.objective}`);
+      assert.match(evaluation.failure?.message ?? evaluation.errorText ?? '', /the reference (threw|raised) on a timed input/);
+    });
+  }
+
   it('run by hand without the harness library: an evaluator error that says what to set, exit status 2', () => {
     const { files } = scaffoldFiles({ fileName: 'calc.py', text: SLOW, functionName: 'total', language: 'python' });
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-scaffold-'));
