@@ -28,8 +28,8 @@ export interface MutateHandlerOptions {
   llmBackends?: readonly LlmBackendPlugin[];
 }
 
-/** The backends this worker can call; a broken `llm` section is reported and offers none. */
-function workerBackends(options: MutateHandlerOptions): LlmBackend[] {
+/** The backends this worker can call (configured and plugins'); a broken `llm` section is reported and offers none. */
+export function workerBackends(options: MutateHandlerOptions): LlmBackend[] {
   let backends: LlmBackend[] = [];
   try {
     backends = createBackends(options.llm, options.env ?? process.env);

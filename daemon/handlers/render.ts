@@ -5,19 +5,15 @@
  * template; the result's data is the RenderedFile (path and text).
  */
 import { type RenderPayload, RenderPayloadSchema } from '../../shared/payloads';
-import { createBackends, describeBackends } from '../evolution/llm/createBackends';
+import { describeBackends } from '../evolution/llm/createBackends';
 import { LlmError, type LlmBackend } from '../evolution/llm/LlmBackend';
 import { HandlerError, type TaskHandler } from '../fabric/worker/TaskHandler';
 import { renderFile } from '../render/renderFile';
-import type { MutateHandlerOptions } from './mutate';
+import { type MutateHandlerOptions, workerBackends } from './mutate';
 
 export function createRenderHandler(options: MutateHandlerOptions): TaskHandler<RenderPayload> {
-  let backends: LlmBackend[] = [];
-  try {
-    backends = createBackends(options.llm, options.env ?? process.env);
-  } catch {
-    // The mutate handler already reported the broken `llm` section; COPY still works.
-  }
+  // The same models as `mutate` (plugins' included); that handler already reported what is broken.
+  const backends = workerBackends({ ...options, log: () => {} });
   return {
     kind: 'render',
     provides: backends.length > 0 ? ['cpu', 'llm'] : ['cpu'],
