@@ -142,7 +142,15 @@ describe('peagen evolve run examples/bad_sort (real CLI, real evaluations)', fun
     );
     assert.ok(confirmedAtTarget, 'a program measured twice at or above the target');
     assert.ok(best.lineage.slice(1).every((step) => step.mutator === 'llm-patch' && step.model === 'openai/gpt-4o-mini'), JSON.stringify(best.lineage));
-    assert.ok(report.milestones.some((milestone) => milestone.factor === 10));
+    // The milestones are the factors the best passed over the seed. Which ones depends on the
+    // seed's own measurement (a target of 13 is 8.7x a seed measured at 1.5), so they are
+    // checked against the run's own improvement, not a fixed factor.
+    assert.deepEqual(
+      report.milestones.map((milestone) => milestone.factor),
+      [2, 5, 10, 25, 50, 100].filter((factor) => factor <= best.improvement!),
+      `milestones ${JSON.stringify(report.milestones)} for a best ${best.improvement}x the seed`,
+    );
+    assert.ok(report.milestones.every((milestone, i) => i === 0 || milestone.elapsedMs >= report.milestones[i - 1]!.elapsedMs), 'a higher factor is never reached earlier');
 
     assert.ok(server.requests.length > 0 && server.requests.every((request) => request.presentedKey === OPENAI_KEY), 'every call presented the key');
     assertReportMatchesRecordedExchanges(report);
