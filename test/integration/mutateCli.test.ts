@@ -10,6 +10,7 @@ import { applyPatch } from 'diff';
 import { badSortResponder } from '../fixtures/badSortMoves';
 import { BAD_SORT_DIR, copyExample, EvolveProject, parseJson } from '../fixtures/evolveFixtures';
 import { startOpenAiServer } from '../fixtures/llmWireServers';
+import { REPO } from '../fixtures/paths';
 
 interface MutateOutput {
   program: string;
@@ -69,6 +70,33 @@ describe('peagen mutate (real CLI)', function () {
     for (const child of children) assert.ok(typeof child === 'string' && child !== SEED_PROGRAM);
     assert.ok(output.proposals.every((proposal) => proposal.llmCalls === 0));
     assert.equal(fs.readFileSync(path.join(BAD_SORT_DIR, 'bad_sort.py'), 'utf8'), SEED_PROGRAM, 'without --apply the program is untouched');
+  });
+
+  it("--mutator NAME of an allowed plugin's mutator: the plugin proposes; a name nothing provides is refused with the choices", async () => {
+    const config = project.writeConfig({ plugins: [path.join(REPO, 'examples', 'plugins', 'hello-mutator')] });
+    const result = await project.run(['--json', '--config', config, 'mutate', BAD_SORT_DIR, '--sync', '--n', '2', '--mutator', 'hello-mutator']);
+    assert.equal(result.code, 0, result.stderr);
+    const output = parseJson<MutateOutput>(result);
+    assert.equal(output.mutator, 'hello-mutator');
+    assert.equal(output.proposals.length, 2);
+    const seedLines = SEED_PROGRAM.split('\n');
+    for (const proposal of output.proposals) {
+      assert.ok(proposal.ok, proposal.reason);
+      const child = applyPatch(SEED_PROGRAM, proposal.patch!);
+      assert.ok(typeof child === 'string', 'the diff applies to bad_sort.py');
+      // hello-mutator's move: one line of the EVOLVE-BLOCK deleted.
+      assert.equal(child.split('\n').length, seedLines.length - 1);
+      assert.ok(proposal.llmCalls === 0);
+    }
+
+    const unknown = await project.run(['--config', config, 'mutate', BAD_SORT_DIR, '--sync', '--mutator', 'hello-mutatr']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /unknown mutator "hello-mutatr" \(one of auto, llm-patch, offline, hello-mutator;/);
+    // A plugin's mutator is usable only once allowed: without the project's peagen.json, it is not.
+    fs.rmSync(config);
+    const notAllowed = await project.run(['mutate', BAD_SORT_DIR, '--sync', '--mutator', 'hello-mutator']);
+    assert.equal(notAllowed.code, 2);
+    assert.match(notAllowed.stderr, /unknown mutator "hello-mutator" \(one of auto, llm-patch, offline; a plugin's is usable once allowed in peagen\.json "plugins"/);
   });
 
   it('--eval: evaluates the child with the example evaluator (process executor), JSON and text', async () => {

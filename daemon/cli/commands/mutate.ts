@@ -5,16 +5,19 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import type { Evaluation } from '../../../shared/evaluation';
 import type { Result } from '../../../shared/task';
 import { programId } from '../../evolution/evodb/programId';
 import { awaitResult } from '../../evolution/controller/TaskClient';
 import { evaluateTaskSpec, evaluationOf, mutationTaskOf, proposalOf } from '../../evolution/controller/taskSpecs';
+import { pluginMutatorNamed } from '../../evolution/controller/prepareRun';
 import { createBackends } from '../../evolution/llm/createBackends';
 import type { MutationProposal } from '../../evolution/mutation/Mutator';
 import { loadExample } from '../../evaluation/example';
 import type { MutatePayload } from '../../../shared/payloads';
+import { activePlugins } from '../../plugins/activePlugins';
+import { pluginBackends } from '../../plugins/pluginGuards';
 import { CliContext, CliError, ExitCode, parsePositiveInt } from '../context';
 import { interruptSignal, openFabric } from '../runFabric';
 
@@ -22,7 +25,7 @@ interface MutateFlags {
   program?: string;
   n: number;
   model?: string;
-  mutator?: 'auto' | 'llm-patch' | 'offline';
+  mutator?: string;
   seed?: number;
   apply?: boolean;
   eval?: boolean;
@@ -36,7 +39,7 @@ export function registerMutateCommand(program: Command): void {
     .option('--program <file>', "the program to mutate (default: the example's own)")
     .option('--n <count>', 'how many proposals', parsePositiveInt('--n'), 1)
     .option('--model <backend>', 'the configured LLM backend to ask (default: the first)')
-    .addOption(new Option('--mutator <name>', 'llm-patch, offline, or auto: an LLM when one is configured').choices(['auto', 'llm-patch', 'offline']))
+    .option('--mutator <name>', "llm-patch, offline, auto (an LLM when one is configured), or an allowed plugin's (peagen plugins)")
     .option('--seed <n>', 'seed of the first proposal (the next ones count up)', parsePositiveInt('--seed'))
     .option('--apply', 'write the first child over the program file')
     .option('--eval', "evaluate each child with the example's evaluator")
@@ -58,13 +61,21 @@ export function registerMutateCommand(program: Command): void {
       } catch (error) {
         throw new CliError(`cannot read the program ${file}: ${(error as Error).message}`, ExitCode.Usage);
       }
+      // The mutator and the LLM backends may be an allowed plugin's, as in `evolve`.
+      const plugins = activePlugins(config);
+      let pluginMutator;
+      try {
+        pluginMutator = pluginMutatorNamed(flags.mutator ?? 'auto', plugins);
+      } catch (error) {
+        throw new CliError((error as Error).message, ExitCode.Usage);
+      }
       let llmReady: boolean;
       try {
-        llmReady = createBackends(config.llm).length > 0;
+        llmReady = createBackends(config.llm).length + pluginBackends(plugins.llmBackends, process.env).length > 0;
       } catch (error) {
         throw new CliError(`the llm settings are unusable: ${(error as Error).message}`, ExitCode.Usage);
       }
-      const mutator = flags.mutator === 'offline' || (flags.mutator !== 'llm-patch' && !llmReady) ? 'offline' : 'llm-patch';
+      const mutator = pluginMutator?.name ?? (flags.mutator === 'offline' || (flags.mutator !== 'llm-patch' && !llmReady) ? 'offline' : 'llm-patch');
       if (mutator === 'llm-patch' && !llmReady) {
         throw new CliError('--mutator llm-patch needs an LLM: set OPENAI_API_KEY (or OPENAI_BASE_URL) or ANTHROPIC_API_KEY, or add an `llm` section to peagen.json', ExitCode.Usage);
       }

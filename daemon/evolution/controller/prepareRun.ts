@@ -12,6 +12,8 @@ import type { LlmBackend } from '../llm/LlmBackend';
 import { estimateTokens, pricingFor } from '../llm/pricing';
 import { SELECTOR_NAMES } from '../selection/createSelector';
 import { activePlugins } from '../../plugins/activePlugins';
+import type { PluginSet } from '../../plugins/loadPlugins';
+import type { Mutator } from '../mutation/Mutator';
 import { pluginBackends } from '../../plugins/pluginGuards';
 import { type CallCost, type Spend, worstCasePerJob, worstCaseRun } from './budget';
 import { RunDir, type RunManifest, type StopConditions } from './runDir';
@@ -54,6 +56,18 @@ export class RunSetupError extends Error {
 const PROMPT_OVERHEAD_CHARS = 4_000;
 const BUILT_IN_MUTATORS: readonly string[] = ['auto', 'llm-patch', 'offline'];
 const PLUGIN_HINT = '; a plugin\'s is usable once allowed in peagen.json "plugins": `peagen plugins` lists them';
+
+/**
+ * The plugin mutator `wanted` names, or undefined for a built-in one (`auto`, `llm-patch`,
+ * `offline`); throws an error listing the choices when nothing allowed provides it.
+ */
+export function pluginMutatorNamed(wanted: string, plugins: Pick<PluginSet, 'mutators'>): Mutator | undefined {
+  if (BUILT_IN_MUTATORS.includes(wanted)) return undefined;
+  const found = plugins.mutators.find((mutator) => mutator.name === wanted);
+  if (found) return found;
+  const fromPlugins = plugins.mutators.map((mutator) => mutator.name);
+  throw new Error(`unknown mutator "${wanted}" (one of ${[...BUILT_IN_MUTATORS, ...fromPlugins].join(', ')}${PLUGIN_HINT})`);
+}
 
 export function prepareRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessEnv = process.env): PreparedRun {
   const planned = planRun(request, config, env, true);
@@ -129,10 +143,11 @@ function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessE
     const selectors = [...SELECTOR_NAMES, ...plugins.selectors.map((plugin) => plugin.name)];
     if (!selectors.includes(selector)) throw new RunSetupError(`unknown selector "${selector}" (one of ${selectors.join(', ')}${PLUGIN_HINT})`);
     const wanted = request.mutator ?? 'auto';
-    const pluginMutator = BUILT_IN_MUTATORS.includes(wanted) ? undefined : plugins.mutators.find((mutator) => mutator.name === wanted);
-    if (!BUILT_IN_MUTATORS.includes(wanted) && !pluginMutator) {
-      const fromPlugins = plugins.mutators.map((mutator) => mutator.name);
-      throw new RunSetupError(`unknown mutator "${wanted}" (one of ${[...BUILT_IN_MUTATORS, ...fromPlugins].join(', ')}${PLUGIN_HINT})`);
+    let pluginMutator: Mutator | undefined;
+    try {
+      pluginMutator = pluginMutatorNamed(wanted, plugins);
+    } catch (error) {
+      throw new RunSetupError((error as Error).message);
     }
     // A plugin's mutator brings its own means; Peagen's LLM budget and repairs are llm-patch's.
     const usesLlm = !pluginMutator && (wanted === 'llm-patch' || (wanted === 'auto' && backends.length > 0));
