@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { badSortResponder } from '../fixtures/badSortMoves';
 import { BAD_SORT_DIR, EvolveProject, parseJson, readJournalEvents, type RunOutput } from '../fixtures/evolveFixtures';
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
-import { tempDir } from '../fixtures/paths';
+import { REPO, tempDir } from '../fixtures/paths';
 
 interface ReplayOutput {
   runId: string;
@@ -106,6 +106,33 @@ describe('peagen evolve replay (real CLI)', function () {
     const result = await replay(copy, '--no-measure');
     assert.notEqual(result.code, 0);
     assert.match(result.stderr + result.stdout, new RegExp(`recorded LLM exchange .*${child.exchanges[0]!.slice(0, 12)}.* was modified`));
+  });
+
+  it("re-derives a plugin mutator's children with the plugin, and says which plugin to allow when it is not", async () => {
+    const pluginProject = new EvolveProject();
+    try {
+      const config = pluginProject.writeConfig({ plugins: [path.join(REPO, 'examples', 'plugins', 'hello-mutator')] });
+      const ran = await pluginProject.run(['--json', 'evolve', 'run', BAD_SORT_DIR, '--sync', '--quick', '--mutator', 'hello-mutator', '--evaluations', '3', '--project', pluginProject.dir]);
+      assert.equal(ran.code, 0, ran.stderr);
+      const run = parseJson<RunOutput>(ran);
+      assert.equal(run.mutator, 'hello-mutator');
+      const children = readJournalEvents(run.runDir).filter((event) => event.type === 'proposal' && event.ok);
+      assert.ok(children.length >= 1 && children.every((event) => event.type === 'proposal' && event.mutator === 'hello-mutator'));
+
+      const replayed = await pluginProject.run(['--json', 'evolve', 'replay', run.runId, '--project', pluginProject.dir, '--no-measure']);
+      assert.equal(replayed.code, 0, replayed.stderr);
+      const json = parseJson<ReplayOutput>(replayed);
+      assert.equal(json.identical, true);
+      assert.equal(json.children, children.length);
+      assert.equal(json.bestId, run.best?.id);
+
+      fs.rmSync(config);
+      const refused = await pluginProject.run(['evolve', 'replay', run.runId, '--project', pluginProject.dir, '--no-measure']);
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr, /the child was made by the mutator "hello-mutator", which no allowed plugin provides here; .*allow it in peagen\.json "plugins"/);
+    } finally {
+      pluginProject.cleanup();
+    }
   });
 
   it('says DIFFERENT and exits non-zero when the recorded best program is not what the journal gives', async () => {

@@ -13,6 +13,7 @@ import type { RunProgress } from '../../../shared/evolution';
 import { EvolutionRun } from '../../evolution/controller/EvolutionRun';
 import { type PreparedRun, prepareRun, type RunRequest, RunSetupError } from '../../evolution/controller/prepareRun';
 import { replayRun } from '../../evolution/controller/replay';
+import { activePlugins } from '../../plugins/activePlugins';
 import { buildReport, readReport, type RunReport, writeReport } from '../../evolution/controller/report';
 import { RunDir, type StopConditions } from '../../evolution/controller/runDir';
 import { readJournal } from '../../evolution/evodb/journal';
@@ -367,7 +368,7 @@ export function registerEvolveCommands(program: Command): void {
       const fabric = flags.measure ? await openFabric(ctx, ctx.config, { ...(flags.sync !== undefined && { sync: flags.sync }), slots: 1 }) : undefined;
       let result;
       try {
-        result = await replayRun(runDir, { ...(fabric && { client: fabric.client }), log: (line) => ctx.info(line) });
+        result = await replayRun(runDir, { ...(fabric && { client: fabric.client }), plugins: activePlugins(ctx.config), log: (line) => ctx.info(line) });
       } finally {
         await fabric?.close();
       }

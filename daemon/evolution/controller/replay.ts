@@ -14,6 +14,8 @@ import { loadExample } from '../../evaluation/example';
 import { LlmPatchMutator, ReplayBackend } from '../mutation/LlmPatchMutator';
 import { OfflineMutator } from '../mutation/OfflineMutator';
 import type { Mutator } from '../mutation/Mutator';
+import type { PluginSet } from '../../plugins/loadPlugins';
+import { guardedPluginMutator } from '../../plugins/pluginGuards';
 import { applyEvent } from './applyEvent';
 import type { RunDir, RunManifest } from './runDir';
 import { RunState } from './RunState';
@@ -35,7 +37,15 @@ export class ReplayMismatch extends Error {
   override name = 'ReplayMismatch';
 }
 
-export async function replayRun(runDir: RunDir, options: { client?: TaskClient; log?(line: string): void } = {}): Promise<ReplayResult> {
+export interface ReplayOptions {
+  /** Re-measures the best program when given. */
+  client?: TaskClient;
+  /** The allowed plugins' mutators: a child one of them made is derived again by it. */
+  plugins?: Pick<PluginSet, 'mutators'>;
+  log?(line: string): void;
+}
+
+export async function replayRun(runDir: RunDir, options: ReplayOptions = {}): Promise<ReplayResult> {
   const manifest = runDir.readManifest();
   const example = loadExample(manifest.exampleDir);
   const state = new RunState(manifest.settings);
@@ -48,7 +58,7 @@ export async function replayRun(runDir: RunDir, options: { client?: TaskClient; 
     count++;
     if (event.type === 'plan') plans++;
     if (event.type === 'proposal' && event.ok) {
-      await rederive(event, state, manifest, example.config, runDir);
+      await rederive(event, state, manifest, example.config, runDir, options.plugins?.mutators ?? []);
       children++;
     }
     applyEvent(state, event, raw.at);
@@ -80,14 +90,30 @@ export async function replayRun(runDir: RunDir, options: { client?: TaskClient; 
 }
 
 /** Derives the child again and checks it is the recorded one. */
-async function rederive(event: ProposalEvent, state: RunState, manifest: RunManifest, config: ReturnType<typeof loadExample>['config'], runDir: RunDir): Promise<void> {
+async function rederive(
+  event: ProposalEvent,
+  state: RunState,
+  manifest: RunManifest,
+  config: ReturnType<typeof loadExample>['config'],
+  runDir: RunDir,
+  pluginMutators: readonly Mutator[],
+): Promise<void> {
   const plan = state.openJobs().find((job) => job.plan.job === event.job)?.plan;
   if (!plan) throw new ReplayMismatch(`proposal for job ${event.job}, which was never planned`);
   if (!state.archive.has(plan.parent)) throw new ReplayMismatch(`job ${event.job}: parent ${plan.parent.slice(0, 12)} is unknown`);
   const request = mutationRequestFor(plan, state, config);
   let mutator: Mutator;
   if (event.mutator === 'offline') mutator = new OfflineMutator();
-  else {
+  else if (event.mutator !== 'llm-patch') {
+    // A plugin's mutator is deterministic for a request and seed (its conformance suite checks it).
+    const plugin = pluginMutators.find((candidate) => candidate.name === event.mutator);
+    if (!plugin) {
+      throw new ReplayMismatch(
+        `job ${event.job}: the child was made by the mutator "${event.mutator}", which no allowed plugin provides here; to replay this run, install its plugin and allow it in peagen.json "plugins" (\`peagen plugins\` lists them)`,
+      );
+    }
+    mutator = guardedPluginMutator(plugin);
+  } else {
     const exchanges = event.exchanges.map((hash) => runDir.getExchange(hash));
     mutator = new LlmPatchMutator({
       backend: new ReplayBackend(exchanges),
