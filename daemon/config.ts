@@ -166,6 +166,12 @@ export function loadConfigWithSources(file: string | undefined, env: NodeJS.Proc
     }
   }
   const fromFile = ConfigSchema.parse(raw);
+  if (file) {
+    // A plugin path in a config file means a path from that file, wherever the command runs (--config).
+    const fromFileDir = (entry: string): string => (entry.startsWith('.') ? path.resolve(path.dirname(path.resolve(file)), entry) : entry);
+    fromFile.plugins = fromFile.plugins.map(fromFileDir);
+    fromFile.worker.plugins = fromFile.worker.plugins.map(fromFileDir);
+  }
   return { config: applyEnv(fromFile, env, sources), sources };
 }
 

@@ -90,11 +90,13 @@ describe('plugins: discovery, allow-list, report-and-skip loading', () => {
     assert.equal(byName['plain-package'], undefined);
   });
 
-  it('reads the allow-list from peagen.json "plugins" and worker.plugins', () => {
-    const file = path.join(project, 'peagen.json');
-    fs.writeFileSync(file, JSON.stringify({ plugins: ['good-plugin'], worker: { plugins: ['./x.js'] } }));
-    assert.deepEqual(allowListOf(loadConfig(file, {})), ['good-plugin', './x.js']);
-    assert.deepEqual(allowListOf(loadConfig(file, { WORKER_PLUGINS: 'a,b' })), ['good-plugin', 'a', 'b']);
+  it('reads the allow-list from peagen.json "plugins" and worker.plugins; a relative path is from the file', () => {
+    const file = path.join(project, 'conf', 'peagen.json');
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify({ plugins: ['good-plugin', '@scope/some-plugin', '../plugins/y'], worker: { plugins: ['./x.js'] } }));
+    assert.deepEqual(allowListOf(loadConfig(file, {})), ['good-plugin', '@scope/some-plugin', path.join(project, 'plugins', 'y'), path.join(project, 'conf', 'x.js')]);
+    // The variable's entries are the shell's: as given (relative to where the process runs).
+    assert.deepEqual(allowListOf(loadConfig(file, { WORKER_PLUGINS: 'a,./b' })), ['good-plugin', '@scope/some-plugin', path.join(project, 'plugins', 'y'), 'a', './b']);
   });
 
   it("makes an allowed plugin's selector available by name", () => {
