@@ -63,7 +63,7 @@ export function registerMutateCommand(program: Command): void {
       }
       // The mutator and the LLM backends may be an allowed plugin's, as in `evolve`.
       const plugins = activePlugins(config);
-      let pluginMutator;
+      let pluginMutator: ReturnType<typeof pluginMutatorNamed>;
       try {
         pluginMutator = pluginMutatorNamed(flags.mutator ?? 'auto', plugins);
       } catch (error) {
