@@ -4,6 +4,7 @@
  * in-memory queue and in-process workers (P-8: nothing but Node needed).
  */
 import type { PeagenConfig } from '../config';
+import { shutdownTracing, startTracing } from '../observability/tracing';
 import type { Engine } from '../engine/Engine';
 import type { TaskClient } from '../evolution/controller/TaskClient';
 import { daemonTaskClient, engineTaskClient } from '../evolution/controller/taskClients';
@@ -20,10 +21,20 @@ export interface Fabric {
 }
 
 export async function openFabric(ctx: CliContext, config: PeagenConfig, { sync, slots }: { sync?: boolean; slots: number }): Promise<Fabric> {
+  // This process may run the evolution run (its root and job spans) and, embedded, the tasks:
+  // traced like the daemon when an endpoint is configured (a no-op otherwise).
+  await startTracing(config.observability, 'peagen-cli', { log: (line) => ctx.info(line) });
   if (!sync && readLiveRecord(ctx.stateDir)) {
     const daemon = await DaemonClient.connectToRunning(ctx.stateDir).catch(() => undefined);
     if (daemon) {
-      return { client: daemonTaskClient(daemon), where: `the daemon (pid ${daemon.handshake.pid})`, close: async () => daemon.close() };
+      return {
+        client: daemonTaskClient(daemon),
+        where: `the daemon (pid ${daemon.handshake.pid})`,
+        close: async () => {
+          await daemon.close();
+          await shutdownTracing();
+        },
+      };
     }
   }
   const engine: Engine = await createEngine(ctx, { ...config, worker: { ...config.worker, concurrency: Math.max(1, slots) } });
@@ -34,6 +45,7 @@ export async function openFabric(ctx: CliContext, config: PeagenConfig, { sync, 
     close: async () => {
       await engine.stop({ drain: false });
       await reclaimOwnSandboxes();
+      await shutdownTracing();
     },
   };
 }

@@ -15,8 +15,11 @@ import type { TaskOutcome } from '../fabric/worker/runTask';
 import { VERSION } from '../version';
 import { contextOfCarrier } from './traceContext';
 
-/** Who exports: the daemon, a `peagen worker start` pool, a one-shot child running one task. */
-export type TracingService = 'peagen-daemon' | 'peagen-worker' | 'peagen-task';
+/**
+ * Who exports: the daemon, a `peagen worker start` pool, a one-shot child running one task, a
+ * CLI command running its own engine or evolution run (embedded, --sync, `evolve step`).
+ */
+export type TracingService = 'peagen-daemon' | 'peagen-worker' | 'peagen-task' | 'peagen-cli';
 
 export interface TracingSettings {
   /** OTLP/HTTP base URL, e.g. http://127.0.0.1:4318; spans go to `<endpoint>/v1/traces`. */

@@ -57,14 +57,14 @@ interface RunTrace {
 }
 
 /** The run's spans, checked to form one trace: root, job spans under it, task spans under those. */
-function runTrace(spans: ReceivedSpan[], runId: string, daemonPid: number): RunTrace {
+function runTrace(spans: ReceivedSpan[], runId: string, runner: { service: 'peagen-daemon' | 'peagen-cli'; pid?: number }): RunTrace {
   const names = spans.map((span) => span.name).join(', ');
   const roots = spans.filter((span) => span.name === `evolve run ${runId}`);
   assert.equal(roots.length, 1, `one root span for the run; received: ${names}`);
   const root = roots[0]!;
   assert.equal(root.parentSpanId, '', 'the run span is the root of its trace');
-  assert.equal(root.resource['service.name'], 'peagen-daemon');
-  assert.equal(root.resource['process.pid'], daemonPid);
+  assert.equal(root.resource['service.name'], runner.service);
+  if (runner.pid !== undefined) assert.equal(root.resource['process.pid'], runner.pid);
 
   const ofRun = spans.filter((span) => span.attributes['peagen.run.id'] === runId);
   assert.deepEqual([...new Set(ofRun.map((span) => span.traceId))], [root.traceId], 'every span of the run is in one trace');
@@ -140,7 +140,7 @@ describe('traces of evolution runs (real daemon, one-shot workers, OTLP/HTTP rec
     console.log(`      daemon stop (with the final flush) took ${stopMs.toFixed(0)} ms; ${receiver.spans.length} spans in ${receiver.requests} export requests`);
     assert.deepEqual(receiver.rejected, [], 'every export is OTLP/HTTP JSON at /v1/traces');
 
-    const { jobs, tasks } = runTrace(receiver.spans, report.runId, daemonPid);
+    const { jobs, tasks } = runTrace(receiver.spans, report.runId, { service: 'peagen-daemon', pid: daemonPid });
     const evaluateTasks = tasks.filter((task) => task.name === 'task evaluate');
     const mutateTasks = tasks.filter((task) => task.name === 'task mutate');
     // The seed and 4 children (a would-be best is measured again: more are fine).
@@ -154,6 +154,23 @@ describe('traces of evolution runs (real daemon, one-shot workers, OTLP/HTTP rec
     assert.ok(tasks.every((task) => task.resource['service.name'] === 'peagen-task'));
   });
 
+  it('a run in the CLI\'s own process (--sync, no daemon) is one trace too, exported by the CLI before it exits', async () => {
+    const { project } = fresh();
+    const result = await project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, '--sync', '--quick', '--mutator', 'offline', '--evaluations', '3', '--project', project.dir], {
+      ...NO_LLM,
+      PEAGEN_EXECUTOR: 'process',
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+    });
+    assert.equal(result.code, 0, result.stderr);
+    const report = parseJson<RunOutput>(result);
+    // Nothing waits for a late export: the CLI flushed its spans before exiting.
+    const { root, jobs, tasks } = runTrace(receiver.spans, report.runId, { service: 'peagen-cli' });
+    assert.ok(jobs.some((job) => job.name === 'mutate') && jobs.some((job) => job.name === 'evaluate'));
+    assert.ok(tasks.filter((task) => task.name === 'task evaluate').length >= 4, `${tasks.length} task spans`);
+    // The embedded engine's workers run in the CLI process: their task spans come from it.
+    assert.ok(tasks.every((task) => task.resource['process.pid'] === root.resource['process.pid'] && task.resource['service.name'] === 'peagen-cli'));
+  });
+
   it('the trace crosses the Redis queue: task records carry the traceparent of their job span', async () => {
     redis = await startRedisServer();
     const { daemon, project } = fresh();
@@ -162,7 +179,7 @@ describe('traces of evolution runs (real daemon, one-shot workers, OTLP/HTTP rec
     const daemonPid = daemon.child!.pid!;
     const report = await evolve(project, daemon, 2);
     await stopGracefully(daemon);
-    const { jobs, tasks } = runTrace(receiver.spans, report.runId, daemonPid);
+    const { jobs, tasks } = runTrace(receiver.spans, report.runId, { service: 'peagen-daemon', pid: daemonPid });
     const records = await taskRecords(redis.url, prefix);
     assert.ok(records.length >= 3, `${records.length} task records in Redis`);
     for (const record of records) {
