@@ -9,7 +9,7 @@ import * as assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { EvolveProject } from '../fixtures/evolveFixtures';
+import { EvolveProject, waitUntil } from '../fixtures/evolveFixtures';
 import { startOpenAiServer, type WireRequest, type WireServer } from '../fixtures/llmWireServers';
 import { REPO, tempDir } from '../fixtures/paths';
 
@@ -128,6 +128,26 @@ describe('peagen render (real CLI, scripted model)', function () {
     assert.deepEqual(tree(out), before, 'not one file changed');
     assert.deepEqual(fs.readdirSync(outs), ['existing'], 'no temporary directory left');
   });
+
+  for (const mode of ['the task fabric', '--sync'] as const) {
+    it(`Ctrl-C while a GENERATE file waits for its model (${mode}): exits 130 at once, and the output directory is as it was`, async () => {
+      const out = path.join(outs, 'existing');
+      fs.mkdirSync(out, { recursive: true });
+      fs.writeFileSync(path.join(out, 'keep.txt'), 'mine\n');
+      const before = tree(out);
+      server.faults.push({ kind: 'hang' });
+      const run = project.start(['render', PROJECTS, '--out', out, ...(mode === '--sync' ? ['--sync'] : [])], { OPENAI_BASE_URL: server.baseUrl }, 60_000);
+      await waitUntil(() => server.requests.length > 0, 60_000, 'the first GENERATE call');
+      run.child.kill('SIGINT');
+      // Well before the CLI's own 60 s bound, had the interrupt been ignored.
+      const result = await run.exited;
+      assert.equal(result.code, 130, `${result.signal ?? ''}\n${result.stderr}`);
+      assert.match(result.stderr, /interrupted: nothing was written/);
+      assert.deepEqual(tree(out), before, 'not one file changed');
+      assert.deepEqual(fs.readdirSync(outs), ['existing'], 'no temporary directory left');
+      assert.equal(server.requests.length, 1, 'no model call after the interrupt');
+    });
+  }
 
   it('refuses to start when the worst case exceeds --budget-tokens or --max-llm-calls (exit 2), with no model call', async () => {
     const out = path.join(outs, 'budget');
