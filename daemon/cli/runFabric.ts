@@ -24,6 +24,15 @@ export async function openFabric(ctx: CliContext, config: PeagenConfig, { sync, 
   // This process may run the evolution run (its root and job spans) and, embedded, the tasks:
   // traced like the daemon when an endpoint is configured (a no-op otherwise).
   await startTracing(config.observability, 'peagen-cli', { log: (line) => ctx.info(line) });
+  try {
+    return await connectOrEmbed(ctx, config, { ...(sync !== undefined && { sync }), slots });
+  } catch (error) {
+    await shutdownTracing();
+    throw error;
+  }
+}
+
+async function connectOrEmbed(ctx: CliContext, config: PeagenConfig, { sync, slots }: { sync?: boolean; slots: number }): Promise<Fabric> {
   if (!sync && readLiveRecord(ctx.stateDir)) {
     const daemon = await DaemonClient.connectToRunning(ctx.stateDir).catch(() => undefined);
     if (daemon) {

@@ -59,7 +59,13 @@ export function loadPlugins(allowList: readonly string[], options: LoadPluginsOp
   const owners = new Map<string, string>();
   for (const [point, names] of Object.entries(options.reserved ?? {})) for (const reserved of names) owners.set(`${point}:${reserved}`, 'Peagen (built in)');
   const dirs = lookupDirs(options.projectDir, options.ownRoot);
-  for (const entry of [...new Set(allowList)]) {
+  // One plugin may be named twice: a path in peagen.json (made absolute) and in WORKER_PLUGINS (relative).
+  const byLocation = new Map<string, string>();
+  for (const entry of allowList) {
+    const key = isPathEntry(entry) ? path.resolve(options.projectDir, entry) : entry;
+    if (!byLocation.has(key)) byLocation.set(key, entry);
+  }
+  for (const entry of byLocation.values()) {
     const report: PluginReport = { name: entry, declares: [], loaded: false, provided: {} };
     set.reports.push(report);
     try {
@@ -90,8 +96,13 @@ export function loadPlugins(allowList: readonly string[], options: LoadPluginsOp
 
 type Provided = { [P in PlugPoint]?: PlugPointObjects[P][] };
 
+/** A path (relative to the project, or absolute) rather than a package name. */
+function isPathEntry(entry: string): boolean {
+  return entry.startsWith('.') || path.isAbsolute(entry);
+}
+
 function loadOne(entry: string, projectDir: string, dirs: readonly string[], report: PluginReport): Provided {
-  const isPath = entry.startsWith('.') || path.isAbsolute(entry);
+  const isPath = isPathEntry(entry);
   let pkg: DiscoveredPackage | undefined;
   let moduleFile: string | undefined;
   if (isPath) {

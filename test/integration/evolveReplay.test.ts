@@ -126,6 +126,17 @@ describe('peagen evolve replay (real CLI)', function () {
       assert.equal(json.children, children.length);
       assert.equal(json.bestId, run.best?.id);
 
+      // The same mutator, declared as calling an LLM itself: replay (which calls no model) refuses it.
+      const callsLlm = path.join(pluginProject.dir, 'hello-with-llm.js');
+      fs.writeFileSync(
+        callsLlm,
+        `const { mutators } = require(${JSON.stringify(path.join(REPO, 'examples', 'plugins', 'hello-mutator'))});\nmodule.exports = { mutators: [{ ...mutators[0], usesLlm: true }] };\n`,
+      );
+      pluginProject.writeConfig({ plugins: ['./hello-with-llm.js'] });
+      const withLlm = await pluginProject.run(['evolve', 'replay', run.runId, '--project', pluginProject.dir, '--no-measure']);
+      assert.notEqual(withLlm.code, 0);
+      assert.match(withLlm.stderr, /the child was made by "hello-mutator", a plugin mutator that calls an LLM itself: replay re-derives children without a model/);
+
       fs.rmSync(config);
       const refused = await pluginProject.run(['evolve', 'replay', run.runId, '--project', pluginProject.dir, '--no-measure']);
       assert.notEqual(refused.code, 0);

@@ -67,6 +67,13 @@ describe('plugins: discovery, allow-list, report-and-skip loading', () => {
     assert.match(set.reports[1]?.error ?? '', /mutator "good-mutator" is already provided by plugin "good-plugin"/);
   });
 
+  it('loads a plugin named twice, by an absolute and a relative path, once', () => {
+    // As peagen.json (made absolute) and WORKER_PLUGINS (relative) may name it.
+    const set = load([path.join(project, 'node_modules', 'good-plugin'), './node_modules/good-plugin']);
+    assert.deepEqual(set.reports.map((report) => [report.location, report.loaded, report.error]), [[path.join(project, 'node_modules', 'good-plugin'), true, undefined]]);
+    assert.deepEqual(set.mutators.map((mutator) => mutator.name), ['good-mutator']);
+  });
+
   it('a worker registry with broken plugins allowed still builds, with the good plugins\' handlers', () => {
     const lines: string[] = [];
     const registry = createRegistry(['throws-on-load', TEST_PLUGIN, 'wrong-shape'].map((entry) => (entry.startsWith('/') ? entry : path.join(project, 'node_modules', entry))), undefined, {
@@ -95,7 +102,7 @@ describe('plugins: discovery, allow-list, report-and-skip loading', () => {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, JSON.stringify({ plugins: ['good-plugin', '@scope/some-plugin', '../plugins/y'], worker: { plugins: ['./x.js'] } }));
     assert.deepEqual(allowListOf(loadConfig(file, {})), ['good-plugin', '@scope/some-plugin', path.join(project, 'plugins', 'y'), path.join(project, 'conf', 'x.js')]);
-    // The variable's entries are the shell's: as given (relative to where the process runs).
+    // The variable's entries are kept as given: loading resolves them from the project directory.
     assert.deepEqual(allowListOf(loadConfig(file, { WORKER_PLUGINS: 'a,./b' })), ['good-plugin', '@scope/some-plugin', path.join(project, 'plugins', 'y'), 'a', './b']);
   });
 

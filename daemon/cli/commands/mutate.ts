@@ -19,6 +19,7 @@ import type { MutatePayload } from '../../../shared/payloads';
 import { activePlugins } from '../../plugins/activePlugins';
 import { pluginBackends } from '../../plugins/pluginGuards';
 import { CliContext, CliError, ExitCode, parsePositiveInt } from '../context';
+import { readLiveRecord } from '../../rpc/discovery';
 import { interruptSignal, openFabric } from '../runFabric';
 
 interface MutateFlags {
@@ -63,11 +64,14 @@ export function registerMutateCommand(program: Command): void {
       }
       // The mutator and the LLM backends may be an allowed plugin's, as in `evolve`.
       const plugins = activePlugins(config);
-      let pluginMutator: ReturnType<typeof pluginMutatorNamed>;
+      let pluginMutator: string | undefined;
       try {
-        pluginMutator = pluginMutatorNamed(flags.mutator ?? 'auto', plugins);
+        pluginMutator = pluginMutatorNamed(flags.mutator ?? 'auto', plugins)?.name;
       } catch (error) {
-        throw new CliError((error as Error).message, ExitCode.Usage);
+        // A running daemon's workers may have plugins this shell has not: they judge the name
+        // (a worker without it answers unknown_mutator), as they do for `evolve` through the daemon.
+        if (flags.sync || !readLiveRecord(ctx.stateDir)) throw new CliError((error as Error).message, ExitCode.Usage);
+        pluginMutator = flags.mutator;
       }
       let llmReady: boolean;
       try {
@@ -75,7 +79,7 @@ export function registerMutateCommand(program: Command): void {
       } catch (error) {
         throw new CliError(`the llm settings are unusable: ${(error as Error).message}`, ExitCode.Usage);
       }
-      const mutator = pluginMutator?.name ?? (flags.mutator === 'offline' || (flags.mutator !== 'llm-patch' && !llmReady) ? 'offline' : 'llm-patch');
+      const mutator = pluginMutator ?? (flags.mutator === 'offline' || (flags.mutator !== 'llm-patch' && !llmReady) ? 'offline' : 'llm-patch');
       if (mutator === 'llm-patch' && !llmReady) {
         throw new CliError('--mutator llm-patch needs an LLM: set OPENAI_API_KEY (or OPENAI_BASE_URL) or ANTHROPIC_API_KEY, or add an `llm` section to peagen.json', ExitCode.Usage);
       }

@@ -112,6 +112,8 @@ async function rederive(
         `job ${event.job}: the child was made by the mutator "${event.mutator}", which no allowed plugin provides here; to replay this run, install its plugin and allow it in peagen.json "plugins" (\`peagen plugins\` lists them)`,
       );
     }
+    // Replay calls no model: a plugin mutator that asks one cannot be re-derived here.
+    if (plugin.usesLlm) throw new ReplayMismatch(`job ${event.job}: the child was made by "${event.mutator}", a plugin mutator that calls an LLM itself: replay re-derives children without a model, so this run cannot be replayed`);
     mutator = guardedPluginMutator(plugin);
   } else {
     const exchanges = event.exchanges.map((hash) => runDir.getExchange(hash));
