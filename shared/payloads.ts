@@ -51,7 +51,7 @@ export const MutatePayloadSchema = z.object({
   parent: MutationSubjectSchema,
   inspirations: z.array(MutationSubjectSchema).max(16).default([]),
   failure: z.object({ code: z.string(), errorText: z.string().max(20_000) }).optional(),
-  /** Ids of the children this parent already has (a repeat is asked to be replaced). */
+  /** Ids of the children this parent already has (normal form or program ids; a repeat is asked to be replaced). */
   avoid: z.array(z.string().regex(/^[0-9a-f]{64}$/)).max(256).default([]),
   seed: z.number().int().nonnegative(),
   task: z.object({
@@ -66,7 +66,10 @@ export const MutatePayloadSchema = z.object({
   backend: z.string().optional(),
   temperature: z.number().min(0).max(2).optional(),
   maxTokens: z.number().int().positive().optional(),
+  /** Format repairs allowed (answers that did not apply or did not compile, sent back with the reason). */
   repairAttempts: z.number().int().nonnegative().max(5).optional(),
+  /** Re-asks allowed after answers that repeat a known program (default: repairAttempts). */
+  reaskAttempts: z.number().int().nonnegative().max(5).optional(),
   /** Accept a whole-EVOLVE-BLOCK rewrite as an answer. */
   allowRewrite: z.boolean().optional(),
   /** Prompt template name (searched in the project's .peagen/prompts first). */

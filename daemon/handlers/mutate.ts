@@ -63,6 +63,7 @@ export function createMutateHandler(options: MutateHandlerOptions): TaskHandler<
           temperature: payload.temperature ?? config?.temperature ?? options.llm.temperature,
           maxTokens: payload.maxTokens ?? config?.maxTokens ?? 4096,
           repairAttempts: payload.repairAttempts ?? options.llm.repairAttempts,
+          reaskAttempts: payload.reaskAttempts ?? payload.repairAttempts ?? options.llm.repairAttempts,
           allowRewrite: payload.allowRewrite ?? options.llm.allowRewrite,
           ...(payload.promptDir && { promptDir: payload.promptDir }),
           ...(pricing && { cost: (usage: LlmUsage) => costOf(usage, pricing) }),

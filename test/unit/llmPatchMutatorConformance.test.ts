@@ -1,9 +1,10 @@
 /**
  * LlmPatchMutator against the Mutator conformance suite, with a scripted LlmBackend that
- * reads the current program out of the prompt and answers a SEARCH/REPLACE edit of one line
- * inside its EVOLVE-BLOCK regions, chosen by the request's seed (so the same request gives
- * the same answer). Every third seed first answers a SEARCH text the program lacks, so the
- * apply-repair turn is part of what must conform.
+ * reads the current program out of the prompt and answers a SEARCH/REPLACE edit at one line
+ * inside its EVOLVE-BLOCK regions (a new statement before it: a real code change, not a
+ * comment, which the child check would see as the parent itself), chosen by the request's
+ * seed (so the same request gives the same answer). Every third seed first answers a SEARCH
+ * text the program lacks, so the apply-repair turn is part of what must conform.
  */
 import * as assert from 'node:assert/strict';
 import type { LlmAnswer, LlmBackend, LlmRequest } from '../../daemon/evolution/llm/LlmBackend';
@@ -21,7 +22,7 @@ function editableLines(program: string): string[] {
   const inside = regions.length === 0 ? lines.map((_, index) => index) : regions.flatMap((region) => range(region.startLine, region.endLine - 1));
   return inside
     .map((index) => lines[index]!)
-    .filter((line) => line.trim() !== '' && !line.includes('EVOLVE-BLOCK') && !/[<=>]{7}/.test(line) && lines.filter((other) => other === line).length === 1);
+    .filter((line) => line.trim() !== '' && !line.includes('EVOLVE-BLOCK') && !/[<=>]{7}/.test(line) && !/^\s*(else|elif|except|finally)\b/.test(line) && lines.filter((other) => other === line).length === 1);
 }
 
 function range(from: number, to: number): number[] {
@@ -50,11 +51,13 @@ class ScriptedPatchModel implements LlmBackend {
     const candidates = program === undefined ? [] : editableLines(program);
     if (candidates.length === 0) return 'I see nothing to change here.';
     const line = candidates[seed % candidates.length]!;
-    const comment = program!.includes('// EVOLVE-BLOCK') ? '//' : '#';
+    const brace = program!.includes('// EVOLVE-BLOCK');
+    const comment = brace ? '//' : '#';
+    const statement = `${/^\s*/.exec(line)![0]}${brace ? `void ${seed};` : `_tuned_${seed} = ${seed}`}`;
     if (seed % 3 === 0 && !isRepairTurn) {
-      return `Tighten this line.\n\n${block(`${line} ${comment} not in the program`, `${line} ${comment} tuned`)}\n`;
+      return `Tighten this line.\n\n${block(`${line} ${comment} not in the program`, `${statement}\n${line}`)}\n`;
     }
-    return `Tighten this line.\n\n\`\`\`\n${block(line, `${line} ${comment} tuned ${seed}`)}\n\`\`\`\n`;
+    return `Tighten this line.\n\n\`\`\`\n${block(line, `${statement}\n${line}`)}\n\`\`\`\n`;
   }
 }
 

@@ -1,16 +1,21 @@
 /**
  * The LLM mutator: asks a model for SEARCH/REPLACE edits of the parent and applies them.
- * An answer that does not apply goes back to the model with applyAnswer's exact reason (the
- * SEARCH text and the closest lines of the program), up to `repairAttempts` times. A child
- * that failed evaluation may come back once as the parent of a request with `failure`: the
- * model then sees the evaluator's error text and fixes it. Every exchange is recorded, so {@link ReplayBackend} can re-derive
- * the same child later without a model.
+ * A child is checked before anyone spends a sandbox on it: it must compile and be new after
+ * normalisation (childCheck.ts). An answer that does not apply or whose child does not
+ * compile goes back to the model with the exact reason (the SEARCH text and the closest lines
+ * of the program, or the compiler's message), up to `repairAttempts` times; an answer that
+ * repeats a known program is asked again up to `reaskAttempts` times. The run sets both per
+ * job from what such calls have been earning. A child that failed evaluation may come back as
+ * the parent of a request with `failure`: the model then sees the evaluator's error text and
+ * fixes it. Every exchange is recorded, so {@link ReplayBackend} can re-derive the same child
+ * later without a model.
  */
 import { programId } from '../evodb/programId';
 import type { LlmUsage } from '../../../shared/evolution';
 import { LlmError, type ChatMessage, type LlmAnswer, type LlmBackend, type LlmRequest } from '../llm/LlmBackend';
 import { buildApplyRepairMessage, buildMutationMessages, type RenderOptions, type TemplateRef } from '../prompts/renderPrompt';
-import type { LlmExchange, MutationContext, MutationProposal, MutationRequest, Mutator } from './Mutator';
+import { type ChildCheck, childCheckFor } from './childCheck';
+import type { CallAttempt, LlmExchange, MutationContext, MutationProposal, MutationRequest, Mutator } from './Mutator';
 import { applyAnswer } from './patch/applyAnswer';
 import { unifiedDiff } from './patch/unifiedDiff';
 
@@ -18,8 +23,10 @@ export interface LlmPatchMutatorOptions {
   backend: LlmBackend;
   temperature?: number;
   maxTokens?: number;
-  /** Answers that do not apply go back to the model with the reason, up to this many times. */
+  /** Answers that do not apply (or whose child does not compile) go back to the model with the reason, up to this many times. */
   repairAttempts?: number;
+  /** Answers that repeat a known program (or change nothing) are asked again, up to this many times (default: repairAttempts). */
+  reaskAttempts?: number;
   /** Accept an answer that rewrites a whole EVOLVE-BLOCK in one fenced block. */
   allowRewrite?: boolean;
   /** Searched for prompt templates before the shipped ones (e.g. `<project>/.peagen/prompts`). */
@@ -28,23 +35,31 @@ export interface LlmPatchMutatorOptions {
   template?: string;
   /** USD of one exchange from its usage; without it exchanges cost 0. */
   cost?: (usage: LlmUsage) => number;
+  /** Compiles a child and gives its normal form (default: the check for the task's language). */
+  check?: ChildCheck;
 }
+
+/** Failures a format repair can mend: the answer's form, not its idea. */
+const FORMAT_FAILURES = new Set(['no_edit', 'no_match', 'ambiguous', 'outside_block', 'bad_diff', 'syntax']);
 
 export class LlmPatchMutator implements Mutator {
   readonly name = 'llm-patch';
   readonly usesLlm = true;
   private readonly repairAttempts: number;
+  private readonly reaskAttempts: number;
 
   constructor(private readonly options: LlmPatchMutatorOptions) {
     this.repairAttempts = options.repairAttempts ?? 2;
-    if (!Number.isInteger(this.repairAttempts) || this.repairAttempts < 0) {
-      throw new Error(`repairAttempts must be a non-negative integer, got ${options.repairAttempts}`);
+    this.reaskAttempts = options.reaskAttempts ?? this.repairAttempts;
+    for (const [name, value] of [['repairAttempts', this.repairAttempts], ['reaskAttempts', this.reaskAttempts]] as const) {
+      if (!Number.isInteger(value) || value < 0) throw new Error(`${name} must be a non-negative integer, got ${value}`);
     }
   }
 
   async propose(request: MutationRequest, context: MutationContext = {}): Promise<MutationProposal> {
     const { backend } = this.options;
     const exchanges: LlmExchange[] = [];
+    const attempts: CallAttempt[] = [];
     const render: RenderOptions = this.options.promptDir ? { searchPath: [this.options.promptDir] } : {};
 
     let conversation: ChatMessage[];
@@ -58,10 +73,16 @@ export class LlmPatchMutator implements Mutator {
       });
       ({ messages: conversation, template, inputs } = opening);
     } catch (error) {
-      return { ok: false, mutator: this.name, reason: 'prompt_error', message: errorMessage(error), exchanges, repairs: 0 };
+      return { ok: false, mutator: this.name, reason: 'prompt_error', message: errorMessage(error), exchanges, repairs: 0, attempts };
     }
-    const common = { mutator: this.name, model: `${backend.name}/${backend.model}`, template };
+    const common = { mutator: this.name, model: `${backend.name}/${backend.model}`, template, attempts };
     const avoid = new Set(request.avoid ?? []);
+    const check = this.options.check ?? childCheckFor(request.task.language);
+    // A parent this check cannot compile (a newer language version, say) must not make every child a syntax error.
+    const parentVerdict = await check.check(request.parent.code);
+    const parentForm = parentVerdict.ok ? parentVerdict.form : programId(request.parent.code);
+    let left = { format: this.repairAttempts, known: this.reaskAttempts };
+    let kind: CallAttempt['kind'] = 'first';
 
     for (let attempt = 0; ; attempt++) {
       let answer: LlmAnswer;
@@ -73,27 +94,49 @@ export class LlmPatchMutator implements Mutator {
         if (!(error instanceof LlmError && error.code === 'aborted')) context.log?.(`llm-patch: ${backend.name} failed: ${message}`);
         return { ...common, ok: false, reason: 'llm_error', message, exchanges, repairs: attempt };
       }
-      const applied = applyAnswer(request.parent.code, answer.text, { allowRewrite: this.options.allowRewrite ?? false });
-      const known = applied.ok && avoid.has(programId(applied.code));
-      if (applied.ok && applied.code !== request.parent.code && !known) {
-        return { ...common, ok: true, code: applied.code, patch: unifiedDiff(request.parent.code, applied.code), exchanges, repairs: attempt };
+      const outcome = await this.judge(request, answer.text, check, parentVerdict.ok, parentForm, avoid);
+      attempts.push({ kind, result: outcome.ok ? 'child' : outcome.reason, ...(outcome.form !== undefined && { child: outcome.form }) });
+      if (outcome.ok) {
+        return { ...common, ok: true, code: outcome.code, normalizedId: outcome.form, patch: unifiedDiff(request.parent.code, outcome.code), exchanges, repairs: attempt };
       }
-      const failure = known
-        ? { reason: 'known', message: 'This exact program was already proposed and evaluated before. Propose a different change.' }
-        : applied.ok
-        ? { reason: 'identical', message: 'The edit leaves the program as it was, which is not a new program. Propose a real change.' }
-        : { reason: applied.reason, message: applied.message };
-      if (attempt >= this.repairAttempts) {
-        return { ...common, ok: false, ...failure, exchanges, repairs: attempt + 1 };
-      }
+      const failure = { reason: outcome.reason, message: outcome.message };
+      kind = FORMAT_FAILURES.has(outcome.reason) ? 'format' : 'known';
+      if (left[kind] <= 0) return { ...common, ok: false, ...failure, exchanges, repairs: attempt + 1 };
+      left = { ...left, [kind]: left[kind] - 1 };
       let repair: ChatMessage;
       try {
-        repair = buildApplyRepairMessage(inputs, { ...failure, attempt: attempt + 1, attempts: this.repairAttempts }, render);
+        const allowed = kind === 'format' ? this.repairAttempts : this.reaskAttempts;
+        repair = buildApplyRepairMessage(inputs, { ...failure, attempt: allowed - left[kind], attempts: allowed }, render);
       } catch (error) {
         return { ...common, ok: false, reason: 'prompt_error', message: errorMessage(error), exchanges, repairs: attempt + 1 };
       }
       conversation = [...conversation, { role: 'assistant', content: answer.text }, repair];
     }
+  }
+
+  /** What one answer gives: a new child, or why not (with the program it gave, when it gave one). */
+  private async judge(
+    request: MutationRequest,
+    text: string,
+    check: ChildCheck,
+    checkable: boolean,
+    parentForm: string,
+    avoid: ReadonlySet<string>,
+  ): Promise<({ ok: true; code: string; form: string }) | { ok: false; reason: string; message: string; form?: string }> {
+    const identical = { reason: 'identical', message: 'The edit leaves the program as it was (at most comments or layout change), which is not a new program. Propose a real change.', form: parentForm };
+    const applied = applyAnswer(request.parent.code, text, { allowRewrite: this.options.allowRewrite ?? false });
+    if (!applied.ok) return applied.reason === 'identical' ? { ok: false, ...identical } : { ok: false, reason: applied.reason, message: applied.message };
+    if (applied.code === request.parent.code) return { ok: false, ...identical };
+    const verdict = await check.check(applied.code);
+    if (!verdict.ok) {
+      if (checkable) return { ok: false, reason: 'syntax', message: `${verdict.message}\nFix the edit so that the program compiles.` };
+    }
+    const form = verdict.ok ? verdict.form : programId(applied.code);
+    if (form === parentForm) return { ok: false, ...identical };
+    if (avoid.has(form) || avoid.has(programId(applied.code))) {
+      return { ok: false, reason: 'known', message: 'This exact program was already proposed and evaluated before. Propose a different change.', form };
+    }
+    return { ok: true, code: applied.code, form };
   }
 
   /** One call to the model, recorded whether or not its answer will apply. */

@@ -21,8 +21,9 @@ export interface MutationRequest {
   /** Other good programs: donors for the offline mutator, examples in an LLM prompt. */
   inspirations: MutationSubject[];
   /**
-   * Ids (programId) of children this parent already has: proposing one again would waste the
-   * call, so a mutator treats such a child as no child (an LLM is asked for another change).
+   * Ids of children this parent already has (their normal form ids, or program ids): proposing
+   * one again would waste the call, so a mutator treats such a child as no child (an LLM may be
+   * asked for another change).
    */
   avoid?: readonly string[] | undefined;
   /** The evaluator's error text when this is a repair of a child that failed (capped). */
@@ -50,6 +51,19 @@ export interface LlmExchange {
   costUsd: number;
 }
 
+/**
+ * What one LLM call of a proposal was and what it gave, so the run can credit each kind of
+ * call: the opening answer (`first`), a format repair after an answer that did not apply or
+ * did not compile (`format`), a re-ask after an answer that repeated a known program (`known`).
+ */
+export interface CallAttempt {
+  kind: 'first' | 'format' | 'known';
+  /** `child` (a new child), or why not: `no_match`, `syntax`, `known`, `identical`, ... */
+  result: string;
+  /** The normal form id of the program the answer gave, when it gave one (new or known). */
+  child?: string;
+}
+
 interface ProposalCommon {
   mutator: string;
   model?: string;
@@ -58,10 +72,18 @@ interface ProposalCommon {
   exchanges: LlmExchange[];
   /** Answers that did not apply before the one that did (or all of them, on failure). */
   repairs: number;
+  /** One entry per LLM call, in order (mutators that call no LLM leave it out). */
+  attempts?: CallAttempt[];
 }
 
 export type MutationProposal =
-  | (ProposalCommon & { ok: true; code: string; patch: string })
+  | (ProposalCommon & {
+      ok: true;
+      code: string;
+      patch: string;
+      /** The child's normal form id (see childCheck.ts): equal for programs that differ only in comments or layout. */
+      normalizedId?: string;
+    })
   | (ProposalCommon & {
       ok: false;
       /** Stable reason: `no_edit`, `no_match`, `ambiguous`, `outside_block`, `identical`, `llm_error`, ... */

@@ -23,7 +23,7 @@ import {
   type Subject,
 } from './offline/operators';
 import { looksValid } from './offline/sanity';
-import { detectSyntax, type Syntax } from './offline/scan';
+import { detectSyntax, type Syntax } from './scan';
 import { parseRegion, type Block } from './offline/statements';
 
 /** Relative odds of each operator (among those that apply to the request). */

@@ -5,7 +5,7 @@
 import type { Rng } from '../../rng';
 import { leadingWhitespace, reindent, usesTabs } from '../patch/text';
 import { allBlocks, definedName, type Block, type Statement } from './statements';
-import type { Syntax } from './scan';
+import type { Syntax } from '../scan';
 
 export interface Subject {
   lines: string[];

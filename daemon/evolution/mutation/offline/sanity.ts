@@ -5,7 +5,7 @@
  * without running an interpreter; the evaluator remains the judge of the rest.
  */
 import { indentWidth, isBlank } from '../patch/text';
-import { initialScanState, scanLine, type Syntax } from './scan';
+import { initialScanState, scanLine, type Syntax } from '../scan';
 
 export function looksValid(lines: readonly string[], syntax: Syntax): boolean {
   const state = initialScanState();

@@ -6,7 +6,7 @@
  * indentation blocks and brackets intact.
  */
 import { indentWidth } from '../patch/text';
-import { initialScanState, scanLine, type Syntax } from './scan';
+import { initialScanState, scanLine, type Syntax } from '../scan';
 
 export interface Statement {
   /** 0-based index of the statement's first line in the program. */

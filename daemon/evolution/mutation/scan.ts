@@ -1,7 +1,8 @@
 /**
- * A small lexer for the offline mutator: enough to know, line by line, where strings, comments
- * and brackets are, for Python-like code (# comments, ''' strings) and brace code (// and
- * /* comments, ` strings). Not a parser: it only needs to keep edits syntactically plausible.
+ * A small lexer: enough to know, line by line, where strings, comments and brackets are, for
+ * Python-like code (# comments, ''' strings) and brace code (// and /* comments, ` strings).
+ * Not a parser: the offline mutator uses it to keep edits syntactically plausible, the child
+ * check to tell code from comments. (Regular-expression literals are not recognised.)
  */
 
 export type Syntax = 'python' | 'brace';
@@ -30,6 +31,8 @@ export interface LineScan {
   startsWithCloser: boolean;
   /** Something went wrong that no later line can fix (bracket of the wrong kind, string not closed at end of line). */
   broken: boolean;
+  /** The line without its comments (strings kept as written). */
+  code: string;
 }
 
 export function initialScanState(): ScanState {
@@ -43,6 +46,9 @@ export function scanLine(line: string, state: ScanState, syntax: Syntax): LineSc
   let sawCode = false;
   let startsWithCloser = false;
   let broken = false;
+  let code = '';
+  /** Where the text not yet copied to `code` starts. */
+  let copied = 0;
   let i = 0;
   const n = line.length;
   while (i < n) {
@@ -50,10 +56,12 @@ export function scanLine(line: string, state: ScanState, syntax: Syntax): LineSc
       const close = line.indexOf('*/', i);
       if (close < 0) {
         i = n;
+        copied = n;
         break;
       }
       state.inBlockComment = false;
       i = close + 2;
+      copied = i;
       continue;
     }
     if (state.openString !== null) {
@@ -73,9 +81,13 @@ export function scanLine(line: string, state: ScanState, syntax: Syntax): LineSc
       i++;
       continue;
     }
-    if (syntax === 'python' && ch === '#') break;
-    if (syntax === 'brace' && ch === '/' && line[i + 1] === '/') break;
+    if ((syntax === 'python' && ch === '#') || (syntax === 'brace' && ch === '/' && line[i + 1] === '/')) {
+      code += line.slice(copied, i);
+      copied = n;
+      break;
+    }
     if (syntax === 'brace' && ch === '/' && line[i + 1] === '*') {
+      code += line.slice(copied, i);
       state.inBlockComment = true;
       i += 2;
       continue;
@@ -116,6 +128,7 @@ export function scanLine(line: string, state: ScanState, syntax: Syntax): LineSc
     commentOnly: !sawCode,
     startsWithCloser,
     broken,
+    code: code + line.slice(copied),
   };
 }
 

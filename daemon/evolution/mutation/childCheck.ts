@@ -1,0 +1,141 @@
+/**
+ * Cheap rejection before a sandbox is spent: does a child compile, and what is its normal
+ * form? Two programs with one normal form differ only in comments, blank lines or trailing
+ * whitespace (for Python: not at all in their syntax tree, docstrings aside), so a child whose
+ * normal form is known is a repeat, not a new program.
+ *
+ *  - Python: `python3` parses the child (ast.parse, which never runs it) in a short-lived
+ *    process of its own; the normal form is the hash of the tree without docstrings. Without
+ *    python3, or when it cannot tell, the text form below and no syntax verdict.
+ *  - JavaScript: V8 compiles the child as a CommonJS module body (vm.Script, never run); the
+ *    normal form is the text without comments and indentation. A module that uses import or
+ *    export syntax gets no syntax verdict.
+ *  - Anything else: the text form (comments of brace languages removed), no syntax verdict.
+ *
+ * A check never rejects a child it cannot judge: no verdict means "compiles".
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import * as vm from 'node:vm';
+import { detectSyntax, initialScanState, scanLine, type Syntax } from './scan';
+
+export type ChildVerdict = { ok: true; form: string } | { ok: false; message: string };
+
+export interface ChildCheck {
+  /** Whether `code` compiles (when this check can tell), and its normal form. */
+  check(code: string): Promise<ChildVerdict>;
+}
+
+const PYTHON_TIMEOUT_MS = 10_000;
+
+/** The check for an example's declared language. */
+export function childCheckFor(language: string | undefined): ChildCheck {
+  const lang = (language ?? '').toLowerCase();
+  if (['python', 'py', 'python3'].includes(lang)) return { check: checkPython };
+  if (['javascript', 'js', 'node', 'nodejs', 'cjs'].includes(lang)) return { check: async (code) => checkJavaScript(code) };
+  return { check: async (code) => ({ ok: true, form: textForm(code, detectSyntax(code, language)) }) };
+}
+
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/**
+ * The text normal form: comments, blank lines and trailing whitespace removed (and, for brace
+ * code, indentation). A fallback, so it only drops what is certainly not code: a line the
+ * lexer finds broken is kept whole.
+ */
+export function textForm(code: string, syntax: Syntax): string {
+  const state = initialScanState();
+  const kept: string[] = [];
+  for (const line of code.replace(/\r\n?/g, '\n').split('\n')) {
+    const scan = scanLine(line, state, syntax);
+    let text = (scan.broken ? line : scan.code).trimEnd();
+    if (syntax === 'brace') text = text.trimStart();
+    if (text.trim() !== '') kept.push(text);
+  }
+  return sha256(kept.join('\n'));
+}
+
+function checkJavaScript(code: string): ChildVerdict {
+  try {
+    // The CommonJS wrapper, so that top-level `return` and `require` parse as they do in Node.
+    new vm.Script(`(function (exports, require, module, __filename, __dirname) {${code}\n})`, { filename: 'child.js' });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    if (!(error instanceof SyntaxError) || /\b(import|export)\b|module/.test(message)) return { ok: true, form: textForm(code, 'brace') };
+    const line = /^child\.js:(\d+)/.exec(error.stack ?? '')?.[1];
+    return { ok: false, message: `the program does not compile${line ? ` (line ${line})` : ''}: SyntaxError: ${message}` };
+  }
+  return { ok: true, form: textForm(code, 'brace') };
+}
+
+// Reads the program on stdin; prints "form\t<sha256>", "syntax\t<line>\t<message>" or "unknown".
+const PYTHON_CHECK = String.raw`
+import ast, hashlib, sys
+source = sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
+try:
+    tree = ast.parse(source)
+except (SyntaxError, ValueError) as error:
+    line = getattr(error, "lineno", None) or 0
+    text = (getattr(error, "text", None) or "").strip()
+    print("syntax", line, type(error).__name__ + ": " + str(getattr(error, "msg", error)) + (" in: " + text[:200] if text else ""), sep="\t")
+    sys.exit(0)
+except (MemoryError, RecursionError):
+    print("unknown")
+    sys.exit(0)
+for node in ast.walk(tree):
+    if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        body = node.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
+            node.body = body[1:] or [ast.Pass()]
+print("form", hashlib.sha256(ast.dump(tree).encode()).hexdigest(), sep="\t")
+`;
+
+let pythonMissing = false;
+/** Verdicts by source hash: a parent is checked again for each of its children. */
+const pythonVerdicts = new Map<string, ChildVerdict>();
+const PYTHON_CACHE = 512;
+
+async function checkPython(code: string): Promise<ChildVerdict> {
+  const key = sha256(code);
+  const cached = pythonVerdicts.get(key);
+  if (cached) return cached;
+  const verdict = await judgePython(code);
+  if (pythonVerdicts.size >= PYTHON_CACHE) pythonVerdicts.delete(pythonVerdicts.keys().next().value!);
+  pythonVerdicts.set(key, verdict);
+  return verdict;
+}
+
+async function judgePython(code: string): Promise<ChildVerdict> {
+  const fallback: ChildVerdict = { ok: true, form: textForm(code, 'python') };
+  if (pythonMissing) return fallback;
+  const answer = await runPython(code);
+  if (answer === 'missing') {
+    pythonMissing = true;
+    return fallback;
+  }
+  const [tag, first, ...rest] = (answer ?? '').trim().split('\t');
+  if (tag === 'form' && first && /^[0-9a-f]{64}$/.test(first)) return { ok: true, form: first };
+  if (tag === 'syntax') return { ok: false, message: `the program does not compile${first && first !== '0' ? ` (line ${first})` : ''}: ${rest.join('\t')}` };
+  return fallback;
+}
+
+/** python3's answer, 'missing' when there is no python3, undefined when it gave none in time. */
+function runPython(code: string): Promise<string | 'missing' | undefined> {
+  return new Promise((resolve) => {
+    // -I: no environment variables, user site or current directory on the path; -S: no site.
+    const child = spawn('python3', ['-I', '-S', '-c', PYTHON_CHECK], { stdio: ['pipe', 'pipe', 'ignore'], env: { PATH: process.env.PATH ?? '' } });
+    let out = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), PYTHON_TIMEOUT_MS);
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk.length + out.length > 10_000 ? '' : chunk));
+    child.once('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      resolve(error.code === 'ENOENT' ? 'missing' : undefined);
+    });
+    child.once('close', (status) => {
+      clearTimeout(timer);
+      resolve(status === 0 ? out : undefined);
+    });
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(code);
+  });
+}
