@@ -47,63 +47,71 @@ describe('worst-case spend', () => {
 });
 
 describe('BudgetGuard', () => {
-  const PER_JOB: Spend = { tokens: 50, usd: 0.5, calls: 3 };
+  const PER_CALL: Spend = { tokens: 20, usd: 0.2, calls: 1 };
+  const nothing: Spend = { tokens: 0, usd: 0, calls: 0 };
 
-  it('admits a job exactly up to each limit, and names the limit a further one would break', () => {
-    const guard = new BudgetGuard({ budgetTokens: 100 }, PER_JOB);
-    const nothing: Spend = { tokens: 0, usd: 0, calls: 0 };
-    assert.equal(guard.check(nothing), undefined);
-    guard.reserve();
-    assert.equal(guard.check(nothing), undefined, 'reserved 50 + 50 = the budget: allowed');
-    guard.reserve();
-    assert.equal(guard.check(nothing), 'budget_tokens');
-    guard.release();
-    guard.release();
-    assert.equal(guard.check({ tokens: 50, usd: 0, calls: 1 }), undefined);
-    assert.equal(guard.check({ tokens: 51, usd: 0, calls: 1 }), 'budget_tokens');
+  it('grants a job the calls that fit every budget, and names the budget that binds when none fit', () => {
+    const guard = new BudgetGuard({ budgetTokens: 100 }, PER_CALL);
+    assert.deepEqual(guard.allowance(nothing), { calls: 5 });
+    guard.reserve(3);
+    assert.deepEqual(guard.allowance(nothing), { calls: 2 }, 'reserved calls count as spent');
+    guard.reserve(2);
+    assert.deepEqual(guard.allowance(nothing), { calls: 0, binding: 'budget_tokens' });
+    guard.release(2);
+    guard.release(3);
+    assert.deepEqual(guard.allowance({ tokens: 79, usd: 0, calls: 4 }), { calls: 1 });
+    assert.deepEqual(guard.allowance({ tokens: 81, usd: 0, calls: 4 }), { calls: 0, binding: 'budget_tokens' });
 
-    assert.equal(new BudgetGuard({ maxLlmCalls: 5 }, PER_JOB).check({ tokens: 0, usd: 0, calls: 3 }), 'max_llm_calls');
-    assert.equal(new BudgetGuard({ maxLlmCalls: 5 }, PER_JOB).check({ tokens: 0, usd: 0, calls: 2 }), undefined);
-    assert.equal(new BudgetGuard({ budgetUsd: 1 }, PER_JOB).check({ tokens: 0, usd: 0.6, calls: 0 }), 'budget_usd');
-    assert.equal(new BudgetGuard({}, PER_JOB).check({ tokens: 1e9, usd: 1e9, calls: 1e9 }), undefined, 'no limit, no stop');
+    assert.deepEqual(new BudgetGuard({ maxLlmCalls: 5 }, PER_CALL).allowance({ tokens: 0, usd: 0, calls: 3 }), { calls: 2 });
+    assert.deepEqual(new BudgetGuard({ maxLlmCalls: 5 }, PER_CALL).allowance({ tokens: 0, usd: 0, calls: 5 }), { calls: 0, binding: 'max_llm_calls' });
+    assert.deepEqual(new BudgetGuard({ budgetUsd: 1, maxLlmCalls: 9 }, PER_CALL).allowance({ tokens: 0, usd: 0.5, calls: 0 }), { calls: 2 }, 'the tightest budget binds');
+    assert.deepEqual(new BudgetGuard({ budgetUsd: 1 }, { ...PER_CALL, usd: 0 }).allowance(nothing), { calls: Infinity }, 'no price known: the USD budget cannot bind');
+    assert.deepEqual(new BudgetGuard({}, PER_CALL).allowance({ tokens: 1e9, usd: 1e9, calls: 1e9 }), { calls: Infinity }, 'no limit, no stop');
   });
 
   /**
-   * A controller in miniature, as EvolutionRun drives the guard: start jobs while the guard
-   * allows (reserve), finish a random one (it spends at most its worst case; release). At
-   * every step spent + reserved must fit every budget.
+   * A controller in miniature, as EvolutionRun drives the guard: while the guard allows, plan
+   * a job granted min(policy, allowance) calls and reserve them; a random job then makes 1 to
+   * its granted calls (each using part of its worst case) and releases its reservation. The
+   * run ends when no call fits and none is reserved. At every step spent + reserved must fit
+   * every budget.
    */
-  function simulate(stop: StopConditions, perJob: Spend, seed: number, maxInFlight: number): { spent: Spend; jobs: number; reason: string | undefined } {
+  function simulate(stop: StopConditions, perCall: Spend, seed: number, maxInFlight: number): { spent: Spend; jobs: number; reason: string | undefined } {
     const rng = new Rng(seed);
-    const guard = new BudgetGuard(stop, perJob);
+    const guard = new BudgetGuard(stop, perCall);
     const spent: Spend = { tokens: 0, usd: 0, calls: 0 };
-    let inFlight = 0;
+    const inFlight: number[] = [];
     let jobs = 0;
     let reason: string | undefined;
     const assertWithin = (label: string): void => {
-      const committed = (key: keyof Spend): number => spent[key] + inFlight * perJob[key];
+      const reservedCalls = inFlight.reduce((sum, calls) => sum + calls, 0);
+      const committed = (key: keyof Spend): number => spent[key] + reservedCalls * perCall[key];
       if (stop.budgetTokens !== undefined) assert.ok(committed('tokens') <= stop.budgetTokens, `${label}: tokens ${committed('tokens')} > ${stop.budgetTokens}`);
       if (stop.budgetUsd !== undefined) assert.ok(committed('usd') <= stop.budgetUsd + 1e-9, `${label}: usd ${committed('usd')} > ${stop.budgetUsd}`);
       if (stop.maxLlmCalls !== undefined) assert.ok(committed('calls') <= stop.maxLlmCalls, `${label}: calls ${committed('calls')} > ${stop.maxLlmCalls}`);
     };
     for (let step = 0; step < 10_000; step++) {
-      while (!reason && inFlight < maxInFlight) {
-        reason = guard.check(spent);
-        if (reason) break;
-        guard.reserve();
-        inFlight++;
+      while (inFlight.length < maxInFlight) {
+        const left = guard.allowance(spent);
+        if (left.calls < 1) {
+          if (inFlight.length === 0) reason = left.binding;
+          break;
+        }
+        // The policy grants up to 2 format repairs and 2 re-asks: at most 5 calls.
+        const granted = Math.min(1 + rng.int(5), left.calls);
+        guard.reserve(granted);
+        inFlight.push(granted);
         jobs++;
         assertWithin(`seed ${seed} step ${step} after a reserve`);
       }
-      if (inFlight === 0) break;
-      // A job ends: it made 1..callsPerJob calls, each using part of its worst case.
-      const calls = 1 + rng.int(perJob.calls);
-      const share = calls / perJob.calls;
+      if (inFlight.length === 0) break;
+      const [granted] = inFlight.splice(rng.int(inFlight.length), 1);
+      // Most jobs stop at their first answer; some use every call they were granted.
+      const calls = rng.next() < 0.6 ? 1 : 1 + rng.int(granted!);
       spent.calls += calls;
-      spent.tokens += Math.floor(perJob.tokens * share * rng.next());
-      spent.usd += perJob.usd * share * rng.next();
-      guard.release();
-      inFlight--;
+      spent.tokens += Math.floor(perCall.tokens * calls * (0.5 + rng.next() / 2));
+      spent.usd += perCall.usd * calls * (0.5 + rng.next() / 2);
+      guard.release(granted!);
       assertWithin(`seed ${seed} step ${step} after a release`);
     }
     return { spent, jobs, reason };
@@ -113,12 +121,22 @@ describe('BudgetGuard', () => {
     const limits: StopConditions[] = [{ budgetTokens: 1_000 }, { budgetUsd: 7.3 }, { maxLlmCalls: 40 }, { budgetTokens: 2_000, budgetUsd: 5, maxLlmCalls: 31 }];
     for (let seed = 1; seed <= 200; seed++) {
       const stop = limits[seed % limits.length]!;
-      const { spent, jobs, reason } = simulate(stop, PER_JOB, seed, 1 + (seed % 6));
+      const { spent, jobs, reason } = simulate(stop, PER_CALL, seed, 1 + (seed % 6));
       assert.ok(jobs > 0, 'the budget admits some jobs');
       assert.ok(reason, `seed ${seed}: the run is eventually stopped by a budget`);
       if (stop.budgetTokens !== undefined) assert.ok(spent.tokens <= stop.budgetTokens);
       if (stop.budgetUsd !== undefined) assert.ok(spent.usd <= stop.budgetUsd);
       if (stop.maxLlmCalls !== undefined) assert.ok(spent.calls <= stop.maxLlmCalls);
+    }
+  });
+
+  it('--max-llm-calls N: a run makes at least 0.95 N calls and never more than N, with 1 to 6 jobs in flight (200 seeded runs)', () => {
+    for (let seed = 1; seed <= 200; seed++) {
+      const n = 20 + (seed % 7) * 30;
+      const { spent, reason } = simulate({ maxLlmCalls: n }, PER_CALL, seed, 1 + (seed % 6));
+      assert.equal(reason, 'max_llm_calls');
+      assert.ok(spent.calls <= n, `seed ${seed}: ${spent.calls} calls > ${n}`);
+      assert.ok(spent.calls >= 0.95 * n, `seed ${seed}: only ${spent.calls} of ${n} calls were made`);
     }
   });
 });

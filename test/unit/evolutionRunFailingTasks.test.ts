@@ -79,7 +79,7 @@ describe('an evolution run whose tasks keep failing', () => {
       client,
       evalSlots: 2,
       mutateSlots: 2,
-      perJobSpend: prepared.perJobSpend,
+      perCallSpend: prepared.perCallSpend,
       log: () => {},
     });
     return { run, done: run.run() };

@@ -9,7 +9,7 @@ import type { Evaluation } from '../../shared/evaluation';
 import type { Program } from '../../shared/evolution';
 import { applyEvent } from '../../daemon/evolution/controller/applyEvent';
 import type { EvaluationEvent, PlanEvent, ProposalEvent, RunEvent } from '../../daemon/evolution/controller/events';
-import { RunState, type RunSettings, type RunStateSnapshot } from '../../daemon/evolution/controller/RunState';
+import { RunState, SEARCH_POLICY, type RunSettings, type RunStateSnapshot } from '../../daemon/evolution/controller/RunState';
 import { programId } from '../../daemon/evolution/evodb/programId';
 import { SELECTOR_NAMES } from '../../daemon/evolution/selection/createSelector';
 
@@ -31,6 +31,7 @@ function settings(overrides: Partial<RunSettings> = {}): RunSettings {
     repairFailedChildren: false,
     confirmBest: true,
     seed: 42,
+    policy: SEARCH_POLICY,
     ...overrides,
   };
 }
@@ -287,5 +288,64 @@ describe('RunState', () => {
     assert.equal(state.applyEvaluation(measured(plan.job, child, 'first', 4), AT), 'confirm');
     state.applyEvaluation(measured(plan.job, child, 'confirm', 6), AT);
     assert.equal(state.best?.objective, 6);
+  });
+
+  it('a child whose normal form is known is not evaluated: a duplicate, counted apart from exact ones', () => {
+    const state = freshState();
+    const form = 'f'.repeat(64);
+    const first = state.plan();
+    const code = `${SEED_CODE}x = 1\n`;
+    assert.equal(state.applyProposal({ ...proposal(first.job, code), normalizedId: form }), 'evaluate');
+    state.applyEvaluation(measured(first.job, code, 'first', 0.9), AT);
+    const second = state.plan();
+    assert.equal(state.applyProposal({ ...proposal(second.job, `${SEED_CODE}x = 1  # the same\n`), normalizedId: form }), 'done');
+    assert.deepEqual([state.counters.duplicates, state.counters.normalizedDuplicates, state.counters.evaluations], [1, 1, 1]);
+    assert.deepEqual(state.snapshot().childrenOf?.[first.parent], [form], 'the form is what later jobs on this parent ask the mutator to avoid');
+  });
+
+  it('credits each call by kind from the proposal, and the parent\'s yield from the children its answers gave', () => {
+    const state = freshState({ usesLlm: true, mutator: 'llm-patch' });
+    const plan = state.plan();
+    const code = `${SEED_CODE}x = 2\n`;
+    const llmProposal: ProposalEvent = {
+      ...proposal(plan.job, code),
+      mutator: 'llm-patch',
+      exchanges: ['a', 'b', 'c'],
+      normalizedId: 'e'.repeat(64),
+      attempts: [
+        { kind: 'first', result: 'no_match' },
+        { kind: 'format', result: 'known', child: 'd'.repeat(64) },
+        { kind: 'known', result: 'child', child: 'e'.repeat(64) },
+      ],
+    };
+    assert.equal(state.applyProposal(llmProposal), 'evaluate');
+    const k = state.counters.callsByKind;
+    assert.deepEqual([k.first, k.format, k.known], [{ calls: 1, successes: 0 }, { calls: 1, successes: 0 }, { calls: 1, successes: 1 }]);
+    assert.equal(state.yields.answers(plan.parent), 2, 'two answers gave a program (a known one and a new one)');
+    assert.equal(state.yields.distinct(plan.parent), 2);
+    assert.ok(state.credit.get('known').successes > 0 && state.credit.get('first').successes === 0);
+  });
+
+  it('with an LLM, a job is granted its follow-up calls, never more than the calls left allow', () => {
+    const state = freshState({ usesLlm: true, mutator: 'llm-patch' });
+    for (let i = 0; i < 30; i++) {
+      const allowance = 1 + (i % 4);
+      const plan = state.plan({ allowance, repairAttempts: 2 });
+      assert.ok(plan.calls, 'an LLM job carries its grants');
+      assert.ok(1 + plan.calls.format + plan.calls.known <= allowance, `job ${plan.job}: ${JSON.stringify(plan.calls)} with ${allowance} calls left`);
+      assert.ok(plan.calls.format <= 2 && plan.calls.known <= 2);
+      state.applyAbandon(plan.job);
+    }
+    assert.equal(freshState().plan().calls, undefined, 'without an LLM there is nothing to grant');
+  });
+
+  it('replay takes the grants the journal recorded (they depended on the budget left), and refuses a journal of another policy', () => {
+    const live = freshState({ usesLlm: true, mutator: 'llm-patch' });
+    const plan = live.plan({ allowance: 1, repairAttempts: 2 });
+    const replayed = freshState({ usesLlm: true, mutator: 'llm-patch' });
+    applyEvent(replayed, plan, AT);
+    assert.deepEqual(replayed.openJobs()[0]!.plan.calls, { format: 0, known: 0 });
+    const old = freshState({ usesLlm: true, mutator: 'llm-patch', policy: undefined });
+    assert.throws(() => applyEvent(old, plan, AT), /search policy 1 .* policy 2: its journal can only be replayed or resumed by the Peagen version that made it/);
   });
 });

@@ -194,7 +194,7 @@ async function runLocally(ctx: CliContext, prepared: PreparedRun, flags: RunFlag
     client: fabric.client,
     evalSlots: workers,
     mutateSlots,
-    perJobSpend: prepared.perJobSpend,
+    perCallSpend: prepared.perCallSpend,
     signal: interrupt.signal,
     ...(step && { extraGenerations: 1 }),
     log: (line) => {

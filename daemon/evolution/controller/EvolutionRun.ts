@@ -32,8 +32,8 @@ export interface EvolutionRunOptions {
   client: TaskClient;
   evalSlots: number;
   mutateSlots: number;
-  /** Worst-case spend of one job, for the budget guard (zeros without an LLM). */
-  perJobSpend: Spend;
+  /** Worst-case spend of one LLM call, for the budget guard (zeros without an LLM). */
+  perCallSpend: Spend;
   /** Aborting it interrupts the run: in-flight work is dropped, the state checkpointed for --resume. */
   signal?: AbortSignal;
   log(line: string): void;
@@ -103,7 +103,7 @@ export class EvolutionRun {
   private span: Span | undefined;
 
   constructor(private readonly options: EvolutionRunOptions) {
-    this.budget = new BudgetGuard(options.manifest.stop, options.perJobSpend);
+    this.budget = new BudgetGuard(options.manifest.stop, options.perCallSpend);
   }
 
   get runId(): string {
@@ -220,13 +220,19 @@ export class EvolutionRun {
       }
       if (!this.stopReason) this.stopReason = this.stopCondition();
       while (!this.stopReason && this.wantsAnotherProposal() && this.roomForJob()) {
-        const budgetStop = this.state.settings.usesLlm ? this.budget.check(this.spent()) : undefined;
-        if (budgetStop) {
-          this.stopReason = budgetStop;
-          break;
+        let allowance = Infinity;
+        if (this.state.settings.usesLlm) {
+          const left = this.budget.allowance(this.spent());
+          if (left.calls < 1) {
+            // Jobs still making calls may leave part of their reservation unspent: the budget
+            // ends the run only once no call is reserved, so the run spends what it may.
+            if (!this.anyJobMutating()) this.stopReason = left.binding;
+            break;
+          }
+          allowance = left.calls;
         }
         const plan = this.timed(() => {
-          const planned = this.state.plan();
+          const planned = this.state.plan({ allowance, repairAttempts: this.options.manifest.llm.repairAttempts });
           this.record(planned);
           return planned;
         });
@@ -262,6 +268,11 @@ export class EvolutionRun {
     for (const job of this.jobs.values()) if (job.phase === 'mutate') proposing++;
     const evaluating = this.jobs.size - proposing;
     return proposing < this.options.mutateSlots + Math.max(0, this.options.evalSlots - evaluating);
+  }
+
+  private anyJobMutating(): boolean {
+    for (const job of this.jobs.values()) if (job.phase === 'mutate') return true;
+    return false;
   }
 
   /** Whether the evaluation/generation limit leaves room for one more job. */
@@ -301,9 +312,16 @@ export class EvolutionRun {
   private launch(plan: PlanEvent, open?: { child?: { id: string; code: string }; first?: EvaluationEvent }): void {
     const abort = new AbortController();
     const tasks = new Set<string>();
-    const usesBudget = this.state.settings.usesLlm && !open?.child;
-    if (usesBudget) this.budget.reserve();
-    const promise = this.runJob(plan, open, abort.signal, tasks)
+    // The job's worst case: its first call and every follow-up it was granted.
+    const R = this.options.manifest.llm.repairAttempts;
+    let reserved = this.state.settings.usesLlm && !open?.child ? 1 + (plan.calls?.format ?? R) + (plan.calls?.known ?? R) : 0;
+    this.budget.reserve(reserved);
+    const releaseCalls = (): void => {
+      this.budget.release(reserved);
+      reserved = 0;
+      this.wake?.();
+    };
+    const promise = this.runJob(plan, open, abort.signal, tasks, releaseCalls)
       .then(() => {
         if (!abort.signal.aborted) this.failedJobsInARow = 0;
       })
@@ -319,27 +337,35 @@ export class EvolutionRun {
         }
       })
       .finally(() => {
-        if (usesBudget) this.budget.release();
+        this.budget.release(reserved);
         this.jobs.delete(plan.job);
         this.progress();
       });
     this.jobs.set(plan.job, { promise, abort, tasks, phase: open?.child ? 'evaluate' : 'mutate' });
   }
 
-  private async runJob(plan: PlanEvent, open: { child?: { id: string; code: string }; first?: EvaluationEvent } | undefined, signal: AbortSignal, tasks: Set<string>): Promise<void> {
+  private async runJob(
+    plan: PlanEvent,
+    open: { child?: { id: string; code: string }; first?: EvaluationEvent } | undefined,
+    signal: AbortSignal,
+    tasks: Set<string>,
+    releaseCalls: () => void,
+  ): Promise<void> {
     let child = open?.child;
     if (!child) {
       const proposal = await this.mutate(plan, signal, tasks);
       if (signal.aborted) return;
+      // What the calls cost is in the proposal's usage now: the rest of the reservation is free.
+      const entry = this.jobs.get(plan.job);
+      if (entry) entry.phase = 'evaluate';
       const verdict = this.timed(() => {
         const outcome = this.state.applyProposal(proposal);
         this.record(proposal);
         return outcome;
       });
+      releaseCalls();
       if (verdict === 'done') return;
       child = { id: proposal.childId!, code: proposal.code! };
-      const entry = this.jobs.get(plan.job);
-      if (entry) entry.phase = 'evaluate';
     }
     let round: 'first' | 'confirm' = open?.first ? 'confirm' : 'first';
     for (;;) {
@@ -396,11 +422,12 @@ export class EvolutionRun {
       ...(proposal.template && { template: proposal.template }),
       exchanges,
       repairs: proposal.repairs,
+      ...(proposal.attempts && { attempts: proposal.attempts.slice(0, exchanges.length) }),
       usage,
       costUsd,
     };
     if (!proposal.ok) return { ...common, ok: false, reason: proposal.reason, message: proposal.message.slice(0, 2000) };
-    return { ...common, ok: true, childId: programId(proposal.code), code: proposal.code, patch: proposal.patch };
+    return { ...common, ok: true, childId: programId(proposal.code), ...(proposal.normalizedId && { normalizedId: proposal.normalizedId }), code: proposal.code, patch: proposal.patch };
   }
 
   private async evaluate(code: string, seed: number, signal: AbortSignal, tasks: Set<string>): Promise<Evaluation | undefined> {

@@ -50,7 +50,7 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
       client: engineTaskClient(this.engine),
       evalSlots: params.workers,
       mutateSlots,
-      perJobSpend: prepared.perJobSpend,
+      perCallSpend: prepared.perCallSpend,
       log: (line) => this.log(`run ${manifest.runId}: ${line}`),
       onEvent: (event) => metrics.onEvent(manifest.runId, event, (hash) => readExchange(runDir, hash)),
       onProgress: (progress) => {

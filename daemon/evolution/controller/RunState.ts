@@ -6,11 +6,14 @@
  */
 import type { Evaluation, FeatureDescriptor } from '../../../shared/evaluation';
 import type { LlmUsage, Measurement, Program } from '../../../shared/evolution';
+import { CallCredit } from '../credit/callCredit';
+import { ParentYield } from '../credit/parentYield';
 import { EvoDB } from '../evodb/EvoDB';
 import { EnsembleRouter } from '../llm/EnsembleRouter';
 import { Rng, type RngState } from '../rng';
 import { createSelector } from '../selection/createSelector';
-import type { ParentSelector, SelectionOutcome } from '../selection/ParentSelector';
+import { bestFirst } from '../selection/archiveQueries';
+import type { ParentSelector, SelectionOutcome, YieldView } from '../selection/ParentSelector';
 import type { EvaluationEvent, PlanEvent, ProposalEvent } from './events';
 
 /** What a run is, fixed at its start (run.json): replay rebuilds the state from it. */
@@ -33,6 +36,20 @@ export interface RunSettings {
   /** Measure a would-be best again (another seed) before it counts as best. */
   confirmBest: boolean;
   seed: number;
+  /**
+   * The planning policy the run was made with (absent: 1, before call credit). A journal
+   * replays only under the policy that wrote it.
+   */
+  policy?: number | undefined;
+}
+
+/** The planning policy of this Peagen: call credit, parent yield, normal-form duplicates. */
+export const SEARCH_POLICY = 2;
+
+/** Calls of one kind and what they gave (new children, or correct children for evaluation repairs). */
+export interface Tally {
+  calls: number;
+  successes: number;
 }
 
 export interface Counters {
@@ -60,6 +77,13 @@ export interface Counters {
   improvementsOfBest: number;
   /** The evaluation count at which the best last improved. */
   lastImprovementAt: number;
+  /**
+   * Where the calls went: opening answers, format repairs and re-asks (success: a new child),
+   * and evaluation repairs (every call of a repair job; success: a correct child).
+   */
+  callsByKind: { first: Tally; format: Tally; known: Tally; evaluation: Tally };
+  /** Children not evaluated because their normal form was known (comments or layout changed only). */
+  normalizedDuplicates: number;
 }
 
 interface Job {
@@ -91,9 +115,19 @@ export interface RunStateSnapshot {
   counters: Counters;
   seedId: string | null;
   bestHistory: BestPoint[];
+  credit?: unknown;
+  yields?: unknown;
+  /** Normal-form ids of every child proposed (its program id when it has none). */
+  forms?: string[];
+  /** Relative differences between the two measurements of confirmed programs (latest last). */
+  noise?: number[];
 }
 
 const REPAIR_QUEUE_LIMIT = 16;
+/** Correct programs the exploit choice ranks (the best and its closest rivals). */
+const TOP_LIMIT = 64;
+/** Measurement differences kept for the noise estimate. */
+const NOISE_SAMPLES = 32;
 /** How many of a parent's known children a plan asks the mutator to avoid. */
 const AVOID_LIMIT = 32;
 /** Generations between migrations of each island's best to the next island. */
@@ -107,6 +141,8 @@ function emptyCounters(): Counters {
     evaluations: 0, failedEvaluations: 0, confirmations: 0, abandoned: 0, llmCalls: 0, answers: 0,
     appliedFirstTry: 0, appliedAfterRepair: 0, yieldByModel: {}, tokens: { inputTokens: 0, outputTokens: 0 }, costUsd: 0,
     improvementsOfBest: 0, lastImprovementAt: 0,
+    callsByKind: { first: { calls: 0, successes: 0 }, format: { calls: 0, successes: 0 }, known: { calls: 0, successes: 0 }, evaluation: { calls: 0, successes: 0 } },
+    normalizedDuplicates: 0,
   };
 }
 
@@ -125,6 +161,15 @@ export class RunState {
   private readonly childrenOf = new Map<string, string[]>();
   /** Programs admitted since the last drainAdmitted(): for the run's program store. */
   private admitted: Program[] = [];
+  /** What each kind of call has been earning: the grants of repairs and re-asks follow it. */
+  readonly credit: CallCredit;
+  /** What asking about each parent has given (new children or repeats). */
+  readonly yields: ParentYield;
+  /** Normal-form ids of every child proposed: a child with a known form is a duplicate. */
+  private readonly forms = new Set<string>();
+  /** The best correct programs, best first (TOP_LIMIT of them). */
+  private top: Program[] = [];
+  private noise: number[] = [];
 
   /**
    * `loadProgram` supplies the programs a lean snapshot names only by id (the run's store).
@@ -140,7 +185,12 @@ export class RunState {
     this.selector = createSelector(settings.selector as Parameters<typeof createSelector>[0]);
     this.router = settings.usesLlm && settings.backends.length > 0 ? new EnsembleRouter(settings.backends, settings.routing) : undefined;
     this.rng = new Rng(snapshot ? snapshot.rng : settings.seed);
+    this.credit = new CallCredit(snapshot?.credit);
+    this.yields = new ParentYield(snapshot?.yields);
     if (snapshot) {
+      for (const form of snapshot.forms ?? []) this.forms.add(form);
+      this.noise = [...(snapshot.noise ?? [])];
+      for (const program of this.archive.all()) this.rank(program);
       this.selector.restore(snapshot.selector);
       if (this.router && snapshot.router) this.router.restore(snapshot.router);
       this.nextJob = snapshot.nextJob;
@@ -174,6 +224,10 @@ export class RunState {
       counters: structuredClone(this.counters),
       seedId: this.seedId,
       bestHistory: [...this.bestHistory],
+      credit: this.credit.state(),
+      yields: this.yields.state(),
+      forms: [...this.forms],
+      noise: [...this.noise],
     };
   }
 
@@ -193,47 +247,65 @@ export class RunState {
   applySeed(program: Program): void {
     this.archive.add(program);
     this.admitted.push(program);
+    this.rank(program);
     this.seedId = program.id;
     if (program.correct && program.objective !== null) this.bestHistory.push({ evaluations: 0, objective: program.objective, programId: program.id });
   }
 
-  /** The next job: a repair of a failed child (sometimes), else a parent from the selector. */
-  plan(): PlanEvent {
+  /**
+   * The next job: the repair of a failed child when evaluation repairs have been paying off,
+   * else a parent from the selector. With an LLM, the job is also granted its format repairs
+   * and re-asks from what such calls have been earning (up to `repairAttempts` each), cut so
+   * that its worst case fits `allowance` calls.
+   */
+  plan(limits: { allowance?: number; repairAttempts?: number } = {}): PlanEvent {
     const job = this.nextJob++;
     const backend = this.router?.choose(this.rng);
     this.counters.plans++;
-    if (this.repairQueue.length > 0 && this.rng.next() < 0.5) {
+    let plan: PlanEvent;
+    if (this.repairQueue.length > 0 && this.credit.prefersRepair(this.rng)) {
       const failedId = this.repairQueue.shift()!;
       this.counters.repairPlans++;
-      const plan: PlanEvent = { type: 'plan', job, kind: 'repair', parent: failedId, inspirations: [], avoid: this.avoidFor(failedId), arm: 'repair', island: this.archive.get(failedId)?.lineage.island ?? 0, seed: this.rng.seed(), ...(backend && { backend }) };
-      this.jobs.set(job, { plan });
-      return plan;
+      plan = { type: 'plan', job, kind: 'repair', parent: failedId, inspirations: [], avoid: this.avoidFor(failedId), arm: 'repair', island: this.archive.get(failedId)?.lineage.island ?? 0, seed: this.rng.seed(), ...(backend && { backend }) };
+    } else {
+      // Islands take turns; each breeds from its own programs until migration mixes them.
+      const island = this.settings.islands > 1 ? job % this.settings.islands : undefined;
+      // An island with no correct program yet (at the start, only the seed's island has one)
+      // breeds from the whole archive; its children then live on that island.
+      const populated = island !== undefined && this.archive.best(island) !== undefined;
+      const selection = this.selector.select(this.archive, this.rng, { inspirations: this.settings.inspirations, ...(populated && { island }), yields: this.yieldView() });
+      if (selection.parent.id === this.archive.best()?.id) this.counters.parentWasBest++;
+      plan = {
+        type: 'plan',
+        job,
+        kind: 'improve',
+        parent: selection.parent.id,
+        inspirations: selection.inspirations.map((program) => program.id),
+        avoid: this.avoidFor(selection.parent.id),
+        arm: selection.arm,
+        island: island ?? selection.island,
+        seed: this.rng.seed(),
+        ...(backend && { backend }),
+      };
     }
-    // Islands take turns; each breeds from its own programs until migration mixes them.
-    const island = this.settings.islands > 1 ? job % this.settings.islands : undefined;
-    // An island with no correct program yet (at the start, only the seed's island has one)
-    // breeds from the whole archive; its children then live on that island.
-    const populated = island !== undefined && this.archive.best(island) !== undefined;
-    const selection = this.selector.select(this.archive, this.rng, { inspirations: this.settings.inspirations, ...(populated && { island }) });
-    if (selection.parent.id === this.archive.best()?.id) this.counters.parentWasBest++;
-    const plan: PlanEvent = {
-      type: 'plan',
-      job,
-      kind: 'improve',
-      parent: selection.parent.id,
-      inspirations: selection.inspirations.map((program) => program.id),
-      avoid: this.avoidFor(selection.parent.id),
-      arm: selection.arm,
-      island: island ?? selection.island,
-      seed: this.rng.seed(),
-      ...(backend && { backend }),
-    };
+    if (this.settings.usesLlm) plan.calls = this.grantCalls(limits.repairAttempts ?? 2, limits.allowance ?? Infinity);
     this.jobs.set(job, { plan });
     return plan;
   }
 
+  /** Format repairs and re-asks for a job: what their credit earns, cut to fit `allowance` calls in all. */
+  private grantCalls(repairAttempts: number, allowance: number): { format: number; known: number } {
+    const earned = { format: this.credit.grant('format', repairAttempts, this.rng), known: this.credit.grant('known', repairAttempts, this.rng) };
+    const extra = Math.max(0, Math.floor(allowance) - 1);
+    const format = Math.min(earned.format, extra);
+    return { format, known: Math.min(earned.known, extra - format) };
+  }
+
   /** Re-plans during resume or replay and checks that the journal made the same choice. */
   replayPlan(recorded: PlanEvent): void {
+    if ((this.settings.policy ?? 1) !== SEARCH_POLICY) {
+      throw new Error(`this run was planned by Peagen's search policy ${this.settings.policy ?? 1} and this Peagen plans with policy ${SEARCH_POLICY}: its journal can only be replayed or resumed by the Peagen version that made it`);
+    }
     const plan = this.plan();
     const same = plan.job === recorded.job && plan.parent === recorded.parent && plan.seed === recorded.seed && plan.kind === recorded.kind && plan.backend === recorded.backend;
     if (!same) {
@@ -241,6 +313,43 @@ export class RunState {
         `the journal does not replay: job ${recorded.job} chose parent ${recorded.parent.slice(0, 12)} (seed ${recorded.seed}), the replay chose ${plan.parent.slice(0, 12)} (seed ${plan.seed})`,
       );
     }
+    // The grants depend on the budget left when the job was planned: the journal says what they were.
+    if (recorded.calls) plan.calls = { ...recorded.calls };
+    else delete plan.calls;
+  }
+
+  /** What the selectors may read of the run's yields: the top programs, parent novelty, the noise band. */
+  private yieldView(): YieldView {
+    const pending = new Map<string, number>();
+    for (const job of this.jobs.values()) if (!job.child) pending.set(job.plan.parent, (pending.get(job.plan.parent) ?? 0) + 1);
+    return {
+      top: (island) => (island === undefined ? this.top : this.top.filter((program) => program.lineage.island === island)),
+      novelty: (id) => this.yields.novelty(id, pending.get(id) ?? 0),
+      tied: (a, b) => this.tied(a, b),
+    };
+  }
+
+  /**
+   * Whether two objectives are equal within the run's measurement noise: twice the median
+   * relative difference between the two measurements of confirmed programs (10% until three
+   * are known; clamped to 2-25%). Objectives that are not both positive must be equal.
+   */
+  tied(a: number, b: number): boolean {
+    if (!(a > 0 && b > 0)) return a === b;
+    const sorted = [...this.noise].sort((x, y) => x - y);
+    const band = sorted.length >= 3 ? Math.min(0.25, Math.max(0.02, 2 * sorted[Math.floor(sorted.length / 2)]!)) : 0.1;
+    return Math.abs(Math.log(a / b)) <= band;
+  }
+
+  /** Keeps the top list in step with the archive: a correct program takes its place by rank. */
+  private rank(program: Program): void {
+    if (!program.correct || program.objective === null || !Number.isFinite(program.objective)) return;
+    const order = bestFirst(this.settings.direction);
+    let at = this.top.findIndex((other) => order(program, other) < 0);
+    if (at < 0) at = this.top.length;
+    if (at >= TOP_LIMIT) return;
+    this.top.splice(at, 0, program);
+    if (this.top.length > TOP_LIMIT) this.top.pop();
   }
 
   applyProposal(event: ProposalEvent): ProposalVerdict {
@@ -265,23 +374,53 @@ export class RunState {
         model.afterRepair++;
       }
     }
-    if (event.ok && event.childId) {
+    const form = event.ok && event.childId ? (event.normalizedId ?? event.childId) : undefined;
+    const exact = event.ok && event.childId !== undefined && (this.archive.has(event.childId) || this.isInFlight(event.childId, event.job));
+    const sameForm = !exact && form !== undefined && this.forms.has(form);
+    this.creditCalls(job, event, exact || sameForm);
+    if (form !== undefined) {
       const siblings = this.childrenOf.get(job.plan.parent) ?? [];
-      if (!siblings.includes(event.childId)) siblings.push(event.childId);
+      if (!siblings.includes(form)) siblings.push(form);
       this.childrenOf.set(job.plan.parent, siblings);
     }
     if (!event.ok || !event.childId || event.code === undefined) {
       c.failedProposals++;
-      this.finish(job, { improvedParent: false, improvedBest: false, failed: true, gain: 0 }, event.costUsd);
+      this.finish(job, { improvedParent: false, improvedBest: false, failed: true, gain: 0 }, { costUsd: event.costUsd, calls: event.exchanges.length }, false);
       return 'done';
     }
-    if (this.archive.has(event.childId) || this.isInFlight(event.childId, event.job)) {
+    if (exact || sameForm) {
       c.duplicates++;
-      this.finish(job, { improvedParent: false, improvedBest: false, failed: false, gain: 0 }, event.costUsd);
+      if (sameForm) c.normalizedDuplicates++;
+      this.finish(job, { improvedParent: false, improvedBest: false, failed: false, gain: 0 }, { costUsd: event.costUsd, calls: event.exchanges.length }, false);
       return 'done';
     }
+    this.forms.add(form!);
     job.child = { id: event.childId, code: event.code, proposal: event };
     return 'evaluate';
+  }
+
+  /**
+   * Counts each call of a proposal by kind and teaches the credit and the parent's yield what
+   * it gave. Only improve jobs teach `first`, `format` and `known` (a repair job's calls are
+   * about a broken program, and are counted as the evaluation repair they are).
+   */
+  private creditCalls(job: Job, event: ProposalEvent, duplicate: boolean): void {
+    const byKind = this.counters.callsByKind;
+    if (job.plan.kind === 'repair') {
+      byKind.evaluation.calls += event.exchanges.length;
+      return;
+    }
+    const attempts = event.attempts ?? (event.ok && event.childId ? [{ kind: 'first' as const, result: 'child', child: event.normalizedId ?? event.childId }] : []);
+    attempts.forEach((attempt, index) => {
+      const counted = index < event.exchanges.length;
+      const success = attempt.result === 'child' && !duplicate ? 1 : 0;
+      if (counted) {
+        byKind[attempt.kind].calls++;
+        byKind[attempt.kind].successes += success;
+        this.credit.note(attempt.kind, 1, success);
+      }
+      if (attempt.child !== undefined) this.yields.noteAnswer(job.plan.parent, attempt.child);
+    });
   }
 
   applyEvaluation(event: EvaluationEvent, at: string): EvaluationVerdict {
@@ -399,11 +538,24 @@ export class RunState {
       const reason = measured[0]!.evaluation.failure?.reason;
       if (reason && REPAIRABLE.has(reason) && this.repairQueue.length < REPAIR_QUEUE_LIMIT) this.repairQueue.push(child.id);
     }
-    this.finish(job, { improvedParent, improvedBest, failed: objective === null, gain }, proposal.costUsd);
+    if (improvedParent && job.plan.kind === 'improve') this.yields.noteImprovement(job.plan.parent);
+    if (values.length === 2 && values[0]! > 0 && values[1]! > 0) {
+      this.noise.push(Math.abs(Math.log(values[0]! / values[1]!)));
+      if (this.noise.length > NOISE_SAMPLES) this.noise.shift();
+    }
+    this.rank(program);
+    this.finish(job, { improvedParent, improvedBest, failed: objective === null, gain }, { costUsd: proposal.costUsd, calls: proposal.exchanges.length }, objective !== null);
   }
 
-  private finish(job: Job, outcome: SelectionOutcome, costUsd: number): void {
+  /** The job is over: the selector, the router and the call credit learn how it went. */
+  private finish(job: Job, outcome: SelectionOutcome, spent: { costUsd: number; calls: number }, evaluatedCorrect: boolean): void {
     this.jobs.delete(job.plan.job);
+    const { costUsd, calls } = spent;
+    if (calls > 0) {
+      const kind = job.plan.kind === 'repair' ? 'evaluation' : 'improve';
+      this.credit.note(kind, calls, evaluatedCorrect ? 1 : 0);
+      if (kind === 'evaluation' && evaluatedCorrect) this.counters.callsByKind.evaluation.successes++;
+    }
     if (job.plan.kind === 'improve') {
       const parent = this.archive.get(job.plan.parent);
       if (parent) this.selector.feedback({ arm: job.plan.arm, parent, island: job.plan.island }, outcome);

@@ -1,7 +1,7 @@
 /**
  * Budget guardrails (P-7): the worst-case spend before a run starts, and hard stops during
- * it. A job reserves its worst case (every call of it answering with max_tokens) before its
- * mutate task is sent, so the spend can never pass a budget, even with calls in flight.
+ * it. A job reserves its worst case (every call it may make answering with max_tokens) before
+ * its mutate task is sent, so the spend can never pass a budget, even with calls in flight.
  */
 import type { StopConditions } from './runDir';
 
@@ -12,7 +12,7 @@ export interface CallCost {
   /** USD per token, input and output; 0 when unknown. */
   usdPerInputToken: number;
   usdPerOutputToken: number;
-  /** Calls one job can make: the first answer plus its repairs. */
+  /** Calls one job can make: the first answer plus its format repairs and re-asks. */
   callsPerJob: number;
 }
 
@@ -25,12 +25,8 @@ export interface Spend {
 export type BudgetStop = 'budget_tokens' | 'budget_usd' | 'max_llm_calls';
 
 export function worstCasePerJob(cost: CallCost): Spend {
-  const tokensPerCall = cost.inputTokens + cost.maxTokens;
-  return {
-    tokens: tokensPerCall * cost.callsPerJob,
-    usd: (cost.inputTokens * cost.usdPerInputToken + cost.maxTokens * cost.usdPerOutputToken) * cost.callsPerJob,
-    calls: cost.callsPerJob,
-  };
+  const perCall = worstCasePerCall(cost);
+  return { tokens: perCall.tokens * cost.callsPerJob, usd: perCall.usd * cost.callsPerJob, calls: cost.callsPerJob };
 }
 
 /**
@@ -49,37 +45,62 @@ export function worstCaseRun(cost: CallCost, stop: StopConditions, childrenPerGe
   return { jobs: bound, calls, tokens: perJob.tokens * bound, usd: perJob.usd * bound };
 }
 
+/** The worst case of one call: its prompt plus an answer of max_tokens. */
+export function worstCasePerCall(cost: CallCost): Spend {
+  return { tokens: cost.inputTokens + cost.maxTokens, usd: cost.inputTokens * cost.usdPerInputToken + cost.maxTokens * cost.usdPerOutputToken, calls: 1 };
+}
+
+/**
+ * Hard budgets that are not early: a job reserves the worst case of the calls it may make
+ * (its first answer plus the repairs it was granted) before its mutate task is sent, so spent
+ * plus reserved never passes a budget; and a job is granted only as many calls as are left,
+ * so the last jobs get fewer repairs instead of the run stopping with calls unspent.
+ */
 export class BudgetGuard {
   private reserved: Spend = { tokens: 0, usd: 0, calls: 0 };
 
   constructor(
     private readonly stop: StopConditions,
-    private readonly perJob: Spend,
+    private readonly perCall: Spend,
   ) {}
 
-  /** Which budget a new job would break, given what is spent; undefined when it fits. */
-  check(spent: Spend): BudgetStop | undefined {
-    const after = (key: keyof Spend): number => spent[key] + this.reserved[key] + this.perJob[key];
-    if (this.stop.maxLlmCalls !== undefined && after('calls') > this.stop.maxLlmCalls) return 'max_llm_calls';
-    if (this.stop.budgetTokens !== undefined && after('tokens') > this.stop.budgetTokens) return 'budget_tokens';
-    if (this.stop.budgetUsd !== undefined && after('usd') > this.stop.budgetUsd) return 'budget_usd';
-    return undefined;
+  /**
+   * How many calls a new job may make given what is spent and reserved (Infinity without
+   * budgets), and when that is 0, which budget binds.
+   */
+  allowance(spent: Spend): { calls: number; binding?: BudgetStop } {
+    let calls = Infinity;
+    let binding: BudgetStop | undefined;
+    const limit = (key: keyof Spend, budget: number | undefined, reason: BudgetStop): void => {
+      if (budget === undefined) return;
+      const left = budget - spent[key] - this.reserved[key];
+      // A call that costs nothing of this kind (no price known) is never stopped by it.
+      const fits = this.perCall[key] > 0 ? Math.floor(left / this.perCall[key] + 1e-9) : left >= 0 ? Infinity : 0;
+      if (fits < calls) {
+        calls = Math.max(0, fits);
+        binding = reason;
+      }
+    };
+    limit('calls', this.stop.maxLlmCalls, 'max_llm_calls');
+    limit('tokens', this.stop.budgetTokens, 'budget_tokens');
+    limit('usd', this.stop.budgetUsd, 'budget_usd');
+    return calls >= 1 ? { calls } : { calls: 0, ...(binding && { binding }) };
   }
 
-  reserve(): void {
-    this.add(1);
+  /** Reserves the worst case of `calls` calls; release the same number when they are over. */
+  reserve(calls: number): void {
+    this.add(calls);
   }
 
-  /** The job's calls are over; what they really spent is in the run's counters now. */
-  release(): void {
-    this.add(-1);
+  release(calls: number): void {
+    this.add(-calls);
   }
 
-  private add(sign: 1 | -1): void {
+  private add(calls: number): void {
     this.reserved = {
-      tokens: this.reserved.tokens + sign * this.perJob.tokens,
-      usd: this.reserved.usd + sign * this.perJob.usd,
-      calls: this.reserved.calls + sign * this.perJob.calls,
+      tokens: this.reserved.tokens + calls * this.perCall.tokens,
+      usd: this.reserved.usd + calls * this.perCall.usd,
+      calls: this.reserved.calls + calls * this.perCall.calls,
     };
   }
 }

@@ -22,6 +22,8 @@ export const PlanEventSchema = z.object({
   island: z.number().int().nonnegative(),
   seed: z.number().int().nonnegative(),
   backend: z.string().optional(),
+  /** Follow-up calls the job may make (format repairs, re-asks after a known child); absent without an LLM. */
+  calls: z.object({ format: z.number().int().nonnegative(), known: z.number().int().nonnegative() }).optional(),
 });
 
 /** The mutator's answer for a job: a child (its code) or why there is none. */
@@ -30,6 +32,8 @@ export const ProposalEventSchema = z.object({
   job: z.number().int().nonnegative(),
   ok: z.boolean(),
   childId: z.string().optional(),
+  /** The child's normal form id: equal for children that differ only in comments or layout. */
+  normalizedId: z.string().optional(),
   code: z.string().optional(),
   patch: z.string().optional(),
   reason: z.string().optional(),
@@ -40,6 +44,8 @@ export const ProposalEventSchema = z.object({
   /** Content addresses of the recorded exchanges (llm/<hash>.json in the run directory). */
   exchanges: z.array(z.string()),
   repairs: z.number().int().nonnegative(),
+  /** Each LLM call: its kind and what it gave (see Mutator.ts CallAttempt). */
+  attempts: z.array(z.object({ kind: z.enum(['first', 'format', 'known']), result: z.string(), child: z.string().optional() })).optional(),
   usage: LlmUsageSchema,
   costUsd: z.number().nonnegative(),
 });

@@ -15,8 +15,9 @@ import { activePlugins } from '../../plugins/activePlugins';
 import type { PluginSet } from '../../plugins/loadPlugins';
 import type { Mutator } from '../mutation/Mutator';
 import { pluginBackends } from '../../plugins/pluginGuards';
-import { type CallCost, type Spend, worstCasePerJob, worstCaseRun } from './budget';
+import { type CallCost, type Spend, worstCasePerCall, worstCaseRun } from './budget';
 import { RunDir, type RunManifest, type StopConditions } from './runDir';
+import { SEARCH_POLICY } from './RunState';
 
 export interface RunRequest {
   exampleDir: string;
@@ -41,7 +42,8 @@ export interface PreparedRun {
   manifest: RunManifest;
   runDir: RunDir;
   example: Example;
-  perJobSpend: Spend;
+  /** Worst-case spend of one LLM call, for the budget guard (zeros without an LLM). */
+  perCallSpend: Spend;
   /** Worst case of the whole run; undefined when nothing bounds the number of LLM calls. */
   worstCase: (Spend & { jobs: number }) | undefined;
   /** Lines the user should read before the run starts (which mutator, what it may cost). */
@@ -186,6 +188,7 @@ function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessE
         repairFailedChildren: usesLlm,
         confirmBest: true,
         seed: request.seed ?? 1,
+        policy: SEARCH_POLICY,
       },
       stop: request.stop,
       evaluatorArgs: request.quick ? ['--quick'] : [],
@@ -204,10 +207,10 @@ function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessE
 }
 
 /** The per-job and whole-run worst cases, and the planned notes with the spend lines added. */
-function spendNotes(planned: PlannedRun, config: PeagenConfig): Pick<PreparedRun, 'perJobSpend' | 'worstCase' | 'notes'> {
+function spendNotes(planned: PlannedRun, config: PeagenConfig): Pick<PreparedRun, 'perCallSpend' | 'worstCase' | 'notes'> {
   const { manifest, example, backends } = planned;
   const notes = [...planned.notes];
-  const perJobSpend = manifest.settings.usesLlm ? worstCasePerJob(callCost(manifest, example, backends, config)) : { tokens: 0, usd: 0, calls: 0 };
+  const perCallSpend = manifest.settings.usesLlm ? worstCasePerCall(callCost(manifest, example, backends, config)) : { tokens: 0, usd: 0, calls: 0 };
   const worstCase = manifest.settings.usesLlm ? worstCaseRun(callCost(manifest, example, backends, config), manifest.stop, manifest.settings.childrenPerGeneration) : undefined;
   if (manifest.settings.usesLlm) {
     notes.push(`mutator: llm-patch on ${backends.map((backend) => `${backend.name} (${backend.model})`).join(', ')}`);
@@ -222,7 +225,7 @@ function spendNotes(planned: PlannedRun, config: PeagenConfig): Pick<PreparedRun
           : 'worst-case spend: unbounded (no evaluation, generation or call limit); set --max-llm-calls, --budget-tokens or --budget-usd to cap it',
     );
   }
-  return { perJobSpend, worstCase, notes };
+  return { perCallSpend, worstCase, notes };
 }
 
 function callCost(manifest: RunManifest, example: Example, backends: LlmBackend[], config: PeagenConfig): CallCost {
@@ -238,5 +241,5 @@ function callCost(manifest: RunManifest, example: Example, backends: LlmBackend[
       usdOut = Math.max(usdOut, pricing.outputPerMTok / 1e6);
     }
   }
-  return { inputTokens, maxTokens: manifest.llm.maxTokens, usdPerInputToken: usdIn, usdPerOutputToken: usdOut, callsPerJob: 1 + manifest.llm.repairAttempts };
+  return { inputTokens, maxTokens: manifest.llm.maxTokens, usdPerInputToken: usdIn, usdPerOutputToken: usdOut, callsPerJob: 1 + 2 * manifest.llm.repairAttempts };
 }

@@ -121,7 +121,8 @@ async function rederive(
       backend: new ReplayBackend(exchanges),
       temperature: manifest.llm.temperature,
       maxTokens: manifest.llm.maxTokens,
-      repairAttempts: manifest.llm.repairAttempts,
+      repairAttempts: plan.calls?.format ?? manifest.llm.repairAttempts,
+      reaskAttempts: plan.calls?.known ?? manifest.llm.repairAttempts,
       allowRewrite: manifest.llm.allowRewrite,
       ...(manifest.llm.promptDir && { promptDir: manifest.llm.promptDir }),
     });

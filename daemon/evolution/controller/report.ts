@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import type { Program, RunProgress, StopReason } from '../../../shared/evolution';
 import type { TimelinePoint } from './EvolutionRun';
 import type { RunDir, RunManifest } from './runDir';
-import type { RunState } from './RunState';
+import type { RunState, Tally } from './RunState';
 
 export interface RunReport {
   runId: string;
@@ -42,6 +42,26 @@ export interface RunReport {
   timeline: TimelinePoint[];
   /** The controller's own time per candidate (planning, bookkeeping, journal, checkpoints). */
   engineOverheadMsPerCandidate: number;
+  /** Where the LLM calls went and what they bought. */
+  economics: CallEconomics;
+}
+
+/** Where a run's LLM calls went and what they bought: what report.md's "Calls" section says. */
+export interface CallEconomics {
+  /** LLM calls per first evaluation of a child (a peer that evaluates every answer spends 1). */
+  callsPerEvaluation: number | null;
+  /**
+   * Calls by kind: opening answers, format repairs (the answer did not apply or did not
+   * compile) and re-asks (it repeated a known program), whose success is a new child; and
+   * evaluation repairs (a failed child sent back with the evaluator's words), whose success
+   * is a correct child.
+   */
+  callsByKind: { first: Tally; format: Tally; known: Tally; evaluation: Tally };
+  /** Children not evaluated because they were known: exactly, or after normalisation (comments, layout). */
+  duplicates: { exact: number; normalized: number };
+  /** Doublings of the objective (log2 of best ÷ seed, for minimize seed ÷ best) per 100 calls and per US dollar. */
+  doublingsPer100Calls: number | null;
+  doublingsPerUsd: number | null;
 }
 
 export function improvementOf(direction: 'maximize' | 'minimize', seed: number | null, value: number | null): number | null {
@@ -99,6 +119,19 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
     milestones,
     timeline,
     engineOverheadMsPerCandidate: c.proposals > 0 ? engineMs / c.proposals : 0,
+    economics: economicsOf(state, improvementOf(direction, seed?.objective ?? null, best?.objective ?? null)),
+  };
+}
+
+function economicsOf(state: RunState, improvement: number | null): CallEconomics {
+  const c = state.counters;
+  const doublings = improvement !== null && improvement > 0 ? Math.log2(improvement) : null;
+  return {
+    callsPerEvaluation: c.evaluations > 0 && c.llmCalls > 0 ? c.llmCalls / c.evaluations : null,
+    callsByKind: structuredClone(c.callsByKind),
+    duplicates: { exact: c.duplicates - c.normalizedDuplicates, normalized: c.normalizedDuplicates },
+    doublingsPer100Calls: doublings !== null && c.llmCalls > 0 ? (100 * doublings) / c.llmCalls : null,
+    doublingsPerUsd: doublings !== null && c.costUsd > 0 ? doublings / c.costUsd : null,
   };
 }
 
@@ -143,12 +176,36 @@ export function renderReportMarkdown(report: RunReport): string {
     ...report.patchYieldByModel.map((y) => `  - ${y.model}: ${pct(y.firstTry)} first try, ${pct(y.afterRepair)} after repair (${y.answers} proposals)`),
     '',
   );
+  if (p.llmCalls > 0) lines.push(...economicsLines(report), '');
   if (report.milestones.length > 0) {
     lines.push('## Time to reach', '', '| factor | time | evaluations | LLM calls |', '| --- | --- | --- | --- |');
     for (const m of report.milestones) lines.push(`| ${m.factor}x | ${minutes(m.elapsedMs)} | ${m.evaluations} | ${m.llmCalls} |`);
     lines.push('');
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** report.md's "Calls" section: where the money went. */
+function economicsLines(report: RunReport): string[] {
+  const e = report.economics;
+  const calls = report.progress.llmCalls;
+  const k = e.callsByKind;
+  const row = (label: string, tally: { calls: number; successes: number }, success: string): string =>
+    `| ${label} | ${tally.calls} | ${pct(calls > 0 ? tally.calls / calls : 0)} | ${tally.calls > 0 ? `${pct(tally.successes / tally.calls)} ${success}` : '—'} |`;
+  return [
+    '## Calls',
+    '',
+    `- ${calls} LLM calls for ${report.progress.evaluations} evaluations: ${e.callsPerEvaluation !== null ? e.callsPerEvaluation.toFixed(2) : '—'} calls per evaluation.`,
+    `- Improvement per call: ${e.doublingsPer100Calls !== null ? `${e.doublingsPer100Calls.toFixed(2)} doublings of the ${report.objectiveName} per 100 calls` : '—'}${e.doublingsPerUsd !== null ? `; ${e.doublingsPerUsd.toFixed(1)} doublings per US dollar` : ''}.`,
+    `- Children not evaluated because they were known: ${e.duplicates.exact} exactly, ${e.duplicates.normalized} after normalisation (comments or layout only).`,
+    '',
+    '| calls | number | share | success |',
+    '| --- | --- | --- | --- |',
+    row('opening answers', k.first, 'gave a new child'),
+    row('format repairs (did not apply or compile)', k.format, 'gave a new child'),
+    row('re-asks (repeated a known program)', k.known, 'gave a new child'),
+    row('evaluation repairs (failed child sent back)', k.evaluation, 'gave a correct child'),
+  ];
 }
 
 /** The run's report.json, or undefined while it has none (running, or killed). */

@@ -53,6 +53,7 @@ export const RunManifestSchema = z.object({
     repairFailedChildren: z.boolean(),
     confirmBest: z.boolean(),
     seed: z.number().int().nonnegative(),
+    policy: z.number().int().positive().optional(),
   }),
   stop: StopConditionsSchema,
   evaluatorArgs: z.array(z.string()),

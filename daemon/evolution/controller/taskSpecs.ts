@@ -60,7 +60,8 @@ export function mutateTaskSpec(plan: PlanEvent, state: RunState, manifest: RunMa
     ...(plan.backend && { backend: plan.backend }),
     temperature: manifest.llm.temperature,
     maxTokens: manifest.llm.maxTokens,
-    repairAttempts: manifest.llm.repairAttempts,
+    repairAttempts: plan.calls?.format ?? manifest.llm.repairAttempts,
+    reaskAttempts: plan.calls?.known ?? manifest.llm.repairAttempts,
     allowRewrite: manifest.llm.allowRewrite,
     ...(manifest.llm.promptDir && { promptDir: manifest.llm.promptDir }),
   };

@@ -23,6 +23,25 @@ export interface ArchiveView {
   readonly islands: number;
 }
 
+/**
+ * What the run has learned about where calls pay off, for selectors that use it (the default
+ * one does; a selector may ignore it).
+ */
+export interface YieldView {
+  /** The best correct programs of the run (not only niche elites), best first: a few dozen. */
+  top(island?: number): readonly Program[];
+  /** Chance that the next answer about this program is a child not proposed from it before. */
+  novelty(programId: string): number;
+  /** Whether two objectives are equal within the run's measurement noise. */
+  tied(a: number, b: number): boolean;
+}
+
+export interface SelectOptions {
+  inspirations?: number;
+  island?: number;
+  yields?: YieldView;
+}
+
 export interface Selection {
   parent: Program;
   /** Top programs plus diverse niche elites, for the prompt; never the parent itself. */
@@ -48,7 +67,7 @@ export interface SelectionOutcome {
 
 export interface ParentSelector {
   readonly name: string;
-  select(archive: ArchiveView, rng: Rng, options?: { inspirations?: number; island?: number }): Selection;
+  select(archive: ArchiveView, rng: Rng, options?: SelectOptions): Selection;
   feedback(selection: Pick<Selection, 'arm' | 'parent' | 'island'>, outcome: SelectionOutcome): void;
   /** JSON-serialisable state for checkpoints. */
   state(): unknown;

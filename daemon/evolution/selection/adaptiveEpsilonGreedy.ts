@@ -3,9 +3,12 @@
  * niche elites with a probability ε that follows how the run is going.
  *
  *  - exploit (probability 1 - ε): the parent is the best so far (the island's best when an
- *    island is given);
- *  - explore (probability ε): a uniformly random niche elite other than the best (the best
- *    itself when it is the only correct program).
+ *    island is given); when the run tells the selector its yields, a climbing step instead
+ *    (climb.ts): the best or a close relative whose answers are still new, and down the
+ *    ranking once those are exhausted;
+ *  - explore (probability ε): a uniformly random niche elite other than the best and its
+ *    close relatives (the best itself when it is the only correct program), preferring one
+ *    that is not exhausted.
  *
  * ε starts at 0.15. Every improvement of the best multiplies it by 0.96 (floor 0.02): the best
  * is still yielding, keep at it. After every `window` (8) consecutive feedbacks in which no
@@ -23,7 +26,8 @@ import { z } from 'zod';
 import type { Rng } from '../rng';
 import { resolveSelectOptions, selectableBest, selectableElites, selectionIsland } from './archiveQueries';
 import { chooseInspirations } from './inspirations';
-import type { ArchiveView, ParentSelector, Selection, SelectionOutcome } from './ParentSelector';
+import { climbingParent, EXHAUSTED } from './climb';
+import type { ArchiveView, ParentSelector, SelectOptions, Selection, SelectionOutcome } from './ParentSelector';
 import { improvementReward, isImprovement } from './reward';
 import { parseSelectorState } from './selectorState';
 
@@ -104,14 +108,16 @@ export class AdaptiveEpsilonGreedySelector implements ParentSelector {
     return clamp(this.current.epsilon * ratio, this.options.minEpsilon, this.options.maxEpsilon);
   }
 
-  select(archive: ArchiveView, rng: Rng, options?: { inspirations?: number; island?: number }): Selection {
+  select(archive: ArchiveView, rng: Rng, options?: SelectOptions): Selection {
     const { inspirations, island } = resolveSelectOptions(archive, options);
     const best = selectableBest(archive, island);
+    const yields = options?.yields;
     const explore = rng.next() < this.explorationProbability();
-    let parent = best;
+    let parent = yields ? climbingParent(best, yields, island) : best;
     if (explore) {
-      const others = selectableElites(archive, island).filter((program) => program.id !== best.id);
-      if (others.length > 0) parent = rng.pick(others);
+      const others = selectableElites(archive, island).filter((program) => program.id !== best.id && !yields?.tied(program.objective as number, best.objective as number));
+      const fresh = yields ? others.filter((program) => yields.novelty(program.id) >= EXHAUSTED) : others;
+      if (others.length > 0) parent = rng.pick(fresh.length > 0 ? fresh : others);
     }
     return {
       parent,

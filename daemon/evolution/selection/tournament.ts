@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { Rng } from '../rng';
 import { nicheKey, NoCorrectProgramError, resolveSelectOptions, selectableElites, selectionIsland } from './archiveQueries';
 import { chooseInspirations } from './inspirations';
-import type { ArchiveView, ParentSelector, Selection, SelectionOutcome } from './ParentSelector';
+import type { ArchiveView, ParentSelector, SelectOptions, Selection, SelectionOutcome } from './ParentSelector';
 import { isImprovement } from './reward';
 import { parseSelectorState } from './selectorState';
 
@@ -57,7 +57,7 @@ export class TournamentSelector implements ParentSelector {
     return this.current.size;
   }
 
-  select(archive: ArchiveView, rng: Rng, options?: { inspirations?: number; island?: number }): Selection {
+  select(archive: ArchiveView, rng: Rng, options?: SelectOptions): Selection {
     const { inspirations, island } = resolveSelectOptions(archive, options);
     const ranked = selectableElites(archive, island); // best first
     if (ranked.length === 0) throw new NoCorrectProgramError(island);

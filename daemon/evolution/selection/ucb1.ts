@@ -21,7 +21,7 @@ import { z } from 'zod';
 import type { Rng } from '../rng';
 import { nicheChampions, NoCorrectProgramError, resolveSelectOptions, selectionIsland } from './archiveQueries';
 import { chooseInspirations } from './inspirations';
-import type { ArchiveView, ParentSelector, Selection, SelectionOutcome } from './ParentSelector';
+import type { ArchiveView, ParentSelector, SelectOptions, Selection, SelectionOutcome } from './ParentSelector';
 import { DEFAULT_BEST_BONUS, improvementReward } from './reward';
 import { parseSelectorState } from './selectorState';
 
@@ -61,7 +61,7 @@ export class Ucb1Selector implements ParentSelector {
     if (!(this.bestBonus >= 0) || !Number.isFinite(this.bestBonus)) throw new Error('ucb1 needs a finite bestBonus >= 0');
   }
 
-  select(archive: ArchiveView, rng: Rng, options?: { inspirations?: number; island?: number }): Selection {
+  select(archive: ArchiveView, rng: Rng, options?: SelectOptions): Selection {
     const { inspirations, island } = resolveSelectOptions(archive, options);
     const champions = nicheChampions(archive, island);
     if (champions.length === 0) throw new NoCorrectProgramError(island);

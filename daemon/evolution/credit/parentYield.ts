@@ -1,0 +1,86 @@
+/**
+ * What asking about each parent has given so far: how many answers, and which children they
+ * proposed (by normal form, so a comment-only variant is the same child). A model asked again
+ * about the same program tends to repeat itself: once most answers about a parent are
+ * children it already proposed, another call there mostly buys a repeat, and the calls are
+ * better spent on another parent (a close relative, the next niche).
+ *
+ * `novelty(parent)` estimates the chance that the next answer about the parent is a child not
+ * seen from it before: the Good-Turing estimate of the unseen share (children seen exactly
+ * once, over answers), smoothed so that a parent never asked scores 1, and counting the
+ * answers still in flight as if they were repeats (so concurrent jobs spread over parents).
+ */
+import { z } from 'zod';
+
+const ParentRecordSchema = z.object({
+  answers: z.number().int().nonnegative(),
+  /** How often each child (its normal-form id) was proposed from this parent. */
+  children: z.record(z.string(), z.number().int().positive()),
+  /** Children that beat this parent. */
+  improvements: z.number().int().nonnegative(),
+});
+export const ParentYieldStateSchema = z.record(z.string(), ParentRecordSchema);
+export type ParentYieldState = z.infer<typeof ParentYieldStateSchema>;
+
+interface ParentRecord {
+  answers: number;
+  children: Map<string, number>;
+  /** Children proposed exactly once: kept in step so novelty() is O(1). */
+  singles: number;
+  improvements: number;
+}
+
+export class ParentYield {
+  private readonly parents = new Map<string, ParentRecord>();
+
+  constructor(state?: unknown) {
+    if (state === undefined) return;
+    for (const [parent, record] of Object.entries(ParentYieldStateSchema.parse(state))) {
+      const children = new Map(Object.entries(record.children));
+      this.parents.set(parent, { answers: record.answers, children, singles: [...children.values()].filter((count) => count === 1).length, improvements: record.improvements });
+    }
+  }
+
+  /** An answer about `parent` proposed `child` (a normal-form id; the parent's own for an unchanged program). */
+  noteAnswer(parent: string, child: string): void {
+    const record = this.record(parent);
+    record.answers++;
+    const before = record.children.get(child) ?? 0;
+    record.children.set(child, before + 1);
+    if (before === 0) record.singles++;
+    else if (before === 1) record.singles--;
+  }
+
+  noteImprovement(parent: string): void {
+    this.record(parent).improvements++;
+  }
+
+  /** Chance that the next answer about `parent` is a child not proposed from it before. */
+  novelty(parent: string, pending = 0): number {
+    const record = this.parents.get(parent);
+    return ((record?.singles ?? 0) + 1) / ((record?.answers ?? 0) + pending + 1);
+  }
+
+  answers(parent: string): number {
+    return this.parents.get(parent)?.answers ?? 0;
+  }
+
+  /** Distinct children proposed from `parent`. */
+  distinct(parent: string): number {
+    return this.parents.get(parent)?.children.size ?? 0;
+  }
+
+  improvements(parent: string): number {
+    return this.parents.get(parent)?.improvements ?? 0;
+  }
+
+  state(): ParentYieldState {
+    return Object.fromEntries([...this.parents].map(([parent, record]) => [parent, { answers: record.answers, children: Object.fromEntries(record.children), improvements: record.improvements }]));
+  }
+
+  private record(parent: string): ParentRecord {
+    let record = this.parents.get(parent);
+    if (!record) this.parents.set(parent, (record = { answers: 0, children: new Map(), singles: 0, improvements: 0 }));
+    return record;
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * Per-parent credit: how often a parent's answers are new, and the climbing choice built on
+ * it (the best and its close relatives while they yield, down the ranking once they are
+ * exhausted).
+ */
+import * as assert from 'node:assert/strict';
+import type { Program } from '../../shared/evolution';
+import { ParentYield } from '../../daemon/evolution/credit/parentYield';
+import { climbingParent, EXHAUSTED } from '../../daemon/evolution/selection/climb';
+import type { YieldView } from '../../daemon/evolution/selection/ParentSelector';
+import { makeProgram } from '../conformance/parentSelector';
+
+describe('ParentYield', () => {
+  it('a parent never asked is fresh; answers that repeat make it stale; new children keep it fresh', () => {
+    const yields = new ParentYield();
+    assert.equal(yields.novelty('p'), 1);
+    for (const child of ['a', 'b', 'c', 'd']) yields.noteAnswer('p', child);
+    const fresh = yields.novelty('p');
+    assert.ok(fresh > 0.9, `four new children of four answers: ${fresh}`);
+    for (let i = 0; i < 16; i++) yields.noteAnswer('p', ['a', 'b', 'c', 'd'][i % 4]!);
+    const stale = yields.novelty('p');
+    assert.ok(stale < EXHAUSTED, `twenty answers that repeat four children: ${stale}`);
+    assert.equal(yields.answers('p'), 20);
+    assert.equal(yields.distinct('p'), 4);
+    assert.equal(yields.novelty('q'), 1, 'another parent is untouched');
+  });
+
+  it('tracks the Good-Turing unseen share: singletons over answers, smoothed', () => {
+    const yields = new ParentYield();
+    for (const child of ['a', 'a', 'b', 'c', 'c', 'c', 'd']) yields.noteAnswer('p', child);
+    // Children seen once: b and d.
+    assert.equal(yields.novelty('p'), (2 + 1) / (7 + 1));
+    assert.equal(yields.novelty('p', 2), (2 + 1) / (7 + 2 + 1), 'answers in flight count as repeats');
+  });
+
+  it('survives state() → JSON → constructor, singletons included', () => {
+    const yields = new ParentYield();
+    for (const child of ['a', 'a', 'b']) yields.noteAnswer('p', child);
+    yields.noteImprovement('p');
+    const copy = new ParentYield(JSON.parse(JSON.stringify(yields.state())));
+    assert.equal(copy.novelty('p'), yields.novelty('p'));
+    assert.equal(copy.improvements('p'), 1);
+    copy.noteAnswer('p', 'b');
+    yields.noteAnswer('p', 'b');
+    assert.equal(copy.novelty('p'), yields.novelty('p'));
+  });
+});
+
+describe('climbingParent', () => {
+  const program = (tag: string, objective: number): Program => makeProgram({ tag, objective });
+  const best = program('best', 10);
+  const relative = program('relative', 9.8);
+  const ancestor = program('ancestor', 6);
+  const weak = program('weak', 2);
+  const top = [best, relative, ancestor, weak];
+
+  function view(novelty: Record<string, number>): YieldView {
+    return {
+      top: () => top,
+      // makeProgram names each program's niche by its tag: the novelty of each is given by tag.
+      novelty: (id) => novelty[top.find((p) => p.id === id)!.niche!] ?? 1,
+      tied: (a, b) => Math.abs(Math.log(a / b)) <= 0.1,
+    };
+  }
+
+  it('asks about the best while it yields', () => {
+    assert.equal(climbingParent(best, view({ best: 1, relative: 1 })), best, 'a tie goes to the better ranked');
+    assert.equal(climbingParent(best, view({ best: 0.6, relative: 0.5 })), best);
+  });
+
+  it('moves to a close relative (tied within the noise) whose answers are newer', () => {
+    assert.equal(climbingParent(best, view({ best: 0.4, relative: 0.9 })), relative);
+  });
+
+  it('never counts a program outside the noise band as a relative', () => {
+    assert.equal(climbingParent(best, view({ best: 0.4, relative: 0.3, ancestor: 1 })), best, 'the best still yields more than the threshold');
+  });
+
+  it('once the best and its relatives are exhausted, goes down the ranking to the first that is not', () => {
+    assert.equal(climbingParent(best, view({ best: 0.1, relative: 0.15, ancestor: 0.2, weak: 0.9 })), weak);
+    assert.equal(climbingParent(best, view({ best: 0.1, relative: 0.15, ancestor: 0.8, weak: 0.9 })), ancestor);
+  });
+
+  it('when everything is exhausted, takes the freshest of all', () => {
+    assert.equal(climbingParent(best, view({ best: 0.05, relative: 0.06, ancestor: 0.2, weak: 0.1 })), ancestor);
+  });
+});
