@@ -13,7 +13,8 @@ function duration(ms: number): string {
 }
 
 export function progressLine(p: RunProgress): string {
-  const best = p.best ? `${p.best.objective.toFixed(3)}${p.seedObjective ? ` (${(p.direction === 'maximize' ? p.best.objective / p.seedObjective : p.seedObjective / p.best.objective).toFixed(1)}x)` : ''}` : '—';
+  const improvement = p.best && p.seedObjective ? (p.direction === 'maximize' ? p.best.objective / p.seedObjective : p.seedObjective / p.best.objective) : undefined;
+  const best = p.best ? `${p.best.objective.toFixed(3)}${improvement !== undefined ? ` (${improvement.toFixed(1)}x)` : ''}` : '—';
   const parts = [
     `best ${p.objectiveName} ${best}`,
     `gen ${p.generation}`,
@@ -21,7 +22,11 @@ export function progressLine(p: RunProgress): string {
     `${p.evaluationsPerMinute.toFixed(1)}/min`,
   ];
   if (p.patchYield.answers > 0) parts.push(`yield ${Math.round(p.patchYield.firstTry * 100)}%/${Math.round(p.patchYield.afterRepair * 100)}%`);
-  if (p.llmCalls > 0) parts.push(`${p.llmCalls} calls, ${p.tokens.inputTokens + p.tokens.outputTokens} tok`);
+  if (p.llmCalls > 0) {
+    parts.push(`${p.llmCalls} calls${p.evaluations > 0 ? ` (${(p.llmCalls / p.evaluations).toFixed(2)}/eval)` : ''}, ${p.tokens.inputTokens + p.tokens.outputTokens} tok`);
+    // Improvement per call: doublings of the objective per 100 calls.
+    if (improvement !== undefined && improvement > 1) parts.push(`${((100 * Math.log2(improvement)) / p.llmCalls).toFixed(2)} doublings/100 calls`);
+  }
   parts.push(duration(p.elapsedMs));
   if (p.etaMs !== undefined) parts.push(`ETA ${duration(p.etaMs)}`);
   return parts.join(' · ');
