@@ -72,6 +72,8 @@ export const MutatePayloadSchema = z.object({
   reaskAttempts: z.number().int().nonnegative().max(5).optional(),
   /** Accept a whole-EVOLVE-BLOCK rewrite as an answer. */
   allowRewrite: z.boolean().optional(),
+  /** false: no compile check and no normal forms (a benchmark measuring what they bring). */
+  childCheck: z.boolean().optional(),
   /** Prompt template name (searched in the project's .peagen/prompts first). */
   template: z.string().optional(),
   /** Directory searched first for prompt templates. */

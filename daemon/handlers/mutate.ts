@@ -12,6 +12,7 @@ import type { LlmConfig } from '../evolution/llm/llmConfig';
 import type { LlmBackend } from '../evolution/llm/LlmBackend';
 import { createBackends, describeBackends } from '../evolution/llm/createBackends';
 import { costOf, pricingFor } from '../evolution/llm/pricing';
+import { EXACT_CHECK } from '../evolution/mutation/childCheck';
 import { LlmPatchMutator } from '../evolution/mutation/LlmPatchMutator';
 import type { Mutator } from '../evolution/mutation/Mutator';
 import { OfflineMutator } from '../evolution/mutation/OfflineMutator';
@@ -65,6 +66,7 @@ export function createMutateHandler(options: MutateHandlerOptions): TaskHandler<
           repairAttempts: payload.repairAttempts ?? options.llm.repairAttempts,
           reaskAttempts: payload.reaskAttempts ?? payload.repairAttempts ?? options.llm.repairAttempts,
           allowRewrite: payload.allowRewrite ?? options.llm.allowRewrite,
+          ...(payload.childCheck === false && { check: EXACT_CHECK }),
           ...(payload.promptDir && { promptDir: payload.promptDir }),
           ...(pricing && { cost: (usage: LlmUsage) => costOf(usage, pricing) }),
           ...(payload.template && { template: payload.template }),

@@ -52,20 +52,20 @@ describe('BudgetGuard', () => {
 
   it('grants a job the calls that fit every budget, and names the budget that binds when none fit', () => {
     const guard = new BudgetGuard({ budgetTokens: 100 }, PER_CALL);
-    assert.deepEqual(guard.allowance(nothing), { calls: 5 });
+    assert.deepEqual(guard.allowance(nothing), { calls: 5, binding: 'budget_tokens' });
     guard.reserve(3);
-    assert.deepEqual(guard.allowance(nothing), { calls: 2 }, 'reserved calls count as spent');
+    assert.deepEqual(guard.allowance(nothing), { calls: 2, binding: 'budget_tokens' }, 'reserved calls count as spent');
     guard.reserve(2);
     assert.deepEqual(guard.allowance(nothing), { calls: 0, binding: 'budget_tokens' });
     guard.release(2);
     guard.release(3);
-    assert.deepEqual(guard.allowance({ tokens: 79, usd: 0, calls: 4 }), { calls: 1 });
+    assert.deepEqual(guard.allowance({ tokens: 79, usd: 0, calls: 4 }), { calls: 1, binding: 'budget_tokens' });
     assert.deepEqual(guard.allowance({ tokens: 81, usd: 0, calls: 4 }), { calls: 0, binding: 'budget_tokens' });
 
-    assert.deepEqual(new BudgetGuard({ maxLlmCalls: 5 }, PER_CALL).allowance({ tokens: 0, usd: 0, calls: 3 }), { calls: 2 });
+    assert.deepEqual(new BudgetGuard({ maxLlmCalls: 5 }, PER_CALL).allowance({ tokens: 0, usd: 0, calls: 3 }), { calls: 2, binding: 'max_llm_calls' });
     assert.deepEqual(new BudgetGuard({ maxLlmCalls: 5 }, PER_CALL).allowance({ tokens: 0, usd: 0, calls: 5 }), { calls: 0, binding: 'max_llm_calls' });
-    assert.deepEqual(new BudgetGuard({ budgetUsd: 1, maxLlmCalls: 9 }, PER_CALL).allowance({ tokens: 0, usd: 0.5, calls: 0 }), { calls: 2 }, 'the tightest budget binds');
-    assert.deepEqual(new BudgetGuard({ budgetUsd: 1 }, { ...PER_CALL, usd: 0 }).allowance(nothing), { calls: Infinity }, 'no price known: the USD budget cannot bind');
+    assert.deepEqual(new BudgetGuard({ budgetUsd: 1, maxLlmCalls: 9 }, PER_CALL).allowance({ tokens: 0, usd: 0.5, calls: 0 }), { calls: 2, binding: 'budget_usd' }, 'the tightest budget binds');
+    assert.deepEqual(new BudgetGuard({ budgetUsd: 1 }, { ...PER_CALL, usd: 0 }).allowance(nothing), { calls: Infinity, binding: 'budget_usd' }, 'no price known: the USD budget cannot bind');
     assert.deepEqual(new BudgetGuard({}, PER_CALL).allowance({ tokens: 1e9, usd: 1e9, calls: 1e9 }), { calls: Infinity }, 'no limit, no stop');
   });
 

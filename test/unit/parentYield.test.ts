@@ -64,24 +64,24 @@ describe('climbingParent', () => {
   }
 
   it('asks about the best while it yields', () => {
-    assert.equal(climbingParent(best, view({ best: 1, relative: 1 })), best, 'a tie goes to the better ranked');
-    assert.equal(climbingParent(best, view({ best: 0.6, relative: 0.5 })), best);
+    assert.deepEqual(climbingParent(best, view({ best: 1, relative: 1 })), { parent: best, descended: false }, 'a tie goes to the better ranked');
+    assert.deepEqual(climbingParent(best, view({ best: 0.6, relative: 0.5 })), { parent: best, descended: false });
   });
 
   it('moves to a close relative (tied within the noise) whose answers are newer', () => {
-    assert.equal(climbingParent(best, view({ best: 0.4, relative: 0.9 })), relative);
+    assert.deepEqual(climbingParent(best, view({ best: 0.4, relative: 0.9 })), { parent: relative, descended: false });
   });
 
   it('never counts a program outside the noise band as a relative', () => {
-    assert.equal(climbingParent(best, view({ best: 0.4, relative: 0.3, ancestor: 1 })), best, 'the best still yields more than the threshold');
+    assert.deepEqual(climbingParent(best, view({ best: 0.4, relative: 0.3, ancestor: 1 })), { parent: best, descended: false }, 'the best still yields more than the threshold');
   });
 
-  it('once the best and its relatives are exhausted, goes down the ranking to the first that is not', () => {
-    assert.equal(climbingParent(best, view({ best: 0.1, relative: 0.15, ancestor: 0.2, weak: 0.9 })), weak);
-    assert.equal(climbingParent(best, view({ best: 0.1, relative: 0.15, ancestor: 0.8, weak: 0.9 })), ancestor);
+  it('once the best and its relatives are exhausted, descends the ranking to the first that is not', () => {
+    assert.deepEqual(climbingParent(best, view({ best: 0.1, relative: 0.15, ancestor: 0.2, weak: 0.9 })), { parent: weak, descended: true });
+    assert.deepEqual(climbingParent(best, view({ best: 0.1, relative: 0.15, ancestor: 0.8, weak: 0.9 })), { parent: ancestor, descended: true });
   });
 
   it('when everything is exhausted, takes the freshest of all', () => {
-    assert.equal(climbingParent(best, view({ best: 0.05, relative: 0.06, ancestor: 0.2, weak: 0.1 })), ancestor);
+    assert.deepEqual(climbingParent(best, view({ best: 0.05, relative: 0.06, ancestor: 0.2, weak: 0.1 })), { parent: ancestor, descended: true });
   });
 });

@@ -23,7 +23,7 @@ import type { EvaluationEvent, PlanEvent, ProposalEvent, RunEvent } from './even
 import type { RunDir, RunManifest } from './runDir';
 import { RunState } from './RunState';
 import { awaitResult, type TaskClient } from './TaskClient';
-import { evaluateTaskSpec, evaluationOf, mutateTaskSpec, proposalOf } from './taskSpecs';
+import { evaluateTaskSpec, evaluationOf, freeProposal, isFree, mutateTaskSpec, proposalOf } from './taskSpecs';
 
 export interface EvolutionRunOptions {
   runDir: RunDir;
@@ -80,6 +80,9 @@ const GENTLE_STOPS = new Set<StopReason>(['generations', 'evaluations', 'no_impr
  */
 export const FAILED_JOBS_STOP = 10;
 
+/** Weight of the newest sample in the pace averages. */
+const PACE_WEIGHT = 0.2;
+
 class Interrupted extends Error {}
 
 export class EvolutionRun {
@@ -101,6 +104,8 @@ export class EvolutionRun {
   private failedJobsInARow = 0;
   /** The run's trace: each mutate and evaluate job is a span under it, their tasks' spans under those. */
   private span: Span | undefined;
+  /** How long proposals and evaluations take and how often a proposal gives a child (moving averages), for the lookahead. */
+  private pace: { proposalMs: number | undefined; evaluationMs: number | undefined; childRate: number } = { proposalMs: undefined, evaluationMs: undefined, childRate: 1 };
 
   constructor(private readonly options: EvolutionRunOptions) {
     this.budget = new BudgetGuard(options.manifest.stop, options.perCallSpend);
@@ -221,15 +226,21 @@ export class EvolutionRun {
       if (!this.stopReason) this.stopReason = this.stopCondition();
       while (!this.stopReason && this.wantsAnotherProposal() && this.roomForJob()) {
         let allowance = Infinity;
-        if (this.state.settings.usesLlm) {
+        if (this.state.settings.usesLlm && !this.state.nextJobIsFree()) {
           const left = this.budget.allowance(this.spent());
-          if (left.calls < 1) {
+          if (this.state.ablated('budget')) {
+            // As before the budget rule: a job needs room for its whole worst case, and the first that has none ends the run.
+            const R = this.options.manifest.llm.repairAttempts;
+            if (left.calls < 1 + 2 * R) {
+              this.stopReason = left.binding;
+              break;
+            }
+          } else if (left.calls < 1) {
             // Jobs still making calls may leave part of their reservation unspent: the budget
             // ends the run only once no call is reserved, so the run spends what it may.
             if (!this.anyJobMutating()) this.stopReason = left.binding;
             break;
-          }
-          allowance = left.calls;
+          } else allowance = left.calls;
         }
         const plan = this.timed(() => {
           const planned = this.state.plan({ allowance, repairAttempts: this.options.manifest.llm.repairAttempts });
@@ -259,15 +270,34 @@ export class EvolutionRun {
   }
 
   /**
-   * Keep `mutateSlots` proposals in flight beyond what the evaluation slots need: when
-   * proposals come back as duplicates or fail to apply, more are asked for at once, so the
-   * evaluation slots never idle waiting for a usable child.
+   * Keep children coming so that every free evaluation slot gets one and a slot that frees
+   * finds one ready: proposals in flight plus children waiting for a slot stay below the free
+   * slots plus the lookahead.
    */
   private wantsAnotherProposal(): boolean {
     let proposing = 0;
     for (const job of this.jobs.values()) if (job.phase === 'mutate') proposing++;
-    const evaluating = this.jobs.size - proposing;
-    return proposing < this.options.mutateSlots + Math.max(0, this.options.evalSlots - evaluating);
+    const free = Math.max(0, this.options.evalSlots - this.evaluating);
+    return proposing + this.evaluationWaiters.length < free + this.lookahead();
+  }
+
+  /**
+   * Children to have on the way beyond the free slots: as many as the slots consume while a
+   * proposal is made (a slow model needs several in flight per slot), at least one and at most
+   * `mutateSlots`. No more: a call made long before a slot can take its child is made without
+   * what the evaluations in flight will teach, and against a fast model the run would spend its
+   * calls ahead of its evaluations.
+   */
+  private lookahead(): number {
+    const { proposalMs, evaluationMs, childRate } = this.pace;
+    if (proposalMs === undefined || evaluationMs === undefined) return this.options.mutateSlots;
+    const perSlot = proposalMs / Math.max(1, evaluationMs) / Math.max(0.1, childRate);
+    return Math.min(this.options.mutateSlots, Math.max(1, Math.ceil(this.options.evalSlots * perSlot)));
+  }
+
+  /** A moving average: recent jobs count most. */
+  private static average(previous: number | undefined, sample: number): number {
+    return previous === undefined ? sample : previous + PACE_WEIGHT * (sample - previous);
   }
 
   private anyJobMutating(): boolean {
@@ -314,7 +344,7 @@ export class EvolutionRun {
     const tasks = new Set<string>();
     // The job's worst case: its first call and every follow-up it was granted.
     const R = this.options.manifest.llm.repairAttempts;
-    let reserved = this.state.settings.usesLlm && !open?.child ? 1 + (plan.calls?.format ?? R) + (plan.calls?.known ?? R) : 0;
+    let reserved = this.state.settings.usesLlm && !open?.child && !isFree(plan) ? 1 + (plan.calls?.format ?? R) + (plan.calls?.known ?? R) : 0;
     this.budget.reserve(reserved);
     const releaseCalls = (): void => {
       this.budget.release(reserved);
@@ -353,8 +383,10 @@ export class EvolutionRun {
   ): Promise<void> {
     let child = open?.child;
     if (!child) {
-      const proposal = await this.mutate(plan, signal, tasks);
+      const asked = performance.now();
+      const proposal = isFree(plan) ? freeProposal(plan, this.state) : await this.mutate(plan, signal, tasks);
       if (signal.aborted) return;
+      if (!isFree(plan)) this.pace.proposalMs = EvolutionRun.average(this.pace.proposalMs, performance.now() - asked);
       // What the calls cost is in the proposal's usage now: the rest of the reservation is free.
       const entry = this.jobs.get(plan.job);
       if (entry) entry.phase = 'evaluate';
@@ -364,6 +396,7 @@ export class EvolutionRun {
         return outcome;
       });
       releaseCalls();
+      if (!isFree(plan)) this.pace.childRate = EvolutionRun.average(this.pace.childRate, verdict === 'evaluate' ? 1 : 0);
       if (verdict === 'done') return;
       child = { id: proposal.childId!, code: proposal.code! };
     }
@@ -432,6 +465,7 @@ export class EvolutionRun {
 
   private async evaluate(code: string, seed: number, signal: AbortSignal, tasks: Set<string>): Promise<Evaluation | undefined> {
     await this.acquireEvaluationSlot(signal);
+    const started = performance.now();
     try {
       const { client, example, manifest } = this.options;
       const result = await this.traced('evaluate', { 'peagen.seed': seed }, async (trace) => {
@@ -443,6 +477,7 @@ export class EvolutionRun {
       });
       const evaluation = evaluationOf(result.data);
       if (!evaluation && result.error) throw new Error(`the evaluate task failed: ${result.error.code}: ${result.error.message}`);
+      this.pace.evaluationMs = EvolutionRun.average(this.pace.evaluationMs, performance.now() - started);
       return evaluation;
     } finally {
       this.releaseEvaluationSlot();

@@ -12,6 +12,7 @@ import { EvoDB } from '../evodb/EvoDB';
 import { EnsembleRouter } from '../llm/EnsembleRouter';
 import { Rng, type RngState } from '../rng';
 import { createSelector } from '../selection/createSelector';
+import { editCount, MAX_SPLIT_EDITS } from '../mutation/edits';
 import { bestFirst } from '../selection/archiveQueries';
 import type { ParentSelector, SelectionOutcome, YieldView } from '../selection/ParentSelector';
 import type { EvaluationEvent, PlanEvent, ProposalEvent } from './events';
@@ -41,10 +42,22 @@ export interface RunSettings {
    * replays only under the policy that wrote it.
    */
   policy?: number | undefined;
+  /**
+   * Search mechanisms switched off (PEAGEN_ABLATE, for the bench's per-mechanism rows):
+   * `budget` (stop at the first job whose whole worst case does not fit), `credit` (every job
+   * gets all its repairs and re-asks, evaluation repairs half the time), `climb` (exploit is
+   * always the best), `normalize` (no compile check, no normal forms: exact duplicates only),
+   * `split` (children with several edits are not split), `revert` (no edit of the best's
+   * lineage is undone).
+   */
+  ablate?: Ablation[] | undefined;
 }
 
 /** The planning policy of this Peagen: call credit, parent yield, normal-form duplicates. */
 export const SEARCH_POLICY = 2;
+
+export const ABLATIONS = ['budget', 'credit', 'climb', 'normalize', 'split', 'revert'] as const;
+export type Ablation = (typeof ABLATIONS)[number];
 
 /** Calls of one kind and what they gave (new children, or correct children for evaluation repairs). */
 export interface Tally {
@@ -84,6 +97,10 @@ export interface Counters {
   callsByKind: { first: Tally; format: Tally; known: Tally; evaluation: Tally };
   /** Children not evaluated because their normal form was known (comments or layout changed only). */
   normalizedDuplicates: number;
+  /** Split jobs (one edit of a child tried alone, no call), and how many beat the child they came from. */
+  splits: { jobs: number; improvements: number };
+  /** Revert jobs (the best without an edit that did not improve, no call), and how many were as good. */
+  reverts: { jobs: number; kept: number };
 }
 
 interface Job {
@@ -111,6 +128,7 @@ export interface RunStateSnapshot {
   rng: RngState;
   nextJob: number;
   repairQueue: string[];
+  freeQueue?: FreeTask[];
   jobs: Job[];
   counters: Counters;
   seedId: string | null;
@@ -122,6 +140,12 @@ export interface RunStateSnapshot {
   /** Relative differences between the two measurements of confirmed programs (latest last). */
   noise?: number[];
 }
+
+/** A job that makes no call: one edit of a child alone on its parent, or a program without an edit of its lineage. */
+type FreeTask = { kind: 'split'; parent: string; source: string; edit: number; island: number } | { kind: 'revert'; parent: string; from: string; island: number };
+
+/** Lineage steps a revert looks back over. */
+const REVERT_DEPTH = 64;
 
 const REPAIR_QUEUE_LIMIT = 16;
 /** Correct programs the exploit choice ranks (the best and its closest rivals). */
@@ -143,6 +167,8 @@ function emptyCounters(): Counters {
     improvementsOfBest: 0, lastImprovementAt: 0,
     callsByKind: { first: { calls: 0, successes: 0 }, format: { calls: 0, successes: 0 }, known: { calls: 0, successes: 0 }, evaluation: { calls: 0, successes: 0 } },
     normalizedDuplicates: 0,
+    splits: { jobs: 0, improvements: 0 },
+    reverts: { jobs: 0, kept: 0 },
   };
 }
 
@@ -156,6 +182,8 @@ export class RunState {
   bestHistory: BestPoint[] = [];
   private nextJob = 0;
   private repairQueue: string[] = [];
+  /** Splits and reverts to try, before any new call is made. */
+  private freeQueue: FreeTask[] = [];
   private readonly jobs = new Map<number, Job>();
   /** Every child proposed from each parent (evaluated, failed or duplicate), by parent id. */
   private readonly childrenOf = new Map<string, string[]>();
@@ -195,6 +223,7 @@ export class RunState {
       if (this.router && snapshot.router) this.router.restore(snapshot.router);
       this.nextJob = snapshot.nextJob;
       this.repairQueue = [...snapshot.repairQueue];
+      this.freeQueue = (snapshot.freeQueue ?? []).map((task) => ({ ...task }));
       for (const job of snapshot.jobs) this.jobs.set(job.plan.job, job);
       this.counters = { ...emptyCounters(), ...snapshot.counters };
       this.seedId = snapshot.seedId;
@@ -220,6 +249,7 @@ export class RunState {
       rng: this.rng.state(),
       nextJob: this.nextJob,
       repairQueue: [...this.repairQueue],
+      freeQueue: this.freeQueue.map((task) => ({ ...task })),
       jobs: [...this.jobs.values()],
       counters: structuredClone(this.counters),
       seedId: this.seedId,
@@ -260,10 +290,19 @@ export class RunState {
    */
   plan(limits: { allowance?: number; repairAttempts?: number } = {}): PlanEvent {
     const job = this.nextJob++;
+    const free = this.freeQueue.shift();
+    if (free) {
+      this.counters.plans++;
+      const common = { type: 'plan' as const, job, kind: free.kind, parent: free.parent, inspirations: [], avoid: [], arm: free.kind, island: free.island, seed: this.rng.seed() };
+      const plan: PlanEvent = free.kind === 'split' ? { ...common, split: { source: free.source, edit: free.edit } } : { ...common, revert: { from: free.from } };
+      this.counters[free.kind === 'split' ? 'splits' : 'reverts'].jobs++;
+      this.jobs.set(job, { plan });
+      return plan;
+    }
     const backend = this.router?.choose(this.rng);
     this.counters.plans++;
     let plan: PlanEvent;
-    if (this.repairQueue.length > 0 && this.credit.prefersRepair(this.rng)) {
+    if (this.repairQueue.length > 0 && (this.ablated('credit') ? this.rng.next() < 0.5 : this.credit.prefersRepair(this.rng))) {
       const failedId = this.repairQueue.shift()!;
       this.counters.repairPlans++;
       plan = { type: 'plan', job, kind: 'repair', parent: failedId, inspirations: [], avoid: this.avoidFor(failedId), arm: 'repair', island: this.archive.get(failedId)?.lineage.island ?? 0, seed: this.rng.seed(), ...(backend && { backend }) };
@@ -273,7 +312,7 @@ export class RunState {
       // An island with no correct program yet (at the start, only the seed's island has one)
       // breeds from the whole archive; its children then live on that island.
       const populated = island !== undefined && this.archive.best(island) !== undefined;
-      const selection = this.selector.select(this.archive, this.rng, { inspirations: this.settings.inspirations, ...(populated && { island }), yields: this.yieldView() });
+      const selection = this.selector.select(this.archive, this.rng, { inspirations: this.settings.inspirations, ...(populated && { island }), ...(!this.ablated('climb') && { yields: this.yieldView() }) });
       if (selection.parent.id === this.archive.best()?.id) this.counters.parentWasBest++;
       plan = {
         type: 'plan',
@@ -293,9 +332,16 @@ export class RunState {
     return plan;
   }
 
+  /** Whether the next job is a split: it makes no call, so no budget limits it. */
+  nextJobIsFree(): boolean {
+    return this.freeQueue.length > 0;
+  }
+
   /** Format repairs and re-asks for a job: what their credit earns, cut to fit `allowance` calls in all. */
   private grantCalls(repairAttempts: number, allowance: number): { format: number; known: number } {
-    const earned = { format: this.credit.grant('format', repairAttempts, this.rng), known: this.credit.grant('known', repairAttempts, this.rng) };
+    const earned = this.ablated('credit')
+      ? { format: repairAttempts, known: repairAttempts }
+      : { format: this.credit.grant('format', repairAttempts, this.rng), known: this.credit.grant('known', repairAttempts, this.rng) };
     const extra = Math.max(0, Math.floor(allowance) - 1);
     const format = Math.min(earned.format, extra);
     return { format, known: Math.min(earned.known, extra - format) };
@@ -341,6 +387,10 @@ export class RunState {
     return Math.abs(Math.log(a / b)) <= band;
   }
 
+  ablated(mechanism: Ablation): boolean {
+    return this.settings.ablate?.includes(mechanism) ?? false;
+  }
+
   /** Keeps the top list in step with the archive: a correct program takes its place by rank. */
   private rank(program: Program): void {
     if (!program.correct || program.objective === null || !Number.isFinite(program.objective)) return;
@@ -374,7 +424,7 @@ export class RunState {
         model.afterRepair++;
       }
     }
-    const form = event.ok && event.childId ? (event.normalizedId ?? event.childId) : undefined;
+    const form = event.ok && event.childId ? ((this.ablated('normalize') ? undefined : event.normalizedId) ?? event.childId) : undefined;
     const exact = event.ok && event.childId !== undefined && (this.archive.has(event.childId) || this.isInFlight(event.childId, event.job));
     const sameForm = !exact && form !== undefined && this.forms.has(form);
     this.creditCalls(job, event, exact || sameForm);
@@ -406,6 +456,8 @@ export class RunState {
    */
   private creditCalls(job: Job, event: ProposalEvent, duplicate: boolean): void {
     const byKind = this.counters.callsByKind;
+    // A split or revert job makes no call and is no answer about its parent.
+    if (job.plan.kind === 'split' || job.plan.kind === 'revert') return;
     if (job.plan.kind === 'repair') {
       byKind.evaluation.calls += event.exchanges.length;
       return;
@@ -534,28 +586,70 @@ export class RunState {
           ? objective / parentObjective - 1
           : parentObjective / objective - 1
         : 0;
+    if (job.plan.kind === 'split') {
+      const source = job.plan.split ? this.archive.get(job.plan.split.source) : undefined;
+      const beat = source?.objective === null ? parentObjective : (source?.objective ?? null);
+      if (objective !== null && (beat === null || this.better(objective, beat))) this.counters.splits.improvements++;
+    }
+    if (job.plan.kind === 'revert' && objective !== null && parentObjective !== null && (!this.better(parentObjective, objective) || this.tied(objective, parentObjective))) this.counters.reverts.kept++;
+    if (job.plan.kind === 'improve' && parent && (objective === null || improvedParent) && !this.ablated('split')) this.queueSplits(parent, program);
+    if (improvedBest && !this.ablated('revert')) this.queueReverts(program);
     if (objective === null && this.settings.repairFailedChildren && job.plan.kind === 'improve') {
       const reason = measured[0]!.evaluation.failure?.reason;
       if (reason && REPAIRABLE.has(reason) && this.repairQueue.length < REPAIR_QUEUE_LIMIT) this.repairQueue.push(child.id);
     }
     if (improvedParent && job.plan.kind === 'improve') this.yields.noteImprovement(job.plan.parent);
+    const best = this.archive.best()?.objective ?? null;
+    const nearBest = objective !== null && (best === null || !this.better(best, objective) || this.tied(objective, best));
     if (values.length === 2 && values[0]! > 0 && values[1]! > 0) {
       this.noise.push(Math.abs(Math.log(values[0]! / values[1]!)));
       if (this.noise.length > NOISE_SAMPLES) this.noise.shift();
     }
     this.rank(program);
-    this.finish(job, { improvedParent, improvedBest, failed: objective === null, gain }, { costUsd: proposal.costUsd, calls: proposal.exchanges.length }, objective !== null);
+    this.finish(job, { improvedParent, improvedBest, failed: objective === null, gain, nearBest }, { costUsd: proposal.costUsd, calls: proposal.exchanges.length }, true);
   }
 
-  /** The job is over: the selector, the router and the call credit learn how it went. */
-  private finish(job: Job, outcome: SelectionOutcome, spent: { costUsd: number; calls: number }, evaluatedCorrect: boolean): void {
+  /**
+   * A child with several separate edits that failed, or that beat its parent, may owe that
+   * to one of its edits: each is tried alone on the parent (no call), before the next call.
+   */
+  private queueSplits(parent: Program, child: Program): void {
+    const edits = editCount(parent.code, child.code);
+    if (edits < 2 || edits > MAX_SPLIT_EDITS) return;
+    for (let edit = 0; edit < edits; edit++) this.freeQueue.push({ kind: 'split', parent: parent.id, source: child.id, edit, island: child.lineage.island });
+  }
+
+  /**
+   * A new best carries every edit of its lineage, also those that did not improve the program
+   * they were made on (measured as a tie or worse): each is tried undone, with no call.
+   * Reverts are never reverted (that would only redo the edit).
+   */
+  private queueReverts(best: Program): void {
+    let step: Program | undefined = best;
+    for (let depth = 0; step && depth < REVERT_DEPTH; depth++) {
+      const before: Program | undefined = step.lineage.parents[0] ? this.archive.get(step.lineage.parents[0]) : undefined;
+      if (!before) break;
+      const neutral = step.objective !== null && before.objective !== null && !(this.better(step.objective, before.objective) && !this.tied(step.objective, before.objective));
+      if (neutral && step.lineage.mutator !== 'revert') this.freeQueue.push({ kind: 'revert', parent: best.id, from: step.id, island: best.lineage.island });
+      step = before;
+    }
+  }
+
+  /**
+   * The job is over: the selector, the router and the call credit learn how it went. The
+   * credit of improve and repair jobs is per child they gave: correct or not (a repair that
+   * gave no child failed; an improve job without a child teaches `first` and the repairs
+   * already, through its calls).
+   */
+  private finish(job: Job, outcome: SelectionOutcome, spent: { costUsd: number; calls: number }, evaluated: boolean): void {
     this.jobs.delete(job.plan.job);
     const { costUsd, calls } = spent;
-    if (calls > 0) {
-      const kind = job.plan.kind === 'repair' ? 'evaluation' : 'improve';
-      this.credit.note(kind, calls, evaluatedCorrect ? 1 : 0);
-      if (kind === 'evaluation' && evaluatedCorrect) this.counters.callsByKind.evaluation.successes++;
+    const correct = evaluated && !outcome.failed;
+    if (calls > 0 && job.plan.kind === 'repair') {
+      this.credit.note('evaluation', 1, correct ? 1 : 0);
+      if (correct) this.counters.callsByKind.evaluation.successes++;
     }
+    if (calls > 0 && job.plan.kind === 'improve' && evaluated) this.credit.note('improve', 1, correct ? 1 : 0);
     if (job.plan.kind === 'improve') {
       const parent = this.archive.get(job.plan.parent);
       if (parent) this.selector.feedback({ arm: job.plan.arm, parent, island: job.plan.island }, outcome);

@@ -66,7 +66,7 @@ export class BudgetGuard {
 
   /**
    * How many calls a new job may make given what is spent and reserved (Infinity without
-   * budgets), and when that is 0, which budget binds.
+   * budgets), and which budget binds (the tightest; none without budgets).
    */
   allowance(spent: Spend): { calls: number; binding?: BudgetStop } {
     let calls = Infinity;
@@ -76,7 +76,7 @@ export class BudgetGuard {
       const left = budget - spent[key] - this.reserved[key];
       // A call that costs nothing of this kind (no price known) is never stopped by it.
       const fits = this.perCall[key] > 0 ? Math.floor(left / this.perCall[key] + 1e-9) : left >= 0 ? Infinity : 0;
-      if (fits < calls) {
+      if (binding === undefined || fits < calls) {
         calls = Math.max(0, fits);
         binding = reason;
       }
@@ -84,7 +84,7 @@ export class BudgetGuard {
     limit('calls', this.stop.maxLlmCalls, 'max_llm_calls');
     limit('tokens', this.stop.budgetTokens, 'budget_tokens');
     limit('usd', this.stop.budgetUsd, 'budget_usd');
-    return calls >= 1 ? { calls } : { calls: 0, ...(binding && { binding }) };
+    return { calls, ...(binding && { binding }) };
   }
 
   /** Reserves the worst case of `calls` calls; release the same number when they are over. */

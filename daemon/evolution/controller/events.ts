@@ -9,11 +9,14 @@ import { LlmUsageSchema, ProgramSchema } from '../../../shared/evolution';
 /** The evaluated seed program: the first event of every run. */
 export const SeedEventSchema = z.object({ type: z.literal('seed'), program: ProgramSchema });
 
-/** A job was planned: breed from `parent` (improve) or repair a failed child. */
+/**
+ * A job was planned: breed from `parent` (improve), repair a failed child (repair), or try one
+ * edit of a child with several alone on `parent` (split: no LLM call, see edits.ts).
+ */
 export const PlanEventSchema = z.object({
   type: z.literal('plan'),
   job: z.number().int().nonnegative(),
-  kind: z.enum(['improve', 'repair']),
+  kind: z.enum(['improve', 'repair', 'split', 'revert']),
   parent: z.string(),
   inspirations: z.array(z.string()),
   /** Children the parent already had when planned (the mutator is asked for another). */
@@ -22,6 +25,10 @@ export const PlanEventSchema = z.object({
   island: z.number().int().nonnegative(),
   seed: z.number().int().nonnegative(),
   backend: z.string().optional(),
+  /** A split job: the child whose edit `edit` (0-based) it tries alone on the parent. */
+  split: z.object({ source: z.string(), edit: z.number().int().nonnegative() }).optional(),
+  /** A revert job: the ancestor of the parent whose edit (from its own parent) it undoes. */
+  revert: z.object({ from: z.string() }).optional(),
   /** Follow-up calls the job may make (format repairs, re-asks after a known child); absent without an LLM. */
   calls: z.object({ format: z.number().int().nonnegative(), known: z.number().int().nonnegative() }).optional(),
 });

@@ -17,7 +17,7 @@ import type { Mutator } from '../mutation/Mutator';
 import { pluginBackends } from '../../plugins/pluginGuards';
 import { type CallCost, type Spend, worstCasePerCall, worstCaseRun } from './budget';
 import { RunDir, type RunManifest, type StopConditions } from './runDir';
-import { SEARCH_POLICY } from './RunState';
+import { type Ablation, ABLATIONS, SEARCH_POLICY } from './RunState';
 
 export interface RunRequest {
   exampleDir: string;
@@ -164,6 +164,8 @@ function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessE
           : 'mutator: offline — no LLM is configured, so genetic improvement of the EVOLVE-BLOCK statements does the work (set OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY to evolve with an LLM)',
       );
     }
+    const ablate = ablationsOf(env);
+    if (ablate.length > 0) notes.push(`search mechanisms switched off (PEAGEN_ABLATE): ${ablate.join(', ')}`);
     if (write) runDir = RunDir.create(request.projectDir, example.config.name);
     const children = request.childrenPerGeneration ?? request.workers;
     manifest = {
@@ -189,6 +191,7 @@ function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessE
         confirmBest: true,
         seed: request.seed ?? 1,
         policy: SEARCH_POLICY,
+        ...(ablate.length > 0 && { ablate }),
       },
       stop: request.stop,
       evaluatorArgs: request.quick ? ['--quick'] : [],
@@ -204,6 +207,14 @@ function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessE
     runDir?.writeManifest(manifest);
   }
   return { manifest, runDir, example, notes, backends };
+}
+
+/** PEAGEN_ABLATE=credit,climb,...: the search mechanisms a benchmark switches off to measure what each brings. */
+function ablationsOf(env: NodeJS.ProcessEnv): Ablation[] {
+  const names = (env.PEAGEN_ABLATE ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  const unknown = names.filter((name) => !(ABLATIONS as readonly string[]).includes(name));
+  if (unknown.length > 0) throw new RunSetupError(`PEAGEN_ABLATE: unknown mechanism ${unknown.join(', ')} (one of ${ABLATIONS.join(', ')})`);
+  return [...new Set(names)] as Ablation[];
 }
 
 /** The per-job and whole-run worst cases, and the planned notes with the spend lines added. */

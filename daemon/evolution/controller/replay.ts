@@ -11,6 +11,7 @@ import { RunEventSchema } from './events';
 import { readJournal } from '../evodb/journal';
 import { programId } from '../evodb/programId';
 import { loadExample } from '../../evaluation/example';
+import { EXACT_CHECK } from '../mutation/childCheck';
 import { LlmPatchMutator, ReplayBackend } from '../mutation/LlmPatchMutator';
 import { OfflineMutator } from '../mutation/OfflineMutator';
 import type { Mutator } from '../mutation/Mutator';
@@ -19,7 +20,7 @@ import { guardedPluginMutator } from '../../plugins/pluginGuards';
 import { applyEvent } from './applyEvent';
 import type { RunDir, RunManifest } from './runDir';
 import { RunState } from './RunState';
-import { evaluateTaskSpec, evaluationOf, mutationRequestFor } from './taskSpecs';
+import { evaluateTaskSpec, evaluationOf, freeProposal, mutationRequestFor } from './taskSpecs';
 import { awaitResult, type TaskClient } from './TaskClient';
 
 export interface ReplayResult {
@@ -58,7 +59,8 @@ export async function replayRun(runDir: RunDir, options: ReplayOptions = {}): Pr
     count++;
     if (event.type === 'plan') plans++;
     if (event.type === 'proposal' && event.ok) {
-      await rederive(event, state, manifest, example.config, runDir, options.plugins?.mutators ?? []);
+      if (event.mutator === 'split' || event.mutator === 'revert') rederiveFree(event, state);
+      else await rederive(event, state, manifest, example.config, runDir, options.plugins?.mutators ?? []);
       children++;
     }
     applyEvent(state, event, raw.at);
@@ -87,6 +89,14 @@ export async function replayRun(runDir: RunDir, options: ReplayOptions = {}): Pr
     };
   }
   return result;
+}
+
+/** A split or revert job's child, derived again from the programs it was made from. */
+function rederiveFree(event: ProposalEvent, state: RunState): void {
+  const plan = state.openJobs().find((job) => job.plan.job === event.job)?.plan;
+  if (!plan) throw new ReplayMismatch(`proposal for job ${event.job}, which was never planned`);
+  const again = freeProposal(plan, state);
+  if (!again.ok || again.childId !== event.childId) throw new ReplayMismatch(`job ${event.job}: the ${plan.kind} child derived again is not the recorded ${event.childId?.slice(0, 12)}`);
 }
 
 /** Derives the child again and checks it is the recorded one. */
@@ -125,6 +135,7 @@ async function rederive(
       reaskAttempts: plan.calls?.known ?? manifest.llm.repairAttempts,
       allowRewrite: manifest.llm.allowRewrite,
       ...(manifest.llm.promptDir && { promptDir: manifest.llm.promptDir }),
+      ...(manifest.settings.ablate?.includes('normalize') && { check: EXACT_CHECK }),
     });
   }
   const proposal = await mutator.propose(request);

@@ -59,6 +59,10 @@ export interface CallEconomics {
   callsByKind: { first: Tally; format: Tally; known: Tally; evaluation: Tally };
   /** Children not evaluated because they were known: exactly, or after normalisation (comments, layout). */
   duplicates: { exact: number; normalized: number };
+  /** Edits of children with several, tried alone with no call; how many beat the child they came from. */
+  splits: { jobs: number; improvements: number };
+  /** Bests tried without an edit of their lineage that did not improve (no call); how many were as good. */
+  reverts: { jobs: number; kept: number };
   /** Doublings of the objective (log2 of best ÷ seed, for minimize seed ÷ best) per 100 calls and per US dollar. */
   doublingsPer100Calls: number | null;
   doublingsPerUsd: number | null;
@@ -83,7 +87,7 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
   const best = state.best;
   const direction = manifest.settings.direction;
   const c = state.counters;
-  const improvePlans = c.plans - c.repairPlans;
+  const improvePlans = c.plans - c.repairPlans - (c.splits?.jobs ?? 0) - (c.reverts?.jobs ?? 0);
   const milestones: RunReport['milestones'] = [];
   for (const factor of [2, 5, 10, 25, 50, 100]) {
     const point = timeline.find((entry) => (improvementOf(direction, seed?.objective ?? null, entry.objective) ?? 0) >= factor);
@@ -130,6 +134,8 @@ function economicsOf(state: RunState, improvement: number | null): CallEconomics
     callsPerEvaluation: c.evaluations > 0 && c.llmCalls > 0 ? c.llmCalls / c.evaluations : null,
     callsByKind: structuredClone(c.callsByKind),
     duplicates: { exact: c.duplicates - c.normalizedDuplicates, normalized: c.normalizedDuplicates },
+    splits: { ...c.splits },
+    reverts: { ...c.reverts },
     doublingsPer100Calls: doublings !== null && c.llmCalls > 0 ? (100 * doublings) / c.llmCalls : null,
     doublingsPerUsd: doublings !== null && c.costUsd > 0 ? doublings / c.costUsd : null,
   };
@@ -198,6 +204,8 @@ function economicsLines(report: RunReport): string[] {
     `- ${calls} LLM calls for ${report.progress.evaluations} evaluations: ${e.callsPerEvaluation !== null ? e.callsPerEvaluation.toFixed(2) : '—'} calls per evaluation.`,
     `- Improvement per call: ${e.doublingsPer100Calls !== null ? `${e.doublingsPer100Calls.toFixed(2)} doublings of the ${report.objectiveName} per 100 calls` : '—'}${e.doublingsPerUsd !== null ? `; ${e.doublingsPerUsd.toFixed(1)} doublings per US dollar` : ''}.`,
     `- Children not evaluated because they were known: ${e.duplicates.exact} exactly, ${e.duplicates.normalized} after normalisation (comments or layout only).`,
+    `- Edits of children with several, tried alone (no call): ${e.splits.jobs}, of which ${e.splits.improvements} beat the child they came from.`,
+    `- Bests tried without an edit of their lineage that did not improve (no call): ${e.reverts.jobs}, of which ${e.reverts.kept} were as good.`,
     '',
     '| calls | number | share | success |',
     '| --- | --- | --- | --- |',

@@ -54,6 +54,7 @@ export const RunManifestSchema = z.object({
     confirmBest: z.boolean(),
     seed: z.number().int().nonnegative(),
     policy: z.number().int().positive().optional(),
+    ablate: z.array(z.enum(['budget', 'credit', 'climb', 'normalize', 'split', 'revert'])).optional(),
   }),
   stop: StopConditionsSchema,
   evaluatorArgs: z.array(z.string()),

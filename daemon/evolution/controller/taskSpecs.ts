@@ -5,7 +5,10 @@ import type { MutatePayload } from '../../../shared/payloads';
 import type { TaskSpec } from '../../../shared/task';
 import type { Example } from '../../evaluation/example';
 import type { MutationProposal, MutationRequest, MutationSubject } from '../mutation/Mutator';
-import type { PlanEvent } from './events';
+import { programId } from '../evodb/programId';
+import { withOneEdit, withoutEdit } from '../mutation/edits';
+import { unifiedDiff } from '../mutation/patch/unifiedDiff';
+import type { PlanEvent, ProposalEvent } from './events';
 import type { RunManifest } from './runDir';
 import { RunState } from './RunState';
 
@@ -64,8 +67,35 @@ export function mutateTaskSpec(plan: PlanEvent, state: RunState, manifest: RunMa
     reaskAttempts: plan.calls?.known ?? manifest.llm.repairAttempts,
     allowRewrite: manifest.llm.allowRewrite,
     ...(manifest.llm.promptDir && { promptDir: manifest.llm.promptDir }),
+    ...(manifest.settings.ablate?.includes('normalize') && { childCheck: false }),
   };
   return { kind: 'mutate', payload, requires: manifest.settings.usesLlm ? ['llm'] : ['cpu'], runId };
+}
+
+/** Split and revert jobs make no call: their child is made here, from programs the run has. */
+export function isFree(plan: PlanEvent): boolean {
+  return plan.kind === 'split' || plan.kind === 'revert';
+}
+
+/**
+ * The proposal of a job that makes no call (split or revert), made here with no task: the
+ * parent with only one edit of the source child, or without an edit of its lineage (edits.ts).
+ * The live run and replay both call this.
+ */
+export function freeProposal(plan: PlanEvent, state: RunState): ProposalEvent {
+  const common = { type: 'proposal' as const, job: plan.job, mutator: plan.kind, exchanges: [], repairs: 0, usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0 };
+  const parent = state.archive.get(plan.parent);
+  let code: string | undefined;
+  if (parent && plan.split) {
+    const source = state.archive.get(plan.split.source);
+    code = source && withOneEdit(parent.code, source.code, plan.split.edit);
+  } else if (parent && plan.revert) {
+    const after = state.archive.get(plan.revert.from);
+    const before = after?.lineage.parents[0] ? state.archive.get(after.lineage.parents[0]) : undefined;
+    code = after && before && withoutEdit(parent.code, before.code, after.code);
+  }
+  if (!parent || code === undefined) return { ...common, ok: false, reason: 'no_edit', message: `the ${plan.kind} does not apply` };
+  return { ...common, ok: true, childId: programId(code), code, patch: unifiedDiff(parent.code, code) };
 }
 
 export function evaluateTaskSpec(example: Example, code: string, seed: number, args: readonly string[], runId: string): TaskSpec {

@@ -8,12 +8,14 @@
  *  - `format`: a format repair (the answer did not apply, or its child did not compile);
  *    success = a new child.
  *  - `known`: a re-ask after the answer repeated a known program; success = a new child.
- *  - `improve`: every call of an improve job; success = a child that evaluated correct.
- *  - `evaluation`: every call of a repair job (a child that failed evaluation, sent back
- *    with the evaluator's words); success = a repaired child that evaluated correct.
+ *  - `improve`: each child of an improve job that was evaluated; success = it was correct.
+ *  - `evaluation`: each repair job (a child that failed evaluation, sent back with the
+ *    evaluator's words); success = it gave a child that evaluated correct.
  *
  * A repair or re-ask competes with what the same call would give as a fresh one: `format`
- * and `known` against `first`, `evaluation` against `improve`. Each decision draws both rates
+ * and `known` against `first`, `evaluation` against `improve` (per child: correct children
+ * are common enough with any model that a repair that never works is seen within a few tries,
+ * where a rate per call would take dozens). Each decision draws both rates
  * from their Beta posteriors (Thompson sampling) with the run's Rng, so a kind that works is
  * used, one that does not fades out, and one with few data is still tried now and then.
  * Statistics are discounted (recent calls count most): the rates drift as the search moves on.

@@ -63,6 +63,11 @@ export interface SelectionOutcome {
   failed: boolean;
   /** Relative gain over the parent (child/parent - 1 for maximize), 0 when failed. */
   gain: number;
+  /**
+   * The child is correct and tied with the best within the measurement noise, or better:
+   * it matters to the run's result (an improvement of a weak program usually does not).
+   */
+  nearBest?: boolean;
 }
 
 export interface ParentSelector {

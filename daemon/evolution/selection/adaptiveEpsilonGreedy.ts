@@ -13,14 +13,17 @@
  * ε starts at 0.15. Every improvement of the best multiplies it by 0.96 (floor 0.02): the best
  * is still yielding, keep at it. After every `window` (8) consecutive feedbacks in which no
  * child improved its parent or the best, it is multiplied by 1.05 (cap 0.5): the best has
- * stalled, look elsewhere.
+ * stalled, look elsewhere. While climbing, only feedbacks of descents count here: answers
+ * that are still new on the top are not a stall, even when improvements are rare.
  *
  * Credit per arm: each arm keeps a discounted mean reward (see reward.ts; γ = 0.97 per
  * feedback, so roughly the last 30 feedbacks of that arm count) with a neutral prior. The
  * exploration probability actually used is ε × (explore mean / exploit mean), the ratio
  * clamped to [0.5, 2] and the result to [floor, cap]. So when the best keeps improving and
  * exploring does not pay, exploration falls below ε; when explored niches improve while the
- * best stalls, it rises above ε. ε itself moves exactly by the rules above.
+ * best stalls, it rises above ε. ε itself moves exactly by the rules above. When the run says
+ * which children land near the best (SelectionOutcome.nearBest), an improvement of a weak
+ * program earns an arm nothing: it is easy, and it does not move the result.
  */
 import { z } from 'zod';
 import type { Rng } from '../rng';
@@ -33,6 +36,8 @@ import { parseSelectorState } from './selectorState';
 
 export const EXPLOIT = 'exploit';
 export const EXPLORE = 'explore';
+/** Exploit when the top is exhausted: the climb went down the ranking (climb.ts). */
+export const DESCEND = 'descend';
 type Arm = typeof EXPLOIT | typeof EXPLORE;
 
 export interface EpsilonGreedyOptions {
@@ -113,36 +118,43 @@ export class AdaptiveEpsilonGreedySelector implements ParentSelector {
     const best = selectableBest(archive, island);
     const yields = options?.yields;
     const explore = rng.next() < this.explorationProbability();
-    let parent = yields ? climbingParent(best, yields, island) : best;
+    const climb = yields ? climbingParent(best, yields, island) : { parent: best, descended: false };
+    let parent = climb.parent;
+    let arm: string = climb.descended ? DESCEND : EXPLOIT;
     if (explore) {
       const others = selectableElites(archive, island).filter((program) => program.id !== best.id && !yields?.tied(program.objective as number, best.objective as number));
       const fresh = yields ? others.filter((program) => yields.novelty(program.id) >= EXHAUSTED) : others;
       if (others.length > 0) parent = rng.pick(fresh.length > 0 ? fresh : others);
+      arm = EXPLORE;
     }
     return {
       parent,
       inspirations: chooseInspirations(archive, parent, inspirations, rng, island),
-      arm: explore ? EXPLORE : EXPLOIT,
+      arm,
       island: selectionIsland(parent, island),
     };
   }
 
   feedback(selection: Pick<Selection, 'arm' | 'parent' | 'island'>, outcome: SelectionOutcome): void {
     const state = this.current;
-    const arm = selection.arm === EXPLOIT || selection.arm === EXPLORE ? (selection.arm as Arm) : undefined;
+    // A descent is still exploitation (of the ranking) for the arms' credit.
+    const arm = selection.arm === EXPLOIT || selection.arm === DESCEND ? EXPLOIT : selection.arm === EXPLORE ? EXPLORE : undefined;
     // A feedback for an arm this selector does not have (a selection made by another
     // selector before a switch) still tells whether the run progresses; it just credits no arm.
     if (arm !== undefined) {
       const stats = state.arms[arm];
       stats.pulls = stats.pulls * this.options.armDiscount + 1;
-      stats.reward = stats.reward * this.options.armDiscount + improvementReward(outcome);
+      stats.reward = stats.reward * this.options.armDiscount + rewardOf(outcome);
     }
+    // While climbing, the top's exhaustion (not a lack of improvements) is what stalls the run:
+    // only feedbacks of descents count towards more exploration.
+    const counts = outcome.nearBest === undefined || selection.arm === DESCEND;
     if (!outcome.failed && outcome.improvedBest) {
       state.epsilon = Math.max(this.options.minEpsilon, state.epsilon * this.options.decay);
       state.sinceImprovement = 0;
     } else if (isImprovement(outcome)) {
       state.sinceImprovement = 0;
-    } else if (++state.sinceImprovement >= this.options.window) {
+    } else if (counts && ++state.sinceImprovement >= this.options.window) {
       state.epsilon = Math.min(this.options.maxEpsilon, state.epsilon * this.options.growth);
       state.sinceImprovement = 0;
     }
@@ -162,6 +174,17 @@ export class AdaptiveEpsilonGreedySelector implements ParentSelector {
     const stats = this.current.arms[arm];
     return (stats.reward + PRIOR_WEIGHT * PRIOR_MEAN) / (stats.pulls + PRIOR_WEIGHT);
   }
+}
+
+/**
+ * An arm's reward. When the run says whether a child is near the best, an improvement of a
+ * weak parent earns nothing (it is easy, and it does not move the result): 2 for a new best,
+ * 1 for an improvement that lands near the best. Otherwise the shared improvement reward.
+ */
+function rewardOf(outcome: SelectionOutcome): number {
+  if (outcome.nearBest === undefined) return improvementReward(outcome);
+  if (outcome.failed) return 0;
+  return outcome.improvedBest ? 2 : outcome.improvedParent && outcome.nearBest ? 1 : 0;
 }
 
 function clamp(value: number, min: number, max: number): number {

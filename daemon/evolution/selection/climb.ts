@@ -16,15 +16,19 @@ import type { YieldView } from './ParentSelector';
  */
 export const EXHAUSTED = 0.25;
 
-/** The parent a climbing step should ask about: see the module comment. `best` is the selectable best. */
-export function climbingParent(best: Program, yields: YieldView, island?: number): Program {
+/**
+ * The parent a climbing step should ask about (see the module comment), and whether it is
+ * on the top (the best or a close relative still yielding) or the climb had to descend
+ * because the top is exhausted. `best` is the selectable best.
+ */
+export function climbingParent(best: Program, yields: YieldView, island?: number): { parent: Program; descended: boolean } {
   const top = yields.top(island).filter(isSelectable);
   const band = [best, ...top.filter((program) => program.id !== best.id && yields.tied(program.objective as number, best.objective as number))];
   const freshest = freshestOf(band, yields);
-  if (yields.novelty(freshest.id) >= EXHAUSTED) return freshest;
+  if (yields.novelty(freshest.id) >= EXHAUSTED) return { parent: freshest, descended: false };
   const inBand = new Set(band.map((program) => program.id));
   const next = top.find((program) => !inBand.has(program.id) && yields.novelty(program.id) >= EXHAUSTED);
-  return next ?? freshestOf([freshest, ...top], yields);
+  return { parent: next ?? freshestOf([freshest, ...top], yields), descended: true };
 }
 
 /** The program whose next answer is most likely new; the earlier one (better ranked) on a tie. */

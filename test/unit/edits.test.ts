@@ -1,0 +1,118 @@
+/**
+ * New candidates with no LLM call: a child split into its separate edits, and the best
+ * without an edit of its lineage that did not improve. And how the run plans them: before any
+ * new call, journaled like any job, re-derived the same on replay.
+ */
+import * as assert from 'node:assert/strict';
+import type { Evaluation } from '../../shared/evaluation';
+import type { Program } from '../../shared/evolution';
+import { applyEvent } from '../../daemon/evolution/controller/applyEvent';
+import type { EvaluationEvent, PlanEvent, ProposalEvent, RunEvent } from '../../daemon/evolution/controller/events';
+import { RunState, SEARCH_POLICY, type RunSettings } from '../../daemon/evolution/controller/RunState';
+import { freeProposal } from '../../daemon/evolution/controller/taskSpecs';
+import { programId } from '../../daemon/evolution/evodb/programId';
+import { editCount, withOneEdit, withoutEdit } from '../../daemon/evolution/mutation/edits';
+
+const lines = (...parts: string[]): string => parts.map((line) => `${line}\n`).join('');
+const PARENT = lines('def a():', '    return 1', '', '', '', '', 'def b():', '    return 2', '', '', '', '', 'def c():', '    return 3');
+/** Two separate edits: a() returns 10, c() returns 30. */
+const CHILD = PARENT.replace('    return 1', '    return 10').replace('    return 3', '    return 30');
+
+describe('edits', () => {
+  it('counts separate edits; lines changed close together are one edit', () => {
+    assert.equal(editCount(PARENT, CHILD), 2);
+    assert.equal(editCount(PARENT, PARENT.replace('def b():\n    return 2', 'def b():\n    return 20')), 1);
+    assert.equal(editCount(PARENT, PARENT.replace('def a():\n    return 1', 'def a():\n    x = 0\n    return 1 + x')), 1);
+  });
+
+  it('splits a child into the parent with each edit alone', () => {
+    assert.equal(withOneEdit(PARENT, CHILD, 0), PARENT.replace('    return 1', '    return 10'));
+    assert.equal(withOneEdit(PARENT, CHILD, 1), PARENT.replace('    return 3', '    return 30'));
+    assert.equal(withOneEdit(PARENT, CHILD, 2), undefined, 'no third edit');
+    assert.equal(withOneEdit(PARENT, PARENT.replace('    return 3', '    return 30'), 0), undefined, 'a single edit is the child itself: nothing new');
+  });
+
+  it('undoes an edit of an ancestor in a descendant, when its lines are still there', () => {
+    const renamed = PARENT.replace('def b():', 'def b_renamed():');
+    const descendant = renamed.replace('    return 3', '    return 30');
+    assert.equal(withoutEdit(descendant, PARENT, renamed), PARENT.replace('    return 3', '    return 30'));
+    const changedAgain = descendant.replace('def b_renamed():', 'def b_final():');
+    assert.equal(withoutEdit(changedAgain, PARENT, renamed), undefined, 'the edit was overwritten since: nothing to undo');
+  });
+});
+
+// ------------------------------------------------------------------ the run's free jobs
+
+const AT = '2026-01-01T00:00:00.000Z';
+
+function settings(): RunSettings {
+  return { direction: 'maximize', objectiveName: 'speedup', islands: 1, selector: 'epsilon-greedy', mutator: 'offline', usesLlm: false, backends: [], routing: 'weighted', childrenPerGeneration: 1, inspirations: 0, repairFailedChildren: false, confirmBest: true, seed: 3, policy: SEARCH_POLICY };
+}
+
+function evaluation(objective: number | null): Evaluation {
+  return { correct: objective !== null, objective, direction: 'maximize', metrics: {}, executor: 'test', exitCode: 0, wallMs: 1, ...(objective === null && { failure: { reason: 'incorrect' as const, message: 'wrong' } }) };
+}
+
+function seedProgram(code: string): Program {
+  return { id: programId(code), code, lineage: { parents: [], generation: 0, mutator: 'seed', exchanges: [], seed: 3, repairs: 0, island: 0, createdAt: AT }, evaluation: evaluation(1), objective: 1, correct: true, measurements: [{ seed: 3, objective: 1, wallMs: 1 }], features: {} };
+}
+
+/** Plays one job: its proposal (given, or made with no call for split and revert jobs), then its measurements. */
+function play(state: RunState, events: RunEvent[], code: string | undefined, first: number | null, confirm = first): PlanEvent {
+  const plan = state.plan();
+  events.push(plan);
+  const proposal: ProposalEvent =
+    code === undefined ? freeProposal(plan, state) : { type: 'proposal', job: plan.job, ok: true, childId: programId(code), code, patch: '', mutator: 'offline', exchanges: [], repairs: 0, usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0 };
+  events.push(proposal);
+  if (state.applyProposal(proposal) === 'done') return plan;
+  const measured = (round: 'first' | 'confirm', objective: number | null): EvaluationEvent => ({ type: 'evaluation', job: plan.job, childId: proposal.childId!, round, seed: 1, evaluation: evaluation(objective) });
+  events.push(measured('first', first));
+  if (state.applyEvaluation(measured('first', first), AT) === 'confirm') {
+    events.push(measured('confirm', confirm));
+    state.applyEvaluation(measured('confirm', confirm), AT);
+  }
+  return plan;
+}
+
+describe('the run plans splits and reverts before any new call', () => {
+  it('a failed child with two edits is split; the edit that works becomes the best, with no call', () => {
+    const state = new RunState(settings());
+    const events: RunEvent[] = [];
+    state.applySeed(seedProgram(PARENT));
+    play(state, events, CHILD, null);
+    assert.ok(state.nextJobIsFree(), 'the split comes next');
+    const split = play(state, events, undefined, 3);
+    assert.equal(split.kind, 'split');
+    play(state, events, undefined, null);
+    assert.equal(state.best?.code, PARENT.replace('    return 1', '    return 10'));
+    assert.deepEqual(state.counters.splits, { jobs: 2, improvements: 1 });
+    assert.equal(state.counters.llmCalls, 0);
+    assert.equal(state.nextJobIsFree(), false);
+
+    const replayed = new RunState(settings());
+    replayed.applySeed(seedProgram(PARENT));
+    for (const event of events) applyEvent(replayed, event, AT);
+    assert.deepEqual(replayed.snapshot(), state.snapshot(), 'split jobs replay from the journal');
+  });
+
+  it('a new best is tried without the edits of its lineage that did not improve; the revert is kept when it is as good', () => {
+    const state = new RunState(settings());
+    const events: RunEvent[] = [];
+    state.applySeed(seedProgram(PARENT));
+    const renamed = PARENT.replace('def b():', 'def b_renamed():');
+    // A rename measured a little higher: a tie within the noise, so the best now carries an edit that did not improve.
+    play(state, events, renamed, 1.03, 1.02);
+    assert.equal(state.best?.code, renamed);
+    while (state.nextJobIsFree()) play(state, events, undefined, 1.0);
+    const better = renamed.replace('    return 3', '    return 30');
+    const improve = play(state, events, better, 2, 2);
+    assert.equal(improve.parent, programId(renamed), 'bred from the best');
+    assert.equal(state.best?.code, better);
+    assert.ok(state.nextJobIsFree());
+    const revert = play(state, events, undefined, 2.02, 2.01);
+    assert.equal(revert.kind, 'revert');
+    assert.equal(state.best?.code, PARENT.replace('    return 3', '    return 30'), 'the best without the rename');
+    assert.equal(state.counters.reverts.kept, 1);
+    assert.equal(state.counters.llmCalls, 0);
+  });
+});
