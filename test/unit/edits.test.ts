@@ -11,7 +11,7 @@ import type { EvaluationEvent, PlanEvent, ProposalEvent, RunEvent } from '../../
 import { RunState, SEARCH_POLICY, type RunSettings } from '../../daemon/evolution/controller/RunState';
 import { freeProposal } from '../../daemon/evolution/controller/taskSpecs';
 import { programId } from '../../daemon/evolution/evodb/programId';
-import { editCount, withOneEdit, withoutEdit } from '../../daemon/evolution/mutation/edits';
+import { editCount, withoutEdit, withoutOneEdit } from '../../daemon/evolution/mutation/edits';
 
 const lines = (...parts: string[]): string => parts.map((line) => `${line}\n`).join('');
 const PARENT = lines('def a():', '    return 1', '', '', '', '', 'def b():', '    return 2', '', '', '', '', 'def c():', '    return 3');
@@ -25,11 +25,13 @@ describe('edits', () => {
     assert.equal(editCount(PARENT, PARENT.replace('def a():\n    return 1', 'def a():\n    x = 0\n    return 1 + x')), 1);
   });
 
-  it('splits a child into the parent with each edit alone', () => {
-    assert.equal(withOneEdit(PARENT, CHILD, 0), PARENT.replace('    return 1', '    return 10'));
-    assert.equal(withOneEdit(PARENT, CHILD, 1), PARENT.replace('    return 3', '    return 30'));
-    assert.equal(withOneEdit(PARENT, CHILD, 2), undefined, 'no third edit');
-    assert.equal(withOneEdit(PARENT, PARENT.replace('    return 3', '    return 30'), 0), undefined, 'a single edit is the child itself: nothing new');
+  it('splits a child into the child without each of its edits', () => {
+    assert.equal(withoutOneEdit(PARENT, CHILD, 0), PARENT.replace('    return 3', '    return 30'));
+    assert.equal(withoutOneEdit(PARENT, CHILD, 1), PARENT.replace('    return 1', '    return 10'));
+    assert.equal(withoutOneEdit(PARENT, CHILD, 2), undefined, 'no third edit');
+    assert.equal(withoutOneEdit(PARENT, PARENT.replace('    return 3', '    return 30'), 0), undefined, 'without its only edit, a child is its parent: nothing new');
+    const three = CHILD.replace('    return 2', '    return 20');
+    assert.equal(withoutOneEdit(PARENT, three, 1), CHILD, 'the other edits stay together');
   });
 
   it('undoes an edit of an ancestor in a descendant, when its lines are still there', () => {
@@ -38,6 +40,12 @@ describe('edits', () => {
     assert.equal(withoutEdit(descendant, PARENT, renamed), PARENT.replace('    return 3', '    return 30'));
     const changedAgain = descendant.replace('def b_renamed():', 'def b_final():');
     assert.equal(withoutEdit(changedAgain, PARENT, renamed), undefined, 'the edit was overwritten since: nothing to undo');
+  });
+
+  it('undoes an edit whose neighbouring lines a later edit changed (its own lines are still there)', () => {
+    const renamed = PARENT.replace('    return 2', '    return 20');
+    const neighbour = renamed.replace('def b():', 'def b_renamed():');
+    assert.equal(withoutEdit(neighbour, PARENT, renamed), PARENT.replace('def b():', 'def b_renamed():'));
   });
 });
 
@@ -75,16 +83,17 @@ function play(state: RunState, events: RunEvent[], code: string | undefined, fir
 }
 
 describe('the run plans splits and reverts before any new call', () => {
-  it('a failed child with two edits is split; the edit that works becomes the best, with no call', () => {
+  it('a failed child with two edits is split; the child without the edit that broke it becomes the best, with no call', () => {
     const state = new RunState(settings());
     const events: RunEvent[] = [];
     state.applySeed(seedProgram(PARENT));
     play(state, events, CHILD, null);
     assert.ok(state.nextJobIsFree(), 'the split comes next');
+    // The child without its first edit (a() returns 10) keeps c() returning 30: that one works.
     const split = play(state, events, undefined, 3);
     assert.equal(split.kind, 'split');
     play(state, events, undefined, null);
-    assert.equal(state.best?.code, PARENT.replace('    return 1', '    return 10'));
+    assert.equal(state.best?.code, PARENT.replace('    return 3', '    return 30'));
     assert.deepEqual(state.counters.splits, { jobs: 2, improvements: 1 });
     assert.equal(state.counters.llmCalls, 0);
     assert.equal(state.nextJobIsFree(), false);

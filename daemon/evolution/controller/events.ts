@@ -25,7 +25,7 @@ export const PlanEventSchema = z.object({
   island: z.number().int().nonnegative(),
   seed: z.number().int().nonnegative(),
   backend: z.string().optional(),
-  /** A split job: the child whose edit `edit` (0-based) it tries alone on the parent. */
+  /** A split job: the child of the parent it tries without its edit `edit` (0-based). */
   split: z.object({ source: z.string(), edit: z.number().int().nonnegative() }).optional(),
   /** A revert job: the ancestor of the parent whose edit (from its own parent) it undoes. */
   revert: z.object({ from: z.string() }).optional(),
@@ -52,7 +52,7 @@ export const ProposalEventSchema = z.object({
   exchanges: z.array(z.string()),
   repairs: z.number().int().nonnegative(),
   /** Each LLM call: its kind and what it gave (see Mutator.ts CallAttempt). */
-  attempts: z.array(z.object({ kind: z.enum(['first', 'format', 'known']), result: z.string(), child: z.string().optional() })).optional(),
+  attempts: z.array(z.object({ kind: z.enum(['first', 'format', 'known']), result: z.string(), child: z.string().optional(), edit: z.string().optional() })).optional(),
   usage: LlmUsageSchema,
   costUsd: z.number().nonnegative(),
 });

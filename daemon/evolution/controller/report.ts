@@ -59,7 +59,7 @@ export interface CallEconomics {
   callsByKind: { first: Tally; format: Tally; known: Tally; evaluation: Tally };
   /** Children not evaluated because they were known: exactly, or after normalisation (comments, layout). */
   duplicates: { exact: number; normalized: number };
-  /** Edits of children with several, tried alone with no call; how many beat the child they came from. */
+  /** Children with several edits tried without each (no call); how many beat the child they came from. */
   splits: { jobs: number; improvements: number };
   /** Bests tried without an edit of their lineage that did not improve (no call); how many were as good. */
   reverts: { jobs: number; kept: number };
@@ -204,7 +204,7 @@ function economicsLines(report: RunReport): string[] {
     `- ${calls} LLM calls for ${report.progress.evaluations} evaluations: ${e.callsPerEvaluation !== null ? e.callsPerEvaluation.toFixed(2) : '—'} calls per evaluation.`,
     `- Improvement per call: ${e.doublingsPer100Calls !== null ? `${e.doublingsPer100Calls.toFixed(2)} doublings of the ${report.objectiveName} per 100 calls` : '—'}${e.doublingsPerUsd !== null ? `; ${e.doublingsPerUsd.toFixed(1)} doublings per US dollar` : ''}.`,
     `- Children not evaluated because they were known: ${e.duplicates.exact} exactly, ${e.duplicates.normalized} after normalisation (comments or layout only).`,
-    `- Edits of children with several, tried alone (no call): ${e.splits.jobs}, of which ${e.splits.improvements} beat the child they came from.`,
+    `- Children with several edits tried without one of them (no call): ${e.splits.jobs}, of which ${e.splits.improvements} beat the child they came from.`,
     `- Bests tried without an edit of their lineage that did not improve (no call): ${e.reverts.jobs}, of which ${e.reverts.kept} were as good.`,
     '',
     '| calls | number | share | success |',

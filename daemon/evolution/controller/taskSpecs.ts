@@ -6,7 +6,7 @@ import type { TaskSpec } from '../../../shared/task';
 import type { Example } from '../../evaluation/example';
 import type { MutationProposal, MutationRequest, MutationSubject } from '../mutation/Mutator';
 import { programId } from '../evodb/programId';
-import { withOneEdit, withoutEdit } from '../mutation/edits';
+import { withoutOneEdit, withoutEdit } from '../mutation/edits';
 import { unifiedDiff } from '../mutation/patch/unifiedDiff';
 import type { PlanEvent, ProposalEvent } from './events';
 import type { RunManifest } from './runDir';
@@ -79,7 +79,7 @@ export function isFree(plan: PlanEvent): boolean {
 
 /**
  * The proposal of a job that makes no call (split or revert), made here with no task: the
- * parent with only one edit of the source child, or without an edit of its lineage (edits.ts).
+ * source child without one of its edits, or the parent without an edit of its lineage (edits.ts).
  * The live run and replay both call this.
  */
 export function freeProposal(plan: PlanEvent, state: RunState): ProposalEvent {
@@ -88,7 +88,7 @@ export function freeProposal(plan: PlanEvent, state: RunState): ProposalEvent {
   let code: string | undefined;
   if (parent && plan.split) {
     const source = state.archive.get(plan.split.source);
-    code = source && withOneEdit(parent.code, source.code, plan.split.edit);
+    code = source && withoutOneEdit(parent.code, source.code, plan.split.edit);
   } else if (parent && plan.revert) {
     const after = state.archive.get(plan.revert.from);
     const before = after?.lineage.parents[0] ? state.archive.get(after.lineage.parents[0]) : undefined;

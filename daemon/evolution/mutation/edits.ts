@@ -5,13 +5,16 @@
  *  - Split: a model's answer often bundles a good change with an unrelated one; a breaking edit
  *    sinks the improvement beside it, a slower one is carried along with it for the rest of the
  *    run. A child whose edits touch separate places (hunks of the diff from its parent) is split
- *    into one program per edit: the parent with only that edit.
+ *    into one program per edit: the child without that edit. (Not the parent with one edit
+ *    alone: one idea often takes several edits, and a part of it alone can work, be faster, and
+ *    leave the program where the rest of the idea no longer applies.)
  *  - Revert: an edit that did not improve the program it was made on (a rename, a comment, a
  *    restructuring measured as a tie) stays in every descendant, where it can be in the way of
  *    the next idea (and of a small diff for the user). The best program is tried without it.
  *
  * Every function is pure in the programs, so replay derives the same candidates.
  */
+import { createHash } from 'node:crypto';
 import { applyPatch, structuredPatch, type StructuredPatch } from 'diff';
 
 /**
@@ -33,20 +36,33 @@ export function editCount(parent: string, child: string): number {
   return patchOf(parent, child).hunks.length;
 }
 
-/** `parent` with only the `index`-th edit of `child` applied, or undefined when it cannot be applied alone. */
-export function withOneEdit(parent: string, child: string, index: number): string | undefined {
+/** `child` without its `index`-th edit (from `parent`), or undefined when that leaves nothing new. */
+export function withoutOneEdit(parent: string, child: string, index: number): string | undefined {
   const patch = patchOf(parent, child);
-  const hunk = patch.hunks[index];
-  if (!hunk) return undefined;
-  return changed(applyPatch(parent, { ...patch, hunks: [hunk] }), [parent, child]);
+  if (index >= patch.hunks.length) return undefined;
+  return changed(applyPatch(parent, { ...patch, hunks: patch.hunks.filter((_, at) => at !== index) }), [parent, child]);
 }
 
 /**
  * `program` with the edit that turned `before` into `after` undone (`program` descends from
- * `after`), or undefined when the edit's lines are no longer there as they were.
+ * `after`), or undefined when the edit's lines are no longer there as they were. The lines
+ * around the edit are matched first; later edits often change a neighbouring line (a comment
+ * above a renamed variable), so the edit's own lines alone, found nearest their old place,
+ * are enough when those do not match.
  */
 export function withoutEdit(program: string, before: string, after: string): string | undefined {
-  return changed(applyPatch(program, patchOf(after, before)), [program]);
+  const undone = applyPatch(program, patchOf(after, before));
+  if (undone !== false) return changed(undone, [program]);
+  return changed(applyPatch(program, structuredPatch('from', 'to', after, before, '', '', { context: 0 })), [program]);
+}
+
+/**
+ * What an edit does, wherever it is made: the lines it removes and adds (trimmed), hashed. The
+ * same idea proposed for two close relatives has one key, though their children differ.
+ */
+export function editKey(before: string, after: string): string {
+  const hunks = structuredPatch('from', 'to', before, after, '', '', { context: 0 }).hunks.map((hunk) => hunk.lines.map((line) => `${line[0]}${line.slice(1).trim()}`));
+  return createHash('sha256').update(JSON.stringify(hunks)).digest('hex');
 }
 
 function changed(result: string | false, same: readonly string[]): string | undefined {
