@@ -77,11 +77,25 @@ describe('climbingParent', () => {
   });
 
   it('once the best and its relatives are exhausted, descends the ranking to the first that is not', () => {
-    assert.deepEqual(climbingParent(best, view({ best: 0.1, relative: 0.15, ancestor: 0.2, weak: 0.9 })), { parent: weak, descended: true });
-    assert.deepEqual(climbingParent(best, view({ best: 0.1, relative: 0.15, ancestor: 0.8, weak: 0.9 })), { parent: ancestor, descended: true });
+    assert.deepEqual(climbingParent(best, view({ best: EXHAUSTED * 0.5, relative: EXHAUSTED * 0.8, ancestor: EXHAUSTED * 0.9, weak: 0.9 })), { parent: weak, descended: true });
+    assert.deepEqual(climbingParent(best, view({ best: EXHAUSTED * 0.5, relative: EXHAUSTED * 0.8, ancestor: 0.8, weak: 0.9 })), { parent: ancestor, descended: true });
+  });
+
+  it('parsimony: of the best and its relatives, the shortest are asked first, the longer ones once those are exhausted', () => {
+    // The best carries a helper nothing calls any more (what a partial idea leaves behind).
+    const bloated: Program = { ...program('bloated', 10.2), code: `def unused(xs):\n    return xs\n\n\n${best.code}` };
+    const ranked = [bloated, best, relative, ancestor, weak];
+    const view = (novelty: Record<string, number>): YieldView => ({
+      top: () => ranked,
+      novelty: (id) => novelty[ranked.find((p) => p.id === id)!.niche!] ?? 1,
+      tied: (a, b) => Math.abs(Math.log(a / b)) <= 0.1,
+    });
+    assert.deepEqual(climbingParent(bloated, view({})), { parent: best, descended: false }, 'the shorter tie, though measured a little lower');
+    assert.deepEqual(climbingParent(bloated, view({ best: EXHAUSTED / 2, relative: EXHAUSTED / 2 })), { parent: bloated, descended: false }, 'the longer tie once the shorter ones are exhausted');
+    assert.deepEqual(climbingParent(bloated, view({ best: EXHAUSTED / 2, relative: EXHAUSTED / 2, bloated: EXHAUSTED / 2 })), { parent: ancestor, descended: true });
   });
 
   it('when everything is exhausted, takes the freshest of all', () => {
-    assert.deepEqual(climbingParent(best, view({ best: 0.05, relative: 0.06, ancestor: 0.2, weak: 0.1 })), { parent: ancestor, descended: true });
+    assert.deepEqual(climbingParent(best, view({ best: EXHAUSTED * 0.3, relative: EXHAUSTED * 0.4, ancestor: EXHAUSTED * 0.9, weak: EXHAUSTED * 0.6 })), { parent: ancestor, descended: true });
   });
 });

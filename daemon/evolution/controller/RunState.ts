@@ -53,8 +53,12 @@ export interface RunSettings {
   ablate?: Ablation[] | undefined;
 }
 
-/** The planning policy of this Peagen: call credit, parent yield, normal-form duplicates. */
-export const SEARCH_POLICY = 2;
+/**
+ * The planning policy of this Peagen: call credit, parent yield, normal-form duplicates (2);
+ * splits that take one edit out of a child, reverts by the edit's own lines, parsimony among
+ * ties and a later exhaustion of the climbing parent (3).
+ */
+export const SEARCH_POLICY = 3;
 
 export const ABLATIONS = ['budget', 'credit', 'climb', 'normalize', 'split', 'revert'] as const;
 export type Ablation = (typeof ABLATIONS)[number];
@@ -97,7 +101,7 @@ export interface Counters {
   callsByKind: { first: Tally; format: Tally; known: Tally; evaluation: Tally };
   /** Children not evaluated because their normal form was known (comments or layout changed only). */
   normalizedDuplicates: number;
-  /** Split jobs (one edit of a child tried alone, no call), and how many beat the child they came from. */
+  /** Split jobs (a child tried without one of its edits, no call), and how many beat the child they came from. */
   splits: { jobs: number; improvements: number };
   /** Revert jobs (the best without an edit that did not improve, no call), and how many were as good. */
   reverts: { jobs: number; kept: number };
@@ -141,7 +145,7 @@ export interface RunStateSnapshot {
   noise?: number[];
 }
 
-/** A job that makes no call: one edit of a child alone on its parent, or a program without an edit of its lineage. */
+/** A job that makes no call: a child without one of its edits, or a program without an edit of its lineage. */
 type FreeTask = { kind: 'split'; parent: string; source: string; edit: number; island: number } | { kind: 'revert'; parent: string; from: string; island: number };
 
 /** Lineage steps a revert looks back over. */
@@ -471,7 +475,8 @@ export class RunState {
         byKind[attempt.kind].successes += success;
         this.credit.note(attempt.kind, 1, success);
       }
-      if (attempt.child !== undefined) this.yields.noteAnswer(job.plan.parent, attempt.child);
+      const idea = attempt.edit ?? attempt.child;
+      if (idea !== undefined) this.yields.noteAnswer(job.plan.parent, idea);
     });
   }
 
@@ -611,7 +616,7 @@ export class RunState {
 
   /**
    * A child with several separate edits that failed, or that beat its parent, may owe that
-   * to one of its edits: each is tried alone on the parent (no call), before the next call.
+   * to one of its edits: it is tried without each of them (no call), before the next call.
    */
   private queueSplits(parent: Program, child: Program): void {
     const edits = editCount(parent.code, child.code);
