@@ -9,6 +9,7 @@ import type { MutationRequest } from '../../daemon/evolution/mutation/Mutator';
 import { buildApplyRepairMessage, buildMutationMessages } from '../../daemon/evolution/prompts/renderPrompt';
 import { Rng } from '../../daemon/evolution/rng';
 import { applyMove, BAD_SORT_MOVES, badSortResponder, extractCurrentProgram, findMove, IMPROVING_CHAIN, matchingSearch, type Move } from '../fixtures/badSortMoves';
+import { BAD_SORT_CHECK_PY } from '../fixtures/badSortCheck';
 import { REPO } from '../fixtures/paths';
 
 const SEED = fs.readFileSync(path.join(REPO, 'examples', 'bad_sort', 'bad_sort.py'), 'utf8');
@@ -39,38 +40,6 @@ function canonicalChain(): string[] {
   }
   return programs;
 }
-
-// Runs each program's bad_sort on held inputs (duplicates, negatives, empty, ...) and reports
-// whether it returned a new, sorted list with the same elements and left its input alone.
-const CHECK_PY = String.raw`
-import json, random, sys
-programs = json.load(sys.stdin)
-rng = random.Random(20250601)
-cases = [[], [0], [5, -5], [3, 3, 3], [2, 1], [-1, -1, 0, -1]]
-for n in (3, 7, 16, 31, 64, 129):
-    cases.append([rng.randint(-1000, 1000) for _ in range(n)])
-    cases.append([rng.randint(0, 3) for _ in range(n)])
-    cases.append([rng.randint(-10**12, -1) for _ in range(n)])
-    cases.append(sorted(rng.randint(-50, 50) for _ in range(n)))
-    cases.append(sorted((rng.randint(-50, 50) for _ in range(n)), reverse=True))
-verdicts = {}
-for key, code in programs.items():
-    verdict = {"ok": True, "error": None}
-    try:
-        namespace = {"__name__": "candidate"}
-        exec(compile(code, key, "exec"), namespace)
-        for case in cases:
-            given = list(case)
-            out = namespace["bad_sort"](given)
-            if given != case:
-                raise AssertionError("mutated its input")
-            if out is given or out != sorted(case) or any(type(x) is not int for x in out):
-                raise AssertionError("wrong answer for %r" % (case[:12],))
-    except Exception as exc:
-        verdict = {"ok": False, "error": "%s: %s" % (type(exc).__name__, exc)}
-    verdicts[key] = verdict
-print(json.dumps(verdicts))
-`;
 
 const TIME_PY = String.raw`
 import json, random, sys, time
@@ -164,7 +133,7 @@ describe('bad_sort move table', () => {
       'every breaking move applies somewhere along the chains',
     );
 
-    const verdicts = JSON.parse(python(CHECK_PY, Object.fromEntries([...mustPass, ...mustFail]))) as Record<string, { ok: boolean; error: string | null }>;
+    const verdicts = JSON.parse(python(BAD_SORT_CHECK_PY, Object.fromEntries([...mustPass, ...mustFail]))) as Record<string, { ok: boolean; error: string | null }>;
     const wronglyFailing = [...mustPass.keys()].filter((key) => !verdicts[key]?.ok).map((key) => `${key}: ${verdicts[key]?.error}`);
     const wronglyPassing = [...mustFail.keys()].filter((key) => verdicts[key]?.ok !== false);
     assert.deepEqual(wronglyFailing, [], 'improving, neutral and slower programs sort correctly');

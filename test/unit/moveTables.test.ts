@@ -1,0 +1,333 @@
+/**
+ * Structural checks of the "honest" move tables in bench/moves/ (the sim-llm format, plus "chain"
+ * and "effect"), without the evaluators: the main chain applies from the seed one step after the
+ * other, exactly one chain move applies at every chain state among 8 to 14 applicable moves,
+ * every edit stays inside the EVOLVE-BLOCK, neutral moves never block the chain, and (python3 /
+ * node) every program the table leads to is correct unless its move is declared to break it.
+ * Speedups are measured by bench/checkMoveTables.mjs with the real evaluators.
+ */
+import * as assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { BAD_SORT_CHECK_PY } from '../fixtures/badSortCheck';
+import { REPO } from '../fixtures/paths';
+
+type Kind = 'improve' | 'neutral' | 'harmful';
+type Effect = 'breaks' | 'slower';
+
+interface Block {
+  search: string;
+  replace: string;
+}
+
+interface TableMove {
+  id: string;
+  kind: Kind;
+  rationale: string;
+  blocks: Block[];
+  effect?: Effect;
+}
+
+interface Table {
+  problem: string;
+  detect: string[];
+  chain: string[];
+  moves: TableMove[];
+}
+
+interface Spec {
+  name: string;
+  table: string;
+  seed: string;
+  chainLength: number;
+}
+
+const SPECS: Spec[] = [
+  { name: 'bad_sort', table: 'bench/moves/bad_sort.moves.json', seed: 'examples/bad_sort/bad_sort.py', chainLength: 8 },
+  { name: 'slow_fib_js', table: 'bench/moves/slow_fib_js.moves.json', seed: 'examples/slow_fib_js/fib.js', chainLength: 4 },
+];
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isStringArray = (value: unknown): value is string[] => Array.isArray(value) && value.every((item) => typeof item === 'string');
+const stripNl = (text: string): string => text.replace(/\r\n/g, '\n').replace(/\n+$/, '');
+
+/** Checks one table against the documented format and returns it with every move as blocks. */
+function parseTable(raw: unknown, file: string): Table {
+  assert.ok(isRecord(raw), `${file}: a JSON object`);
+  assert.equal(typeof raw.problem, 'string', `${file}: "problem" is a string`);
+  assert.ok(raw.description === undefined || typeof raw.description === 'string', `${file}: "description" is a string`);
+  assert.ok(isStringArray(raw.detect) && raw.detect.length > 0, `${file}: "detect" is a non-empty array of strings`);
+  assert.ok(isStringArray(raw.chain) && raw.chain.length > 0, `${file}: "chain" is a non-empty array of move ids`);
+  assert.ok(Array.isArray(raw.moves) && raw.moves.length > 0, `${file}: "moves" is a non-empty array`);
+  const moves = raw.moves.map((move: unknown, index: number): TableMove => {
+    assert.ok(isRecord(move), `${file}: move #${index} is an object`);
+    const where = `${file}: move ${String(move.id ?? `#${index}`)}`;
+    assert.ok(typeof move.id === 'string' && move.id.length > 0, `${where}: "id" is a non-empty string`);
+    assert.ok(move.kind === 'improve' || move.kind === 'neutral' || move.kind === 'harmful', `${where}: "kind" is improve, neutral or harmful`);
+    assert.ok(typeof move.rationale === 'string' && move.rationale.trim().length > 0, `${where}: "rationale" is a sentence`);
+    assert.ok(move.after === undefined || isStringArray(move.after), `${where}: "after" is an array of ids`);
+    assert.ok(move.weight === undefined || (typeof move.weight === 'number' && move.weight > 0), `${where}: "weight" is a positive number`);
+    if (move.kind === 'harmful') assert.ok(move.effect === 'breaks' || move.effect === 'slower', `${where}: a harmful move declares "effect": "breaks" or "slower"`);
+    else assert.equal(move.effect, undefined, `${where}: only harmful moves declare an effect`);
+    const hasPair = move.search !== undefined || move.replace !== undefined;
+    assert.ok(hasPair !== (move.blocks !== undefined), `${where}: either "search"/"replace" or "blocks"`);
+    const rawBlocks: unknown[] = hasPair ? [{ search: move.search, replace: move.replace }] : Array.isArray(move.blocks) ? move.blocks : [];
+    assert.ok(rawBlocks.length > 0, `${where}: at least one block`);
+    const blocks = rawBlocks.map((block): Block => {
+      assert.ok(isRecord(block) && typeof block.search === 'string' && typeof block.replace === 'string', `${where}: every block has string search and replace`);
+      assert.ok(stripNl(block.search).length > 0, `${where}: SEARCH is not empty`);
+      return { search: stripNl(block.search), replace: stripNl(block.replace) };
+    });
+    return { id: move.id, kind: move.kind, rationale: move.rationale, blocks, ...(move.kind === 'harmful' ? { effect: move.effect as Effect } : {}) };
+  });
+  return { problem: raw.problem as string, detect: raw.detect, chain: raw.chain, moves };
+}
+
+// ---------------------------------------------------------------- line-aligned matching (like the simulator)
+
+/** Start lines at which `search` equals whole consecutive lines of `lines`. */
+function matchesAt(lines: readonly string[], search: readonly string[]): number[] {
+  const starts: number[] = [];
+  outer: for (let i = 0; i + search.length <= lines.length; i++) {
+    for (let k = 0; k < search.length; k++) if (lines[i + k] !== search[k]) continue outer;
+    starts.push(i);
+  }
+  return starts;
+}
+
+/** `program` with the move's blocks applied in order (each at its first match), or undefined. */
+function applyMove(program: string, move: TableMove): string | undefined {
+  let lines = program.split('\n');
+  for (const block of move.blocks) {
+    const search = block.search.split('\n');
+    const at = matchesAt(lines, search)[0];
+    if (at === undefined) return undefined;
+    lines = [...lines.slice(0, at), ...block.replace.split('\n'), ...lines.slice(at + search.length)];
+  }
+  return lines.join('\n');
+}
+
+/** Whether every block's SEARCH matches exactly one place when the blocks are applied in order. */
+function matchesOnce(program: string, move: TableMove): boolean {
+  let lines = program.split('\n');
+  for (const block of move.blocks) {
+    const search = block.search.split('\n');
+    const starts = matchesAt(lines, search);
+    if (starts.length !== 1) return false;
+    lines = [...lines.slice(0, starts[0]), ...block.replace.split('\n'), ...lines.slice(starts[0]! + search.length)];
+  }
+  return true;
+}
+
+const applicable = (table: Table, program: string): TableMove[] => table.moves.filter((move) => applyMove(program, move) !== undefined);
+
+/** The text up to the EVOLVE-BLOCK-START line and from the EVOLVE-BLOCK-END line (markers included). */
+function fixedParts(program: string): [string, string] {
+  const lines = program.split('\n');
+  const start = lines.findIndex((line) => line.includes('EVOLVE-BLOCK-START'));
+  const end = lines.findIndex((line) => line.includes('EVOLVE-BLOCK-END'));
+  assert.ok(start >= 0 && end > start, 'the program keeps one EVOLVE-BLOCK');
+  return [lines.slice(0, start + 1).join('\n'), lines.slice(end).join('\n')];
+}
+
+// ---------------------------------------------------------------- what each table leads to
+
+interface Explored {
+  table: Table;
+  seed: string;
+  states: string[];
+  /** Programs that must be correct and programs that must be wrong, by a readable key. */
+  mustPass: Map<string, string>;
+  mustFail: Map<string, string>;
+  /** Where the structure is not as designed. */
+  problems: string[];
+  used: Set<string>;
+}
+
+const cache = new Map<string, Explored>();
+
+function explore(spec: Spec): Explored {
+  const known = cache.get(spec.name);
+  if (known) return known;
+  const file = path.join(REPO, spec.table);
+  const table = parseTable(JSON.parse(fs.readFileSync(file, 'utf8')), spec.table);
+  const seed = fs.readFileSync(path.join(REPO, spec.seed), 'utf8');
+  const byId = new Map(table.moves.map((move) => [move.id, move]));
+  const chain = table.chain.map((id) => {
+    const move = byId.get(id);
+    assert.ok(move, `${spec.name}: the chain names a move ${id} of the table`);
+    assert.equal(move.kind, 'improve', `${spec.name}: chain move ${id} is an improving move`);
+    return move;
+  });
+  const states = [seed];
+  for (const move of chain) {
+    const next = applyMove(states.at(-1)!, move);
+    assert.ok(next !== undefined, `${spec.name}: ${move.id} applies after ${states.length - 1} chain steps`);
+    assert.notEqual(next, states.at(-1), `${spec.name}: ${move.id} changes the program`);
+    states.push(next);
+  }
+
+  const explored: Explored = { table, seed, states, mustPass: new Map(), mustFail: new Map(), problems: [], used: new Set(table.chain) };
+  const [head, tail] = fixedParts(seed);
+  const check = (key: string, parent: string, move: TableMove, child: string): void => {
+    explored.used.add(move.id);
+    if (!matchesOnce(parent, move)) explored.problems.push(`${key}: a SEARCH block of ${move.id} matches more than one place`);
+    const [childHead, childTail] = fixedParts(child);
+    if (childHead !== head || childTail !== tail) explored.problems.push(`${key}: ${move.id} edits outside the EVOLVE-BLOCK`);
+    for (const text of table.detect) if (!child.includes(text)) explored.problems.push(`${key}: the detect string ${JSON.stringify(text)} is gone`);
+  };
+
+  states.forEach((state, k) => {
+    explored.mustPass.set(`S${k}`, state);
+    const moves = applicable(table, state);
+    const chainHere = moves.filter((move) => table.chain.includes(move.id)).map((move) => move.id);
+    const expected = k < chain.length ? [chain[k]!.id] : [];
+    if (chainHere.join() !== expected.join()) explored.problems.push(`S${k}: chain moves ${JSON.stringify(chainHere)} apply, expected ${JSON.stringify(expected)}`);
+    const improving = moves.filter((move) => move.kind === 'improve').map((move) => move.id);
+    if (improving.join() !== expected.join()) explored.problems.push(`S${k}: improving moves ${JSON.stringify(improving)} apply, expected only the chain move`);
+    if (moves.length < 8 || moves.length > 14) explored.problems.push(`S${k}: ${moves.length} applicable moves (expected 8 to 14)`);
+    for (const move of moves) {
+      const key = `S${k}+${move.id}`;
+      const child = applyMove(state, move)!;
+      check(key, state, move, child);
+      (move.effect === 'breaks' ? explored.mustFail : explored.mustPass).set(key, child);
+    }
+    // A neutral move must not block the chain: from the neutral child, exactly one improving move
+    // applies at every remaining step (the chain move, or its variant re-anchored on the edit).
+    for (const neutral of moves.filter((move) => move.kind === 'neutral')) {
+      let program = applyMove(state, neutral)!;
+      for (let j = k; j < chain.length; j++) {
+        const next = applicable(table, program).filter((move) => move.kind === 'improve');
+        const key = `S${k}+${neutral.id}..step${j + 1}`;
+        if (next.length !== 1 || next[0]!.rationale !== chain[j]!.rationale) {
+          explored.problems.push(`${key}: improving moves ${JSON.stringify(next.map((move) => move.id))} apply, expected ${chain[j]!.id} or a variant of it`);
+          break;
+        }
+        const child = applyMove(program, next[0]!)!;
+        check(key, program, next[0]!, child);
+        explored.mustPass.set(`${key}:${next[0]!.id}`, child);
+        program = child;
+      }
+      const left = applicable(table, program).filter((move) => move.kind === 'improve');
+      if (left.length > 0) explored.problems.push(`S${k}+${neutral.id}: improving moves ${JSON.stringify(left.map((move) => move.id))} still apply at the end`);
+    }
+  });
+  cache.set(spec.name, explored);
+  return explored;
+}
+
+// ---------------------------------------------------------------- correctness, outside the evaluators
+
+// Loads each fib program as a CommonJS module (new Function) and compares fib(0..30) with a
+// trusted BigInt loop: a value of another type, a wrong value or a throw is a failure.
+const CHECK_JS = String.raw`
+const programs = JSON.parse(require('fs').readFileSync(0, 'utf8'));
+const truth = [];
+for (let i = 0, a = 0n, b = 1n; i <= 30; i += 1, [a, b] = [b, a + b]) truth.push(a);
+const verdicts = {};
+for (const [key, code] of Object.entries(programs)) {
+  let verdict = { ok: true, error: null };
+  try {
+    const module = { exports: {} };
+    new Function('module', 'exports', 'require', code)(module, module.exports, require);
+    const fib = typeof module.exports === 'function' ? module.exports : module.exports.fib;
+    for (let n = 0; n <= 30; n += 1) {
+      const got = fib(n);
+      if (typeof got !== 'bigint' || got !== truth[n]) throw new Error('fib(' + n + ') = ' + String(got) + ' (' + typeof got + '), expected ' + truth[n] + 'n');
+    }
+  } catch (err) {
+    verdict = { ok: false, error: String(err && err.message || err) };
+  }
+  verdicts[key] = verdict;
+}
+console.log(JSON.stringify(verdicts));
+`;
+
+type Verdicts = Record<string, { ok: boolean; error: string | null }>;
+
+/** Runs `command` with the programs as JSON on stdin; resolves with its verdicts. */
+function runOnce(command: string, args: string[], programs: Record<string, string>): Promise<Verdicts> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (code !== 0) reject(new Error(`${command} failed (${signal ?? code}): ${stderr}`));
+      else resolve(JSON.parse(stdout.trim().split('\n').at(-1)!) as Verdicts);
+    });
+    child.stdin.end(JSON.stringify(programs));
+  });
+}
+
+/**
+ * Runs each distinct program once (many keys reach the same text by different paths), spread
+ * round-robin over a few processes so that the slow seed-like programs run side by side.
+ */
+async function runChecker(command: string, args: string[], programs: Map<string, string>): Promise<Verdicts> {
+  const keyOf = new Map<string, string>();
+  for (const [key, code] of programs) if (!keyOf.has(code)) keyOf.set(code, key);
+  const jobs = Math.max(1, Math.min(4, os.availableParallelism()));
+  const chunks: Record<string, string>[] = Array.from({ length: jobs }, () => ({}));
+  [...keyOf].forEach(([code, key], index) => (chunks[index % jobs]![key] = code));
+  const verdicts: Verdicts = Object.assign({}, ...(await Promise.all(chunks.map((chunk) => runOnce(command, args, chunk)))));
+  return Object.fromEntries([...programs].map(([key, code]) => [key, verdicts[keyOf.get(code)!]!]));
+}
+
+function assertVerdicts(explored: Explored, verdicts: Verdicts): void {
+  const wronglyFailing = [...explored.mustPass.keys()].filter((key) => !verdicts[key]?.ok).map((key) => `${key}: ${verdicts[key]?.error}`);
+  const wronglyPassing = [...explored.mustFail.keys()].filter((key) => verdicts[key]?.ok !== false);
+  assert.deepEqual(wronglyFailing, [], 'chain states and improving, neutral and slower children are correct');
+  assert.deepEqual(wronglyPassing, [], 'every move declared to break the program breaks it');
+}
+
+// ---------------------------------------------------------------- the tests
+
+const CHECKERS: Record<string, { title: string; command: string; args: string[] }> = {
+  bad_sort: { title: 'sorting held inputs, python3', command: 'python3', args: ['-c', BAD_SORT_CHECK_PY] },
+  slow_fib_js: { title: 'fib(0..30) against a trusted BigInt loop, node', command: process.execPath, args: ['-e', CHECK_JS] },
+};
+
+describe('honest move tables (bench/moves)', () => {
+  for (const spec of SPECS) {
+    describe(spec.name, () => {
+      it('parses in the documented format, with unique ids and the chain of the designed depth', () => {
+        const { table } = explore(spec);
+        const ids = table.moves.map((move) => move.id);
+        assert.equal(new Set(ids).size, ids.length, 'move ids are unique');
+        assert.equal(table.chain.length, spec.chainLength, 'chain depth');
+        assert.equal(new Set(table.chain).size, table.chain.length, 'chain ids are distinct');
+        for (const kind of ['neutral', 'harmful'] as const) assert.ok(table.moves.some((move) => move.kind === kind), `the table has ${kind} moves`);
+      });
+
+      it('applies the chain from the seed, one move at a time, with 8-14 applicable moves per state, inside the EVOLVE-BLOCK', () => {
+        const { table, seed, states, problems, used } = explore(spec);
+        for (const text of table.detect) assert.ok(seed.includes(text), `the seed contains the detect string ${JSON.stringify(text)}`);
+        assert.equal(states.length, spec.chainLength + 1);
+        assert.deepEqual(problems, []);
+        assert.deepEqual(
+          table.moves.filter((move) => !used.has(move.id)).map((move) => move.id),
+          [],
+          'every move applies at some chain state or on the way from a neutral move',
+        );
+        const counts = states.map((state) => applicable(table, state).length);
+        console.log(`      applicable moves per state: ${counts.join(', ')}`);
+      });
+
+      const checker = CHECKERS[spec.name]!;
+      it(`keeps chain states, chain steps and neutral or slower children correct; breaking moves break it (${checker.title})`, async function () {
+        this.timeout(60_000);
+        const explored = explore(spec);
+        const verdicts = await runChecker(checker.command, checker.args, new Map([...explored.mustPass, ...explored.mustFail]));
+        assertVerdicts(explored, verdicts);
+        console.log(`      checked ${explored.mustPass.size} correct and ${explored.mustFail.size} broken programs`);
+      });
+    });
+  }
+});
