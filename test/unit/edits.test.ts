@@ -34,6 +34,15 @@ describe('edits', () => {
     assert.equal(withoutOneEdit(PARENT, three, 1), CHILD, 'the other edits stay together');
   });
 
+  it('never splits off an edit that only rewrote a comment: the rest is the child but for a stale comment', () => {
+    const child = PARENT.replace('    return 1', '    return 1  # the first').replace('    return 3', '    return 30');
+    assert.equal(editCount(PARENT, child), 2);
+    assert.equal(withoutOneEdit(PARENT, child, 0), undefined, 'without the comment: the same program as the child');
+    assert.equal(withoutOneEdit(PARENT, child, 1), PARENT.replace('    return 1', '    return 1  # the first'));
+    const commented = child.replace('def c():', '# c\ndef c():');
+    assert.equal(withoutEdit(commented, child, commented), undefined, 'undoing a comment-only edit gives no new program');
+  });
+
   it('undoes an edit of an ancestor in a descendant, when its lines are still there', () => {
     const renamed = PARENT.replace('def b():', 'def b_renamed():');
     const descendant = renamed.replace('    return 3', '    return 30');

@@ -12,7 +12,7 @@ import { EvoDB } from '../evodb/EvoDB';
 import { EnsembleRouter } from '../llm/EnsembleRouter';
 import { Rng, type RngState } from '../rng';
 import { createSelector } from '../selection/createSelector';
-import { editCount, MAX_SPLIT_EDITS } from '../mutation/edits';
+import { editCount, MAX_SPLIT_EDITS, withoutOneEdit } from '../mutation/edits';
 import { bestFirst } from '../selection/archiveQueries';
 import type { ParentSelector, SelectionOutcome, YieldView } from '../selection/ParentSelector';
 import type { EvaluationEvent, PlanEvent, ProposalEvent } from './events';
@@ -621,7 +621,10 @@ export class RunState {
   private queueSplits(parent: Program, child: Program): void {
     const edits = editCount(parent.code, child.code);
     if (edits < 2 || edits > MAX_SPLIT_EDITS) return;
-    for (let edit = 0; edit < edits; edit++) this.freeQueue.push({ kind: 'split', parent: parent.id, source: child.id, edit, island: child.lineage.island });
+    for (let edit = 0; edit < edits; edit++) {
+      if (withoutOneEdit(parent.code, child.code, edit) === undefined) continue;
+      this.freeQueue.push({ kind: 'split', parent: parent.id, source: child.id, edit, island: child.lineage.island });
+    }
   }
 
   /**

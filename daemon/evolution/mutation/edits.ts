@@ -16,6 +16,8 @@
  */
 import { createHash } from 'node:crypto';
 import { applyPatch, structuredPatch, type StructuredPatch } from 'diff';
+import { textForm } from './childCheck';
+import { detectSyntax } from './scan';
 
 /**
  * Lines of context around each edit: changes closer than twice this are one edit (the lines
@@ -36,11 +38,17 @@ export function editCount(parent: string, child: string): number {
   return patchOf(parent, child).hunks.length;
 }
 
-/** `child` without its `index`-th edit (from `parent`), or undefined when that leaves nothing new. */
+/**
+ * `child` without its `index`-th edit (from `parent`), or undefined when that leaves nothing
+ * new: the parent, the child, or the child but for comments or layout (an edit that only
+ * rewrote a comment: taking it out gives no new program, only a stale comment that the next
+ * edit's SEARCH text may no longer match).
+ */
 export function withoutOneEdit(parent: string, child: string, index: number): string | undefined {
   const patch = patchOf(parent, child);
   if (index >= patch.hunks.length) return undefined;
-  return changed(applyPatch(parent, { ...patch, hunks: patch.hunks.filter((_, at) => at !== index) }), [parent, child]);
+  const result = changed(applyPatch(parent, { ...patch, hunks: patch.hunks.filter((_, at) => at !== index) }), [parent, child]);
+  return result !== undefined && differsInCode(result, child) ? result : undefined;
 }
 
 /**
@@ -51,9 +59,16 @@ export function withoutOneEdit(parent: string, child: string, index: number): st
  * are enough when those do not match.
  */
 export function withoutEdit(program: string, before: string, after: string): string | undefined {
-  const undone = applyPatch(program, patchOf(after, before));
-  if (undone !== false) return changed(undone, [program]);
-  return changed(applyPatch(program, structuredPatch('from', 'to', after, before, '', '', { context: 0 })), [program]);
+  let undone = applyPatch(program, patchOf(after, before));
+  if (undone === false) undone = applyPatch(program, structuredPatch('from', 'to', after, before, '', '', { context: 0 }));
+  const result = changed(undone, [program]);
+  return result !== undefined && differsInCode(result, program) ? result : undefined;
+}
+
+/** Whether two versions of a program differ in code, not only in comments, blank lines or trailing space. */
+function differsInCode(a: string, b: string): boolean {
+  const syntax = detectSyntax(b);
+  return textForm(a, syntax) !== textForm(b, syntax);
 }
 
 /**
