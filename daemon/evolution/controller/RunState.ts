@@ -475,8 +475,7 @@ export class RunState {
         byKind[attempt.kind].successes += success;
         this.credit.note(attempt.kind, 1, success);
       }
-      const idea = attempt.edit ?? attempt.child;
-      if (idea !== undefined) this.yields.noteAnswer(job.plan.parent, idea);
+      if (attempt.child !== undefined) this.yields.noteAnswer(job.plan.parent, attempt.child);
     });
   }
 

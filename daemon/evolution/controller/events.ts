@@ -52,7 +52,7 @@ export const ProposalEventSchema = z.object({
   exchanges: z.array(z.string()),
   repairs: z.number().int().nonnegative(),
   /** Each LLM call: its kind and what it gave (see Mutator.ts CallAttempt). */
-  attempts: z.array(z.object({ kind: z.enum(['first', 'format', 'known']), result: z.string(), child: z.string().optional(), edit: z.string().optional() })).optional(),
+  attempts: z.array(z.object({ kind: z.enum(['first', 'format', 'known']), result: z.string(), child: z.string().optional() })).optional(),
   usage: LlmUsageSchema,
   costUsd: z.number().nonnegative(),
 });

@@ -1,7 +1,6 @@
 /**
  * What asking about each parent has given so far: how many answers, and which children they
- * proposed (by the key of the edit that made each from the parent, edits.ts editKey: one key
- * per child of one parent, and one for every answer that changed nothing that counts). A model asked again
+ * proposed (by normal form, so a comment-only variant is the same child). A model asked again
  * about the same program tends to repeat itself: once most answers about a parent are
  * children it already proposed, another call there mostly buys a repeat, and the calls are
  * better spent on another parent (a close relative, the next niche).
@@ -42,7 +41,7 @@ export class ParentYield {
     }
   }
 
-  /** An answer about `parent` proposed the child whose edit key is `child` (`unchanged` for the parent itself). */
+  /** An answer about `parent` proposed `child` (a normal-form id; the parent's own for an unchanged program). */
   noteAnswer(parent: string, child: string): void {
     const record = this.record(parent);
     record.answers++;

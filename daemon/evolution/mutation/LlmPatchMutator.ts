@@ -16,7 +16,6 @@ import { LlmError, type ChatMessage, type LlmAnswer, type LlmBackend, type LlmRe
 import { buildApplyRepairMessage, buildMutationMessages, type RenderOptions, type TemplateRef } from '../prompts/renderPrompt';
 import { type ChildCheck, childCheckFor } from './childCheck';
 import type { CallAttempt, LlmExchange, MutationContext, MutationProposal, MutationRequest, Mutator } from './Mutator';
-import { editKey } from './edits';
 import { applyAnswer } from './patch/applyAnswer';
 import { unifiedDiff } from './patch/unifiedDiff';
 
@@ -39,9 +38,6 @@ export interface LlmPatchMutatorOptions {
   /** Compiles a child and gives its normal form (default: the check for the task's language). */
   check?: ChildCheck;
 }
-
-/** The edit key of an answer that changes nothing that counts. */
-const UNCHANGED = 'unchanged';
 
 /** Failures a format repair can mend: the answer's form, not its idea. */
 const FORMAT_FAILURES = new Set(['no_edit', 'no_match', 'ambiguous', 'outside_block', 'bad_diff', 'syntax']);
@@ -99,7 +95,7 @@ export class LlmPatchMutator implements Mutator {
         return { ...common, ok: false, reason: 'llm_error', message, exchanges, repairs: attempt };
       }
       const outcome = await this.judge(request, answer.text, check, parentVerdict.ok, parentForm, avoid);
-      attempts.push({ kind, result: outcome.ok ? 'child' : outcome.reason, ...(outcome.form !== undefined && { child: outcome.form }), ...(outcome.edit !== undefined && { edit: outcome.edit }) });
+      attempts.push({ kind, result: outcome.ok ? 'child' : outcome.reason, ...(outcome.form !== undefined && { child: outcome.form }) });
       if (outcome.ok) {
         return { ...common, ok: true, code: outcome.code, normalizedId: outcome.form, patch: unifiedDiff(request.parent.code, outcome.code), exchanges, repairs: attempt };
       }
@@ -126,8 +122,8 @@ export class LlmPatchMutator implements Mutator {
     checkable: boolean,
     parentForm: string,
     avoid: ReadonlySet<string>,
-  ): Promise<({ ok: true; code: string; form: string; edit: string }) | { ok: false; reason: string; message: string; form?: string; edit?: string }> {
-    const identical = { reason: 'identical', message: 'The edit leaves the program as it was (at most comments or layout change), which is not a new program. Propose a real change.', form: parentForm, edit: UNCHANGED };
+  ): Promise<({ ok: true; code: string; form: string }) | { ok: false; reason: string; message: string; form?: string }> {
+    const identical = { reason: 'identical', message: 'The edit leaves the program as it was (at most comments or layout change), which is not a new program. Propose a real change.', form: parentForm };
     const applied = applyAnswer(request.parent.code, text, { allowRewrite: this.options.allowRewrite ?? false });
     if (!applied.ok) return applied.reason === 'identical' ? { ok: false, ...identical } : { ok: false, reason: applied.reason, message: applied.message };
     if (applied.code === request.parent.code) return { ok: false, ...identical };
@@ -137,11 +133,10 @@ export class LlmPatchMutator implements Mutator {
     }
     const form = verdict.ok ? verdict.form : programId(applied.code);
     if (form === parentForm) return { ok: false, ...identical };
-    const edit = editKey(request.parent.code, applied.code);
     if (avoid.has(form) || avoid.has(programId(applied.code))) {
-      return { ok: false, reason: 'known', message: 'This exact program was already proposed and evaluated before. Propose a different change.', form, edit };
+      return { ok: false, reason: 'known', message: 'This exact program was already proposed and evaluated before. Propose a different change.', form };
     }
-    return { ok: true, code: applied.code, form, edit };
+    return { ok: true, code: applied.code, form };
   }
 
   /** One call to the model, recorded whether or not its answer will apply. */

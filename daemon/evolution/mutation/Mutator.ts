@@ -62,8 +62,6 @@ export interface CallAttempt {
   result: string;
   /** The normal form id of the program the answer gave, when it gave one (new or known). */
   child?: string;
-  /** What the answer's edit does, wherever made (edits.ts editKey; `unchanged` for an edit that changes nothing that counts). */
-  edit?: string;
 }
 
 interface ProposalCommon {

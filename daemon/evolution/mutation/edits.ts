@@ -14,7 +14,6 @@
  *
  * Every function is pure in the programs, so replay derives the same candidates.
  */
-import { createHash } from 'node:crypto';
 import { applyPatch, structuredPatch, type StructuredPatch } from 'diff';
 import { textForm } from './childCheck';
 import { detectSyntax } from './scan';
@@ -69,15 +68,6 @@ export function withoutEdit(program: string, before: string, after: string): str
 function differsInCode(a: string, b: string): boolean {
   const syntax = detectSyntax(b);
   return textForm(a, syntax) !== textForm(b, syntax);
-}
-
-/**
- * What an edit does, wherever it is made: the lines it removes and adds (trimmed), hashed. The
- * same idea proposed for two close relatives has one key, though their children differ.
- */
-export function editKey(before: string, after: string): string {
-  const hunks = structuredPatch('from', 'to', before, after, '', '', { context: 0 }).hunks.map((hunk) => hunk.lines.map((line) => `${line[0]}${line.slice(1).trim()}`));
-  return createHash('sha256').update(JSON.stringify(hunks)).digest('hex');
 }
 
 function changed(result: string | false, same: readonly string[]): string | undefined {
