@@ -108,10 +108,13 @@ async function honest() {
 function printHonestTable(problem, workers, peagen, control, reachable) {
   console.log(`\n  ${problem}, ${workers} worker${workers === 1 ? '' : 's'}, ${peagen.length} seeds: median [min–max]`);
   const rows = [['', 'Peagen', ...(control.length > 0 ? [`best-of-${CALLS} (control)`] : [])]];
-  const row = (label, pick, format) => rows.push([label, spread(peagen.map(pick), format), ...(control.length > 0 ? [spread(control.map(pick), format)] : [])]);
+  const row = (label, pick, format, summary = (values) => spread(values, format)) => rows.push([label, summary(peagen.map(pick)), ...(control.length > 0 ? [summary(control.map(pick))] : [])]);
   for (const budget of [50, 100, CALLS]) row(`best at ${budget} calls`, (arm) => arm.bestAt[budget], times);
   row('share of best reachable', (arm) => arm.improvement / reachable, percent);
   row('main chain depth reached', (arm) => arm.depth, number(0));
+  // A best that left the chain (a move took away the next chain move's text) has no depth:
+  // the row above counts only the others, so say how many there were.
+  row('  runs whose best left the chain', (arm) => (Number.isNaN(arm.depth) ? 1 : 0), number(0), (values) => `${values.filter((value) => value === 1).length} of ${values.length}`);
   row('calls used of --max-llm-calls', (arm) => arm.callsUsed, percent);
   row('calls per evaluation', (arm) => arm.callsPerEvaluation, number(2));
   row('calls on format repairs', (arm) => arm.formatShare, percent);
