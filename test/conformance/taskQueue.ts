@@ -189,6 +189,17 @@ export function describeTaskQueueConformance(name: string, factory: QueueFactory
         assert.equal(await queue.getResult('no-such-task'), null);
       });
 
+      it('returns a stored result without waiting (timeout 0), every time it is asked', async () => {
+        const tasks = await Promise.all(Array.from({ length: 20 }, () => submit()));
+        for (const task of tasks) await queue.ack(await mustClaim(), okResult(task, task.id));
+        for (const task of tasks) {
+          assert.equal((await queue.waitForResult(task.id, 0))?.data, task.id, `the stored result of ${task.id}`);
+        }
+        const asked = await Promise.all(tasks.map((task) => queue.waitForResult(task.id, 0)));
+        assert.deepEqual(asked.map((result) => result?.data), tasks.map((task) => task.id));
+        assert.equal(await queue.waitForResult('no-such-task', 0), null);
+      });
+
       it('keeps the results of different tasks apart', async () => {
         const a = await submit();
         const b = await submit();

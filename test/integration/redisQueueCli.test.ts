@@ -7,6 +7,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { RedisStreamsQueue } from '../../daemon/fabric/queue/redis/RedisStreamsQueue';
 import { newTask } from '../../shared/task';
+import { DaemonProcess } from '../fixtures/daemonProcess';
 import { CLI, tempDir } from '../fixtures/paths';
 import { startRedisServer, type RedisServer } from '../fixtures/redisServer';
 
@@ -46,6 +47,31 @@ describe('the peagen CLI on a Redis queue', function () {
       assert.equal(await admin.xlen('peagen:tasks:echo:'), 0, 'and its entry left the stream');
     } finally {
       admin.disconnect();
+    }
+  });
+
+  it('`task result ID` reads back every finished task from a daemon on Redis, without --wait', async () => {
+    const url = `${redis.url}/3`;
+    const daemon = new DaemonProcess();
+    const queue = new RedisStreamsQueue(url);
+    try {
+      await daemon.start([], { QUEUE_URL: url });
+      const tasks = Array.from({ length: 12 }, (_, n) => newTask({ kind: 'echo', requires: ['cpu'], payload: { message: n } }));
+      for (const task of tasks) await queue.enqueue(task);
+      for (const task of tasks) assert.equal((await queue.waitForResult(task.id, 45_000))?.status, 'ok', daemon.log);
+      for (const [n, task] of tasks.entries()) {
+        const run = spawnSync(process.execPath, [CLI, '--json', 'task', 'result', task.id], {
+          cwd: home,
+          env: { ...cliEnv(url), PEAGEN_HOME: daemon.home },
+          encoding: 'utf8',
+          timeout: 30_000,
+        });
+        assert.equal(run.status, 0, `task ${n}: ${run.stderr}`);
+        assert.deepEqual((JSON.parse(run.stdout) as { data: unknown }).data, { message: n });
+      }
+    } finally {
+      await queue.close();
+      await daemon.stop();
     }
   });
 

@@ -153,7 +153,10 @@ export interface TaskQueue {
 
   /** The published result of a task, if any. */
   getResult(taskId: string): Promise<Result | null>;
-  /** Resolves with the result once published, or null after `timeoutMs`. */
+  /**
+   * Resolves with the result once published, or null after `timeoutMs`. A stored result is
+   * always found, even with `timeoutMs` 0 ("look, do not wait").
+   */
   waitForResult(taskId: string, timeoutMs: number, signal?: AbortSignal): Promise<Result | null>;
 
   /**

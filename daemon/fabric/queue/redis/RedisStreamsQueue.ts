@@ -254,16 +254,22 @@ export class RedisStreamsQueue implements TaskQueue {
       };
       const onResult = (result: Result): void => finish(result);
       const onClosed = (): void => finish(null);
-      const timer = setTimeout(onClosed, Math.max(0, timeoutMs));
+      let timer: NodeJS.Timeout | undefined;
       // Registered before the first read, so a result published in between is not missed.
       let set = this.waiters.get(taskId);
       if (!set) this.waiters.set(taskId, (set = new Set()));
       set.add(onResult);
       this.lifecycle.once('closed', onClosed);
       signal?.addEventListener('abort', onClosed, { once: true });
+      // The clock starts once the stored result has been looked up: a timer armed before the
+      // read (with 0 ms, "do not wait") would win the race against Redis and hide a result
+      // that is already there.
+      const startClock = (): void => {
+        if (!settled) timer = setTimeout(onClosed, Math.max(0, timeoutMs));
+      };
       this.readResult(taskId).then(
-        (result) => result && finish(result),
-        () => undefined,
+        (result) => (result ? finish(result) : startClock()),
+        startClock,
       );
     });
   }
