@@ -26,6 +26,8 @@ export interface PlannedFile {
   dependsOn: string[];
   /** GENERATE only. */
   maxTokens?: number;
+  /** GENERATE only: the record's OFFLINE_TEMPLATE, rendered as a COPY when no LLM is configured. */
+  offlineTemplate?: string;
   /** Where it comes from: `manifest.yaml FILES[2] for module pkg.util of project demo`. */
   origin: string;
 }
@@ -100,6 +102,7 @@ export function planRender(loaded: LoadedProjects): RenderPlan {
           variables: { ...variables, FILE: { PATH: filePath, NAME: path.posix.basename(filePath) } },
           dependsOn: [],
           ...(record.PROCESS_TYPE === 'GENERATE' && { maxTokens: record.MAX_TOKENS ?? templateSet.manifest.MAX_TOKENS }),
+          ...(record.OFFLINE_TEMPLATE !== undefined && { offlineTemplate: record.OFFLINE_TEMPLATE }),
           origin,
           recordIndex,
           scope,
@@ -138,7 +141,7 @@ export function planRender(loaded: LoadedProjects): RenderPlan {
 
   const ordered = topologicalOrder([...files.values()], (file) => file.dependsOn, (from, to) => files.get(from)!.dependencyEdges.get(to)!);
   return {
-    files: ordered.map(({ path: filePath, processType, template, templateSet, variables, dependsOn, maxTokens, origin }) => ({
+    files: ordered.map(({ path: filePath, processType, template, templateSet, variables, dependsOn, maxTokens, offlineTemplate, origin }) => ({
       path: filePath,
       processType,
       template,
@@ -146,9 +149,24 @@ export function planRender(loaded: LoadedProjects): RenderPlan {
       variables,
       dependsOn,
       ...(maxTokens !== undefined && { maxTokens }),
+      ...(offlineTemplate !== undefined && { offlineTemplate }),
       origin,
     })),
     templateSets: [...sets.values()],
+  };
+}
+
+/**
+ * The plan as rendered with no LLM: every GENERATE file with an OFFLINE_TEMPLATE becomes a
+ * COPY of that template. Undefined when some GENERATE file has none (it cannot be rendered).
+ */
+export function offlinePlan(plan: RenderPlan): RenderPlan | undefined {
+  if (plan.files.some((file) => file.processType === 'GENERATE' && file.offlineTemplate === undefined)) return undefined;
+  return {
+    ...plan,
+    files: plan.files.map(({ maxTokens: _maxTokens, offlineTemplate, ...file }) =>
+      offlineTemplate === undefined ? file : { ...file, processType: 'COPY', template: offlineTemplate, origin: `${file.origin} (OFFLINE_TEMPLATE: no LLM configured)` },
+    ),
   };
 }
 

@@ -25,6 +25,11 @@ const FileRecordSchema = z
     DEPENDENCIES: z.array(z.string().min(1)).default([]),
     /** GENERATE only: the answer's token limit (default: the manifest's MAX_TOKENS). */
     MAX_TOKENS: z.number().int().positive().optional(),
+    /**
+     * GENERATE only: a template of the set rendered as a COPY in the model's place when no LLM
+     * is configured, so that a template set can be tried with no key (the render says so).
+     */
+    OFFLINE_TEMPLATE: z.string().min(1).optional(),
   })
   .strict();
 export type FileRecord = z.infer<typeof FileRecordSchema>;
@@ -79,6 +84,10 @@ export function loadTemplateSet(dir: string, name: string): TemplateSet {
     }
     if (record.PROCESS_TYPE === 'COPY' && record.MAX_TOKENS !== undefined) {
       throw input.error(['FILES', index, 'MAX_TOKENS'], 'MAX_TOKENS applies to GENERATE records only');
+    }
+    if (record.OFFLINE_TEMPLATE !== undefined) {
+      if (record.PROCESS_TYPE === 'COPY') throw input.error(['FILES', index, 'OFFLINE_TEMPLATE'], 'OFFLINE_TEMPLATE applies to GENERATE records only');
+      if (!(record.OFFLINE_TEMPLATE in templates)) throw input.error(['FILES', index, 'OFFLINE_TEMPLATE'], `no template "${record.OFFLINE_TEMPLATE}" in ${setDir}`);
     }
   });
   return { name, dir: setDir, manifestFile, input, manifest, templates };

@@ -6,6 +6,7 @@
  * worst-case spend is printed and honoured by the budget flags.
  */
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -166,13 +167,35 @@ describe('peagen render (real CLI, scripted model)', function () {
     assert.equal(enough.code, 0, enough.stderr);
   });
 
+  it('with no LLM configured: renders the example offline, its GENERATE files from their OFFLINE_TEMPLATE stand-ins, and says so', async () => {
+    const out = path.join(outs, 'offline');
+    const run = await project.run(['render', PROJECTS, '--out', out]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.match(run.stderr, /no LLM configured: 2 GENERATE file\(s\) rendered from their OFFLINE_TEMPLATE stand-ins; set OPENAI_API_KEY/);
+    assert.deepEqual([...tree(out).keys()], FILES);
+    assert.match(tree(out).get('shapes/src/shapes/circle.py')!, /def area\(/);
+    // The rendered project is whole: its package imports and its own smoke tests pass.
+    for (const test of ['test_units', 'test_circle']) {
+      const script = `import runpy\nfor name, check in runpy.run_path('tests/${test}.py').items():\n    if name.startswith('test_'): check()\n`;
+      const python = spawnSync('python3', ['-c', script], { cwd: path.join(out, 'shapes'), env: { ...process.env, PYTHONPATH: 'src' }, encoding: 'utf8' });
+      assert.equal(python.status, 0, python.stderr);
+    }
+  });
+
   it('bad input: names the file and line (exit 2); GENERATE records without any LLM: says how to configure one', async () => {
     const bad = path.join(project.dir, 'bad.yaml');
     fs.writeFileSync(bad, fs.readFileSync(PROJECTS, 'utf8').replace('TEMPLATE_SET: python_lib', 'TEMPLATE_SET: python_lob').replace('TEMPLATE_SETS: template_sets', `TEMPLATE_SETS: ${path.join(REPO, 'examples', 'render', 'template_sets')}`));
     const unknown = await project.run(['render', bad, '--out', path.join(outs, 'x')]);
     assert.equal(unknown.code, 2);
     assert.match(unknown.stderr, /bad\.yaml:7: PROJECTS\[0\]\.TEMPLATE_SET: unknown template set "python_lob" \(.* has: python_lib;/);
-    const noLlm = await project.run(['render', PROJECTS, '--out', path.join(outs, 'x')]);
+    // The example's template set with no offline stand-in for its GENERATE record.
+    const sets = path.join(project.dir, 'sets');
+    fs.cpSync(path.join(REPO, 'examples', 'render', 'template_sets'), sets, { recursive: true });
+    const manifest = path.join(sets, 'python_lib', 'manifest.yaml');
+    fs.writeFileSync(manifest, fs.readFileSync(manifest, 'utf8').replace(/^ *OFFLINE_TEMPLATE:.*\n/m, ''));
+    const online = path.join(project.dir, 'online.yaml');
+    fs.writeFileSync(online, fs.readFileSync(PROJECTS, 'utf8').replace('TEMPLATE_SETS: template_sets', `TEMPLATE_SETS: ${sets}`));
+    const noLlm = await project.run(['render', online, '--out', path.join(outs, 'x')]);
     assert.equal(noLlm.code, 2, noLlm.stderr);
     assert.match(noLlm.stderr, /GENERATE records need an LLM: set OPENAI_API_KEY/);
     assert.deepEqual(fs.readdirSync(outs), []);

@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { createRenderHandler } from '../../daemon/handlers/render';
 import { LlmConfigSchema } from '../../daemon/evolution/llm/llmConfig';
-import { planRender, topologicalOrder } from '../../daemon/render/plan';
+import { offlinePlan, planRender, topologicalOrder } from '../../daemon/render/plan';
 import { loadProjects } from '../../daemon/render/projects';
 import { fileText } from '../../daemon/render/renderFile';
 import { payloadOf, previewPlan, worstCaseSpend } from '../../daemon/render/runRender';
@@ -77,6 +77,25 @@ describe('peagen render: inputs and plan', () => {
       ],
     );
     assert.deepEqual([...previewPlan(plan).copies.values()], ['# demo\n', '"""data"""\n', '"""helpers"""\n']);
+  });
+
+  it('OFFLINE_TEMPLATE: a GENERATE record rendered as a COPY of it with no LLM; refused on COPY records and when the template is missing', () => {
+    const generate = MANIFEST.replace('TEMPLATE: module.njk\n    PROCESS_TYPE: COPY', 'TEMPLATE: module.njk\n    PROCESS_TYPE: GENERATE');
+    const templates = { 'readme.njk': '# {{ PROJECT.NAME }}\n', 'module.njk': 'write {{ DESCRIPTION }}\n', 'stub.njk': 'pass  # {{ DESCRIPTION }}\n' };
+    assert.equal(offlinePlan(planRender(loadProjects(write({ manifest: generate, templates })))), undefined, 'no stand-in: no offline plan');
+    const withStandIn = generate.replace('PROCESS_TYPE: GENERATE', 'PROCESS_TYPE: GENERATE\n    OFFLINE_TEMPLATE: stub.njk');
+    const offline = offlinePlan(planRender(loadProjects(write({ manifest: withStandIn, templates }))))!;
+    assert.deepEqual(offline.files.map((file) => [file.path, file.processType, file.maxTokens]), [
+      ['demo/README.md', 'COPY', undefined],
+      ['demo/src/models.py', 'COPY', undefined],
+      ['demo/src/util.py', 'COPY', undefined],
+    ]);
+    assert.deepEqual([...previewPlan(offline).copies.values()], ['# demo\n', 'pass  # data\n', 'pass  # helpers\n']);
+    assert.equal(
+      planError(write({ manifest: MANIFEST.replace('PROCESS_TYPE: COPY\n    SCOPE', 'PROCESS_TYPE: COPY\n    OFFLINE_TEMPLATE: stub.njk\n    SCOPE'), templates })),
+      'template_sets/lib/manifest.yaml:8: FILES[1].OFFLINE_TEMPLATE: OFFLINE_TEMPLATE applies to GENERATE records only',
+    );
+    assert.match(planError(write({ manifest: withStandIn.replace('stub.njk', 'nope.njk'), templates })), /FILES\[1\]\.OFFLINE_TEMPLATE: no template "nope\.njk" in /);
   });
 
   it('a YAML syntax error names the file and line', () => {

@@ -14,7 +14,7 @@ import type { LlmBackend } from '../../evolution/llm/LlmBackend';
 import { LlmError } from '../../evolution/llm/LlmBackend';
 import type { Pricing } from '../../evolution/llm/llmConfig';
 import { pricingFor } from '../../evolution/llm/pricing';
-import { type PlannedFile, planRender, type RenderPlan } from '../../render/plan';
+import { offlinePlan, type PlannedFile, planRender, type RenderPlan } from '../../render/plan';
 import { loadProjects } from '../../render/projects';
 import { type RenderedFile, renderFile } from '../../render/renderFile';
 import { chooseBackends, executePlan, previewPlan, RenderedFileSchema, type WorstCase, worstCaseSpend } from '../../render/runRender';
@@ -59,7 +59,7 @@ export function registerRenderCommand(program: Command): void {
         if (error instanceof RenderInputError) throw new CliError(error.message, ExitCode.Usage);
         throw error;
       }
-      const generates = plan.files.filter((file) => file.processType === 'GENERATE');
+      let generates = plan.files.filter((file) => file.processType === 'GENERATE');
       let backends: LlmBackend[] = [];
       if (generates.length > 0) {
         try {
@@ -71,6 +71,23 @@ export function registerRenderCommand(program: Command): void {
           throw new CliError(`--model ${flags.model}: no such LLM backend (configured: ${backends.map((backend) => backend.name).join(', ') || 'none'})`, ExitCode.Usage);
         }
       }
+      // Without a daemon, the workers are this process's: with no model here, GENERATE tasks would
+      // wait forever. Records that name an OFFLINE_TEMPLATE are rendered from it instead.
+      let standIns = 0;
+      if (generates.length > 0 && backends.length === 0 && (flags.sync || !readLiveRecord(ctx.stateDir))) {
+        const offline = offlinePlan(plan);
+        if (!offline) {
+          throw new CliError(
+            'GENERATE records need an LLM: set OPENAI_API_KEY (or OPENAI_BASE_URL) or ANTHROPIC_API_KEY, or add an `llm` section to peagen.json (or give each GENERATE record an OFFLINE_TEMPLATE to render without one)',
+            ExitCode.Usage,
+          );
+        }
+        standIns = generates.length;
+        ctx.info(`no LLM configured: ${standIns} GENERATE file(s) rendered from their OFFLINE_TEMPLATE stand-ins; set OPENAI_API_KEY (or OPENAI_BASE_URL) or ANTHROPIC_API_KEY to have a model write them`);
+        plan = offline;
+        preview = previewPlan(plan);
+        generates = [];
+      }
       const pricing = dearestPricing(backends, config.llm.backends);
       const worstCase = generates.length > 0 ? worstCaseSpend(plan, preview, pricing) : undefined;
       if (worstCase) {
@@ -81,7 +98,7 @@ export function registerRenderCommand(program: Command): void {
 
       if (flags.dryRun) {
         const rows = plan.files.map((file) => ({ path: file.path, processType: file.processType, dependsOn: file.dependsOn, origin: file.origin }));
-        ctx.output({ dryRun: true, out: path.resolve(flags.out), files: rows, ...(worstCase && { worstCase }) }, () =>
+        ctx.output({ dryRun: true, out: path.resolve(flags.out), files: rows, ...(worstCase && { worstCase }), ...(standIns > 0 && { offlineStandIns: standIns }) }, () =>
           [
             `${plan.files.length} file(s) would be written under ${path.resolve(flags.out)} (in this order; nothing written: --dry-run):`,
             ...rows.map((row) => `  ${row.path}  ${row.processType}${row.dependsOn.length > 0 ? `  after ${row.dependsOn.join(', ')}` : ''}`),
@@ -90,10 +107,6 @@ export function registerRenderCommand(program: Command): void {
         return;
       }
 
-      // Without a daemon, the workers are this process's: with no model here, GENERATE tasks would wait forever.
-      if (generates.length > 0 && backends.length === 0 && (flags.sync || !readLiveRecord(ctx.stateDir))) {
-        throw new CliError('GENERATE records need an LLM: set OPENAI_API_KEY (or OPENAI_BASE_URL) or ANTHROPIC_API_KEY, or add an `llm` section to peagen.json', ExitCode.Usage);
-      }
       const chosen = flags.model
         ? new Map(generates.map((file) => [file.path, flags.model!]))
         : chooseBackends(plan, backends.map((backend) => ({ name: backend.name, weight: config.llm.backends.find((b) => b.name === backend.name)?.weight ?? 1 })), flags.seed);
@@ -161,6 +174,7 @@ export function registerRenderCommand(program: Command): void {
           files: files.map((file) => ({ path: file.path, processType: plan.files.find((planned) => planned.path === file.path)!.processType, bytes: Buffer.byteLength(file.content), sha256: createHash('sha256').update(file.content).digest('hex'), ...(file.model && { model: file.model }) })),
           llm: usage,
           ...(worstCase && { worstCase }),
+          ...(standIns > 0 && { offlineStandIns: standIns }),
           seconds,
         },
         () =>
