@@ -10,6 +10,16 @@ import { DirectionSchema, EvaluationSchema } from './evaluation';
 export const ProgramIdSchema = z.string().regex(/^[0-9a-f]{64}$/, 'a program id is the sha256 of its source');
 export type ProgramId = z.infer<typeof ProgramIdSchema>;
 
+/** Content address of a recorded LLM exchange (sha256, hex): the name of its file in a run's llm/. */
+export const ExchangeHashSchema = z.string().regex(/^[0-9a-f]{64}$/, 'an exchange address is the sha256 of its record');
+
+/**
+ * A run's id: the name of its directory under .peagen/runs (`20261123-154356-bad_sort-073d`).
+ * Checked before any path is built from it, so an id from a client or a run file can never
+ * name another directory (`../x`, `/abs`).
+ */
+export const RunIdSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,127}$/, 'a run id is the name of a directory under .peagen/runs: letters, digits, - and _');
+
 export const LlmUsageSchema = z.object({
   inputTokens: z.number().int().nonnegative(),
   outputTokens: z.number().int().nonnegative(),
@@ -29,7 +39,7 @@ export const LineageSchema = z.object({
   /** Unified diff parent → program. */
   patch: z.string().optional(),
   /** Content addresses of the recorded LLM exchanges (first try, then each repair). */
-  exchanges: z.array(z.string()).default([]),
+  exchanges: z.array(ExchangeHashSchema).default([]),
   /** Seed the mutator used for this child. */
   seed: z.number().int().nonnegative(),
   /** Repair rounds it took (0: applied at the first answer). */

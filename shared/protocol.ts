@@ -6,7 +6,7 @@
  */
 import { NotificationType, RequestType, RequestType0 } from 'vscode-languageserver-protocol';
 import { z } from 'zod';
-import type { NicheElite, Program, RunProgress, RunSummary } from './evolution';
+import { type NicheElite, type Program, ProgramIdSchema, type RunProgress, RunIdSchema, type RunSummary } from './evolution';
 import { type DeadLetter, type QueueStats, type RequirementSetDepth, ResultSchema, TaskSpecSchema, type TaskState, type WorkerRecord } from './task';
 
 /** Bumped on any incompatible change to the messages below; checked by {@link Handshake}. */
@@ -224,8 +224,8 @@ export namespace StartRun {
     mutator: z.string().min(1).optional(),
     seed: z.number().int().nonnegative().optional(),
     quick: z.boolean().optional(),
-    /** A run id or directory to continue. */
-    resume: z.string().optional(),
+    /** The id of a run under projectDir to continue (the CLI turns a run directory into one). */
+    resume: RunIdSchema.optional(),
   });
   export type Params = z.input<typeof params>;
   export interface Response {
@@ -258,7 +258,7 @@ export namespace EstimateRun {
 
 export namespace StopRun {
   export const method = 'peagen/evolve/stop';
-  export const params = z.object({ runId: z.string().min(1) });
+  export const params = z.object({ runId: RunIdSchema });
   export type Params = z.infer<typeof params>;
   export interface Response {
     /** False when no such run is active in this daemon. */
@@ -287,7 +287,7 @@ export namespace ListRuns {
 /** The elite of every niche of a run: the Evolution view's tree. */
 export namespace GetElites {
   export const method = 'peagen/evolve/elites';
-  export const params = z.object({ runId: z.string().min(1), projectDir: z.string().min(1) });
+  export const params = z.object({ runId: RunIdSchema, projectDir: z.string().min(1) });
   export type Params = z.infer<typeof params>;
   export interface Response {
     runId: string;
@@ -302,7 +302,7 @@ export namespace GetElites {
 /** One program with its source and its ancestry (seed first), e.g. to show its diff. */
 export namespace GetProgram {
   export const method = 'peagen/evolve/program';
-  export const params = z.object({ runId: z.string().min(1), projectDir: z.string().min(1), programId: z.string().min(1) });
+  export const params = z.object({ runId: RunIdSchema, projectDir: z.string().min(1), programId: ProgramIdSchema });
   export type Params = z.infer<typeof params>;
   export interface Response {
     program: Program;

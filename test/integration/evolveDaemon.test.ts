@@ -5,6 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { ResponseError } from 'vscode-languageserver-protocol/node';
 import type { RunProgress } from '../../shared/evolution';
 import { GetElites, GetProgram, ListRuns, PeagenErrorCodes, StartRun, StopRun } from '../../shared/protocol';
@@ -56,9 +57,35 @@ describe('evolution runs in the daemon (real process)', function () {
         client.request(GetProgram.type, { runId: report.runId, projectDir: project.dir, programId: 'f'.repeat(64) }),
         (error: ResponseError<unknown>) => error.code === PeagenErrorCodes.NotFound,
       );
+
+      // Ids from a client never name another directory: a copy of the run outside .peagen/runs
+      // is not reachable by `../..`, an absolute path or any id of the wrong form.
+      const outside = path.join(project.dir, 'elsewhere');
+      fs.cpSync(path.dirname(path.dirname(report.best.file)), outside, { recursive: true });
+      for (const runId of ['../../elsewhere', outside, '..', 'a/b', '.hidden', '']) {
+        await assert.rejects(
+          client.request(GetElites.type, { runId, projectDir: project.dir }),
+          (error: ResponseError<unknown>) => error.code === -32602 && /a run id is the name of a directory under \.peagen\/runs/.test(error.message),
+          `GetElites ${JSON.stringify(runId)}`,
+        );
+      }
+      await assert.rejects(
+        client.request(GetProgram.type, { runId: report.runId, projectDir: project.dir, programId: `../../${report.best.id}` }),
+        (error: ResponseError<unknown>) => error.code === -32602 && /a program id is the sha256 of its source/.test(error.message),
+      );
+      await assert.rejects(
+        client.request(StartRun.type, { exampleDir: BAD_SORT_DIR, projectDir: project.dir, resume: '../../elsewhere' }),
+        (error: ResponseError<unknown>) => error.code === -32602 && /a run id/.test(error.message),
+      );
     } finally {
       client.close();
     }
+
+    // The CLI names a run by its directory too: it reaches the daemon as the run's id and project.
+    const resumed = await project.run(['--json', 'evolve', 'run', '--resume', path.dirname(path.dirname(report.best.file)), '--quick', '--evaluations', '6'], { PEAGEN_HOME: daemon.home });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.match(resumed.stderr, /started in the daemon/);
+    assert.equal(parseJson<RunOutput>(resumed).runId, report.runId);
   });
 
   it('StartRun pushes progress notifications to the end; bad requests are refused with the reason', async () => {

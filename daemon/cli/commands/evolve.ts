@@ -15,7 +15,7 @@ import { type PreparedRun, prepareRun, type RunRequest, RunSetupError } from '..
 import { replayRun } from '../../evolution/controller/replay';
 import { activePlugins } from '../../plugins/activePlugins';
 import { buildReport, readReport, type RunReport, writeReport } from '../../evolution/controller/report';
-import { RunDir, type StopConditions } from '../../evolution/controller/runDir';
+import { RunDir, RUNS_DIR, type StopConditions } from '../../evolution/controller/runDir';
 import { readJournal } from '../../evolution/evodb/journal';
 import { SELECTOR_NAMES } from '../../evolution/selection/createSelector';
 import { CliContext, CliError, ExitCode, parsePositiveInt } from '../context';
@@ -251,6 +251,8 @@ async function runInDaemon(ctx: CliContext, request: RunRequest): Promise<void> 
             ...request,
             exampleDir: path.resolve(request.exampleDir),
             projectDir: path.resolve(request.projectDir),
+            // The daemon takes run ids only: a run named by its directory is sent as its id and project.
+            ...(request.resume !== undefined && runByIdIn(request.resume, request.projectDir)),
           });
         } catch (error) {
           if (error instanceof ResponseError && error.code === ErrorCodes.InvalidParams) throw new CliError(error.message.replace(/^invalid params: /, ''), ExitCode.Usage);
@@ -383,6 +385,16 @@ export function registerEvolveCommands(program: Command): void {
       );
       if (!result.identical) process.exitCode = ExitCode.Failed;
     });
+}
+
+/** A run named by id or directory, as the id and project directory the daemon accepts. */
+function runByIdIn(run: string, projectDir: string): { resume: string; projectDir: string } {
+  const runDir = resolveRun(run, projectDir);
+  const project = path.resolve(runDir.dir, '..', '..', '..');
+  if (path.join(project, RUNS_DIR, runDir.id) !== path.resolve(runDir.dir)) {
+    throw new CliError(`${runDir.dir} is not under a project's ${RUNS_DIR}: resume it here with --sync`, ExitCode.Usage);
+  }
+  return { resume: runDir.id, projectDir: project };
 }
 
 function resolveRun(run: string, project: string | undefined): RunDir {

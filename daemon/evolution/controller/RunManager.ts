@@ -120,7 +120,7 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
   }
 
   private stateOf(runId: string, projectDir: string): { state: RunState; objectiveName: string; direction: 'maximize' | 'minimize' } {
-    const runDir = RunDir.resolve(runId, projectDir);
+    const runDir = RunDir.ofId(runId, projectDir);
     const manifest = runDir.readManifest();
     const { state } = loadRunState(runDir, manifest);
     return { state, objectiveName: manifest.settings.objectiveName, direction: manifest.settings.direction };

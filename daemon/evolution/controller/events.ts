@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { EvaluationSchema } from '../../../shared/evaluation';
-import { LlmUsageSchema, ProgramSchema } from '../../../shared/evolution';
+import { ExchangeHashSchema, LlmUsageSchema, ProgramSchema } from '../../../shared/evolution';
 
 /** The evaluated seed program: the first event of every run. */
 export const SeedEventSchema = z.object({ type: z.literal('seed'), program: ProgramSchema });
@@ -49,7 +49,7 @@ export const ProposalEventSchema = z.object({
   model: z.string().optional(),
   template: z.object({ name: z.string(), hash: z.string() }).optional(),
   /** Content addresses of the recorded exchanges (llm/<hash>.json in the run directory). */
-  exchanges: z.array(z.string()),
+  exchanges: z.array(ExchangeHashSchema),
   repairs: z.number().int().nonnegative(),
   /** Each LLM call: its kind and what it gave (see Mutator.ts CallAttempt). */
   attempts: z.array(z.object({ kind: z.enum(['first', 'format', 'known']), result: z.string(), child: z.string().optional() })).optional(),

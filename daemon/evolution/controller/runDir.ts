@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { type Program, ProgramSchema } from '../../../shared/evolution';
+import { ExchangeHashSchema, type Program, ProgramIdSchema, ProgramSchema, RunIdSchema } from '../../../shared/evolution';
 import type { LlmExchange } from '../mutation/Mutator';
 
 export const RUNS_DIR = path.join('.peagen', 'runs');
@@ -103,7 +103,18 @@ export class RunDir {
     return new RunDir(dir);
   }
 
-  /** A run named by its id (under the project's .peagen/runs) or by its directory. */
+  /**
+   * A run named by its id alone (what clients and run files give): the id is checked before a
+   * path is built from it, so no id names a directory outside the project's .peagen/runs.
+   */
+  static ofId(runId: string, projectDir: string): RunDir {
+    const id = checkedId(RunIdSchema, runId, 'run id');
+    const dir = path.join(path.resolve(projectDir), RUNS_DIR, id);
+    if (!fs.existsSync(path.join(dir, 'run.json'))) throw new Error(`no run "${id}" under ${path.join(path.resolve(projectDir), RUNS_DIR)} (see \`peagen evolve list\`)`);
+    return new RunDir(dir);
+  }
+
+  /** A run named by its id (under the project's .peagen/runs) or by its directory (the CLI's own user). */
   static resolve(run: string, projectDir: string): RunDir {
     const candidates = [path.resolve(run), path.join(path.resolve(projectDir), RUNS_DIR, run)];
     for (const dir of candidates) if (fs.existsSync(path.join(dir, 'run.json'))) return new RunDir(dir);
@@ -151,6 +162,7 @@ export class RunDir {
   }
 
   getExchange(hash: string): LlmExchange {
+    checkedId(ExchangeHashSchema, hash, 'exchange address');
     const file = path.join(this.dir, 'llm', `${hash}.json`);
     let text: string;
     try {
@@ -173,6 +185,7 @@ export class RunDir {
   }
 
   getProgram(id: string): Program {
+    checkedId(ProgramIdSchema, id, 'program id');
     const file = path.join(this.dir, 'programs', `${id}.json`);
     try {
       return ProgramSchema.parse(JSON.parse(fs.readFileSync(file, 'utf8')));
@@ -188,4 +201,11 @@ export class RunDir {
     fs.writeFileSync(temp, code);
     fs.renameSync(temp, file);
   }
+}
+
+/** `value` when it has the id's form; otherwise an error saying so, before any path is built. */
+function checkedId(schema: z.ZodString, value: string, what: 'run id' | 'program id' | 'exchange address'): string {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new Error(`"${value.slice(0, 80)}" is not ${what === 'exchange address' ? 'an' : 'a'} ${what}: ${parsed.error.issues[0]?.message ?? 'wrong form'}`);
+  return parsed.data;
 }
