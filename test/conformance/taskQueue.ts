@@ -12,10 +12,12 @@ import {
   type Acceptor,
   type Claim,
   DuplicateTaskError,
+  MAX_TASK_BYTES,
   type QueueOptions,
   type TaskEvent,
   type TaskQueue,
   type TaskStateEvent,
+  TaskTooLargeError,
 } from '../../daemon/fabric/queue/TaskQueue';
 import { newTask, type Result, type Task, type TaskSpec } from '../../shared/task';
 
@@ -604,6 +606,14 @@ export function describeTaskQueueConformance(name: string, factory: QueueFactory
         await queue.fail(await mustClaim(), { code: 'invalid', message: 'bad input', retryable: false });
         await assertDuplicateRefused(doomed, 'that is dead-lettered');
         assert.deepEqual(await queue.stats(), { pending: 0, inFlight: 0, delayed: 0, dead: 1 }, 'a refused enqueue changes nothing');
+      });
+
+      it(`refuses to enqueue a task whose record is over ${MAX_TASK_BYTES} bytes, saying so, and takes the next one`, async () => {
+        const huge = newTask({ kind: 'echo', requires: ['cpu'], payload: { blob: 'x'.repeat(MAX_TASK_BYTES) } });
+        await assert.rejects(queue.enqueue(huge), (error: unknown) => error instanceof TaskTooLargeError && error.taskId === huge.id && /over the queue's limit of \d+ bytes/.test(error.message));
+        assert.deepEqual(await queue.stats(), { pending: 0, inFlight: 0, delayed: 0, dead: 0 }, 'a refused enqueue changes nothing');
+        const next = await submit();
+        assert.equal((await mustClaim()).task.id, next.id);
       });
 
       it('closes idempotently', async () => {

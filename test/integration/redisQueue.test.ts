@@ -8,7 +8,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { createQueue, QueueAddressError } from '../../daemon/fabric/queue/createQueue';
 import { RedisStreamsQueue, type RedisQueueOptions } from '../../daemon/fabric/queue/redis/RedisStreamsQueue';
-import type { Acceptor, Claim, TaskEvent } from '../../daemon/fabric/queue/TaskQueue';
+import { type Acceptor, type Claim, MAX_TASK_BYTES, type TaskEvent } from '../../daemon/fabric/queue/TaskQueue';
 import { newTask, type Task } from '../../shared/task';
 import { describeTaskQueueConformance } from '../conformance/taskQueue';
 import { startRedisServer, type RedisServer } from '../fixtures/redisServer';
@@ -151,6 +151,10 @@ describe('RedisStreamsQueue', function () {
       await admin.hset(queue.keys.task(corrupt.id), 'task', '{"id": broken');
       const invalid = await submit();
       await admin.hset(queue.keys.task(invalid.id), 'task', JSON.stringify({ id: invalid.id, kind: 'echo' }));
+      const oversized = await submit();
+      await admin.hset(queue.keys.task(oversized.id), 'task', JSON.stringify({ ...oversized, payload: 'x'.repeat(MAX_TASK_BYTES) }));
+      const future = await submit();
+      await admin.hset(queue.keys.task(future.id), 'task', JSON.stringify({ ...future, schemaV: '99.0' }));
       const good = await submit();
 
       assert.equal((await mustClaim()).task.id, first.id);
@@ -158,13 +162,16 @@ describe('RedisStreamsQueue', function () {
       assert.equal(await queue.claim({ consumer: 'test', accepts: CPU, blockMs: 100 }), null);
 
       const reasons = (await queue.listDead()).map((letter) => `${letter.task.id} ${letter.reason}`);
-      assert.equal(reasons.length, 4, reasons.join('\n'));
+      assert.equal(reasons.length, 6, reasons.join('\n'));
       assert.match(reasons[0]!, /names no task id/);
       assert.match(reasons[1]!, /^ghost-task .*no record/);
       assert.match(reasons[2]!, new RegExp(`^${corrupt.id} invalid_task: .*malformed JSON`));
       assert.match(reasons[3]!, new RegExp(`^${invalid.id} invalid_task: `));
+      assert.match(reasons[4]!, new RegExp(`^${oversized.id} invalid_task: .* is \\d+ bytes, over the limit of ${MAX_TASK_BYTES}`));
+      assert.match(reasons[5]!, new RegExp(`^${future.id} schema_version: task schema 99.0 is newer than this worker understands`));
       assert.equal((await queue.getResult(corrupt.id))?.error?.code, 'dead_letter', 'waiters of a corrupt task are answered');
       assert.equal(await admin.xlen(stream), 2, 'only the two held tasks are left in the stream');
+      assert.ok((await admin.get(queue.keys.result(oversized.id)))!.length < 10_000, 'the oversized record is not copied into its answer');
     });
 
     it('is what createQueue makes of a redis:// address, shown without its password', async () => {

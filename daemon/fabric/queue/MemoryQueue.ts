@@ -21,6 +21,7 @@ import {
   type TaskEvent,
   type TaskEventListener,
   type TaskQueue,
+  taskRecord,
 } from './TaskQueue';
 
 export interface MemoryQueueOptions extends QueueOptions {
@@ -78,6 +79,7 @@ export class MemoryQueue implements TaskQueue {
 
   async enqueue(task: Task): Promise<void> {
     this.assertOpen();
+    taskRecord(task);
     const where = this.whereIs(task.id);
     if (where) throw new DuplicateTaskError(task.id, where);
     this.pushPending(structuredClone(task));

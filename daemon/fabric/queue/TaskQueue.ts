@@ -75,6 +75,34 @@ export interface CancelRequestEvent {
 export type TaskEvent = TaskStateEvent | CancelRequestEvent;
 export type TaskEventListener = (event: TaskEvent) => void;
 
+/**
+ * The largest task record a queue takes or hands to a worker (its JSON, in bytes). Real tasks
+ * carry a program or a file, far below this; a record above it (a bug, or one written by hand)
+ * would only cost every worker that reads it its memory.
+ */
+export const MAX_TASK_BYTES = 8 * 1024 * 1024;
+
+/** Refused by `enqueue`: the task's record is larger than {@link MAX_TASK_BYTES}. */
+export class TaskTooLargeError extends Error {
+  override name = 'TaskTooLargeError';
+  readonly code = 'task_too_large';
+
+  constructor(
+    readonly taskId: string,
+    readonly bytes: number,
+  ) {
+    super(`task ${taskId} is ${bytes} bytes as JSON, over the queue's limit of ${MAX_TASK_BYTES} bytes; send the data by reference (a path the worker can read) instead of in the payload`);
+  }
+}
+
+/** The task's JSON record, or TaskTooLargeError when it is over the limit. */
+export function taskRecord(task: Task): string {
+  const json = JSON.stringify(task);
+  const bytes = Buffer.byteLength(json);
+  if (bytes > MAX_TASK_BYTES) throw new TaskTooLargeError(task.id, bytes);
+  return json;
+}
+
 /** Refused by `enqueue`: a task with this id is already known to the queue. */
 export class DuplicateTaskError extends Error {
   override name = 'DuplicateTaskError';

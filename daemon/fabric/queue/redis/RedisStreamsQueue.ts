@@ -37,11 +37,13 @@ import {
   DEFAULT_QUEUE_OPTIONS,
   DuplicateTaskError,
   type FailOutcome,
+  MAX_TASK_BYTES,
   type QueueOptions,
   requirementSetKey,
   type TaskEvent,
   type TaskEventListener,
   type TaskQueue,
+  taskRecord,
 } from '../TaskQueue';
 import { waitForEvent } from '../waitForEvent';
 import { BlockingConnections } from './BlockingConnections';
@@ -142,10 +144,11 @@ export class RedisStreamsQueue implements TaskQueue {
     for (const cap of task.requires) {
       if (!CapabilitySchema.safeParse(cap).success) throw new Error(`task ${task.id} requires "${cap}", which is not a capability tag (lower-case letters, digits, . _ -)`);
     }
+    const record = taskRecord(task);
     await this.ready();
     const where = (await this.run('enqueue', [
       task.id,
-      JSON.stringify(task),
+      record,
       task.kind,
       this.keys.stream(task.kind, task.requires),
       task.attempts,
@@ -174,7 +177,7 @@ export class RedisStreamsQueue implements TaskQueue {
       // lease by some claim here, so a busy queue still redelivers a dead worker's tasks.
       const sweep = sentAt - this.lastSweepAt >= Math.max(50, this.options.leaseMs / 4);
       if (sweep) this.lastSweepAt = sentAt;
-      const reply = (await this.run('claim', [options.consumer, acceptors, sweep ? '1' : '0'])) as ClaimReply;
+      const reply = (await this.run('claim', [options.consumer, acceptors, sweep ? '1' : '0', MAX_TASK_BYTES])) as ClaimReply;
       if (reply[0] === 1) {
         const claim = await this.toClaim(reply, options.consumer, sentAt);
         if (claim) return claim;

@@ -2,11 +2,12 @@
 -- whose requirement set some acceptor covers. Due retries are promoted and expired leases in
 -- those streams reclaimed (XAUTOCLAIM) first.
 -- ARGV[8] consumer, ARGV[9] acceptors JSON [{kind, provides[]}], ARGV[10] '1' to sweep
--- expired leases first (the caller asks now and then; a claim that finds nothing sweeps too).
+-- expired leases first (the caller asks now and then; a claim that finds nothing sweeps too),
+-- ARGV[11] the largest task record handed out, in bytes (a larger one is dead-lettered unread).
 -- Answers {1, entryId, taskJson, attempts, taskId} or, when nothing is there,
 -- {0, wakeInMs, stream1, lastId1, stream2, lastId2, ...}: XREAD BLOCK on those ids wakes on
 -- the next entry; wakeInMs (-1: none) is when the next retry falls due or lease runs out.
-local consumer, acceptors, sweepFirst = ARGV[8], cjson.decode(ARGV[9]), ARGV[10] == '1'
+local consumer, acceptors, sweepFirst, maxTaskBytes = ARGV[8], cjson.decode(ARGV[9]), ARGV[10] == '1', tonumber(ARGV[11])
 
 local function covers(kind, requires)
   for _, acceptor in ipairs(acceptors) do
@@ -124,6 +125,11 @@ for _ = 1, 25 do
       elseif record[1] ~= 'pending' or record[2] ~= entryId then
         -- A leftover of an older delivery: the task's live entry is elsewhere.
         removeEntry(best, entryId)
+      elseif string.len(record[3] or '') > maxTaskBytes then
+        removeEntry(best, entryId)
+        -- Only its start is kept as evidence: the dead-letter list stays small to read.
+        redis.call('HSET', key, 'task', string.sub(record[3], 1, 4096))
+        bury(id, record[5] or '', best, tonumber(record[4]) or 0, 'invalid_task: the task record ' .. key .. ' is ' .. string.len(record[3]) .. ' bytes, over the limit of ' .. maxTaskBytes, '')
       elseif not pcall(cjson.decode, record[3] or '') then
         removeEntry(best, entryId)
         bury(id, record[5] or '', best, tonumber(record[4]) or 0, 'invalid_task: the task record ' .. key .. ' holds malformed JSON', '')
