@@ -1,0 +1,62 @@
+/**
+ * Niche labels in the user's units: a program placed by the archive's real binning
+ * (FeatureSpace) gets a label naming the range its values fall in, open at the ends, and a bin
+ * whose edges are unknown is still named in words, never by its raw key.
+ */
+import * as assert from 'node:assert/strict';
+import { FeatureSpace } from '../../daemon/evolution/evodb/features';
+import { binRange, nicheLabel, type NicheAxes } from '../../shared/nicheLabel';
+
+/** The label of the niche the archive puts a program with this code and objective in. */
+function labelOf(space: FeatureSpace, axes: Omit<NicheAxes, 'features'>, code: string, objective: number | null, metrics?: Record<string, number>): string {
+  return nicheLabel(space.nicheKey(space.features({ code, objective, ...(metrics && { metrics }) })), { ...axes, features: space.descriptors });
+}
+
+describe('niche labels', () => {
+  const speedup = { objectiveName: 'speedup', objectiveUnit: 'x' };
+
+  it('says what the default grid’s bins hold: speedup doublings and 500-character steps', () => {
+    const space = FeatureSpace.defaults('maximize');
+    assert.equal(labelOf(space, speedup, 'x'.repeat(3163), 5), 'speedup 4–8x · 3000–3500 characters');
+    assert.equal(labelOf(space, speedup, 'x'.repeat(3000), 4), 'speedup 4–8x · 3000–3500 characters', 'an edge belongs to the bin above it');
+    assert.equal(labelOf(space, speedup, 'x'.repeat(499), 1), 'speedup 1–2x · < 500 characters');
+  });
+
+  it('opens the end bins: below the first edge and from the last one up', () => {
+    const space = FeatureSpace.defaults('maximize');
+    assert.equal(labelOf(space, speedup, 'x'.repeat(9000), 0.3), 'speedup < 0.5x · ≥ 8000 characters');
+    assert.equal(labelOf(space, speedup, '', 5000), 'speedup ≥ 1024x · < 500 characters');
+  });
+
+  it('writes a unit that is a word after a space, and leaves it out when the example declares none', () => {
+    const space = FeatureSpace.defaults('minimize');
+    assert.equal(labelOf(space, { objectiveName: 'time', objectiveUnit: 'ms' }, 'x'.repeat(600), 0.0015), 'time 0.0009766–0.001953 ms · 500–1000 characters');
+    assert.equal(labelOf(space, { objectiveName: 'time' }, 'x'.repeat(600), 300_000), 'time 262144–524288 · 500–1000 characters');
+  });
+
+  it('labels declared axes: lines, metrics by their name, an objective axis by the objective’s name', () => {
+    const space = new FeatureSpace([
+      { name: 'fast', from: 'objective', bins: [1, 2, 4, 8, 16, 32, 64, 128] },
+      { name: 'size', from: 'lines', bins: [20, 40, 80] },
+      { name: 'peakMb', from: 'metric:peak_mb', bins: [100, 200] },
+    ]);
+    const code = 'line\n'.repeat(50);
+    assert.equal(labelOf(space, speedup, code, 6, { peak_mb: 150 }), 'speedup 4–8x · 40–80 lines · peak mb 100–200');
+    assert.equal(labelOf(space, speedup, code, 500, { peak_mb: 10 }), 'speedup ≥ 128x · 40–80 lines · peak mb < 100');
+  });
+
+  it('names a bin whose edges it does not know by its axis and number, never by the key', () => {
+    assert.equal(nicheLabel('objective=4|codeLength=7', speedup), 'objective bin 4 · code length bin 7', 'no axes known (an older daemon)');
+    const features = [{ name: 'objective', from: 'objective', bins: [1, 2] }];
+    assert.equal(nicheLabel('objective=1|latency_ms=2', { ...speedup, features }), 'speedup 1–2x · latency ms bin 2', 'an axis the grid does not declare');
+    assert.equal(nicheLabel('objective=9', { ...speedup, features }), 'objective bin 9', 'a bin past the edges');
+    assert.equal(nicheLabel('', speedup), 'the only niche');
+    assert.equal(nicheLabel('not a key', speedup), 'not a key');
+  });
+
+  it('spells out a range with a negative edge', () => {
+    assert.equal(binRange([-4, -2, 0], 1), '-4 to -2');
+    assert.equal(binRange([-4, -2, 0], 3, '%'), '≥ 0%');
+    assert.equal(binRange([1, 2], 5), undefined);
+  });
+});
