@@ -74,6 +74,7 @@ const EXAMPLE_DESCRIPTIONS = {
   objective: 'What the evaluator optimises.',
   'objective.name': 'Name of the objective (e.g. speedup).',
   'objective.direction': 'maximize or minimize; the evaluator must print the same.',
+  'objective.unit': 'What the objective is counted in, e.g. x for a speedup or ms for a time: the Evolution view and `peagen evolve show` label niches in it (speedup 4–8x).',
   limits: 'Hard limits of one evaluation run.',
   'limits.timeoutMs': 'Wall time (ms); everything the run started is killed after it.',
   'limits.memoryMb': 'Memory (MiB).',

@@ -72,7 +72,8 @@ export const ExampleConfigSchema = z.object({
   entry: z.string().optional(),
   /** argv run with the example directory as cwd (read-only); `{program}` is the candidate's path. */
   evaluator: z.array(z.string().min(1)).min(1),
-  objective: z.object({ name: z.string().min(1), direction: DirectionSchema }),
+  /** `unit`: what the objective is counted in (`x` for a speedup, `ms`); niche labels show ranges in it. */
+  objective: z.object({ name: z.string().min(1), direction: DirectionSchema, unit: z.string().min(1).optional() }),
   limits: z
     .object({
       timeoutMs: z.number().int().positive(),

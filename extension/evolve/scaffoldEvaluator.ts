@@ -78,7 +78,7 @@ export function scaffoldFiles(input: ScaffoldInput): { files: Record<string, str
     program: input.fileName,
     entry: input.functionName,
     evaluator: input.language === 'python' ? ['python3', evaluator, '{program}'] : ['node', evaluator, '{program}'],
-    objective: { name: 'speedup', direction: 'maximize' },
+    objective: { name: 'speedup', direction: 'maximize', unit: 'x' },
     limits: { timeoutMs: 120_000, memoryMb: 1024, pids: 64 },
   };
   const template = input.language === 'python' ? PYTHON_EVALUATOR : JS_EVALUATOR;

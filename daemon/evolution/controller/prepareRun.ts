@@ -178,6 +178,7 @@ function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessE
       settings: {
         direction: example.config.objective.direction,
         objectiveName: example.config.objective.name,
+        ...(example.config.objective.unit && { objectiveUnit: example.config.objective.unit }),
         ...(example.config.features && { features: example.config.features }),
         islands: request.islands ?? 1,
         selector,

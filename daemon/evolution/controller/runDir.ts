@@ -41,6 +41,8 @@ export const RunManifestSchema = z.object({
   settings: z.object({
     direction: z.enum(['maximize', 'minimize']),
     objectiveName: z.string(),
+    /** The example's objective unit (`x`), for labels; absent when it declares none. */
+    objectiveUnit: z.string().optional(),
     features: z.array(z.object({ name: z.string(), from: z.string(), bins: z.array(z.number()) })).optional(),
     islands: z.number().int().positive(),
     selector: z.string(),
