@@ -6,6 +6,7 @@
  */
 import { NotificationType, RequestType, RequestType0 } from 'vscode-languageserver-protocol';
 import { z } from 'zod';
+import type { FeatureDescriptor } from './evaluation';
 import { type NicheElite, type Program, ProgramIdSchema, type RunProgress, RunIdSchema, type RunSummary } from './evolution';
 import { type DeadLetter, type QueueStats, type RequirementSetDepth, ResultSchema, TaskSpecSchema, type TaskState, type WorkerRecord } from './task';
 
@@ -292,7 +293,14 @@ export namespace GetElites {
   export interface Response {
     runId: string;
     objectiveName: string;
+    /** The example's objective unit (`x`), when it declares one. */
+    objectiveUnit?: string;
     direction: 'maximize' | 'minimize';
+    /**
+     * The axes the run's archive bins by, with their edges: what niche labels turn keys into
+     * ranges with. Absent from an older daemon; labels then name the bins.
+     */
+    features?: FeatureDescriptor[];
     bestId: string | null;
     elites: NicheElite[];
   }

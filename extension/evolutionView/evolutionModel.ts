@@ -4,6 +4,7 @@
  * niches, so the wording and ordering are unit-tested and the tree provider only wires them up.
  */
 import type { NicheElite, RunProgress, RunSummary } from '../../shared/evolution';
+import { nicheLabel, type NicheAxes } from '../../shared/nicheLabel';
 import type { GetElites } from '../../shared/protocol';
 
 /** The text of one tree row, independent of vscode's TreeItem. */
@@ -24,26 +25,6 @@ export function formatNumber(value: number | null | undefined): string {
   if (value === null || value === undefined || !Number.isFinite(value)) return '—';
   if (value !== 0 && (Math.abs(value) >= 1e6 || Math.abs(value) < 1e-3)) return value.toExponential(2);
   return String(Number(value.toPrecision(4)));
-}
-
-/** `codeLength` → `code length`: descriptor names as words. */
-function words(name: string): string {
-  return name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .replace(/[_-]+/g, ' ')
-    .toLowerCase();
-}
-
-/**
- * A niche key (`objective=3|codeLength=2`) as a label: `objective bin 3 · code length bin 2`.
- * The bins' edges are the daemon's (an example may declare its own), so the label names bins,
- * not ranges; anything that is not a key is shown as it is.
- */
-export function nicheLabel(key: string): string {
-  if (key === '') return 'the only niche';
-  const parts = key.split('|').map((part) => /^([^=]+)=(-?\d+)$/.exec(part));
-  if (parts.some((match) => match === null)) return key;
-  return parts.map((match) => `${words(match![1]!)} bin ${match![2]}`).join(' · ');
 }
 
 /** `HH:MM` of an ISO time, in the local time zone (runs are told apart by when they started). */
@@ -114,18 +95,26 @@ export function nicheGroups(response: Pick<GetElites.Response, 'direction' | 'be
   );
 }
 
-export function nicheRow(group: NicheGroup, objectiveName: string): RowText {
+/**
+ * A niche named by the values it holds (`speedup 4–8x · 3000–3500 characters`), from the run's
+ * axes as the daemon reports them; its key stays in the tooltip, as the journal and CLI write it.
+ */
+export function nicheRow(group: NicheGroup, axes: NicheAxes): RowText {
+  const { objectiveName } = axes;
   const top = group.elites[0]?.program.objective ?? null;
   const count = group.elites.length;
+  const label = nicheLabel(group.key, axes);
   return {
-    label: nicheLabel(group.key),
+    label,
     description: `${objectiveName} ${formatNumber(top)}${group.holdsBest ? ' · ★ best' : ''}${count > 1 ? ` · ${count} islands` : ''}`,
-    tooltip: `Niche ${group.key}\n${count} elite${count === 1 ? '' : 's'}; the strongest has ${objectiveName} ${formatNumber(top)}`,
+    tooltip: `Niche ${label}${group.key === '' ? '' : ` (${group.key})`}\n${count} elite${count === 1 ? '' : 's'}; the strongest has ${objectiveName} ${formatNumber(top)}`,
     contextValue: NICHE,
   };
 }
 
-export function eliteRow(elite: NicheElite, objectiveName: string, isBest: boolean): RowText {
+/** An elite under its niche; `axes` as for {@link nicheRow}, so its tooltip names the niche the same way. */
+export function eliteRow(elite: NicheElite, axes: NicheAxes, isBest: boolean): RowText {
+  const { objectiveName } = axes;
   const program = elite.program;
   const lineage = program.lineage;
   const label = `${isBest ? '★ ' : ''}${objectiveName} ${formatNumber(program.objective)}`;
@@ -134,7 +123,7 @@ export function eliteRow(elite: NicheElite, objectiveName: string, isBest: boole
     `${isBest ? 'The best program of the run\n' : ''}${objectiveName}: ${formatNumber(program.objective)}${program.correct ? '' : ' (incorrect)'}`,
     `Generation ${lineage.generation}, mutator ${lineage.mutator}${lineage.model ? `, model ${lineage.model}` : ''}`,
     ...(program.measurements.length > 1 ? [`Measured ${program.measurements.length} times (median shown)`] : []),
-    `Island ${elite.island}, niche ${elite.niche}`,
+    `Island ${elite.island}, niche ${nicheLabel(elite.niche, axes)}`,
     `Program ${program.id.slice(0, 12)}`,
   ].join('\n');
   return { label, description, tooltip, contextValue: ELITE };

@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { NicheElite, RunProgress, RunSummary } from '../../shared/evolution';
+import type { NicheAxes } from '../../shared/nicheLabel';
 import { GetElites, ListRuns } from '../../shared/protocol';
 import type { DaemonConnection } from '../daemonConnection';
 import { projectDir } from '../services';
@@ -22,7 +23,8 @@ export interface NicheNode {
   kind: 'niche';
   runId: string;
   group: NicheGroup;
-  objectiveName: string;
+  /** The run's objective and grid axes, as GetElites answered: what the niche's label is made of. */
+  axes: NicheAxes;
   /** The run's best program, marked among the niche's elites. */
   bestId: string | null;
   parent: RunNode;
@@ -140,7 +142,7 @@ export class EvolutionTreeProvider implements vscode.TreeDataProvider<EvolutionN
         kind: 'elite',
         runId: node.runId,
         programId: elite.program.id,
-        objectiveName: node.objectiveName,
+        objectiveName: node.axes.objectiveName,
         elite,
         isBest: elite.program.id === node.bestId,
         parent: node,
@@ -230,14 +232,21 @@ export class EvolutionTreeProvider implements vscode.TreeDataProvider<EvolutionN
       return [];
     }
     return nicheGroups(response).map(
-      (group): NicheNode => ({ kind: 'niche', runId: run.runId, group, objectiveName: response.objectiveName, bestId: response.bestId, parent: run }),
+      (group): NicheNode => ({
+        kind: 'niche',
+        runId: run.runId,
+        group,
+        axes: { objectiveName: response.objectiveName, objectiveUnit: response.objectiveUnit, features: response.features },
+        bestId: response.bestId,
+        parent: run,
+      }),
     );
   }
 
   private rowOf(node: EvolutionNode): RowText {
     if (node.kind === 'run') return runRow(node.run, this.live.get(node.runId));
-    if (node.kind === 'niche') return nicheRow(node.group, node.objectiveName);
-    return eliteRow(node.elite, node.objectiveName, node.isBest);
+    if (node.kind === 'niche') return nicheRow(node.group, node.axes);
+    return eliteRow(node.elite, node.parent.axes, node.isBest);
   }
 
   private idOf(node: EvolutionNode): string {

@@ -1,5 +1,6 @@
 /**
- * What the Evolution view shows for the daemon's answers: readable niche labels, elites grouped
+ * What the Evolution view shows for the daemon's answers: niches labelled by the ranges they
+ * hold in the run's units, elites grouped
  * by niche with the run's best first and marked, live progress winning over the summary on
  * disk (a running run gets the stop-run context value), and lineage seed → elite.
  */
@@ -13,7 +14,6 @@ import {
   lineageSteps,
   NICHE,
   nicheGroups,
-  nicheLabel,
   nicheRow,
   RUN,
   RUN_RUNNING,
@@ -73,14 +73,17 @@ function progress(overrides: Partial<RunProgress>): RunProgress {
   };
 }
 
-describe('Evolution view model', function () {
-  it('labels niche keys with words and bins, and leaves anything else as it is', function () {
-    assert.equal(nicheLabel('objective=3|codeLength=2'), 'objective bin 3 · code length bin 2');
-    assert.equal(nicheLabel('speed_score=0'), 'speed score bin 0');
-    assert.equal(nicheLabel('not a key'), 'not a key');
-    assert.equal(nicheLabel(''), 'the only niche');
-  });
+/** The run's axes as GetElites answers them for bad_sort: the default grid of a maximized speedup. */
+const speedupAxes = {
+  objectiveName: 'speedup',
+  objectiveUnit: 'x',
+  features: [
+    { name: 'objective', from: 'objective', bins: [0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024] },
+    { name: 'codeLength', from: 'codeLength', bins: Array.from({ length: 16 }, (_, index) => (index + 1) * 500) },
+  ],
+};
 
+describe('Evolution view model', function () {
   it('formats objectives to four significant digits and a dash for none', function () {
     assert.equal(formatNumber(4.123456), '4.123');
     assert.equal(formatNumber(1234.5), '1235');
@@ -114,22 +117,31 @@ describe('Evolution view model', function () {
   });
 
   it('shows an elite with its objective, generation and model, and marks the best', function () {
-    const best = eliteRow(elite(7, 'objective=3|codeLength=1', 6.25, { generation: 4, model: 'openai/gpt-x' }), 'speedup', true);
+    const best = eliteRow(elite(7, 'objective=4|codeLength=1', 6.25, { generation: 4, model: 'openai/gpt-x' }), speedupAxes, true);
     assert.equal(best.label, '★ speedup 6.25');
     assert.equal(best.description, 'generation 4 · openai/gpt-x · best of the run');
     assert.match(best.tooltip, /Generation 4, mutator llm-patch, model openai\/gpt-x/);
+    assert.match(best.tooltip, /\nIsland 0, niche speedup 4–8x · 500–1000 characters\n/);
     assert.equal(best.contextValue, ELITE);
-    const other = eliteRow(elite(8, 'objective=1|codeLength=1', 1.5, { generation: 2 }), 'speedup', false);
+    const other = eliteRow(elite(8, 'objective=2|codeLength=1', 1.5, { generation: 2 }), speedupAxes, false);
     assert.equal(other.label, 'speedup 1.5');
     assert.equal(other.description, 'generation 2 · offline');
   });
 
-  it('summarises a niche by its strongest elite', function () {
-    const [group] = nicheGroups({ direction: 'maximize', bestId: id(1), elites: [elite(1, 'objective=3|codeLength=1', 6.25)] });
-    const row = nicheRow(group!, 'speedup');
-    assert.equal(row.label, 'objective bin 3 · code length bin 1');
+  it('summarises a niche by its strongest elite, named by the speedups and code lengths it holds', function () {
+    const [group] = nicheGroups({ direction: 'maximize', bestId: id(1), elites: [elite(1, 'objective=4|codeLength=6', 6.25)] });
+    const row = nicheRow(group!, speedupAxes);
+    assert.equal(row.label, 'speedup 4–8x · 3000–3500 characters');
     assert.equal(row.description, 'speedup 6.25 · ★ best');
+    assert.match(row.tooltip, /^Niche speedup 4–8x · 3000–3500 characters \(objective=4\|codeLength=6\)\n1 elite;/);
     assert.equal(row.contextValue, NICHE);
+  });
+
+  it('opens the end niches, and names bins in words when the daemon sent no edges', function () {
+    const [high, low] = nicheGroups({ direction: 'maximize', bestId: null, elites: [elite(1, 'objective=0|codeLength=0', 0.3), elite(2, 'objective=12|codeLength=16', 2000)] });
+    assert.equal(nicheRow(low!, speedupAxes).label, 'speedup < 0.5x · < 500 characters');
+    assert.equal(nicheRow(high!, speedupAxes).label, 'speedup ≥ 1024x · ≥ 8000 characters');
+    assert.equal(nicheRow(low!, { objectiveName: 'speedup' }).label, 'objective bin 0 · code length bin 0');
   });
 
   it('shows a run from its live progress while it runs, with the context value Stop Run needs', function () {

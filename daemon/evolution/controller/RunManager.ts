@@ -5,14 +5,14 @@
  * `evolve run --resume` continues them.
  */
 import { EventEmitter } from 'node:events';
-import type { NicheElite, Program, RunProgress, RunSummary } from '../../../shared/evolution';
-import type { EstimateRun, StartRun } from '../../../shared/protocol';
+import type { Program, RunProgress, RunSummary } from '../../../shared/evolution';
+import type { EstimateRun, GetElites, StartRun } from '../../../shared/protocol';
 import type { Engine } from '../../engine/Engine';
 import { EvolutionRun } from './EvolutionRun';
 import { loadRunState } from './loadRunState';
 import { estimateRun, prepareRun, type RunRequest } from './prepareRun';
 import { buildReport, readReport, writeReport } from './report';
-import { RunDir } from './runDir';
+import { RunDir, type RunManifest } from './runDir';
 import type { LlmExchange } from '../mutation/Mutator';
 import type { RunState } from './RunState';
 import { engineTaskClient } from './taskClients';
@@ -119,22 +119,30 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
     });
   }
 
-  private stateOf(runId: string, projectDir: string): { state: RunState; objectiveName: string; direction: 'maximize' | 'minimize' } {
+  private stateOf(runId: string, projectDir: string): { state: RunState; settings: RunManifest['settings'] } {
     const runDir = RunDir.ofId(runId, projectDir);
     const manifest = runDir.readManifest();
     const { state } = loadRunState(runDir, manifest);
-    return { state, objectiveName: manifest.settings.objectiveName, direction: manifest.settings.direction };
+    return { state, settings: manifest.settings };
   }
 
-  elites(runId: string, projectDir: string): { objectiveName: string; direction: 'maximize' | 'minimize'; bestId: string | null; elites: NicheElite[] } {
-    const { state, objectiveName, direction } = this.stateOf(runId, projectDir);
+  elites(runId: string, projectDir: string): Omit<GetElites.Response, 'runId'> {
+    const { state, settings } = this.stateOf(runId, projectDir);
     const elites = state.archive.niches().map((niche) => {
       const { code: _code, evaluation: _evaluation, ...summary } = niche.elite;
       void _code;
       void _evaluation;
       return { niche: niche.key, island: niche.island, program: summary };
     });
-    return { objectiveName, direction, bestId: state.best?.id ?? null, elites };
+    return {
+      objectiveName: settings.objectiveName,
+      ...(settings.objectiveUnit && { objectiveUnit: settings.objectiveUnit }),
+      direction: settings.direction,
+      // The archive's own axes (the defaults when the example declares none): the edges its keys count.
+      features: [...state.archive.space.descriptors],
+      bestId: state.best?.id ?? null,
+      elites,
+    };
   }
 
   program(runId: string, projectDir: string, programId: string): { program: Program; ancestors: Omit<Program, 'code' | 'evaluation'>[] } | undefined {
