@@ -1,6 +1,7 @@
 /**
  * `evolve step` (one generation, for scripts and HPC) and the commands that read runs back:
- * `evolve list`, `evolve show`, `evolve best`. Real CLI, real evaluations, no LLM.
+ * `evolve list`, `evolve show` (with its niches in the example's units), `evolve best`. Real
+ * CLI, real evaluations, no LLM.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -38,6 +39,21 @@ describe('peagen evolve step, list, show, best (real CLI, real evaluations)', fu
     assert.equal(show.code, 0, show.stderr);
     assert.match(show.stdout, new RegExp(`# Peagen run ${one.runId}`));
     assert.match(show.stdout, /Lineage of the best|No correct program beyond the seed/);
+    // Niches as the user reads them: bad_sort's speedup (unit x) and code length on the default grid.
+    assert.match(show.stdout, /## Niches/);
+    const rows = show.stdout.split('\n').filter((line) => line.startsWith('| ') && / characters \|/.test(line));
+    assert.ok(rows.length > 0, `niche rows in:\n${show.stdout}`);
+    for (const row of rows) assert.match(row, /^\| (★ )?speedup ([<≥] [\d.]+|[\d.]+–[\d.]+)x · ([<≥] \d+|\d+–\d+) characters \| /, row);
+    assert.doesNotMatch(show.stdout, /bin \d|objective=\d/, 'no bin numbers or raw keys');
+    // Each label is the truth about its elite: its speedup lies in the range the label names.
+    const shown = parseJson<RunOutput>(await project.run(['--json', 'evolve', 'show', one.runId, '--project', project.dir]));
+    assert.ok(shown.niches && shown.niches.length === rows.length, 'report.json lists the niches report.md shows');
+    for (const niche of shown.niches) {
+      const [, low, high] = /^speedup (?:< |≥ )?([\d.]+)(?:–([\d.]+))?x/.exec(niche.label) ?? [];
+      const objective = niche.best.objective!;
+      if (niche.label.startsWith('speedup < ')) assert.ok(objective < Number(low), `${objective} in ${niche.label}`);
+      else assert.ok(objective >= Number(low) && (high === undefined || objective < Number(high)), `${objective} in ${niche.label}`);
+    }
 
     const best = await project.run(['evolve', 'best', two.runDir]);
     assert.equal(best.code, 0, best.stderr);

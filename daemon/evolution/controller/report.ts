@@ -4,6 +4,8 @@
  */
 import * as fs from 'node:fs';
 import type { Program, RunProgress, StopReason } from '../../../shared/evolution';
+import { nicheLabel } from '../../../shared/nicheLabel';
+import { bestFirst } from '../selection/archiveQueries';
 import type { TimelinePoint } from './EvolutionRun';
 import type { RunDir, RunManifest } from './runDir';
 import type { RunState, Tally } from './RunState';
@@ -29,6 +31,12 @@ export interface RunReport {
     lineage: { id: string; mutator: string; model?: string; objective: number | null; generation: number }[];
   } | null;
   progress: RunProgress;
+  /**
+   * The occupied niches, strongest first: each with its label in the example's units (`speedup
+   * 4–8x · 3000–3500 characters`), on how many islands it is held, and its strongest elite.
+   * Absent from the reports of runs made before it was added.
+   */
+  niches?: { key: string; label: string; islands: number; best: { id: string; objective: number | null } }[];
   /** Share of improve-jobs whose parent was the best program so far. */
   parentWasBestShare: number;
   /** Share of evaluations spent on children that failed. */
@@ -115,6 +123,7 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
           }
         : null,
     progress,
+    niches: nichesOf(manifest, state),
     parentWasBestShare: improvePlans > 0 ? c.parentWasBest / improvePlans : 0,
     failedEvaluationShare: c.evaluations > 0 ? c.failedEvaluations / c.evaluations : 0,
     duplicatesSkipped: c.duplicates,
@@ -125,6 +134,26 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
     engineOverheadMsPerCandidate: c.proposals > 0 ? engineMs / c.proposals : 0,
     economics: economicsOf(state, improvementOf(direction, seed?.objective ?? null, best?.objective ?? null)),
   };
+}
+
+/** The archive's niches over all islands, each by its strongest elite, strongest first. */
+function nichesOf(manifest: RunManifest, state: RunState): NonNullable<RunReport['niches']> {
+  const { settings } = manifest;
+  // The archive's own axes (the defaults when the example declares none): the edges its keys count.
+  const axes = { objectiveName: settings.objectiveName, objectiveUnit: settings.objectiveUnit, features: state.archive.space.descriptors };
+  const order = bestFirst(settings.direction);
+  const byKey = new Map<string, { strongest: Program; islands: number }>();
+  for (const niche of state.archive.niches()) {
+    const entry = byKey.get(niche.key);
+    if (!entry) byKey.set(niche.key, { strongest: niche.elite, islands: 1 });
+    else {
+      entry.islands++;
+      if (order(niche.elite, entry.strongest) < 0) entry.strongest = niche.elite;
+    }
+  }
+  return [...byKey]
+    .sort(([, a], [, b]) => order(a.strongest, b.strongest))
+    .map(([key, { strongest, islands }]) => ({ key, label: nicheLabel(key, axes), islands, best: { id: strongest.id, objective: strongest.objective } }));
 }
 
 function economicsOf(state: RunState, improvement: number | null): CallEconomics {
@@ -182,6 +211,7 @@ export function renderReportMarkdown(report: RunReport): string {
     ...report.patchYieldByModel.map((y) => `  - ${y.model}: ${pct(y.firstTry)} first try, ${pct(y.afterRepair)} after repair (${y.answers} proposals)`),
     '',
   );
+  if (report.niches && report.niches.length > 0) lines.push(...nicheLines(report, report.niches), '');
   if (p.llmCalls > 0) lines.push(...economicsLines(report), '');
   if (report.milestones.length > 0) {
     lines.push('## Time to reach', '', '| factor | time | evaluations | LLM calls |', '| --- | --- | --- | --- |');
@@ -189,6 +219,25 @@ export function renderReportMarkdown(report: RunReport): string {
     lines.push('');
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** A long run fills many niches; the strongest tell the story, and report.json has them all. */
+const NICHE_ROWS = 20;
+
+/** report.md's "Niches" section: where the archive's elites are, in the example's units. */
+function nicheLines(report: RunReport, niches: NonNullable<RunReport['niches']>): string[] {
+  const bestId = report.best?.id;
+  const shown = niches.slice(0, NICHE_ROWS);
+  return [
+    '## Niches',
+    '',
+    `${niches.length} niche${niches.length === 1 ? '' : 's'} hold an elite, the strongest first${bestId ? ' (★: the best program)' : ''}.`,
+    '',
+    `| niche | ${report.objectiveName} | islands | program |`,
+    '| --- | --- | --- | --- |',
+    ...shown.map((niche) => `| ${niche.best.id === bestId ? '★ ' : ''}${niche.label} | ${fmt(niche.best.objective)} | ${niche.islands} | ${niche.best.id.slice(0, 12)} |`),
+    ...(niches.length > shown.length ? ['', `… and ${niches.length - shown.length} more in report.json.`] : []),
+  ];
 }
 
 /** report.md's "Calls" section: where the money went. */
