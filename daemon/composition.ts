@@ -16,12 +16,23 @@ import { WarmSpawner, type WarmSpawnerOptions, type WarmSpawnerStopRecord } from
 import { createRegistry } from './handlers';
 import { activePlugins, allowListOf } from './plugins/activePlugins';
 import { type Executor, executorCapabilities } from './sandbox/Executor';
+import { bundledExamplesDir, HostPathPolicy } from './sandbox/hostPaths';
 import { newSandboxOwner, SANDBOX_OWNER_ENV } from './sandbox/owner';
 import { selectExecutor } from './sandbox/selectExecutor';
 
 /** The handlers a worker with this configuration runs; sandboxed ones only with an executor. */
-export function createWorkerRegistry(config: PeagenConfig, executor?: Executor, log?: (line: string) => void): HandlerRegistry {
-  return createRegistry(allowListOf(config), executor, { llm: config.llm, ...(log && { log }) });
+export function createWorkerRegistry(config: PeagenConfig, executor?: Executor, log?: (line: string) => void, hostPaths = hostPathsOf(config)): HandlerRegistry {
+  return createRegistry(allowListOf(config), executor, { llm: config.llm, ...(log && { log }) }, hostPaths);
+}
+
+/**
+ * Which host paths this worker's tasks may name: any on a private memory:// queue (only this
+ * process and its own user's clients put tasks there); on a shared queue, only paths inside
+ * worker.roots (default: the current directory and the bundled examples).
+ */
+export function hostPathsOf(config: PeagenConfig): HostPathPolicy | undefined {
+  if (config.queue.url.startsWith('memory:')) return undefined;
+  return new HostPathPolicy(config.worker.roots ?? [process.cwd(), bundledExamplesDir()]);
 }
 
 /** Capabilities this host proves beyond the configured ones: `llm` when a model is configured here. */
@@ -41,8 +52,9 @@ export async function assembleEngine(config: PeagenConfig, options: Omit<EngineO
   const executor = await selectExecutor(config.sandbox, log, activePlugins(config, log).executors);
   try {
     const queue = createQueue(config.queue.url, config.queue);
-    const registry = createWorkerRegistry(config, executor.executor, log);
-    return new Engine(config, { queue, registry }, { ...options, executor, extraCaps: detectedCapabilities(registry) });
+    const hostPaths = hostPathsOf(config);
+    const registry = createWorkerRegistry(config, executor.executor, log, hostPaths);
+    return new Engine(config, { queue, registry, ...(hostPaths && { hostPaths }) }, { ...options, executor, extraCaps: detectedCapabilities(registry) });
   } catch (error) {
     await executor.executor.close();
     throw error;

@@ -36,6 +36,12 @@ const WorkerSchema = z
     mode: z.enum(['in-process', 'one-shot']).default('in-process'),
     plugins: z.array(z.string().min(1)).default([]),
     exitAfterIdleMs: z.number().int().positive().optional(),
+    /**
+     * On a shared (Redis) queue: the host directories a task may name (an execute task's
+     * workspace and mounts, an evaluate task's example, a mutate task's prompt directory).
+     * Default: the worker's current directory and Peagen's bundled examples.
+     */
+    roots: z.array(z.string().min(1)).optional(),
   })
   .strict();
 
@@ -193,6 +199,7 @@ const ENV_BINDINGS: readonly EnvBinding[] = [
   { variable: 'QUEUE_URL', section: 'queue', key: 'url', parse: asIs },
   { variable: 'WORKER_CAPS', section: 'worker', key: 'caps', parse: splitList },
   { variable: 'WORKER_PLUGINS', section: 'worker', key: 'plugins', parse: splitList },
+  { variable: 'PEAGEN_WORKER_ROOTS', section: 'worker', key: 'roots', parse: (value) => value.split(path.delimiter).filter((entry) => entry !== '') },
   { variable: 'WORKER_CONCURRENCY', section: 'worker', key: 'concurrency', parse: wholeNumber, expected: 'a whole number of task slots, 1 to 256' },
   {
     variable: 'WORKER_IDLE_EXIT',

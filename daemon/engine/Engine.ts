@@ -15,6 +15,7 @@ import type { HandlerRegistry } from '../fabric/worker/HandlerRegistry';
 import { WorkerPool } from '../fabric/worker/WorkerPool';
 import type { ChildScope } from '../fabric/worker/oneShot';
 import { type Executor, executorCapabilities } from '../sandbox/Executor';
+import type { HostPathPolicy } from '../sandbox/hostPaths';
 import { newSandboxOwner, SANDBOX_OWNER_ENV } from '../sandbox/owner';
 import type { ExecutorSelection } from '../sandbox/selectExecutor';
 import { type Heartbeat, startWorkerHeartbeat } from './workerHeartbeat';
@@ -46,6 +47,8 @@ export interface EngineOptions {
 export interface EngineParts {
   queue: TaskQueue;
   registry: HandlerRegistry;
+  /** On a shared queue: the host paths its handlers take; tasks submitted here are trusted. */
+  hostPaths?: HostPathPolicy;
 }
 
 export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
@@ -61,6 +64,7 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
   /** The sandbox executor chosen for this host, if any. */
   readonly executor: ExecutorSelection | undefined;
   private readonly unsubscribe: () => void;
+  private readonly hostPaths: HostPathPolicy | undefined;
   private readonly heartbeat: Heartbeat | undefined;
 
   constructor(
@@ -75,6 +79,7 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
     this.queue = parts.queue;
     this.unsubscribe = this.queue.subscribe((event) => this.forward(event));
     this.registry = parts.registry;
+    this.hostPaths = parts.hostPaths;
     const executor = options.executor?.executor;
     if (!options.withoutWorkers) {
       this.pool = new WorkerPool({
@@ -120,7 +125,13 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
       );
     }
     beforeEnqueue?.(task);
-    await this.queue.enqueue(task);
+    this.hostPaths?.trust(task.id);
+    try {
+      await this.queue.enqueue(task);
+    } catch (error) {
+      this.hostPaths?.forget(task.id);
+      throw error;
+    }
     return task;
   }
 
@@ -167,6 +178,7 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
   /** Queue state events become client updates; results are fetched with getResult. */
   private forward(event: TaskEvent): void {
     if (event.type !== 'state') return;
+    if (event.state === 'done' || event.state === 'dead' || event.state === 'cancelled') this.hostPaths?.forget(event.taskId);
     this.emit('update', {
       taskId: event.taskId,
       kind: event.kind,

@@ -9,16 +9,19 @@ import { HandlerError, type TaskHandler } from '../fabric/worker/TaskHandler';
 import { evaluateProgram } from '../evaluation/evaluateProgram';
 import { type Example, loadExample } from '../evaluation/example';
 import { type Executor, executorCapabilities } from '../sandbox/Executor';
+import type { HostPathPolicy } from '../sandbox/hostPaths';
+import { servedPath } from './servedPath';
 
-export function createEvaluateHandler(executor: Executor): TaskHandler<EvaluatePayload> {
+export function createEvaluateHandler(executor: Executor, hostPaths?: HostPathPolicy): TaskHandler<EvaluatePayload> {
   return {
     kind: 'evaluate',
     provides: ['cpu', ...executorCapabilities(executor)],
     payloadSchema: EvaluatePayloadSchema,
     async handle(task, context) {
+      const exampleDir = servedPath(hostPaths, task, task.payload.exampleDir, 'example directory');
       let example: Example;
       try {
-        example = loadExample(task.payload.exampleDir);
+        example = loadExample(exampleDir);
       } catch (error) {
         throw new HandlerError('invalid_example', (error as Error).message, false);
       }

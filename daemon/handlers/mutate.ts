@@ -18,6 +18,8 @@ import type { Mutator } from '../evolution/mutation/Mutator';
 import { OfflineMutator } from '../evolution/mutation/OfflineMutator';
 import { guardedPluginMutator, pluginBackends } from '../plugins/pluginGuards';
 import type { LlmBackendPlugin } from '../plugins/plugPoints';
+import type { HostPathPolicy } from '../sandbox/hostPaths';
+import { servedPath } from './servedPath';
 
 export interface MutateHandlerOptions {
   llm: LlmConfig;
@@ -27,6 +29,8 @@ export interface MutateHandlerOptions {
   mutators?: readonly Mutator[];
   /** LLM backends of allowed plugins, called beside the configured ones. */
   llmBackends?: readonly LlmBackendPlugin[];
+  /** On a shared queue: where a payload's prompt directory may be. */
+  hostPaths?: HostPathPolicy;
 }
 
 /** The backends this worker can call (configured and plugins'); a broken `llm` section is reported and offers none. */
@@ -67,7 +71,7 @@ export function createMutateHandler(options: MutateHandlerOptions): TaskHandler<
           reaskAttempts: payload.reaskAttempts ?? payload.repairAttempts ?? options.llm.repairAttempts,
           allowRewrite: payload.allowRewrite ?? options.llm.allowRewrite,
           ...(payload.childCheck === false && { check: EXACT_CHECK }),
-          ...(payload.promptDir && { promptDir: payload.promptDir }),
+          ...(payload.promptDir && { promptDir: servedPath(options.hostPaths, task, payload.promptDir, 'prompt directory') }),
           ...(pricing && { cost: (usage: LlmUsage) => costOf(usage, pricing) }),
           ...(payload.template && { template: payload.template }),
         });

@@ -44,12 +44,14 @@ describe('a shared cluster: one Redis, a daemon without workers, workers elsewhe
     assert.equal(run.status, 0, run.stderr);
     return JSON.parse(run.stdout) as Status.Response;
   }
+  const projects = tempDir('cluster-projects');
   function startWorker(caps: string): void {
     const home = tempDir('cluster-worker');
     workerHomes.push(home);
     const child = spawn(process.execPath, [CLI, 'worker', 'start', '--caps', caps, '--concurrency', '2'], {
       cwd: home,
-      env: { ...process.env, PEAGEN_HOME: home, QUEUE_URL: queueUrl, WORKER_PLUGINS: TEST_PLUGIN },
+      // The workers serve the projects directory (and the bundled examples), as a cluster's would.
+      env: { ...process.env, PEAGEN_HOME: home, QUEUE_URL: queueUrl, WORKER_PLUGINS: TEST_PLUGIN, PEAGEN_WORKER_ROOTS: projects },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     child.stderr?.on('data', (chunk: Buffer) => (workerLog += chunk.toString()));
@@ -67,6 +69,7 @@ describe('a shared cluster: one Redis, a daemon without workers, workers elsewhe
     for (const worker of workers) worker.kill('SIGKILL');
     await daemon.stop();
     for (const home of workerHomes) fs.rmSync(home, { recursive: true, force: true });
+    fs.rmSync(projects, { recursive: true, force: true });
     await redis?.stop();
   });
 
@@ -132,7 +135,7 @@ describe('a shared cluster: one Redis, a daemon without workers, workers elsewhe
 
   it('an evolve run submitted to the daemon is served by the workers started elsewhere', async () => {
     const example = path.join(REPO, 'examples', 'bad_sort');
-    const out = tempDir('cluster-run');
+    const out = path.join(projects, 'cluster-run');
     fs.cpSync(example, out, { recursive: true });
     const run = cli(['evolve', 'run', out, '--evaluations', '4'], {}, out);
     assert.equal(run.status, 0, `${run.stderr}\n${workerLog.slice(-3000)}`);

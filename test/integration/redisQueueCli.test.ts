@@ -4,6 +4,8 @@
  */
 import * as assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { Redis } from 'ioredis';
 import { RedisStreamsQueue } from '../../daemon/fabric/queue/redis/RedisStreamsQueue';
 import { newTask } from '../../shared/task';
@@ -72,6 +74,55 @@ describe('the peagen CLI on a Redis queue', function () {
     } finally {
       await queue.close();
       await daemon.stop();
+    }
+  });
+
+  it('`worker start` on a shared queue takes host paths in payloads only inside the directories it serves', async () => {
+    const url = `${redis.url}/4`;
+    const queue = new RedisStreamsQueue(url);
+    // A secret outside the worker's directory, a link to it from inside, and a served workspace.
+    const outside = tempDir('redis-cli-outside');
+    fs.writeFileSync(path.join(outside, 'secret'), 'hunter2\n');
+    const served = path.join(home, 'project');
+    fs.mkdirSync(served, { recursive: true });
+    fs.writeFileSync(path.join(served, 'note'), 'served\n');
+    fs.rmSync(path.join(home, 'escape'), { force: true });
+    fs.symlinkSync(outside, path.join(home, 'escape'));
+    const child = spawn(process.execPath, [CLI, 'worker', 'start', '--caps', 'cpu'], {
+      cwd: home,
+      env: { ...cliEnv(url), PEAGEN_EXECUTOR: 'process' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    worker = child;
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    try {
+      const execute = (workspace: string, extra: object = {}) =>
+        newTask({ kind: 'execute', requires: ['cpu'], payload: { command: ['sh', '-c', 'cat * 2>/dev/null; cat /from-host/secret 2>/dev/null; true'], workspace, ...extra } });
+      const tasks = {
+        outsideWorkspace: execute(outside),
+        linkedWorkspace: execute(path.join(home, 'escape')),
+        relativeWorkspace: execute('../redis-cli-outside'),
+        outsideMount: execute(served, { mounts: [{ hostPath: outside, sandboxPath: '/from-host' }] }),
+        outsideExample: newTask({ kind: 'evaluate', requires: ['cpu'], payload: { exampleDir: outside } }),
+        servedWorkspace: execute(served),
+      };
+      for (const task of Object.values(tasks)) await queue.enqueue(task);
+      const results = Object.fromEntries(await Promise.all(Object.entries(tasks).map(async ([name, task]) => [name, await queue.waitForResult(task.id, 45_000)] as const)));
+      for (const name of ['outsideWorkspace', 'linkedWorkspace', 'relativeWorkspace', 'outsideMount', 'outsideExample']) {
+        const result = results[name];
+        assert.equal(result?.error?.code, 'path_refused', `${name}: ${JSON.stringify(result)}\n${output}`);
+        assert.match(result!.error!.message, /a worker on a shared queue takes host paths only there: add the directory to worker\.roots/);
+        assert.doesNotMatch(JSON.stringify(result), /hunter2/, `${name} leaked the secret`);
+      }
+      assert.equal(results.servedWorkspace?.status, 'ok', output);
+      assert.match(JSON.stringify(results.servedWorkspace?.data), /served/, 'a workspace inside the served directory runs');
+      assert.ok(child.exitCode === null, 'the worker is still serving');
+    } finally {
+      child.kill('SIGKILL');
+      await queue.close();
+      fs.rmSync(outside, { recursive: true, force: true });
     }
   });
 
