@@ -116,11 +116,24 @@ export class RunDir {
     return new RunDir(dir);
   }
 
-  /** A run named by its id (under the project's .peagen/runs) or by its directory (the CLI's own user). */
+  /**
+   * A run named by its id (under the project's .peagen/runs) or by its directory. Only a plain
+   * name is looked up as an id: `../x` joined to the runs directory would name a directory
+   * outside it, so such a name counts only as the directory it spells.
+   */
   static resolve(run: string, projectDir: string): RunDir {
-    const candidates = [path.resolve(run), path.join(path.resolve(projectDir), RUNS_DIR, run)];
+    const root = path.join(path.resolve(projectDir), RUNS_DIR);
+    const candidates = [path.resolve(run), ...(RunDir.isIdForm(run) ? [path.join(root, run)] : [])];
     for (const dir of candidates) if (fs.existsSync(path.join(dir, 'run.json'))) return new RunDir(dir);
-    throw new Error(`no run "${run}": neither a run directory nor a run id under ${path.join(path.resolve(projectDir), RUNS_DIR)} (see \`peagen evolve list\`)`);
+    if (!RunDir.isIdForm(run)) {
+      throw new Error(`no run "${run}": ${path.resolve(run)} is not a run directory (it has no run.json), and "${run}" is not a run id (an id is a plain name under ${root}, like 20250101-120000-bad_sort-1a2b; see \`peagen evolve list\`)`);
+    }
+    throw new Error(`no run "${run}": neither a run directory nor a run id under ${root} (see \`peagen evolve list\`)`);
+  }
+
+  /** Whether `name` has the form of a run id (RunIdSchema): a plain name, never a path. */
+  static isIdForm(name: string): boolean {
+    return RunIdSchema.safeParse(name).success;
   }
 
   static list(projectDir: string): RunDir[] {
