@@ -5,6 +5,9 @@
  * The lock file is created by hard-linking a fully written draft to its final name: link()
  * fails if the name exists, so creation is atomic and nobody ever reads a half-written pid.
  * A lock whose pid is dead (a daemon killed with SIGKILL, a reboot) is stale and taken over.
+ *
+ * The same kind of lock, under another name, marks a run directory as in use (RUN_LOCK_FILE in
+ * evolution/controller/runLock.ts): the process running a run, or merging into it, holds it.
  */
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -23,8 +26,9 @@ export type LockAttempt = { acquired: true; lock: StateLock } | { acquired: fals
 /** Lock files this process holds: the same pid in a lock file is only ours if listed here. */
 const heldHere = new Set<string>();
 
-export function acquireStateLock(dir: string): LockAttempt {
-  const file = path.join(dir, LOCK_FILE);
+/** `name`: the lock file's name in `dir` (the daemon's by default). */
+export function acquireStateLock(dir: string, name = LOCK_FILE): LockAttempt {
+  const file = path.join(dir, name);
   // Each round either takes the lock, finds a live holder, or clears one stale lock.
   for (let round = 0; round < 10; round++) {
     if (createExclusively(file)) {
@@ -41,8 +45,8 @@ export function acquireStateLock(dir: string): LockAttempt {
 }
 
 /** The pid of the live process that holds the state directory, if any. */
-export function lockHolder(dir: string): number | undefined {
-  const file = path.join(dir, LOCK_FILE);
+export function lockHolder(dir: string, name = LOCK_FILE): number | undefined {
+  const file = path.join(dir, name);
   const holder = parsePid(readContent(file) ?? '');
   if (holder === undefined) return undefined;
   return (holder === process.pid ? heldHere.has(file) : isAlive(holder)) ? holder : undefined;

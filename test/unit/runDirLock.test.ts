@@ -6,6 +6,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RunDir, RUNS_DIR } from '../../daemon/evolution/controller/runDir';
+import { lockRun, RUN_LOCK_FILE, RunBusyError, runLockHolder } from '../../daemon/evolution/controller/runLock';
 import { tempDir } from '../fixtures/paths';
 
 describe('run directories: names and the run lock', () => {
@@ -37,5 +38,27 @@ describe('run directories: names and the run lock', () => {
     assert.throws(() => RunDir.resolve('/no/such/run', project), /is not a run directory \(it has no run\.json\)/);
     for (const name of ['..', '.', '', 'a/b', 'a\\b', '/abs']) assert.equal(RunDir.isIdForm(name), false, name);
     assert.equal(RunDir.isIdForm('20250101-120000-bad_sort-1a2b'), true);
+  });
+
+  it('is locked by one user at a time; a second is refused with the holder and what to do', () => {
+    const runDir = new RunDir(makeRun(path.join(project, RUNS_DIR, 'r1')));
+    assert.equal(runLockHolder(runDir), undefined);
+    const lock = lockRun(runDir);
+    assert.equal(runLockHolder(runDir), process.pid);
+    assert.throws(
+      () => lockRun(runDir),
+      (error: unknown) => error instanceof RunBusyError && error.holder === process.pid && /run r1 is in use by process \d+ .*wait until it stops/.test(error.message),
+    );
+    lock.release();
+    assert.equal(fs.existsSync(path.join(runDir.dir, RUN_LOCK_FILE)), false);
+    assert.equal(runLockHolder(runDir), undefined);
+  });
+
+  it('takes over the lock of a process that is gone (a run killed with kill -9)', () => {
+    const runDir = new RunDir(makeRun(path.join(project, RUNS_DIR, 'r2')));
+    // Far above any pid a test machine hands out.
+    fs.writeFileSync(path.join(runDir.dir, RUN_LOCK_FILE), '2147483646\n');
+    assert.equal(runLockHolder(runDir), undefined);
+    lockRun(runDir).release();
   });
 });

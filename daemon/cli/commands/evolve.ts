@@ -14,8 +14,9 @@ import { EvolutionRun } from '../../evolution/controller/EvolutionRun';
 import { type PreparedRun, prepareRun, type RunRequest, RunSetupError } from '../../evolution/controller/prepareRun';
 import { replayRun } from '../../evolution/controller/replay';
 import { activePlugins } from '../../plugins/activePlugins';
-import { buildReport, readReport, type RunReport, writeReport } from '../../evolution/controller/report';
+import { readReport, type RunReport } from '../../evolution/controller/report';
 import { RunDir, RUNS_DIR, type StopConditions } from '../../evolution/controller/runDir';
+import { RunBusyError } from '../../evolution/controller/runLock';
 import { readJournal } from '../../evolution/evodb/journal';
 import { SELECTOR_NAMES } from '../../evolution/selection/createSelector';
 import { CliContext, CliError, ExitCode, parsePositiveInt } from '../context';
@@ -209,14 +210,15 @@ async function runLocally(ctx: CliContext, prepared: PreparedRun, flags: RunFlag
   try {
     outcome = await run.run({ resume: Boolean(flags.resume) });
   } catch (error) {
+    // Another process took the run between the check in prepareRun and the start: nothing ran.
+    if (error instanceof RunBusyError) throw new CliError(error.message, ExitCode.Usage);
     throw new CliError(`the run stopped with an error: ${(error as Error).message}\nits state is checkpointed in ${runDir.dir}; after fixing the cause: peagen evolve run --resume ${manifest.runId}`, ExitCode.Failed);
   } finally {
     display.done();
     interrupt.dispose();
     await fabric.close();
   }
-  const report = buildReport(manifest, runDir, outcome.state, outcome.progress, outcome.stopReason, outcome.timeline, outcome.engineMs);
-  writeReport(runDir, report);
+  const report = outcome.report;
   ctx.output({ ...report, runDir: runDir.dir }, () => summaryLines(report, runDir));
   reportFailingTasks(ctx, report, runDir);
   if (outcome.stopReason === 'interrupted') {

@@ -19,6 +19,8 @@ import { traceCarrierOf } from '../../observability/traceContext';
 import { inSpan } from '../../observability/tracing';
 import { type Checkpoint, loadRunState, type TimelinePoint } from './loadRunState';
 import { BudgetGuard, type Spend } from './budget';
+import { buildReport, type RunReport, writeReport } from './report';
+import { lockRun } from './runLock';
 import type { EvaluationEvent, PlanEvent, ProposalEvent, RunEvent } from './events';
 import type { RunDir, RunManifest } from './runDir';
 import { RunState } from './RunState';
@@ -60,6 +62,8 @@ export interface RunOutcome {
   timeline: TimelinePoint[];
   /** Time the controller itself spent (planning, bookkeeping, journal, checkpoints), in ms. */
   engineMs: number;
+  /** What the run wrote to report.md and report.json as it ended. */
+  report: RunReport;
 }
 
 export type { TimelinePoint } from './loadRunState';
@@ -126,7 +130,22 @@ export class EvolutionRun {
     });
   }
 
+  /**
+   * Holds the run's lock from before its state is read until its report is written: a merge
+   * into the run, or a second resume, waits for all of it.
+   */
   private async runUntraced(resume: boolean): Promise<RunOutcome> {
+    const lock = lockRun(this.options.runDir);
+    try {
+      const outcome = await this.runLocked(resume);
+      writeReport(this.options.runDir, outcome.report);
+      return outcome;
+    } finally {
+      lock.release();
+    }
+  }
+
+  private async runLocked(resume: boolean): Promise<RunOutcome> {
     const { runDir, manifest } = this.options;
     this.state = resume ? this.restore() : new RunState(manifest.settings);
     this.journal = new Journal(runDir.journalFile);
@@ -154,14 +173,16 @@ export class EvolutionRun {
     this.writeCheckpoint();
     const best = this.state.best;
     if (best) runDir.writeBest(manifest.program, best.code);
+    const progress = this.snapshotProgress(reason === 'interrupted' ? 'interrupted' : 'finished');
     return {
-      progress: this.snapshotProgress(reason === 'interrupted' ? 'interrupted' : 'finished'),
+      progress,
       stopReason: reason,
       seed: this.state.archive.get(this.state.seedId!)!,
       best,
       state: this.state,
       timeline: this.timeline,
       engineMs: this.engineMs,
+      report: buildReport(manifest, runDir, this.state, progress, reason, this.timeline, this.engineMs),
     };
   }
 

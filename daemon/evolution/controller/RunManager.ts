@@ -11,7 +11,7 @@ import type { Engine } from '../../engine/Engine';
 import { EvolutionRun } from './EvolutionRun';
 import { loadRunState } from './loadRunState';
 import { estimateRun, prepareRun, type RunRequest } from './prepareRun';
-import { buildReport, readReport, writeReport } from './report';
+import { readReport } from './report';
 import { RunDir, type RunManifest } from './runDir';
 import type { LlmExchange } from '../mutation/Mutator';
 import type { RunState } from './RunState';
@@ -65,7 +65,6 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
     entry.done = run
       .run({ resume: Boolean(params.resume) })
       .then((outcome) => {
-        writeReport(runDir, buildReport(manifest, runDir, outcome.state, outcome.progress, outcome.stopReason, outcome.timeline, outcome.engineMs));
         metrics.onProgress(outcome.progress);
         this.emit('progress', outcome.progress);
       })

@@ -17,6 +17,7 @@ import type { Mutator } from '../mutation/Mutator';
 import { pluginBackends } from '../../plugins/pluginGuards';
 import { type CallCost, type Spend, worstCasePerCall, worstCaseRun } from './budget';
 import { RunDir, type RunManifest, type StopConditions } from './runDir';
+import { RunBusyError, runLockHolder } from './runLock';
 import { type Ablation, ABLATIONS, SEARCH_POLICY } from './RunState';
 
 export interface RunRequest {
@@ -128,6 +129,9 @@ function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessE
     } catch (error) {
       throw new RunSetupError((error as Error).message);
     }
+    // Before run.json is rewritten: it is the live run's (the run takes the lock itself as it starts).
+    const holder = runLockHolder(resumed);
+    if (holder !== undefined) throw new RunSetupError(new RunBusyError(resumed.id, holder).message);
     // New stop conditions (e.g. more evaluations) replace the old ones; the rest stays as it was.
     if (Object.keys(request.stop).length > 0) manifest = { ...manifest, stop: request.stop };
     manifest = { ...manifest, workers: request.workers };

@@ -8,6 +8,7 @@
  *   programs/<id>.json every program admitted to the archive (the checkpoint names them by id)
  *   best/<program>  the best program so far
  *   report.md, report.json
+ *   run.lock        the pid of the process using the run while it runs or is merged into (runLock.ts)
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
