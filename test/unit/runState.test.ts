@@ -191,6 +191,51 @@ describe('RunState', () => {
     });
   }
 
+  it('a merge event brings in the programs of another run it lacks; replayed or continued from a snapshot, the run plans the same', () => {
+    const other = freshState({ seed: 7 });
+    drive(other, 30);
+    const events: RunEvent[] = [];
+    const live = freshState();
+    events.push(...drive(live, 10));
+    // A job in flight whose child is one of the other run's programs: it is left to its measurement.
+    const theirs = other.archive.all().filter((program) => !live.archive.has(program.id));
+    const inFlight = theirs.find((program) => program.correct)!;
+    const open = live.plan();
+    const proposed = proposal(open.job, inFlight.code);
+    assert.equal(live.applyProposal(proposed), 'evaluate');
+    events.push(open, proposed);
+    const bestBefore = live.best!;
+    const merge: RunEvent = { type: 'merge', sources: [{ runId: 'other', dir: '/runs/other', programs: theirs.length }], programs: other.archive.all() };
+    events.push(merge);
+    applyEvent(live, merge, AT);
+
+    for (const program of theirs) assert.equal(live.archive.has(program.id), program.id !== inFlight.id, `program ${program.id.slice(0, 8)}`);
+    const expectedBest = Math.max(bestBefore.objective!, ...theirs.filter((program) => program.id !== inFlight.id && program.correct).map((program) => program.objective!));
+    assert.equal(live.best!.objective, expectedBest, 'the best of both runs is the best');
+    assert.notEqual(live.archive.get(other.best!.id), other.best, 'merged programs are copies');
+    assert.deepEqual(live.merges, [{ at: AT, sources: [{ runId: 'other', programs: theirs.length }], programs: theirs.length - 1 }]);
+    assert.deepEqual(
+      live.drainAdmitted().filter((program) => theirs.some((their) => their.id === program.id)).map((program) => program.id).sort(),
+      theirs.filter((program) => program.id !== inFlight.id).map((program) => program.id).sort(),
+      'the merged programs go to the run\'s program store',
+    );
+    const first = measured(open.job, inFlight.code, 'first', null);
+    live.applyEvaluation(first, AT);
+    events.push(first);
+
+    const snapshot = JSON.parse(JSON.stringify(live.snapshot())) as RunStateSnapshot;
+    const store = new Map(live.archive.all().map((program) => [program.id, JSON.parse(JSON.stringify(program))]));
+    const resumed = new RunState(settings(), snapshot, (id) => store.get(id)!);
+    const replayed = new RunState(settings());
+    replayed.applySeed(seedProgram());
+    for (const event of events) applyEvent(replayed, event, AT);
+    assert.deepEqual(replayed.snapshot(), live.snapshot());
+    const after = plansOf(drive(live, 20));
+    assert.ok(after.some((plan) => theirs.some((program) => program.id === plan.parent)), 'the run breeds from merged programs');
+    assert.deepEqual(plansOf(drive(resumed, 20)), after);
+    assert.deepEqual(plansOf(drive(replayed, 20)), after);
+  });
+
   it('finishes a duplicate child without evaluating it: one already known, or one already in flight', () => {
     const state = freshState();
     const job0 = state.plan();

@@ -15,7 +15,7 @@ import { createSelector } from '../selection/createSelector';
 import { editCount, MAX_SPLIT_EDITS, withoutOneEdit } from '../mutation/edits';
 import { bestFirst } from '../selection/archiveQueries';
 import type { ParentSelector, SelectionOutcome, YieldView } from '../selection/ParentSelector';
-import type { EvaluationEvent, PlanEvent, ProposalEvent } from './events';
+import type { EvaluationEvent, MergeEvent, PlanEvent, ProposalEvent } from './events';
 
 /** What a run is, fixed at its start (run.json): replay rebuilds the state from it. */
 export interface RunSettings {
@@ -123,6 +123,13 @@ export interface BestPoint {
   programId: string;
 }
 
+/** One `evolve merge` into the run: when, from which runs, and how many programs it added. */
+export interface MergeRecord {
+  at: string;
+  sources: { runId: string; programs: number }[];
+  programs: number;
+}
+
 export interface RunStateSnapshot {
   /** The archive without its programs' contents (`programIds`; each is stored once in the run's programs/). */
   archive: unknown;
@@ -143,6 +150,7 @@ export interface RunStateSnapshot {
   forms?: string[];
   /** Relative differences between the two measurements of confirmed programs (latest last). */
   noise?: number[];
+  merges?: MergeRecord[];
 }
 
 /** A job that makes no call: a child without one of its edits, or a program without an edit of its lineage. */
@@ -184,6 +192,8 @@ export class RunState {
   counters: Counters = emptyCounters();
   seedId: string | null = null;
   bestHistory: BestPoint[] = [];
+  /** Other runs merged into this one, oldest first. */
+  merges: MergeRecord[] = [];
   private nextJob = 0;
   private repairQueue: string[] = [];
   /** Splits and reverts to try, before any new call is made. */
@@ -232,6 +242,7 @@ export class RunState {
       this.counters = { ...emptyCounters(), ...snapshot.counters };
       this.seedId = snapshot.seedId;
       this.bestHistory = [...snapshot.bestHistory];
+      this.merges = structuredClone(snapshot.merges ?? []);
       for (const [parent, children] of Object.entries(snapshot.childrenOf ?? {})) this.childrenOf.set(parent, [...children]);
     }
   }
@@ -262,6 +273,7 @@ export class RunState {
       yields: this.yields.state(),
       forms: [...this.forms],
       noise: [...this.noise],
+      merges: structuredClone(this.merges),
     };
   }
 
@@ -497,6 +509,31 @@ export class RunState {
   }
 
   /**
+   * Programs of other runs of the same example, as measured there (`evolve merge`): each one
+   * new here joins the archive as an admitted child would (its niche, the ranking, the best),
+   * so it can be a parent, an inspiration or the best from the next plan on. A program this
+   * run is measuring itself is left to that measurement. Nothing is planned or learnt from
+   * it: the selector, the router and the credit learn only from this run's own jobs.
+   * Returns the programs added (the archive's copies).
+   */
+  applyMerge(event: MergeEvent, at: string): Program[] {
+    const bestBefore = this.archive.best();
+    const added = this.archive.mergePrograms(event.programs.filter((program) => !this.knows(program.id)));
+    for (const program of added) {
+      this.admitted.push(program);
+      this.rank(program);
+    }
+    const best = this.archive.best();
+    if (best && best !== bestBefore && best.objective !== null) {
+      // A new best to work from: --patience counts from here, as after an improvement of the run's own.
+      this.counters.lastImprovementAt = this.counters.evaluations;
+      this.bestHistory.push({ evaluations: this.counters.evaluations, objective: best.objective, programId: best.id });
+    }
+    this.merges.push({ at, sources: event.sources.map((source) => ({ runId: source.runId, programs: source.programs })), programs: added.length });
+    return added;
+  }
+
+  /**
    * The job ended without a result. A child cut off while its would-be-best measurement
    * waited for confirmation is not admitted: an unconfirmed measurement never makes the best.
    */
@@ -507,6 +544,11 @@ export class RunState {
     this.jobs.delete(jobId);
     // The router counts every choice as a try until it hears back: an abandoned call earned nothing.
     if (this.router && job.plan.backend) this.router.feedback(job.plan.backend, { reward: 0, costUsd: job.child?.proposal.costUsd ?? 0 });
+  }
+
+  /** Whether the run has this program: in its archive, or as a child one of its jobs is measuring. */
+  knows(id: string): boolean {
+    return this.archive.has(id) || this.isInFlight(id, -1);
   }
 
   private isInFlight(childId: string, except: number): boolean {

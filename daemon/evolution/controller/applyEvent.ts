@@ -19,6 +19,9 @@ export function applyEvent(state: RunState, event: RunEvent, at: string): void {
     case 'abandon':
       state.applyAbandon(event.job);
       return;
+    case 'merge':
+      state.applyMerge(event, at);
+      return;
     case 'stop':
     case 'resume':
       return;

@@ -74,6 +74,19 @@ export const AbandonEventSchema = z.object({
   reason: z.string(),
 });
 
+/**
+ * Programs of other runs of the same example were merged in (`peagen evolve merge`). The
+ * event carries them whole, as measured in their runs, so resume and replay rebuild the
+ * merge from this journal alone, whatever became of the other runs.
+ */
+export const MergeEventSchema = z.object({
+  type: z.literal('merge'),
+  /** The runs merged, in the order given, each with how many of its programs were new here. */
+  sources: z.array(z.object({ runId: z.string(), dir: z.string(), programs: z.number().int().nonnegative() })).min(1),
+  /** The programs new to this run, in the order they join its archive. */
+  programs: z.array(ProgramSchema),
+});
+
 export const StopEventSchema = z.object({ type: z.literal('stop'), reason: z.string() });
 export const ResumeEventSchema = z.object({ type: z.literal('resume'), at: z.string() });
 
@@ -83,6 +96,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
   ProposalEventSchema,
   EvaluationEventSchema,
   AbandonEventSchema,
+  MergeEventSchema,
   StopEventSchema,
   ResumeEventSchema,
 ]);
@@ -90,3 +104,4 @@ export type RunEvent = z.infer<typeof RunEventSchema>;
 export type PlanEvent = z.infer<typeof PlanEventSchema>;
 export type ProposalEvent = z.infer<typeof ProposalEventSchema>;
 export type EvaluationEvent = z.infer<typeof EvaluationEventSchema>;
+export type MergeEvent = z.infer<typeof MergeEventSchema>;

@@ -237,11 +237,21 @@ export class EvoDB implements ArchiveView {
    */
   merge(other: EvoDB): number {
     if (other.direction !== this.direction) throw new Error(`EvoDB: cannot merge a ${other.direction} archive into a ${this.direction} one`);
-    let added = 0;
-    for (const program of other.programs.values()) {
+    return this.mergePrograms(other.programs.values()).length;
+  }
+
+  /**
+   * {@link merge} for programs held elsewhere than in an archive (a journal's merge event):
+   * the caller vouches that they were ranked in the same direction. Returns the copies added.
+   * @throws when a program's id is not the hash of its code.
+   */
+  mergePrograms(programs: Iterable<Program>): Program[] {
+    const added: Program[] = [];
+    for (const program of programs) {
       if (this.programs.has(program.id)) continue;
-      this.addOn(structuredClone(program), this.home(program));
-      added++;
+      const copy = structuredClone(program);
+      this.addOn(copy, this.home(program));
+      added.push(copy);
     }
     return added;
   }
