@@ -8,7 +8,7 @@ import { nicheLabel } from '../../../shared/nicheLabel';
 import { bestFirst } from '../selection/archiveQueries';
 import type { TimelinePoint } from './EvolutionRun';
 import type { RunDir, RunManifest } from './runDir';
-import type { RunState, Tally } from './RunState';
+import type { MergeRecord, RunState, Tally } from './RunState';
 
 export interface RunReport {
   runId: string;
@@ -52,6 +52,8 @@ export interface RunReport {
   engineOverheadMsPerCandidate: number;
   /** Where the LLM calls went and what they bought. */
   economics: CallEconomics;
+  /** Other runs merged into this one (`evolve merge`), oldest first. */
+  merges?: MergeRecord[];
 }
 
 /** Where a run's LLM calls went and what they bought: what report.md's "Calls" section says. */
@@ -133,6 +135,7 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
     timeline,
     engineOverheadMsPerCandidate: c.proposals > 0 ? engineMs / c.proposals : 0,
     economics: economicsOf(state, improvementOf(direction, seed?.objective ?? null, best?.objective ?? null)),
+    merges: structuredClone(state.merges),
   };
 }
 
@@ -212,6 +215,9 @@ export function renderReportMarkdown(report: RunReport): string {
     '',
   );
   if (report.niches && report.niches.length > 0) lines.push(...nicheLines(report, report.niches), '');
+  if (report.merges && report.merges.length > 0) {
+    lines.push('## Merged in', '', ...report.merges.map((merge) => `- ${merge.at}: ${merge.programs} programs, from ${merge.sources.map((source) => `run ${source.runId} (${source.programs})`).join(', ')}`), '');
+  }
   if (p.llmCalls > 0) lines.push(...economicsLines(report), '');
   if (report.milestones.length > 0) {
     lines.push('## Time to reach', '', '| factor | time | evaluations | LLM calls |', '| --- | --- | --- | --- |');
@@ -275,6 +281,13 @@ export function readReport(runDir: RunDir): RunReport | undefined {
 }
 
 export function writeReport(runDir: RunDir, report: RunReport): void {
-  fs.writeFileSync(runDir.reportJsonFile, `${JSON.stringify(report, null, 2)}\n`);
-  fs.writeFileSync(runDir.reportFile, renderReportMarkdown(report));
+  writeWhole(runDir.reportJsonFile, `${JSON.stringify(report, null, 2)}\n`);
+  writeWhole(runDir.reportFile, renderReportMarkdown(report));
+}
+
+/** Replaces a file by renaming a complete copy over it: a crash leaves the old report or the new one, never half of one. */
+function writeWhole(file: string, text: string): void {
+  const temp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temp, text);
+  fs.renameSync(temp, file);
 }
