@@ -1,5 +1,5 @@
 /**
- * `peagen evolve run|step|list|show|best|replay`: evolutionary search as work on the task
+ * `peagen evolve run|step|list|show|best|replay|merge`: evolutionary search as work on the task
  * fabric. The controller runs here; its mutate and evaluate tasks run on the daemon's
  * workers when a daemon runs (and --sync is not given), else on an embedded engine.
  */
@@ -12,6 +12,7 @@ import type { Command } from 'commander';
 import type { RunProgress } from '../../../shared/evolution';
 import { EvolutionRun } from '../../evolution/controller/EvolutionRun';
 import { type PreparedRun, prepareRun, type RunRequest, RunSetupError } from '../../evolution/controller/prepareRun';
+import { type MergeResult, MergeRefused, mergeRuns } from '../../evolution/controller/mergeRuns';
 import { replayRun } from '../../evolution/controller/replay';
 import { activePlugins } from '../../plugins/activePlugins';
 import { readReport, type RunReport } from '../../evolution/controller/report';
@@ -387,6 +388,45 @@ export function registerEvolveCommands(program: Command): void {
       );
       if (!result.identical) process.exitCode = ExitCode.Failed;
     });
+
+  evolve
+    .command('merge <run...>')
+    .description("merge runs' programs into the archive of the --into run (its elites per niche, its best), to resume it from the best of all")
+    .requiredOption('--into <run>', 'the run to merge into (run id or directory); the only one changed')
+    .option('--project <dir>', 'where .peagen/runs/ is kept (default: the current directory)')
+    .addHelpText('after', MERGE_HELP)
+    .action((runs: string[], flags: { into: string; project?: string }, command: Command) => {
+      const ctx = CliContext.of(command);
+      let result;
+      try {
+        result = mergeRuns({ into: flags.into, sources: runs, projectDir: flags.project ?? process.cwd() });
+      } catch (error) {
+        if (error instanceof MergeRefused) throw new CliError(error.message, ExitCode.Usage);
+        throw error;
+      }
+      ctx.output(result, () => mergeSummary(result));
+      if (result.added > 0) ctx.info(`continue from the merged archive: peagen evolve run --resume ${result.runId}${flags.project ? ` --project ${flags.project}` : ''}`);
+    });
+}
+
+const MERGE_HELP = `
+Every program of the given runs that the --into run lacks joins its archive, where it
+competes for its niche: the elites per niche and the best may change (a program both runs
+found keeps the --into run's measurement). The merge is one event of that run's journal, so
+\`evolve run --resume RUN\` continues from the merged archive and \`evolve replay RUN\`
+replays it; \`evolve show RUN\` lists the elites. The other runs are only read. All of them
+must be runs of one example measured the same way (the same --quick, objective, niches and
+seed program), and none may be in use (running, or being resumed or merged into). Merging
+what the run already holds changes nothing.`;
+
+function mergeSummary(result: MergeResult): string {
+  const from = result.sources.map((source) => `${source.added} of run ${source.runId}'s ${source.programs}`).join(', ');
+  if (result.added === 0) return `nothing to merge: run ${result.runId} already holds every program of ${result.sources.map((source) => `run ${source.runId}`).join(', ')} (nothing was written)`;
+  const { before, after } = result.best;
+  const lines = [`merged ${result.added} programs into run ${result.runId}: ${from}; niches with an elite: ${result.niches.before} -> ${result.niches.after}`];
+  if (after) lines.push(`best ${result.objectiveName}: ${after.objective.toFixed(3)} (${after.from === result.runId ? 'its own' : `from run ${after.from}`}; before the merge: ${before?.objective.toFixed(3) ?? '—'})`);
+  lines.push(result.report ? `report: ${new RunDir(result.runDir).reportFile}` : `run ${result.runId} has no report yet (it was killed before its end); resuming it writes one`);
+  return lines.join('\n');
 }
 
 /** A run named by id or directory, as the id and project directory the daemon accepts. */
