@@ -188,8 +188,10 @@ describe('peagen evolve merge (real CLI, real evaluations)', function () {
 
     const shown = parseJson<RunReport>(await evolveJson('show', target.runId));
     assert.equal(shown.best?.id, source.best!.id);
-    assert.deepEqual(new Set(shown.archive!.elites.map((elite) => elite.id)), new Set(after.archive.niches().map((niche) => niche.elite.id)));
-    assert.ok(shown.archive!.elites.some((elite) => elite.id === source.best!.id));
+    const elites = new Set(after.archive.niches().map((niche) => niche.elite.id));
+    assert.deepEqual(new Set(shown.niches!.map((niche) => niche.key)), new Set(after.archive.niches().map((niche) => niche.key)), 'every niche of the merged archive is shown');
+    assert.ok(shown.niches!.every((niche) => elites.has(niche.best.id)), 'each shown niche names one of its elites');
+    assert.ok(shown.niches!.some((niche) => niche.best.id === source.best!.id));
     assert.deepEqual(shown.merges?.map((merge) => merge.sources), [[{ runId: source.runId, programs: newToTarget.length }]]);
     const text = await evolve('show', target.runId);
     assert.equal(text.code, 0, text.stderr);

@@ -216,7 +216,7 @@ export function renderReportMarkdown(report: RunReport): string {
   );
   if (report.niches && report.niches.length > 0) lines.push(...nicheLines(report, report.niches), '');
   if (report.merges && report.merges.length > 0) {
-    lines.push('## Merged in', '', ...report.merges.map((merge) => `- ${merge.at}: ${merge.programs} programs, from ${merge.sources.map((source) => `run ${source.runId} (${source.programs})`).join(', ')}`), '');
+    lines.push('## Merged runs', '', ...report.merges.map((merge) => `- Merged in on ${merge.at}: ${merge.programs} programs, from ${merge.sources.map((source) => `run ${source.runId} (${source.programs})`).join(', ')}`), '');
   }
   if (p.llmCalls > 0) lines.push(...economicsLines(report), '');
   if (report.milestones.length > 0) {
