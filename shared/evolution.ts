@@ -115,6 +115,8 @@ export interface RunProgress {
   stopReason?: StopReason;
   /** The mutator at work and, when no LLM is configured, that it is the offline one. */
   mutator: string;
+  /** Why the run failed (state `failed`). */
+  error?: string;
 }
 
 export interface RunSummary {

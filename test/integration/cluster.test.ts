@@ -146,4 +146,16 @@ describe('a shared cluster: one Redis, a daemon without workers, workers elsewhe
     assert.ok((runs[0]?.evaluations ?? 0) >= 4, `the workers elsewhere evaluated the children: ${listed.stdout}\n${run.stdout}`);
     fs.rmSync(out, { recursive: true, force: true });
   });
+
+  it('a run of an example the workers do not serve ends at once, saying why and what to do', async () => {
+    const elsewhere = tempDir('cluster-unserved');
+    try {
+      fs.cpSync(path.join(REPO, 'examples', 'bad_sort'), elsewhere, { recursive: true });
+      const run = cli(['evolve', 'run', elsewhere, '--evaluations', '4'], {}, elsewhere);
+      assert.equal(run.status, 1, run.stderr);
+      assert.match(run.stderr, /failed: the evaluate task failed: path_refused: example directory ".*" is outside the directories this worker serves .* add the directory to worker\.roots in its peagen\.json or to PEAGEN_WORKER_ROOTS/);
+    } finally {
+      fs.rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
 });

@@ -282,7 +282,10 @@ async function runInDaemon(ctx: CliContext, request: RunRequest): Promise<void> 
         if (last.state === 'interrupted') {
           ctx.info(`interrupted: the run is checkpointed; continue it with: peagen evolve run --resume ${runId}`);
           process.exitCode = ExitCode.Interrupted;
-        } else if (last.state === 'failed') process.exitCode = ExitCode.Failed;
+        } else if (last.state === 'failed') {
+          if (last.error) ctx.info(`run ${runId} failed: ${last.error}`);
+          process.exitCode = ExitCode.Failed;
+        }
       } finally {
         display.done();
         interrupt.dispose();

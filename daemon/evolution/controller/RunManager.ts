@@ -69,8 +69,11 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
         this.emit('progress', outcome.progress);
       })
       .catch((error: unknown) => {
-        this.log(`run ${manifest.runId} failed: ${(error as Error).message}`);
-        if (entry.progress) this.emit('progress', { ...entry.progress, state: 'failed', stopReason: 'error' });
+        const why = (error as Error).message;
+        this.log(`run ${manifest.runId} failed: ${why}`);
+        // Also a run that failed before its first progress (its seed could not be evaluated):
+        // whoever follows it must hear that it ended, and why.
+        this.emit('progress', { ...(entry.progress ?? startingProgress(manifest)), state: 'failed', stopReason: 'error', error: why.slice(0, 2000) });
       })
       .finally(() => {
         this.active.delete(manifest.runId);
@@ -182,5 +185,28 @@ function runRequestOf(params: StartRun.Params & { workers: number; stop: object 
     ...(params.seed !== undefined && { seed: params.seed }),
     ...(params.quick !== undefined && { quick: params.quick }),
     ...(params.resume !== undefined && { resume: params.resume }),
+  };
+}
+
+/** A run's progress before anything happened in it. */
+function startingProgress(manifest: RunManifest): RunProgress {
+  return {
+    runId: manifest.runId,
+    example: manifest.exampleName,
+    state: 'running',
+    direction: manifest.settings.direction,
+    objectiveName: manifest.settings.objectiveName,
+    seedObjective: null,
+    best: null,
+    generation: 0,
+    evaluations: 0,
+    failedEvaluations: 0,
+    llmCalls: 0,
+    tokens: { inputTokens: 0, outputTokens: 0 },
+    costUsd: 0,
+    patchYield: { firstTry: 0, afterRepair: 0, answers: 0 },
+    evaluationsPerMinute: 0,
+    elapsedMs: 0,
+    mutator: manifest.settings.mutator,
   };
 }
