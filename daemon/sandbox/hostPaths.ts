@@ -18,9 +18,10 @@ export class HostPathPolicy {
   private readonly roots: string[];
   private readonly trusted = new Set<string>();
 
-  /** `roots`: directories (they and everything under them are served); missing ones are ignored. */
+  /** `roots`: directories (they and everything under them are served); missing or empty ones are ignored. */
   constructor(roots: readonly string[]) {
-    this.roots = [...new Set(roots.flatMap((root) => existingRealPath(path.resolve(root)) ?? []))];
+    // '' would resolve to the current directory: an absent root must serve nothing.
+    this.roots = [...new Set(roots.flatMap((root) => (root === '' ? [] : (existingRealPath(path.resolve(root)) ?? []))))];
   }
 
   /**

@@ -33,8 +33,8 @@ describe('host paths a task may name (HostPathPolicy)', () => {
   afterEach(() => fs.rmSync(top, { recursive: true, force: true }));
 
   it('takes a served directory and what is under it, as its real path', () => {
-    const policy = new HostPathPolicy([served, path.join(top, 'missing')]);
-    assert.deepEqual(policy.served, [served]);
+    const policy = new HostPathPolicy([served, path.join(top, 'missing'), '']);
+    assert.deepEqual(policy.served, [served], 'a missing or empty root serves nothing (not the current directory)');
     assert.equal(policy.check(served, 'workspace'), served);
     assert.equal(policy.check(path.join(served, 'examples', 'a'), 'workspace'), path.join(served, 'examples', 'a'));
     assert.equal(policy.check(path.join(top, 'link-in', 'a'), 'workspace'), path.join(served, 'examples', 'a'), 'a link into a served directory is followed');
