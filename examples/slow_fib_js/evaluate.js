@@ -20,9 +20,10 @@
  *     untimed warm-up calls (n = 5, 8, 10, 12) and exactly one timed call fib(n), n drawn per
  *     round from --seed (20..22 with --quick, 25..27 otherwise); every answer is checked. A
  *     cache kept across calls therefore cannot help. Work a candidate moves out of the timed
- *     call (into loading or the warm-ups) is charged back: whatever its load + warm-up time
- *     exceeds the reference's median load + warm-up time by more than 25% of the reference's
- *     timed call is added to its timed call.
+ *     call (into loading or the warm-ups) is charged back: whatever its cheapest load +
+ *     warm-up time exceeds the reference's cheapest by more than 25% of the reference's timed
+ *     call (or 3 median deviations of the reference's own, when starting a process varies more
+ *     than that) is added to its timed call.
  *     objective = median over rounds of reference_ns / candidate_ns (paired ratio).
  *  3. The CPU time of every timing process is read from /proc: a candidate process that used
  *     far more CPU than its measured calls explain did work where it is not timed: rejected.

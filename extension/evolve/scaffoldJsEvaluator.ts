@@ -25,8 +25,9 @@ export const JS_EVALUATOR = String.raw`#!/usr/bin/env node
  *     first), warms both up on a small input, then times ONE call on a fresh input (drawn from
  *     the OS's randomness for lists and strings), checked as well. The time is the round trip
  *     measured here minus the cost of an empty one, never what the child says. Load and warm-up
- *     time beyond the reference's (plus 25% of its timed call) is charged to the timed call, and
- *     a process that used far more CPU than its measured calls explain is rejected.
+ *     time beyond the reference's (plus 25% of its timed call, or its start-up noise) is charged
+ *     to the timed call, and a process that used far more CPU than its measured calls explain
+ *     is rejected.
  *     objective = median over rounds of reference time / candidate time ("speedup").
  * Edit sampleArgs() to time the function on realistic inputs.
  */

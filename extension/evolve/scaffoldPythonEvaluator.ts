@@ -50,7 +50,6 @@ PROGRAM = __PROGRAM__
 REFERENCE = os.path.join(HERE, __REFERENCE__)
 DIRECTION = "maximize"
 ENTRY = "peagen_entry"  # appended below the program: turns tuples and sets into lists
-OUTSIDE_WORK_TOLERANCE = 0.25  # of the reference's timed call
 
 
 def _harness():
@@ -326,11 +325,10 @@ def evaluate(args, metrics, started):
                 metrics["budget_cut"] = 1
                 break
 
-        # Work moved out of the timed call (into loading or the warm-up) is charged back.
+        # Work moved out of the timed call (into loading or the warm-up) is charged back,
+        # beyond what starting a process costs the reference and how much that varies.
         ref_timed = statistics.median(one.reference_cpu_ns for one in rounds)
-        allowance = statistics.median(outside["reference"]) + OUTSIDE_WORK_TOLERANCE * ref_timed
-        # Medians: starting a process costs milliseconds of CPU that vary from one to the next.
-        charge = max(0, statistics.median(outside["candidate"]) - allowance)
+        charge = harness.untimed_charge_ns(outside["candidate"], outside["reference"], ref_timed)
         result = harness.Timing()
         for one in rounds:
             one.candidate_cpu_ns += charge

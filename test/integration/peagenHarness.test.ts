@@ -27,6 +27,13 @@ interface Harness {
   CandidateFailure: new (message: string) => Error;
   ImplausibleTiming: new (message: string) => Error;
   netTime(roundTripNs: number, echoNs: number[], floorNs?: number, fastestEchoNs?: number): { wallNs: number; ipcNs: number; atFloor: boolean };
+  chargeUntimedWork(runs: Record<'candidate' | 'reference', UntimedRun[]>, referenceTimedNs: number[]): { charged: number[]; referenceOutsideNs: number };
+}
+interface UntimedRun {
+  timedNs: number;
+  outsideNs: number;
+  wallNs: number;
+  cpuNs: number | null;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -92,5 +99,29 @@ describe('peagen-harness (Node)', function () {
     assert.throws(() => harness.netTime(0, [50_000]), harness.ImplausibleTiming);
     assert.deepEqual(harness.netTime(60_000, [50_000, 70_000, 80_000], 1000), { wallNs: 1000, ipcNs: 70_000, atFloor: true });
     assert.equal(harness.netTime(1_070_000, [50_000, 70_000, 80_000]).wallNs, 1_000_000);
+  });
+
+  describe('work moved out of the timed call', () => {
+    const ms = 1e6;
+    // CPU outside the timed call, per round: fresh processes of one program on a loaded
+    // two-core machine (a start beside another process runs ~25% slower).
+    const loadedReference = [98.6, 72.6, 94.4, 73.9, 72.4];
+    const loadedSameProgram = [89.8, 73.5, 103.9, 90.9, 93.2];
+    const runsOf = (outsideMs: number[]): UntimedRun[] => outsideMs.map((outside) => ({ timedNs: 5 * ms, outsideNs: outside * ms, wallNs: 6 * ms, cpuNs: null }));
+    const charge = (candidateMs: number[], referenceMs: number[]): number => {
+      const { charged } = harness.chargeUntimedWork({ candidate: runsOf(candidateMs), reference: runsOf(referenceMs) }, referenceMs.map(() => 5 * ms));
+      return charged[0]! / ms - 5;
+    };
+
+    it('charges nothing for the start-up noise of a loaded machine (the same program scores 1, not 0.25)', () => {
+      assert.equal(charge(loadedSameProgram, loadedReference), 0);
+    });
+
+    it('charges work done while loading, even amid that noise; erratic loading does not widen the allowance', () => {
+      assert.ok(charge(loadedSameProgram.map((x) => x + 250), loadedReference) > 240);
+      const quiet = [71.2, 70.6, 71.4, 68.9, 71.3];
+      assert.ok(Math.abs(charge(quiet.map((x) => x + 10), quiet) - (10 - 1.25)) < 1e-9, '25% of the timed call is free');
+      assert.ok(charge(quiet.map((x, i) => x + 20 + [0, 60, 5, 90, 30][i]!), quiet) > 15);
+    });
   });
 });

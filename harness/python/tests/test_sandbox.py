@@ -7,7 +7,7 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from peagen_harness import (Candidate, CandidateFailure, Implausible, Policy, Reply,  # noqa: E402
-                            check_plausible, time_interleaved, verdict_line)
+                            check_plausible, time_interleaved, untimed_charge_ns, verdict_line)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 INSERTION_SORT = """
@@ -150,6 +150,34 @@ class PlausibilityTest(unittest.TestCase):
                 time_interleaved(tampered, honest, 1, lambda r: [([3, 1, 2],)],
                                  check=lambda args, reply: None, timeout=lambda args: 10)
         self.assertIn("its process was tampered with", str(caught.exception))
+
+
+class UntimedWorkTest(unittest.TestCase):
+    # CPU outside the timed call, in ms, per round: fresh processes of the same program
+    # measured on a loaded two-core machine (a start beside another process runs ~25% slower).
+    LOADED_REFERENCE = [98.6, 72.6, 94.4, 73.9, 72.4]
+    LOADED_SAME_PROGRAM = [89.8, 73.5, 103.9, 90.9, 93.2]
+
+    def test_start_up_noise_of_a_loaded_machine_is_not_charged(self):
+        ms = 1e6
+        charge = untimed_charge_ns([x * ms for x in self.LOADED_SAME_PROGRAM],
+                                   [x * ms for x in self.LOADED_REFERENCE], 5 * ms)
+        self.assertEqual(charge, 0.0)
+
+    def test_work_moved_into_loading_is_charged_even_amid_noise(self):
+        ms = 1e6
+        precomputing = [(x + 250) * ms for x in self.LOADED_SAME_PROGRAM]
+        charge = untimed_charge_ns(precomputing, [x * ms for x in self.LOADED_REFERENCE], 5 * ms)
+        self.assertGreater(charge, 240 * ms)
+        quiet = [71.2, 70.6, 71.4, 68.9, 71.3]
+        charge = untimed_charge_ns([(x + 10) * ms for x in quiet], [x * ms for x in quiet], 5 * ms)
+        self.assertAlmostEqual(charge / ms, 10 - 1.25, places=3)  # 25% of the timed call is free
+
+    def test_a_candidate_cannot_widen_the_allowance_by_erratic_loading(self):
+        ms = 1e6
+        quiet = [71.2, 70.6, 71.4, 68.9, 71.3]
+        erratic = [(x + 20 + jitter) * ms for x, jitter in zip(quiet, [0, 60, 5, 90, 30])]
+        self.assertGreater(untimed_charge_ns(erratic, [x * ms for x in quiet], 5 * ms), 15 * ms)
 
 
 class VerdictTest(unittest.TestCase):
