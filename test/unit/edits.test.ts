@@ -1,6 +1,7 @@
 /**
- * New candidates with no LLM call: a child split into its separate edits, and the best
- * without an edit of its lineage that did not improve. And how the run plans them: before any
+ * New candidates with no LLM call: a child split into its separate edits, the best without an
+ * edit of its lineage that did not improve, and the best with an improving edit of another
+ * lineage. And how the run plans them: before any
  * new call, journaled like any job, re-derived the same on replay.
  */
 import * as assert from 'node:assert/strict';
@@ -11,7 +12,7 @@ import type { EvaluationEvent, PlanEvent, ProposalEvent, RunEvent } from '../../
 import { RunState, SEARCH_POLICY, type RunSettings } from '../../daemon/evolution/controller/RunState';
 import { freeProposal } from '../../daemon/evolution/controller/taskSpecs';
 import { programId } from '../../daemon/evolution/evodb/programId';
-import { editCount, withoutEdit, withoutOneEdit } from '../../daemon/evolution/mutation/edits';
+import { editCount, withEdit, withoutEdit, withoutOneEdit } from '../../daemon/evolution/mutation/edits';
 
 const lines = (...parts: string[]): string => parts.map((line) => `${line}\n`).join('');
 const PARENT = lines('def a():', '    return 1', '', '', '', '', 'def b():', '    return 2', '', '', '', '', 'def c():', '    return 3');
@@ -49,6 +50,17 @@ describe('edits', () => {
     assert.equal(withoutEdit(descendant, PARENT, renamed), PARENT.replace('    return 3', '    return 30'));
     const changedAgain = descendant.replace('def b_renamed():', 'def b_final():');
     assert.equal(withoutEdit(changedAgain, PARENT, renamed), undefined, 'the edit was overwritten since: nothing to undo');
+  });
+
+  it('makes the edit of one lineage on a program of another, when its lines are there', () => {
+    const a = PARENT.replace('    return 1', '    return 10');
+    const c = PARENT.replace('    return 3', '    return 30');
+    assert.equal(withEdit(a, PARENT, c), CHILD, 'c() returns 30 on the program where a() returns 10');
+    assert.equal(withEdit(CHILD, PARENT, c), undefined, 'already made: nothing new');
+    assert.equal(withEdit(a.replace('    return 3', '    return 33'), PARENT, c), undefined, 'its lines changed since: it does not apply');
+    assert.equal(withEdit(a, PARENT, PARENT.replace('def c():', '# c\ndef c():')), undefined, 'a comment-only edit gives no new program');
+    const neighbour = a.replace('def c():', 'def c_renamed():');
+    assert.equal(withEdit(neighbour, PARENT, c), neighbour.replace('    return 3', '    return 30'), 'its own lines found when a neighbour changed');
   });
 
   it('undoes an edit whose neighbouring lines a later edit changed (its own lines are still there)', () => {
@@ -91,7 +103,7 @@ function play(state: RunState, events: RunEvent[], code: string | undefined, fir
   return plan;
 }
 
-describe('the run plans splits and reverts before any new call', () => {
+describe('the run plans splits, reverts and transplants before any new call', () => {
   it('a failed child with two edits is split; the child without the edit that broke it becomes the best, with no call', () => {
     const state = new RunState(settings());
     const events: RunEvent[] = [];
@@ -132,5 +144,57 @@ describe('the run plans splits and reverts before any new call', () => {
     assert.equal(state.best?.code, PARENT.replace('    return 3', '    return 30'), 'the best without the rename');
     assert.equal(state.counters.reverts.kept, 1);
     assert.equal(state.counters.llmCalls, 0);
+  });
+
+  /** Two jobs planned from the seed before either is answered: two lineages. */
+  function twoLineages(state: RunState, events: RunEvent[], first: { code: string; objective: number }, second: { code: string; objective: number }): void {
+    const plans = [state.plan(), state.plan()];
+    events.push(...plans);
+    for (const [plan, child] of [[plans[0]!, first], [plans[1]!, second]] as const) {
+      const proposal: ProposalEvent = { type: 'proposal', job: plan.job, ok: true, childId: programId(child.code), code: child.code, patch: '', mutator: 'offline', exchanges: [], repairs: 0, usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0 };
+      events.push(proposal);
+      state.applyProposal(proposal);
+      for (const round of ['first', 'confirm'] as const) {
+        const measured: EvaluationEvent = { type: 'evaluation', job: plan.job, childId: proposal.childId!, round, seed: 1, evaluation: evaluation(child.objective) };
+        events.push(measured);
+        if (state.applyEvaluation(measured, AT) !== 'confirm') break;
+      }
+    }
+  }
+
+  const A = PARENT.replace('    return 1', '    return 10');
+  const C = PARENT.replace('    return 3', '    return 30');
+
+  for (const [order, first, second] of [
+    ['an edit that improved a program off the best is made on the best', { code: A, objective: 2 }, { code: C, objective: 1.5 }],
+    ['a new best gets the improving edits of other lineages', { code: C, objective: 1.5 }, { code: A, objective: 2 }],
+  ] as const) {
+    it(`${order}, with no call, and replays from the journal`, () => {
+      const state = new RunState(settings());
+      const events: RunEvent[] = [];
+      state.applySeed(seedProgram(PARENT));
+      twoLineages(state, events, first, second);
+      assert.equal(state.best?.code, A);
+      assert.ok(state.nextJobIsFree(), 'the transplant comes before any call');
+      const transplant = play(state, events, undefined, 3);
+      assert.equal(transplant.kind, 'transplant');
+      assert.equal(transplant.parent, programId(A));
+      assert.equal(state.best?.code, CHILD, 'both improvements in one program');
+      assert.deepEqual(state.counters.transplants, { jobs: 1, improvements: 1 });
+      assert.equal(state.counters.llmCalls, 0);
+      assert.equal(state.nextJobIsFree(), false, 'the edit is in the best now: nothing more to transplant');
+
+      const replayed = new RunState(settings());
+      replayed.applySeed(seedProgram(PARENT));
+      for (const event of events) applyEvent(replayed, event, AT);
+      assert.deepEqual(replayed.snapshot(), state.snapshot(), 'transplant jobs replay from the journal');
+    });
+  }
+
+  it('transplants can be switched off (the bench measures what they change)', () => {
+    const state = new RunState({ ...settings(), ablate: ['transplant'] });
+    state.applySeed(seedProgram(PARENT));
+    twoLineages(state, [], { code: A, objective: 2 }, { code: C, objective: 1.5 });
+    assert.equal(state.nextJobIsFree(), false);
   });
 });

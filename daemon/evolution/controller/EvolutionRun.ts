@@ -21,11 +21,11 @@ import { type Checkpoint, loadRunState, type TimelinePoint } from './loadRunStat
 import { BudgetGuard, type Spend } from './budget';
 import { buildReport, type RunReport, writeReport } from './report';
 import { lockRun } from './runLock';
-import type { EvaluationEvent, PlanEvent, ProposalEvent, RunEvent } from './events';
+import { type EvaluationEvent, isFreePlan, type PlanEvent, type ProposalEvent, type RunEvent } from './events';
 import type { RunDir, RunManifest } from './runDir';
 import { RunState } from './RunState';
 import { awaitResult, type TaskClient } from './TaskClient';
-import { evaluateTaskSpec, evaluationOf, freeProposal, isFree, mutateTaskSpec, proposalOf } from './taskSpecs';
+import { evaluateTaskSpec, evaluationOf, freeProposal, mutateTaskSpec, proposalOf } from './taskSpecs';
 
 export interface EvolutionRunOptions {
   runDir: RunDir;
@@ -365,7 +365,7 @@ export class EvolutionRun {
     const tasks = new Set<string>();
     // The job's worst case: its first call and every follow-up it was granted.
     const R = this.options.manifest.llm.repairAttempts;
-    let reserved = this.state.settings.usesLlm && !open?.child && !isFree(plan) ? 1 + (plan.calls?.format ?? R) + (plan.calls?.known ?? R) : 0;
+    let reserved = this.state.settings.usesLlm && !open?.child && !isFreePlan(plan) ? 1 + (plan.calls?.format ?? R) + (plan.calls?.known ?? R) : 0;
     this.budget.reserve(reserved);
     const releaseCalls = (): void => {
       this.budget.release(reserved);
@@ -405,9 +405,9 @@ export class EvolutionRun {
     let child = open?.child;
     if (!child) {
       const asked = performance.now();
-      const proposal = isFree(plan) ? freeProposal(plan, this.state) : await this.mutate(plan, signal, tasks);
+      const proposal = isFreePlan(plan) ? freeProposal(plan, this.state) : await this.mutate(plan, signal, tasks);
       if (signal.aborted) return;
-      if (!isFree(plan)) this.pace.proposalMs = EvolutionRun.average(this.pace.proposalMs, performance.now() - asked);
+      if (!isFreePlan(plan)) this.pace.proposalMs = EvolutionRun.average(this.pace.proposalMs, performance.now() - asked);
       // What the calls cost is in the proposal's usage now: the rest of the reservation is free.
       const entry = this.jobs.get(plan.job);
       if (entry) entry.phase = 'evaluate';
@@ -417,7 +417,7 @@ export class EvolutionRun {
         return outcome;
       });
       releaseCalls();
-      if (!isFree(plan)) this.pace.childRate = EvolutionRun.average(this.pace.childRate, verdict === 'evaluate' ? 1 : 0);
+      if (!isFreePlan(plan)) this.pace.childRate = EvolutionRun.average(this.pace.childRate, verdict === 'evaluate' ? 1 : 0);
       if (verdict === 'done') return;
       child = { id: proposal.childId!, code: proposal.code! };
     }

@@ -12,10 +12,10 @@ import { EvoDB } from '../evodb/EvoDB';
 import { EnsembleRouter } from '../llm/EnsembleRouter';
 import { Rng, type RngState } from '../rng';
 import { createSelector } from '../selection/createSelector';
-import { editCount, MAX_SPLIT_EDITS, withoutOneEdit } from '../mutation/edits';
+import { editCount, MAX_SPLIT_EDITS, withEdit, withoutOneEdit } from '../mutation/edits';
 import { bestFirst } from '../selection/archiveQueries';
 import type { ParentSelector, SelectionOutcome, YieldView } from '../selection/ParentSelector';
-import type { EvaluationEvent, MergeEvent, PlanEvent, ProposalEvent } from './events';
+import { isFreePlan, type EvaluationEvent, type MergeEvent, type PlanEvent, type ProposalEvent } from './events';
 
 /** What a run is, fixed at its start (run.json): replay rebuilds the state from it. */
 export interface RunSettings {
@@ -48,7 +48,7 @@ export interface RunSettings {
    * gets all its repairs and re-asks, evaluation repairs half the time), `climb` (exploit is
    * always the best), `normalize` (no compile check, no normal forms: exact duplicates only),
    * `split` (children with several edits are not split), `revert` (no edit of the best's
-   * lineage is undone).
+   * lineage is undone), `transplant` (no improving edit is tried on the best).
    */
   ablate?: Ablation[] | undefined;
 }
@@ -56,11 +56,12 @@ export interface RunSettings {
 /**
  * The planning policy of this Peagen: call credit, parent yield, normal-form duplicates (2);
  * splits that take one edit out of a child, reverts by the edit's own lines, parsimony among
- * ties and a later exhaustion of the climbing parent (3).
+ * ties and a later exhaustion of the climbing parent (3); transplants of improving edits onto
+ * the best (4).
  */
-export const SEARCH_POLICY = 3;
+export const SEARCH_POLICY = 4;
 
-export const ABLATIONS = ['budget', 'credit', 'climb', 'normalize', 'split', 'revert'] as const;
+export const ABLATIONS = ['budget', 'credit', 'climb', 'normalize', 'split', 'revert', 'transplant'] as const;
 export type Ablation = (typeof ABLATIONS)[number];
 
 /** Calls of one kind and what they gave (new children, or correct children for evaluation repairs). */
@@ -105,6 +106,8 @@ export interface Counters {
   splits: { jobs: number; improvements: number };
   /** Revert jobs (the best without an edit that did not improve, no call), and how many were as good. */
   reverts: { jobs: number; kept: number };
+  /** Transplant jobs (an improving edit made on the best, no call), and how many improved the best. */
+  transplants: { jobs: number; improvements: number };
 }
 
 interface Job {
@@ -140,6 +143,8 @@ export interface RunStateSnapshot {
   nextJob: number;
   repairQueue: string[];
   freeQueue?: FreeTask[];
+  /** Children that improved their parent, latest last: their edits are transplanted onto new bests. */
+  improvingEdits?: string[];
   jobs: Job[];
   counters: Counters;
   seedId: string | null;
@@ -153,11 +158,18 @@ export interface RunStateSnapshot {
   merges?: MergeRecord[];
 }
 
-/** A job that makes no call: a child without one of its edits, or a program without an edit of its lineage. */
-type FreeTask = { kind: 'split'; parent: string; source: string; edit: number; island: number } | { kind: 'revert'; parent: string; from: string; island: number };
+/**
+ * A job that makes no call: a child without one of its edits, a program without an edit of its
+ * lineage, or a program with the edit of another lineage.
+ */
+type FreeTask =
+  | { kind: 'split'; parent: string; source: string; edit: number; island: number }
+  | { kind: 'revert' | 'transplant'; parent: string; from: string; island: number };
 
 /** Lineage steps a revert looks back over. */
 const REVERT_DEPTH = 64;
+/** Improving edits remembered for transplants onto each new best (the latest ones). */
+const TRANSPLANT_SOURCES = 8;
 
 const REPAIR_QUEUE_LIMIT = 16;
 /** Correct programs the exploit choice ranks (the best and its closest rivals). */
@@ -181,6 +193,7 @@ function emptyCounters(): Counters {
     normalizedDuplicates: 0,
     splits: { jobs: 0, improvements: 0 },
     reverts: { jobs: 0, kept: 0 },
+    transplants: { jobs: 0, improvements: 0 },
   };
 }
 
@@ -196,8 +209,10 @@ export class RunState {
   merges: MergeRecord[] = [];
   private nextJob = 0;
   private repairQueue: string[] = [];
-  /** Splits and reverts to try, before any new call is made. */
+  /** Splits, reverts and transplants to try, before any new call is made. */
   private freeQueue: FreeTask[] = [];
+  /** Children that improved their parent (the latest TRANSPLANT_SOURCES), latest last. */
+  private improvingEdits: string[] = [];
   private readonly jobs = new Map<number, Job>();
   /** Every child proposed from each parent (evaluated, failed or duplicate), by parent id. */
   private readonly childrenOf = new Map<string, string[]>();
@@ -238,6 +253,7 @@ export class RunState {
       this.nextJob = snapshot.nextJob;
       this.repairQueue = [...snapshot.repairQueue];
       this.freeQueue = (snapshot.freeQueue ?? []).map((task) => ({ ...task }));
+      this.improvingEdits = [...(snapshot.improvingEdits ?? [])];
       for (const job of snapshot.jobs) this.jobs.set(job.plan.job, job);
       this.counters = { ...emptyCounters(), ...snapshot.counters };
       this.seedId = snapshot.seedId;
@@ -265,6 +281,7 @@ export class RunState {
       nextJob: this.nextJob,
       repairQueue: [...this.repairQueue],
       freeQueue: this.freeQueue.map((task) => ({ ...task })),
+      improvingEdits: [...this.improvingEdits],
       jobs: [...this.jobs.values()],
       counters: structuredClone(this.counters),
       seedId: this.seedId,
@@ -310,8 +327,9 @@ export class RunState {
     if (free) {
       this.counters.plans++;
       const common = { type: 'plan' as const, job, kind: free.kind, parent: free.parent, inspirations: [], avoid: [], arm: free.kind, island: free.island, seed: this.rng.seed() };
-      const plan: PlanEvent = free.kind === 'split' ? { ...common, split: { source: free.source, edit: free.edit } } : { ...common, revert: { from: free.from } };
-      this.counters[free.kind === 'split' ? 'splits' : 'reverts'].jobs++;
+      const plan: PlanEvent =
+        free.kind === 'split' ? { ...common, split: { source: free.source, edit: free.edit } } : { ...common, [free.kind]: { from: free.from } };
+      this.counters[free.kind === 'split' ? 'splits' : free.kind === 'revert' ? 'reverts' : 'transplants'].jobs++;
       this.jobs.set(job, { plan });
       return plan;
     }
@@ -472,8 +490,8 @@ export class RunState {
    */
   private creditCalls(job: Job, event: ProposalEvent, duplicate: boolean): void {
     const byKind = this.counters.callsByKind;
-    // A split or revert job makes no call and is no answer about its parent.
-    if (job.plan.kind === 'split' || job.plan.kind === 'revert') return;
+    // A job that makes no call is no answer about its parent.
+    if (isFreePlan(job.plan)) return;
     if (job.plan.kind === 'repair') {
       byKind.evaluation.calls += event.exchanges.length;
       return;
@@ -639,7 +657,9 @@ export class RunState {
     }
     if (job.plan.kind === 'revert' && objective !== null && parentObjective !== null && (!this.better(parentObjective, objective) || this.tied(objective, parentObjective))) this.counters.reverts.kept++;
     if (job.plan.kind === 'improve' && parent && (objective === null || improvedParent) && !this.ablated('split')) this.queueSplits(parent, program);
+    if (job.plan.kind === 'transplant' && improvedParent) this.counters.transplants.improvements++;
     if (improvedBest && !this.ablated('revert')) this.queueReverts(program);
+    if (!this.ablated('transplant')) this.queueTransplants(job.plan, program, { improvedParent, improvedBest });
     if (objective === null && this.settings.repairFailedChildren && job.plan.kind === 'improve') {
       const reason = measured[0]!.evaluation.failure?.reason;
       if (reason && REPAIRABLE.has(reason) && this.repairQueue.length < REPAIR_QUEUE_LIMIT) this.repairQueue.push(child.id);
@@ -682,6 +702,41 @@ export class RunState {
       if (neutral && step.lineage.mutator !== 'revert') this.freeQueue.push({ kind: 'revert', parent: best.id, from: step.id, island: best.lineage.island });
       step = before;
     }
+  }
+
+  /**
+   * An edit that improved its parent off the best's lineage is tried on the best; a new best
+   * gets the latest improving edits that are not already in its lineage. Edits of several
+   * places (more than MAX_SPLIT_EDITS) are rewrites of their parent, not edits to carry over.
+   */
+  private queueTransplants(plan: PlanEvent, child: Program, outcome: { improvedParent: boolean; improvedBest: boolean }): void {
+    const parent = this.archive.get(plan.parent);
+    const best = this.archive.best();
+    if (!parent || !best || best.objective === null) return;
+    if (outcome.improvedParent) {
+      const edits = editCount(parent.code, child.code);
+      if (edits >= 1 && edits <= MAX_SPLIT_EDITS) {
+        this.improvingEdits.push(child.id);
+        if (this.improvingEdits.length > TRANSPLANT_SOURCES) this.improvingEdits.shift();
+        if (!outcome.improvedBest && best.id !== parent.id) this.queueTransplant(best, child);
+      }
+    }
+    if (!outcome.improvedBest) return;
+    const lineage = new Set<string>();
+    for (let step: Program | undefined = best; step && lineage.size < REVERT_DEPTH; step = step.lineage.parents[0] ? this.archive.get(step.lineage.parents[0]) : undefined) {
+      lineage.add(step.id);
+    }
+    for (const id of this.improvingEdits) {
+      const from = this.archive.get(id);
+      if (from && !lineage.has(id)) this.queueTransplant(best, from);
+    }
+  }
+
+  /** Queues `from`'s edit onto `onto` when its lines are there (a job that would make nothing is no job). */
+  private queueTransplant(onto: Program, from: Program): void {
+    const before = from.lineage.parents[0] ? this.archive.get(from.lineage.parents[0]) : undefined;
+    if (!before || withEdit(onto.code, before.code, from.code) === undefined) return;
+    this.freeQueue.push({ kind: 'transplant', parent: onto.id, from: from.id, island: onto.lineage.island });
   }
 
   /**

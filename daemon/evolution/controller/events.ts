@@ -10,13 +10,15 @@ import { ExchangeHashSchema, LlmUsageSchema, ProgramSchema } from '../../../shar
 export const SeedEventSchema = z.object({ type: z.literal('seed'), program: ProgramSchema });
 
 /**
- * A job was planned: breed from `parent` (improve), repair a failed child (repair), or try one
- * edit of a child with several alone on `parent` (split: no LLM call, see edits.ts).
+ * A job was planned: breed from `parent` (improve), repair a failed child (repair), or make a
+ * child with no LLM call (edits.ts): a child of `parent` without one of its edits (split),
+ * `parent` without an edit of its lineage (revert), or with an improving edit of another
+ * lineage (transplant).
  */
 export const PlanEventSchema = z.object({
   type: z.literal('plan'),
   job: z.number().int().nonnegative(),
-  kind: z.enum(['improve', 'repair', 'split', 'revert']),
+  kind: z.enum(['improve', 'repair', 'split', 'revert', 'transplant']),
   parent: z.string(),
   inspirations: z.array(z.string()),
   /** Children the parent already had when planned (the mutator is asked for another). */
@@ -29,6 +31,8 @@ export const PlanEventSchema = z.object({
   split: z.object({ source: z.string(), edit: z.number().int().nonnegative() }).optional(),
   /** A revert job: the ancestor of the parent whose edit (from its own parent) it undoes. */
   revert: z.object({ from: z.string() }).optional(),
+  /** A transplant job: the program whose edit (from its own parent) is made on the parent. */
+  transplant: z.object({ from: z.string() }).optional(),
   /** Follow-up calls the job may make (format repairs, re-asks after a known child); absent without an LLM. */
   calls: z.object({ format: z.number().int().nonnegative(), known: z.number().int().nonnegative() }).optional(),
 });
@@ -102,6 +106,11 @@ export const RunEventSchema = z.discriminatedUnion('type', [
 ]);
 export type RunEvent = z.infer<typeof RunEventSchema>;
 export type PlanEvent = z.infer<typeof PlanEventSchema>;
+
+/** Split, revert and transplant jobs make no call: their child is made from programs the run has. */
+export function isFreePlan(plan: Pick<PlanEvent, 'kind'>): boolean {
+  return plan.kind === 'split' || plan.kind === 'revert' || plan.kind === 'transplant';
+}
 export type ProposalEvent = z.infer<typeof ProposalEventSchema>;
 export type EvaluationEvent = z.infer<typeof EvaluationEventSchema>;
 export type MergeEvent = z.infer<typeof MergeEventSchema>;

@@ -59,7 +59,7 @@ export async function replayRun(runDir: RunDir, options: ReplayOptions = {}): Pr
     count++;
     if (event.type === 'plan') plans++;
     if (event.type === 'proposal' && event.ok) {
-      if (event.mutator === 'split' || event.mutator === 'revert') rederiveFree(event, state);
+      if (event.mutator === 'split' || event.mutator === 'revert' || event.mutator === 'transplant') rederiveFree(event, state);
       else await rederive(event, state, manifest, example.config, runDir, options.plugins?.mutators ?? []);
       children++;
     }
@@ -91,7 +91,7 @@ export async function replayRun(runDir: RunDir, options: ReplayOptions = {}): Pr
   return result;
 }
 
-/** A split or revert job's child, derived again from the programs it was made from. */
+/** A split, revert or transplant job's child, derived again from the programs it was made from. */
 function rederiveFree(event: ProposalEvent, state: RunState): void {
   const plan = state.openJobs().find((job) => job.plan.job === event.job)?.plan;
   if (!plan) throw new ReplayMismatch(`proposal for job ${event.job}, which was never planned`);

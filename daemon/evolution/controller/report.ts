@@ -73,6 +73,8 @@ export interface CallEconomics {
   splits: { jobs: number; improvements: number };
   /** Bests tried without an edit of their lineage that did not improve (no call); how many were as good. */
   reverts: { jobs: number; kept: number };
+  /** Improving edits of other lineages made on the best (no call); how many improved it. */
+  transplants: { jobs: number; improvements: number };
   /** Doublings of the objective (log2 of best ÷ seed, for minimize seed ÷ best) per 100 calls and per US dollar. */
   doublingsPer100Calls: number | null;
   doublingsPerUsd: number | null;
@@ -97,7 +99,7 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
   const best = state.best;
   const direction = manifest.settings.direction;
   const c = state.counters;
-  const improvePlans = c.plans - c.repairPlans - (c.splits?.jobs ?? 0) - (c.reverts?.jobs ?? 0);
+  const improvePlans = c.plans - c.repairPlans - (c.splits?.jobs ?? 0) - (c.reverts?.jobs ?? 0) - (c.transplants?.jobs ?? 0);
   const milestones: RunReport['milestones'] = [];
   for (const factor of [2, 5, 10, 25, 50, 100]) {
     const point = timeline.find((entry) => (improvementOf(direction, seed?.objective ?? null, entry.objective) ?? 0) >= factor);
@@ -168,6 +170,7 @@ function economicsOf(state: RunState, improvement: number | null): CallEconomics
     duplicates: { exact: c.duplicates - c.normalizedDuplicates, normalized: c.normalizedDuplicates },
     splits: { ...c.splits },
     reverts: { ...c.reverts },
+    transplants: { ...c.transplants },
     doublingsPer100Calls: doublings !== null && c.llmCalls > 0 ? (100 * doublings) / c.llmCalls : null,
     doublingsPerUsd: doublings !== null && c.costUsd > 0 ? doublings / c.costUsd : null,
   };
@@ -261,6 +264,7 @@ function economicsLines(report: RunReport): string[] {
     `- Children not evaluated because they were known: ${e.duplicates.exact} exactly, ${e.duplicates.normalized} after normalisation (comments or layout only).`,
     `- Children with several edits tried without one of them (no call): ${e.splits.jobs}, of which ${e.splits.improvements} beat the child they came from.`,
     `- Bests tried without an edit of their lineage that did not improve (no call): ${e.reverts.jobs}, of which ${e.reverts.kept} were as good.`,
+    `- Improving edits of other lineages made on the best (no call): ${e.transplants.jobs}, of which ${e.transplants.improvements} improved it.`,
     '',
     '| calls | number | share | success |',
     '| --- | --- | --- | --- |',

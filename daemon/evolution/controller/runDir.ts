@@ -16,6 +16,7 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { ExchangeHashSchema, type Program, ProgramIdSchema, ProgramSchema, RunIdSchema } from '../../../shared/evolution';
 import type { LlmExchange } from '../mutation/Mutator';
+import { ABLATIONS } from './RunState';
 
 export const RUNS_DIR = path.join('.peagen', 'runs');
 
@@ -57,7 +58,7 @@ export const RunManifestSchema = z.object({
     confirmBest: z.boolean(),
     seed: z.number().int().nonnegative(),
     policy: z.number().int().positive().optional(),
-    ablate: z.array(z.enum(['budget', 'credit', 'climb', 'normalize', 'split', 'revert'])).optional(),
+    ablate: z.array(z.enum(ABLATIONS)).optional(),
   }),
   stop: StopConditionsSchema,
   evaluatorArgs: z.array(z.string()),

@@ -6,7 +6,7 @@ import type { TaskSpec } from '../../../shared/task';
 import type { Example } from '../../evaluation/example';
 import type { MutationProposal, MutationRequest, MutationSubject } from '../mutation/Mutator';
 import { programId } from '../evodb/programId';
-import { withoutOneEdit, withoutEdit } from '../mutation/edits';
+import { withEdit, withoutOneEdit, withoutEdit } from '../mutation/edits';
 import { unifiedDiff } from '../mutation/patch/unifiedDiff';
 import type { PlanEvent, ProposalEvent } from './events';
 import type { RunManifest } from './runDir';
@@ -72,15 +72,10 @@ export function mutateTaskSpec(plan: PlanEvent, state: RunState, manifest: RunMa
   return { kind: 'mutate', payload, requires: manifest.settings.usesLlm ? ['llm'] : ['cpu'], runId };
 }
 
-/** Split and revert jobs make no call: their child is made here, from programs the run has. */
-export function isFree(plan: PlanEvent): boolean {
-  return plan.kind === 'split' || plan.kind === 'revert';
-}
-
 /**
- * The proposal of a job that makes no call (split or revert), made here with no task: the
- * source child without one of its edits, or the parent without an edit of its lineage (edits.ts).
- * The live run and replay both call this.
+ * The proposal of a job that makes no call (isFreePlan), made here with no task: the source
+ * child without one of its edits, the parent without an edit of its lineage, or the parent with
+ * the edit of another lineage (edits.ts). The live run and replay both call this.
  */
 export function freeProposal(plan: PlanEvent, state: RunState): ProposalEvent {
   const common = { type: 'proposal' as const, job: plan.job, mutator: plan.kind, exchanges: [], repairs: 0, usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0 };
@@ -93,6 +88,10 @@ export function freeProposal(plan: PlanEvent, state: RunState): ProposalEvent {
     const after = state.archive.get(plan.revert.from);
     const before = after?.lineage.parents[0] ? state.archive.get(after.lineage.parents[0]) : undefined;
     code = after && before && withoutEdit(parent.code, before.code, after.code);
+  } else if (parent && plan.transplant) {
+    const after = state.archive.get(plan.transplant.from);
+    const before = after?.lineage.parents[0] ? state.archive.get(after.lineage.parents[0]) : undefined;
+    code = after && before && withEdit(parent.code, before.code, after.code);
   }
   if (!parent || code === undefined) return { ...common, ok: false, reason: 'no_edit', message: `the ${plan.kind} does not apply` };
   return { ...common, ok: true, childId: programId(code), code, patch: unifiedDiff(parent.code, code) };

@@ -11,6 +11,11 @@
  *  - Revert: an edit that did not improve the program it was made on (a rename, a comment, a
  *    restructuring measured as a tie) stays in every descendant, where it can be in the way of
  *    the next idea (and of a small diff for the user). The best program is tried without it.
+ *  - Transplant: an edit that improved a program off the best's lineage (another parent, an
+ *    older best) is often as good on the best: it is tried there. Improvements are rare under a
+ *    model that mostly proposes neutral or breaking edits, so an improving edit found once is
+ *    worth a sandbox run on the program that matters, where asking the model again would cost a
+ *    call and most likely give something else.
  *
  * Every function is pure in the programs, so replay derives the same candidates.
  */
@@ -61,6 +66,18 @@ export function withoutEdit(program: string, before: string, after: string): str
   let undone = applyPatch(program, patchOf(after, before));
   if (undone === false) undone = applyPatch(program, structuredPatch('from', 'to', after, before, '', '', { context: 0 }));
   const result = changed(undone, [program]);
+  return result !== undefined && differsInCode(result, program) ? result : undefined;
+}
+
+/**
+ * `program` with the edit that turned `before` into `after` made on it too, or undefined when
+ * the edit's lines are not in `program` as they were in `before` (matched with their context
+ * first, then alone nearest their old place) or it gives nothing new in code.
+ */
+export function withEdit(program: string, before: string, after: string): string | undefined {
+  let done = applyPatch(program, patchOf(before, after));
+  if (done === false) done = applyPatch(program, structuredPatch('from', 'to', before, after, '', '', { context: 0 }));
+  const result = changed(done, [program, after]);
   return result !== undefined && differsInCode(result, program) ? result : undefined;
 }
 
