@@ -25,10 +25,20 @@ interface RunManifestView {
   settings: { objectiveName: string };
 }
 
+/**
+ * How a program was made when no model wrote it: the run's candidates made with no call from
+ * programs it had (see the daemon's mutation/edits.ts), in words a user reads in a proposal.
+ */
+const MADE_WITHOUT_A_CALL: Record<string, string> = {
+  split: 'a child without one of its edits',
+  revert: 'an edit undone',
+  transplant: 'an edit from another lineage',
+};
+
 /** One line naming a program, e.g. "speedup 12.3 (gen 4, openai/gpt-4o-mini)". */
 export function programTitle(objectiveName: string, program: Pick<Program, 'objective' | 'lineage'>): string {
   const score = program.objective === null ? 'failed' : `${objectiveName} ${formatObjective(program.objective)}`;
-  const by = program.lineage.model ?? program.lineage.mutator;
+  const by = program.lineage.model ?? MADE_WITHOUT_A_CALL[program.lineage.mutator] ?? program.lineage.mutator;
   return `${score} (gen ${program.lineage.generation}, ${by})`;
 }
 

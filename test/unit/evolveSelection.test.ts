@@ -127,6 +127,7 @@ describe('Evolve Selection: the job directory and proposals of its runs', () => 
     const whole = programTarget(runDir, { ...child, code: 'a = 1\nb = 3\n' });
     assert.deepEqual([whole.file, whole.region, whole.replacement], [path.join(dir, 'other.py'), { startLine: 0, endLine: 2 }, 'a = 1\nb = 3']);
     assert.equal(programTitle('speedup', { objective: null, lineage: { generation: 2, mutator: 'offline' } } as Program), 'failed (gen 2, offline)');
+    assert.equal(programTitle('speedup', { objective: 2.8, lineage: { generation: 2, mutator: 'transplant' } } as Program), 'speedup 2.8 (gen 2, an edit from another lineage)');
   });
 });
 

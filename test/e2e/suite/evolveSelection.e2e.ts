@@ -91,7 +91,8 @@ describe('Evolve Selection', function () {
     for (const offer of offers) {
       assert.equal(offer.file, uri.fsPath);
       assert.deepEqual(offer.region, block);
-      assert.match(offer.title, /^speedup \d+(\.\d)? \(gen \d+, openai\/gpt-4o-mini\)$/);
+      // Written by the model, or made from its children with no call (a split, revert or transplant).
+      assert.match(offer.title, /^speedup \d+(\.\d)? \(gen \d+, (openai\/gpt-4o-mini|a child without one of its edits|an edit undone|an edit from another lineage)\)$/);
     }
     await screenshot('evolve-selection-finished');
 
