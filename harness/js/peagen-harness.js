@@ -394,25 +394,23 @@ async function timeInterleaved(rounds, measure) {
 }
 
 // ------------------------------------------------------------------ untimed work
-/** Of the reference's timed call: bounds what moving work out of the timed call can gain to 1/0.75. */
-const OUTSIDE_WORK_TOLERANCE = 0.25;
 /**
- * Or this many median absolute deviations of the reference's own untimed CPU, when starting a
- * process varies more than that (a loaded machine: tens of ms beside a call of a few ms).
+ * Of the reference's timed call: bounds what moving work out of the timed call can gain to
+ * 1/0.75, or the spread of the reference's own untimed CPU when starting a process varies
+ * more than that (a loaded machine: tens of ms beside a call of a few).
  */
-const OUTSIDE_WORK_NOISE_MADS = 3;
+const OUTSIDE_WORK_TOLERANCE = 0.25;
 /** CPU outside the timed calls below this is noise (clock ticks are 10 ms). */
 const HIDDEN_CPU_MIN_NS = 250e6;
 
 /**
  * A candidate that moves work out of its timed call (into loading or warm-up) is charged for
- * it; one whose process burns CPU where nothing is timed (threads, workers, children) is
- * rejected. Work done at load is done in every fresh process, so it raises even the cheapest
- * round, while a busy machine only ever adds CPU (a start costs tens of ms beside a call of a
- * few): the cheapest rounds are compared, less what the measurement cannot tell apart (the
- * larger of a share of the reference's timed call and 3 median absolute deviations of the
- * reference's own untimed CPU; only the reference's spread counts, so a candidate cannot widen
- * it). Comparing medians charged start-up noise and made an unchanged program score 0.25x.
+ * it, round by round, beyond the reference's median untimed CPU and what the measurement
+ * cannot tell apart: the larger of a share of the reference's timed call and the spread
+ * (max - min) of the reference's own untimed CPU. Charging start-up noise made an unchanged
+ * program score 0.25x on a loaded machine; only the reference's spread counts, so a candidate
+ * cannot widen it, and every round that precomputed is charged. One whose process burns CPU
+ * where nothing is timed (threads, workers, children) is rejected.
  * `runs.{candidate,reference}`: per round { timedNs, outsideNs, wallNs, cpuNs }. Returns the
  * candidate's charged time per round and the reference's median time outside its timed calls
  * (its load and warm-up: a metric worth showing).
@@ -420,11 +418,9 @@ const HIDDEN_CPU_MIN_NS = 250e6;
 function chargeUntimedWork(runs, referenceTimedNs) {
   const refTimed = median(referenceTimedNs);
   const refOutside = median(runs.reference.map((r) => r.outsideNs));
-  const spread = median(runs.reference.map((r) => Math.abs(r.outsideNs - refOutside)));
-  const allowance = Math.max(OUTSIDE_WORK_TOLERANCE * refTimed, OUTSIDE_WORK_NOISE_MADS * spread);
-  const cheapest = (rs) => Math.min(...rs.map((r) => r.outsideNs));
-  const charge = Math.max(0, cheapest(runs.candidate) - cheapest(runs.reference) - allowance);
-  const charged = runs.candidate.map((r) => r.timedNs + charge);
+  const spread = Math.max(...runs.reference.map((r) => r.outsideNs)) - Math.min(...runs.reference.map((r) => r.outsideNs));
+  const allowance = refOutside + Math.max(OUTSIDE_WORK_TOLERANCE * refTimed, spread);
+  const charged = runs.candidate.map((r) => r.timedNs + Math.max(0, r.outsideNs - allowance));
   const hidden = (rs) => median(rs.map((r) => (r.cpuNs === null ? 0 : Math.max(0, r.cpuNs - r.wallNs))));
   const extraCpuNs = hidden(runs.candidate) - hidden(runs.reference);
   if (runs.candidate.every((r) => r.cpuNs !== null) && extraCpuNs > Math.max(HIDDEN_CPU_MIN_NS, 4 * median(runs.candidate.map((r) => r.wallNs)))) {
