@@ -86,11 +86,17 @@ describe('Dashboard', function () {
 
     const report = await run.done;
     runDir = report.runDir;
-    const final = api.dashboard.model();
+    // The run's last progress (its end) can reach the dashboard after the CLI returns; it
+    // carries the final elapsed time, so the rate per minute changes with it once more.
+    const final = await waitFor('the end of the run on the dashboard', 30_000, () => {
+      const model = api.dashboard.model();
+      const followed = model.run;
+      return followed && followed.runId === report.runId && ['finished', 'interrupted', 'failed'].includes(followed.state) ? model : undefined;
+    });
     assert.equal(final.run?.runId, report.runId, 'the dashboard follows the run the CLI started');
     const before = await waitFor('the final numbers on the dashboard', 30_000, async () => {
       const metrics = await shownMetrics();
-      return metrics.evaluations === final.display.evaluations && metrics.bestObjective === final.display.bestObjective ? metrics : undefined;
+      return metrics.evaluations === final.display.evaluations && metrics.bestObjective === final.display.bestObjective && metrics.evaluationsPerMinute === final.display.evaluationsPerMinute ? metrics : undefined;
     });
     assert.match(before.bestObjective ?? '', /^\d/, `best objective: ${JSON.stringify(before)}`);
     const charted = await webviewTexts('svg[data-chart="evaluations"] polyline');
