@@ -107,8 +107,11 @@ export const RunEventSchema = z.discriminatedUnion('type', [
 export type RunEvent = z.infer<typeof RunEventSchema>;
 export type PlanEvent = z.infer<typeof PlanEventSchema>;
 
-/** Split, revert and transplant jobs make no call: their child is made from programs the run has. */
-export function isFreePlan(plan: Pick<PlanEvent, 'kind'>): boolean {
+/**
+ * Split, revert and transplant jobs make no call: their child is made from programs the run
+ * has. (Their proposal's `mutator` is the plan's kind: replay asks with it.)
+ */
+export function isFreePlan(plan: { kind: string }): boolean {
   return plan.kind === 'split' || plan.kind === 'revert' || plan.kind === 'transplant';
 }
 export type ProposalEvent = z.infer<typeof ProposalEventSchema>;

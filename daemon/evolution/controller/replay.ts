@@ -7,7 +7,7 @@
 import * as fs from 'node:fs';
 import type { Evaluation } from '../../../shared/evaluation';
 import type { ProposalEvent, RunEvent } from './events';
-import { RunEventSchema } from './events';
+import { isFreePlan, RunEventSchema } from './events';
 import { readJournal } from '../evodb/journal';
 import { programId } from '../evodb/programId';
 import { loadExample } from '../../evaluation/example';
@@ -59,7 +59,7 @@ export async function replayRun(runDir: RunDir, options: ReplayOptions = {}): Pr
     count++;
     if (event.type === 'plan') plans++;
     if (event.type === 'proposal' && event.ok) {
-      if (event.mutator === 'split' || event.mutator === 'revert' || event.mutator === 'transplant') rederiveFree(event, state);
+      if (isFreePlan({ kind: event.mutator })) rederiveFree(event, state);
       else await rederive(event, state, manifest, example.config, runDir, options.plugins?.mutators ?? []);
       children++;
     }

@@ -84,14 +84,11 @@ export function freeProposal(plan: PlanEvent, state: RunState): ProposalEvent {
   if (parent && plan.split) {
     const source = state.archive.get(plan.split.source);
     code = source && withoutOneEdit(parent.code, source.code, plan.split.edit);
-  } else if (parent && plan.revert) {
-    const after = state.archive.get(plan.revert.from);
+  } else if (parent && (plan.revert || plan.transplant)) {
+    // The edit that made `from` out of its own parent: undone (revert) or made (transplant) on the parent.
+    const after = state.archive.get((plan.revert ?? plan.transplant)!.from);
     const before = after?.lineage.parents[0] ? state.archive.get(after.lineage.parents[0]) : undefined;
-    code = after && before && withoutEdit(parent.code, before.code, after.code);
-  } else if (parent && plan.transplant) {
-    const after = state.archive.get(plan.transplant.from);
-    const before = after?.lineage.parents[0] ? state.archive.get(after.lineage.parents[0]) : undefined;
-    code = after && before && withEdit(parent.code, before.code, after.code);
+    code = after && before && (plan.revert ? withoutEdit : withEdit)(parent.code, before.code, after.code);
   }
   if (!parent || code === undefined) return { ...common, ok: false, reason: 'no_edit', message: `the ${plan.kind} does not apply` };
   return { ...common, ok: true, childId: programId(code), code, patch: unifiedDiff(parent.code, code) };
