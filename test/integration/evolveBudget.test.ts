@@ -24,8 +24,8 @@ describe('peagen evolve run budget limits (real CLI, scripted model)', function 
     project.cleanup();
   });
 
-  const evolve = (...limits: string[]) =>
-    project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, '--sync', '--quick', '--evaluations', '20', ...limits, '--project', project.dir], { OPENAI_BASE_URL: server.baseUrl });
+  const evolve = (evaluations: number, ...limits: string[]) =>
+    project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, '--sync', '--quick', '--evaluations', String(evaluations), ...limits, '--project', project.dir], { OPENAI_BASE_URL: server.baseUrl });
 
   /** The worst-case line, which must come before the run starts. */
   function worstCase(stderr: string): { calls: number; tokens: number } {
@@ -37,7 +37,7 @@ describe('peagen evolve run budget limits (real CLI, scripted model)', function 
   }
 
   it('--max-llm-calls 5: stops by max_llm_calls after exactly 5 calls (hard, but not early), as the server counted them', async () => {
-    const result = await evolve('--max-llm-calls', '5');
+    const result = await evolve(20, '--max-llm-calls', '5');
     assert.equal(result.code, 0, result.stderr);
     assert.equal(worstCase(result.stderr).calls, 5, 'the call limit bounds the worst case');
     const report = parseJson<RunOutput>(result);
@@ -50,11 +50,13 @@ describe('peagen evolve run budget limits (real CLI, scripted model)', function 
 
   it('--budget-tokens: stops by budget_tokens, and never spends more tokens than the budget', async () => {
     const budget = 60_000;
-    const result = await evolve('--budget-tokens', String(budget));
+    // An evaluation limit far out of the budget's reach: candidates made with no call (splits,
+    // reverts, transplants) are evaluations that spend no tokens, so a tight one could bind first.
+    const result = await evolve(200, '--budget-tokens', String(budget));
     assert.equal(result.code, 0, result.stderr);
-    // 20 evaluations (each possibly followed by a repair job), 5 calls per job (1 + 2 format repairs + 2 re-asks).
+    // 200 evaluations (each possibly followed by a repair job), 5 calls per job (1 + 2 format repairs + 2 re-asks).
     const worst = worstCase(result.stderr);
-    assert.equal(worst.calls, 20 * 2 * 5);
+    assert.equal(worst.calls, 200 * 2 * 5);
     assert.ok(worst.tokens > budget, 'the budget, not the evaluation limit, binds');
     const report = parseJson<RunOutput>(result);
     assert.equal(report.stopReason, 'budget_tokens');
