@@ -19,6 +19,8 @@ interface Expected {
   errorIncludes?: string;
   minSpeedup?: number;
   maxSpeedup?: number;
+  /** Timing rounds (`--repeats`) where a narrow band is asserted. */
+  repeats?: number;
   withoutStaticCheck?: { errorIncludes: string };
 }
 interface Verdict {
@@ -53,7 +55,7 @@ describe('bad_sort probes (EXPECTED.json)', function () {
 
   for (const [file, expected] of expectations) {
     it(`${file}: ${expected.correct ? 'correct' : `rejected (${expected.errorIncludes})`}`, async () => {
-      const verdict = await evaluate(file);
+      const verdict = await evaluate(file, expected.repeats ? ['--repeats', String(expected.repeats)] : []);
       assert.equal(verdict.correct, expected.correct, verdict.error);
       if (!expected.correct) {
         assert.equal(verdict.objective, 0);

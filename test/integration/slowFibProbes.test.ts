@@ -18,6 +18,8 @@ interface Expectation {
   errorIncludes?: string;
   minSpeedup?: number;
   maxSpeedup?: number;
+  /** Timing rounds (`--repeats`) where a narrow band is asserted. */
+  repeats?: number;
 }
 
 interface Verdict {
@@ -27,9 +29,9 @@ interface Verdict {
   metrics: Record<string, number>;
 }
 
-function evaluate(probe: string): Promise<{ status: number; verdict: Verdict }> {
+function evaluate(probe: string, extra: string[] = []): Promise<{ status: number; verdict: Verdict }> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['evaluate.js', path.join(PROBES, probe), '--quick'], { cwd: EXAMPLE, timeout: 90_000 }, (err, stdout) => {
+    execFile(process.execPath, ['evaluate.js', path.join(PROBES, probe), '--quick', ...extra], { cwd: EXAMPLE, timeout: 90_000 }, (err, stdout) => {
       const status = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
       const last = stdout.trim().split('\n').pop() ?? '';
       try {
@@ -49,7 +51,7 @@ describe('slow_fib_js probes (EXPECTED.json)', function () {
   for (const [probe, want] of Object.entries(expected)) {
     if (typeof want === 'string') continue; // _comment
     it(`${probe}: ${want.correct ? 'correct' : `rejected (${want.errorIncludes})`}`, async () => {
-      const { status, verdict } = await evaluate(probe);
+      const { status, verdict } = await evaluate(probe, want.repeats ? ['--repeats', String(want.repeats)] : []);
       assert.equal(status, 0, `a verdict about the candidate exits 0: ${verdict.error}`);
       assert.equal(verdict.correct, want.correct, verdict.error ?? `speedup ${verdict.metrics.speedup}`);
       if (!want.correct) assert.equal(verdict.objective, 0);
