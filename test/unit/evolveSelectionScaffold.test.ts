@@ -25,7 +25,7 @@ const PY_SLOW_FIB = 'def slow(n):\n    return n if n < 2 else slow(n - 1) + slow
 const executor = new ProcessExecutor(() => {});
 
 /** Writes the scaffold into a fresh directory; score(code) evaluates one candidate as the daemon does. */
-function scaffolded(input: ScaffoldInput): { dir: string; score: (code: string) => Promise<Evaluation> } {
+function scaffolded(input: ScaffoldInput): { dir: string; score: (code: string, args?: string[]) => Promise<Evaluation> } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-scaffold-'));
   const { files } = scaffoldFiles(input);
   assert.ok(ExampleConfigSchema.safeParse(JSON.parse(files['peagen.example.json']!)).success);
@@ -33,8 +33,8 @@ function scaffolded(input: ScaffoldInput): { dir: string; score: (code: string) 
   fs.writeFileSync(path.join(dir, input.fileName), input.text);
   return {
     dir,
-    score: async (code) => {
-      const evaluation = await evaluateProgram(executor, loadExample(dir), code, { args: ['--quick'] });
+    score: async (code, args = ['--quick']) => {
+      const evaluation = await evaluateProgram(executor, loadExample(dir), code, { args });
       console.log(`      ${evaluation.correct ? `correct, speedup ${evaluation.objective} (timed size ${evaluation.metrics.timing_size})` : `failed: ${(evaluation.failure?.message ?? '').split('\n')[0]!.slice(0, 160)}`} (${evaluation.wallMs} ms)`);
       return evaluation;
     },
@@ -75,7 +75,7 @@ describe('Evolve Selection: scaffolded evaluators', function () {
   });
 
   describe('Python: total() of a bad_sort-style program', () => {
-    let score: (code: string) => Promise<Evaluation>;
+    let score: (code: string, args?: string[]) => Promise<Evaluation>;
     before(() => {
       const made = scaffolded({ fileName: 'calc.py', text: SLOW, functionName: 'total', language: 'python' });
       dirs.push(made.dir);
@@ -83,9 +83,12 @@ describe('Evolve Selection: scaffolded evaluators', function () {
     });
 
     it('the program as it is: correct, speedup near 1', async () => {
-      const same = await score(SLOW);
+      // The full measurement (7 rounds, 30 ms timed calls), not --quick: 5 rounds of 10 ms
+      // calls in fresh processes scored this unchanged program 0.47x under a burst of CI load
+      // (the start-up CPU of three candidate processes charged as work moved out of the call).
+      const same = await score(SLOW, []);
       assert.equal(same.correct, true, same.failure?.message);
-      assert.ok(same.objective! > 0.5 && same.objective! < 2, `speedup ${same.objective}`);
+      assert.ok(same.objective! > 0.5 && same.objective! < 2, `speedup ${same.objective}: ${JSON.stringify(same.metrics)}`);
       assert.ok(same.metrics.inputs_checked! >= 9 && same.metrics.repeats! >= 3, JSON.stringify(same.metrics));
     });
 
