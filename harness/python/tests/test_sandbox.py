@@ -151,6 +151,15 @@ class PlausibilityTest(unittest.TestCase):
                                  check=lambda args, reply: None, timeout=lambda args: 10)
         self.assertIn("its process was tampered with", str(caught.exception))
 
+    def test_one_inflated_echo_is_measured_again_not_condemned(self):
+        with ProgramFile(INSERTION_SORT) as path, \
+                Candidate(path, "bad_sort", name="candidate",
+                          child_script=os.path.join(HERE, "fake_child_one_slow_echo.py")) as bursty, \
+                Candidate(path, "bad_sort", name="reference") as honest:
+            timing = time_interleaved(bursty, honest, 1, lambda r: [([3, 1, 2],)],
+                                      check=lambda args, reply: None, timeout=lambda args: 10)
+        self.assertEqual(len(timing.rounds), 1)
+
 
 class UntimedWorkTest(unittest.TestCase):
     # CPU outside the timed call, in ms, per round: fresh processes of the same program
