@@ -6,7 +6,7 @@
 import * as assert from 'node:assert/strict';
 import type { Program } from '../../shared/evolution';
 import { ParentYield } from '../../daemon/evolution/credit/parentYield';
-import { climbingParent, EXHAUSTED } from '../../daemon/evolution/selection/climb';
+import { climbingParent, EXHAUSTED, FRESH } from '../../daemon/evolution/selection/climb';
 import type { YieldView } from '../../daemon/evolution/selection/ParentSelector';
 import { makeProgram } from '../conformance/parentSelector';
 
@@ -79,6 +79,12 @@ describe('climbingParent', () => {
   it('once the best and its relatives are exhausted, descends the ranking to the first that is not', () => {
     assert.deepEqual(climbingParent(best, view({ best: EXHAUSTED * 0.5, relative: EXHAUSTED * 0.8, ancestor: EXHAUSTED * 0.9, weak: 0.9 })), { parent: weak, descended: true });
     assert.deepEqual(climbingParent(best, view({ best: EXHAUSTED * 0.5, relative: EXHAUSTED * 0.8, ancestor: 0.8, weak: 0.9 })), { parent: ancestor, descended: true });
+  });
+
+  it('descends to a fresh program (most answers new) before a better-ranked one that earlier descents half exhausted', () => {
+    const half = (EXHAUSTED + FRESH) / 2;
+    assert.deepEqual(climbingParent(best, view({ best: EXHAUSTED / 2, relative: EXHAUSTED / 2, ancestor: half, weak: FRESH })), { parent: weak, descended: true });
+    assert.deepEqual(climbingParent(best, view({ best: EXHAUSTED / 2, relative: EXHAUSTED / 2, ancestor: half, weak: half })), { parent: ancestor, descended: true }, 'none fresh: the best ranked not exhausted');
   });
 
   it('parsimony: of the best and its relatives, the shortest are asked first, the longer ones once those are exhausted', () => {

@@ -4,8 +4,9 @@
  * measurement noise): they get the calls while their answers are still new. A parent whose
  * answers have become mostly repeats of children it already gave is exhausted: the calls move
  * to its fresher relatives, and when the whole top is exhausted, down the ranking to the best
- * program whose answers are still new (an ancestor, a rival in another niche). Of the best and
- * its relatives, the shortest (in non-blank lines) are asked first: parsimony among ties.
+ * program whose answers are mostly new (an ancestor, a rival in another niche), or failing
+ * that to the best one not exhausted. Of the best and its relatives, the shortest (in
+ * non-blank lines) are asked first: parsimony among ties.
  */
 import type { Program } from '../../../shared/evolution';
 import { isSelectable } from './archiveQueries';
@@ -27,6 +28,13 @@ import type { YieldView } from './ParentSelector';
 export const EXHAUSTED = 0.2;
 
 /**
+ * At or above this novelty a program below the top counts as fresh: at least every other
+ * answer about it is still new. A descent goes to the best-ranked fresh program, and only when
+ * none is left to the best-ranked one that is not exhausted.
+ */
+export const FRESH = 0.5;
+
+/**
  * The parent a climbing step should ask about (see the module comment), and whether it is
  * on the top (the best or a close relative still yielding) or the climb had to descend
  * because the top is exhausted. `best` is the selectable best.
@@ -44,8 +52,11 @@ export function climbingParent(best: Program, yields: YieldView, island?: number
     const freshest = freshestOf(group, yields);
     if (yields.novelty(freshest.id) >= EXHAUSTED) return { parent: freshest, descended: false };
   }
-  const inBand = new Set(tied.map((program) => program.id));
-  const next = top.find((program) => !inBand.has(program.id) && yields.novelty(program.id) >= EXHAUSTED);
+  // Down the ranking, a fresh program first: of a descent's calls, only the new answers can
+  // pay, and a program half-exhausted by earlier descents (an ancestor of the best, typically)
+  // buys a new child per 2-5 calls where one never asked buys one per call.
+  const below = top.filter((program) => !tied.some((relative) => relative.id === program.id));
+  const next = below.find((program) => yields.novelty(program.id) >= FRESH) ?? below.find((program) => yields.novelty(program.id) >= EXHAUSTED);
   return { parent: next ?? freshestOf([...band, ...top], yields), descended: true };
 }
 
