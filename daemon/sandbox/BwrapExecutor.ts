@@ -435,7 +435,9 @@ class PreparedBwrapSandbox extends SingleUseSandbox {
   }
 
   protected ended(): boolean {
-    return this.exited;
+    // A reclaim kills the sandbox and removes its directory at once; Node hears of the exit only
+    // when it reaps the child, which can come after the task arrives. No directory: it ended.
+    return this.exited || !fs.existsSync(this.dir.root);
   }
 
   protected runCold(request: ExecutionRequest): Promise<ExecutionResult> {
