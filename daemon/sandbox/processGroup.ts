@@ -6,15 +6,29 @@
 import * as fs from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 
-/** When the process started (clock ticks since boot); undefined when it is gone. */
-export function processStartTime(pid: number): number | undefined {
+/**
+ * The fields of /proc/<pid>/stat after the command name, state first (the name is in
+ * parentheses and may itself hold ") "); undefined when the process is gone.
+ */
+export function statFields(pid: number | string): string[] | undefined {
   try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ');
-    const value = Number(fields?.[19]);
-    return Number.isFinite(value) ? value : undefined;
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   } catch {
     return undefined;
   }
+}
+
+/** When the process started (clock ticks since boot); undefined when it is gone. */
+export function processStartTime(pid: number): number | undefined {
+  const value = Number(statFields(pid)?.[19]);
+  return Number.isFinite(value) ? value : undefined;
+}
+
+/** Host process `pid` exists and is not a zombie. */
+export function processRunning(pid: number): boolean {
+  const state = statFields(pid)?.[0];
+  return state !== undefined && state !== 'Z';
 }
 
 /**
@@ -26,13 +40,8 @@ export function processStartTime(pid: number): number | undefined {
 function groupHasLiveMember(pgid: number): boolean {
   for (const entry of fs.readdirSync('/proc')) {
     if (entry.charCodeAt(0) > 57) continue; // not a pid: names of /proc's own files start with letters
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[2]) === pgid && fields[0] !== 'Z') return true;
-    } catch {
-      // gone meanwhile
-    }
+    const fields = statFields(entry);
+    if (fields && Number(fields[2]) === pgid && fields[0] !== 'Z') return true;
   }
   return false;
 }

@@ -49,15 +49,6 @@ export function processInContainer(pid: number, containerId: string): boolean {
   }
 }
 
-/** Host process `pid` exists and is not a zombie. */
-export function processRunning(pid: number): boolean {
-  try {
-    return fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
 function readMemberships(pid: number): Array<{ controllers: string[]; path: string }> {
   try {
     return fs
