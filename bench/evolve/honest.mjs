@@ -118,7 +118,7 @@ export function honestSetting(REPO) {
     }
   }
 
-  /** What the chain's end scores over the seed (median of `rounds` paired measurements). */
+  /** What the chain's end scores over the seed (see measuredAgain). */
   function bestReachable(problem, quick) {
     return measuredAgain(problem, chainEnd(problem).code, quick);
   }
