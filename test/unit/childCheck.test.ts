@@ -5,6 +5,10 @@
  * a child whose normal form is known is never evaluated.
  */
 import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import type { LlmAnswer, LlmBackend, LlmRequest } from '../../daemon/evolution/llm/LlmBackend';
 import { childCheckFor, textForm } from '../../daemon/evolution/mutation/childCheck';
 import { LlmPatchMutator } from '../../daemon/evolution/mutation/LlmPatchMutator';
@@ -24,6 +28,32 @@ describe('childCheck', () => {
     assert.equal(await form('python', 'def f(x):\n    y = (x +\n         1)\n    return y\n'), base, 'layout inside an expression');
     assert.notEqual(await form('python', 'def f(x):\n    y = x + 2\n    return y\n'), base);
     assert.notEqual(await form('python', 'def f(x):\n    y = x + 1\n    return "# not a comment"\n'), await form('python', 'def f(x):\n    y = x + 1\n    return "# other"\n'), 'a # inside a string is code');
+  });
+
+  it('Python: when python3 gives no answer (a starved or failed start), it is asked again, and a fallback is not kept', async () => {
+    // A python3 that fails its first `failures` starts, then is the real one.
+    const real = execFileSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' }).trim();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-flaky-python-'));
+    const count = path.join(dir, 'starts');
+    const flaky = (failures: number): void => {
+      fs.writeFileSync(count, '');
+      fs.writeFileSync(path.join(dir, 'python3'), `#!/bin/sh\necho x >> ${count}\n[ "$(wc -l < ${count})" -le ${failures} ] && exit 1\nexec ${real} "$@"\n`, { mode: 0o755 });
+    };
+    const savedPath = process.env.PATH;
+    process.env.PATH = `${dir}:${savedPath}`;
+    try {
+      const code = 'def g(x):\n    return x * 7  # flaky\n';
+      const treeForm = await form('python', 'def g(x):\n    return x * 7\n');
+      flaky(1);
+      assert.equal(await form('python', code), treeForm, 'one failed start: the second try answers');
+      const other = 'def h(x):\n    return x - 7\n';
+      flaky(2);
+      assert.equal(await form('python', other), textForm(other, 'python'), 'two failed starts: the text form, this time');
+      assert.notEqual(await form('python', other), textForm(other, 'python'), 'and next time python3 is asked again');
+    } finally {
+      process.env.PATH = savedPath;
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('Python: a child that does not compile is rejected with the line and the reason', async () => {

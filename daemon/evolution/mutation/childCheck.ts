@@ -102,24 +102,30 @@ async function checkPython(code: string): Promise<ChildVerdict> {
   const key = sha256(code);
   const cached = pythonVerdicts.get(key);
   if (cached) return cached;
-  const verdict = await judgePython(code);
+  const { verdict, lasting } = await judgePython(code);
+  // Only python3's own answer is kept: a fallback after a failed start or a timeout (a loaded
+  // machine) kept here would give this program another normal form than its repeats for the
+  // rest of the run.
+  if (!lasting) return verdict;
   if (pythonVerdicts.size >= PYTHON_CACHE) pythonVerdicts.delete(pythonVerdicts.keys().next().value!);
   pythonVerdicts.set(key, verdict);
   return verdict;
 }
 
-async function judgePython(code: string): Promise<ChildVerdict> {
+async function judgePython(code: string): Promise<{ verdict: ChildVerdict; lasting: boolean }> {
   const fallback: ChildVerdict = { ok: true, form: textForm(code, 'python') };
-  if (pythonMissing) return fallback;
-  const answer = await runPython(code);
+  if (pythonMissing) return { verdict: fallback, lasting: true };
+  // A second try when python3 gave no answer: the first may have been starved or not started.
+  const answer = (await runPython(code)) ?? (await runPython(code));
   if (answer === 'missing') {
     pythonMissing = true;
-    return fallback;
+    return { verdict: fallback, lasting: true };
   }
   const [tag, first, ...rest] = (answer ?? '').trim().split('\t');
-  if (tag === 'form' && first && /^[0-9a-f]{64}$/.test(first)) return { ok: true, form: first };
-  if (tag === 'syntax') return { ok: false, message: `the program does not compile${first && first !== '0' ? ` (line ${first})` : ''}: ${rest.join('\t')}` };
-  return fallback;
+  if (tag === 'form' && first && /^[0-9a-f]{64}$/.test(first)) return { verdict: { ok: true, form: first }, lasting: true };
+  if (tag === 'syntax') return { verdict: { ok: false, message: `the program does not compile${first && first !== '0' ? ` (line ${first})` : ''}: ${rest.join('\t')}` }, lasting: true };
+  // `unknown` (a tree too deep to walk) is python3's answer too; no answer at all is not.
+  return { verdict: fallback, lasting: answer !== undefined };
 }
 
 /** python3's answer, 'missing' when there is no python3, undefined when it gave none in time. */
