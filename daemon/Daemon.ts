@@ -21,17 +21,15 @@ import { assembleEngine } from './composition';
 import type { Engine } from './engine/Engine';
 import { RunManager } from './evolution/controller/RunManager';
 import { type DaemonAddress, formatAddress, parseAddress } from '../shared/address';
-import { isAlive } from './platform/processes';
+import { isAlive } from '../shared/processes';
 import {
-  type DaemonRecord,
   ensureStateDir,
   newToken,
-  readLiveRecord,
   removeRecord,
-  SOCKET_FILE,
   writeRecord,
   writeToken,
 } from './rpc/discovery';
+import { type DaemonRecord, readLiveRecord, SOCKET_FILE } from '../shared/discovery';
 import { GuardedMessageReader } from './rpc/guardedReader';
 import { type DaemonInfo, serveConnection } from './rpc/serveConnection';
 import { listen, type SocketServer } from './rpc/socketServer';

@@ -14,11 +14,13 @@ import type { HandlerRegistry } from './fabric/worker/HandlerRegistry';
 import type { ChildScope } from './fabric/worker/oneShot';
 import { WarmSpawner, type WarmSpawnerOptions, type WarmSpawnerStopRecord } from './fabric/worker/WarmSpawner';
 import { createRegistry } from './handlers';
+import { sandboxTimingReport } from './observability/sandboxMetrics';
+import { taskTracer } from './observability/tracing';
 import { activePlugins, allowListOf } from './plugins/activePlugins';
 import { type Executor, executorCapabilities } from './sandbox/Executor';
 import { bundledExamplesDir, HostPathPolicy } from './sandbox/hostPaths';
 import { newSandboxOwner, SANDBOX_OWNER_ENV } from './sandbox/owner';
-import { selectExecutor } from './sandbox/selectExecutor';
+import { selectExecutor } from './selectExecutor';
 
 /** The handlers a worker with this configuration runs; sandboxed ones only with an executor. */
 export function createWorkerRegistry(config: PeagenConfig, executor?: Executor, log?: (line: string) => void, hostPaths = hostPathsOf(config)): HandlerRegistry {
@@ -54,7 +56,7 @@ export async function assembleEngine(config: PeagenConfig, options: Omit<EngineO
     const queue = createQueue(config.queue.url, config.queue);
     const hostPaths = hostPathsOf(config);
     const registry = createWorkerRegistry(config, executor.executor, log, hostPaths);
-    return new Engine(config, { queue, registry, ...(hostPaths && { hostPaths }) }, { ...options, executor, extraCaps: detectedCapabilities(registry) });
+    return new Engine(config, { queue, registry, ...(hostPaths && { hostPaths }) }, { tracer: taskTracer, childReport: sandboxTimingReport, ...options, executor, extraCaps: detectedCapabilities(registry) });
   } catch (error) {
     await executor.executor.close();
     throw error;
@@ -98,6 +100,7 @@ export async function assembleWarmSpawner(
       // since a plugin's executor object may carry another name than the one it is chosen by.
       config: { ...config, sandbox: { ...config.sandbox, executor: config.sandbox.executor === 'auto' ? executor.name : config.sandbox.executor } },
       childScope: () => childSandboxScope(executor),
+      childReport: sandboxTimingReport,
       log,
       ...options,
     }).start();

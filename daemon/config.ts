@@ -3,7 +3,6 @@
  * the environment (QUEUE_URL, WORKER_CAPS, ... as in the brief), then command-line flags.
  */
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { CapabilitySchema } from '../shared/task';
@@ -311,9 +310,4 @@ export function splitList(value: string): string[] {
     .split(',')
     .map((item) => item.trim())
     .filter(Boolean);
-}
-
-/** Where the daemon keeps its socket, token and pid (PEAGEN_HOME, default ~/.peagen). */
-export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.PEAGEN_HOME ? path.resolve(env.PEAGEN_HOME) : path.join(os.homedir(), '.peagen');
 }

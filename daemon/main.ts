@@ -3,7 +3,8 @@
  * (`--listen`), or as a one-shot worker child (PEAGEN_ONE_SHOT set).
  */
 import { parseArgs } from 'node:util';
-import { findConfigFile, loadConfig, stateDir } from './config';
+import { stateDir } from '../shared/discovery';
+import { findConfigFile, loadConfig } from './config';
 import { DaemonAlreadyRunningError, startDaemon } from './Daemon';
 import { shutdownTracing, startTracing } from './observability/tracing';
 import { isOneShotChild, startOneShotChild } from './oneShotChild';

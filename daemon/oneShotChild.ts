@@ -5,10 +5,11 @@ import { ConfigSchema } from './config';
 import { HARNESS_PATH } from './evaluation/evaluateProgram';
 import { HARNESS_LIBRARY_PATH } from './evaluation/harnessLibrary';
 import { ONE_SHOT_ENV, runOneShotChild } from './fabric/worker/oneShot';
-import { shutdownTracing, startTracing } from './observability/tracing';
+import { keepTimingsForParent, sandboxTimingReport } from './observability/sandboxMetrics';
+import { shutdownTracing, startTracing, taskTracer } from './observability/tracing';
 import type { Executor } from './sandbox/Executor';
 import { activePlugins } from './plugins/activePlugins';
-import { selectExecutor } from './sandbox/selectExecutor';
+import { selectExecutor } from './selectExecutor';
 import { PreparedFirstExecutor } from './sandbox/warm/PreparedFirstExecutor';
 
 /** Where an evaluation's read-only mounts appear: what a warm child's sandbox is prepared for. */
@@ -19,6 +20,8 @@ export function isOneShotChild(): boolean {
 }
 
 export function startOneShotChild(): void {
+  // This process's sandbox timings go to the parent with the outcome, not to a /metrics here.
+  keepTimingsForParent();
   runOneShotChild(async (sent, { warm }) => {
     // The parent's resolved configuration (its peagen.json, environment and flags), not
     // this process's defaults: the child must run the task exactly as the parent would.
@@ -35,7 +38,7 @@ export function startOneShotChild(): void {
       executor = new PreparedFirstExecutor(executor, await executor.prepare({ mountPoints: [...WARM_MOUNT_POINTS] }));
     }
     return createWorkerRegistry(config, executor);
-  }, () => shutdownTracing(ONE_SHOT_FLUSH_LIMIT_MS));
+  }, { beforeExit: () => shutdownTracing(ONE_SHOT_FLUSH_LIMIT_MS), tracer: taskTracer, childReport: sandboxTimingReport });
 }
 
 /** The child's last spans are sent before it exits, but a dead collector holds it no longer than this. */

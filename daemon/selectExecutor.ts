@@ -4,30 +4,13 @@
  * unisolated process fallback. The choice and why the others were passed over are reported
  * (`peagen daemon status`, run reports).
  */
-import { ConfigError } from '../config';
-import type { ExecutorPlugin } from '../plugins/plugPoints';
-import type { Executor, ExecutorName } from './Executor';
-import { BwrapExecutor } from './BwrapExecutor';
-import { DockerExecutor } from './docker/DockerExecutor';
-import { ProcessExecutor } from './ProcessExecutor';
-import { instrumentExecutor } from '../observability/sandboxMetrics';
-
-/** A built-in executor, `auto`, or the name of an allowed plugin's executor. */
-export type ExecutorChoice = ExecutorName | 'auto' | (string & {});
-
-export interface SandboxSettings {
-  executor: ExecutorChoice;
-  /** Docker image for the docker executor. */
-  image: string;
-  /** Docker engine socket; default DOCKER_HOST or /var/run/docker.sock. */
-  dockerHost?: string | undefined;
-}
-
-export interface ExecutorSelection {
-  executor: Executor;
-  /** What made the choice, e.g. "auto: docker unavailable (...); bwrap ok". */
-  reason: string;
-}
+import { ConfigError } from './config';
+import { instrumentExecutor } from './observability/sandboxMetrics';
+import type { ExecutorPlugin } from './plugins/plugPoints';
+import { BwrapExecutor } from './sandbox/BwrapExecutor';
+import { DockerExecutor } from './sandbox/docker/DockerExecutor';
+import type { Executor, ExecutorName, ExecutorSelection, SandboxSettings } from './sandbox/Executor';
+import { ProcessExecutor } from './sandbox/ProcessExecutor';
 
 type Factory = (settings: SandboxSettings, warn: (message: string) => void) => Executor;
 

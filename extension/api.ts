@@ -6,8 +6,9 @@ import type { DashboardApi } from './dashboard/api';
 import type { EvolutionViewApi } from './evolutionView/api';
 import type { EvolveApi } from './evolve/api';
 import type { ProposalsApi } from './proposals/api';
+import type { DaemonState } from './daemonConnection';
 
-export type DaemonState = 'starting' | 'running' | 'busy' | 'error' | 'stopped';
+export type { DaemonState };
 
 export interface PeagenApi {
   readonly state: DaemonState;

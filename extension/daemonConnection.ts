@@ -21,19 +21,20 @@ import {
   State,
   TransportKind,
 } from 'vscode-languageclient/node';
-import { stateDir } from '../daemon/config';
-import { isAlive } from '../daemon/platform/processes';
-import { readLiveRecord, readToken, TOKEN_FILE } from '../daemon/rpc/discovery';
+import { isAlive } from '../shared/processes';
+import { readLiveRecord, readToken, stateDir, TOKEN_FILE } from '../shared/discovery';
 import { connectOptions, parseAddress } from '../shared/address';
 import type { RequestType, RequestType0 } from 'vscode-languageserver-protocol';
 import type { RunProgress } from '../shared/evolution';
 import { GetResult, Handshake, PROTOCOL_VERSION, RunProgressUpdate, ServerStatus, Status, SubmitTask } from '../shared/protocol';
 import type { Result, TaskSpec } from '../shared/task';
-import type { DaemonState } from './api';
 
 /** Restarts allowed within RESTART_WINDOW_MS before the extension gives up and says so. */
 const MAX_RESTARTS = 4;
 const RESTART_WINDOW_MS = 3 * 60_000;
+
+/** The daemon connection's state, as the status bar and the extension's API show it. */
+export type DaemonState = 'starting' | 'running' | 'busy' | 'error' | 'stopped';
 
 export class DaemonConnection implements vscode.Disposable {
   private client: LanguageClient | undefined;

@@ -3,7 +3,7 @@
  * line containing `EVOLVE-BLOCK-END`, in any comment syntax. When a program has regions, only
  * their inner lines may change; everything else, the marker lines included, is fixed.
  */
-import { toDocument } from './text';
+import { toDocument } from './lines';
 
 /** 1-based line numbers of a region's START and END marker lines; editable lines lie strictly between. */
 export interface EvolveBlock {

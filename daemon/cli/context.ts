@@ -1,6 +1,7 @@
 /** What every command shares: global options, configuration, output and exit codes. */
 import type { Command } from 'commander';
-import { ConfigError, findConfigFile, type LoadedConfig, loadConfigWithSources, type PeagenConfig, stateDir } from '../config';
+import { ConfigError, findConfigFile, type LoadedConfig, loadConfigWithSources, type PeagenConfig } from '../config';
+import { stateDir } from '../../shared/discovery';
 import { Status } from '../../shared/protocol';
 import { assembleEngine } from '../composition';
 import { QueueAddressError } from '../fabric/queue/createQueue';

@@ -9,7 +9,7 @@ import type { Engine } from '../engine/Engine';
 import type { TaskClient } from '../evolution/controller/TaskClient';
 import { daemonTaskClient, engineTaskClient } from '../evolution/controller/taskClients';
 import { DaemonClient } from '../rpc/client';
-import { readLiveRecord } from '../rpc/discovery';
+import { readLiveRecord } from '../../shared/discovery';
 import { reclaimOwnSandboxes } from '../sandbox/liveSandboxes';
 import { type CliContext, createEngine } from './context';
 
@@ -40,7 +40,7 @@ async function connectOrEmbed(ctx: CliContext, config: PeagenConfig, { sync, slo
         client: daemonTaskClient(daemon),
         where: `the daemon (pid ${daemon.handshake.pid})`,
         close: async () => {
-          await daemon.close();
+          daemon.close();
           await shutdownTracing();
         },
       };

@@ -13,11 +13,11 @@ import type { PeagenConfig } from '../config';
 import { canAccept, type TaskEvent, type TaskQueue } from '../fabric/queue/TaskQueue';
 import type { HandlerRegistry } from '../fabric/worker/HandlerRegistry';
 import { WorkerPool } from '../fabric/worker/WorkerPool';
-import type { ChildScope } from '../fabric/worker/oneShot';
-import { type Executor, executorCapabilities } from '../sandbox/Executor';
+import type { ChildReport, ChildScope } from '../fabric/worker/oneShot';
+import type { TaskTracer } from '../fabric/worker/runTask';
+import { type Executor, executorCapabilities, type ExecutorSelection } from '../sandbox/Executor';
 import type { HostPathPolicy } from '../sandbox/hostPaths';
 import { newSandboxOwner, SANDBOX_OWNER_ENV } from '../sandbox/owner';
-import type { ExecutorSelection } from '../sandbox/selectExecutor';
 import { type Heartbeat, startWorkerHeartbeat } from './workerHeartbeat';
 
 export interface EngineStatus {
@@ -41,6 +41,10 @@ export interface EngineOptions {
   /** Capabilities proven by what this host has beyond the executor (e.g. `llm`). */
   extraCaps?: readonly string[];
   log?: (line: string) => void;
+  /** Watches each task the workers run here (the composition root hands observability's). */
+  tracer?: TaskTracer;
+  /** Receives what each one-shot child reports beside its outcome (its sandbox timings). */
+  childReport?: ChildReport;
 }
 
 /** What the engine runs on, built by its caller (see daemon/composition.ts). */
@@ -96,6 +100,8 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
         ...(options.oneShotEntry && { oneShotEntry: options.oneShotEntry }),
         ...(options.exitAfterIdleMs !== undefined && { exitAfterIdleMs: options.exitAfterIdleMs }),
         ...(options.log && { log: options.log }),
+        ...(options.tracer && { tracer: options.tracer }),
+        ...(options.childReport && { childReport: options.childReport }),
       });
       this.pool.start();
       const pool = this.pool;

@@ -3,8 +3,8 @@
  * through RunState, so a resumed or replayed run makes exactly the choices the live one made.
  */
 import { z } from 'zod';
-import { EvaluationSchema } from '../../../shared/evaluation';
-import { ExchangeHashSchema, LlmUsageSchema, ProgramSchema } from '../../../shared/evolution';
+import { EvaluationSchema } from '../../shared/evaluation';
+import { ExchangeHashSchema, LlmUsageSchema, ProgramSchema } from '../../shared/evolution';
 
 /** The evaluated seed program: the first event of every run. */
 export const SeedEventSchema = z.object({ type: z.literal('seed'), program: ProgramSchema });

@@ -6,7 +6,7 @@
  * finished ones keep their series; an older run's series are removed.
  */
 import type { RunProgress } from '../../shared/evolution';
-import type { RunEvent } from '../evolution/controller/events';
+import type { RunEvent } from '../evolution/runEvents';
 import type { LlmExchange } from '../evolution/mutation/Mutator';
 import { type PeagenMetrics, processMetrics } from './metrics';
 

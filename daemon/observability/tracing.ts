@@ -11,7 +11,7 @@
 import * as os from 'node:os';
 import { type Attributes, type Context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, trace, type Tracer } from '@opentelemetry/api';
 import type { SpanExporter } from '@opentelemetry/sdk-trace-base';
-import type { TaskOutcome } from '../fabric/worker/runTask';
+import type { TaskOutcome, TaskTracer } from '../fabric/worker/runTask';
 import { VERSION } from '../version';
 import { contextOfCarrier } from './traceContext';
 
@@ -203,3 +203,17 @@ export function endTaskSpan(span: Span, outcome: TaskOutcome): void {
   }
   span.end();
 }
+
+/** The fabric's task hook (runTask.ts): a span per task, as above. */
+export const taskTracer: TaskTracer = {
+  start(raw, workerId) {
+    const span = startTaskSpan(raw, workerId);
+    return {
+      end: (outcome) => endTaskSpan(span, outcome),
+      fail: (error) => {
+        recordError(span, error);
+        span.end();
+      },
+    };
+  },
+};

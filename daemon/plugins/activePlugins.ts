@@ -1,13 +1,13 @@
 /**
  * The plugins of this process: loaded once per allow-list and project (Node caches modules
  * anyway) by whichever part needs them first (a worker's handlers, a run's setup), and
- * reported once. The selectors, mutators and backends a run may name are looked up here.
+ * reported once. The selectors, mutators and backends a run may name are looked up here and
+ * handed to the run.
  */
 import { SELECTOR_NAMES } from '../evolution/selection/createSelector';
 import { projectDirOf, peagenRoot } from './discoverPlugins';
 import { emptyPluginSet, loadPlugins, type PluginSet, skippedLine } from './loadPlugins';
 import type { PlugPoint } from './plugPoints';
-import { setCurrentPlugins } from './current';
 
 /** Names Peagen's own parts use; a plugin that takes one is skipped. */
 export const BUILT_IN_NAMES: Record<PlugPoint, readonly string[]> = {
@@ -31,10 +31,7 @@ const loaded = new Map<string, PluginSet>();
  */
 export function activePlugins(config: Parameters<typeof allowListOf>[0], log: (line: string) => void = (line) => process.stderr.write(`${line}\n`), projectDir = projectDirOf()): PluginSet {
   const allowList = allowListOf(config);
-  if (allowList.length === 0) {
-    setCurrentPlugins(emptyPluginSet());
-    return emptyPluginSet();
-  }
+  if (allowList.length === 0) return emptyPluginSet();
   const key = JSON.stringify([projectDir, allowList]);
   let set = loaded.get(key);
   if (!set) {
@@ -42,6 +39,5 @@ export function activePlugins(config: Parameters<typeof allowListOf>[0], log: (l
     loaded.set(key, set);
     for (const report of set.reports) if (!report.loaded) log(skippedLine(report));
   }
-  setCurrentPlugins(set);
   return set;
 }

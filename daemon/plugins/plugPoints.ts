@@ -11,22 +11,15 @@
  * (`peagen/conformance`, see docs/plugins.md).
  */
 import { z } from 'zod';
-import type { Executor } from '../sandbox/Executor';
-import type { SandboxSettings } from '../sandbox/selectExecutor';
+import type { Executor, SandboxSettings } from '../sandbox/Executor';
 import type { LlmBackend } from '../evolution/llm/LlmBackend';
 import type { Mutator } from '../evolution/mutation/Mutator';
-import type { ParentSelector } from '../evolution/selection/ParentSelector';
+import type { SelectorPlugin } from '../evolution/selection/ParentSelector';
 import type { TaskHandler } from '../fabric/worker/TaskHandler';
 
 export const PLUG_POINTS = ['handlers', 'mutators', 'selectors', 'executors', 'llmBackends'] as const;
 export type PlugPoint = (typeof PLUG_POINTS)[number];
 
-/** A parent selector is made per run (it has state), so a plugin provides a factory. */
-export interface SelectorPlugin {
-  readonly name: string;
-  /** `options` is the run's selector options object; unknown fields should be ignored. */
-  create(options: unknown): ParentSelector;
-}
 
 /** An executor is made by the process that runs sandboxes, from the sandbox settings. */
 export interface ExecutorPlugin {
@@ -39,6 +32,8 @@ export interface LlmBackendPlugin {
   readonly name: string;
   create(env: Record<string, string | undefined>): LlmBackend;
 }
+
+export type { SelectorPlugin };
 
 export interface PlugPointObjects {
   handlers: TaskHandler<unknown>;

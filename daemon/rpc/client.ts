@@ -11,7 +11,7 @@ import {
 import { Handshake, PROTOCOL_VERSION, RunProgressUpdate, TaskUpdate } from '../../shared/protocol';
 import { connectOptions, parseAddress } from '../../shared/address';
 import { BatchedSocketMessageWriter } from './batchedWriter';
-import { readLiveRecord, readToken } from './discovery';
+import { readLiveRecord, readToken } from '../../shared/discovery';
 
 export class DaemonUnavailableError extends Error {
   override name = 'DaemonUnavailableError';

@@ -12,7 +12,7 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isAlive } from '../platform/processes';
+import { isAlive } from '../../shared/processes';
 
 export const LOCK_FILE = 'daemon.lock';
 

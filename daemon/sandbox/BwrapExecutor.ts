@@ -31,7 +31,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
-import { isAlive } from '../platform/processes';
+import { isAlive } from '../../shared/processes';
 import { openCgroups, type CgroupManager, type SandboxCgroup } from './cgroup';
 import { trackExecutor, untrackExecutor } from './liveSandboxes';
 import { checkSandboxOwner, sandboxOwner } from './owner';

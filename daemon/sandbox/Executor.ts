@@ -171,3 +171,20 @@ export function resolveLimits(limits: LimitOverrides | undefined): ExecutionLimi
   const given = Object.fromEntries(Object.entries(limits ?? {}).filter(([, value]) => value !== undefined));
   return { ...DEFAULT_LIMITS, ...given };
 }
+
+/** A built-in executor, `auto`, or the name of an allowed plugin's executor. */
+export type ExecutorChoice = ExecutorName | 'auto' | (string & {});
+
+export interface SandboxSettings {
+  executor: ExecutorChoice;
+  /** Docker image for the docker executor. */
+  image: string;
+  /** Docker engine socket; default DOCKER_HOST or /var/run/docker.sock. */
+  dockerHost?: string | undefined;
+}
+
+export interface ExecutorSelection {
+  executor: Executor;
+  /** What made the choice, e.g. "auto: docker unavailable (...); bwrap ok". */
+  reason: string;
+}

@@ -17,7 +17,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isAlive } from '../platform/processes';
+import { isAlive } from '../../shared/processes';
 import { checkSandboxOwner, sandboxOwner } from './owner';
 
 export interface CgroupLimits {

@@ -7,7 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import type { ExecutionLimits, StopReason } from './Executor';
 import { OutputCapture } from './outputCapture';
-import { noteProgramStarted } from '../observability/sandboxMetrics';
+import { noteProgramStarted } from './runTiming';
 
 export interface SuperviseOptions {
   limits: ExecutionLimits;

@@ -7,7 +7,7 @@
  */
 import * as net from 'node:net';
 import * as tls from 'node:tls';
-import { parseRedisAddress, REDIS_PASSWORD_VARIABLE } from '../../daemon/fabric/queue/redis/redisAddress';
+import { parseRedisAddress, REDIS_PASSWORD_VARIABLE } from '../../shared/redisAddress';
 import type { ConnectionProblem } from './clusterTarget';
 
 const PROBE_TIMEOUT_MS = 5_000;

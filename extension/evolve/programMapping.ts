@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { toDocument } from '../../daemon/evolution/mutation/patch/text';
+import { toDocument } from '../../shared/lines';
 import type { Program } from '../../shared/evolution';
 import type { LineRegion } from './region';
 import { readSelectionJob } from './selectionJob';

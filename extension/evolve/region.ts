@@ -2,8 +2,8 @@
  * Which lines of a file Evolve/Mutate Selection works on: the selection widened to whole
  * lines, else the EVOLVE-BLOCK around the cursor. vscode-free (unit tested).
  */
-import { blocksOfLines } from '../../daemon/evolution/mutation/patch/evolveBlocks';
-import { toDocument } from '../../daemon/evolution/mutation/patch/text';
+import { blocksOfLines } from '../../shared/evolveBlocks';
+import { toDocument } from '../../shared/lines';
 
 /** Lines of a file: 0-based, `endLine` exclusive (the shape ProposalInput.region has). */
 export interface LineRegion {

@@ -3,8 +3,8 @@
  * comment lines around the region (the mutators edit only between markers), and the way back
  * from an evolved program to the lines of the source file it replaces. vscode-free.
  */
-import { blocksOfLines } from '../../daemon/evolution/mutation/patch/evolveBlocks';
-import { fromDocument, leadingWhitespace, toDocument } from '../../daemon/evolution/mutation/patch/text';
+import { blocksOfLines } from '../../shared/evolveBlocks';
+import { fromDocument, leadingWhitespace, toDocument } from '../../shared/lines';
 import { type LineRegion, RegionError } from './region';
 
 export interface SelectionProgram {

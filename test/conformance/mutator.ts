@@ -10,8 +10,8 @@
 import * as assert from 'node:assert/strict';
 import { applyPatch } from 'diff';
 import type { MutationProposal, MutationRequest, Mutator } from '../../daemon/evolution/mutation/Mutator';
-import { blocksOfLines, fixedSegments } from '../../daemon/evolution/mutation/patch/evolveBlocks';
-import { toDocument } from '../../daemon/evolution/mutation/patch/text';
+import { blocksOfLines, fixedSegments } from '../../shared/evolveBlocks';
+import { toDocument } from '../../shared/lines';
 
 export const CONFORMANCE_PROGRAMS = {
   /** A Python program with one region, fixed text around it. */

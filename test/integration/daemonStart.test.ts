@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createProtocolConnection, IPCMessageReader, IPCMessageWriter } from 'vscode-languageserver-protocol/node';
-import { isAlive } from '../../daemon/platform/processes';
+import { isAlive } from '../../shared/processes';
 import type { Status } from '../../shared/protocol';
 import { CLI, DAEMON, tempDir } from '../fixtures/paths';
 

@@ -24,8 +24,11 @@ describe('one-shot workers (a fresh process per task)', function () {
   this.timeout(30_000);
   let queue: MemoryQueue;
   let worker: WorkerPool;
+  /** What the children sent beside their outcomes (the daemon's child sends its sandbox timings). */
+  let reports: unknown[];
 
   beforeEach(() => {
+    reports = [];
     queue = new MemoryQueue({ retryBaseMs: 20, maxAttempts: 2 });
     worker = new WorkerPool({
       queue,
@@ -36,6 +39,7 @@ describe('one-shot workers (a fresh process per task)', function () {
       oneShotEntry: DAEMON,
       config: parentConfig(),
       claimBlockMs: 100,
+      childReport: { take: () => undefined, receive: (report) => reports.push(report) },
     }).start();
   });
   afterEach(async () => {
@@ -74,6 +78,23 @@ describe('one-shot workers (a fresh process per task)', function () {
       const executed = await queue.waitForResult(execute.id, 20_000);
       assert.equal(executed?.status, 'ok', JSON.stringify(executed?.error));
       assert.equal((executed?.data as ExecutionResult).executor, 'process');
+    } finally {
+      fs.rmSync(workspace, { recursive: true, force: true });
+    }
+  });
+
+  it("hands the child's sandbox timings to the parent, which serves /metrics", async () => {
+    const workspace = tempDir('oneshot-timings');
+    try {
+      const execute = newTask({ kind: 'execute', payload: { command: ['true'], workspace } });
+      await queue.enqueue(execute);
+      assert.equal((await queue.waitForResult(execute.id, 20_000))?.status, 'ok');
+      // The result is published once the child has answered, so its report is in by now.
+      assert.equal(reports.length, 1);
+      const timings = reports[0] as { executor: string; startSeconds: number; runSeconds: number }[];
+      assert.equal(timings.length, 1, JSON.stringify(reports));
+      assert.equal(timings[0]?.executor, 'process');
+      assert.ok(timings[0].startSeconds >= 0 && timings[0].runSeconds >= 0, JSON.stringify(timings));
     } finally {
       fs.rmSync(workspace, { recursive: true, force: true });
     }

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readLiveRecord, RECORD_FILE } from '../../daemon/rpc/discovery';
+import { readLiveRecord, RECORD_FILE } from '../../shared/discovery';
 import { tempDir } from '../fixtures/paths';
 
 describe('finding the running daemon (daemon.json)', () => {

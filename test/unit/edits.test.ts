@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import type { Evaluation } from '../../shared/evaluation';
 import type { Program } from '../../shared/evolution';
 import { applyEvent } from '../../daemon/evolution/controller/applyEvent';
-import type { EvaluationEvent, PlanEvent, ProposalEvent, RunEvent } from '../../daemon/evolution/controller/events';
+import type { EvaluationEvent, PlanEvent, ProposalEvent, RunEvent } from '../../daemon/evolution/runEvents';
 import { RunState, SEARCH_POLICY, type RunSettings } from '../../daemon/evolution/controller/RunState';
 import { freeProposal } from '../../daemon/evolution/controller/taskSpecs';
 import { programId } from '../../daemon/evolution/evodb/programId';

@@ -10,7 +10,7 @@ import * as assert from 'node:assert/strict';
 import type { LlmAnswer, LlmBackend, LlmRequest } from '../../daemon/evolution/llm/LlmBackend';
 import { LlmPatchMutator } from '../../daemon/evolution/mutation/LlmPatchMutator';
 import type { MutationRequest } from '../../daemon/evolution/mutation/Mutator';
-import { blocksOfLines } from '../../daemon/evolution/mutation/patch/evolveBlocks';
+import { blocksOfLines } from '../../shared/evolveBlocks';
 import { programId } from '../../daemon/evolution/evodb/programId';
 import { CONFORMANCE_PROGRAMS, mutatorConformance } from '../conformance/mutator';
 import { extractCurrentProgram } from '../fixtures/badSortMoves';

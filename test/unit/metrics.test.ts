@@ -3,7 +3,7 @@ import { EventEmitter, once } from 'node:events';
 import * as net from 'node:net';
 import { Registry } from 'prom-client';
 import { describeSamples } from '../../daemon/cli/commands/metrics';
-import type { ProposalEvent, RunEvent } from '../../daemon/evolution/controller/events';
+import type { ProposalEvent, RunEvent } from '../../daemon/evolution/runEvents';
 import type { LlmExchange } from '../../daemon/evolution/mutation/Mutator';
 import { MemoryQueue } from '../../daemon/fabric/queue/MemoryQueue';
 import { WorkerPool } from '../../daemon/fabric/worker/WorkerPool';
@@ -177,7 +177,7 @@ describe('metrics: evolution runs and LLM calls', () => {
     usage: { inputTokens: 0, outputTokens: 0 },
     costUsd: 0,
     ...overrides,
-  }) as RunEvent;
+  });
   const evaluation = (correct: boolean): RunEvent =>
     ({
       type: 'evaluation',
@@ -186,9 +186,9 @@ describe('metrics: evolution runs and LLM calls', () => {
       round: 'first',
       seed: 1,
       evaluation: { correct, objective: correct ? 1 : null, direction: 'minimize', metrics: {}, executor: 'process', exitCode: 0, wallMs: 1 },
-    }) as RunEvent;
+    });
   const exchange = (inputTokens: number, outputTokens: number, latencyMs: number, costUsd: number): LlmExchange =>
-    ({ backend: 'openai', model: 'gpt-test', request: { messages: [], seed: 1 }, response: { text: '' }, usage: { inputTokens, outputTokens }, latencyMs, costUsd }) as LlmExchange;
+    ({ backend: 'openai', model: 'gpt-test', request: { messages: [], seed: 1 }, response: { text: '' }, usage: { inputTokens, outputTokens }, latencyMs, costUsd });
 
   it('counts requests, tokens, cost and latency by model, patches and evaluations by run', async () => {
     const metrics = fresh();

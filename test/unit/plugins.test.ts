@@ -107,11 +107,11 @@ describe('plugins: discovery, allow-list, report-and-skip loading', () => {
   });
 
   it("makes an allowed plugin's selector available by name", () => {
-    activePlugins({ worker: { plugins: [] }, plugins: ['good-plugin'] }, () => {}, project);
-    const selector = createSelector('first-elite');
+    const { selectors } = activePlugins({ worker: { plugins: [] }, plugins: ['good-plugin'] }, () => {}, project);
+    const selector = createSelector('first-elite', {}, selectors);
     const archive = new FakeArchive().add(makeProgram({ tag: 'a', objective: 3 }), makeProgram({ tag: 'b', objective: 5 }));
     assert.equal(selector.select(archive, new Rng(1)).arm, 'first');
-    assert.throws(() => createSelector('nobody-has-this'), /unknown parent selector "nobody-has-this": use one of .*first-elite/);
+    assert.throws(() => createSelector('nobody-has-this', {}, selectors), /unknown parent selector "nobody-has-this": use one of .*first-elite/);
   });
 });
 

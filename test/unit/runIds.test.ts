@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { RunEventSchema } from '../../daemon/evolution/controller/events';
+import { RunEventSchema } from '../../daemon/evolution/runEvents';
 import { RunDir, RUNS_DIR } from '../../daemon/evolution/controller/runDir';
 import { RunIdSchema } from '../../shared/evolution';
 

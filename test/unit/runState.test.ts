@@ -8,10 +8,11 @@ import * as assert from 'node:assert/strict';
 import type { Evaluation } from '../../shared/evaluation';
 import type { Program } from '../../shared/evolution';
 import { applyEvent } from '../../daemon/evolution/controller/applyEvent';
-import type { EvaluationEvent, PlanEvent, ProposalEvent, RunEvent } from '../../daemon/evolution/controller/events';
+import type { EvaluationEvent, PlanEvent, ProposalEvent, RunEvent } from '../../daemon/evolution/runEvents';
 import { RunState, SEARCH_POLICY, type RunSettings, type RunStateSnapshot } from '../../daemon/evolution/controller/RunState';
 import { programId } from '../../daemon/evolution/evodb/programId';
 import { SELECTOR_NAMES } from '../../daemon/evolution/selection/createSelector';
+import type { SelectorPlugin } from '../../daemon/evolution/selection/ParentSelector';
 
 const AT = '2026-01-01T00:00:00.000Z';
 const SEED_CODE = 'def solve(xs):\n    return sorted(xs)\n';
@@ -191,6 +192,32 @@ describe('RunState', () => {
     });
   }
 
+  it("a run whose selector a plugin provides uses the one it is handed, from the start and when continued", () => {
+    // The plugin's selector always breeds from the seed, and says so in its arm.
+    const seedOnly: SelectorPlugin = {
+      name: 'seed-only',
+      create: () => ({
+        name: 'seed-only',
+        select: (archive) => ({ parent: archive.get(seedProgram().id)!, inspirations: [], arm: 'seed-only', island: 0 }),
+        feedback: () => {},
+        state: () => ({}),
+        restore: () => {},
+      }),
+    };
+    assert.throws(() => new RunState(settings({ selector: 'seed-only' })), /unknown parent selector "seed-only": use one of epsilon-greedy/);
+    const a = new RunState(settings({ selector: 'seed-only' }), undefined, undefined, [seedOnly]);
+    a.applySeed(seedProgram());
+    drive(a, 6);
+    const snapshot = JSON.parse(JSON.stringify(a.snapshot())) as RunStateSnapshot;
+    const store = new Map(a.archive.all().map((program) => [program.id, program]));
+    const b = new RunState(settings({ selector: 'seed-only' }), snapshot, (id) => store.get(id)!, [seedOnly]);
+    for (const state of [a, b]) {
+      const plan = state.plan();
+      assert.equal(plan.arm, 'seed-only');
+      assert.equal(plan.parent, seedProgram().id);
+    }
+  });
+
   it('a merge event brings in the programs of another run it lacks; replayed or continued from a snapshot, the run plans the same', () => {
     const other = freshState({ seed: 7 });
     drive(other, 30);
@@ -267,7 +294,7 @@ describe('RunState', () => {
     assert.equal(state.applyEvaluation(measured(plan.job, child, 'first', 5), AT), 'confirm');
     assert.equal(state.best?.id, seedProgram().id, 'not the best before its confirmation');
     assert.equal(state.applyEvaluation(measured(plan.job, child, 'confirm', 4), AT), 'done');
-    const best = state.best!;
+    const best = state.best;
     assert.equal(best.id, programId(child));
     assert.equal(best.objective, 4);
     assert.deepEqual(best.measurements.map((m) => m.objective), [5, 4]);

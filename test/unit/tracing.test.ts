@@ -12,7 +12,7 @@ import { HandlerRegistry } from '../../daemon/fabric/worker/HandlerRegistry';
 import { runTask } from '../../daemon/fabric/worker/runTask';
 import { HandlerError } from '../../daemon/fabric/worker/TaskHandler';
 import { contextOfCarrier, spanContextOf, traceCarrierOf } from '../../daemon/observability/traceContext';
-import { inSpan, shutdownTracing, startTracing, tracer } from '../../daemon/observability/tracing';
+import { inSpan, shutdownTracing, startTracing, taskTracer, tracer } from '../../daemon/observability/tracing';
 import { newTask, parseTask, TaskSchema } from '../../shared/task';
 import { startOtlpReceiver, startSilentEndpoint, type OtlpReceiver } from '../fixtures/otlpReceiver';
 
@@ -102,9 +102,9 @@ describe('tracing: export over OTLP/HTTP', function () {
     await inSpan('evaluate', undefined, {}, async (span) => {
       carrier = traceCarrierOf(span);
       assert.ok(carrier, 'a recording span has a carrier');
-      const ok = await runTask({ ...newTask({ kind: 'echo', payload: 1, trace: carrier }), attempts: 1 }, registry(), 'w/1', signal);
+      const ok = await runTask({ ...newTask({ kind: 'echo', payload: 1, trace: carrier }), attempts: 1 }, registry(), 'w/1', signal, undefined, taskTracer);
       assert.equal(ok.kind, 'result');
-      const failed = await runTask(newTask({ kind: 'fail', trace: carrier }), registry(), 'w/1', signal);
+      const failed = await runTask(newTask({ kind: 'fail', trace: carrier }), registry(), 'w/1', signal, undefined, taskTracer);
       assert.equal(failed.kind, 'result');
     });
     await shutdownTracing();
@@ -127,7 +127,7 @@ describe('tracing: export over OTLP/HTTP', function () {
 
   it('a task with a malformed carrier runs and starts a trace of its own', async () => {
     await startTracing({ otlpEndpoint: receiver.url }, 'peagen-worker');
-    const outcome = await runTask({ ...newTask({ kind: 'echo' }), trace: { traceparent: 'garbage' } }, registry(), 'w/1', new AbortController().signal);
+    const outcome = await runTask({ ...newTask({ kind: 'echo' }), trace: { traceparent: 'garbage' } }, registry(), 'w/1', new AbortController().signal, undefined, taskTracer);
     assert.equal(outcome.kind === 'result' && outcome.result.status, 'ok');
     await shutdownTracing();
     const span = receiver.spans.find((candidate) => candidate.name === 'task echo');
@@ -141,7 +141,7 @@ describe('tracing: export over OTLP/HTTP', function () {
     const signal = new AbortController().signal;
     const work = async (): Promise<void> => {
       await inSpan('evaluate', undefined, {}, async (span) => {
-        const outcome = await runTask(newTask({ kind: 'echo', trace: traceCarrierOf(span)! }), registry(), 'w/1', signal);
+        const outcome = await runTask(newTask({ kind: 'echo', trace: traceCarrierOf(span)! }), registry(), 'w/1', signal, undefined, taskTracer);
         assert.equal(outcome.kind === 'result' && outcome.result.status, 'ok');
       });
     };

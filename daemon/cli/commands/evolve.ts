@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ErrorCodes, ResponseError } from 'vscode-languageserver-protocol/node';
 import { StartRun, StopRun } from '../../../shared/protocol';
-import { readLiveRecord } from '../../rpc/discovery';
+import { readLiveRecord } from '../../../shared/discovery';
 import type { Command } from 'commander';
 import type { RunProgress } from '../../../shared/evolution';
 import { EvolutionRun } from '../../evolution/controller/EvolutionRun';
@@ -197,6 +197,7 @@ async function runLocally(ctx: CliContext, prepared: PreparedRun, flags: RunFlag
     evalSlots: workers,
     mutateSlots,
     perCallSpend: prepared.perCallSpend,
+    selectors: prepared.selectors,
     signal: interrupt.signal,
     ...(step && { extraGenerations: 1 }),
     log: (line) => {
@@ -402,7 +403,7 @@ export function registerEvolveCommands(program: Command): void {
       const ctx = CliContext.of(command);
       let result;
       try {
-        result = mergeRuns({ into: flags.into, sources: runs, projectDir: flags.project ?? process.cwd() });
+        result = mergeRuns({ into: flags.into, sources: runs, projectDir: flags.project ?? process.cwd(), selectors: activePlugins(ctx.config).selectors });
       } catch (error) {
         if (error instanceof MergeRefused) throw new CliError(error.message, ExitCode.Usage);
         throw error;

@@ -19,7 +19,7 @@ import type { MutatePayload } from '../../../shared/payloads';
 import { activePlugins } from '../../plugins/activePlugins';
 import { pluginBackends } from '../../plugins/pluginGuards';
 import { CliContext, CliError, ExitCode, parsePositiveInt } from '../context';
-import { readLiveRecord } from '../../rpc/discovery';
+import { readLiveRecord } from '../../../shared/discovery';
 import { interruptSignal, openFabric } from '../runFabric';
 
 interface MutateFlags {

@@ -18,7 +18,7 @@ import { offlinePlan, type PlannedFile, planRender, type RenderPlan } from '../.
 import { loadProjects } from '../../render/projects';
 import { type RenderedFile, renderFile } from '../../render/renderFile';
 import { chooseBackends, executePlan, previewPlan, RenderedFileSchema, type WorstCase, worstCaseSpend } from '../../render/runRender';
-import { readLiveRecord } from '../../rpc/discovery';
+import { readLiveRecord } from '../../../shared/discovery';
 import { writeTree, WriteTreeError } from '../../render/writeTree';
 import { RenderInputError } from '../../render/yamlInput';
 import { CliContext, CliError, ExitCode, parsePositiveInt } from '../context';

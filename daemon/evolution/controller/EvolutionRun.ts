@@ -21,9 +21,10 @@ import { type Checkpoint, loadRunState, type TimelinePoint } from './loadRunStat
 import { BudgetGuard, type Spend } from './budget';
 import { buildReport, type RunReport, writeReport } from './report';
 import { lockRun } from './runLock';
-import { type EvaluationEvent, isFreePlan, type PlanEvent, type ProposalEvent, type RunEvent } from './events';
+import { type EvaluationEvent, isFreePlan, type PlanEvent, type ProposalEvent, type RunEvent } from '../runEvents';
 import type { RunDir, RunManifest } from './runDir';
 import { RunState } from './RunState';
+import type { SelectorPlugin } from '../selection/ParentSelector';
 import { awaitResult, type TaskClient } from './TaskClient';
 import { evaluateTaskSpec, evaluationOf, freeProposal, mutateTaskSpec, proposalOf } from './taskSpecs';
 
@@ -50,6 +51,8 @@ export interface EvolutionRunOptions {
   checkpointEveryMs?: number;
   /** `evolve step`: stop after this many more generations than the run has now. */
   extraGenerations?: number;
+  /** The allowed plugins' selectors (for a run whose selector a plugin provides). */
+  selectors?: readonly SelectorPlugin[];
 }
 
 export interface RunOutcome {
@@ -147,7 +150,7 @@ export class EvolutionRun {
 
   private async runLocked(resume: boolean): Promise<RunOutcome> {
     const { runDir, manifest } = this.options;
-    this.state = resume ? this.restore() : new RunState(manifest.settings);
+    this.state = resume ? this.restore() : new RunState(manifest.settings, undefined, undefined, this.options.selectors);
     this.journal = new Journal(runDir.journalFile);
     this.startedAt = Date.now();
     if (this.options.extraGenerations !== undefined) {
@@ -193,7 +196,7 @@ export class EvolutionRun {
   }
 
   private restore(): RunState {
-    const loaded = loadRunState(this.options.runDir, this.options.manifest);
+    const loaded = loadRunState(this.options.runDir, this.options.manifest, undefined, this.options.selectors);
     this.seq = loaded.seq;
     this.elapsedBefore = loaded.elapsedMs;
     this.timeline = loaded.timeline;

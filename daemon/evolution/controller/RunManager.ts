@@ -17,6 +17,7 @@ import type { LlmExchange } from '../mutation/Mutator';
 import type { RunState } from './RunState';
 import { engineTaskClient } from './taskClients';
 import { processEvolutionMetrics } from '../../observability/evolutionMetrics';
+import { activePlugins } from '../../plugins/activePlugins';
 
 interface ActiveRun {
   run: EvolutionRun;
@@ -51,6 +52,7 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
       evalSlots: params.workers,
       mutateSlots,
       perCallSpend: prepared.perCallSpend,
+      selectors: prepared.selectors,
       log: (line) => this.log(`run ${manifest.runId}: ${line}`),
       onEvent: (event) => metrics.onEvent(manifest.runId, event, (hash) => readExchange(runDir, hash)),
       onProgress: (progress) => {
@@ -124,7 +126,7 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
   private stateOf(runId: string, projectDir: string): { state: RunState; settings: RunManifest['settings'] } {
     const runDir = RunDir.ofId(runId, projectDir);
     const manifest = runDir.readManifest();
-    const { state } = loadRunState(runDir, manifest);
+    const { state } = loadRunState(runDir, manifest, undefined, activePlugins(this.engine.config).selectors);
     return { state, settings: manifest.settings };
   }
 

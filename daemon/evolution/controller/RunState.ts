@@ -14,8 +14,8 @@ import { Rng, type RngState } from '../rng';
 import { createSelector } from '../selection/createSelector';
 import { editCount, MAX_SPLIT_EDITS, withEdit, withoutOneEdit } from '../mutation/edits';
 import { bestFirst } from '../selection/archiveQueries';
-import type { ParentSelector, SelectionOutcome, YieldView } from '../selection/ParentSelector';
-import { isFreePlan, type EvaluationEvent, type MergeEvent, type PlanEvent, type ProposalEvent } from './events';
+import type { ParentSelector, SelectionOutcome, SelectorPlugin, YieldView } from '../selection/ParentSelector';
+import { isFreePlan, type EvaluationEvent, type MergeEvent, type PlanEvent, type ProposalEvent } from '../runEvents';
 
 /** What a run is, fixed at its start (run.json): replay rebuilds the state from it. */
 export interface RunSettings {
@@ -229,17 +229,19 @@ export class RunState {
   private noise: number[] = [];
 
   /**
-   * `loadProgram` supplies the programs a lean snapshot names only by id (the run's store).
+   * `loadProgram` supplies the programs a lean snapshot names only by id (the run's store);
+   * `selectors` are the allowed plugins' selectors, for a run whose selector one of them provides.
    */
   constructor(
     readonly settings: RunSettings,
     snapshot?: RunStateSnapshot,
     loadProgram?: (id: string) => Program,
+    selectors: readonly SelectorPlugin[] = [],
   ) {
     this.archive = snapshot
       ? EvoDB.fromJSON(hydrate(snapshot.archive, loadProgram))
       : new EvoDB({ direction: settings.direction, islands: settings.islands, ...(settings.features && { features: settings.features }) });
-    this.selector = createSelector(settings.selector as Parameters<typeof createSelector>[0]);
+    this.selector = createSelector(settings.selector, {}, selectors);
     this.router = settings.usesLlm && settings.backends.length > 0 ? new EnsembleRouter(settings.backends, settings.routing) : undefined;
     this.rng = new Rng(snapshot ? snapshot.rng : settings.seed);
     this.credit = new CallCredit(snapshot?.credit);
@@ -637,7 +639,7 @@ export class RunState {
     if (improvedBest) {
       this.counters.improvementsOfBest++;
       this.counters.lastImprovementAt = this.counters.evaluations;
-      this.bestHistory.push({ evaluations: this.counters.evaluations, objective: objective!, programId: program.id });
+      this.bestHistory.push({ evaluations: this.counters.evaluations, objective: objective, programId: program.id });
     }
     void outcome;
     const migrationEvery = MIGRATION_GENERATIONS * Math.max(1, this.settings.childrenPerGeneration);

@@ -1,4 +1,4 @@
-import type { RunEvent } from './events';
+import type { RunEvent } from '../runEvents';
 import type { RunState } from './RunState';
 
 /** Feeds one journal event to the state, as resume and replay do. */

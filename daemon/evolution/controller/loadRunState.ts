@@ -5,7 +5,8 @@
 import { CheckpointError, readCheckpoint } from '../evodb/checkpoint';
 import { readJournal } from '../evodb/journal';
 import { applyEvent } from './applyEvent';
-import { RunEventSchema } from './events';
+import { RunEventSchema } from '../runEvents';
+import type { SelectorPlugin } from '../selection/ParentSelector';
 import type { RunDir, RunManifest } from './runDir';
 import { RunState, type RunStateSnapshot } from './RunState';
 
@@ -31,7 +32,8 @@ export interface LoadedRunState {
   timeline: TimelinePoint[];
 }
 
-export function loadRunState(runDir: RunDir, manifest: RunManifest, onEvent?: (state: RunState) => void): LoadedRunState {
+/** `selectors`: the allowed plugins' selectors (for a run whose selector a plugin provides). */
+export function loadRunState(runDir: RunDir, manifest: RunManifest, onEvent?: (state: RunState) => void, selectors: readonly SelectorPlugin[] = []): LoadedRunState {
   let checkpoint: Checkpoint | undefined;
   try {
     checkpoint = readCheckpoint(runDir.checkpointFile) as Checkpoint;
@@ -39,7 +41,7 @@ export function loadRunState(runDir: RunDir, manifest: RunManifest, onEvent?: (s
     // No checkpoint yet (killed before the first): the journal alone rebuilds the state.
     if (!(error instanceof CheckpointError && error.problem === 'missing')) throw error;
   }
-  const state = new RunState(manifest.settings, checkpoint?.state, (id) => runDir.getProgram(id));
+  const state = new RunState(manifest.settings, checkpoint?.state, (id) => runDir.getProgram(id), selectors);
   const after = checkpoint?.journalSeq ?? 0;
   let seq = after;
   const { events } = readJournal(runDir.journalFile);

@@ -20,12 +20,13 @@ import type { Program } from '../../../shared/evolution';
 import { loadExample } from '../../evaluation/example';
 import { CheckpointError, writeCheckpoint } from '../evodb/checkpoint';
 import { Journal } from '../evodb/journal';
-import type { MergeEvent } from './events';
+import type { MergeEvent } from '../runEvents';
 import { type Checkpoint, type LoadedRunState, loadRunState } from './loadRunState';
 import { buildReport, readReport, writeReport } from './report';
 import { RunDir, type RunManifest } from './runDir';
 import { lockRun, type RunLock } from './runLock';
 import { SEARCH_POLICY } from './RunState';
+import type { SelectorPlugin } from '../selection/ParentSelector';
 
 /** The merge cannot be made as asked; nothing was written. The message says what to do. */
 export class MergeRefused extends Error {
@@ -39,6 +40,8 @@ export interface MergeRequest {
   sources: string[];
   /** Where `.peagen/runs/` is (for run ids). */
   projectDir: string;
+  /** The allowed plugins' selectors (for runs whose selector a plugin provides). */
+  selectors?: readonly SelectorPlugin[];
 }
 
 interface Summary {
@@ -80,9 +83,9 @@ export function mergeRuns(request: MergeRequest): MergeResult {
         throw new MergeRefused(`${(error as Error).message}; nothing was merged`);
       }
     }
-    const into = open(target);
+    const into = open(target, request.selectors);
     checkResumable(into);
-    const from = sources.map((runDir) => open(runDir));
+    const from = sources.map((runDir) => open(runDir, request.selectors));
     for (const source of from) checkCompatible(into, source);
     return merge(into, from);
   } finally {
@@ -117,7 +120,7 @@ function checkDistinct(target: RunDir, sources: RunDir[]): void {
 }
 
 /** A run's manifest and state, read as a resume reads them (checkpoint, then the journal after it). */
-function open(runDir: RunDir): OpenRun {
+function open(runDir: RunDir, selectors: readonly SelectorPlugin[] = []): OpenRun {
   let manifest: RunManifest;
   try {
     manifest = runDir.readManifest();
@@ -126,7 +129,7 @@ function open(runDir: RunDir): OpenRun {
   }
   let loaded: LoadedRunState;
   try {
-    loaded = loadRunState(runDir, manifest);
+    loaded = loadRunState(runDir, manifest, undefined, selectors);
   } catch (error) {
     const message = (error as Error).message;
     const damaged = error instanceof CheckpointError && error.problem !== 'newer' && error.problem !== 'missing';

@@ -11,6 +11,7 @@ import { createBackends } from '../llm/createBackends';
 import type { LlmBackend } from '../llm/LlmBackend';
 import { estimateTokens, pricingFor } from '../llm/pricing';
 import { SELECTOR_NAMES } from '../selection/createSelector';
+import type { SelectorPlugin } from '../selection/ParentSelector';
 import { activePlugins } from '../../plugins/activePlugins';
 import type { PluginSet } from '../../plugins/loadPlugins';
 import type { Mutator } from '../mutation/Mutator';
@@ -50,6 +51,8 @@ export interface PreparedRun {
   /** Lines the user should read before the run starts (which mutator, what it may cost). */
   notes: string[];
   backends: LlmBackend[];
+  /** The allowed plugins' selectors: the run is handed them (its selector may be one). */
+  selectors: SelectorPlugin[];
 }
 
 export class RunSetupError extends Error {
@@ -105,6 +108,7 @@ interface PlannedRun {
   example: Example;
   notes: string[];
   backends: LlmBackend[];
+  selectors: SelectorPlugin[];
 }
 
 function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessEnv, write: boolean): PlannedRun {
@@ -211,7 +215,7 @@ function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessE
     };
     runDir?.writeManifest(manifest);
   }
-  return { manifest, runDir, example, notes, backends };
+  return { manifest, runDir, example, notes, backends, selectors: plugins.selectors };
 }
 
 /** PEAGEN_ABLATE=credit,climb,...: the search mechanisms a benchmark switches off to measure what each brings. */

@@ -6,8 +6,8 @@
  */
 import * as fs from 'node:fs';
 import type { Evaluation } from '../../../shared/evaluation';
-import type { ProposalEvent, RunEvent } from './events';
-import { isFreePlan, RunEventSchema } from './events';
+import type { ProposalEvent, RunEvent } from '../runEvents';
+import { isFreePlan, RunEventSchema } from '../runEvents';
 import { readJournal } from '../evodb/journal';
 import { programId } from '../evodb/programId';
 import { loadExample } from '../../evaluation/example';
@@ -41,15 +41,15 @@ export class ReplayMismatch extends Error {
 export interface ReplayOptions {
   /** Re-measures the best program when given. */
   client?: TaskClient;
-  /** The allowed plugins' mutators: a child one of them made is derived again by it. */
-  plugins?: Pick<PluginSet, 'mutators'>;
+  /** The allowed plugins' mutators (a child one of them made is derived again by it) and selectors. */
+  plugins?: Pick<PluginSet, 'mutators' | 'selectors'>;
   log?(line: string): void;
 }
 
 export async function replayRun(runDir: RunDir, options: ReplayOptions = {}): Promise<ReplayResult> {
   const manifest = runDir.readManifest();
   const example = loadExample(manifest.exampleDir);
-  const state = new RunState(manifest.settings);
+  const state = new RunState(manifest.settings, undefined, undefined, options.plugins?.selectors);
   const { events } = readJournal(runDir.journalFile);
   let plans = 0;
   let children = 0;

@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import type { Program, RunProgress, StopReason } from '../../../shared/evolution';
 import { nicheLabel } from '../../../shared/nicheLabel';
 import { bestFirst } from '../selection/archiveQueries';
-import type { TimelinePoint } from './EvolutionRun';
+import type { TimelinePoint } from './loadRunState';
 import type { RunDir, RunManifest } from './runDir';
 import type { MergeRecord, RunState, Tally } from './RunState';
 

@@ -8,7 +8,7 @@ import type { MutationProposal, MutationRequest, MutationSubject } from '../muta
 import { programId } from '../evodb/programId';
 import { withEdit, withoutOneEdit, withoutEdit } from '../mutation/edits';
 import { unifiedDiff } from '../mutation/patch/unifiedDiff';
-import type { PlanEvent, ProposalEvent } from './events';
+import type { PlanEvent, ProposalEvent } from '../runEvents';
 import type { RunManifest } from './runDir';
 import { RunState } from './RunState';
 

@@ -9,8 +9,8 @@
 import { programId } from '../evodb/programId';
 import { Rng } from '../rng';
 import type { MutationProposal, MutationRequest, Mutator } from './Mutator';
-import { blocksOfLines, keepsFixedText } from './patch/evolveBlocks';
-import { fromDocument, toDocument } from './patch/text';
+import { blocksOfLines, keepsFixedText } from '../../../shared/evolveBlocks';
+import { fromDocument, toDocument } from '../../../shared/lines';
 import { unifiedDiff } from './patch/unifiedDiff';
 import {
   copyStatement,

@@ -78,3 +78,13 @@ export interface ParentSelector {
   state(): unknown;
   restore(state: unknown): void;
 }
+
+/**
+ * A selector a plugin provides (daemon/plugins), by name. A parent selector is made per run (it
+ * has state), so a plugin provides a factory; the run is handed the allowed plugins' ones.
+ */
+export interface SelectorPlugin {
+  readonly name: string;
+  /** `options` is the run's selector options object; unknown fields should be ignored. */
+  create(options: unknown): ParentSelector;
+}

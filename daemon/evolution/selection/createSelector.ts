@@ -5,8 +5,7 @@
  */
 import { z } from 'zod';
 import { AdaptiveEpsilonGreedySelector } from './adaptiveEpsilonGreedy';
-import type { ParentSelector } from './ParentSelector';
-import { currentPlugins } from '../../plugins/current';
+import type { ParentSelector, SelectorPlugin } from './ParentSelector';
 import { ThompsonSelector } from './thompson';
 import { TournamentSelector } from './tournament';
 import { Ucb1Selector } from './ucb1';
@@ -47,12 +46,15 @@ export function isSelectorName(name: string): name is SelectorName {
   return (SELECTOR_NAMES as readonly string[]).includes(name);
 }
 
-/** A fresh selector; an unknown name or a bad option is an Error that says what is allowed. */
-export function createSelector(name: string, options: unknown = {}): ParentSelector {
+/**
+ * A fresh selector, built in or one of `plugins` (the allowed plugins' selectors); an unknown
+ * name or a bad option is an Error that says what is allowed.
+ */
+export function createSelector(name: string, options: unknown = {}, plugins: readonly SelectorPlugin[] = []): ParentSelector {
   if (!isSelectorName(name)) {
-    const plugin = currentPlugins().selectors.find((candidate) => candidate.name === name);
+    const plugin = plugins.find((candidate) => candidate.name === name);
     if (plugin) return plugin.create(options ?? {});
-    throw new Error(`unknown parent selector "${name}": use one of ${[...SELECTOR_NAMES, ...currentPlugins().selectors.map((candidate) => candidate.name)].join(', ')}`);
+    throw new Error(`unknown parent selector "${name}": use one of ${[...SELECTOR_NAMES, ...plugins.map((candidate) => candidate.name)].join(', ')}`);
   }
   const parsed = SelectorOptionsSchema.safeParse(options ?? {});
   if (!parsed.success) {

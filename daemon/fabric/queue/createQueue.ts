@@ -1,5 +1,5 @@
 import { MemoryQueue } from './MemoryQueue';
-import { RedisAddressError, redactRedisUrl } from './redis/redisAddress';
+import { RedisAddressError, redactRedisUrl } from '../../../shared/redisAddress';
 import { RedisStreamsQueue } from './redis/RedisStreamsQueue';
 import type { QueueOptions, TaskQueue } from './TaskQueue';
 

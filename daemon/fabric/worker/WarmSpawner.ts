@@ -19,7 +19,7 @@ import type { Result, Task } from '../../../shared/task';
 import { type Acceptor, canAccept, type Claim, type TaskEvent, type TaskQueue } from '../queue/TaskQueue';
 import { ClaimRunner, type TaskEnd } from './ClaimRunner';
 import type { HandlerRegistry } from './HandlerRegistry';
-import { type ChildScope, type ExitReason, isExitReason, type OneShotEnd, OneShotProcess } from './oneShot';
+import { type ChildReport, type ChildScope, type ExitReason, isExitReason, type OneShotEnd, OneShotProcess } from './oneShot';
 
 export interface WarmSpawnerOptions {
   queue: TaskQueue;
@@ -39,6 +39,8 @@ export interface WarmSpawnerOptions {
   config: unknown;
   /** Resources of each child (its sandboxes, the prepared one too), released after it exits. */
   childScope?: () => ChildScope;
+  /** Receives what each child reports beside its outcome. */
+  childReport?: ChildReport;
   childEnv?: Record<string, string>;
   /** Name of this spawner in leases and results. */
   id?: string;
@@ -295,6 +297,7 @@ export class WarmSpawner extends EventEmitter<WarmSpawnerEvents> {
         env: this.options.childEnv ?? {},
         label: `${this.id}/${slot}`,
         ...(this.options.childScope && { childScope: this.options.childScope }),
+        ...(this.options.childReport && { childReport: this.options.childReport }),
         ...(this.options.log && { onLog: this.options.log }),
       }),
     };

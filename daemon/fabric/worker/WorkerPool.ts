@@ -13,8 +13,8 @@ import type { Result, Task } from '../../../shared/task';
 import type { Claim, TaskQueue } from '../queue/TaskQueue';
 import { ClaimRunner, type TaskEnd } from './ClaimRunner';
 import type { HandlerRegistry } from './HandlerRegistry';
-import { type ChildScope, type ExitReason, runOneShot } from './oneShot';
-import { runTask, type TaskOutcome } from './runTask';
+import { type ChildReport, type ChildScope, type ExitReason, runOneShot } from './oneShot';
+import { runTask, type TaskOutcome, type TaskTracer } from './runTask';
 
 export type { TaskEnd } from './ClaimRunner';
 
@@ -41,6 +41,10 @@ export interface WorkerPoolOptions {
   exitAfterIdleMs?: number;
   claimBlockMs?: number;
   log?: (line: string) => void;
+  /** Watches each task run in this process (observability's span per task). */
+  tracer?: TaskTracer;
+  /** Receives what each one-shot child reports beside its outcome. */
+  childReport?: ChildReport;
 }
 
 export interface WorkerPoolEvents {
@@ -143,7 +147,7 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
 
   private async execute(task: Task, consumer: string, signal: AbortSignal): Promise<TaskOutcome> {
     if (this.options.mode === 'in-process') {
-      return runTask(task, this.options.registry, consumer, signal, this.options.log);
+      return runTask(task, this.options.registry, consumer, signal, this.options.log, this.options.tracer);
     }
     const entry = this.options.oneShotEntry ?? process.argv[1];
     if (!entry) throw new Error('one-shot mode needs the path of the script that runs one-shot children');
@@ -153,6 +157,7 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
       config: this.options.config,
       env: this.options.childEnv ?? {},
       ...(this.options.childScope && { childScope: this.options.childScope }),
+      ...(this.options.childReport && { childReport: this.options.childReport }),
       workerId: consumer,
       signal,
       ...(this.options.log && { onLog: this.options.log }),

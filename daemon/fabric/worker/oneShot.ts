@@ -10,8 +10,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import type { Task } from '../../../shared/task';
 import type { HandlerRegistry } from './HandlerRegistry';
-import { runTask, type TaskOutcome } from './runTask';
-import { keepTimingsForParent, replayTimings, type SandboxTiming, takeChildTimings } from '../../observability/sandboxMetrics';
+import { runTask, type TaskOutcome, type TaskTracer } from './runTask';
 
 /**
  * Why a one-shot process ended; counted per reason (`worker_exit_reason_total`).
@@ -35,6 +34,18 @@ export interface ChildScope {
   release(): Promise<void>;
 }
 
+/**
+ * What a one-shot child sends its parent beside the outcome, for a layer above the fabric
+ * (observability: the sandbox timings of the child's runs, counted by the parent that serves
+ * /metrics). Opaque to the fabric; the composition root hands the same hook to both sides.
+ */
+export interface ChildReport {
+  /** In the child, once its task has run: what to send. */
+  take(): unknown;
+  /** In the parent: what its child sent. */
+  receive(report: unknown): void;
+}
+
 export interface OneShotProcessOptions {
   /** The script that calls {@link runOneShotChild} when ONE_SHOT_ENV is set. */
   entry: string;
@@ -46,6 +57,8 @@ export interface OneShotProcessOptions {
   onLog?: (line: string) => void;
   /** Opens the resources of one child; released once it has exited, however it ended. */
   childScope?: () => ChildScope;
+  /** Receives what the child reports beside its outcome. */
+  childReport?: ChildReport;
 }
 
 export interface OneShotOptions extends Omit<OneShotProcessOptions, 'label'> {
@@ -64,7 +77,7 @@ export interface OneShotEnd {
 /** Parent to child. */
 type ParentMessage = { type: 'warm'; config: unknown } | { type: 'run'; task: Task; workerId: string; config: unknown };
 /** Child to parent. */
-type ChildMessage = { type: 'ready' } | { type: 'setup_failed'; message: string } | { type: 'outcome'; outcome: TaskOutcome; sandboxTimings?: SandboxTiming[] };
+type ChildMessage = { type: 'ready' } | { type: 'setup_failed'; message: string } | { type: 'outcome'; outcome: TaskOutcome; report?: unknown };
 
 /** Runs one task in a fresh (cold) child process. */
 export function runOneShot(task: Task, options: OneShotOptions): Promise<OneShotEnd> {
@@ -186,7 +199,7 @@ export class OneShotProcess {
       this.setupFailure = message.message;
     } else if (message.type === 'outcome') {
       this.outcome = message.outcome;
-      replayTimings(message.sandboxTimings);
+      if (message.report !== undefined) this.options.childReport?.receive(message.report);
     }
   }
 
@@ -279,11 +292,16 @@ export interface ChildSetup {
  */
 export function runOneShotChild(
   createRegistry: (config: unknown, setup: ChildSetup) => Promise<HandlerRegistry>,
-  /** Runs after the outcome is sent and before the child exits (e.g. flushing its trace spans); bound it. */
-  beforeExit: () => Promise<void> = async () => {},
+  hooks: {
+    /** Runs after the outcome is sent and before the child exits (e.g. flushing its trace spans); bound it. */
+    beforeExit?: () => Promise<void>;
+    tracer?: TaskTracer;
+    /** What to send the parent beside the outcome. */
+    childReport?: ChildReport;
+  } = {},
 ): void {
   const controller = new AbortController();
-  keepTimingsForParent();
+  const beforeExit = hooks.beforeExit ?? (async () => {});
   // The parent is gone: nobody can use the answer, and an orphan must not linger.
   process.once('disconnect', () => process.exit(1));
   const log = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -302,13 +320,13 @@ export function runOneShotChild(
       registry ??= createRegistry(message.config, { warm: false });
       void registry
         .then(
-          (handlers) => runTask(message.task, handlers, message.workerId, controller.signal, log),
+          (handlers) => runTask(message.task, handlers, message.workerId, controller.signal, log, hooks.tracer),
           (error: unknown): TaskOutcome => ({
             kind: 'retry',
             error: { code: 'worker_setup_failed', message: `the one-shot worker could not set up its handlers: ${describe(error)}`, retryable: true },
           }),
         )
-        .then((outcome) => reply({ type: 'outcome', outcome, sandboxTimings: takeChildTimings() }, () => void beforeExit().finally(() => process.exit(0))));
+        .then((outcome) => reply({ type: 'outcome', outcome, report: hooks.childReport?.take() }, () => void beforeExit().finally(() => process.exit(0))));
     }
   });
 }

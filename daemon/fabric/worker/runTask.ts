@@ -4,7 +4,6 @@
  */
 import { z } from 'zod';
 import { parseTask, type Result, type TaskError } from '../../../shared/task';
-import { endTaskSpan, recordError, startTaskSpan } from '../../observability/tracing';
 import type { HandlerRegistry } from './HandlerRegistry';
 import { HandlerError } from './TaskHandler';
 
@@ -14,24 +13,39 @@ export type TaskOutcome =
   /** Worth another delivery: hand to `queue.fail`. */
   | { kind: 'retry'; error: TaskError };
 
+/**
+ * Watches each task the fabric runs, for a layer above it that the fabric does not know:
+ * observability's trace span per task (observability/tracing.ts `taskTracer`), handed in by
+ * the composition root. Without one, tasks run the same, untraced.
+ */
+export interface TaskTracer {
+  /** A task is about to run; `raw` is the task as delivered, before validation. */
+  start(raw: unknown, workerId: string): TaskTrace;
+}
+
+export interface TaskTrace {
+  end(outcome: TaskOutcome): void;
+  /** The run threw (a bug: runTask turns every failure it knows into an outcome). */
+  fail(error: unknown): void;
+}
+
 export async function runTask(
   raw: unknown,
   registry: HandlerRegistry,
   workerId: string,
   signal: AbortSignal,
   log: (message: string) => void = () => {},
+  tracer?: TaskTracer,
 ): Promise<TaskOutcome> {
-  // A span under the one that submitted the task (a no-op with tracing off).
-  const span = startTaskSpan(raw, workerId);
+  const trace = tracer?.start(raw, workerId);
   let outcome: TaskOutcome;
   try {
     outcome = await runTaskUntraced(raw, registry, workerId, signal, log);
   } catch (error) {
-    recordError(span, error);
-    span.end();
+    trace?.fail(error);
     throw error;
   }
-  endTaskSpan(span, outcome);
+  trace?.end(outcome);
   return outcome;
 }
 

@@ -25,7 +25,7 @@ import { processRunning } from '../processGroup';
 import { containerSpec, readOnlyMounts } from './containerSpec';
 import { explainEngineError, engineMessage } from './endpoint';
 import { ContainerEvents, WATCHED_EVENTS } from './events';
-import { noteProgramStarted } from '../../observability/sandboxMetrics';
+import { noteProgramStarted } from '../runTiming';
 
 /** How often the cgroup counters are polled while the command runs. */
 const LIMIT_POLL_MS = 100;
@@ -130,7 +130,7 @@ export async function runInContainer(context: ContainerRunContext, dir: SandboxD
           Tty: false,
           WorkingDir: request.cwd ?? WORKSPACE_PATH,
         });
-        stream = (await exec.start({ hijack: true, stdin: true })) as Duplex;
+        stream = (await exec.start({ hijack: true, stdin: true }));
       } catch (error) {
         // Stopped meanwhile (the container is gone): a result, not an error.
         if (!stoppedBy) throw new Error(`cannot run the command in the sandbox container: ${engineMessage(error)}`);

@@ -6,7 +6,7 @@
  */
 import * as os from 'node:os';
 import type Docker from 'dockerode';
-import { isAlive } from '../../platform/processes';
+import { isAlive } from '../../../shared/processes';
 import { checkSandboxOwner, sandboxOwner } from '../owner';
 
 /** Label on every container this executor makes; its value is {@link containerOwner}. */

@@ -33,7 +33,7 @@ import { containerSpec, SANDBOX_HOME, SANDBOX_TMP } from './containerSpec';
 import { removeSandboxDir } from './dirRemoval';
 import { engineMessage } from './endpoint';
 import { ContainerEvents, WATCHED_EVENTS } from './events';
-import { noteProgramStarted } from '../../observability/sandboxMetrics';
+import { noteProgramStarted } from '../runTiming';
 
 const STUB = `${STUB_PRELUDE}; printf r; IFS= read -r mark && IFS= read -r go || exit 125; (eval "$go"); s=$?; printf '%s%d\\n' "$mark" "$s" >&2; exec sleep 2147483647`;
 const READY_TIMEOUT_MS = 60_000;

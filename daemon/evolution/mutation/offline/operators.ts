@@ -3,7 +3,7 @@
  * parsed regions) to new lines, or null when it has nothing to do with the random choice made.
  */
 import type { Rng } from '../../rng';
-import { leadingWhitespace, reindent, usesTabs } from '../patch/text';
+import { leadingWhitespace, reindent, usesTabs } from '../../../../shared/lines';
 import { allBlocks, definedName, type Block, type Statement } from './statements';
 import type { Syntax } from '../scan';
 

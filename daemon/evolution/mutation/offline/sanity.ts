@@ -4,7 +4,7 @@
  * unexpected indent, every dedent back to an enclosing level. It rejects most broken mutants
  * without running an interpreter; the evaluator remains the judge of the rest.
  */
-import { indentWidth, isBlank } from '../patch/text';
+import { indentWidth, isBlank } from '../../../../shared/lines';
 import { initialScanState, scanLine, type Syntax } from '../scan';
 
 export function looksValid(lines: readonly string[], syntax: Syntax): boolean {

@@ -5,7 +5,7 @@
  * up to its matching close. Deleting, moving or copying a statement as a whole keeps
  * indentation blocks and brackets intact.
  */
-import { indentWidth } from '../patch/text';
+import { indentWidth } from '../../../../shared/lines';
 import { initialScanState, scanLine, type Syntax } from '../scan';
 
 export interface Statement {

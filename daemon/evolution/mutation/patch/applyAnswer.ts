@@ -6,7 +6,7 @@
  * the longest fenced code block as a rewrite. Every failure message is written for the model.
  */
 import { applyPatch, parsePatch, type StructuredPatch } from 'diff';
-import { blocksOfLines, describeBlocks, keepsFixedText } from './evolveBlocks';
+import { blocksOfLines, describeBlocks, keepsFixedText } from '../../../../shared/evolveBlocks';
 import { closestLines, isAllBlank, locate, type Match } from './locate';
 import {
   answerLines,
@@ -17,9 +17,9 @@ import {
   type LooseHunk,
   type SearchReplaceBlock,
 } from './parseAnswer';
-import { capText, canonicalLine, fromDocument, isBlank, reindent, toDocument, usesTabs, type LineDocument } from './text';
+import { capText, canonicalLine, fromDocument, isBlank, reindent, toDocument, usesTabs, type LineDocument } from '../../../../shared/lines';
 
-export { evolveBlocks, type EvolveBlock } from './evolveBlocks';
+export { evolveBlocks, type EvolveBlock } from '../../../../shared/evolveBlocks';
 export { unifiedDiff } from './unifiedDiff';
 
 export type ApplyFailure = 'no_edit' | 'no_match' | 'ambiguous' | 'outside_block' | 'identical' | 'bad_diff';

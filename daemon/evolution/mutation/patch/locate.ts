@@ -3,7 +3,7 @@
  * within lines, then at a different uniform indentation. More than one place at the first tier
  * that finds any is ambiguous; no place gives the closest lines for the model's next try.
  */
-import { canonicalLine, indentWidth, isBlank, lineBody } from './text';
+import { canonicalLine, indentWidth, isBlank, lineBody } from '../../../../shared/lines';
 
 export type MatchTier = 'exact' | 'whitespace' | 'indentation';
 

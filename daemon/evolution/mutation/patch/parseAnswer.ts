@@ -3,7 +3,7 @@
  * unified diffs, and fenced code blocks (candidate rewrites). Pure text parsing; nothing here
  * looks at the program.
  */
-import { normalizeNewlines } from './text';
+import { normalizeNewlines } from '../../../../shared/lines';
 
 export interface SearchReplaceBlock {
   search: string[];

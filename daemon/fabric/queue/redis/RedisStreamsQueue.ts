@@ -49,7 +49,7 @@ import { waitForEvent } from '../waitForEvent';
 import { BlockingConnections } from './BlockingConnections';
 import type { RedisOptions } from 'ioredis';
 import { connectBounded, connectionOptions, DEFAULT_CONNECT_TIMEOUT_MS, Redis } from './connect';
-import { parseRedisAddress, type RedisAddress } from './redisAddress';
+import { parseRedisAddress, type RedisAddress } from '../../../../shared/redisAddress';
 import { defineQueueScripts, runScript, type ScriptName } from './scripts';
 
 export interface RedisQueueOptions extends QueueOptions {

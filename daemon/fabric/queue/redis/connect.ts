@@ -5,7 +5,7 @@
  * waiting: callers (the worker pool) retry, and nothing is sent twice behind their back.
  */
 import { Redis, type RedisOptions } from 'ioredis';
-import { REDIS_PASSWORD_VARIABLE } from './redisAddress';
+import { REDIS_PASSWORD_VARIABLE } from '../../../../shared/redisAddress';
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 
