@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm test`: every suite, one summary. Unit and integration suites run in this process with
-// mocha; the VS Code end-to-end suite runs in a real VS Code (test/e2e/runE2E.mjs), which
-// provisions what it needs. `node test/run.mjs unit` or `... e2e` runs one group.
+// `npm test`: every suite, one summary. First the static gates (types, lint, the import rules
+// of docs/architecture.md), each one test; then the unit and integration suites in this process
+// with mocha; then the VS Code end-to-end suite in a real VS Code (test/e2e/runE2E.mjs), which
+// provisions what it needs. `node test/run.mjs static`, `... unit` or `... e2e` runs one group.
 //
 // The last line is `N passed, N failed` over all suites; the exit code is 1 if anything failed.
 import { spawn, spawnSync } from 'node:child_process';
@@ -58,6 +59,28 @@ async function runE2E() {
     totals.failed += Number(summary[2]);
   }
   if (code !== 0 && (!summary || Number(summary[2]) === 0)) totals.failed += 1;
+}
+
+/** A static gate: one test that passes when the command exits 0 (its output shows why not). */
+function runGate(name, script, args) {
+  console.log(`\n--- ${name}`);
+  const started = Date.now();
+  const { status } = spawnSync(process.execPath, [join(REPO, 'node_modules', script), ...args], { cwd: REPO, stdio: 'inherit' });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  if (status === 0) {
+    totals.passed += 1;
+    console.log(`  ✔ ${name} (${seconds} s)`);
+  } else {
+    totals.failed += 1;
+    console.log(`  ✘ ${name} failed (exit ${status}, ${seconds} s)`);
+  }
+}
+
+if (wants('static')) {
+  console.log('\n=== static gates ===');
+  runGate('types: tsc --noEmit', 'typescript/bin/tsc', ['--noEmit', '-p', '.']);
+  runGate('lint: eslint .', 'eslint/bin/eslint.js', ['.']);
+  runGate('imports: no cycles, extension and daemon meet only in shared/, layers point one way (dependency-cruiser)', 'dependency-cruiser/bin/dependency-cruise.mjs', ['daemon', 'shared', 'extension', '--config', '.dependency-cruiser.cjs']);
 }
 
 // The alert rules are checked by promtool (unit) and fire in a real Prometheus (integration):

@@ -29,7 +29,7 @@ export function guardedPluginMutator(plugin: Mutator): Mutator {
       // The lineage records who made the child: the plugin cannot claim to be another mutator.
       const patch = candidate.ok && typeof (candidate as { patch?: unknown }).patch !== 'string' ? { patch: '' } : {};
       const defaults = { exchanges: [], repairs: 0 };
-      return { ...defaults, ...proposal, ...patch, mutator: plugin.name } as MutationProposal;
+      return { ...defaults, ...proposal, ...patch, mutator: plugin.name };
     },
   };
 }

@@ -36,7 +36,7 @@ export class BatchedSocketMessageWriter extends AbstractMessageWriter implements
       body = JSON.stringify(message);
     } catch (error) {
       this.fireError(error, message, ++this.errorCount);
-      return Promise.reject(error as Error);
+      return Promise.reject(error);
     }
     const batch = (this.batch ??= this.openBatch());
     batch.text += `Content-Length: ${Buffer.byteLength(body, 'utf8')}\r\n\r\n${body}`;

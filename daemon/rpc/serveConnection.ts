@@ -273,7 +273,7 @@ function pluginStatus(config: Engine['config']): { plugins?: PluginStatus[] } {
       name: report.name,
       ...(report.version && { version: report.version }),
       loaded: report.loaded,
-      provided: report.provided as Record<string, string[]>,
+      provided: report.provided,
       ...(report.error && { error: report.error }),
     })),
   };

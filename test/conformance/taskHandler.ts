@@ -35,7 +35,7 @@ export function describeTaskHandlerConformance(name: string, make: () => TaskHan
       const handler = make();
       for (const payload of samples.valid) {
         const parsed = handler.payloadSchema.parse(payload);
-        const task = { ...newTask({ kind: handler.kind, payload: parsed as Record<string, unknown>, requires: [...handler.provides] }), payload: parsed };
+        const task = { ...newTask({ kind: handler.kind, payload: parsed, requires: [...handler.provides] }), payload: parsed };
         const controller = new AbortController();
         try {
           const output = await handler.handle(task, { workerId: 'conformance', signal: controller.signal, log: () => {} });

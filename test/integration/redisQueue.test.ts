@@ -279,14 +279,14 @@ describe('RedisStreamsQueue', function () {
 
         const first = await claimRetrying(queue, 5_000);
         assert.equal(first?.task.id, waiting.id, 'the pending task is delivered after the restart');
-        assert.equal(await queue.ack(first!, { taskId: waiting.id, status: 'ok', attempts: 1 }), true);
+        assert.equal(await queue.ack(first, { taskId: waiting.id, status: 'ok', attempts: 1 }), true);
         assert.equal((await result)?.status, 'ok', 'a waiter from before the restart is answered');
 
         const again = await claimRetrying(queue, 15_000);
         assert.equal(again?.task.id, held.id, 'the in-flight task is delivered again once its lease ran out');
         assert.equal(again?.task.attempts, 1);
-        assert.equal(await queue.ack(lost!, { taskId: held.id, status: 'ok', attempts: 1 }), false, 'the lost delivery is stale');
-        assert.equal(await queue.ack(again!, { taskId: held.id, status: 'ok', attempts: 2 }), true);
+        assert.equal(await queue.ack(lost, { taskId: held.id, status: 'ok', attempts: 1 }), false, 'the lost delivery is stale');
+        assert.equal(await queue.ack(again, { taskId: held.id, status: 'ok', attempts: 2 }), true);
       } finally {
         await queue.close();
       }

@@ -113,7 +113,7 @@ describe('the peagen CLI on a Redis queue', function () {
       for (const name of ['outsideWorkspace', 'linkedWorkspace', 'relativeWorkspace', 'outsideMount', 'outsideExample']) {
         const result = results[name];
         assert.equal(result?.error?.code, 'path_refused', `${name}: ${JSON.stringify(result)}\n${output}`);
-        assert.match(result!.error!.message, /a worker on a shared queue takes host paths only there: add the directory to worker\.roots/);
+        assert.match(result.error.message, /a worker on a shared queue takes host paths only there: add the directory to worker\.roots/);
         assert.doesNotMatch(JSON.stringify(result), /hunter2/, `${name} leaked the secret`);
       }
       assert.equal(results.servedWorkspace?.status, 'ok', output);

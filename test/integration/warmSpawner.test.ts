@@ -169,7 +169,7 @@ describe('warm spawner (real one-shot processes, memory queue)', function () {
         for (const task of [whoami, execute]) {
           const result = await queue.waitForResult(task.id, 30_000);
           assert.equal(result?.status, 'ok', JSON.stringify(result?.error));
-          results.push(result!);
+          results.push(result);
         }
       }
       const pids = results.filter((_, index) => index % 2 === 0).map((result) => (result.data as { pid: number }).pid);
@@ -361,7 +361,7 @@ async function claimToStart(worker: WarmSpawner | WorkerPool, queue: MemoryQueue
   const result = await queue.waitForResult(task.id, 30_000);
   (worker as WarmSpawner).off('taskStart', listener);
   assert.equal(result?.status, 'ok');
-  return Date.parse(result!.startedAt!) - claimedAt;
+  return Date.parse(result.startedAt!) - claimedAt;
 }
 
 describe('peagen worker start --warm-pool (the CLI)', function () {

@@ -8,7 +8,7 @@ export class HandlerRegistry {
     if (this.byKind.has(handler.kind)) {
       throw new Error(`a handler for task kind "${handler.kind}" is already registered`);
     }
-    this.byKind.set(handler.kind, handler as TaskHandler<unknown>);
+    this.byKind.set(handler.kind, handler);
     return this;
   }
 

@@ -71,7 +71,7 @@ export function run(): Promise<void> {
       summary.failures.push({ title: 'mocha', error: (error as Error).stack ?? String(error) });
       console.log(`E2E-SUMMARY passed=${summary.passed} failed=${summary.failed} pending=${summary.pending}`);
       writeResults(summary);
-      reject(error as Error);
+      reject(error);
     }
   });
 }
