@@ -6,7 +6,7 @@
  */
 import * as os from 'node:os';
 import type { WorkerRecord } from '../../shared/task';
-import type { TaskQueue } from '../fabric/queue/TaskQueue';
+import type { WorkerDirectory } from '../fabric/queue/TaskQueue';
 
 /** The brief's heartbeat is 15 s; a record survives two missed beats plus slack. */
 export const HEARTBEAT_INTERVAL_MS = 15_000;
@@ -23,7 +23,7 @@ export interface Heartbeat {
 }
 
 export function startWorkerHeartbeat(
-  queue: TaskQueue,
+  queue: WorkerDirectory,
   snapshot: () => WorkerSnapshot,
   options: { intervalMs?: number; ttlMs?: number; log?: (line: string) => void } = {},
 ): Heartbeat {

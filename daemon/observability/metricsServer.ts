@@ -7,7 +7,7 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MetricsEndpointStatus } from '../../shared/protocol';
-import type { TaskQueue } from '../fabric/queue/TaskQueue';
+import type { QueueAdmin } from '../fabric/queue/TaskQueue';
 import type { Executor } from '../sandbox/Executor';
 import { type PeagenMetrics, processMetrics } from './metrics';
 
@@ -121,7 +121,7 @@ const CHECK_TIMEOUT_MS = 3_000;
 const EXECUTOR_OK_FOR_MS = 30_000;
 
 /** Readiness of a process that serves a queue (and, with an executor, runs sandboxes). */
-export function queueAndExecutorReadiness(queue: TaskQueue, executor?: () => Executor | undefined): () => Promise<string[]> {
+export function queueAndExecutorReadiness(queue: QueueAdmin, executor?: () => Executor | undefined): () => Promise<string[]> {
   let executorOkUntil = 0;
   return async () => {
     const problems: string[] = [];

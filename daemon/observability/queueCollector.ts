@@ -4,10 +4,10 @@
  * the queue is shared, and a pool serving the same numbers would count them twice in a sum.
  */
 import type { WorkerRecord } from '../../shared/task';
-import type { TaskQueue } from '../fabric/queue/TaskQueue';
+import type { QueueAdmin, WorkerDirectory } from '../fabric/queue/TaskQueue';
 import { capsLabel, type MetricSource, type PeagenMetrics } from './metrics';
 
-export function queueMetricSource(queue: TaskQueue): MetricSource {
+export function queueMetricSource(queue: QueueAdmin & WorkerDirectory): MetricSource {
   return {
     async collect(metrics: PeagenMetrics): Promise<void> {
       const [depth, stats, workers] = await Promise.all([queue.depth(), queue.stats(), queue.listWorkers()]);

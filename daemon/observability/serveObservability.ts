@@ -3,7 +3,7 @@
  * and `peagen worker start` pools (their slots or warm spawner). The metric names are in
  * docs/metrics.md.
  */
-import type { TaskQueue } from '../fabric/queue/TaskQueue';
+import type { QueueAdmin, WorkerDirectory } from '../fabric/queue/TaskQueue';
 import type { Executor } from '../sandbox/Executor';
 import { processMetrics } from './metrics';
 import { type MetricsEndpoint, queueAndExecutorReadiness, startMetricsServer } from './metricsServer';
@@ -16,7 +16,8 @@ export const WORKER_EXTRA_PORTS = 10;
 export interface ObservedProcess {
   /** `host:port`, port 0 for any, or `off`. */
   listen: string;
-  queue: TaskQueue;
+  /** Gauges and readiness read it; it is not used to submit or run work here. */
+  queue: QueueAdmin & WorkerDirectory;
   /** The slots or spawner of this process, if it runs tasks. */
   workers?: InstrumentedWorkers | undefined;
   /** The executor its sandboxes run on (readiness); none for a spawner, whose children run them. */

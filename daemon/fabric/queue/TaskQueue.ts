@@ -132,12 +132,22 @@ export const DEFAULT_QUEUE_OPTIONS: Required<QueueOptions> = {
   retryBaseMs: 1_000,
 };
 
-export interface TaskQueue {
+/**
+ * The queue's roles, BullMQ-style: each part of Peagen depends on the role it plays, and every
+ * adapter (MemoryQueue, RedisStreamsQueue) plays them all as a {@link TaskQueue}, checked by
+ * one conformance suite (test/conformance/taskQueue.ts).
+ */
+interface QueueConnection {
   /** Adapter name shown to users: `memory`, `redis`. */
   readonly backend: string;
   /** Where the queue lives, with any credentials removed. */
   readonly url: string;
+  /** Stops the queue and unblocks waiters; calling it again does nothing. */
+  close(): Promise<void>;
+}
 
+/** What submits work and waits for its answers: the engine, an evolution run, the CLI. */
+export interface TaskProducer extends QueueConnection {
   /**
    * Adds a task. Rejects with {@link DuplicateTaskError} when a task with its id is pending,
    * delayed, in flight, or has a result or a dead letter: a redelivery is the queue's job,
@@ -145,6 +155,28 @@ export interface TaskQueue {
    */
   enqueue(task: Task): Promise<void>;
 
+  /** The published result of a task, if any. */
+  getResult(taskId: string): Promise<Result | null>;
+  /**
+   * Resolves with the result once published, or null after `timeoutMs`. A stored result is
+   * always found, even with `timeoutMs` 0 ("look, do not wait").
+   */
+  waitForResult(taskId: string, timeoutMs: number, signal?: AbortSignal): Promise<Result | null>;
+
+  /**
+   * Cancels a task that has not finished. A queued or delayed task is withdrawn and answered
+   * with a `skip` result (code `cancelled`). For a task a worker holds, the request is
+   * recorded and a `cancel` event emitted: the worker holding the lease aborts the task and
+   * acks a `skip` result; if that worker fails, releases or loses the lease instead, the task
+   * is not run again but answered with the `skip` result. False when the task is unknown or
+   * already finished.
+   */
+  cancel(taskId: string, reason?: string): Promise<boolean>;
+
+}
+
+/** What runs work: a worker pool claims, keeps, acks, fails or hands back each delivery. */
+export interface TaskConsumer extends QueueConnection {
   /**
    * Waits up to `blockMs` for a task that one of `accepts` can run and leases it to the
    * caller. Tasks nobody here can run are left untouched for other workers. Leases that
@@ -176,27 +208,10 @@ export interface TaskQueue {
    */
   release(claim: Claim): Promise<boolean>;
 
-  /** Moves expired leases back to pending (or to dead-letter after max attempts). */
-  reclaimExpired(): Promise<number>;
+}
 
-  /** The published result of a task, if any. */
-  getResult(taskId: string): Promise<Result | null>;
-  /**
-   * Resolves with the result once published, or null after `timeoutMs`. A stored result is
-   * always found, even with `timeoutMs` 0 ("look, do not wait").
-   */
-  waitForResult(taskId: string, timeoutMs: number, signal?: AbortSignal): Promise<Result | null>;
-
-  /**
-   * Cancels a task that has not finished. A queued or delayed task is withdrawn and answered
-   * with a `skip` result (code `cancelled`). For a task a worker holds, the request is
-   * recorded and a `cancel` event emitted: the worker holding the lease aborts the task and
-   * acks a `skip` result; if that worker fails, releases or loses the lease instead, the task
-   * is not run again but answered with the `skip` result. False when the task is unknown or
-   * already finished.
-   */
-  cancel(taskId: string, reason?: string): Promise<boolean>;
-
+/** Task-state and cancel events, for whoever follows tasks (BullMQ's QueueEvents). */
+export interface QueueEvents {
   /**
    * Task-state and cancel-request events, seen by every subscriber of this queue in any
    * process (BullMQ's QueueEvents is the model). States: `queued` on enqueue, release,
@@ -205,6 +220,13 @@ export interface TaskQueue {
    * `cancelled` on cancel of a waiting task. Listeners must not throw; returns unsubscribe.
    */
   subscribe(listener: TaskEventListener): () => void;
+
+}
+
+/** Upkeep and inspection: expired leases, counts, dead letters. */
+export interface QueueAdmin extends QueueConnection {
+  /** Moves expired leases back to pending (or to dead-letter after max attempts). */
+  reclaimExpired(): Promise<number>;
 
   stats(): Promise<QueueStats>;
   /**
@@ -216,8 +238,12 @@ export interface TaskQueue {
   /** Puts a dead task back in the queue with its attempts reset; false if not dead. */
   retryDead(taskId: string): Promise<boolean>;
 
+}
+
+/** The cluster directory: which worker pools serve this queue now, from every host. */
+export interface WorkerDirectory {
   /**
-   * The cluster directory. A worker pool announces itself and renews the record by heartbeat;
+   * A worker pool announces itself and renews the record by heartbeat;
    * a record not renewed within `ttlMs` lapses (its host died), so listWorkers shows the
    * workers that serve this queue now, from every host.
    */
@@ -227,9 +253,13 @@ export interface TaskQueue {
   /** Workers whose records have not lapsed, sorted by host then id. */
   listWorkers(): Promise<WorkerRecord[]>;
 
-  /** Stops the queue and unblocks waiters; calling it again does nothing. */
-  close(): Promise<void>;
 }
+
+/** What a worker needs of the queue: it claims and settles deliveries, follows cancel events, and checks for a result already published. */
+export type WorkerQueue = TaskConsumer & QueueEvents & Pick<TaskProducer, 'getResult'>;
+
+/** Every role at once: what an adapter implements and what the composition root opens. */
+export interface TaskQueue extends TaskProducer, TaskConsumer, QueueEvents, QueueAdmin, WorkerDirectory {}
 
 export function canAccept(task: Pick<Task, 'kind' | 'requires'>, accepts: readonly Acceptor[]): boolean {
   return accepts.some(

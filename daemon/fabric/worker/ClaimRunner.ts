@@ -6,7 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Result, Task } from '../../../shared/task';
-import type { Claim, FailOutcome, TaskEvent, TaskQueue } from '../queue/TaskQueue';
+import type { Claim, FailOutcome, TaskEvent, WorkerQueue } from '../queue/TaskQueue';
 import type { TaskOutcome } from './runTask';
 
 /** `stale`: the lease was lost (or the queue unreachable), so nothing was reported. */
@@ -43,7 +43,7 @@ export class ClaimRunner extends EventEmitter<ClaimRunnerEvents> {
 
   /** `ownerId`: the worker's id; its consumers are named `${ownerId}/...`. */
   constructor(
-    private readonly queue: TaskQueue,
+    private readonly queue: WorkerQueue,
     private readonly ownerId: string,
     private readonly log?: (line: string) => void,
   ) {

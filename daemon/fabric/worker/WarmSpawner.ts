@@ -16,13 +16,14 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Result, Task } from '../../../shared/task';
-import { type Acceptor, canAccept, type Claim, type TaskEvent, type TaskQueue } from '../queue/TaskQueue';
+import { type Acceptor, canAccept, type Claim, type QueueAdmin, type TaskEvent, type WorkerQueue } from '../queue/TaskQueue';
 import { ClaimRunner, type TaskEnd } from './ClaimRunner';
 import type { HandlerRegistry } from './HandlerRegistry';
 import { type ChildReport, type ChildScope, type ExitReason, isExitReason, type OneShotEnd, OneShotProcess } from './oneShot';
 
 export interface WarmSpawnerOptions {
-  queue: TaskQueue;
+  /** Children claim through it; the spawner itself watches events and depth to scale. */
+  queue: WorkerQueue & Pick<QueueAdmin, 'depth'>;
   /** The handlers children offer (only their acceptors are used here: nothing runs in this process). */
   registry: HandlerRegistry;
   caps: readonly string[];

@@ -10,7 +10,7 @@
 import { EventEmitter } from 'node:events';
 import type { WorkerPoolStatus } from '../../../shared/protocol';
 import type { Result, Task } from '../../../shared/task';
-import type { Claim, TaskQueue } from '../queue/TaskQueue';
+import type { Claim, WorkerQueue } from '../queue/TaskQueue';
 import { ClaimRunner, type TaskEnd } from './ClaimRunner';
 import type { HandlerRegistry } from './HandlerRegistry';
 import { type ChildReport, type ChildScope, type ExitReason, runOneShot } from './oneShot';
@@ -19,7 +19,7 @@ import { runTask, type TaskOutcome, type TaskTracer } from './runTask';
 export type { TaskEnd } from './ClaimRunner';
 
 export interface WorkerPoolOptions {
-  queue: TaskQueue;
+  queue: WorkerQueue;
   registry: HandlerRegistry;
   caps: readonly string[];
   concurrency: number;
