@@ -36,7 +36,7 @@ const COMMAND = (process.env.BENCH_COMMAND ?? 'node -e 0').split(' ');
 
 spawnSync(process.execPath, [join(REPO, 'scripts', 'provision', 'bwrap.mjs')], { stdio: 'inherit' });
 const { startDockerEngine, stopDockerEngine } = await import(join(REPO, 'scripts', 'provision', 'docker.mjs'));
-const { BwrapExecutor } = require(join(REPO, 'out', 'daemon', 'sandbox', 'BwrapExecutor.js'));
+const { BwrapExecutor } = require(join(REPO, 'out', 'daemon', 'sandbox', 'bwrap', 'BwrapExecutor.js'));
 const { DockerExecutor } = require(join(REPO, 'out', 'daemon', 'sandbox', 'docker', 'DockerExecutor.js'));
 const { ProcessExecutor } = require(join(REPO, 'out', 'daemon', 'sandbox', 'ProcessExecutor.js'));
 const { buildSandboxImage, DEFAULT_SANDBOX_IMAGE } = require(join(REPO, 'out', 'daemon', 'sandbox', 'image', 'buildImage.js'));

@@ -7,7 +7,7 @@
 import { ConfigError } from './config';
 import { instrumentExecutor } from './observability/sandboxMetrics';
 import type { ExecutorPlugin } from './plugins/plugPoints';
-import { BwrapExecutor } from './sandbox/BwrapExecutor';
+import { BwrapExecutor } from './sandbox/bwrap/BwrapExecutor';
 import { DockerExecutor } from './sandbox/docker/DockerExecutor';
 import type { Executor, ExecutorName, ExecutorSelection, SandboxSettings } from './sandbox/Executor';
 import { ProcessExecutor } from './sandbox/ProcessExecutor';

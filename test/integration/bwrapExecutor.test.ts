@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BwrapExecutor, SANDBOX_HOME } from '../../daemon/sandbox/BwrapExecutor';
+import { BwrapExecutor, SANDBOX_HOME } from '../../daemon/sandbox/bwrap/BwrapExecutor';
 import { openCgroups } from '../../daemon/sandbox/cgroup';
 import { cgroupsOf, describeExecutorConformance } from '../conformance/executor';
 

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BwrapExecutor } from '../../daemon/sandbox/BwrapExecutor';
+import { BwrapExecutor } from '../../daemon/sandbox/bwrap/BwrapExecutor';
 import { openCgroups } from '../../daemon/sandbox/cgroup';
 import { newSandboxOwner, SANDBOX_OWNER_ENV } from '../../daemon/sandbox/owner';
 import { PreparedFirstExecutor } from '../../daemon/sandbox/warm/PreparedFirstExecutor';
@@ -77,7 +77,7 @@ describe('PreparedFirstExecutor (bwrap)', function () {
   it('a one-shot child SIGKILLed while it holds a prepared sandbox leaves nothing once its parent reclaims', async () => {
     const owner = newSandboxOwner();
     const script = `
-      const { BwrapExecutor } = require(${JSON.stringify(path.join(REPO, 'out', 'daemon', 'sandbox', 'BwrapExecutor.js'))});
+      const { BwrapExecutor } = require(${JSON.stringify(path.join(REPO, 'out', 'daemon', 'sandbox', 'bwrap', 'BwrapExecutor.js'))});
       new BwrapExecutor().prepare({ mountPoints: ['/harness'] }).then(() => console.log('prepared'));
       setInterval(() => {}, 1000);`;
     const child = spawn(process.execPath, ['-e', script], { env: { ...process.env, [SANDBOX_OWNER_ENV]: owner }, stdio: ['ignore', 'pipe', 'inherit'] });

@@ -3,7 +3,7 @@
  * 200-task cross-contamination stress test with the full probe, and every hostile candidate.
  * Traits as in bwrapExecutor.test.ts: whole-sandbox process limits need cgroups when root.
  */
-import { BwrapExecutor } from '../../daemon/sandbox/BwrapExecutor';
+import { BwrapExecutor } from '../../daemon/sandbox/bwrap/BwrapExecutor';
 import { openCgroups } from '../../daemon/sandbox/cgroup';
 import { describeHostileCandidates, describeIsolationStress } from '../conformance/isolation';
 

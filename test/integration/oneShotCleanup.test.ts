@@ -14,7 +14,7 @@ import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ConfigSchema } from '../../daemon/config';
 import { type ExitReason, runOneShot } from '../../daemon/fabric/worker/oneShot';
-import { BwrapExecutor } from '../../daemon/sandbox/BwrapExecutor';
+import { BwrapExecutor } from '../../daemon/sandbox/bwrap/BwrapExecutor';
 import { DockerExecutor } from '../../daemon/sandbox/docker/DockerExecutor';
 import { CONTAINER_LABEL } from '../../daemon/sandbox/docker/orphanSweep';
 import type { Executor } from '../../daemon/sandbox/Executor';

@@ -19,7 +19,7 @@ const OUT = path.join(REPO, 'out', 'daemon', 'sandbox');
 function script(executor: 'bwrap' | 'process', onSigint: string): string {
   const make =
     executor === 'bwrap'
-      ? `new (require(${JSON.stringify(path.join(OUT, 'BwrapExecutor.js'))}).BwrapExecutor)()`
+      ? `new (require(${JSON.stringify(path.join(OUT, 'bwrap', 'BwrapExecutor.js'))}).BwrapExecutor)()`
       : `new (require(${JSON.stringify(path.join(OUT, 'ProcessExecutor.js'))}).ProcessExecutor)(() => {})`;
   return `
 const { reclaimOwnSandboxes } = require(${JSON.stringify(path.join(OUT, 'liveSandboxes.js'))});
