@@ -24,23 +24,37 @@ import { honestSetting } from './evolve/honest.mjs';
 import { median, number, percent, printTable, spread, times } from './evolve/stats.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const { values: flags } = parseArgs({
-  options: {
-    setting: { type: 'string', default: 'both' },
-    seeds: { type: 'string', default: '5' },
-    calls: { type: 'string', default: '200' },
-    problems: { type: 'string', default: 'bad_sort,slow_fib_js' },
-    workers: { type: 'string', default: '1,2' },
-    quick: { type: 'boolean', default: false },
-    'sim-llm': { type: 'string' },
-    'no-control': { type: 'boolean', default: false },
-    ablate: { type: 'string' },
-    minutes: { type: 'string', default: '15' },
-    'friendly-workers': { type: 'string', default: '4' },
-    'no-overhead': { type: 'boolean', default: false },
-    keep: { type: 'boolean', default: false },
-  },
-});
+const USAGE =
+  'usage: node bench/evolve.mjs [--setting honest|friendly|both] [--seeds N] [--calls N] [--problems a,b] [--workers 1,2] [--quick] [--sim-llm server.mjs] [--ablate a,b] [--no-control] [--minutes M] [--friendly-workers W] [--no-overhead] [--keep]\n(what each prints: bench/README.md)';
+let parsed;
+try {
+  parsed = parseArgs({
+    options: {
+      setting: { type: 'string', default: 'both' },
+      seeds: { type: 'string', default: '5' },
+      calls: { type: 'string', default: '200' },
+      problems: { type: 'string', default: 'bad_sort,slow_fib_js' },
+      workers: { type: 'string', default: '1,2' },
+      quick: { type: 'boolean', default: false },
+      'sim-llm': { type: 'string' },
+      'no-control': { type: 'boolean', default: false },
+      ablate: { type: 'string' },
+      minutes: { type: 'string', default: '15' },
+      'friendly-workers': { type: 'string', default: '4' },
+      'no-overhead': { type: 'boolean', default: false },
+      keep: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+} catch (error) {
+  console.error(`${error.message}\n${USAGE}`);
+  process.exit(2);
+}
+const flags = parsed.values;
+if (flags.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const list = (text) => text.split(',').map((item) => item.trim()).filter(Boolean);
 const SEEDS = Array.from({ length: Number(flags.seeds) }, (_, i) => i + 1);
 const CALLS = Number(flags.calls);
@@ -49,7 +63,7 @@ const WORKERS = list(flags.workers).map(Number);
 const MINUTES = Number(flags.minutes);
 const settings = flags.setting === 'both' ? ['honest', 'friendly'] : [flags.setting];
 if (!settings.every((s) => ['honest', 'friendly'].includes(s)) || !(SEEDS.length > 0) || !(CALLS > 0) || !WORKERS.every((w) => Number.isInteger(w) && w > 0) || !(MINUTES > 0)) {
-  console.error('usage: node bench/evolve.mjs [--setting honest|friendly|both] [--seeds N] [--calls N] [--problems a,b] [--workers 1,2] [--quick] [--sim-llm server.mjs] [--ablate a,b] [--no-control] [--minutes M] [--friendly-workers W] [--no-overhead] [--keep]');
+  console.error(USAGE);
   process.exit(2);
 }
 
