@@ -4,8 +4,8 @@
  * (sandbox/runTiming.ts); {@link instrumentExecutor} listens where the executor is chosen.
  *
  * A one-shot child's sandboxes run in the child: its timings travel to the parent with the
- * task's outcome ({@link takeChildTimings} there, {@link replayTimings} here) and are counted
- * by the pool that serves /metrics.
+ * task's outcome ({@link sandboxTimingReport}) and are counted by the pool that serves
+ * /metrics.
  */
 import { type SandboxTiming, timedExecutor } from '../sandbox/runTiming';
 import type { ChildReport } from '../fabric/worker/oneShot';
@@ -23,14 +23,14 @@ export function keepTimingsForParent(): void {
 }
 
 /** The timings kept since the last call (one-shot child). */
-export function takeChildTimings(): SandboxTiming[] {
+function takeChildTimings(): SandboxTiming[] {
   const taken = childTimings ?? [];
   if (childTimings) childTimings = [];
   return taken;
 }
 
 /** In the parent: the timings a one-shot child kept (anything else it sent is ignored). */
-export function replayTimings(timings: unknown, metrics: PeagenMetrics = processMetrics()): void {
+function replayTimings(timings: unknown, metrics: PeagenMetrics = processMetrics()): void {
   if (!Array.isArray(timings)) return;
   for (const timing of timings as unknown[]) if (isTiming(timing)) observe(timing, metrics);
 }
