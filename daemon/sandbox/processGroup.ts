@@ -31,34 +31,81 @@ export function processRunning(pid: number): boolean {
   return state !== undefined && state !== 'Z';
 }
 
-/**
- * Whether any member of group `pgid` still runs. A killed member is a zombie until its parent
- * reaps it, and a member whose parent died first is reaped by pid 1, which can take more than a
- * second (measured: 1.4 s under the VM init of these machines); a zombie holds no memory, files
- * or CPU, so waiting for it would only delay every run that left a background process.
- */
-function groupHasLiveMember(pgid: number): boolean {
+/** A process as /proc shows it: enough to find a group's members and what they started. */
+interface HostProcess {
+  pid: number;
+  ppid: number;
+  pgid: number;
+  /** Start time (clock ticks since boot): tells a process from a later one with its number. */
+  start: number;
+  zombie: boolean;
+}
+
+function hostProcesses(): HostProcess[] {
+  const found: HostProcess[] = [];
   for (const entry of fs.readdirSync('/proc')) {
     if (entry.charCodeAt(0) > 57) continue; // not a pid: names of /proc's own files start with letters
     const fields = statFields(entry);
-    if (fields && Number(fields[2]) === pgid && fields[0] !== 'Z') return true;
+    if (fields) found.push({ pid: Number(entry), ppid: Number(fields[1]), pgid: Number(fields[2]), start: Number(fields[19]), zombie: fields[0] === 'Z' });
   }
-  return false;
+  return found;
 }
 
-/** SIGKILL is asynchronous: wait (briefly) until no member of the group is left running. */
+/**
+ * The members of group `pgid` and every process below them, also those that left the group:
+ * bwrap's command runs in a session of its own (--new-session), and a candidate may call
+ * setsid. Such a process dies with its sandbox (bwrap's pid namespace ends with its reaper),
+ * but only some time after the group does.
+ */
+function groupTree(pgid: number): HostProcess[] {
+  const processes = hostProcesses();
+  const children = new Map<number, HostProcess[]>();
+  for (const host of processes) children.set(host.ppid, [...(children.get(host.ppid) ?? []), host]);
+  const tree: HostProcess[] = [];
+  const visit = (member: HostProcess): void => {
+    tree.push(member);
+    for (const child of children.get(member.pid) ?? []) if (child.pgid !== pgid) visit(child);
+  };
+  for (const host of processes) if (host.pgid === pgid) visit(host);
+  return tree;
+}
+
+/**
+ * Whether a member of group `pgid` or any of `tree` still runs. A killed process is a zombie until its parent reaps it, and
+ * one whose parent died first is reaped by pid 1, which can take more than a second (measured:
+ * 1.4 s under the VM init of these machines); a zombie holds no memory, files or CPU, so
+ * waiting for it would only delay every run that left a background process.
+ */
+function anyRunning(pgid: number, tree: HostProcess[]): boolean {
+  const now = hostProcesses().filter((host) => !host.zombie);
+  if (now.some((host) => host.pgid === pgid)) return true;
+  const running = new Map(now.map((host) => [host.pid, host.start]));
+  return tree.some((host) => running.get(host.pid) === host.start);
+}
+
+/**
+ * SIGKILL is asynchronous: kills group `pgid` and whatever its members started outside it,
+ * then waits (briefly) until none of them is left running.
+ */
 export async function killGroupAndWait(pgid: number): Promise<void> {
-  for (let tries = 0; tries < 100; tries++) {
-    try {
-      process.kill(-pgid, tries === 0 ? 'SIGKILL' : 0);
-    } catch {
-      return; // ESRCH: the group is empty
-    }
-    if (tries > 0) {
-      if (!groupHasLiveMember(pgid)) return;
-      await delay(10);
+  const tree = groupTree(pgid);
+  try {
+    process.kill(-pgid, 'SIGKILL');
+  } catch {
+    // ESRCH: the group is empty; what left it may still run
+  }
+  for (const stray of tree) {
+    if (stray.pgid === pgid || stray.zombie) continue;
+    // The number is still the process seen a moment ago unless it started at another time.
+    if (processStartTime(stray.pid) === stray.start) {
+      try {
+        process.kill(stray.pid, 'SIGKILL');
+      } catch {
+        // gone meanwhile
+      }
     }
   }
+  for (let tries = 0; tries < 100 && anyRunning(pgid, tree); tries++) await delay(10);
 }
 
 /**

@@ -241,6 +241,14 @@ export function describeExecutorConformance(name: string, factory: () => Promise
       assert.deepEqual(hostProcessesWith(marker), []);
     });
 
+    it('kills at the deadline what the command started in a session of its own (setsid)', async () => {
+      const marker = `peagen-marker-${randomUUID()}`;
+      const escape = `import subprocess, time\nsubprocess.Popen(["python3", "-c", "import time; time.sleep(300)", "${marker}"], start_new_session=True)\ntime.sleep(300)`;
+      const result = await run(['python3', '-c', escape], { limits: { timeoutMs: 1_000 } });
+      assert.equal(result.stoppedBy, 'timeout');
+      assert.deepEqual(hostProcessesWith(marker), []);
+    });
+
     it('leaves no background process behind after a normal exit', async () => {
       const marker = `peagen-marker-${randomUUID()}`;
       const result = await run(['sh', '-c', `python3 -c "import time; time.sleep(300)" ${marker} & echo started`], { limits: { timeoutMs: 10_000 } });
