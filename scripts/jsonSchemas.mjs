@@ -51,10 +51,13 @@ const CONFIG_DESCRIPTIONS = {
   'llm.backends[].pricing': 'Prices for the spend estimate and --budget-usd.',
   'llm.backends[].pricing.inputPerMTok': 'USD per million input tokens.',
   'llm.backends[].pricing.outputPerMTok': 'USD per million output tokens.',
+  'llm.backends[].choices': 'Most answers per call for this model (1 to 8; 1 for a model that refuses several); default: no cap below llm.choices.',
   'llm.routing': 'weighted: by each backend\'s weight; bandit: learns which model improves most per dollar.',
   'llm.temperature': 'Sampling temperature (0 to 2).',
   'llm.repairAttempts': 'An answer that does not apply goes back to the model with the reason, up to this many times (0 to 5).',
   'llm.allowRewrite': 'Also accept an answer that rewrites a whole EVOLVE-BLOCK in one fenced block.',
+  'llm.choices':
+    'Answers drawn per call (1 to 8; OpenAI\'s n, one from Anthropic): every new child among them is evaluated, the others with no call of their own. The prompt is paid once, each answer\'s output tokens are paid.',
   observability: 'Metrics, health and traces (docs/metrics.md).',
   'observability.metricsListen':
     'host:port where the daemon serves /metrics (Prometheus), /healthz and /readyz, or "off". Default 127.0.0.1:9464 (loopback only). PEAGEN_METRICS_LISTEN overrides it.',

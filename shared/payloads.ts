@@ -46,6 +46,9 @@ const MutationSubjectSchema = z.object({
  * writes the patch). Carries no key and no endpoint secret: the worker's own configuration
  * and environment name the models. The result's data is a MutationProposal.
  */
+/** Most answers one LLM call may be asked for (OpenAI's `n` allows more; each answer costs output tokens). */
+export const MAX_CHOICES = 8;
+
 export const MutatePayloadSchema = z.object({
   mutator: z.string().min(1).default('llm-patch'),
   parent: MutationSubjectSchema,
@@ -72,6 +75,8 @@ export const MutatePayloadSchema = z.object({
   reaskAttempts: z.number().int().nonnegative().max(5).optional(),
   /** Accept a whole-EVOLVE-BLOCK rewrite as an answer. */
   allowRewrite: z.boolean().optional(),
+  /** Answers asked for per call (default: the worker's `llm.choices`; a backend's `choices` caps it). */
+  choices: z.number().int().min(1).max(MAX_CHOICES).optional(),
   /** false: no compile check and no normal forms (a benchmark measuring what they bring). */
   childCheck: z.boolean().optional(),
   /** Prompt template name (searched in the project's .peagen/prompts first). */

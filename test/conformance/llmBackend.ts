@@ -35,6 +35,8 @@ export type BackendFactory = (options: BackendTestOptions) => Promise<BackendUnd
 export interface ConformanceOptions {
   /** Whether the provider's API takes a sampling seed (OpenAI does, Anthropic does not). */
   sendsSeed: boolean;
+  /** Whether the provider's API gives several answers to one request (OpenAI's `n`; Anthropic has none). */
+  severalAnswers: boolean;
 }
 
 const KEY = 'sk-test-conformance-0123456789abcdef';
@@ -119,6 +121,30 @@ export function llmBackendConformance(name: string, make: BackendFactory, confor
       assert.equal(parsed.maxTokens, 77);
       assert.equal(parsed.seed, conformance.sendsSeed ? 42 : undefined);
     });
+
+    it('gives the answers asked for with `choices` where the API can (else one), paying every answer and the prompt once', async () => {
+      let drawn = 0;
+      const { backend, server } = await start({ server: { apiKey: KEY, responder: () => `answer ${++drawn}` } });
+      const answer = await backend.complete({ ...REQUEST, choices: 3 });
+      assert.equal(server.requests.length, 1, 'one call');
+      const texts = [answer.text, ...(answer.alternatives ?? [])];
+      assert.deepEqual(texts, conformance.severalAnswers ? ['answer 1', 'answer 2', 'answer 3'] : ['answer 1']);
+      assert.deepEqual(answer.usage, server.requests[0]!.reportedUsage);
+      const single = await backend.complete(REQUEST);
+      assert.equal(single.alternatives, undefined);
+      assert.ok(answer.usage.outputTokens >= texts.length * single.usage.outputTokens);
+      assert.equal(answer.usage.inputTokens, single.usage.inputTokens);
+    });
+
+    if (conformance.severalAnswers) {
+      it('asks for one answer from then on when the server refuses several (400), and the call still succeeds', async () => {
+        const { backend, server } = await start({ server: { apiKey: KEY, faults: [{ kind: 'status', status: 400, message: "Unsupported value: 'n' does not support 3 with this model." }] } });
+        const answer = await backend.complete({ ...REQUEST, choices: 3 });
+        assert.match(answer.text, /^echo: /);
+        await backend.complete({ ...REQUEST, choices: 3 });
+        assert.deepEqual(server.requests.map((request) => request.parsed?.n), [3, undefined, undefined]);
+      });
+    }
 
     it('reports a truncated answer through its finish reason', async () => {
       const { backend } = await start({ server: { apiKey: KEY, responder: () => 'x'.repeat(400) } });

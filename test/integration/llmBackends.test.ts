@@ -30,7 +30,7 @@ llmBackendConformance(
     const server = await startOpenAiServer(options.server);
     return { server, backend: new OpenAiBackend(config('openai', 'gpt-4o-mini', server.baseUrl, options), options.apiKey) };
   },
-  { sendsSeed: true },
+  { sendsSeed: true, severalAnswers: true },
 );
 
 llmBackendConformance(
@@ -42,14 +42,14 @@ llmBackendConformance(
       backend: new AnthropicBackend(config('anthropic', 'claude-3-5-haiku-latest', server.baseUrl, options), options.apiKey),
     };
   },
-  { sendsSeed: false },
+  { sendsSeed: false, severalAnswers: false },
 );
 
 describe('createBackends against local servers', () => {
   it('calls a keyless OpenAI-compatible local server (Ollama-like) named by OPENAI_BASE_URL', async () => {
     const server = await startOpenAiServer({ responder: () => 'local answer' });
     try {
-      const [backend] = createBackends({ backends: [], routing: 'weighted', temperature: 0.8, repairAttempts: 2, allowRewrite: false }, {
+      const [backend] = createBackends({ backends: [], routing: 'weighted', temperature: 0.8, repairAttempts: 2, allowRewrite: false, choices: 1 }, {
         OPENAI_BASE_URL: server.baseUrl,
         OPENAI_MODEL: 'qwen2.5-coder:7b',
       });
@@ -71,6 +71,7 @@ describe('createBackends against local servers', () => {
           temperature: 0.8,
           repairAttempts: 2,
           allowRewrite: false,
+          choices: 1,
         },
         { MY_CLAUDE_KEY: 'sk-ant-from-env-variable-123', ANTHROPIC_API_KEY: 'sk-ant-the-wrong-one-456' },
       );

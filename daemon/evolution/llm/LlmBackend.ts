@@ -6,7 +6,9 @@
  * that speak each provider's wire format):
  *  - usage comes from the provider's `usage` answer, never estimated when it is given;
  *  - 429/5xx are retried honouring `retry-after`; a timeout or abort ends the call;
- *  - failures are LlmError with a stable code, never a raw SDK error.
+ *  - failures are LlmError with a stable code, never a raw SDK error;
+ *  - `choices` is a wish: a provider (or server) that cannot give several answers to one
+ *    request gives one, and the caller makes do.
  */
 import type { LlmUsage } from '../../../shared/evolution';
 
@@ -20,11 +22,15 @@ export interface LlmRequest {
   temperature?: number;
   maxTokens?: number;
   seed?: number;
+  /** How many answers to draw for this one request (OpenAI's `n`), each billed as output. */
+  choices?: number;
   signal?: AbortSignal;
 }
 
 export interface LlmAnswer {
   text: string;
+  /** The other answers to the same request, when several were asked for and given. */
+  alternatives?: string[];
   /** The model that answered, as the provider names it. */
   model: string;
   usage: LlmUsage;

@@ -24,6 +24,8 @@ export class OpenAiBackend implements LlmBackend {
   readonly model: string;
   readonly baseUrl: string;
   private readonly client: OpenAI;
+  /** Set once the server refused `n` > 1: every later call asks for one answer. */
+  private singleChoice = false;
 
   constructor(
     private readonly config: BackendConfig,
@@ -45,6 +47,20 @@ export class OpenAiBackend implements LlmBackend {
   }
 
   async complete(request: LlmRequest): Promise<LlmAnswer> {
+    const choices = this.singleChoice ? 1 : Math.max(1, request.choices ?? 1);
+    try {
+      return await this.completeWith(request, choices);
+    } catch (error) {
+      // Some models and servers refuse `n` (reasoning models, some proxies): when one answer is
+      // given where several were refused, ask for one from now on rather than fail every call.
+      if (!(choices > 1 && error instanceof LlmError && error.code === 'bad_request')) throw error;
+      const answer = await this.completeWith(request, 1);
+      this.singleChoice = true;
+      return answer;
+    }
+  }
+
+  private async completeWith(request: LlmRequest, choices: number): Promise<LlmAnswer> {
     const started = performance.now();
     const temperature = request.temperature ?? this.config.temperature;
     const completion = await boundedSdkCall(
@@ -64,29 +80,33 @@ export class OpenAiBackend implements LlmBackend {
             max_tokens: request.maxTokens ?? this.config.maxTokens,
             ...(temperature !== undefined ? { temperature } : {}),
             ...(request.seed !== undefined ? { seed: request.seed } : {}),
+            ...(choices > 1 ? { n: choices } : {}),
           },
           { signal },
         ),
     );
-    const choice = completion.choices?.[0];
-    const text = choice?.message?.content ?? '';
-    if (text.trim() === '') {
-      throw new LlmError('empty', `${this.name}: the model answered with no text (finish reason ${choice?.finish_reason ?? 'none'})`, true);
+    const answered = (completion.choices ?? []).filter((choice) => (choice?.message?.content ?? '').trim() !== '');
+    const [first, ...others] = answered;
+    if (!first) {
+      throw new LlmError('empty', `${this.name}: the model answered with no text (finish reason ${completion.choices?.[0]?.finish_reason ?? 'none'})`, true);
     }
+    const text = first.message.content!;
+    const alternatives = others.map((choice) => choice.message.content!);
     // Some OpenAI-compatible servers omit usage; only then is it estimated.
     const usage = completion.usage
       ? { inputTokens: completion.usage.prompt_tokens, outputTokens: completion.usage.completion_tokens }
       : {
           inputTokens: estimateTokens(request.messages.map((message) => message.content).join('\n')),
-          outputTokens: estimateTokens(text),
+          outputTokens: estimateTokens([text, ...alternatives].join('\n')),
         };
     const answer: LlmAnswer = {
       text,
+      ...(alternatives.length > 0 && { alternatives }),
       model: completion.model || this.model,
       usage,
       latencyMs: performance.now() - started,
     };
-    if (choice?.finish_reason) answer.finishReason = choice.finish_reason;
+    if (first.finish_reason) answer.finishReason = first.finish_reason;
     return answer;
   }
 }

@@ -7,6 +7,7 @@
  * backend, ANTHROPIC_API_KEY an `anthropic` one; with neither, the offline mutator works.
  */
 import { z } from 'zod';
+import { MAX_CHOICES } from '../../../shared/payloads';
 
 export const PricingSchema = z
   .object({
@@ -34,6 +35,8 @@ export const BackendConfigSchema = z
     timeoutMs: z.number().int().positive().default(120_000),
     maxRetries: z.number().int().nonnegative().max(10).default(4),
     pricing: PricingSchema.optional(),
+    /** Most answers per call for this model (1 for one that refuses several); default: no cap. */
+    choices: z.number().int().min(1).max(MAX_CHOICES).optional(),
   })
   .strict();
 export type BackendConfig = z.infer<typeof BackendConfigSchema>;
@@ -48,6 +51,13 @@ export const LlmConfigSchema = z
     repairAttempts: z.number().int().nonnegative().max(5).default(2),
     /** Also accept an answer that rewrites a whole EVOLVE-BLOCK in one fenced block. */
     allowRewrite: z.boolean().default(false),
+    /**
+     * Answers drawn per call where the provider offers it (OpenAI's `n`; Anthropic gives one):
+     * every new child among them is evaluated, the others with no call of their own. The
+     * prompt is paid once, each answer's output tokens are paid; a model that repeats itself
+     * costs re-asks without it.
+     */
+    choices: z.number().int().min(1).max(MAX_CHOICES).default(2),
   })
   .strict();
 export type LlmConfig = z.infer<typeof LlmConfigSchema>;
