@@ -70,6 +70,8 @@ export function createMutateHandler(options: MutateHandlerOptions): TaskHandler<
           repairAttempts: payload.repairAttempts ?? options.llm.repairAttempts,
           reaskAttempts: payload.reaskAttempts ?? payload.repairAttempts ?? options.llm.repairAttempts,
           allowRewrite: payload.allowRewrite ?? options.llm.allowRewrite,
+          // The caller's wish, within what this model is configured to give.
+          choices: Math.min(payload.choices ?? options.llm.choices, config?.choices ?? Infinity),
           ...(payload.childCheck === false && { check: EXACT_CHECK }),
           ...(payload.promptDir && { promptDir: servedPath(options.hostPaths, task, payload.promptDir, 'prompt directory') }),
           ...(pricing && { cost: (usage: LlmUsage) => costOf(usage, pricing) }),

@@ -62,6 +62,8 @@ export async function mutateSelection(services: Services, options: MutateSelecti
       avoid: [],
       seed: options.seed ?? Math.floor(Math.random() * 1_000_000),
       task: { name: config?.name ?? fileName, language: target.languageId, objectiveName, direction: config?.objective.direction ?? 'maximize', ...(config?.entry && { entry: config.entry }) },
+      // One proposal is shown: one answer is paid for.
+      choices: 1,
     };
     const mutated = await services.daemon.submitAndWait({ kind: 'mutate', payload, requires: mutator === 'llm-patch' ? ['llm'] : ['cpu'] }, MUTATE_WAIT_MS);
     if (!mutated) throw new Error(`no worker answered the mutation within ${MUTATE_WAIT_MS / 60_000} minutes${mutator === 'llm-patch' ? ' (is a worker with an LLM running?)' : ''}`);

@@ -251,6 +251,74 @@ describe('LlmPatchMutator', () => {
   });
 });
 
+/** A backend that gives several answers per call: one list of answers per call, in order. */
+class ManyAnswersBackend implements LlmBackend {
+  readonly name = 'many';
+  readonly provider = 'openai' as const;
+  readonly model = 'model-n';
+  readonly requests: LlmRequest[] = [];
+  constructor(private readonly calls: string[][]) {}
+
+  async complete(request: LlmRequest): Promise<LlmAnswer> {
+    this.requests.push(request);
+    const [text, ...alternatives] = this.calls[this.requests.length - 1] ?? [];
+    if (text === undefined) throw new Error(`no answers for call ${this.requests.length}`);
+    return { text, ...(alternatives.length > 0 && { alternatives }), model: this.model, usage: { inputTokens: 100, outputTokens: 30 }, latencyMs: 1 };
+  }
+}
+
+describe('LlmPatchMutator with several answers per call', () => {
+  const OTHER = block('    result = 0', '    result = 0.0');
+  const THIRD = block('    return result', '    return int(result)');
+
+  it('asks for `choices` answers; the first new child is the proposal, the other new ones its siblings, each once', async function () {
+    needsApplyAnswer(this);
+    const backend = new ManyAnswersBackend([[GOOD, GOOD, PROSE, THIRD]]);
+    const proposal = await new LlmPatchMutator({ backend, choices: 4 }).propose(request());
+    assert.ok(proposal.ok);
+    assert.equal(backend.requests[0]!.choices, 4);
+    assert.equal(proposal.code, CHILD);
+    assert.deepEqual(proposal.siblings?.map((sibling) => sibling.code), [PARENT.replace('return result', 'return int(result)')]);
+    assert.match(proposal.siblings?.[0]?.patch ?? '', /^\+ {4}return int\(result\)$/m);
+    assert.equal(proposal.exchanges.length, 1, 'one call');
+    assert.deepEqual(proposal.exchanges[0]!.response.alternatives, [GOOD, PROSE, THIRD], 'every answer is recorded, for replay');
+    assert.equal(proposal.exchanges[0]!.request.choices, 4);
+    // The call's other programs (the repeat of the child, the sibling) are reported beside its child.
+    assert.equal(proposal.attempts?.[0]?.also?.length, 2);
+  });
+
+  it('takes a child from a later answer instead of repairing the first; repairs only a call none of whose answers gives one', async function () {
+    needsApplyAnswer(this);
+    const backend = new ManyAnswersBackend([[NO_MATCH, OTHER]]);
+    const proposal = await new LlmPatchMutator({ backend, choices: 2, repairAttempts: 2 }).propose(request());
+    assert.ok(proposal.ok);
+    assert.equal(proposal.repairs, 0);
+    assert.equal(backend.requests.length, 1, 'no repair call');
+    assert.equal(proposal.siblings, undefined);
+
+    const repaired = new ManyAnswersBackend([[NO_MATCH, PROSE], [GOOD]]);
+    const second = await new LlmPatchMutator({ backend: repaired, choices: 2, repairAttempts: 2 }).propose(request());
+    assert.ok(second.ok);
+    assert.equal(second.repairs, 1);
+    assert.match(repaired.requests[1]!.messages.at(-1)!.content, /result = result \+ values/, 'the repair is about the first answer');
+    assert.deepEqual(second.attempts?.map((attempt) => attempt.result), ['no_match', 'child']);
+  });
+
+  it('leaves a known program out of the siblings, and re-derives the child and its siblings on replay', async function () {
+    needsApplyAnswer(this);
+    const known = await new LlmPatchMutator({ backend: new ManyAnswersBackend([[THIRD]]) }).propose(request());
+    assert.ok(known.ok);
+    const asked = request({ avoid: [known.normalizedId!] });
+    const original = await new LlmPatchMutator({ backend: new ManyAnswersBackend([[GOOD, THIRD, OTHER]]), choices: 3 }).propose(asked);
+    assert.ok(original.ok);
+    assert.deepEqual(original.siblings?.map((sibling) => sibling.code), [PARENT.replace('    result = 0\n', '    result = 0.0\n')]);
+    const again = await new LlmPatchMutator({ backend: new ReplayBackend(original.exchanges), choices: 3 }).propose(asked);
+    assert.ok(again.ok);
+    assert.equal(again.code, original.code);
+    assert.deepEqual(again.siblings, original.siblings);
+  });
+});
+
 describe('ReplayBackend', () => {
   it('re-derives the same child, byte for byte, from the recorded exchanges', async function () {
     needsApplyAnswer(this);

@@ -100,6 +100,8 @@ export function registerMutateCommand(program: Command): void {
               avoid: [],
               seed,
               task: mutationTaskOf(example.config),
+              // One answer per proposal: --n asks for as many proposals as it shows.
+              choices: 1,
               ...(flags.model && { backend: flags.model }),
             };
             const taskId = await fabric.client.submit({ kind: 'mutate', payload, requires: mutator === 'llm-patch' ? ['llm'] : ['cpu'] });

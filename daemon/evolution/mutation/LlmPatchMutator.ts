@@ -5,7 +5,10 @@
  * compile goes back to the model with the exact reason (the SEARCH text and the closest lines
  * of the program, or the compiler's message), up to `repairAttempts` times; an answer that
  * repeats a known program is asked again up to `reaskAttempts` times. The run sets both per
- * job from what such calls have been earning. A child that failed evaluation may come back as
+ * job from what such calls have been earning. With `choices` > 1 one call draws several answers:
+ * the first new child is the proposal, the other new ones its siblings (evaluated with no call
+ * of their own), and only a call none of whose answers gives a child is repaired or re-asked
+ * (about its first answer). A child that failed evaluation may come back as
  * the parent of a request with `failure`: the model then sees the evaluator's error text and
  * fixes it. Every exchange is recorded, so {@link ReplayBackend} can re-derive the same child
  * later without a model.
@@ -15,7 +18,7 @@ import type { LlmUsage } from '../../../shared/evolution';
 import { LlmError, type ChatMessage, type LlmAnswer, type LlmBackend, type LlmRequest } from '../llm/LlmBackend';
 import { buildApplyRepairMessage, buildMutationMessages, type RenderOptions, type TemplateRef } from '../prompts/renderPrompt';
 import { type ChildCheck, childCheckFor } from './childCheck';
-import type { CallAttempt, LlmExchange, MutationContext, MutationProposal, MutationRequest, Mutator } from './Mutator';
+import type { CallAttempt, LlmExchange, MutationContext, MutationProposal, MutationRequest, Mutator, ProposedChild } from './Mutator';
 import { applyAnswer } from './patch/applyAnswer';
 import { unifiedDiff } from './patch/unifiedDiff';
 
@@ -37,6 +40,8 @@ export interface LlmPatchMutatorOptions {
   cost?: (usage: LlmUsage) => number;
   /** Compiles a child and gives its normal form (default: the check for the task's language). */
   check?: ChildCheck;
+  /** Answers asked for per call (the backend may give fewer). */
+  choices?: number;
 }
 
 /** Failures a format repair can mend: the answer's form, not its idea. */
@@ -94,10 +99,29 @@ export class LlmPatchMutator implements Mutator {
         if (!(error instanceof LlmError && error.code === 'aborted')) context.log?.(`llm-patch: ${backend.name} failed: ${message}`);
         return { ...common, ok: false, reason: 'llm_error', message, exchanges, repairs: attempt };
       }
-      const outcome = await this.judge(request, answer.text, check, parentVerdict.ok, parentForm, avoid);
-      attempts.push({ kind, result: outcome.ok ? 'child' : outcome.reason, ...(outcome.form !== undefined && { child: outcome.form }) });
+      // Every answer of the call, in order; each new child joins `avoid`, so siblings are distinct.
+      const outcomes: Verdict[] = [];
+      for (const text of [answer.text, ...(answer.alternatives ?? [])]) {
+        const verdict = await this.judge(request, text, check, parentVerdict.ok, parentForm, avoid);
+        if (verdict.ok) avoid.add(verdict.form);
+        outcomes.push(verdict);
+      }
+      const children = outcomes.filter((verdict): verdict is Extract<Verdict, { ok: true }> => verdict.ok);
+      const outcome = children[0] ?? outcomes[0]!;
+      const also = outcomes.filter((verdict) => verdict !== outcome && verdict.form !== undefined).map((verdict) => verdict.form!);
+      attempts.push({ kind, result: outcome.ok ? 'child' : outcome.reason, ...(outcome.form !== undefined && { child: outcome.form }), ...(also.length > 0 && { also }) });
       if (outcome.ok) {
-        return { ...common, ok: true, code: outcome.code, normalizedId: outcome.form, patch: unifiedDiff(request.parent.code, outcome.code), exchanges, repairs: attempt };
+        const siblings: ProposedChild[] = children.slice(1).map((sibling) => ({ code: sibling.code, patch: unifiedDiff(request.parent.code, sibling.code), normalizedId: sibling.form }));
+        return {
+          ...common,
+          ok: true,
+          code: outcome.code,
+          normalizedId: outcome.form,
+          patch: unifiedDiff(request.parent.code, outcome.code),
+          ...(siblings.length > 0 && { siblings }),
+          exchanges,
+          repairs: attempt,
+        };
       }
       const failure = { reason: outcome.reason, message: outcome.message };
       kind = FORMAT_FAILURES.has(outcome.reason) ? 'format' : 'known';
@@ -114,7 +138,6 @@ export class LlmPatchMutator implements Mutator {
     }
   }
 
-  /** What one answer gives: a new child, or why not (with the program it gave, when it gave one). */
   private async judge(
     request: MutationRequest,
     text: string,
@@ -122,7 +145,7 @@ export class LlmPatchMutator implements Mutator {
     checkable: boolean,
     parentForm: string,
     avoid: ReadonlySet<string>,
-  ): Promise<({ ok: true; code: string; form: string }) | { ok: false; reason: string; message: string; form?: string }> {
+  ): Promise<Verdict> {
     const identical = { reason: 'identical', message: 'The edit leaves the program as it was (at most comments or layout change), which is not a new program. Propose a real change.', form: parentForm };
     const applied = applyAnswer(request.parent.code, text, { allowRewrite: this.options.allowRewrite ?? false });
     if (!applied.ok) return applied.reason === 'identical' ? { ok: false, ...identical } : { ok: false, reason: applied.reason, message: applied.message };
@@ -142,11 +165,13 @@ export class LlmPatchMutator implements Mutator {
   /** One call to the model, recorded whether or not its answer will apply. */
   private async ask(messages: ChatMessage[], seed: number, context: MutationContext, exchanges: LlmExchange[]): Promise<LlmAnswer> {
     const { backend, temperature, maxTokens, cost } = this.options;
+    const choices = this.options.choices ?? 1;
     const request: LlmRequest = {
       messages,
       seed,
       ...(temperature !== undefined ? { temperature } : {}),
       ...(maxTokens !== undefined ? { maxTokens } : {}),
+      ...(choices > 1 && { choices }),
       ...(context.signal ? { signal: context.signal } : {}),
     };
     const answer = await backend.complete(request);
@@ -158,8 +183,13 @@ export class LlmPatchMutator implements Mutator {
         seed,
         ...(temperature !== undefined ? { temperature } : {}),
         ...(maxTokens !== undefined ? { maxTokens } : {}),
+        ...(choices > 1 && { choices }),
       },
-      response: { text: answer.text, ...(answer.finishReason !== undefined ? { finishReason: answer.finishReason } : {}) },
+      response: {
+        text: answer.text,
+        ...(answer.finishReason !== undefined ? { finishReason: answer.finishReason } : {}),
+        ...(answer.alternatives && { alternatives: [...answer.alternatives] }),
+      },
       usage: { ...answer.usage },
       latencyMs: answer.latencyMs,
       costUsd: cost ? cost(answer.usage) : 0,
@@ -167,6 +197,9 @@ export class LlmPatchMutator implements Mutator {
     return answer;
   }
 }
+
+/** What one answer gives: a new child, or why not (with the program it gave, when it gave one). */
+type Verdict = { ok: true; code: string; form: string } | { ok: false; reason: string; message: string; form?: string };
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -209,6 +242,7 @@ export class ReplayBackend implements LlmBackend {
     this.next++;
     return {
       text: recorded.response.text,
+      ...(recorded.response.alternatives && { alternatives: [...recorded.response.alternatives] }),
       model: recorded.model,
       usage: { ...recorded.usage },
       latencyMs: recorded.latencyMs,

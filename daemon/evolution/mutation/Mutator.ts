@@ -44,8 +44,9 @@ export interface MutationRequest {
 export interface LlmExchange {
   backend: string;
   model: string;
-  request: { messages: { role: 'system' | 'user' | 'assistant'; content: string }[]; temperature?: number; maxTokens?: number; seed?: number };
-  response: { text: string; finishReason?: string };
+  request: { messages: { role: 'system' | 'user' | 'assistant'; content: string }[]; temperature?: number; maxTokens?: number; seed?: number; choices?: number };
+  /** `alternatives`: the other answers of the same call (several asked for, `choices`). */
+  response: { text: string; finishReason?: string; alternatives?: string[] };
   usage: LlmUsage;
   latencyMs: number;
   costUsd: number;
@@ -62,6 +63,15 @@ export interface CallAttempt {
   result: string;
   /** The normal form id of the program the answer gave, when it gave one (new or known). */
   child?: string;
+  /** The programs (normal form ids) the call's other answers gave, new or known. */
+  also?: string[];
+}
+
+/** A child as proposed: its code, its diff from the parent, its normal form id. */
+export interface ProposedChild {
+  code: string;
+  patch: string;
+  normalizedId?: string;
 }
 
 interface ProposalCommon {
@@ -83,6 +93,8 @@ export type MutationProposal =
       patch: string;
       /** The child's normal form id (see childCheck.ts): equal for programs that differ only in comments or layout. */
       normalizedId?: string;
+      /** Other new children the same call gave (several answers per call), each distinct. */
+      siblings?: ProposedChild[];
     })
   | (ProposalCommon & {
       ok: false;
