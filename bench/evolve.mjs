@@ -25,7 +25,7 @@ import { median, number, percent, printTable, spread, times } from './evolve/sta
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const USAGE =
-  'usage: node bench/evolve.mjs [--setting honest|friendly|both] [--seeds N] [--calls N] [--problems a,b] [--workers 1,2] [--quick] [--sim-llm server.mjs] [--ablate a,b] [--no-control] [--minutes M] [--friendly-workers W] [--no-overhead] [--keep]\n(what each prints: bench/README.md)';
+  'usage: node bench/evolve.mjs [--setting honest|friendly|both] [--seeds N] [--calls N] [--problems a,b] [--workers 1,2] [--quick] [--sim-llm server.mjs] [--ablate a,b] [--choices N] [--no-control] [--minutes M] [--friendly-workers W] [--no-overhead] [--keep]\n(what each prints: bench/README.md)';
 let parsed;
 try {
   parsed = parseArgs({
@@ -39,6 +39,7 @@ try {
       'sim-llm': { type: 'string' },
       'no-control': { type: 'boolean', default: false },
       ablate: { type: 'string' },
+      choices: { type: 'string' },
       minutes: { type: 'string', default: '15' },
       'friendly-workers': { type: 'string', default: '4' },
       'no-overhead': { type: 'boolean', default: false },
@@ -61,8 +62,10 @@ const CALLS = Number(flags.calls);
 const PROBLEMS = list(flags.problems);
 const WORKERS = list(flags.workers).map(Number);
 const MINUTES = Number(flags.minutes);
+/** Answers per call for both arms (default: peagen.json's default, `llm.choices`). */
+const CHOICES = flags.choices === undefined ? undefined : Number(flags.choices);
 const settings = flags.setting === 'both' ? ['honest', 'friendly'] : [flags.setting];
-if (!settings.every((s) => ['honest', 'friendly'].includes(s)) || !(SEEDS.length > 0) || !(CALLS > 0) || !WORKERS.every((w) => Number.isInteger(w) && w > 0) || !(MINUTES > 0)) {
+if (!settings.every((s) => ['honest', 'friendly'].includes(s)) || !(SEEDS.length > 0) || !(CALLS > 0) || !WORKERS.every((w) => Number.isInteger(w) && w > 0) || !(MINUTES > 0) || (CHOICES !== undefined && !(Number.isInteger(CHOICES) && CHOICES >= 1 && CHOICES <= 8))) {
   console.error(USAGE);
   process.exit(2);
 }
@@ -87,7 +90,7 @@ if (!flags['no-overhead'] && settings.includes('friendly')) {
 async function honest() {
   const { peagenArm, bestOfNArm, bestReachable, chainEnd } = honestSetting(REPO);
   const model = flags['sim-llm'] ? `the independent sim-llm server (${flags['sim-llm']})` : 'the honest scripted model (test/fixtures/moveTableResponder.ts)';
-  console.log(`bench:evolve honest: ${PROBLEMS.join(', ')}; ${CALLS} LLM calls; workers ${WORKERS.join(', ')}; seeds ${SEEDS.join(', ')}; ${model}, latency 0${flags.quick ? '; evaluator --quick' : ''}${flags.ablate ? `; switched off: ${flags.ablate}` : ''}`);
+  console.log(`bench:evolve honest: ${PROBLEMS.join(', ')}; ${CALLS} LLM calls; workers ${WORKERS.join(', ')}; seeds ${SEEDS.join(', ')}; ${model}, latency 0${flags.quick ? '; evaluator --quick' : ''}${flags.ablate ? `; switched off: ${flags.ablate}` : ''}${CHOICES !== undefined ? `; ${CHOICES} answer(s) per call` : ''}`);
   for (const problem of PROBLEMS) {
     const depth = chainEnd(problem).table.chain.length;
     const reachable = await bestReachable(problem, flags.quick);
@@ -96,14 +99,14 @@ async function honest() {
       const peagen = [];
       const control = [];
       for (const seed of SEEDS) {
-        const options = { problem, seed, workers, calls: CALLS, quick: flags.quick, simLlm: flags['sim-llm'], keep: flags.keep, ablate: flags.ablate };
+        const options = { problem, seed, workers, calls: CALLS, quick: flags.quick, simLlm: flags['sim-llm'], keep: flags.keep, ablate: flags.ablate, choices: CHOICES };
         const arm = await peagenArm(options);
         peagen.push(arm);
         let line = `  ${problem} W=${workers} seed ${seed}: Peagen ${times(arm.improvement)} (depth ${arm.depth}, ${arm.evaluations} evaluations, ${arm.minutes.toFixed(1)} min)`;
         if (!flags['no-control']) {
           const sampled = await bestOfNArm(options);
           control.push(sampled);
-          line += `; best-of-${CALLS} ${times(sampled.improvement)} (depth ${sampled.depth}, ${sampled.evaluations} distinct children)`;
+          line += `; best-of-${CALLS} calls ${times(sampled.improvement)} (depth ${sampled.depth}, ${sampled.evaluations} distinct children)`;
         }
         console.log(line);
       }

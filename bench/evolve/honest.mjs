@@ -8,9 +8,10 @@
 //
 // Two arms at one call budget, same model, same seed:
 //  - Peagen: `peagen --json evolve run examples/<problem> --sync --workers W --max-llm-calls N`;
-//  - best-of-N: N independent proposals from the seed program (one call each, no repair),
-//    every distinct child evaluated by `peagen eval` in a fresh sandbox; the best is measured
-//    again with another seed and the lower measurement counts, as Peagen confirms a best.
+//  - best-of-N: N independent calls about the seed program (no repair; as many answers per
+//    call as Peagen asks for), every distinct child evaluated by `peagen eval` in a fresh
+//    sandbox; the best is measured again with another seed and the lower measurement counts,
+//    as Peagen confirms a best.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -141,11 +142,12 @@ export function honestSetting(REPO) {
   }
 
   /** Peagen's arm: `evolve run` against the model; the figures the bench prints. */
-  async function peagenArm({ problem, seed, workers, calls, quick, simLlm, keep, ablate }) {
+  async function peagenArm({ problem, seed, workers, calls, quick, simLlm, keep, ablate, choices }) {
     const model = await startModel(problem, seed, simLlm);
     const project = mkdtempSync(join(tmpdir(), 'peagen-bench-honest-'));
     const started = Date.now();
     try {
+      if (choices !== undefined) writeFileSync(join(project, 'peagen.json'), JSON.stringify({ llm: { choices } }));
       const env = cleanEnv({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'bench', OPENAI_MODEL: MODEL, PEAGEN_HOME: join(project, 'home'), ...(ablate && { PEAGEN_ABLATE: ablate }) });
       const argv = [CLI, '--json', 'evolve', 'run', exampleDir(problem), '--sync', '--workers', String(workers), '--max-llm-calls', String(calls), '--seed', String(seed), '--project', project, ...(quick ? ['--quick'] : [])];
       const result = await run(argv, { cwd: project, env });
@@ -193,13 +195,14 @@ export function honestSetting(REPO) {
   }
 
   /** The control arm: best-of-N sampling from the seed at the same call budget. */
-  async function bestOfNArm({ problem, seed, workers, calls, quick, simLlm }) {
+  async function bestOfNArm({ problem, seed, workers, calls, quick, simLlm, choices }) {
     const model = await startModel(problem, seed, simLlm);
     const started = Date.now();
     try {
       const env = { OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'bench', OPENAI_MODEL: MODEL };
-      const [backend] = createBackends(loadConfig(undefined, env).llm, env);
-      const mutator = new LlmPatchMutator({ backend, repairAttempts: 0, reaskAttempts: 0 });
+      const llm = loadConfig(undefined, env).llm;
+      const [backend] = createBackends(llm, env);
+      const mutator = new LlmPatchMutator({ backend, repairAttempts: 0, reaskAttempts: 0, choices: choices ?? llm.choices });
       const example = loadExample(exampleDir(problem));
       const seedCode = example.seedProgram();
       const request = { parent: { id: programId(seedCode), code: seedCode, objective: 1 }, inspirations: [], avoid: [], task: mutationTaskOf(example.config) };
@@ -207,7 +210,8 @@ export function honestSetting(REPO) {
       const children = new Map();
       for (let call = 1; call <= calls; call++) {
         const proposal = await mutator.propose({ ...request, seed: seed * 100_003 + call });
-        if (proposal.ok && !children.has(proposal.code)) children.set(proposal.code, call);
+        if (!proposal.ok) continue;
+        for (const { code } of [proposal, ...(proposal.siblings ?? [])]) if (!children.has(code)) children.set(code, call);
       }
       const evalSeed = seed * 7 + 1;
       const seedObjective = await evaluate(problem, seedCode, evalSeed, quick);

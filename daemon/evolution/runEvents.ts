@@ -11,14 +11,14 @@ export const SeedEventSchema = z.object({ type: z.literal('seed'), program: Prog
 
 /**
  * A job was planned: breed from `parent` (improve), repair a failed child (repair), or make a
- * child with no LLM call (edits.ts): a child of `parent` without one of its edits (split),
- * `parent` without an edit of its lineage (revert), or with an improving edit of another
- * lineage (transplant).
+ * child with no LLM call: another new child of the same call as an earlier job's (sibling), or
+ * (edits.ts) a child of `parent` without one of its edits (split), `parent` without an edit of
+ * its lineage (revert), or with an improving edit of another lineage (transplant).
  */
 export const PlanEventSchema = z.object({
   type: z.literal('plan'),
   job: z.number().int().nonnegative(),
-  kind: z.enum(['improve', 'repair', 'split', 'revert', 'transplant']),
+  kind: z.enum(['improve', 'repair', 'split', 'revert', 'transplant', 'sibling']),
   parent: z.string(),
   inspirations: z.array(z.string()),
   /** Children the parent already had when planned (the mutator is asked for another). */
@@ -33,6 +33,8 @@ export const PlanEventSchema = z.object({
   revert: z.object({ from: z.string() }).optional(),
   /** A transplant job: the program whose edit (from its own parent) is made on the parent. */
   transplant: z.object({ from: z.string() }).optional(),
+  /** A sibling job: the code of another new child that job `from`'s call gave. */
+  sibling: z.object({ from: z.number().int().nonnegative(), code: z.string() }).optional(),
   /** Follow-up calls the job may make (format repairs, re-asks after a known child); absent without an LLM. */
   calls: z.object({ format: z.number().int().nonnegative(), known: z.number().int().nonnegative() }).optional(),
 });
@@ -56,7 +58,9 @@ export const ProposalEventSchema = z.object({
   exchanges: z.array(ExchangeHashSchema),
   repairs: z.number().int().nonnegative(),
   /** Each LLM call: its kind and what it gave (see Mutator.ts CallAttempt). */
-  attempts: z.array(z.object({ kind: z.enum(['first', 'format', 'known']), result: z.string(), child: z.string().optional() })).optional(),
+  attempts: z.array(z.object({ kind: z.enum(['first', 'format', 'known']), result: z.string(), child: z.string().optional(), also: z.array(z.string()).optional() })).optional(),
+  /** Other new children of the call that gave this one (several answers per call): each becomes a sibling job. */
+  siblings: z.array(z.object({ childId: z.string(), normalizedId: z.string().optional(), code: z.string(), patch: z.string() })).optional(),
   usage: LlmUsageSchema,
   costUsd: z.number().nonnegative(),
 });
@@ -108,11 +112,12 @@ export type RunEvent = z.infer<typeof RunEventSchema>;
 export type PlanEvent = z.infer<typeof PlanEventSchema>;
 
 /**
- * Split, revert and transplant jobs make no call: their child is made from programs the run
- * has. (Their proposal's `mutator` is the plan's kind: replay asks with it.)
+ * Sibling, split, revert and transplant jobs make no call: their child is one an earlier call
+ * gave, or is made from programs the run has. (Their proposal's `mutator` is the plan's kind:
+ * replay asks with it.)
  */
 export function isFreePlan(plan: { kind: string }): boolean {
-  return plan.kind === 'split' || plan.kind === 'revert' || plan.kind === 'transplant';
+  return plan.kind === 'sibling' || plan.kind === 'split' || plan.kind === 'revert' || plan.kind === 'transplant';
 }
 export type ProposalEvent = z.infer<typeof ProposalEventSchema>;
 export type EvaluationEvent = z.infer<typeof EvaluationEventSchema>;

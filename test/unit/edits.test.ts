@@ -198,3 +198,57 @@ describe('the run plans splits, reverts and transplants before any new call', ()
     assert.equal(state.nextJobIsFree(), false);
   });
 });
+
+describe('the other new children of a call that asked for several answers (siblings)', () => {
+  const A = PARENT.replace('    return 1', '    return 10');
+  const C = PARENT.replace('    return 3', '    return 30');
+
+  it('are evaluated next, each once, as jobs that make no call, and replay from the journal', () => {
+    const state = new RunState(settings());
+    const events: RunEvent[] = [];
+    state.applySeed(seedProgram(PARENT));
+    const plan = state.plan();
+    events.push(plan);
+    const sibling = (code: string): NonNullable<ProposalEvent['siblings']>[number] => ({ childId: programId(code), code, patch: '' });
+    const proposal: ProposalEvent = {
+      type: 'proposal',
+      job: plan.job,
+      ok: true,
+      childId: programId(A),
+      code: A,
+      patch: '',
+      mutator: 'llm-patch',
+      exchanges: ['0'.repeat(64)],
+      repairs: 0,
+      // The child again, a new one twice, and the parent: only the new one is worth an evaluation.
+      siblings: [sibling(A), sibling(C), sibling(C), sibling(PARENT)],
+      usage: { inputTokens: 10, outputTokens: 20 },
+      costUsd: 0,
+    };
+    events.push(proposal);
+    assert.equal(state.applyProposal(proposal), 'evaluate');
+    const measure = (job: number, childId: string, objective: number): void => {
+      for (const round of ['first', 'confirm'] as const) {
+        const measured: EvaluationEvent = { type: 'evaluation', job, childId, round, seed: 1, evaluation: evaluation(objective) };
+        events.push(measured);
+        if (state.applyEvaluation(measured, AT) !== 'confirm') break;
+      }
+    };
+    measure(plan.job, programId(A), 1.5);
+    assert.ok(state.nextJobIsFree(), 'the sibling comes before any new call');
+    const next = play(state, events, undefined, 2);
+    assert.equal(next.kind, 'sibling');
+    assert.equal(next.parent, programId(PARENT), 'a child of the same parent');
+    assert.equal(next.calls, undefined, 'it makes no call');
+    assert.equal(state.best?.code, C);
+    assert.deepEqual(state.counters.siblings, { jobs: 1, improvements: 1 });
+    assert.equal(state.counters.llmCalls, 1);
+    assert.equal(state.counters.evaluations, 2, 'two evaluations for one call');
+    assert.ok(state.snapshot().childrenOf?.[programId(PARENT)]?.includes(programId(C)), 'the parent\'s next call is asked to avoid it');
+
+    const replayed = new RunState(settings());
+    replayed.applySeed(seedProgram(PARENT));
+    for (const event of events) applyEvent(replayed, event, AT);
+    assert.deepEqual(replayed.snapshot(), state.snapshot(), 'sibling jobs replay from the journal');
+  });
+});

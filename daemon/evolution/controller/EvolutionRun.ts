@@ -10,6 +10,7 @@
 import type { Span } from '@opentelemetry/api';
 import type { Evaluation } from '../../../shared/evaluation';
 import type { Program, RunProgress, StopReason } from '../../../shared/evolution';
+import { MAX_CHOICES } from '../../../shared/payloads';
 import type { TraceCarrier } from '../../../shared/task';
 import type { Example } from '../../evaluation/example';
 import { writeCheckpoint } from '../evodb/checkpoint';
@@ -484,7 +485,18 @@ export class EvolutionRun {
       costUsd,
     };
     if (!proposal.ok) return { ...common, ok: false, reason: proposal.reason, message: proposal.message.slice(0, 2000) };
-    return { ...common, ok: true, childId: programId(proposal.code), ...(proposal.normalizedId && { normalizedId: proposal.normalizedId }), code: proposal.code, patch: proposal.patch };
+    // A worker's answer is checked, not trusted: at most the answers a call may give, each with its code.
+    const given = Array.isArray(proposal.siblings) ? proposal.siblings.slice(0, MAX_CHOICES) : [];
+    const siblings = given.filter((sibling) => typeof sibling?.code === 'string' && typeof sibling.patch === 'string').map((sibling) => ({ childId: programId(sibling.code), ...(sibling.normalizedId && { normalizedId: sibling.normalizedId }), code: sibling.code, patch: sibling.patch }));
+    return {
+      ...common,
+      ok: true,
+      childId: programId(proposal.code),
+      ...(proposal.normalizedId && { normalizedId: proposal.normalizedId }),
+      code: proposal.code,
+      patch: proposal.patch,
+      ...(siblings.length > 0 && { siblings }),
+    };
   }
 
   private async evaluate(code: string, seed: number, signal: AbortSignal, tasks: Set<string>): Promise<Evaluation | undefined> {

@@ -108,6 +108,8 @@ export interface Counters {
   reverts: { jobs: number; kept: number };
   /** Transplant jobs (an improving edit made on the best, no call), and how many improved the best. */
   transplants: { jobs: number; improvements: number };
+  /** Sibling jobs (another new child of the same call, no call), and how many beat their parent. */
+  siblings: { jobs: number; improvements: number };
 }
 
 interface Job {
@@ -159,10 +161,11 @@ export interface RunStateSnapshot {
 }
 
 /**
- * A job that makes no call: a child without one of its edits, a program without an edit of its
- * lineage, or a program with the edit of another lineage.
+ * A job that makes no call: another new child of an earlier call, a child without one of its
+ * edits, a program without an edit of its lineage, or a program with the edit of another lineage.
  */
 type FreeTask =
+  | { kind: 'sibling'; parent: string; from: number; code: string; island: number }
   | { kind: 'split'; parent: string; source: string; edit: number; island: number }
   | { kind: 'revert' | 'transplant'; parent: string; from: string; island: number };
 
@@ -194,6 +197,7 @@ function emptyCounters(): Counters {
     splits: { jobs: 0, improvements: 0 },
     reverts: { jobs: 0, kept: 0 },
     transplants: { jobs: 0, improvements: 0 },
+    siblings: { jobs: 0, improvements: 0 },
   };
 }
 
@@ -330,8 +334,12 @@ export class RunState {
       this.counters.plans++;
       const common = { type: 'plan' as const, job, kind: free.kind, parent: free.parent, inspirations: [], avoid: [], arm: free.kind, island: free.island, seed: this.rng.seed() };
       const plan: PlanEvent =
-        free.kind === 'split' ? { ...common, split: { source: free.source, edit: free.edit } } : { ...common, [free.kind]: { from: free.from } };
-      this.counters[free.kind === 'split' ? 'splits' : free.kind === 'revert' ? 'reverts' : 'transplants'].jobs++;
+        free.kind === 'sibling'
+          ? { ...common, sibling: { from: free.from, code: free.code } }
+          : free.kind === 'split'
+            ? { ...common, split: { source: free.source, edit: free.edit } }
+            : { ...common, [free.kind]: { from: free.from } };
+      this.counters[free.kind === 'sibling' ? 'siblings' : free.kind === 'split' ? 'splits' : free.kind === 'revert' ? 'reverts' : 'transplants'].jobs++;
       this.jobs.set(job, { plan });
       return plan;
     }
@@ -464,11 +472,8 @@ export class RunState {
     const exact = event.ok && event.childId !== undefined && (this.archive.has(event.childId) || this.isInFlight(event.childId, event.job));
     const sameForm = !exact && form !== undefined && this.forms.has(form);
     this.creditCalls(job, event, exact || sameForm);
-    if (form !== undefined) {
-      const siblings = this.childrenOf.get(job.plan.parent) ?? [];
-      if (!siblings.includes(form)) siblings.push(form);
-      this.childrenOf.set(job.plan.parent, siblings);
-    }
+    if (form !== undefined) this.noteChild(job.plan.parent, form);
+    if (event.ok) this.queueSiblings(job, event, form);
     if (!event.ok || !event.childId || event.code === undefined) {
       c.failedProposals++;
       this.finish(job, { improvedParent: false, improvedBest: false, failed: true, gain: 0 }, { costUsd: event.costUsd, calls: event.exchanges.length }, false);
@@ -483,6 +488,31 @@ export class RunState {
     this.forms.add(form!);
     job.child = { id: event.childId, code: event.code, proposal: event };
     return 'evaluate';
+  }
+
+  /** Remembers a child of `parent` (its normal form id), for the avoid list of its next jobs. */
+  private noteChild(parent: string, form: string): void {
+    const children = this.childrenOf.get(parent) ?? [];
+    if (!children.includes(form)) children.push(form);
+    this.childrenOf.set(parent, children);
+  }
+
+  /**
+   * The other new children of the call (several answers per call) are evaluated next, each as
+   * a job of its own that makes no call; one the run already has or measures is dropped.
+   */
+  private queueSiblings(job: Job, event: ProposalEvent, childForm: string | undefined): void {
+    const queued: FreeTask[] = [];
+    const seen = new Set([childForm, event.childId]);
+    for (const sibling of event.siblings ?? []) {
+      const form = (this.ablated('normalize') ? undefined : sibling.normalizedId) ?? sibling.childId;
+      if (seen.has(form) || seen.has(sibling.childId) || this.forms.has(form) || this.knows(sibling.childId)) continue;
+      seen.add(form).add(sibling.childId);
+      this.noteChild(job.plan.parent, form);
+      queued.push({ kind: 'sibling', parent: job.plan.parent, from: job.plan.job, code: sibling.code, island: job.plan.island });
+    }
+    // Ahead of splits and reverts: a sibling is as fresh a bet on the parent as the call's own child.
+    this.freeQueue.unshift(...queued);
   }
 
   /**
@@ -508,6 +538,7 @@ export class RunState {
         this.credit.note(attempt.kind, 1, success);
       }
       if (attempt.child !== undefined) this.yields.noteAnswer(job.plan.parent, attempt.child);
+      for (const other of attempt.also ?? []) this.yields.noteAnswer(job.plan.parent, other);
     });
   }
 
@@ -658,15 +689,18 @@ export class RunState {
       if (objective !== null && (beat === null || this.better(objective, beat))) this.counters.splits.improvements++;
     }
     if (job.plan.kind === 'revert' && objective !== null && parentObjective !== null && (!this.better(parentObjective, objective) || this.tied(objective, parentObjective))) this.counters.reverts.kept++;
-    if (job.plan.kind === 'improve' && parent && (objective === null || improvedParent) && !this.ablated('split')) this.queueSplits(parent, program);
+    // A sibling is an answer to the same call as an improve job's child, and is treated as one.
+    const answered = job.plan.kind === 'improve' || job.plan.kind === 'sibling';
+    if (job.plan.kind === 'sibling' && improvedParent) this.counters.siblings.improvements++;
+    if (answered && parent && (objective === null || improvedParent) && !this.ablated('split')) this.queueSplits(parent, program);
     if (job.plan.kind === 'transplant' && improvedParent) this.counters.transplants.improvements++;
     if (improvedBest && !this.ablated('revert')) this.queueReverts(program);
     if (!this.ablated('transplant')) this.queueTransplants(job.plan, program, { improvedParent, improvedBest });
-    if (objective === null && this.settings.repairFailedChildren && job.plan.kind === 'improve') {
+    if (objective === null && this.settings.repairFailedChildren && answered) {
       const reason = measured[0]!.evaluation.failure?.reason;
       if (reason && REPAIRABLE.has(reason) && this.repairQueue.length < REPAIR_QUEUE_LIMIT) this.repairQueue.push(child.id);
     }
-    if (improvedParent && job.plan.kind === 'improve') this.yields.noteImprovement(job.plan.parent);
+    if (improvedParent && answered) this.yields.noteImprovement(job.plan.parent);
     const best = this.archive.best()?.objective ?? null;
     const nearBest = objective !== null && (best === null || !this.better(best, objective) || this.tied(objective, best));
     if (values.length === 2 && values[0]! > 0 && values[1]! > 0) {

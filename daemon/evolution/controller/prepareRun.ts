@@ -209,6 +209,7 @@ function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessE
         maxTokens: Math.min(...(backends.length > 0 ? backends.map((backend) => config.llm.backends.find((b) => b.name === backend.name)?.maxTokens ?? 4096) : [4096])),
         repairAttempts: config.llm.repairAttempts,
         allowRewrite: config.llm.allowRewrite,
+        choices: config.llm.choices,
         promptDir: path.join(path.resolve(request.projectDir), '.peagen', 'prompts'),
       },
       workers: request.workers,
@@ -261,5 +262,6 @@ function callCost(manifest: RunManifest, example: Example, backends: LlmBackend[
       usdOut = Math.max(usdOut, pricing.outputPerMTok / 1e6);
     }
   }
-  return { inputTokens, maxTokens: manifest.llm.maxTokens, usdPerInputToken: usdIn, usdPerOutputToken: usdOut, callsPerJob: 1 + 2 * manifest.llm.repairAttempts };
+  // A call's output is every answer it asked for, each up to max_tokens.
+  return { inputTokens, maxTokens: manifest.llm.maxTokens * manifest.llm.choices, usdPerInputToken: usdIn, usdPerOutputToken: usdOut, callsPerJob: 1 + 2 * manifest.llm.repairAttempts };
 }

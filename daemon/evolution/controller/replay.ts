@@ -91,7 +91,7 @@ export async function replayRun(runDir: RunDir, options: ReplayOptions = {}): Pr
   return result;
 }
 
-/** A split, revert or transplant job's child, derived again from the programs it was made from. */
+/** A sibling, split, revert or transplant job's child, derived again from what it was made from. */
 function rederiveFree(event: ProposalEvent, state: RunState): void {
   const plan = state.openJobs().find((job) => job.plan.job === event.job)?.plan;
   if (!plan) throw new ReplayMismatch(`proposal for job ${event.job}, which was never planned`);
@@ -142,4 +142,8 @@ async function rederive(
   if (!proposal.ok || programId(proposal.code) !== event.childId) {
     throw new ReplayMismatch(`job ${event.job}: the child derived again (${proposal.ok ? programId(proposal.code).slice(0, 12) : `no child: ${proposal.reason}`}) is not the recorded ${event.childId?.slice(0, 12)}`);
   }
+  // The call's other answers gave the siblings the run evaluated later (by their plans' code).
+  const siblings = (proposal.siblings ?? []).map((sibling) => programId(sibling.code)).join(',');
+  const recorded = (event.siblings ?? []).map((sibling) => sibling.childId).join(',');
+  if (siblings !== recorded) throw new ReplayMismatch(`job ${event.job}: the call's other children derived again are not the recorded ones`);
 }

@@ -75,6 +75,8 @@ export interface CallEconomics {
   reverts: { jobs: number; kept: number };
   /** Improving edits of other lineages made on the best (no call); how many improved it. */
   transplants: { jobs: number; improvements: number };
+  /** Other new children of a call that asked for several answers (no call of their own); how many beat their parent. */
+  siblings: { jobs: number; improvements: number };
   /** Doublings of the objective (log2 of best ÷ seed, for minimize seed ÷ best) per 100 calls and per US dollar. */
   doublingsPer100Calls: number | null;
   doublingsPerUsd: number | null;
@@ -99,7 +101,7 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
   const best = state.best;
   const direction = manifest.settings.direction;
   const c = state.counters;
-  const improvePlans = c.plans - c.repairPlans - (c.splits?.jobs ?? 0) - (c.reverts?.jobs ?? 0) - (c.transplants?.jobs ?? 0);
+  const improvePlans = c.plans - c.repairPlans - (c.splits?.jobs ?? 0) - (c.reverts?.jobs ?? 0) - (c.transplants?.jobs ?? 0) - (c.siblings?.jobs ?? 0);
   const milestones: RunReport['milestones'] = [];
   for (const factor of [2, 5, 10, 25, 50, 100]) {
     const point = timeline.find((entry) => (improvementOf(direction, seed?.objective ?? null, entry.objective) ?? 0) >= factor);
@@ -171,6 +173,7 @@ function economicsOf(state: RunState, improvement: number | null): CallEconomics
     splits: { ...c.splits },
     reverts: { ...c.reverts },
     transplants: { ...c.transplants },
+    siblings: { ...(c.siblings ?? { jobs: 0, improvements: 0 }) },
     doublingsPer100Calls: doublings !== null && c.llmCalls > 0 ? (100 * doublings) / c.llmCalls : null,
     doublingsPerUsd: doublings !== null && c.costUsd > 0 ? doublings / c.costUsd : null,
   };
@@ -265,6 +268,7 @@ function economicsLines(report: RunReport): string[] {
     `- Children with several edits tried without one of them (no call): ${e.splits.jobs}, of which ${e.splits.improvements} beat the child they came from.`,
     `- Bests tried without an edit of their lineage that did not improve (no call): ${e.reverts.jobs}, of which ${e.reverts.kept} were as good.`,
     `- Improving edits of other lineages made on the best (no call): ${e.transplants.jobs}, of which ${e.transplants.improvements} improved it.`,
+    `- Other new children of a call that asked for several answers (no call of their own): ${e.siblings.jobs}, of which ${e.siblings.improvements} beat their parent.`,
     '',
     '| calls | number | share | success |',
     '| --- | --- | --- | --- |',

@@ -15,6 +15,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { ExchangeHashSchema, type Program, ProgramIdSchema, ProgramSchema, RunIdSchema } from '../../../shared/evolution';
+import { MAX_CHOICES } from '../../../shared/payloads';
 import type { LlmExchange } from '../mutation/Mutator';
 import { ABLATIONS } from './RunState';
 
@@ -68,6 +69,8 @@ export const RunManifestSchema = z.object({
     repairAttempts: z.number().int().nonnegative(),
     allowRewrite: z.boolean().default(false),
     promptDir: z.string().optional(),
+    /** Answers per call (runs made before there was a choice asked for one). */
+    choices: z.number().int().min(1).max(MAX_CHOICES).default(1),
   }),
   workers: z.number().int().positive(),
 });

@@ -66,6 +66,7 @@ export function mutateTaskSpec(plan: PlanEvent, state: RunState, manifest: RunMa
     repairAttempts: plan.calls?.format ?? manifest.llm.repairAttempts,
     reaskAttempts: plan.calls?.known ?? manifest.llm.repairAttempts,
     allowRewrite: manifest.llm.allowRewrite,
+    choices: manifest.llm.choices,
     ...(manifest.llm.promptDir && { promptDir: manifest.llm.promptDir }),
     ...(manifest.settings.ablate?.includes('normalize') && { childCheck: false }),
   };
@@ -73,15 +74,18 @@ export function mutateTaskSpec(plan: PlanEvent, state: RunState, manifest: RunMa
 }
 
 /**
- * The proposal of a job that makes no call (isFreePlan), made here with no task: the source
- * child without one of its edits, the parent without an edit of its lineage, or the parent with
- * the edit of another lineage (edits.ts). The live run and replay both call this.
+ * The proposal of a job that makes no call (isFreePlan), made here with no task: the sibling
+ * an earlier call gave, the source child without one of its edits, the parent without an edit
+ * of its lineage, or the parent with the edit of another lineage (edits.ts). The live run and
+ * replay both call this.
  */
 export function freeProposal(plan: PlanEvent, state: RunState): ProposalEvent {
   const common = { type: 'proposal' as const, job: plan.job, mutator: plan.kind, exchanges: [], repairs: 0, usage: { inputTokens: 0, outputTokens: 0 }, costUsd: 0 };
   const parent = state.archive.get(plan.parent);
   let code: string | undefined;
-  if (parent && plan.split) {
+  if (parent && plan.sibling) {
+    code = plan.sibling.code;
+  } else if (parent && plan.split) {
     const source = state.archive.get(plan.split.source);
     code = source && withoutOneEdit(parent.code, source.code, plan.split.edit);
   } else if (parent && (plan.revert || plan.transplant)) {
