@@ -7,60 +7,9 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ConfigSchema } from '../../daemon/config';
-import { EvolutionRun, FAILED_JOBS_STOP, type RunOutcome } from '../../daemon/evolution/controller/EvolutionRun';
-import { prepareRun } from '../../daemon/evolution/controller/prepareRun';
+import { FAILED_JOBS_STOP } from '../../daemon/evolution/controller/EvolutionRun';
 import type { TaskClient } from '../../daemon/evolution/controller/TaskClient';
-import type { Evaluation } from '../../shared/evaluation';
-import type { Result, TaskSpec } from '../../shared/task';
-import { BAD_SORT_DIR } from '../fixtures/evolveFixtures';
-
-const seedEvaluation: Evaluation = {
-  correct: true,
-  objective: 100,
-  direction: 'minimize',
-  metrics: {},
-  executor: 'process',
-  exitCode: 0,
-  wallMs: 1,
-};
-
-const childCode = (index: number): string => `# child ${index}\n`;
-
-/**
- * Answers mutate tasks as `mutate` says ('child': a new child to evaluate; 'no child': a failed
- * proposal) and evaluate tasks with the seed's evaluation, or with `evaluateError` for every
- * evaluation after the seed's.
- */
-function scriptedClient(mutate: (index: number) => Result['error'] | 'no child' | 'child', evaluateError?: Result['error']): TaskClient & { mutates: number } {
-  const kinds = new Map<string, string>();
-  let next = 0;
-  let evaluations = 0;
-  const client = {
-    mutates: 0,
-    async submit(spec: TaskSpec) {
-      const id = `t${next++}`;
-      kinds.set(id, spec.kind);
-      return id;
-    },
-    async result(taskId: string): Promise<Result> {
-      await new Promise((resolve) => setImmediate(resolve));
-      if (kinds.get(taskId) === 'evaluate') {
-        if (evaluateError && evaluations++ > 0) return { taskId, status: 'error', error: evaluateError, attempts: 1 };
-        return { taskId, status: 'ok', data: seedEvaluation, attempts: 1 };
-      }
-      const index = client.mutates++;
-      const answer = mutate(index);
-      if (answer === 'child') return { taskId, status: 'ok', data: { ok: true, mutator: 'offline', code: childCode(index), patch: '', exchanges: [], repairs: 0 }, attempts: 1 };
-      if (answer === 'no child') return { taskId, status: 'ok', data: { ok: false, mutator: 'offline', reason: 'no_change', message: 'nothing to change', exchanges: [], repairs: 0 }, attempts: 1 };
-      return { taskId, status: 'error', error: answer, attempts: 1 };
-    },
-    async cancel() {
-      return true;
-    },
-  };
-  return client;
-}
+import { scriptedClient, startScriptedRun } from '../fixtures/scriptedTaskClient';
 
 describe('an evolution run whose tasks keep failing', () => {
   let projectDir: string;
@@ -69,21 +18,7 @@ describe('an evolution run whose tasks keep failing', () => {
   });
   afterEach(() => fs.rmSync(projectDir, { recursive: true, force: true }));
 
-  function startRun(client: TaskClient, evaluations: number): { run: EvolutionRun; done: Promise<RunOutcome> } {
-    const config = ConfigSchema.parse({});
-    const prepared = prepareRun({ exampleDir: BAD_SORT_DIR, projectDir, stop: { evaluations }, workers: 2, mutator: 'offline' }, config, {});
-    const run = new EvolutionRun({
-      runDir: prepared.runDir,
-      manifest: prepared.manifest,
-      example: prepared.example,
-      client,
-      evalSlots: 2,
-      mutateSlots: 2,
-      perCallSpend: prepared.perCallSpend,
-      log: () => {},
-    });
-    return { run, done: run.run() };
-  }
+  const startRun = (client: TaskClient, evaluations: number): ReturnType<typeof startScriptedRun> => startScriptedRun(projectDir, client, evaluations);
 
   it(`stops by "tasks_failing" after ${FAILED_JOBS_STOP} failed jobs in a row, journaling each failure`, async () => {
     const client = scriptedClient(() => ({ code: 'unknown_mutator', message: 'unknown mutator "hello-mutator"', retryable: false }));

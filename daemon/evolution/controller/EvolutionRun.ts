@@ -279,18 +279,23 @@ export class EvolutionRun {
         return;
       }
       await new Promise<void>((resolve) => {
-        this.wake = resolve;
-        const onAbort = (): void => resolve();
-        this.options.signal?.addEventListener('abort', onAbort, { once: true });
+        // Whichever comes first (a wake-up, Ctrl-C, the wall clock, a job's end) undoes the
+        // others: a run wakes thousands of times, and a listener left on the run's signal each
+        // time is a leak (Node warns at 11).
+        const signal = this.options.signal;
         const wall = this.options.manifest.stop.wallMs;
-        const timer = wall !== undefined ? setTimeout(resolve, Math.max(0, wall - this.elapsed()) + 5) : undefined;
-        void Promise.race([...this.jobs.values()].map((job) => job.promise)).then(() => {
+        const timer = wall !== undefined ? setTimeout(() => done(), Math.max(0, wall - this.elapsed()) + 5) : undefined;
+        const done = (): void => {
           if (timer) clearTimeout(timer);
-          this.options.signal?.removeEventListener('abort', onAbort);
+          signal?.removeEventListener('abort', done);
+          // An earlier wait's job may end during a later wait: it must not take that wait's wake-up.
+          if (this.wake === done) this.wake = undefined;
           resolve();
-        });
+        };
+        this.wake = done;
+        signal?.addEventListener('abort', done, { once: true });
+        void Promise.race([...this.jobs.values()].map((job) => job.promise)).then(done);
       });
-      this.wake = undefined;
     }
   }
 

@@ -19,9 +19,16 @@ export function daemonTaskClient(client: DaemonClient): TaskClient {
       if (signal?.aborted) return null;
       const answer = client.request(GetResult.type, { taskId, waitMs: Math.min(waitMs, 3_600_000) });
       if (!signal) return (await answer).result;
-      const aborted = new Promise<null>((resolve) => signal.addEventListener('abort', () => resolve(null), { once: true }));
-      const first = await Promise.race([answer.then((value) => value.result), aborted]);
-      return first;
+      let onAbort = (): void => {};
+      const aborted = new Promise<null>((resolve) => {
+        onAbort = () => resolve(null);
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+      try {
+        return await Promise.race([answer.then((value) => value.result), aborted]);
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
     },
     cancel: async (taskId) => (await client.request(CancelTask.type, { taskId })).cancelled,
   };
