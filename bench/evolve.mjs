@@ -73,6 +73,13 @@ if (!settings.every((s) => ['honest', 'friendly'].includes(s)) || !(SEEDS.length
 /** Targets of the issue, per problem, as shares of the best reachable: by the depth of its main chain. */
 const reachTarget = (depth) => (depth <= 4 ? 0.9 : 0.25);
 const verdicts = [];
+/**
+ * An arm's best as a share of the best reachable: timed beside the chain's end in the same
+ * rounds; for an arm that never beat the seed, the seed's share (1 / the reachable).
+ */
+const shareOfReachable = (arm, reachable) => arm.ofReachable ?? arm.measuredAgain / reachable;
+/** Where a run's best stands on the main chain: its depth, or off it (a move took away the next chain move's text). */
+const chainPlace = (depth) => (Number.isNaN(depth) ? 'off the chain' : `depth ${depth}`);
 
 if (settings.includes('honest')) await honest();
 if (settings.includes('friendly')) await friendly();
@@ -94,7 +101,7 @@ async function honest() {
   for (const problem of PROBLEMS) {
     const depth = chainEnd(problem).table.chain.length;
     const reachable = await bestReachable(problem, flags.quick);
-    console.log(`\n${problem}: main chain ${depth} edits deep; best reachable ${times(reachable)} (the chain's end, median of 3 measurements paired with the seed's; each arm's best is measured again the same way)`);
+    console.log(`\n${problem}: main chain ${depth} edits deep; best reachable ${times(reachable)} (the chain's end, median of 3 measurements paired with the seed's; each arm's best is measured again beside the seed and the chain's end, and its share is its ratio to the chain's end in those rounds)`);
     for (const workers of WORKERS) {
       const peagen = [];
       const control = [];
@@ -102,16 +109,16 @@ async function honest() {
         const options = { problem, seed, workers, calls: CALLS, quick: flags.quick, simLlm: flags['sim-llm'], keep: flags.keep, ablate: flags.ablate, choices: CHOICES };
         const arm = await peagenArm(options);
         peagen.push(arm);
-        let line = `  ${problem} W=${workers} seed ${seed}: Peagen ${times(arm.improvement)} (depth ${arm.depth}, ${arm.evaluations} evaluations, ${arm.minutes.toFixed(1)} min)`;
+        let line = `  ${problem} W=${workers} seed ${seed}: Peagen ${times(arm.improvement)} (${chainPlace(arm.depth)}, ${arm.evaluations} evaluations, ${arm.minutes.toFixed(1)} min)`;
         if (!flags['no-control']) {
           const sampled = await bestOfNArm(options);
           control.push(sampled);
-          line += `; best-of-${CALLS} calls ${times(sampled.improvement)} (depth ${sampled.depth}, ${sampled.evaluations} distinct children)`;
+          line += `; best-of-${CALLS} calls ${times(sampled.improvement)} (${chainPlace(sampled.depth)}, ${sampled.evaluations} distinct children)`;
         }
         console.log(line);
       }
       printHonestTable(problem, workers, peagen, control, reachable);
-      const reached = median(peagen.map((arm) => arm.measuredAgain / reachable));
+      const reached = median(peagen.map((arm) => shareOfReachable(arm, reachable)));
       const perEval = median(peagen.map((arm) => arm.callsPerEvaluation));
       const used = Math.min(...peagen.map((arm) => arm.callsUsed));
       const target = reachTarget(depth);
@@ -128,7 +135,7 @@ function printHonestTable(problem, workers, peagen, control, reachable) {
   const row = (label, pick, format, summary = (values) => spread(values, format)) => rows.push([label, summary(peagen.map(pick)), ...(control.length > 0 ? [summary(control.map(pick))] : [])]);
   for (const budget of [50, 100, CALLS]) row(`best at ${budget} calls`, (arm) => arm.bestAt[budget], times);
   row('  the best, measured again', (arm) => arm.measuredAgain, times);
-  row('share of best reachable', (arm) => arm.measuredAgain / reachable, percent);
+  row('share of best reachable', (arm) => shareOfReachable(arm, reachable), percent);
   row('main chain depth reached', (arm) => arm.depth, number(0));
   // A best that left the chain (a move took away the next chain move's text) has no depth:
   // the row above counts only the others, so say how many there were.
