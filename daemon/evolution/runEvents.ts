@@ -33,8 +33,8 @@ export const PlanEventSchema = z.object({
   revert: z.object({ from: z.string() }).optional(),
   /** A transplant job: the program whose edit (from its own parent) is made on the parent. */
   transplant: z.object({ from: z.string() }).optional(),
-  /** A sibling job: the code of another new child that job `from`'s call gave. */
-  sibling: z.object({ from: z.number().int().nonnegative(), code: z.string() }).optional(),
+  /** A sibling job: the code of another new child that job `from`'s call gave (by `model`, when one answered). */
+  sibling: z.object({ from: z.number().int().nonnegative(), code: z.string(), model: z.string().optional() }).optional(),
   /** Follow-up calls the job may make (format repairs, re-asks after a known child); absent without an LLM. */
   calls: z.object({ format: z.number().int().nonnegative(), known: z.number().int().nonnegative() }).optional(),
 });

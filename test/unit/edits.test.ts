@@ -218,6 +218,7 @@ describe('the other new children of a call that asked for several answers (sibli
       code: A,
       patch: '',
       mutator: 'llm-patch',
+      model: 'gpt-4o-mini',
       exchanges: ['0'.repeat(64)],
       repairs: 0,
       // The child again, a new one twice, and the parent: only the new one is worth an evaluation.
@@ -241,6 +242,8 @@ describe('the other new children of a call that asked for several answers (sibli
     assert.equal(next.parent, programId(PARENT), 'a child of the same parent');
     assert.equal(next.calls, undefined, 'it makes no call');
     assert.equal(state.best?.code, C);
+    assert.equal(state.best?.lineage.mutator, 'sibling');
+    assert.equal(state.best?.lineage.model, 'gpt-4o-mini', 'its lineage names the model that wrote it');
     assert.deepEqual(state.counters.siblings, { jobs: 1, improvements: 1 });
     assert.equal(state.counters.llmCalls, 1);
     assert.equal(state.counters.evaluations, 2, 'two evaluations for one call');

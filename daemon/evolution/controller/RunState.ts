@@ -165,7 +165,7 @@ export interface RunStateSnapshot {
  * edits, a program without an edit of its lineage, or a program with the edit of another lineage.
  */
 type FreeTask =
-  | { kind: 'sibling'; parent: string; from: number; code: string; island: number }
+  | { kind: 'sibling'; parent: string; from: number; code: string; island: number; model?: string }
   | { kind: 'split'; parent: string; source: string; edit: number; island: number }
   | { kind: 'revert' | 'transplant'; parent: string; from: string; island: number };
 
@@ -335,7 +335,7 @@ export class RunState {
       const common = { type: 'plan' as const, job, kind: free.kind, parent: free.parent, inspirations: [], avoid: [], arm: free.kind, island: free.island, seed: this.rng.seed() };
       const plan: PlanEvent =
         free.kind === 'sibling'
-          ? { ...common, sibling: { from: free.from, code: free.code } }
+          ? { ...common, sibling: { from: free.from, code: free.code, ...(free.model && { model: free.model }) } }
           : free.kind === 'split'
             ? { ...common, split: { source: free.source, edit: free.edit } }
             : { ...common, [free.kind]: { from: free.from } };
@@ -509,7 +509,7 @@ export class RunState {
       if (seen.has(form) || seen.has(sibling.childId) || this.forms.has(form) || this.knows(sibling.childId)) continue;
       seen.add(form).add(sibling.childId);
       this.noteChild(job.plan.parent, form);
-      queued.push({ kind: 'sibling', parent: job.plan.parent, from: job.plan.job, code: sibling.code, island: job.plan.island });
+      queued.push({ kind: 'sibling', parent: job.plan.parent, from: job.plan.job, code: sibling.code, island: job.plan.island, ...(event.model && { model: event.model }) });
     }
     // Ahead of splits and reverts: a sibling is as fresh a bet on the parent as the call's own child.
     this.freeQueue.unshift(...queued);

@@ -95,7 +95,8 @@ export function freeProposal(plan: PlanEvent, state: RunState): ProposalEvent {
     code = after && before && (plan.revert ? withoutEdit : withEdit)(parent.code, before.code, after.code);
   }
   if (!parent || code === undefined) return { ...common, ok: false, reason: 'no_edit', message: `the ${plan.kind} does not apply` };
-  return { ...common, ok: true, childId: programId(code), code, patch: unifiedDiff(parent.code, code) };
+  // A sibling keeps the name of the model that wrote it: its lineage then says whose edit it is.
+  return { ...common, ok: true, childId: programId(code), code, patch: unifiedDiff(parent.code, code), ...(plan.sibling?.model && { model: plan.sibling.model }) };
 }
 
 export function evaluateTaskSpec(example: Example, code: string, seed: number, args: readonly string[], runId: string): TaskSpec {
