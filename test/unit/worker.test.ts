@@ -219,6 +219,24 @@ describe('WorkerPool (in-process)', () => {
     await queue.close();
   });
 
+  it('waits with a dozen slots without Node warning of a listener leak (an evolve run with 4 workers has 12)', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error): void => void warnings.push(warning);
+    process.on('warning', onWarning);
+    try {
+      const queue = new MemoryQueue();
+      const worker = pool(queue, ['cpu'], { concurrency: 12, claimBlockMs: 50 }).start();
+      // Every slot blocks in claim (listening to the pool's stop signal), times out and claims again.
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      await worker.stop({ drain: true });
+      await queue.close();
+      await new Promise((resolve) => setImmediate(resolve));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    assert.deepEqual(warnings.filter((warning) => warning.name === 'MaxListenersExceededWarning').map((warning) => warning.message), []);
+  });
+
   it('stops by itself after the idle limit', async () => {
     const queue = new MemoryQueue();
     const worker = pool(queue, ['cpu'], { exitAfterIdleMs: 150, claimBlockMs: 50 }).start();

@@ -7,7 +7,7 @@
  * from any process reaches the slot holding the lease, and a lease the queue says is lost
  * stops the run at once, so a redelivered task never runs twice at the same time.
  */
-import { EventEmitter } from 'node:events';
+import { EventEmitter, setMaxListeners } from 'node:events';
 import type { WorkerPoolStatus } from '../../../shared/protocol';
 import type { Result, Task } from '../../../shared/task';
 import type { Claim, WorkerQueue } from '../queue/TaskQueue';
@@ -90,6 +90,9 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
     this.runner = new ClaimRunner(this.options.queue, this.id, this.options.log);
     this.runner.on('taskStart', (task) => this.emit('taskStart', task));
     this.runner.on('taskEnd', (task, end, result) => this.emit('taskEnd', task, end, result));
+    // Every slot waiting for a task listens to stopClaiming: an evolve run with 4 workers has
+    // 12 slots, and Node's default limit of 10 listeners would warn of a leak that is not one.
+    setMaxListeners(this.options.concurrency + 1, this.stopClaiming.signal);
     for (let slot = 0; slot < this.options.concurrency; slot++) this.slots.push(this.runSlot(slot));
     return this;
   }
