@@ -12,7 +12,7 @@ import type { EvaluationEvent, PlanEvent, ProposalEvent, RunEvent } from '../../
 import { RunState, SEARCH_POLICY, type RunSettings } from '../../daemon/evolution/controller/RunState';
 import { freeProposal } from '../../daemon/evolution/controller/taskSpecs';
 import { programId } from '../../daemon/evolution/evodb/programId';
-import { editCount, withEdit, withoutEdit, withoutOneEdit } from '../../daemon/evolution/mutation/edits';
+import { editCount, onlyDeletes, withEdit, withoutEdit, withoutOneEdit } from '../../daemon/evolution/mutation/edits';
 
 const lines = (...parts: string[]): string => parts.map((line) => `${line}\n`).join('');
 const PARENT = lines('def a():', '    return 1', '', '', '', '', 'def b():', '    return 2', '', '', '', '', 'def c():', '    return 3');
@@ -123,6 +123,32 @@ describe('the run plans splits, reverts and transplants before any new call', ()
     replayed.applySeed(seedProgram(PARENT));
     for (const event of events) applyEvent(replayed, event, AT);
     assert.deepEqual(replayed.snapshot(), state.snapshot(), 'split jobs replay from the journal');
+  });
+
+  it('an improving child keeps an edit that only deletes lines (the helper its rewrite left unused); a failed one is tried without it', () => {
+    // The child rewrites c() and deletes a(), which it no longer needs: without the deletion it
+    // is the same idea with dead code left in, in the way of the next edit's SEARCH text.
+    const child = PARENT.replace('def a():\n    return 1\n', '').replace('    return 3', '    return 30');
+    assert.equal(editCount(PARENT, child), 2);
+    assert.equal(onlyDeletes(PARENT, child, 0), true);
+    assert.equal(onlyDeletes(PARENT, child, 1), false);
+    const improving = new RunState(settings());
+    improving.applySeed(seedProgram(PARENT));
+    play(improving, [], child, 2);
+    const planned: PlanEvent[] = [];
+    while (improving.nextJobIsFree()) planned.push(play(improving, [], undefined, 1));
+    assert.deepEqual(
+      planned.filter((plan) => plan.kind === 'split').map((plan) => plan.split?.edit),
+      [1],
+      'only the rewrite is split off; the deletion stays with it',
+    );
+
+    const failed = new RunState(settings());
+    failed.applySeed(seedProgram(PARENT));
+    play(failed, [], child, null);
+    const splits: PlanEvent[] = [];
+    while (failed.nextJobIsFree()) splits.push(play(failed, [], undefined, null));
+    assert.deepEqual(splits.filter((plan) => plan.kind === 'split').map((plan) => plan.split?.edit), [0, 1], 'a failed child is tried without each edit');
   });
 
   it('a new best is tried without the edits of its lineage that did not improve; the revert is kept when it is as good', () => {

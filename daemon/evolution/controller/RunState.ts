@@ -12,7 +12,7 @@ import { EvoDB } from '../evodb/EvoDB';
 import { EnsembleRouter } from '../llm/EnsembleRouter';
 import { Rng, type RngState } from '../rng';
 import { createSelector } from '../selection/createSelector';
-import { editCount, MAX_SPLIT_EDITS, withEdit, withoutOneEdit } from '../mutation/edits';
+import { editCount, MAX_SPLIT_EDITS, onlyDeletes, withEdit, withoutOneEdit } from '../mutation/edits';
 import { bestFirst } from '../selection/archiveQueries';
 import type { ParentSelector, SelectionOutcome, SelectorPlugin, YieldView } from '../selection/ParentSelector';
 import { isFreePlan, type EvaluationEvent, type MergeEvent, type PlanEvent, type ProposalEvent } from '../runEvents';
@@ -57,9 +57,9 @@ export interface RunSettings {
  * The planning policy of this Peagen: call credit, parent yield, normal-form duplicates (2);
  * splits that take one edit out of a child, reverts by the edit's own lines, parsimony among
  * ties and a later exhaustion of the climbing parent (3); transplants of improving edits onto
- * the best (4).
+ * the best (4); an improving child's edits that only delete lines are not split off (5).
  */
-export const SEARCH_POLICY = 4;
+export const SEARCH_POLICY = 5;
 
 export const ABLATIONS = ['budget', 'credit', 'climb', 'normalize', 'split', 'revert', 'transplant'] as const;
 export type Ablation = (typeof ABLATIONS)[number];
@@ -714,11 +714,14 @@ export class RunState {
   /**
    * A child with several separate edits that failed, or that beat its parent, may owe that
    * to one of its edits: it is tried without each of them (no call), before the next call.
+   * An improving child keeps its deletions (see onlyDeletes); a failed one is tried without
+   * each, since a deletion is as likely as any edit to be what broke it.
    */
   private queueSplits(parent: Program, child: Program): void {
     const edits = editCount(parent.code, child.code);
     if (edits < 2 || edits > MAX_SPLIT_EDITS) return;
     for (let edit = 0; edit < edits; edit++) {
+      if (child.objective !== null && onlyDeletes(parent.code, child.code, edit)) continue;
       if (withoutOneEdit(parent.code, child.code, edit) === undefined) continue;
       this.freeQueue.push({ kind: 'split', parent: parent.id, source: child.id, edit, island: child.lineage.island });
     }

@@ -56,6 +56,17 @@ export function withoutOneEdit(parent: string, child: string, index: number): st
 }
 
 /**
+ * Whether the `index`-th edit from `parent` to `child` only deletes lines (adds none). An
+ * improving child that deleted code usually deleted what its other edits left unused (the
+ * old helper a rewrite replaced): the child without that deletion is the same idea with dead
+ * code left in, which measures as a tie and stays in the way of the next edit's SEARCH text.
+ */
+export function onlyDeletes(parent: string, child: string, index: number): boolean {
+  const hunk = patchOf(parent, child).hunks[index];
+  return hunk !== undefined && hunk.lines.some((line) => line.startsWith('-')) && !hunk.lines.some((line) => line.startsWith('+'));
+}
+
+/**
  * `program` with the edit that turned `before` into `after` undone (`program` descends from
  * `after`), or undefined when the edit's lines are no longer there as they were. The lines
  * around the edit are matched first; later edits often change a neighbouring line (a comment
