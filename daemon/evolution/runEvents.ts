@@ -27,8 +27,11 @@ export const PlanEventSchema = z.object({
   island: z.number().int().nonnegative(),
   seed: z.number().int().nonnegative(),
   backend: z.string().optional(),
-  /** A split job: the child of the parent it tries without its edit `edit` (0-based). */
-  split: z.object({ source: z.string(), edit: z.number().int().nonnegative() }).optional(),
+  /**
+   * A split job: the child of the parent it tries without its edit `edit` (0-based); with
+   * `keepDeletions`, the lines that edit only deleted stay deleted.
+   */
+  split: z.object({ source: z.string(), edit: z.number().int().nonnegative(), keepDeletions: z.literal(true).optional() }).optional(),
   /** A revert job: the ancestor of the parent whose edit (from its own parent) it undoes. */
   revert: z.object({ from: z.string() }).optional(),
   /** A transplant job: the program whose edit (from its own parent) is made on the parent. */

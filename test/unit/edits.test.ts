@@ -12,7 +12,7 @@ import type { EvaluationEvent, PlanEvent, ProposalEvent, RunEvent } from '../../
 import { RunState, SEARCH_POLICY, type RunSettings } from '../../daemon/evolution/controller/RunState';
 import { freeProposal } from '../../daemon/evolution/controller/taskSpecs';
 import { programId } from '../../daemon/evolution/evodb/programId';
-import { editCount, onlyDeletes, withEdit, withoutEdit, withoutOneEdit } from '../../daemon/evolution/mutation/edits';
+import { deletionsIn, editCount, withEdit, withoutEdit, withoutOneEdit } from '../../daemon/evolution/mutation/edits';
 
 const lines = (...parts: string[]): string => parts.map((line) => `${line}\n`).join('');
 const PARENT = lines('def a():', '    return 1', '', '', '', '', 'def b():', '    return 2', '', '', '', '', 'def c():', '    return 3');
@@ -130,8 +130,8 @@ describe('the run plans splits, reverts and transplants before any new call', ()
     // is the same idea with dead code left in, in the way of the next edit's SEARCH text.
     const child = PARENT.replace('def a():\n    return 1\n', '').replace('    return 3', '    return 30');
     assert.equal(editCount(PARENT, child), 2);
-    assert.equal(onlyDeletes(PARENT, child, 0), true);
-    assert.equal(onlyDeletes(PARENT, child, 1), false);
+    assert.equal(deletionsIn(PARENT, child, 0), 'all');
+    assert.equal(deletionsIn(PARENT, child, 1), 'none');
     const improving = new RunState(settings());
     improving.applySeed(seedProgram(PARENT));
     play(improving, [], child, 2);
@@ -149,6 +149,52 @@ describe('the run plans splits, reverts and transplants before any new call', ()
     const splits: PlanEvent[] = [];
     while (failed.nextJobIsFree()) splits.push(play(failed, [], undefined, null));
     assert.deepEqual(splits.filter((plan) => plan.kind === 'split').map((plan) => plan.split?.edit), [0, 1], 'a failed child is tried without each edit');
+  });
+
+  it('an edit that deleted lines beside other changes is split off with its deletions kept, and (for a failed child) also whole', () => {
+    // One edit deletes a() and renames b() four lines below (one edit: the lines between are
+    // context); another makes c() return 30. The child fails.
+    const child = PARENT.replace('def a():\n    return 1\n', '').replace('def b():', 'def b_fast():').replace('    return 3', '    return 30');
+    assert.equal(editCount(PARENT, child), 2);
+    assert.equal(deletionsIn(PARENT, child, 0), 'some');
+    const thirty = PARENT.replace('    return 3', '    return 30');
+    assert.equal(withoutOneEdit(PARENT, child, 0, true), thirty.replace('def a():\n    return 1\n', ''), 'the rename is taken out, a() stays deleted');
+    assert.equal(withoutOneEdit(PARENT, child, 0), thirty, 'the whole edit taken out');
+    assert.equal(withoutOneEdit(PARENT, child, 1, true), withoutOneEdit(PARENT, child, 1), 'an edit that deletes nothing: the same either way');
+
+    const state = new RunState(settings());
+    const events: RunEvent[] = [];
+    state.applySeed(seedProgram(PARENT));
+    play(state, events, child, null);
+    const splits: PlanEvent[] = [];
+    while (state.nextJobIsFree()) splits.push(play(state, events, undefined, null));
+    assert.deepEqual(
+      splits.map((plan) => plan.split),
+      [
+        { source: programId(child), edit: 0, keepDeletions: true },
+        { source: programId(child), edit: 0 },
+        { source: programId(child), edit: 1 },
+      ],
+      'the edit taken out with its deletions kept first, then whole (the deletion may be what broke it), then the other edit',
+    );
+    const replayed = new RunState(settings());
+    replayed.applySeed(seedProgram(PARENT));
+    for (const event of events) applyEvent(replayed, event, AT);
+    assert.deepEqual(replayed.snapshot(), state.snapshot(), 'the split with its deletions kept replays from the journal');
+
+    const improving = new RunState(settings());
+    improving.applySeed(seedProgram(PARENT));
+    play(improving, [], child, 2);
+    const planned: PlanEvent[] = [];
+    while (improving.nextJobIsFree()) planned.push(play(improving, [], undefined, 1));
+    assert.deepEqual(
+      planned.filter((plan) => plan.kind === 'split').map((plan) => plan.split),
+      [
+        { source: programId(child), edit: 0, keepDeletions: true },
+        { source: programId(child), edit: 1 },
+      ],
+      'an improving child is never tried with the lines it deleted back in',
+    );
   });
 
   it('a new best is tried without the edits of its lineage that did not improve; the revert is kept when it is as good', () => {

@@ -12,7 +12,7 @@ import { EvoDB } from '../evodb/EvoDB';
 import { EnsembleRouter } from '../llm/EnsembleRouter';
 import { Rng, type RngState } from '../rng';
 import { createSelector } from '../selection/createSelector';
-import { editCount, MAX_SPLIT_EDITS, onlyDeletes, withEdit, withoutOneEdit } from '../mutation/edits';
+import { deletionsIn, editCount, MAX_SPLIT_EDITS, withEdit, withoutOneEdit } from '../mutation/edits';
 import { bestFirst } from '../selection/archiveQueries';
 import type { ParentSelector, SelectionOutcome, SelectorPlugin, YieldView } from '../selection/ParentSelector';
 import { isFreePlan, type EvaluationEvent, type MergeEvent, type PlanEvent, type ProposalEvent } from '../runEvents';
@@ -57,7 +57,8 @@ export interface RunSettings {
  * The planning policy of this Peagen: call credit, parent yield, normal-form duplicates (2);
  * splits that take one edit out of a child, reverts by the edit's own lines, parsimony among
  * ties and a later exhaustion of the climbing parent (3); transplants of improving edits onto
- * the best (4); an improving child's edits that only delete lines are not split off (5).
+ * the best (4); a split keeps the lines its edit only deleted, and an improving child is not
+ * split without an edit that only deletes (5).
  */
 export const SEARCH_POLICY = 5;
 
@@ -166,7 +167,7 @@ export interface RunStateSnapshot {
  */
 type FreeTask =
   | { kind: 'sibling'; parent: string; from: number; code: string; island: number; model?: string }
-  | { kind: 'split'; parent: string; source: string; edit: number; island: number }
+  | { kind: 'split'; parent: string; source: string; edit: number; keepDeletions: boolean; island: number }
   | { kind: 'revert' | 'transplant'; parent: string; from: string; island: number };
 
 /** Lineage steps a revert looks back over. */
@@ -337,7 +338,7 @@ export class RunState {
         free.kind === 'sibling'
           ? { ...common, sibling: { from: free.from, code: free.code, ...(free.model && { model: free.model }) } }
           : free.kind === 'split'
-            ? { ...common, split: { source: free.source, edit: free.edit } }
+            ? { ...common, split: { source: free.source, edit: free.edit, ...(free.keepDeletions && { keepDeletions: true }) } }
             : { ...common, [free.kind]: { from: free.from } };
       this.counters[free.kind === 'sibling' ? 'siblings' : free.kind === 'split' ? 'splits' : free.kind === 'revert' ? 'reverts' : 'transplants'].jobs++;
       this.jobs.set(job, { plan });
@@ -714,16 +715,23 @@ export class RunState {
   /**
    * A child with several separate edits that failed, or that beat its parent, may owe that
    * to one of its edits: it is tried without each of them (no call), before the next call.
-   * An improving child keeps its deletions (see onlyDeletes); a failed one is tried without
-   * each, since a deletion is as likely as any edit to be what broke it.
+   * An edit's deletions stay with the rest of the child (see deletionsIn): an improving child
+   * is not tried without an edit that only deletes, and an edit that also deletes is taken
+   * out with its deletions kept. A failed child is also tried without the whole edit, since a
+   * deletion may be what broke it (a helper deleted that is still called).
    */
   private queueSplits(parent: Program, child: Program): void {
     const edits = editCount(parent.code, child.code);
     if (edits < 2 || edits > MAX_SPLIT_EDITS) return;
+    const failed = child.objective === null;
+    const split = (edit: number, keepDeletions: boolean): void => {
+      if (withoutOneEdit(parent.code, child.code, edit, keepDeletions) === undefined) return;
+      this.freeQueue.push({ kind: 'split', parent: parent.id, source: child.id, edit, keepDeletions, island: child.lineage.island });
+    };
     for (let edit = 0; edit < edits; edit++) {
-      if (child.objective !== null && onlyDeletes(parent.code, child.code, edit)) continue;
-      if (withoutOneEdit(parent.code, child.code, edit) === undefined) continue;
-      this.freeQueue.push({ kind: 'split', parent: parent.id, source: child.id, edit, island: child.lineage.island });
+      const deletions = deletionsIn(parent.code, child.code, edit);
+      if (deletions === 'some') split(edit, true);
+      if (failed || deletions === 'none') split(edit, false);
     }
   }
 

@@ -87,7 +87,7 @@ export function freeProposal(plan: PlanEvent, state: RunState): ProposalEvent {
     code = plan.sibling.code;
   } else if (parent && plan.split) {
     const source = state.archive.get(plan.split.source);
-    code = source && withoutOneEdit(parent.code, source.code, plan.split.edit);
+    code = source && withoutOneEdit(parent.code, source.code, plan.split.edit, plan.split.keepDeletions);
   } else if (parent && (plan.revert || plan.transplant)) {
     // The edit that made `from` out of its own parent: undone (revert) or made (transplant) on the parent.
     const after = state.archive.get((plan.revert ?? plan.transplant)!.from);

@@ -7,7 +7,8 @@
  *    run. A child whose edits touch separate places (hunks of the diff from its parent) is split
  *    into one program per edit: the child without that edit. (Not the parent with one edit
  *    alone: one idea often takes several edits, and a part of it alone can work, be faster, and
- *    leave the program where the rest of the idea no longer applies.)
+ *    leave the program where the rest of the idea no longer applies.) Lines an edit only
+ *    deleted stay deleted when it is taken out of a child (deletionsIn says why).
  *  - Revert: an edit that did not improve the program it was made on (a rename, a comment, a
  *    restructuring measured as a tie) stays in every descendant, where it can be in the way of
  *    the next idea (and of a small diff for the user). The best program is tried without it.
@@ -46,24 +47,50 @@ export function editCount(parent: string, child: string): number {
  * `child` without its `index`-th edit (from `parent`), or undefined when that leaves nothing
  * new: the parent, the child, or the child but for comments or layout (an edit that only
  * rewrote a comment: taking it out gives no new program, only a stale comment that the next
- * edit's SEARCH text may no longer match).
+ * edit's SEARCH text may no longer match). With `keepDeletions`, the lines that edit only
+ * deleted stay deleted: only its other changes are taken out (see deletionsIn).
  */
-export function withoutOneEdit(parent: string, child: string, index: number): string | undefined {
-  const patch = patchOf(parent, child);
-  if (index >= patch.hunks.length) return undefined;
-  const result = changed(applyPatch(parent, { ...patch, hunks: patch.hunks.filter((_, at) => at !== index) }), [parent, child]);
+export function withoutOneEdit(parent: string, child: string, index: number, keepDeletions = false): string | undefined {
+  const edit = patchOf(parent, child).hunks[index];
+  if (!edit) return undefined;
+  // The changes one by one (no context): those of the edit are left out, but for its deletions when kept.
+  const changes = changesOf(parent, child);
+  const kept = changes.hunks.filter((change) => !within(edit, change) || (keepDeletions && deletesOnly(change)));
+  const result = changed(applyPatch(parent, { ...changes, hunks: kept }), [parent, child]);
   return result !== undefined && differsInCode(result, child) ? result : undefined;
 }
 
 /**
- * Whether the `index`-th edit from `parent` to `child` only deletes lines (adds none). An
- * improving child that deleted code usually deleted what its other edits left unused (the
- * old helper a rewrite replaced): the child without that deletion is the same idea with dead
- * code left in, which measures as a tie and stays in the way of the next edit's SEARCH text.
+ * Whether the `index`-th edit from `parent` to `child` deletes lines with nothing in their
+ * place: 'all' of it (an edit that only deletes), 'some' of it (beside other changes close
+ * by, which one SEARCH/REPLACE block or two neighbouring ones made), or 'none'. An idea that
+ * replaces a helper usually deletes the old one, now unused: the child without that deletion
+ * is the same idea with dead code left in, which measures as a tie and stays in the way of the
+ * next edit's SEARCH text. So an improving child is not split without its deletions, and an
+ * edit that also deleted lines is split off with those lines kept deleted.
  */
-export function onlyDeletes(parent: string, child: string, index: number): boolean {
-  const hunk = patchOf(parent, child).hunks[index];
-  return hunk !== undefined && hunk.lines.some((line) => line.startsWith('-')) && !hunk.lines.some((line) => line.startsWith('+'));
+export function deletionsIn(parent: string, child: string, index: number): 'all' | 'some' | 'none' {
+  const edit = patchOf(parent, child).hunks[index];
+  if (!edit) return 'none';
+  const changes = changesOf(parent, child).hunks.filter((change) => within(edit, change));
+  const deleting = changes.filter(deletesOnly).length;
+  return deleting === 0 ? 'none' : deleting === changes.length ? 'all' : 'some';
+}
+
+/** Each run of changed lines alone, with no context. */
+function changesOf(from: string, to: string): StructuredPatch {
+  return structuredPatch('from', 'to', from, to, '', '', { context: 0 });
+}
+
+type Hunk = StructuredPatch['hunks'][number];
+
+/** Whether a change (a hunk without context) lies in an edit (a hunk with context) of the same two programs. */
+function within(edit: Hunk, change: Hunk): boolean {
+  return change.oldStart >= edit.oldStart && change.oldStart <= edit.oldStart + edit.oldLines;
+}
+
+function deletesOnly(change: Hunk): boolean {
+  return change.newLines === 0 && change.oldLines > 0;
 }
 
 /**
