@@ -12,9 +12,10 @@
 // contradicts a measurement (2 when an evaluation could not run at all). Every chain state is
 // evaluated REPEATS (3) times and stands for the median: the evaluators' noise (a few percent
 // for bad_sort, up to ~15% for slow_fib_js) must not decide a 1.2x threshold.
-// --quick: for bad_sort, the children off the chain are evaluated with the evaluator's --quick
-// mode (smaller inputs), against REPEATS --quick evaluations of their parent (where those agree
-// within QUICK_SPREAD; else that state's children are evaluated in full after all). slow_fib_js
+// --quick: for bad_sort and dedupe_counts, the children off the chain are evaluated with the
+// evaluator's --quick mode (smaller inputs), against REPEATS --quick evaluations of their parent
+// (where those agree within QUICK_SPREAD; else that state's children are evaluated in full after
+// all, as can happen at dedupe_counts's chain end, a few hundred microseconds a round). slow_fib_js
 // keeps full evaluations: its --quick mode times one fib(20..22) call, about a millisecond once
 // the chain has sped it up, and single quick ratios there swing by 2-3x. The chain itself is
 // always measured in full.
@@ -33,6 +34,7 @@ const CLI = join(REPO, 'dist', 'cli.js');
 const TABLES = [
   { name: 'bad_sort', table: 'bench/moves/bad_sort.moves.json', example: 'examples/bad_sort', quickChildren: true },
   { name: 'slow_fib_js', table: 'bench/moves/slow_fib_js.moves.json', example: 'examples/slow_fib_js', quickChildren: false },
+  { name: 'dedupe_counts', table: 'bench/moves/dedupe_counts.moves.json', example: 'examples/dedupe_counts', quickChildren: true },
 ];
 /** The least speedup over its parent that a chain step must show. */
 const MIN_STEP = 1.2;

@@ -12,6 +12,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { BAD_SORT_CHECK_PY } from '../fixtures/badSortCheck';
+import { DEDUPE_COUNTS_CHECK_PY } from '../fixtures/dedupeCountsCheck';
 import { REPO } from '../fixtures/paths';
 
 type Kind = 'improve' | 'neutral' | 'harmful';
@@ -47,6 +48,7 @@ interface Spec {
 const SPECS: Spec[] = [
   { name: 'bad_sort', table: 'bench/moves/bad_sort.moves.json', seed: 'examples/bad_sort/bad_sort.py', chainLength: 8 },
   { name: 'slow_fib_js', table: 'bench/moves/slow_fib_js.moves.json', seed: 'examples/slow_fib_js/fib.js', chainLength: 4 },
+  { name: 'dedupe_counts', table: 'bench/moves/dedupe_counts.moves.json', seed: 'examples/dedupe_counts/dedupe_counts.py', chainLength: 6 },
 ];
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -292,6 +294,7 @@ function assertVerdicts(explored: Explored, verdicts: Verdicts): void {
 const CHECKERS: Record<string, { title: string; command: string; args: string[] }> = {
   bad_sort: { title: 'sorting held inputs, python3', command: 'python3', args: ['-c', BAD_SORT_CHECK_PY] },
   slow_fib_js: { title: 'fib(0..30) against a trusted BigInt loop, node', command: process.execPath, args: ['-e', CHECK_JS] },
+  dedupe_counts: { title: 'counting held inputs in order of first occurrence, python3', command: 'python3', args: ['-c', DEDUPE_COUNTS_CHECK_PY] },
 };
 
 describe('honest move tables (bench/moves)', () => {
