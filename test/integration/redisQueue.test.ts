@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { createQueue, QueueAddressError } from '../../daemon/fabric/queue/createQueue';
-import { RedisStreamsQueue, type RedisQueueOptions } from '../../daemon/fabric/queue/redis/RedisStreamsQueue';
+import { RESULT_SWEEP_MS, RedisStreamsQueue, type RedisQueueOptions } from '../../daemon/fabric/queue/redis/RedisStreamsQueue';
 import { type Acceptor, type Claim, MAX_TASK_BYTES, type TaskEvent } from '../../daemon/fabric/queue/TaskQueue';
 import { newTask, type Task } from '../../shared/task';
 import { describeTaskQueueConformance } from '../conformance/taskQueue';
@@ -139,6 +139,18 @@ describe('RedisStreamsQueue', function () {
         'the newest dead letters are kept',
       );
       assert.deepEqual(await queue.stats(), { pending: 0, inFlight: 0, delayed: 0, dead: 5 });
+    });
+
+    it('answers a waiter whose wake-up was lost: a result stored without its notification is found within seconds', async () => {
+      // What a client whose event connection missed the notification (down, or not yet
+      // subscribed again after a Redis restart) sees: the result is there, nothing says so.
+      queue = queueAt(prefix);
+      const task = await submit();
+      const waiting = queue.waitForResult(task.id, 4 * RESULT_SWEEP_MS);
+      await delay(1_500); // past the look at the results that follows connecting
+      await admin.set(queue.keys.result(task.id), JSON.stringify({ taskId: task.id, status: 'ok', attempts: 1, data: { message: 'stored' } }));
+      const result = await waiting;
+      assert.deepEqual(result?.data, { message: 'stored' }, 'the waiter gets the stored result, not a timeout');
     });
 
     it('dead-letters malformed entries and records with the reason, and claim goes on to the next task', async () => {

@@ -70,6 +70,12 @@ export const MAX_BLOCK_MS = 1_000;
 const MAX_REASON_LENGTH = 300;
 const RECHECK_AFTER_RECONNECT_MS = 1_000;
 const RECHECK_BATCH = 500;
+/**
+ * While anyone waits for a result, the stored results are read this often whatever was heard:
+ * a wake-up lost on the way (a notification published while the event connection was down or
+ * not yet subscribed again) then costs a waiter seconds, not the rest of its wait.
+ */
+export const RESULT_SWEEP_MS = 5_000;
 /** Idle blocking connections kept per queue (a worker pool has one claim per slot). */
 const MAX_IDLE_BLOCKING_CONNECTIONS = 64;
 const GROUP = 'peagen';
@@ -95,6 +101,9 @@ export class RedisStreamsQueue implements TaskQueue {
   private readying: Promise<void> | undefined;
   private lastSweepAt = 0;
   private recheckTimer: NodeJS.Timeout | undefined;
+  private resultSweepTimer: NodeJS.Timeout | undefined;
+  /** Whether the event channel was subscribed once: from then on every reconnect subscribes again. */
+  private subscribed = false;
   private closed = false;
 
   constructor(url: string, options: RedisQueueOptions = {}) {
@@ -116,8 +125,11 @@ export class RedisStreamsQueue implements TaskQueue {
     this.subscriber.on('message', (_channel: string, message: string) => this.onMessage(message));
     // After either connection comes back, a result may have been missed: published while the
     // channel was not subscribed, or heard while its read could not be sent. Look again, and
-    // once more after the channel is surely subscribed again (ioredis resubscribes itself).
-    this.subscriber.on('ready', () => this.recheckAfterReconnect());
+    // once more after the channel is subscribed again.
+    this.subscriber.on('ready', () => {
+      this.recheckAfterReconnect();
+      this.subscribeAgain();
+    });
     this.commands.on('ready', () => this.recheckAfterReconnect());
     this.blocking = new BlockingConnections(async () => {
       const connection = this.newConnection('peagen-claim');
@@ -262,6 +274,7 @@ export class RedisStreamsQueue implements TaskQueue {
       let set = this.waiters.get(taskId);
       if (!set) this.waiters.set(taskId, (set = new Set()));
       set.add(onResult);
+      this.sweepResultsWhileWaited();
       this.lifecycle.once('closed', onClosed);
       signal?.addEventListener('abort', onClosed, { once: true });
       // The clock starts once the stored result has been looked up: a timer armed before the
@@ -350,6 +363,7 @@ export class RedisStreamsQueue implements TaskQueue {
     this.listeners.clear();
     this.waiters.clear();
     clearTimeout(this.recheckTimer);
+    clearInterval(this.resultSweepTimer);
     this.blocking.close();
     this.subscriber.disconnect();
     // Let commands already sent (an ack, say) get their replies; nothing to wait for when down.
@@ -374,6 +388,7 @@ export class RedisStreamsQueue implements TaskQueue {
       await connectBounded(this.commands, this.url, this.options.connectTimeoutMs);
       await connectBounded(this.subscriber, this.url, this.options.connectTimeoutMs);
       await this.subscriber.subscribe(this.keys.events());
+      this.subscribed = true;
     })().catch((error: unknown) => {
       this.readying = undefined;
       throw error;
@@ -482,6 +497,35 @@ export class RedisStreamsQueue implements TaskQueue {
   private recheckAfterReconnect(): void {
     void this.recheckWaiters();
     this.scheduleRecheck();
+  }
+
+  /**
+   * Subscribes the event channel again after the event connection came back, then looks at
+   * the awaited results once more: what was published before the SUBSCRIBE took effect was not
+   * heard. ioredis resubscribes by itself too, but only when the connection had been subscribed
+   * when it dropped: a drop during its own SUBSCRIBE (a server restarting, loading its data)
+   * left the connection up and deaf. A failed SUBSCRIBE is tried again on the next reconnect.
+   */
+  private subscribeAgain(): void {
+    if (!this.subscribed || this.closed) return;
+    this.subscriber.subscribe(this.keys.events()).then(
+      () => void this.recheckWaiters(),
+      () => this.scheduleRecheck(),
+    );
+  }
+
+  /** Reads the awaited results every RESULT_SWEEP_MS while there are any (see there). */
+  private sweepResultsWhileWaited(): void {
+    if (this.resultSweepTimer || this.closed) return;
+    this.resultSweepTimer = setInterval(() => {
+      if (this.waiters.size === 0) {
+        clearInterval(this.resultSweepTimer);
+        this.resultSweepTimer = undefined;
+        return;
+      }
+      void this.recheckWaiters();
+    }, RESULT_SWEEP_MS);
+    this.resultSweepTimer.unref();
   }
 
   private scheduleRecheck(): void {
