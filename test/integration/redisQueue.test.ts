@@ -276,6 +276,42 @@ describe('RedisStreamsQueue', function () {
       }
     }
 
+    it('goes on answering after a restart that caught its commands in flight (they fail; the next ones work)', async () => {
+      const queue = new RedisStreamsQueue(`${durable.url}?prefix=${uniquePrefix('in-flight')}`);
+      const task = newTask({ kind: 'echo', requires: ['cpu'] });
+      try {
+        await queue.enqueue(task);
+        // Reads kept in flight without a pause, as a controller waiting on many results does.
+        let restarting = true;
+        let failed = 0;
+        const load = (async () => {
+          while (restarting) await Promise.all(Array.from({ length: 100 }, () => queue.getResult(task.id).catch(() => failed++)));
+        })();
+        await delay(300);
+        await durable.restart();
+        // ioredis 6.0.0 never settled a command in flight at the drop (redis/ioredis#2193): the
+        // load above hung for good, and every later command of the connection behind it.
+        const answered = await Promise.race([
+          (async () => {
+            for (;;) {
+              try {
+                return await queue.stats();
+              } catch {
+                await delay(200);
+              }
+            }
+          })(),
+          delay(20_000).then(() => 'no answer within 20 s' as const),
+        ]);
+        restarting = false;
+        assert.notEqual(answered, 'no answer within 20 s');
+        assert.equal(await Promise.race([load.then(() => 'settled'), delay(20_000).then(() => 'hung')]), 'settled', 'the reads caught by the restart settle');
+        assert.ok(failed > 0, 'some reads were in flight at the restart, and failed');
+      } finally {
+        await queue.close();
+      }
+    });
+
     it('keeps a pending task and an in-flight claim: the first is delivered after the restart, the second after its lease', async () => {
       const queue = new RedisStreamsQueue(`${durable.url}?prefix=${uniquePrefix('restart')}`, { leaseMs: 2_000 });
       try {

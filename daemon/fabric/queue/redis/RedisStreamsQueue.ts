@@ -48,7 +48,7 @@ import {
 import { waitForEvent } from '../waitForEvent';
 import { BlockingConnections } from './BlockingConnections';
 import type { RedisOptions } from 'ioredis';
-import { connectBounded, connectionOptions, DEFAULT_CONNECT_TIMEOUT_MS, Redis } from './connect';
+import { connectBounded, connectionOptions, DEFAULT_CONNECT_TIMEOUT_MS, Redis, rejectDroppedCommands } from './connect';
 import { parseRedisAddress, type RedisAddress } from '../../../../shared/redisAddress';
 import { defineQueueScripts, runScript, type ScriptName } from './scripts';
 
@@ -375,6 +375,7 @@ export class RedisStreamsQueue implements TaskQueue {
     const connection = new Redis({ ...connectionOptions(this.address.connection, this.options.connectTimeoutMs, name), ...extra });
     // Errors surface as rejected commands; an unhandled 'error' event would crash the process.
     connection.on('error', () => undefined);
+    rejectDroppedCommands(connection);
     return connection;
   }
 

@@ -30,6 +30,24 @@ export function connectionOptions(base: RedisOptions, connectTimeoutMs: number, 
 }
 
 /**
+ * Rejects the commands that were in flight when `redis` lost its connection. With
+ * autoResendUnfulfilledCommands off (as above), ioredis 6.0.0 keeps them aside on close and
+ * drops them on reconnect without settling them (redis/ioredis#2193, fixed upstream after
+ * 6.0.0): their promises never settle and, with auto-pipelining, every later command of the
+ * connection waits behind them. After a Redis restart a queue client hung for good (the chaos
+ * test: 490 results stored and never read). They are rejected here as the upstream fix does,
+ * like any command caught by a dropped connection; callers retry. Once ioredis settles them
+ * itself, the stash is empty by the time this runs.
+ */
+export function rejectDroppedCommands(redis: Redis): void {
+  // ioredis emits 'close' on the tick after its close handler has put the stash aside.
+  redis.on('close', () => {
+    const stash = (redis as unknown as { prevCommandQueue?: { shift(): { command: { reject(error: Error): void } } | undefined } | null }).prevCommandQueue;
+    for (let item = stash?.shift(); item; item = stash?.shift()) item.command.reject(new Error('Redis connection lost while the command was in flight'));
+  });
+}
+
+/**
  * Connects `redis` and waits until it is ready, for at most `timeoutMs`. Rejects with a
  * {@link RedisConnectError} naming `shownUrl` (never the password) and what to do.
  */
