@@ -36,8 +36,8 @@ export function connectionOptions(base: RedisOptions, connectTimeoutMs: number, 
  * 6.0.0): their promises never settle and, with auto-pipelining, every later command of the
  * connection waits behind them. After a Redis restart a queue client hung for good (the chaos
  * test: 490 results stored and never read). They are rejected here as the upstream fix does,
- * like any command caught by a dropped connection; callers retry. Once ioredis settles them
- * itself, the stash is empty by the time this runs.
+ * like any command caught by a dropped connection; callers retry. Still harmless once ioredis
+ * settles them itself: whichever rejects them first empties the stash.
  */
 export function rejectDroppedCommands(redis: Redis): void {
   // ioredis emits 'close' on the tick after its close handler has put the stash aside.
