@@ -103,6 +103,13 @@ function play(state: RunState, events: RunEvent[], code: string | undefined, fir
   return plan;
 }
 
+/** Plays every job that makes no call, each child measured at `objective`; returns their plans. */
+function playFreeJobs(state: RunState, events: RunEvent[], objective: number | null): PlanEvent[] {
+  const plans: PlanEvent[] = [];
+  while (state.nextJobIsFree()) plans.push(play(state, events, undefined, objective));
+  return plans;
+}
+
 describe('the run plans splits, reverts and transplants before any new call', () => {
   it('a failed child with two edits is split; the child without the edit that broke it becomes the best, with no call', () => {
     const state = new RunState(settings());
@@ -135,8 +142,7 @@ describe('the run plans splits, reverts and transplants before any new call', ()
     const improving = new RunState(settings());
     improving.applySeed(seedProgram(PARENT));
     play(improving, [], child, 2);
-    const planned: PlanEvent[] = [];
-    while (improving.nextJobIsFree()) planned.push(play(improving, [], undefined, 1));
+    const planned = playFreeJobs(improving, [], 1);
     assert.deepEqual(
       planned.filter((plan) => plan.kind === 'split').map((plan) => plan.split?.edit),
       [1],
@@ -146,8 +152,7 @@ describe('the run plans splits, reverts and transplants before any new call', ()
     const failed = new RunState(settings());
     failed.applySeed(seedProgram(PARENT));
     play(failed, [], child, null);
-    const splits: PlanEvent[] = [];
-    while (failed.nextJobIsFree()) splits.push(play(failed, [], undefined, null));
+    const splits = playFreeJobs(failed, [], null);
     assert.deepEqual(splits.filter((plan) => plan.kind === 'split').map((plan) => plan.split?.edit), [0, 1], 'a failed child is tried without each edit');
   });
 
@@ -166,8 +171,7 @@ describe('the run plans splits, reverts and transplants before any new call', ()
     const events: RunEvent[] = [];
     state.applySeed(seedProgram(PARENT));
     play(state, events, child, null);
-    const splits: PlanEvent[] = [];
-    while (state.nextJobIsFree()) splits.push(play(state, events, undefined, null));
+    const splits = playFreeJobs(state, events, null);
     assert.deepEqual(
       splits.map((plan) => plan.split),
       [
@@ -185,8 +189,7 @@ describe('the run plans splits, reverts and transplants before any new call', ()
     const improving = new RunState(settings());
     improving.applySeed(seedProgram(PARENT));
     play(improving, [], child, 2);
-    const planned: PlanEvent[] = [];
-    while (improving.nextJobIsFree()) planned.push(play(improving, [], undefined, 1));
+    const planned = playFreeJobs(improving, [], 1);
     assert.deepEqual(
       planned.filter((plan) => plan.kind === 'split').map((plan) => plan.split),
       [
