@@ -141,7 +141,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     return stopping;
   };
 
-  const runs = new RunManager(engine, log);
+  const runs = new RunManager(engine, log, options.stateDir);
   const info: DaemonInfo = {
     version: VERSION,
     startedAt: Date.now(),

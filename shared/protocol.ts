@@ -7,11 +7,13 @@
 import { NotificationType, RequestType, RequestType0 } from 'vscode-languageserver-protocol';
 import { z } from 'zod';
 import type { FeatureDescriptor } from './evaluation';
+import type { Evaluation } from './evaluation';
 import { type NicheElite, type Program, ProgramIdSchema, type RunProgress, RunIdSchema, type RunSummary } from './evolution';
+import { ExampleFilesSchema, LineRegionSchema, type SelectionRecord } from './selection';
 import { type DeadLetter, type QueueStats, type RequirementSetDepth, ResultSchema, TaskSpecSchema, type TaskState, type WorkerRecord } from './task';
 
 /** Bumped on any incompatible change to the messages below; checked by {@link Handshake}. */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** JSON-RPC error codes of our own, in the range the spec leaves to servers. */
 export const PeagenErrorCodes = {
@@ -195,39 +197,143 @@ export namespace ServerStatus {
 }
 
 /**
+ * Which workspace a request is about. `projectDir` is the client's path of it. `workspaceId`
+ * is the id the client keeps in that directory's `.peagen/workspace-id`: a daemon that reads
+ * the same id there shares the client's files and keeps the runs in `<projectDir>/.peagen/runs/`
+ * as the CLI does; any other daemon (another host, a container, another mount) keeps them in
+ * its own state directory under that id, and never opens the client's paths. Without an id
+ * the path is the daemon's own (the CLI, beside its daemon).
+ */
+export const WorkspaceIdSchema = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, 'a workspace id is 8 to 64 letters, digits, _ or -');
+export const WorkspaceParams = { projectDir: z.string().min(1), workspaceId: WorkspaceIdSchema.optional() };
+/** A selection job's name in its workspace (`<file>-<hash>`). */
+export const SelectionJobIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,120}$/, 'a selection job id is letters, digits, _ or -');
+
+/**
+ * Evolve/Mutate Selection's first step: the marked program for a region of a document, and,
+ * when an example is sent (its files, by content), the daemon's job that evaluates it: a copy
+ * of the example whose program is the marked text. The same text, region and example give the
+ * same job.
+ */
+export namespace PrepareSelection {
+  export const method = 'peagen/selection/prepare';
+  export const params = z.object({
+    ...WorkspaceParams,
+    /** The document's path as the client names it: kept in the job to map programs back. */
+    sourceFile: z.string().min(1).max(4096),
+    languageId: z.string().min(1).max(100),
+    text: z.string().max(4_000_000),
+    region: LineRegionSchema,
+    example: z.object({ dir: z.string().min(1).max(4096), files: ExampleFilesSchema }).optional(),
+  });
+  export type Params = z.infer<typeof params>;
+  export interface Response {
+    /** The program to evolve: the text with EVOLVE-BLOCK markers around the region. */
+    code: string;
+    /** The source lines the evolved block's inner text replaces. */
+    replaceRange: { startLine: number; endLine: number };
+    blockIndex: number;
+    markersAdded: boolean;
+    /** Present when an example was sent: the job to start a run on or evaluate with. */
+    job?: { jobId: string; record: SelectionRecord; name: string; objectiveName: string; direction: 'maximize' | 'minimize' };
+  }
+  export const type = new RequestType<Params, Response, void>(method);
+}
+
+/**
+ * One mutation of a program (and its evaluation when a selection job is named), the same use
+ * case as `peagen mutate`: the mutator is chosen as for a run (`auto`: an LLM when the daemon
+ * has one).
+ */
+export namespace MutateProgram {
+  export const method = 'peagen/mutate';
+  export const params = z.object({
+    ...WorkspaceParams,
+    code: z.string().min(1).max(4_000_000),
+    languageId: z.string().min(1).max(100),
+    /** A name for the task in prompts (e.g. the file name); a job's example gives its own. */
+    name: z.string().min(1).max(200),
+    /** The job whose example evaluates the child; absent: not evaluated. */
+    selection: SelectionJobIdSchema.optional(),
+    mutator: z.string().min(1).optional(),
+    seed: z.number().int().nonnegative().optional(),
+  });
+  export type Params = z.infer<typeof params>;
+  export interface Response {
+    /** The mutator that answered (`llm-patch`, `offline` or a plugin's). */
+    mutator: string;
+    proposal: { ok: true; code: string; patch: string; model?: string } | { ok: false; reason: string; message: string };
+    /** Present when a job was named and the proposal gave a child. */
+    evaluation?: Evaluation;
+    /** Why a child that should have been evaluated has no verdict (the evaluate task itself failed). */
+    evaluationError?: string;
+    objectiveName: string;
+  }
+  export const type = new RequestType<Params, Response, void>(method);
+}
+
+/**
+ * The files of a starting-point example for the function a region is about (an evaluator
+ * built on the harness, a reference copy of the file, peagen.example.json), for the client to
+ * write beside the file and the user to review. `refused` says what to write by hand instead.
+ */
+export namespace ScaffoldEvaluator {
+  export const method = 'peagen/scaffold';
+  export const params = z.object({
+    fileName: z.string().min(1).max(255).regex(/^[^/\\]+$/, 'a file name, not a path'),
+    languageId: z.string().min(1).max(100),
+    text: z.string().max(4_000_000),
+    region: LineRegionSchema,
+  });
+  export type Params = z.infer<typeof params>;
+  export interface Response {
+    /** The files by name (beside the source file), and which of them is the evaluator. */
+    scaffold?: { functionName: string; evaluator: string; files: Record<string, string> };
+    /** Why nothing was scaffolded, and what to write by hand. */
+    refused?: string;
+  }
+  export const type = new RequestType<Params, Response, void>(method);
+}
+
+/**
  * Evolution runs served by the daemon: the controller runs there, its tasks on the daemon's
  * fabric, and any client (the extension's Evolution view, the CLI) starts, follows and
  * inspects them.
  */
 export namespace StartRun {
   export const method = 'peagen/evolve/start';
-  export const params = z.object({
-    /** Absolute path of the example directory (peagen.example.json). */
-    exampleDir: z.string().min(1),
-    /** Absolute path of the project; the run is kept in its .peagen/runs/. */
-    projectDir: z.string().min(1),
-    stop: z
-      .object({
-        generations: z.number().int().positive().optional(),
-        evaluations: z.number().int().positive().optional(),
-        wallMs: z.number().int().positive().optional(),
-        target: z.number().optional(),
-        noImprovement: z.number().int().positive().optional(),
-        budgetTokens: z.number().int().positive().optional(),
-        budgetUsd: z.number().positive().optional(),
-        maxLlmCalls: z.number().int().positive().optional(),
-      })
-      .default({}),
-    workers: z.number().int().min(1).max(256).default(2),
-    childrenPerGeneration: z.number().int().positive().optional(),
-    selector: z.string().optional(),
-    /** auto, llm-patch, offline, or an allowed plugin's mutator. */
-    mutator: z.string().min(1).optional(),
-    seed: z.number().int().nonnegative().optional(),
-    quick: z.boolean().optional(),
-    /** The id of a run under projectDir to continue (the CLI turns a run directory into one). */
-    resume: RunIdSchema.optional(),
-  });
+  export const params = z
+    .object({
+      /** The example directory (peagen.example.json), as the daemon sees it: the CLI's way. */
+      exampleDir: z.string().min(1).optional(),
+      /** A selection job of this workspace (PrepareSelection's `jobId`): the editor's way, which needs no shared files. */
+      selection: SelectionJobIdSchema.optional(),
+      ...WorkspaceParams,
+      stop: z
+        .object({
+          generations: z.number().int().positive().optional(),
+          evaluations: z.number().int().positive().optional(),
+          wallMs: z.number().int().positive().optional(),
+          target: z.number().optional(),
+          noImprovement: z.number().int().positive().optional(),
+          budgetTokens: z.number().int().positive().optional(),
+          budgetUsd: z.number().positive().optional(),
+          maxLlmCalls: z.number().int().positive().optional(),
+        })
+        .default({}),
+      workers: z.number().int().min(1).max(256).default(2),
+      childrenPerGeneration: z.number().int().positive().optional(),
+      selector: z.string().optional(),
+      /** auto, llm-patch, offline, or an allowed plugin's mutator. */
+      mutator: z.string().min(1).optional(),
+      seed: z.number().int().nonnegative().optional(),
+      quick: z.boolean().optional(),
+      /** The id of a run of this workspace to continue (the CLI turns a run directory into one). */
+      resume: RunIdSchema.optional(),
+    })
+    .refine((params) => (params.exampleDir === undefined) !== (params.selection === undefined) || (params.resume !== undefined && params.selection === undefined), {
+      message: 'give exactly one of exampleDir and selection (or resume a run)',
+    });
   export type Params = z.input<typeof params>;
   export interface Response {
     runId: string;
@@ -277,7 +383,7 @@ export namespace RunProgressUpdate {
 
 export namespace ListRuns {
   export const method = 'peagen/evolve/list';
-  export const params = z.object({ projectDir: z.string().min(1) });
+  export const params = z.object(WorkspaceParams);
   export type Params = z.infer<typeof params>;
   export interface Response {
     runs: RunSummary[];
@@ -288,7 +394,7 @@ export namespace ListRuns {
 /** The elite of every niche of a run: the Evolution view's tree. */
 export namespace GetElites {
   export const method = 'peagen/evolve/elites';
-  export const params = z.object({ runId: RunIdSchema, projectDir: z.string().min(1) });
+  export const params = z.object({ runId: RunIdSchema, ...WorkspaceParams });
   export type Params = z.infer<typeof params>;
   export interface Response {
     runId: string;
@@ -307,15 +413,24 @@ export namespace GetElites {
   export const type = new RequestType<Params, Response, void>(method);
 }
 
+/**
+ * A run of a selection job maps its programs to the selected lines of the client's file (the
+ * job's record and the text it was made from); any other run to its example's program file.
+ */
+export type ProgramPlacement = { kind: 'selection'; record: SelectionRecord; baseText: string } | { kind: 'example'; exampleDir: string; program: string };
+
 /** One program with its source and its ancestry (seed first), e.g. to show its diff. */
 export namespace GetProgram {
   export const method = 'peagen/evolve/program';
-  export const params = z.object({ runId: RunIdSchema, projectDir: z.string().min(1), programId: ProgramIdSchema });
+  export const params = z.object({ runId: RunIdSchema, ...WorkspaceParams, programId: ProgramIdSchema });
   export type Params = z.infer<typeof params>;
   export interface Response {
     program: Program;
     /** Ancestors from the seed to the parent, without their code. */
     ancestors: Omit<Program, 'code' | 'evaluation'>[];
+    objectiveName: string;
+    /** Where the run's programs belong in the client's workspace. */
+    placement: ProgramPlacement;
   }
   export const type = new RequestType<Params, Response, void>(method);
 }

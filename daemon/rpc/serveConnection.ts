@@ -21,7 +21,10 @@ import {
   type MetricsEndpointStatus,
   type PluginStatus,
   ListRuns,
+  MutateProgram,
+  PrepareSelection,
   RunProgressUpdate,
+  ScaffoldEvaluator,
   StartRun,
   StopRun,
   Handshake,
@@ -39,6 +42,11 @@ import { ServerStatusReporter } from './serverStatus';
 import { TaskFollowers } from './taskFollowers';
 import type { RunManager } from '../evolution/controller/RunManager';
 import { RunSetupError } from '../evolution/controller/prepareRun';
+import { MutatorChoiceError } from '../evolution/controller/chooseMutator';
+import { scaffoldFor } from '../evaluation/scaffold/scaffoldExample';
+import { mutateProgram } from '../usecases/mutateProgram';
+import { RegionError } from '../usecases/selectionProgram';
+import { prepareSelection, SelectionJobError } from '../usecases/selectionJob';
 
 export interface DaemonInfo {
   version: string;
@@ -190,7 +198,9 @@ export function serveConnection(connection: ProtocolConnection, engine: Engine, 
   };
   /** A run request the daemon cannot act on is the client's to fix: InvalidParams, with the reason. */
   const asParamsError = (error: unknown): never => {
-    if (error instanceof RunSetupError || (error instanceof Error && /^no run "/.test(error.message))) throw new ResponseError(ErrorCodes.InvalidParams, error.message);
+    const clients =
+      error instanceof RunSetupError || error instanceof SelectionJobError || error instanceof RegionError || error instanceof MutatorChoiceError;
+    if (clients || (error instanceof Error && /^no run "/.test(error.message))) throw new ResponseError(ErrorCodes.InvalidParams, error.message);
     throw error;
   };
 
@@ -219,13 +229,13 @@ export function serveConnection(connection: ProtocolConnection, engine: Engine, 
 
   connection.onRequest(ListRuns.method, (raw: unknown) => {
     const params = guard(ListRuns.params, raw);
-    return { runs: runs().list(params.projectDir) } satisfies ListRuns.Response;
+    return { runs: runs().list(params) } satisfies ListRuns.Response;
   });
 
   connection.onRequest(GetElites.method, (raw: unknown) => {
     const params = guard(GetElites.params, raw);
     try {
-      return { runId: params.runId, ...runs().elites(params.runId, params.projectDir) } satisfies GetElites.Response;
+      return { runId: params.runId, ...runs().elites(params.runId, params) } satisfies GetElites.Response;
     } catch (error) {
       return asParamsError(error);
     }
@@ -235,12 +245,40 @@ export function serveConnection(connection: ProtocolConnection, engine: Engine, 
     const params = guard(GetProgram.params, raw);
     let found;
     try {
-      found = runs().program(params.runId, params.projectDir, params.programId);
+      found = runs().program(params.runId, params, params.programId);
     } catch (error) {
       return asParamsError(error);
     }
     if (!found) throw new ResponseError(PeagenErrorCodes.NotFound, `run ${params.runId} has no program ${params.programId.slice(0, 12)}`);
     return found satisfies GetProgram.Response;
+  });
+
+  // The editor's use cases: content travels, never a path the daemon would have to open.
+  connection.onRequest(PrepareSelection.method, (raw: unknown) => {
+    const params = guard(PrepareSelection.params, raw);
+    try {
+      return prepareSelection(params, runs().home(params)) satisfies PrepareSelection.Response;
+    } catch (error) {
+      return asParamsError(error);
+    }
+  });
+
+  connection.onRequest(MutateProgram.method, async (raw: unknown, token: CancellationToken) => {
+    const params = guard(MutateProgram.params, raw);
+    const abort = new AbortController();
+    const listener = token.onCancellationRequested(() => abort.abort());
+    try {
+      return (await mutateProgram(engine, runs().home(params), params, abort.signal)) satisfies MutateProgram.Response;
+    } catch (error) {
+      return asParamsError(error);
+    } finally {
+      listener.dispose();
+    }
+  });
+
+  connection.onRequest(ScaffoldEvaluator.method, (raw: unknown) => {
+    const params = guard(ScaffoldEvaluator.params, raw);
+    return scaffoldFor(params) satisfies ScaffoldEvaluator.Response;
   });
 
   connection.onRequest(Shutdown.method, (raw: unknown) => {

@@ -4,10 +4,9 @@
  * programId }`, for tests and other commands) and reports failures in a notification.
  */
 import * as vscode from 'vscode';
-import type { RunSummary } from '../../shared/evolution';
-import { GetProgram, ListRuns } from '../../shared/protocol';
+import { GetProgram } from '../../shared/protocol';
 import { proposalForProgram } from '../evolve/programTarget';
-import { projectDir, type Services } from '../services';
+import { type Services, type WorkspaceParams, workspaceRef } from '../services';
 import { lineageSteps, type LineageStep } from './evolutionModel';
 
 /** Which elite an action is about: an Evolution view elite node satisfies it. */
@@ -31,10 +30,10 @@ function eliteRef(argument: unknown): EliteRef {
   return { runId: ref.runId, programId: ref.programId, ...(typeof ref.objectiveName === 'string' && { objectiveName: ref.objectiveName }) };
 }
 
-function folder(): string {
-  const dir = projectDir();
-  if (!dir) throw new Error('open the folder that holds .peagen/runs first');
-  return dir;
+function folder(): WorkspaceParams {
+  const workspace = workspaceRef();
+  if (!workspace) throw new Error('open the folder that holds .peagen/runs first');
+  return workspace;
 }
 
 export class EliteCommands {
@@ -53,9 +52,7 @@ export class EliteCommands {
 
   /** Opens the elite as a proposal diff; returns the proposal's id. */
   async openDiff(ref: EliteRef, open = true): Promise<string> {
-    const dir = folder();
-    const [{ program }, run] = await Promise.all([this.program(ref), this.run(ref.runId)]);
-    const input = await proposalForProgram(dir, run, program);
+    const input = proposalForProgram(ref.runId, await this.program(ref));
     // Picked in the view: an elite, whichever run produced it.
     return this.services.proposals.add({ ...input, source: { ...input.source, kind: 'elite' } }, { open });
   }
@@ -97,14 +94,7 @@ export class EliteCommands {
   }
 
   private program(ref: EliteRef): Promise<GetProgram.Response> {
-    return this.services.daemon.request(GetProgram.type, { runId: ref.runId, projectDir: folder(), programId: ref.programId });
-  }
-
-  private async run(runId: string): Promise<RunSummary> {
-    const { runs } = await this.services.daemon.request(ListRuns.type, { projectDir: folder() });
-    const run = runs.find((candidate) => candidate.runId === runId);
-    if (!run) throw new Error(`run ${runId} is not in this workspace's .peagen/runs any more; refresh the Evolution view`);
-    return run;
+    return this.services.daemon.request(GetProgram.type, { runId: ref.runId, ...folder(), programId: ref.programId });
   }
 
   private async reporting<T>(what: string, action: () => Promise<T>): Promise<T | undefined> {

@@ -8,7 +8,7 @@ import type { NicheElite, RunProgress, RunSummary } from '../../shared/evolution
 import type { NicheAxes } from '../../shared/nicheLabel';
 import { GetElites, ListRuns } from '../../shared/protocol';
 import type { DaemonConnection } from '../daemonConnection';
-import { projectDir } from '../services';
+import { workspaceRef } from '../services';
 import type { TreeNodeSnapshot } from './api';
 import { eliteRow, nicheGroups, nicheRow, runRow, type NicheGroup, type RowText } from './evolutionModel';
 
@@ -179,10 +179,10 @@ export class EvolutionTreeProvider implements vscode.TreeDataProvider<EvolutionN
   }
 
   private async runs(): Promise<RunNode[]> {
-    const dir = projectDir();
-    if (!dir || !this.daemonUp()) return [];
+    const workspace = workspaceRef();
+    if (!workspace || !this.daemonUp()) return [];
     if (!this.runList) {
-      const answer = this.daemon.request(ListRuns.type, { projectDir: dir }).then(({ runs }) => runs);
+      const answer = this.daemon.request(ListRuns.type, workspace).then(({ runs }) => runs);
       answer.catch(() => {
         if (this.runList === answer) this.runList = undefined;
       });
@@ -209,10 +209,10 @@ export class EvolutionTreeProvider implements vscode.TreeDataProvider<EvolutionN
 
   private elitesOf(runId: string): Promise<GetElites.Response> {
     let answer = this.elites.get(runId);
-    const dir = projectDir();
+    const workspace = workspaceRef();
     if (!answer) {
-      if (!dir) return Promise.reject(new Error('open the folder that holds .peagen/runs'));
-      answer = this.daemon.request(GetElites.type, { runId, projectDir: dir });
+      if (!workspace) return Promise.reject(new Error('open the folder that holds .peagen/runs'));
+      answer = this.daemon.request(GetElites.type, { runId, ...workspace });
       // A failed answer is not kept: the next refresh asks again.
       answer.catch(() => {
         if (this.elites.get(runId) === answer) this.elites.delete(runId);

@@ -1,19 +1,20 @@
 /**
  * "Peagen: Evolve Selection": the region (selection or EVOLVE-BLOCK), an evaluator (an
  * example, or a scaffold to review), the stop condition and the model; the worst-case spend
- * is shown (a modal confirmation above the limits) and the run starts in the daemon as a
- * selection job under `.peagen/selections/`. Every answer can come from the options instead.
+ * is shown (a modal confirmation above the limits) and the run starts in the daemon on a
+ * selection job the daemon made from what this window sent (PrepareSelection: the text, the
+ * region, the example's files), so the daemon needs no access to the workspace's files.
+ * Every answer can come from the options instead.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { EstimateRun, StartRun } from '../../shared/protocol';
+import { EstimateRun, PrepareSelection, StartRun } from '../../shared/protocol';
 import type { Services } from '../services';
-import { projectDir as workspaceProject } from '../services';
+import { workspaceRef } from '../services';
+import { readExampleFiles } from './exampleFiles';
 import { exampleDirOf, pickEvaluator } from './pickEvaluator';
 import { describeWorstCase, needsConfirmation, parseStopInput, type StopConditions, stopOptions } from './runChoices';
 import type { RunTracker } from './runTracker';
-import { createSelectionJob } from './selectionJob';
-import { selectionProgram } from './selectionProgram';
 import { selectionTarget, type TargetOptions } from './selectionTarget';
 
 export type Mutator = 'auto' | 'llm-patch' | 'offline';
@@ -33,24 +34,33 @@ export interface EvolveSelectionOptions extends TargetOptions {
 
 /** Resolves when the run has started (undefined: the user cancelled a choice, or a scaffold was written to review). */
 export async function evolveSelection(services: Services, tracker: RunTracker, options: EvolveSelectionOptions = {}): Promise<{ runId: string } | undefined> {
-  const project = workspaceProject();
-  if (!project) throw new Error('open a folder first: runs are kept in its .peagen/ directory');
+  const workspace = workspaceRef();
+  if (!workspace) throw new Error('open a folder first: runs are kept for the workspace');
   const target = await selectionTarget(options);
-  const program = selectionProgram(target.text, target.region, target.languageId);
   let exampleDir: string;
   if (options.exampleConfig) exampleDir = exampleDirOf(options.exampleConfig);
   else {
-    const choice = await pickEvaluator(target, false);
+    const choice = await pickEvaluator(services, target, false);
     if (choice === undefined || choice === 'scaffolded' || choice === 'none') return undefined;
     exampleDir = choice.exampleDir;
   }
+  // Before the other questions: a region the daemon cannot evolve is said at once.
+  const prepared = await services.daemon.request(PrepareSelection.type, {
+    ...workspace,
+    sourceFile: target.document.uri.fsPath,
+    languageId: target.languageId,
+    text: target.text,
+    region: target.region,
+    example: { dir: path.resolve(exampleDir), files: readExampleFiles(exampleDir) },
+  });
+  const job = prepared.job;
+  if (!job) throw new Error('the daemon made no selection job for the example: restart it with this version of Peagen');
   const stop = options.stop ?? (await pickStop());
   if (!stop) return undefined;
   const mutator = options.mutator ?? (await pickModel());
   if (!mutator) return undefined;
 
-  const job = createSelectionJob({ projectDir: project, exampleDir, sourceFile: target.document.uri.fsPath, languageId: target.languageId, text: target.text, region: target.region, program });
-  const params: StartRun.Params = { exampleDir: job.dir, projectDir: project, stop, workers: options.workers ?? 2, mutator, ...(options.quick && { quick: true }) };
+  const params: StartRun.Params = { selection: job.jobId, ...workspace, stop, workers: options.workers ?? 2, mutator, ...(options.quick && { quick: true }) };
   const estimate = await services.daemon.request(EstimateRun.type, params);
   for (const note of estimate.notes) services.output.info(`evolve selection: ${note}`);
   const limits = { usd: setting('evolve.confirmAboveUsd', 1), tokens: setting('evolve.confirmAboveTokens', 1_000_000) };
@@ -66,8 +76,8 @@ export async function evolveSelection(services: Services, tracker: RunTracker, o
   }
   const label = `${path.basename(target.document.uri.fsPath)}:${target.region.startLine + 1}-${target.region.endLine}`;
   const started = await services.daemon.request(StartRun.type, params);
-  tracker.follow(started.runId, started.runDir, project, label, stop.evaluations);
-  services.output.info(`evolve selection: run ${started.runId} started for ${label} (${spend}); job ${job.dir}`);
+  tracker.follow(started.runId, started.runDir, workspace, label, stop.evaluations);
+  services.output.info(`evolve selection: run ${started.runId} started for ${label} (${spend}); selection job ${job.jobId} of example ${job.name}`);
   if (options.confirm === undefined) void vscode.window.showInformationMessage(`Peagen: evolving ${label}: ${spend}.`);
   return { runId: started.runId };
 }

@@ -1,18 +1,18 @@
 /**
- * "Peagen: Mutate Selection": one mutation of the region (a `mutate` task on the daemon's
- * fabric), scored by an evaluator when one is chosen (an `evaluate` task), offered as a
- * proposal; a failed evaluation is shown with the proposal (evaluationError).
+ * "Peagen: Mutate Selection": one mutation of the region, scored by an evaluator when one is
+ * chosen, offered as a proposal; a failed evaluation is shown with the proposal
+ * (evaluationError). The daemon does the work (PrepareSelection marks the region and makes
+ * the job from the example's files; MutateProgram mutates and evaluates), from content this
+ * window sends: it needs no access to the workspace's files.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { EXAMPLE_CONFIG_FILE, type Evaluation, ExampleConfigSchema } from '../../shared/evaluation';
-import type { MutatePayload } from '../../shared/payloads';
+import { MutateProgram, PrepareSelection } from '../../shared/protocol';
+import { replacementFromProgram } from '../../shared/selection';
 import type { Services } from '../services';
-import { projectDir as workspaceProject } from '../services';
+import { workspaceRef } from '../services';
+import { readExampleFiles } from './exampleFiles';
 import { exampleDirOf, pickEvaluator } from './pickEvaluator';
-import { createSelectionJob, sha256 } from './selectionJob';
-import { replacementFromProgram, selectionProgram } from './selectionProgram';
 import { selectionTarget, type TargetOptions } from './selectionTarget';
 
 export interface MutateSelectionOptions extends TargetOptions {
@@ -31,54 +31,47 @@ export interface MutateSelectionResult {
   evaluationError?: string;
 }
 
-const MUTATE_WAIT_MS = 5 * 60_000;
-const EVALUATE_WAIT_MS = 10 * 60_000;
-
 export async function mutateSelection(services: Services, options: MutateSelectionOptions = {}): Promise<MutateSelectionResult | undefined> {
   const target = await selectionTarget(options);
-  const program = selectionProgram(target.text, target.region, target.languageId);
   let exampleDir: string | undefined;
   if (options.exampleConfig === null) exampleDir = undefined;
   else if (options.exampleConfig) exampleDir = exampleDirOf(options.exampleConfig);
   else {
-    const choice = await pickEvaluator(target, true);
+    const choice = await pickEvaluator(services, target, true);
     if (choice === undefined || choice === 'scaffolded') return undefined;
     exampleDir = choice === 'none' ? undefined : choice.exampleDir;
   }
-  const project = workspaceProject();
-  if (exampleDir && !project) throw new Error('open a folder first: the evaluation job is kept in its .peagen/ directory');
-  const job = exampleDir ? createSelectionJob({ projectDir: project!, exampleDir, sourceFile: target.document.uri.fsPath, languageId: target.languageId, text: target.text, region: target.region, program }) : undefined;
-  const mutator = options.mutator ?? ((await services.daemon.status()).workers.caps.includes('llm') ? 'llm-patch' : 'offline');
+  const workspace = workspaceRef();
+  if (exampleDir && !workspace) throw new Error('open a folder first: the evaluation job is kept for the workspace');
+  // Without a folder the daemon still marks the region; no job is made.
+  const where = workspace ?? { projectDir: path.dirname(target.document.uri.fsPath) };
+  const prepared = await services.daemon.request(PrepareSelection.type, {
+    ...where,
+    sourceFile: target.document.uri.fsPath,
+    languageId: target.languageId,
+    text: target.text,
+    region: target.region,
+    ...(exampleDir && { example: { dir: path.resolve(exampleDir), files: readExampleFiles(exampleDir) } }),
+  });
   const fileName = path.basename(target.document.uri.fsPath);
-  const config = job ? ExampleConfigSchema.parse(JSON.parse(fs.readFileSync(path.join(job.dir, EXAMPLE_CONFIG_FILE), 'utf8'))) : undefined;
-  const objectiveName = config?.objective.name ?? 'speedup';
+  const mutatorName = options.mutator ?? 'the daemon\'s';
 
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Peagen: mutating ${fileName}:${target.region.startLine + 1}-${target.region.endLine}` }, async (progress) => {
-    progress.report({ message: `asking the ${mutator} mutator` });
-    const payload: MutatePayload = {
-      mutator,
-      parent: { id: sha256(program.code), code: program.code, objective: null },
-      inspirations: [],
-      avoid: [],
-      seed: options.seed ?? Math.floor(Math.random() * 1_000_000),
-      task: { name: config?.name ?? fileName, language: target.languageId, objectiveName, direction: config?.objective.direction ?? 'maximize', ...(config?.entry && { entry: config.entry }) },
-      // One proposal is shown: one answer is paid for.
-      choices: 1,
-    };
-    const mutated = await services.daemon.submitAndWait({ kind: 'mutate', payload, requires: mutator === 'llm-patch' ? ['llm'] : ['cpu'] }, MUTATE_WAIT_MS);
-    if (!mutated) throw new Error(`no worker answered the mutation within ${MUTATE_WAIT_MS / 60_000} minutes${mutator === 'llm-patch' ? ' (is a worker with an LLM running?)' : ''}`);
-    if (mutated.status !== 'ok') throw new Error(`the mutation failed: ${mutated.error?.message ?? mutated.status}`);
-    const proposal = mutated.data as { ok: boolean; code?: string; message?: string; reason?: string };
-    if (!proposal.ok || proposal.code === undefined) throw new Error(`the ${mutator} mutator proposed nothing usable (${proposal.reason}): ${proposal.message}; try again`);
-    const code = proposal.code;
-
-    let evaluation: Evaluation | undefined;
-    if (job) {
-      progress.report({ message: 'evaluating the mutation' });
-      const evaluated = await services.daemon.submitAndWait({ kind: 'evaluate', payload: { exampleDir: job.dir, program: code, args: [] } }, EVALUATE_WAIT_MS);
-      evaluation = evaluated?.data as Evaluation | undefined;
-      if (!evaluation) throw new Error(`the evaluation did not finish: ${evaluated?.error?.message ?? `no answer within ${EVALUATE_WAIT_MS / 60_000} minutes`}`);
-    }
+    progress.report({ message: prepared.job ? `asking ${mutatorName} mutator, then evaluating the child` : `asking ${mutatorName} mutator` });
+    const answer = await services.daemon.request(MutateProgram.type, {
+      ...where,
+      code: prepared.code,
+      languageId: target.languageId,
+      name: fileName,
+      ...(prepared.job && { selection: prepared.job.jobId }),
+      ...(options.mutator && { mutator: options.mutator }),
+      ...(options.seed !== undefined && { seed: options.seed }),
+    });
+    const mutator = answer.mutator;
+    if (!answer.proposal.ok) throw new Error(`the ${mutator} mutator proposed nothing usable (${answer.proposal.reason}): ${answer.proposal.message}; try again`);
+    if (prepared.job && answer.evaluationError !== undefined) throw new Error(`the evaluation did not finish: ${answer.evaluationError}`);
+    const evaluation = answer.evaluation;
+    const objectiveName = answer.objectiveName;
     const failed = evaluation !== undefined && (evaluation.failure !== undefined || !evaluation.correct);
     const evaluationError = failed ? evaluation?.errorText || evaluation?.failure?.message || 'the evaluator rejected the mutation' : undefined;
     const objective = evaluation?.objective ?? null;
@@ -92,8 +85,8 @@ export async function mutateSelection(services: Services, options: MutateSelecti
         uri: target.document.uri,
         baseText: target.text,
         baseVersion: target.document.version,
-        region: program.replaceRange,
-        replacement: replacementFromProgram(code, program.blockIndex),
+        region: prepared.replaceRange,
+        replacement: replacementFromProgram(answer.proposal.code, prepared.blockIndex),
         title,
         source: { kind: 'mutate', objective },
         ...(evaluationError !== undefined && { evaluationError }),

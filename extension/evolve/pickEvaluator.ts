@@ -1,13 +1,14 @@
 /**
  * Which evaluator scores the selection: one of the workspace's peagen.example.json, or a new
- * one scaffolded beside the file (written, opened for review, and the command stops there).
+ * one scaffolded beside the file (the daemon writes its content, ScaffoldEvaluator; this
+ * window writes the files, opens them for review, and the command stops there).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { EXAMPLE_CONFIG_FILE } from '../../shared/evaluation';
-import { splitLines } from './region';
-import { functionAt, scaffoldDir, scaffoldFiles, scaffoldLanguage } from './scaffoldEvaluator';
+import { ScaffoldEvaluator } from '../../shared/protocol';
+import type { Services } from '../services';
 import type { SelectionTarget } from './selectionTarget';
 
 /** An example directory; `scaffolded` (files written, the user reviews them); `none` (no evaluation); undefined: cancelled. */
@@ -23,15 +24,15 @@ export function exampleDirOf(exampleConfig: string): string {
   return path.basename(exampleConfig) === EXAMPLE_CONFIG_FILE ? path.dirname(exampleConfig) : exampleConfig;
 }
 
-export async function pickEvaluator(target: SelectionTarget, allowNone: boolean): Promise<EvaluatorChoice> {
+export async function pickEvaluator(services: Services, target: SelectionTarget, allowNone: boolean): Promise<EvaluatorChoice> {
   const found = await vscode.workspace.findFiles(`**/${EXAMPLE_CONFIG_FILE}`, '{**/.peagen/**,**/node_modules/**}', 200);
   const fileDir = path.dirname(target.document.uri.fsPath);
   // The example holding the file first, then by distance.
   const examples = found
     .map((uri) => path.dirname(uri.fsPath))
     .sort((a, b) => Number(!fileDir.startsWith(a)) - Number(!fileDir.startsWith(b)) || a.localeCompare(b));
-  const language = scaffoldLanguage(target.languageId);
-  const functionName = language ? functionAt(splitLines(target.text), target.region, language) : undefined;
+  const fileName = path.basename(target.document.uri.fsPath);
+  const scaffold = await services.daemon.request(ScaffoldEvaluator.type, { fileName, languageId: target.languageId, text: target.text, region: target.region });
   const items: EvaluatorItem[] = examples.map((dir) => {
     const detail = describeExample(dir);
     return {
@@ -42,18 +43,18 @@ export async function pickEvaluator(target: SelectionTarget, allowNone: boolean)
       exampleDir: dir,
     };
   });
-  if (language && functionName) {
-    items.push({ label: `$(new-file) Scaffold an evaluator for ${functionName}…`, detail: `writes ${language === 'python' ? 'peagen_evaluate.py' : 'peagen_evaluate.js'} and peagen.example.json beside the file, for you to review`, choice: 'scaffold' });
+  if (scaffold.scaffold) {
+    items.push({ label: `$(new-file) Scaffold an evaluator for ${scaffold.scaffold.functionName}…`, detail: `writes ${scaffold.scaffold.evaluator} and ${EXAMPLE_CONFIG_FILE} beside the file, for you to review`, choice: 'scaffold' });
   }
   if (allowNone) items.push({ label: '$(circle-slash) No evaluation', detail: 'propose the mutation without scoring it', choice: 'none' });
   if (items.length === 0) {
-    throw new Error(`no peagen.example.json in the workspace and no evaluator can be scaffolded for ${target.languageId}${language ? ' (select a whole function)' : ' (Python and JavaScript only)'}: write a peagen.example.json (see examples/bad_sort)`);
+    throw new Error(`no peagen.example.json in the workspace and no evaluator can be scaffolded: ${scaffold.refused ?? 'select a whole function'}`);
   }
   const picked = await vscode.window.showQuickPick(items, { title: 'Peagen: which evaluator scores the selection?', placeHolder: 'an example (peagen.example.json) whose evaluator measures this code', matchOnDescription: true });
   if (!picked) return undefined;
   if (picked.choice === 'none') return 'none';
   if (picked.choice === 'example') return { exampleDir: picked.exampleDir! };
-  await scaffoldEvaluator(target, functionName!);
+  await writeScaffold(target, scaffold.scaffold!);
   return 'scaffolded';
 }
 
@@ -67,14 +68,16 @@ function describeExample(dir: string): string | undefined {
 }
 
 /** Writes the scaffold beside the file (never over an existing example) and opens it for review. */
-export async function scaffoldEvaluator(target: SelectionTarget, functionName: string): Promise<string> {
-  const language = scaffoldLanguage(target.languageId);
-  if (!language) throw new Error(`evaluators are scaffolded for Python and JavaScript; write a peagen.example.json for ${target.languageId} by hand (see examples/bad_sort)`);
-  const dir = scaffoldDir(target.document.uri.fsPath);
-  const { files, evaluator } = scaffoldFiles({ fileName: path.basename(target.document.uri.fsPath), text: target.text, functionName, language });
+export async function writeScaffold(target: SelectionTarget, scaffold: NonNullable<ScaffoldEvaluator.Response['scaffold']>): Promise<string> {
+  const dir = path.dirname(target.document.uri.fsPath);
+  const { files, evaluator, functionName } = scaffold;
   const taken = Object.keys(files).filter((name) => fs.existsSync(path.join(dir, name)));
   if (taken.length > 0) throw new Error(`${taken.map((name) => path.join(dir, name)).join(', ')} already exist: pick that example in Evolve Selection, or move it away to scaffold a new one`);
-  for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
+  for (const [name, content] of Object.entries(files)) {
+    // Names come from the daemon: each must be a plain file name beside the source file.
+    if (path.basename(name) !== name || name === '..' || name === '.') throw new Error(`the daemon's scaffold names a file outside ${dir}: ${name}`);
+    fs.writeFileSync(path.join(dir, name), content);
+  }
   await vscode.window.showTextDocument(vscode.Uri.file(path.join(dir, EXAMPLE_CONFIG_FILE)), { preview: false, viewColumn: vscode.ViewColumn.Beside });
   await vscode.window.showTextDocument(vscode.Uri.file(path.join(dir, evaluator)), { preview: false, viewColumn: vscode.ViewColumn.Beside });
   void vscode.window.showInformationMessage(

@@ -1,15 +1,16 @@
 /**
- * Where a program of a run belongs in the workspace: for a run of an Evolve Selection job, the
- * replaced lines of the selection's source file; for any other run, the example's program
- * file as a whole. vscode-free (programTarget.ts wraps it as a ProposalInput).
+ * Where a program of a run belongs in the workspace, from the placement the daemon answers
+ * with the program (GetProgram): for a run of an Evolve Selection job, the replaced lines of
+ * the selection's source file (the job's record and base text come over the protocol); for
+ * any other run, the example's program file as a whole. vscode-free (programTarget.ts wraps it
+ * as a ProposalInput).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { toDocument } from '../../shared/lines';
 import type { Program } from '../../shared/evolution';
-import type { LineRegion } from './region';
-import { readSelectionJob } from './selectionJob';
-import { replacementFromProgram } from './selectionProgram';
+import type { ProgramPlacement } from '../../shared/protocol';
+import { type LineRegion, replacementFromProgram } from '../../shared/selection';
 
 export interface ProgramTarget {
   file: string;
@@ -17,12 +18,6 @@ export interface ProgramTarget {
   region: LineRegion;
   replacement: string;
   title: string;
-}
-
-interface RunManifestView {
-  exampleDir: string;
-  program: string;
-  settings: { objectiveName: string };
 }
 
 /**
@@ -46,32 +41,19 @@ function formatObjective(value: number): string {
   return Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 1 ? value.toFixed(1) : value.toPrecision(3);
 }
 
-/** Maps `program` of the run kept in `runDir` (its run.json names the example it ran). */
-export function programTarget(runDir: string, program: Pick<Program, 'code' | 'objective' | 'lineage'>): ProgramTarget {
-  const manifestFile = path.join(runDir, 'run.json');
-  let manifest: RunManifestView;
-  try {
-    manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as RunManifestView;
-  } catch (error) {
-    throw new Error(`cannot read the run's ${manifestFile}: ${(error as Error).message}`);
+/** Maps `program` to its place; a plain example's program file is read from this machine. */
+export function programTarget(placement: ProgramPlacement, objectiveName: string, program: Pick<Program, 'code' | 'objective' | 'lineage'>): ProgramTarget {
+  const title = programTitle(objectiveName, program);
+  if (placement.kind === 'selection') {
+    const { record, baseText } = placement;
+    return { file: record.sourceFile, baseText, region: record.replaceRange, replacement: replacementFromProgram(program.code, record.blockIndex), title };
   }
-  const title = programTitle(manifest.settings.objectiveName, program);
-  const job = readSelectionJob(manifest.exampleDir);
-  if (job) {
-    return {
-      file: job.record.sourceFile,
-      baseText: job.baseText,
-      region: job.record.replaceRange,
-      replacement: replacementFromProgram(program.code, job.record.blockIndex),
-      title,
-    };
-  }
-  const file = path.join(manifest.exampleDir, manifest.program);
+  const file = path.join(placement.exampleDir, placement.program);
   let baseText: string;
   try {
     baseText = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    throw new Error(`the run's program file ${file} cannot be read (${(error as Error).message}); was the example moved?`);
+    throw new Error(`the run's program file ${file} cannot be read here (${(error as Error).message}); was the example moved, or does the daemon run on another machine?`);
   }
   return { file, baseText, region: { startLine: 0, endLine: toDocument(baseText).lines.length }, replacement: toDocument(program.code).lines.join('\n'), title };
 }

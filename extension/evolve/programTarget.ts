@@ -4,24 +4,21 @@
  * program file as a whole.
  */
 import * as vscode from 'vscode';
-import type { Program, RunSummary } from '../../shared/evolution';
+import type { GetProgram } from '../../shared/protocol';
 import type { ProposalInput } from '../proposals/proposal';
 import { programTarget } from './programMapping';
 
-/**
- * @param projectDir the project whose `.peagen/runs/` holds the run (the run's own `dir` is
- *   what is read; kept for callers that resolve runs by id).
- */
-export async function proposalForProgram(projectDir: string, run: RunSummary, program: Program): Promise<ProposalInput> {
-  void projectDir;
-  const target = programTarget(run.dir, program);
+/** The proposal for the program GetProgram answered with, of run `runId`. */
+export function proposalForProgram(runId: string, answer: Pick<GetProgram.Response, 'program' | 'placement' | 'objectiveName'>): ProposalInput {
+  const { program } = answer;
+  const target = programTarget(answer.placement, answer.objectiveName, program);
   return {
     uri: vscode.Uri.file(target.file),
     baseText: target.baseText,
     region: target.region,
     replacement: target.replacement,
     title: target.title,
-    source: { kind: 'evolve', runId: run.runId, programId: program.id, objective: program.objective },
+    source: { kind: 'evolve', runId, programId: program.id, objective: program.objective },
     ...(!program.correct && program.evaluation?.errorText && { evaluationError: program.evaluation.errorText }),
   };
 }

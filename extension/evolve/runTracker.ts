@@ -4,8 +4,9 @@
  * a notification offering the best proposal's diff.
  */
 import * as vscode from 'vscode';
-import type { RunProgress, RunSummary } from '../../shared/evolution';
+import type { RunProgress } from '../../shared/evolution';
 import { GetProgram, StopRun } from '../../shared/protocol';
+import type { WorkspaceParams } from '../services';
 import type { Services } from '../services';
 import { proposalForProgram } from './programTarget';
 
@@ -33,7 +34,8 @@ export interface FollowedRunInfo {
 }
 
 interface FollowedRun extends FollowedRunInfo {
-  projectDir: string;
+  /** The workspace the run was started for (what GetProgram names it by). */
+  workspace: WorkspaceParams;
   label: string;
   offeredBest: string | undefined;
   offering: Promise<void>;
@@ -64,10 +66,10 @@ export class RunTracker implements vscode.Disposable {
   }
 
   /** Starts following a run just started; shows its progress until it ends. */
-  follow(runId: string, runDir: string, projectDir: string, label: string, evaluationsGoal: number | undefined): void {
+  follow(runId: string, runDir: string, workspace: WorkspaceParams, label: string, evaluationsGoal: number | undefined): void {
     let end!: (progress: RunProgress) => void;
     const ended = new Promise<RunProgress>((resolve) => (end = resolve));
-    const run: FollowedRun = { runId, runDir, projectDir, label, progress: undefined, proposals: [], offers: [], offeredBest: undefined, offering: Promise.resolve(), ended, end };
+    const run: FollowedRun = { runId, runDir, workspace, label, progress: undefined, proposals: [], offers: [], offeredBest: undefined, offering: Promise.resolve(), ended, end };
     this.runs.set(runId, run);
     this.lastRunId = runId;
     this.updateContext();
@@ -110,10 +112,9 @@ export class RunTracker implements vscode.Disposable {
   private async offer(run: FollowedRun, programId: string): Promise<void> {
     const { output, daemon, proposals } = this.services;
     try {
-      const { program } = await daemon.request(GetProgram.type, { runId: run.runId, projectDir: run.projectDir, programId });
-      if (program.lineage.mutator === 'seed') return; // the unchanged selection is nothing to propose
-      const summary: RunSummary = { runId: run.runId, example: run.label, dir: run.runDir, state: 'running', startedAt: '', best: program.objective, evaluations: run.progress?.evaluations ?? 0 };
-      const input = await proposalForProgram(run.projectDir, summary, program);
+      const answer = await daemon.request(GetProgram.type, { runId: run.runId, ...run.workspace, programId });
+      if (answer.program.lineage.mutator === 'seed') return; // the unchanged selection is nothing to propose
+      const input = proposalForProgram(run.runId, answer);
       const offer: OfferedProgram = { programId, title: input.title, file: input.uri.fsPath, region: input.region };
       run.offers.push(offer);
       try {

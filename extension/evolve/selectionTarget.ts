@@ -1,7 +1,6 @@
 /** The document and lines an Evolve/Mutate Selection command works on, from its options or the active editor. */
 import * as vscode from 'vscode';
 import { type LineRegion, RegionError, resolveRegion } from './region';
-import { languageOfFile } from './selectionProgram';
 
 export interface SelectionTarget {
   document: vscode.TextDocument;
@@ -33,4 +32,17 @@ export async function selectionTarget(options: TargetOptions): Promise<Selection
   }
   const languageId = document.languageId === 'plaintext' ? (languageOfFile(document.fileName) ?? 'plaintext') : document.languageId;
   return { document, text, languageId, region };
+}
+
+const EXTENSION_LANGUAGES: Record<string, string> = {
+  py: 'python', js: 'javascript', mjs: 'javascript', cjs: 'javascript', ts: 'typescript', mts: 'typescript', cts: 'typescript',
+  jsx: 'javascriptreact', tsx: 'typescriptreact', c: 'c', h: 'c', cc: 'cpp', cpp: 'cpp', hpp: 'cpp', cs: 'csharp', java: 'java',
+  go: 'go', rs: 'rust', kt: 'kotlin', swift: 'swift', scala: 'scala', rb: 'ruby', sh: 'shellscript', lua: 'lua', sql: 'sql', r: 'r',
+  jl: 'julia', php: 'php', dart: 'dart', zig: 'zig', hs: 'haskell', ex: 'elixir', exs: 'elixir', pl: 'perl',
+};
+
+/** VS Code's language id for a file name, for files opened without one (e.g. from disk). */
+export function languageOfFile(fileName: string): string | undefined {
+  const extension = /\.([^./\\]+)$/.exec(fileName)?.[1]?.toLowerCase();
+  return extension ? EXTENSION_LANGUAGES[extension] : undefined;
 }

@@ -1,17 +1,21 @@
 /**
  * Evolve Selection's vscode-free logic: which lines a selection means, the marked program,
- * the job directory, and the way back from an evolved program to the source file.
+ * the job the daemon makes from what the editor sends, and the way back from an evolved
+ * program to the source file.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { prepareSelection, readSelectionJob, SELECTIONS_DIR, selectionJobDir } from '../../daemon/usecases/selectionJob';
+import { commentSyntax, selectionProgram } from '../../daemon/usecases/selectionProgram';
+import { readExampleFiles } from '../../extension/evolve/exampleFiles';
 import { programTarget, programTitle } from '../../extension/evolve/programMapping';
 import { RegionError, resolveRegion } from '../../extension/evolve/region';
 import { describeWorstCase, needsConfirmation, parseStopInput, stopOptions } from '../../extension/evolve/runChoices';
-import { createSelectionJob, readSelectionJob, SELECTIONS_DIR } from '../../extension/evolve/selectionJob';
-import { commentSyntax, replacementFromProgram, selectionProgram } from '../../extension/evolve/selectionProgram';
 import type { Program } from '../../shared/evolution';
+import type { PrepareSelection } from '../../shared/protocol';
+import { replacementFromProgram } from '../../shared/selection';
 
 const PY = ['import math', '', 'def slow(values):', '    total = 0', '    for v in values:', '        total += v', '    return total', '', 'print(slow([1]))', ''].join('\n');
 const at = (line: number, character = 0) => ({ line, character });
@@ -91,40 +95,57 @@ describe('Evolve Selection: the job directory and proposals of its runs', () => 
     return { dir, source };
   }
 
-  it('copies the example (no node_modules, __pycache__), points program at the marked text, records the selection', () => {
+  /** What the editor sends for the selection of `source` scored by the example in `dir`. */
+  function request(dir: string, source: string, region = { startLine: 3, endLine: 7 }): PrepareSelection.Params {
+    return { projectDir: '/client/only/path', workspaceId: 'abcdefgh12', sourceFile: source, languageId: 'python', text: PY, region, example: { dir, files: readExampleFiles(dir) } };
+  }
+
+  it('the editor sends the example as content (no node_modules, __pycache__); the daemon writes the job from it, program pointing at the marked text', () => {
     const { dir, source } = example();
-    const region = { startLine: 3, endLine: 7 };
-    const program = selectionProgram(PY, region, 'python');
-    const job = createSelectionJob({ projectDir: path.join(root, 'proj'), exampleDir: dir, sourceFile: source, languageId: 'python', text: PY, region, program });
-    assert.ok(job.dir.startsWith(path.join(root, 'proj', SELECTIONS_DIR, 'slow-')), job.dir);
-    assert.deepEqual(fs.readdirSync(job.dir).sort(), ['base.txt', 'evaluate.py', 'peagen.example.json', 'selection.json', 'slow.py']);
-    const config = JSON.parse(fs.readFileSync(path.join(job.dir, 'peagen.example.json'), 'utf8')) as { program: string; name: string };
+    assert.deepEqual(Object.keys(readExampleFiles(dir)).sort(), ['evaluate.py', 'peagen.example.json', 'slow.py']);
+    const home = path.join(root, 'daemon-home');
+    const prepared = prepareSelection(request(dir, source), home);
+    const jobDir = selectionJobDir(home, prepared.job!.jobId);
+    assert.ok(jobDir.startsWith(path.join(home, SELECTIONS_DIR, 'slow-')), jobDir);
+    assert.deepEqual(fs.readdirSync(jobDir).sort(), ['base.txt', 'evaluate.py', 'peagen.example.json', 'selection.json', 'slow.py']);
+    const config = JSON.parse(fs.readFileSync(path.join(jobDir, 'peagen.example.json'), 'utf8')) as { program: string; name: string };
     assert.deepEqual([config.program, config.name], ['slow.py', 'lib'], 'a file of the example is evolved in its place');
-    assert.equal(fs.readFileSync(path.join(job.dir, 'slow.py'), 'utf8'), program.code);
-    const record = readSelectionJob(job.dir)!.record;
-    assert.deepEqual([record.sourceFile, record.region, record.markersAdded, record.baseTextHash.length], [source, region, true, 64]);
-    // The same selection again: the same job, reused.
-    assert.equal(createSelectionJob({ projectDir: path.join(root, 'proj'), exampleDir: dir, sourceFile: source, languageId: 'python', text: PY, region, program }).dir, job.dir);
+    assert.equal(fs.readFileSync(path.join(jobDir, 'slow.py'), 'utf8'), prepared.code);
+    assert.equal(prepared.code, selectionProgram(PY, { startLine: 3, endLine: 7 }, 'python').code);
+    const record = readSelectionJob(jobDir)!.record;
+    assert.deepEqual([record.sourceFile, record.region, record.markersAdded, record.baseTextHash.length], [source, { startLine: 3, endLine: 7 }, true, 64]);
+    // The same selection again: the same job, reused; a changed evaluator: a new job.
+    assert.equal(prepareSelection(request(dir, source), home).job!.jobId, prepared.job!.jobId);
+    fs.writeFileSync(path.join(dir, 'evaluate.py'), 'print(2)\n');
+    assert.notEqual(prepareSelection(request(dir, source), home).job!.jobId, prepared.job!.jobId);
   });
 
-  it('proposalForProgram mapping: a selection run maps to the region; any other run to the whole program file', () => {
+  it('refuses an example whose files would land outside the job, or that has no peagen.example.json, saying what is wrong', () => {
+    const { dir, source } = example();
+    const home = path.join(root, 'daemon-home');
+    const files = readExampleFiles(dir);
+    const config = JSON.parse(Buffer.from(files['peagen.example.json']!, 'base64').toString('utf8')) as Record<string, unknown>;
+    const withConfig = (change: Record<string, unknown>) => ({ ...files, 'peagen.example.json': Buffer.from(JSON.stringify({ ...config, ...change })).toString('base64') });
+    const elsewhere = { ...request(dir, path.join(root, 'elsewhere.py')), example: { dir, files: withConfig({ program: '../../escaped.py' }) } };
+    assert.throws(() => prepareSelection(elsewhere, home), /program "..\/..\/escaped.py" must be a path inside the example/);
+    const { 'peagen.example.json': _config, ...noConfig } = files;
+    void _config;
+    assert.throws(() => prepareSelection({ ...request(dir, source), example: { dir, files: noConfig } }, home), /has no peagen.example.json/);
+    assert.equal(fs.existsSync(path.join(root, 'escaped.py')), false);
+  });
+
+  it('proposal mapping: a selection run maps to the region; any other run to the whole program file', () => {
     const { dir, source } = example();
     const region = { startLine: 3, endLine: 7 };
-    const marked = selectionProgram(PY, region, 'python');
-    const job = createSelectionJob({ projectDir: path.join(root, 'proj'), exampleDir: dir, sourceFile: source, languageId: 'python', text: PY, region, program: marked });
-    const runDir = path.join(root, 'run');
-    fs.mkdirSync(runDir);
-    const writeManifest = (exampleDir: string, program: string) =>
-      fs.writeFileSync(path.join(runDir, 'run.json'), JSON.stringify({ exampleDir, program, settings: { objectiveName: 'speedup' } }));
-    const child = { code: marked.code.replace('    total = 0\n    for v in values:\n        total += v\n    return total', '    return sum(values)'), objective: 12.34, lineage: { generation: 4, mutator: 'llm-patch', model: 'openai/gpt-4o-mini' } } as Program;
+    const prepared = prepareSelection(request(dir, source, region), path.join(root, 'daemon-home'));
+    const job = readSelectionJob(selectionJobDir(path.join(root, 'daemon-home'), prepared.job!.jobId))!;
+    const child = { code: prepared.code.replace('    total = 0\n    for v in values:\n        total += v\n    return total', '    return sum(values)'), objective: 12.34, lineage: { generation: 4, mutator: 'llm-patch', model: 'openai/gpt-4o-mini' } } as Program;
 
-    writeManifest(job.dir, 'slow.py');
-    const target = programTarget(runDir, child);
+    const target = programTarget({ kind: 'selection', record: job.record, baseText: job.baseText }, 'speedup', child);
     assert.deepEqual(target, { file: source, baseText: PY, region, replacement: '    return sum(values)', title: 'speedup 12.3 (gen 4, openai/gpt-4o-mini)' });
 
     fs.writeFileSync(path.join(dir, 'other.py'), 'a = 1\nb = 2\n');
-    writeManifest(dir, 'other.py');
-    const whole = programTarget(runDir, { ...child, code: 'a = 1\nb = 3\n' });
+    const whole = programTarget({ kind: 'example', exampleDir: dir, program: 'other.py' }, 'speedup', { ...child, code: 'a = 1\nb = 3\n' });
     assert.deepEqual([whole.file, whole.region, whole.replacement], [path.join(dir, 'other.py'), { startLine: 0, endLine: 2 }, 'a = 1\nb = 3']);
     assert.equal(programTitle('speedup', { objective: null, lineage: { generation: 2, mutator: 'offline' } } as Program), 'failed (gen 2, offline)');
     assert.equal(programTitle('speedup', { objective: 2.8, lineage: { generation: 2, mutator: 'transplant' } } as Program), 'speedup 2.8 (gen 2, an edit from another lineage)');

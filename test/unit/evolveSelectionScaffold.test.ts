@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { evaluateProgram } from '../../daemon/evaluation/evaluateProgram';
 import { loadExample } from '../../daemon/evaluation/example';
 import { ProcessExecutor } from '../../daemon/sandbox/ProcessExecutor';
-import { functionAt, type ScaffoldInput, scaffoldFiles } from '../../extension/evolve/scaffoldEvaluator';
+import { functionAt, type ScaffoldInput, scaffoldFiles } from '../../daemon/evaluation/scaffold/scaffoldExample';
 import { type Evaluation, ExampleConfigSchema } from '../../shared/evaluation';
 
 const FIB_JS = path.join(__dirname, '..', '..', '..', 'examples', 'slow_fib_js', 'fib.js');

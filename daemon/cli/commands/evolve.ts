@@ -151,7 +151,7 @@ async function runEvolution(ctx: CliContext, exampleDir: string | undefined, fla
   const stop = step || Object.keys(given).length > 0 || flags.resume ? given : DEFAULT_STOP;
   if (!exampleDir && !flags.resume) throw new CliError('name the example directory (e.g. examples/bad_sort) or --resume a run', ExitCode.Usage);
   const request: RunRequest = {
-    exampleDir: exampleDir ?? '.',
+    ...(exampleDir !== undefined && { exampleDir }),
     projectDir: flags.project ?? process.cwd(),
     stop,
     workers,
@@ -253,7 +253,7 @@ async function runInDaemon(ctx: CliContext, request: RunRequest): Promise<void> 
         try {
           started = await client.request(StartRun.type, {
             ...request,
-            exampleDir: path.resolve(request.exampleDir),
+            ...(request.exampleDir !== undefined && { exampleDir: path.resolve(request.exampleDir) }),
             projectDir: path.resolve(request.projectDir),
             // The daemon takes run ids only: a run named by its directory is sent as its id and project.
             ...(request.resume !== undefined && runByIdIn(request.resume, request.projectDir)),

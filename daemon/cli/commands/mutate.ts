@@ -6,16 +6,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Command } from 'commander';
-import type { Evaluation } from '../../../shared/evaluation';
-import type { Result } from '../../../shared/task';
-import { programId } from '../../evolution/evodb/programId';
-import { awaitResult } from '../../evolution/controller/TaskClient';
-import { evaluateTaskSpec, evaluationOf, mutationTaskOf, proposalOf } from '../../evolution/controller/taskSpecs';
-import { pluginMutatorNamed } from '../../evolution/controller/prepareRun';
+import { mutationTaskOf } from '../../evolution/controller/taskSpecs';
+import { chooseMutator, MutatorChoiceError } from '../../evolution/controller/chooseMutator';
+import { mutateOnce, type MutateOnceOutcome } from '../../usecases/mutateOnce';
 import { createBackends } from '../../evolution/llm/createBackends';
-import type { MutationProposal } from '../../evolution/mutation/Mutator';
 import { loadExample } from '../../evaluation/example';
-import type { MutatePayload } from '../../../shared/payloads';
 import { activePlugins } from '../../plugins/activePlugins';
 import { pluginBackends } from '../../plugins/pluginGuards';
 import { CliContext, CliError, ExitCode, parsePositiveInt } from '../context';
@@ -64,55 +59,37 @@ export function registerMutateCommand(program: Command): void {
       }
       // The mutator and the LLM backends may be an allowed plugin's, as in `evolve`.
       const plugins = activePlugins(config);
-      let pluginMutator: string | undefined;
-      try {
-        pluginMutator = pluginMutatorNamed(flags.mutator ?? 'auto', plugins)?.name;
-      } catch (error) {
-        // A running daemon's workers may have plugins this shell has not: they judge the name
-        // (a worker without it answers unknown_mutator), as they do for `evolve` through the daemon.
-        if (flags.sync || !readLiveRecord(ctx.stateDir)) throw new CliError((error as Error).message, ExitCode.Usage);
-        pluginMutator = flags.mutator;
-      }
       let llmReady: boolean;
       try {
         llmReady = createBackends(config.llm).length + pluginBackends(plugins.llmBackends, process.env).length > 0;
       } catch (error) {
         throw new CliError(`the llm settings are unusable: ${(error as Error).message}`, ExitCode.Usage);
       }
-      const mutator = pluginMutator ?? (flags.mutator === 'offline' || (flags.mutator !== 'llm-patch' && !llmReady) ? 'offline' : 'llm-patch');
-      if (mutator === 'llm-patch' && !llmReady) {
-        throw new CliError('--mutator llm-patch needs an LLM: set OPENAI_API_KEY (or OPENAI_BASE_URL) or ANTHROPIC_API_KEY, or add an `llm` section to peagen.json', ExitCode.Usage);
+      let mutator: string;
+      try {
+        const choice = chooseMutator(flags.mutator ?? 'auto', plugins, llmReady);
+        mutator = choice.name;
+        if (choice.name === 'offline' && flags.mutator !== 'offline') ctx.info('no LLM is configured: the offline mutator (genetic improvement) proposes the patches');
+      } catch (error) {
+        // A running daemon's workers may have plugins this shell has not: they judge the name
+        // (a worker without it answers unknown_mutator), as they do for `evolve` through the daemon.
+        if (!(error instanceof MutatorChoiceError) || !error.unknownName || flags.sync || !readLiveRecord(ctx.stateDir)) throw new CliError((error as Error).message, ExitCode.Usage);
+        mutator = flags.mutator!;
       }
-      if (mutator === 'offline' && flags.mutator !== 'offline') ctx.info('no LLM is configured: the offline mutator (genetic improvement) proposes the patches');
       const fabric = await openFabric(ctx, config, { ...(flags.sync !== undefined && { sync: flags.sync }), slots: Math.min(4, flags.n) + (flags.eval ? 1 : 0) });
       ctx.info(`${flags.n} proposal(s) for ${path.relative(process.cwd(), file) || file} by the ${mutator} mutator; tasks run in ${fabric.where}`);
       const interrupt = interruptSignal();
-      const outcomes: { seed: number; proposal: MutationProposal | undefined; error?: string; evaluation?: Evaluation }[] = [];
+      const outcomes: MutateOnceOutcome[] = [];
       try {
         const base = flags.seed ?? 1;
         await Promise.all(
           Array.from({ length: flags.n }, async (_, index) => {
             const seed = base + index;
-            const payload: MutatePayload = {
-              mutator,
-              parent: { id: programId(code), code, objective: null },
-              inspirations: [],
-              avoid: [],
-              seed,
-              task: mutationTaskOf(example.config),
-              // One answer per proposal: --n asks for as many proposals as it shows.
-              choices: 1,
-              ...(flags.model && { backend: flags.model }),
-            };
-            const taskId = await fabric.client.submit({ kind: 'mutate', payload, requires: mutator === 'llm-patch' ? ['llm'] : ['cpu'] });
-            const result: Result = await awaitResult(fabric.client, taskId, interrupt.signal);
-            const proposal = proposalOf(result.data);
-            const outcome: (typeof outcomes)[number] = { seed, proposal, ...(!proposal && { error: result.error ? `${result.error.code}: ${result.error.message}` : 'no proposal' }) };
-            if (flags.eval && proposal?.ok) {
-              const evalId = await fabric.client.submit(evaluateTaskSpec(example, proposal.code, seed, [], 'mutate'));
-              const evaluation = evaluationOf((await awaitResult(fabric.client, evalId, interrupt.signal)).data);
-              if (evaluation) outcome.evaluation = evaluation;
-            }
+            const outcome = await mutateOnce(
+              fabric.client,
+              { code, task: mutationTaskOf(example.config), mutator, seed, ...(flags.model && { backend: flags.model }), ...(flags.eval && { example }), label: 'mutate' },
+              interrupt.signal,
+            );
             outcomes[index] = outcome;
           }),
         );

@@ -6,7 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Program, RunProgress, RunSummary } from '../../../shared/evolution';
-import type { EstimateRun, GetElites, StartRun } from '../../../shared/protocol';
+import type { EstimateRun, GetElites, GetProgram, ProgramPlacement, StartRun } from '../../../shared/protocol';
 import type { Engine } from '../../engine/Engine';
 import { EvolutionRun } from './EvolutionRun';
 import { loadRunState } from './loadRunState';
@@ -18,6 +18,9 @@ import type { RunState } from './RunState';
 import { engineTaskClient } from './taskClients';
 import { processEvolutionMetrics } from '../../observability/evolutionMetrics';
 import { activePlugins } from '../../plugins/activePlugins';
+import { readSelectionJob, selectionJobDir } from '../../usecases/selectionJob';
+import { workspaceHome, type WorkspaceRef } from '../../usecases/workspaceHome';
+import { RunSetupError } from './prepareRun';
 
 interface ActiveRun {
   run: EvolutionRun;
@@ -32,13 +35,15 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
   constructor(
     private readonly engine: Engine,
     private readonly log: (line: string) => void,
+    /** The daemon's state directory: it keeps the workspaces it does not share (workspaceHome.ts). */
+    private readonly stateDir: string,
   ) {
     super();
   }
 
   /** Throws RunSetupError for a request that cannot start (the caller answers InvalidParams). */
   start(params: StartRun.Params & { workers: number; stop: object }): StartRun.Response {
-    const prepared = prepareRun(runRequestOf(params), this.engine.config);
+    const prepared = prepareRun(this.runRequestOf(params), this.engine.config);
     const { manifest, runDir } = prepared;
     if (this.active.has(manifest.runId)) throw new Error(`run ${manifest.runId} is already running in this daemon`);
     const mutateSlots = manifest.settings.usesLlm ? Math.max(2, params.workers) : 1;
@@ -88,7 +93,7 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
 
   /** What {@link start} would do with these parameters; creates nothing. Throws RunSetupError like start. */
   estimate(params: StartRun.Params & { workers: number; stop: object }): EstimateRun.Response {
-    const estimate = estimateRun(runRequestOf(params), this.engine.config);
+    const estimate = estimateRun(this.runRequestOf(params), this.engine.config);
     const worst = estimate.worstCase;
     return { notes: estimate.notes, mutator: estimate.mutator, worstCase: worst ? { calls: worst.calls, tokens: worst.tokens, usd: worst.usd } : null };
   }
@@ -106,8 +111,13 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
     await Promise.allSettled([...this.active.values()].map((entry) => entry.done));
   }
 
-  list(projectDir: string): RunSummary[] {
-    return RunDir.list(projectDir).map((runDir) => {
+  /** Where the workspace's runs and selection jobs are kept by this daemon. */
+  home(workspace: WorkspaceRef): string {
+    return workspaceHome(workspace, this.stateDir);
+  }
+
+  list(workspace: WorkspaceRef): RunSummary[] {
+    return RunDir.list(this.home(workspace)).map((runDir) => {
       const manifest = runDir.readManifest();
       const live = this.active.get(manifest.runId)?.progress;
       let best: number | null = live?.best?.objective ?? null;
@@ -123,15 +133,16 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
     });
   }
 
-  private stateOf(runId: string, projectDir: string): { state: RunState; settings: RunManifest['settings'] } {
-    const runDir = RunDir.ofId(runId, projectDir);
+  private stateOf(runId: string, workspace: WorkspaceRef): { state: RunState; manifest: RunManifest } {
+    const runDir = RunDir.ofId(runId, this.home(workspace));
     const manifest = runDir.readManifest();
     const { state } = loadRunState(runDir, manifest, undefined, activePlugins(this.engine.config).selectors);
-    return { state, settings: manifest.settings };
+    return { state, manifest };
   }
 
-  elites(runId: string, projectDir: string): Omit<GetElites.Response, 'runId'> {
-    const { state, settings } = this.stateOf(runId, projectDir);
+  elites(runId: string, workspace: WorkspaceRef): Omit<GetElites.Response, 'runId'> {
+    const { state, manifest } = this.stateOf(runId, workspace);
+    const settings = manifest.settings;
     const elites = state.archive.niches().map((niche) => {
       const { code: _code, evaluation: _evaluation, ...summary } = niche.elite;
       void _code;
@@ -149,8 +160,8 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
     };
   }
 
-  program(runId: string, projectDir: string, programId: string): { program: Program; ancestors: Omit<Program, 'code' | 'evaluation'>[] } | undefined {
-    const { state } = this.stateOf(runId, projectDir);
+  program(runId: string, workspace: WorkspaceRef, programId: string): GetProgram.Response | undefined {
+    const { state, manifest } = this.stateOf(runId, workspace);
     const program = state.archive.get(programId);
     if (!program) return undefined;
     const ancestors: Omit<Program, 'code' | 'evaluation'>[] = [];
@@ -163,7 +174,30 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
       ancestors.unshift(summary);
       id = ancestor.lineage.parents[0];
     }
-    return { program, ancestors };
+    const job = readSelectionJob(manifest.exampleDir);
+    const placement: ProgramPlacement = job ? { kind: 'selection', record: job.record, baseText: job.baseText } : { kind: 'example', exampleDir: manifest.exampleDir, program: manifest.program };
+    return { program, ancestors, objectiveName: manifest.settings.objectiveName, placement };
+  }
+
+  private runRequestOf(params: StartRun.Params & { workers: number; stop: object }): RunRequest {
+    const home = this.home(params);
+    let exampleDir = params.exampleDir;
+    if (params.selection !== undefined) {
+      exampleDir = selectionJobDir(home, params.selection);
+      if (!readSelectionJob(exampleDir)) throw new RunSetupError(`no selection job "${params.selection}" in this workspace: prepare the selection again (peagen/selection/prepare)`);
+    }
+    return {
+      ...(exampleDir !== undefined && { exampleDir }),
+      projectDir: home,
+      stop: params.stop,
+      workers: params.workers,
+      ...(params.childrenPerGeneration !== undefined && { childrenPerGeneration: params.childrenPerGeneration }),
+      ...(params.selector !== undefined && { selector: params.selector }),
+      ...(params.mutator !== undefined && { mutator: params.mutator }),
+      ...(params.seed !== undefined && { seed: params.seed }),
+      ...(params.quick !== undefined && { quick: params.quick }),
+      ...(params.resume !== undefined && { resume: params.resume }),
+    };
   }
 }
 
@@ -173,21 +207,6 @@ function readExchange(runDir: RunDir, hash: string): LlmExchange | undefined {
   } catch {
     return undefined;
   }
-}
-
-function runRequestOf(params: StartRun.Params & { workers: number; stop: object }): RunRequest {
-  return {
-    exampleDir: params.exampleDir,
-    projectDir: params.projectDir,
-    stop: params.stop,
-    workers: params.workers,
-    ...(params.childrenPerGeneration !== undefined && { childrenPerGeneration: params.childrenPerGeneration }),
-    ...(params.selector !== undefined && { selector: params.selector }),
-    ...(params.mutator !== undefined && { mutator: params.mutator }),
-    ...(params.seed !== undefined && { seed: params.seed }),
-    ...(params.quick !== undefined && { quick: params.quick }),
-    ...(params.resume !== undefined && { resume: params.resume }),
-  };
 }
 
 /** A run's progress before anything happened in it. */

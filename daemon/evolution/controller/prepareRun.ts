@@ -13,16 +13,16 @@ import { estimateTokens, pricingFor } from '../llm/pricing';
 import { SELECTOR_NAMES } from '../selection/createSelector';
 import type { SelectorPlugin } from '../selection/ParentSelector';
 import { activePlugins } from '../../plugins/activePlugins';
-import type { PluginSet } from '../../plugins/loadPlugins';
-import type { Mutator } from '../mutation/Mutator';
 import { pluginBackends } from '../../plugins/pluginGuards';
+import { chooseMutator, type MutatorChoice, PLUGIN_HINT } from './chooseMutator';
 import { type CallCost, type Spend, worstCasePerCall, worstCaseRun } from './budget';
 import { RunDir, type RunManifest, type StopConditions } from './runDir';
 import { RunBusyError, runLockHolder } from './runLock';
 import { type Ablation, ABLATIONS, SEARCH_POLICY } from './RunState';
 
 export interface RunRequest {
-  exampleDir: string;
+  /** The example to run; not needed to resume a run. */
+  exampleDir?: string;
   /** Where `.peagen/runs/` lives (the project; default: the current directory). */
   projectDir: string;
   stop: StopConditions;
@@ -60,21 +60,6 @@ export class RunSetupError extends Error {
 }
 
 const PROMPT_OVERHEAD_CHARS = 4_000;
-const BUILT_IN_MUTATORS: readonly string[] = ['auto', 'llm-patch', 'offline'];
-const PLUGIN_HINT = '; a plugin\'s is usable once allowed in peagen.json "plugins": `peagen plugins` lists them';
-
-/**
- * The plugin mutator `wanted` names, or undefined for a built-in one (`auto`, `llm-patch`,
- * `offline`); throws an error listing the choices when nothing allowed provides it.
- */
-export function pluginMutatorNamed(wanted: string, plugins: Pick<PluginSet, 'mutators'>): Mutator | undefined {
-  if (BUILT_IN_MUTATORS.includes(wanted)) return undefined;
-  const found = plugins.mutators.find((mutator) => mutator.name === wanted);
-  if (found) return found;
-  const fromPlugins = plugins.mutators.map((mutator) => mutator.name);
-  throw new Error(`unknown mutator "${wanted}" (one of ${[...BUILT_IN_MUTATORS, ...fromPlugins].join(', ')}${PLUGIN_HINT})`);
-}
-
 export function prepareRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessEnv = process.env): PreparedRun {
   const planned = planRun(request, config, env, true);
   const runDir = planned.runDir!;
@@ -145,6 +130,7 @@ function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessE
     }
   } else {
     try {
+      if (request.exampleDir === undefined) throw new Error('name the example directory to run (or a run to resume)');
       example = loadExample(request.exampleDir);
     } catch (error) {
       throw new RunSetupError((error as Error).message);
@@ -152,26 +138,14 @@ function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessE
     const selector = request.selector ?? 'epsilon-greedy';
     const selectors = [...SELECTOR_NAMES, ...plugins.selectors.map((plugin) => plugin.name)];
     if (!selectors.includes(selector)) throw new RunSetupError(`unknown selector "${selector}" (one of ${selectors.join(', ')}${PLUGIN_HINT})`);
-    const wanted = request.mutator ?? 'auto';
-    let pluginMutator: Mutator | undefined;
+    let choice: MutatorChoice;
     try {
-      pluginMutator = pluginMutatorNamed(wanted, plugins);
+      choice = chooseMutator(request.mutator ?? 'auto', plugins, backends.length > 0);
     } catch (error) {
       throw new RunSetupError((error as Error).message);
     }
-    // A plugin's mutator brings its own means; Peagen's LLM budget and repairs are llm-patch's.
-    const usesLlm = !pluginMutator && (wanted === 'llm-patch' || (wanted === 'auto' && backends.length > 0));
-    if (pluginMutator) notes.push(`mutator: ${pluginMutator.name} (from a plugin)`);
-    if (wanted === 'llm-patch' && backends.length === 0) {
-      throw new RunSetupError('--mutator llm-patch needs an LLM: set OPENAI_API_KEY (or OPENAI_BASE_URL for Ollama and other OpenAI-compatible servers) or ANTHROPIC_API_KEY, or add an `llm` section to peagen.json');
-    }
-    if (!usesLlm && !pluginMutator) {
-      notes.push(
-        wanted === 'offline'
-          ? 'mutator: offline (genetic improvement of the EVOLVE-BLOCK statements), as asked'
-          : 'mutator: offline — no LLM is configured, so genetic improvement of the EVOLVE-BLOCK statements does the work (set OPENAI_API_KEY, OPENAI_BASE_URL or ANTHROPIC_API_KEY to evolve with an LLM)',
-      );
-    }
+    const usesLlm = choice.usesLlm;
+    if (choice.note) notes.push(choice.note);
     const ablate = ablationsOf(env);
     if (ablate.length > 0) notes.push(`search mechanisms switched off (PEAGEN_ABLATE): ${ablate.join(', ')}`);
     if (write) runDir = RunDir.create(request.projectDir, example.config.name);
@@ -190,7 +164,7 @@ function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessE
         ...(example.config.features && { features: example.config.features }),
         islands: request.islands ?? 1,
         selector,
-        mutator: pluginMutator?.name ?? (usesLlm ? 'llm-patch' : 'offline'),
+        mutator: choice.name,
         usesLlm,
         backends: usesLlm ? backends.map((backend) => ({ name: backend.name, weight: config.llm.backends.find((b) => b.name === backend.name)?.weight ?? 1 })) : [],
         routing: config.llm.routing,

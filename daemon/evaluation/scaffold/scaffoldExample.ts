@@ -8,13 +8,15 @@
  * evolution optimises whatever the evaluator rewards, so it must not be foolable by the
  * candidate. Correctness: the project's tests (pytest / node --test) when there are any, and
  * the function's answers must equal the reference's; objective: the speedup over the
- * reference. vscode-free.
+ * reference. The editor's "Scaffold an evaluator" asks for these files over ScaffoldEvaluator
+ * and writes them beside the file for the user to review.
  */
-import * as path from 'node:path';
-import { EXAMPLE_CONFIG_FILE, type ExampleConfig } from '../../shared/evaluation';
-import type { LineRegion } from './region';
-import { JS_EVALUATOR } from './scaffoldJsEvaluator';
-import { PYTHON_EVALUATOR } from './scaffoldPythonEvaluator';
+import { EXAMPLE_CONFIG_FILE, type ExampleConfig } from '../../../shared/evaluation';
+import { toDocument } from '../../../shared/lines';
+import type { ScaffoldEvaluator } from '../../../shared/protocol';
+import type { LineRegion } from '../../../shared/selection';
+import { JS_EVALUATOR } from './jsEvaluator';
+import { PYTHON_EVALUATOR } from './pythonEvaluator';
 
 export type ScaffoldLanguage = 'python' | 'javascript';
 
@@ -93,7 +95,12 @@ export function scaffoldFiles(input: ScaffoldInput): { files: Record<string, str
   };
 }
 
-/** The directory the scaffold goes to: beside the source file. */
-export function scaffoldDir(sourceFile: string): string {
-  return path.dirname(sourceFile);
+/** The scaffold for the function `params.region` is about, or what to write by hand instead. */
+export function scaffoldFor(params: ScaffoldEvaluator.Params): ScaffoldEvaluator.Response {
+  const language = scaffoldLanguage(params.languageId);
+  if (!language) return { refused: `evaluators are scaffolded for Python and JavaScript; write a peagen.example.json for ${params.languageId} by hand (see examples/bad_sort)` };
+  const functionName = functionAt(toDocument(params.text).lines, params.region, language);
+  if (!functionName) return { refused: 'no function definition holds the selection: select a whole function, or write a peagen.example.json by hand (see examples/bad_sort)' };
+  const { files, evaluator } = scaffoldFiles({ fileName: params.fileName, text: params.text, functionName, language });
+  return { scaffold: { functionName, evaluator, files } };
 }

@@ -1,11 +1,16 @@
 /**
  * The program an Evolve/Mutate Selection evolves: the document's text with EVOLVE-BLOCK
- * comment lines around the region (the mutators edit only between markers), and the way back
- * from an evolved program to the lines of the source file it replaces. vscode-free.
+ * comment lines around the region (the mutators edit only between markers). The way back is
+ * shared/selection.ts `replacementFromProgram`.
  */
 import { blocksOfLines } from '../../shared/evolveBlocks';
 import { fromDocument, leadingWhitespace, toDocument } from '../../shared/lines';
-import { type LineRegion, RegionError } from './region';
+import type { LineRegion } from '../../shared/selection';
+
+/** The region cannot be evolved as asked; the message says what to select or write instead. */
+export class RegionError extends Error {
+  override name = 'RegionError';
+}
 
 export interface SelectionProgram {
   /** The program to evolve. */
@@ -38,19 +43,6 @@ const BLOCK_COMMENTS: Record<string, CommentSyntax> = {
   scss: { prefix: '//', suffix: '' },
   less: { prefix: '//', suffix: '' },
 };
-const EXTENSION_LANGUAGES: Record<string, string> = {
-  py: 'python', js: 'javascript', mjs: 'javascript', cjs: 'javascript', ts: 'typescript', mts: 'typescript', cts: 'typescript',
-  jsx: 'javascriptreact', tsx: 'typescriptreact', c: 'c', h: 'c', cc: 'cpp', cpp: 'cpp', hpp: 'cpp', cs: 'csharp', java: 'java',
-  go: 'go', rs: 'rust', kt: 'kotlin', swift: 'swift', scala: 'scala', rb: 'ruby', sh: 'shellscript', lua: 'lua', sql: 'sql', r: 'r',
-  jl: 'julia', php: 'php', dart: 'dart', zig: 'zig', hs: 'haskell', ex: 'elixir', exs: 'elixir', pl: 'perl',
-};
-
-/** VS Code's language id for a file name, for files opened without one (e.g. from disk). */
-export function languageOfFile(fileName: string): string | undefined {
-  const extension = /\.([^./\\]+)$/.exec(fileName)?.[1]?.toLowerCase();
-  return extension ? EXTENSION_LANGUAGES[extension] : undefined;
-}
-
 /** How a comment line is written in the language, or undefined when Peagen does not know it. */
 export function commentSyntax(languageId: string): CommentSyntax | undefined {
   if (BLOCK_COMMENTS[languageId]) return BLOCK_COMMENTS[languageId];
@@ -95,15 +87,4 @@ export function selectionProgram(text: string, region: LineRegion, languageId: s
     ...doc.lines.slice(region.endLine).map(disarm),
   ];
   return { code: fromDocument({ ...doc, lines }), replaceRange: region, blockIndex: 0, markersAdded: true };
-}
-
-/**
- * The new text of the source file's replaced lines, from an evolved program: the inner lines
- * of its `blockIndex`th EVOLVE-BLOCK, markers left out, without a final newline.
- */
-export function replacementFromProgram(code: string, blockIndex: number): string {
-  const lines = toDocument(code).lines;
-  const block = blocksOfLines(lines)[blockIndex];
-  if (!block) throw new Error(`the program has no EVOLVE-BLOCK number ${blockIndex + 1} (its markers were changed), so it cannot be mapped back to the selection`);
-  return lines.slice(block.startLine, block.endLine - 1).join('\n');
 }

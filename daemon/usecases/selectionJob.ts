@@ -1,0 +1,144 @@
+/**
+ * An Evolve/Mutate Selection job, kept by the daemon in its home of the workspace
+ * (workspaceHome.ts): `.peagen/selections/<name>-<shorthash>/`, the example's files as the
+ * client sent them, whose `program` is the document's text with the region marked, plus
+ * `selection.json` (where the evolved text goes back in the client's file) and `base.txt`
+ * (the text it was made from). A run uses the job as its example, so its programs map back
+ * to the client's file. Nothing here opens a path the client named.
+ */
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { EXAMPLE_CONFIG_FILE, type ExampleConfig, ExampleConfigSchema } from '../../shared/evaluation';
+import type { PrepareSelection } from '../../shared/protocol';
+import { type ExampleFiles, isPlainRelativePath, MAX_EXAMPLE_BYTES, type SelectionRecord, SelectionRecordSchema } from '../../shared/selection';
+import { selectionProgram } from './selectionProgram';
+
+export const SELECTIONS_DIR = path.join('.peagen', 'selections');
+export const SELECTION_FILE = 'selection.json';
+export const BASE_TEXT_FILE = 'base.txt';
+
+/** The request cannot make a job; the message says what to fix (the RPC answers InvalidParams). */
+export class SelectionJobError extends Error {
+  override name = 'SelectionJobError';
+}
+
+export function sha256(text: string | Buffer): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/** The marked program for the request, and the job when it sends an example. */
+export function prepareSelection(params: PrepareSelection.Params, home: string): PrepareSelection.Response {
+  const program = selectionProgram(params.text, params.region, params.languageId);
+  const marked = { code: program.code, replaceRange: program.replaceRange, blockIndex: program.blockIndex, markersAdded: program.markersAdded };
+  if (!params.example) return marked;
+  const files = decodeFiles(params.example.files);
+  const config = exampleConfigOf(files);
+  const clientExample = params.example.dir.replace(/[\\/]+$/, '');
+  // A file of the example is evolved in its place; for any other file the example's evaluator
+  // still expects its own program name.
+  const inside = relativeInside(clientExample, params.sourceFile);
+  const programFile = inside ?? config.program;
+  if (!isPlainRelativePath(programFile)) throw new SelectionJobError(`the example's program "${config.program}" must be a path inside the example`);
+  const contentHash = sha256(JSON.stringify([...files.keys()].sort().map((name) => [name, sha256(files.get(name)!)])));
+  const key = sha256(JSON.stringify([params.sourceFile, params.region, clientExample, params.text, contentHash]));
+  const stem = (params.sourceFile.split(/[\\/]/).pop() ?? '').replace(/\.[^.]*$/, '').replace(/[^A-Za-z0-9_-]/g, '_') || 'selection';
+  const jobId = `${stem.slice(0, 100)}-${key.slice(0, 8)}`;
+  const dir = selectionJobDir(home, jobId);
+  const existing = readSelectionJob(dir);
+  if (existing) return { ...marked, job: jobOf(jobId, existing.record, config) };
+
+  const record: SelectionRecord = {
+    version: 1,
+    sourceFile: params.sourceFile,
+    languageId: params.languageId,
+    region: params.region,
+    replaceRange: program.replaceRange,
+    blockIndex: program.blockIndex,
+    markersAdded: program.markersAdded,
+    baseTextHash: sha256(params.text),
+    exampleDir: clientExample,
+    program: programFile,
+    createdAt: new Date().toISOString(),
+  };
+  const temp = `${dir}.${process.pid}.tmp`;
+  fs.rmSync(temp, { recursive: true, force: true });
+  for (const [name, content] of files) {
+    fs.mkdirSync(path.dirname(path.join(temp, name)), { recursive: true });
+    fs.writeFileSync(path.join(temp, name), content);
+  }
+  fs.mkdirSync(path.dirname(path.join(temp, programFile)), { recursive: true });
+  fs.writeFileSync(path.join(temp, programFile), program.code);
+  fs.writeFileSync(path.join(temp, EXAMPLE_CONFIG_FILE), `${JSON.stringify({ ...config, program: programFile }, null, 2)}\n`);
+  fs.writeFileSync(path.join(temp, BASE_TEXT_FILE), params.text);
+  fs.writeFileSync(path.join(temp, SELECTION_FILE), `${JSON.stringify(record, null, 2)}\n`);
+  fs.mkdirSync(path.dirname(dir), { recursive: true });
+  try {
+    fs.renameSync(temp, dir);
+  } catch (error) {
+    fs.rmSync(temp, { recursive: true, force: true });
+    // Another window made the same job at the same moment: theirs is identical.
+    if (!readSelectionJob(dir)) throw error;
+  }
+  return { ...marked, job: jobOf(jobId, record, config) };
+}
+
+export function selectionJobDir(home: string, jobId: string): string {
+  return path.join(home, SELECTIONS_DIR, jobId);
+}
+
+/** The job in `dir`, or undefined when `dir` is not a selection job (e.g. a plain example). */
+export function readSelectionJob(dir: string): { record: SelectionRecord; baseText: string } | undefined {
+  let raw: string;
+  try {
+    raw = fs.readFileSync(path.join(dir, SELECTION_FILE), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const record = SelectionRecordSchema.parse(JSON.parse(raw));
+  return { record, baseText: fs.readFileSync(path.join(dir, BASE_TEXT_FILE), 'utf8') };
+}
+
+function jobOf(jobId: string, record: SelectionRecord, config: ExampleConfig): NonNullable<PrepareSelection.Response['job']> {
+  return { jobId, record, name: config.name, objectiveName: config.objective.name, direction: config.objective.direction };
+}
+
+function decodeFiles(encoded: ExampleFiles): Map<string, Buffer> {
+  // A Map: a file may be named __proto__.
+  const files = new Map<string, Buffer>();
+  let total = 0;
+  for (const [name, base64] of Object.entries(encoded)) {
+    const content = Buffer.from(base64, 'base64');
+    total += content.length;
+    if (total > MAX_EXAMPLE_BYTES) throw new SelectionJobError(`the example's files weigh more than ${MAX_EXAMPLE_BYTES / 1024 / 1024} MB: keep data sets out of the example directory`);
+    files.set(name, content);
+  }
+  // A file and a directory of the same name cannot both be written.
+  for (const name of files.keys()) {
+    const parts = name.split('/');
+    for (let depth = 1; depth < parts.length; depth++) {
+      const parent = parts.slice(0, depth).join('/');
+      if (files.has(parent)) throw new SelectionJobError(`the example's files name ${parent} both as a file and as a directory`);
+    }
+  }
+  return files;
+}
+
+function exampleConfigOf(files: Map<string, Buffer>): ExampleConfig {
+  const raw = files.get(EXAMPLE_CONFIG_FILE);
+  if (!raw) throw new SelectionJobError(`the example has no ${EXAMPLE_CONFIG_FILE}`);
+  try {
+    return ExampleConfigSchema.parse(JSON.parse(raw.toString('utf8')));
+  } catch (error) {
+    throw new SelectionJobError(`the example's ${EXAMPLE_CONFIG_FILE} is not usable: ${(error as Error).message}`);
+  }
+}
+
+/** `file` relative to `dir` with `/` separators when it lies inside it (paths as the client wrote them). */
+function relativeInside(dir: string, file: string): string | undefined {
+  const separator = /\\/.test(dir) && !dir.includes('/') ? '\\' : '/';
+  const prefix = `${dir}${separator}`;
+  if (!file.startsWith(prefix)) return undefined;
+  const inside = file.slice(prefix.length).split(/[\\/]/);
+  return inside.every((part) => part !== '' && part !== '.' && part !== '..') ? inside.join('/') : undefined;
+}

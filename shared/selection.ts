@@ -1,0 +1,63 @@
+/**
+ * Evolve/Mutate Selection as both sides see it: the example's files as they travel to the
+ * daemon (content, never a host path: the daemon may run on another machine), the record of
+ * a selection job the daemon keeps, and the way back from an evolved program to the lines of
+ * the source file it replaces.
+ */
+import { z } from 'zod';
+import { blocksOfLines } from './evolveBlocks';
+import { toDocument } from './lines';
+
+/** Lines of a file: 0-based, `endLine` exclusive (the shape a proposal's region has). */
+export const LineRegionSchema = z.object({ startLine: z.number().int().nonnegative(), endLine: z.number().int().nonnegative() });
+export type LineRegion = z.infer<typeof LineRegionSchema>;
+
+/** What one example may weigh on the wire: its files together, before base64. */
+export const MAX_EXAMPLE_BYTES = 8 * 1024 * 1024;
+/** Never sent with an example: Peagen's own state, dependencies, caches. */
+export const SKIPPED_EXAMPLE_ENTRIES: ReadonlySet<string> = new Set(['.peagen', 'node_modules', '__pycache__', '.git']);
+
+/** A relative path that stays inside its directory: `/`-separated, no `.` or `..` parts, not absolute. */
+export function isPlainRelativePath(value: string): boolean {
+  return !/^[A-Za-z]:/.test(value) && !value.includes('\\') && value.split('/').every((part) => part !== '' && part !== '.' && part !== '..');
+}
+
+const RelativePathSchema = z.string().min(1).max(1024).refine(isPlainRelativePath, { message: 'must be a relative path with / separators, without . or .. parts' });
+
+/** An example directory's files by relative path, base64: what the daemon writes its copy from. */
+export const ExampleFilesSchema = z
+  .record(RelativePathSchema, z.string().max(Math.ceil((MAX_EXAMPLE_BYTES * 4) / 3) + 4))
+  .refine((files) => Object.keys(files).length > 0, { message: 'the example has no files' });
+export type ExampleFiles = z.infer<typeof ExampleFilesSchema>;
+
+export const SelectionRecordSchema = z.object({
+  version: z.literal(1),
+  /** The file the selection is in, as the client names it (the daemon never opens it). */
+  sourceFile: z.string(),
+  languageId: z.string(),
+  /** The lines the user chose. */
+  region: LineRegionSchema,
+  /** The source lines the evolved block's inner text replaces (the region, or the whole block holding it). */
+  replaceRange: LineRegionSchema,
+  blockIndex: z.number().int().nonnegative(),
+  markersAdded: z.boolean(),
+  /** sha256 of the document text the job was made from (base.txt). */
+  baseTextHash: z.string(),
+  /** The example the job was made from, as the client names it. */
+  exampleDir: z.string(),
+  /** The program file inside the job, relative to it. */
+  program: z.string(),
+  createdAt: z.string(),
+});
+export type SelectionRecord = z.infer<typeof SelectionRecordSchema>;
+
+/**
+ * The new text of the source file's replaced lines, from an evolved program: the inner lines
+ * of its `blockIndex`th EVOLVE-BLOCK, markers left out, without a final newline.
+ */
+export function replacementFromProgram(code: string, blockIndex: number): string {
+  const lines = toDocument(code).lines;
+  const block = blocksOfLines(lines)[blockIndex];
+  if (!block) throw new Error(`the program has no EVOLVE-BLOCK number ${blockIndex + 1} (its markers were changed), so it cannot be mapped back to the selection`);
+  return lines.slice(block.startLine, block.endLine - 1).join('\n');
+}
