@@ -8,6 +8,7 @@ import { NotificationType, RequestType, RequestType0 } from 'vscode-languageserv
 import { z } from 'zod';
 import type { FeatureDescriptor } from './evaluation';
 import { type NicheElite, type Program, ProgramIdSchema, type RunProgress, RunIdSchema, type RunSummary } from './evolution';
+import { StopConditionsSchema } from './runManifest';
 import { type DeadLetter, type QueueStats, type RequirementSetDepth, ResultSchema, TaskSpecSchema, type TaskState, type WorkerRecord } from './task';
 
 /** Bumped on any incompatible change to the messages below; checked by {@link Handshake}. */
@@ -206,18 +207,8 @@ export namespace StartRun {
     exampleDir: z.string().min(1),
     /** Absolute path of the project; the run is kept in its .peagen/runs/. */
     projectDir: z.string().min(1),
-    stop: z
-      .object({
-        generations: z.number().int().positive().optional(),
-        evaluations: z.number().int().positive().optional(),
-        wallMs: z.number().int().positive().optional(),
-        target: z.number().optional(),
-        noImprovement: z.number().int().positive().optional(),
-        budgetTokens: z.number().int().positive().optional(),
-        budgetUsd: z.number().positive().optional(),
-        maxLlmCalls: z.number().int().positive().optional(),
-      })
-      .default({}),
+    /** What the run's run.json records as its stop conditions. */
+    stop: StopConditionsSchema.default({}),
     workers: z.number().int().min(1).max(256).default(2),
     childrenPerGeneration: z.number().int().positive().optional(),
     selector: z.string().optional(),

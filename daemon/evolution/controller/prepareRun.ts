@@ -17,9 +17,10 @@ import type { PluginSet } from '../../plugins/loadPlugins';
 import type { Mutator } from '../mutation/Mutator';
 import { pluginBackends } from '../../plugins/pluginGuards';
 import { type CallCost, type Spend, worstCasePerCall, worstCaseRun } from './budget';
-import { RunDir, type RunManifest, type StopConditions } from './runDir';
+import { type Ablation, ABLATIONS, type RunManifest, type StopConditions } from '../../../shared/runManifest';
+import { RunDir } from './runDir';
 import { RunBusyError, runLockHolder } from './runLock';
-import { type Ablation, ABLATIONS, SEARCH_POLICY } from './RunState';
+import { SEARCH_POLICY } from './RunState';
 
 export interface RunRequest {
   exampleDir: string;

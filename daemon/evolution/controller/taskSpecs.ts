@@ -9,7 +9,7 @@ import { programId } from '../evodb/programId';
 import { withEdit, withoutOneEdit, withoutEdit } from '../mutation/edits';
 import { unifiedDiff } from '../mutation/patch/unifiedDiff';
 import type { PlanEvent, ProposalEvent } from '../runEvents';
-import type { RunManifest } from './runDir';
+import type { RunManifest } from '../../../shared/runManifest';
 import { RunState } from './RunState';
 
 const INSPIRATION_CHARS = 12_000;
