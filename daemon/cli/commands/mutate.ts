@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import type { Command } from 'commander';
 import type { Evaluation } from '../../../shared/evaluation';
 import type { Result } from '../../../shared/task';
-import { programId } from '../../evolution/evodb/programId';
+import { programId } from '../../../shared/programId';
 import { awaitResult } from '../../evolution/controller/TaskClient';
 import { evaluateTaskSpec, evaluationOf, mutationTaskOf, proposalOf } from '../../evolution/controller/taskSpecs';
 import { pluginMutatorNamed } from '../../evolution/controller/prepareRun';

@@ -15,7 +15,7 @@ import type { TraceCarrier } from '../../../shared/task';
 import type { Example } from '../../evaluation/example';
 import { writeCheckpoint } from '../evodb/checkpoint';
 import { Journal } from '../evodb/journal';
-import { programId } from '../evodb/programId';
+import { programId } from '../../../shared/programId';
 import { traceCarrierOf } from '../../observability/traceContext';
 import { inSpan } from '../../observability/tracing';
 import { type Checkpoint, loadRunState, type TimelinePoint } from './loadRunState';

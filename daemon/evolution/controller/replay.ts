@@ -9,7 +9,7 @@ import type { Evaluation } from '../../../shared/evaluation';
 import type { ProposalEvent, RunEvent } from '../runEvents';
 import { isFreePlan, RunEventSchema } from '../runEvents';
 import { readJournal } from '../evodb/journal';
-import { programId } from '../evodb/programId';
+import { programId } from '../../../shared/programId';
 import { loadExample } from '../../evaluation/example';
 import { EXACT_CHECK } from '../mutation/childCheck';
 import { LlmPatchMutator, ReplayBackend } from '../mutation/LlmPatchMutator';

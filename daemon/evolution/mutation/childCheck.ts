@@ -17,6 +17,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as vm from 'node:vm';
+import { programId } from '../../../shared/programId';
 import { detectSyntax, initialScanState, scanLine, type Syntax } from './scan';
 
 export type ChildVerdict = { ok: true; form: string } | { ok: false; message: string };
@@ -28,8 +29,8 @@ export interface ChildCheck {
 
 const PYTHON_TIMEOUT_MS = 10_000;
 
-/** No compile check, and only identical text is the same program. */
-export const EXACT_CHECK: ChildCheck = { check: async (code) => ({ ok: true, form: createHash('sha256').update(code).digest('hex') }) };
+/** No compile check, and only identical text is the same program: the form is the program id. */
+export const EXACT_CHECK: ChildCheck = { check: async (code) => ({ ok: true, form: programId(code) }) };
 
 /** The check for an example's declared language. */
 export function childCheckFor(language: string | undefined): ChildCheck {
