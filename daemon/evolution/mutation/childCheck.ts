@@ -17,6 +17,7 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as vm from 'node:vm';
+import { normalizeNewlines } from '../../../shared/lines';
 import { programId } from '../../../shared/programId';
 import { detectSyntax, initialScanState, scanLine, type Syntax } from './scan';
 
@@ -50,7 +51,9 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 export function textForm(code: string, syntax: Syntax): string {
   const state = initialScanState();
   const kept: string[] = [];
-  for (const line of code.replace(/\r\n?/g, '\n').split('\n')) {
+  // Not a document's lines (shared/lines.ts): a normal form follows the lexers, and Python's and
+  // JavaScript's both end a line at a lone CR too.
+  for (const line of normalizeNewlines(code).split('\n')) {
     const scan = scanLine(line, state, syntax);
     let text = (scan.broken ? line : scan.code).trimEnd();
     if (syntax === 'brace') text = text.trimStart();
