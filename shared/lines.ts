@@ -1,6 +1,21 @@
 /**
- * Line-level text helpers shared by patch application and the offline mutator: a program is
- * handled as LF lines plus its end-of-line style, so CRLF programs come back as CRLF.
+ * Peagen's one model of a text's lines: patches, the offline mutator, EVOLVE-BLOCKs, the
+ * `lines` feature, and the extension's selection regions and proposals all split text here.
+ *
+ * The rule:
+ * - A line break is LF or CRLF (the CR belongs to the break). A lone CR is not a break but a
+ *   character of its line, as git and diff tools see it. (VS Code would count it as one, but
+ *   it normalizes a document's line breaks to one kind when it loads it: an editor's text never
+ *   holds a lone CR, nor a mix of breaks.)
+ * - A final line break ends the last line; it does not start another: "a\nb\n" and "a\nb" both
+ *   have the lines ["a", "b"], "\n" has one empty line, "" has none.
+ * - A document's line ending is CRLF when every break is CRLF, else LF. A mixed document is
+ *   handled as LF, and the CR of each of its CRLF breaks stays at the end of its line, so
+ *   fromDocument(toDocument(text)) === text for every text and no byte changes silently.
+ *   New or replaced lines get the document's line ending.
+ *
+ * Where text is not a document (an LLM's answer, a program's normal form, a journal, a
+ * command's output), callers may split otherwise and say why.
  */
 
 /** A program split into lines, with what is needed to put it back together byte for byte. */
@@ -10,9 +25,15 @@ export interface LineDocument {
   finalNewline: boolean;
 }
 
-/** CRLF only when every line break is CRLF: mixed files are edited as LF so no byte changes silently. */
+/** Lines `startLine` (0-based) up to `endLine` (exclusive) of a document. */
+export interface LineRegion {
+  startLine: number;
+  endLine: number;
+}
+
+/** The document of `text`, by the rule above. */
 export function toDocument(text: string): LineDocument {
-  const newlines = text.split('\n').length - 1;
+  const newlines = lineBreakCount(text);
   const crlf = newlines > 0 && text.split('\r\n').length - 1 === newlines;
   const body = crlf ? text.replaceAll('\r\n', '\n') : text;
   if (body === '') return { lines: [], eol: crlf ? '\r\n' : '\n', finalNewline: false };
@@ -21,13 +42,49 @@ export function toDocument(text: string): LineDocument {
   return { lines, eol: crlf ? '\r\n' : '\n', finalNewline };
 }
 
+/** How many line breaks `text` holds (every break ends in LF). */
+export function lineBreakCount(text: string): number {
+  let count = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) count++;
+  return count;
+}
+
+/** How many lines toDocument(text) has, without splitting it. */
+export function lineCount(text: string): number {
+  if (text.length === 0) return 0;
+  return lineBreakCount(text) + (text.endsWith('\n') ? 0 : 1);
+}
+
+/** Offset in the document's text of each line's first character. */
+export function lineStarts(doc: LineDocument): number[] {
+  const starts: number[] = [];
+  let offset = 0;
+  for (const line of doc.lines) {
+    starts.push(offset);
+    offset += line.length + doc.eol.length;
+  }
+  return starts;
+}
+
+/**
+ * The lines `lines.join(eol)` was made of, for either line ending: every break splits, so a
+ * trailing break leaves a last empty line. For a fragment that is a join of lines (a region's
+ * replacement), not a document: "X\n" is the lines ["X", ""] here, and the document ["X"].
+ */
+export function splitJoined(text: string): string[] {
+  return text.split(/\r?\n/);
+}
+
 export function fromDocument(doc: LineDocument): string {
   if (doc.lines.length === 0) return '';
   const body = doc.lines.join('\n') + (doc.finalNewline ? '\n' : '');
   return doc.eol === '\r\n' ? body.replaceAll('\n', '\r\n') : body;
 }
 
-/** Answers come from chat APIs with any line ending; everything is parsed as LF. */
+/**
+ * Text that is not a document, as LF: answers come from chat APIs with any line ending, and
+ * a lone CR ends a line there (as it does for Python's and JavaScript's own lexers).
+ */
 export function normalizeNewlines(text: string): string {
   return text.replace(/\r\n?/g, '\n');
 }

@@ -4,6 +4,7 @@
  * Later issues grow these; unknown fields are ignored.
  */
 import { z } from 'zod';
+import { DirectionSchema } from './evaluation';
 
 export const EchoPayloadSchema = z.object({ message: z.unknown().optional() });
 export const SleepPayloadSchema = z.object({ ms: z.number().int().nonnegative().max(3_600_000) });
@@ -63,7 +64,7 @@ export const MutatePayloadSchema = z.object({
     language: z.string().optional(),
     entry: z.string().optional(),
     objectiveName: z.string().min(1),
-    direction: z.enum(['maximize', 'minimize']),
+    direction: DirectionSchema,
   }),
   /** The configured LLM backend to call (chosen by the run's router); default: the first. */
   backend: z.string().optional(),

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { FeatureDescriptor } from './evaluation';
 import type { Evaluation } from './evaluation';
 import { type NicheElite, type Program, ProgramIdSchema, type RunProgress, RunIdSchema, type RunSummary } from './evolution';
+import { StopConditionsSchema } from './runManifest';
 import { ExampleFilesSchema, LineRegionSchema, type SelectionRecord } from './selection';
 import { type DeadLetter, type QueueStats, type RequirementSetDepth, ResultSchema, TaskSpecSchema, type TaskState, type WorkerRecord } from './task';
 
@@ -309,18 +310,8 @@ export namespace StartRun {
       /** A selection job of this workspace (PrepareSelection's `jobId`): the editor's way, which needs no shared files. */
       selection: SelectionJobIdSchema.optional(),
       ...WorkspaceParams,
-      stop: z
-        .object({
-          generations: z.number().int().positive().optional(),
-          evaluations: z.number().int().positive().optional(),
-          wallMs: z.number().int().positive().optional(),
-          target: z.number().optional(),
-          noImprovement: z.number().int().positive().optional(),
-          budgetTokens: z.number().int().positive().optional(),
-          budgetUsd: z.number().positive().optional(),
-          maxLlmCalls: z.number().int().positive().optional(),
-        })
-        .default({}),
+      /** What the run's run.json records as its stop conditions. */
+      stop: StopConditionsSchema.default({}),
       workers: z.number().int().min(1).max(256).default(2),
       childrenPerGeneration: z.number().int().positive().optional(),
       selector: z.string().optional(),

@@ -6,11 +6,10 @@
  */
 import { z } from 'zod';
 import { blocksOfLines } from './evolveBlocks';
-import { toDocument } from './lines';
+import { type LineRegion, toDocument } from './lines';
 
-/** Lines of a file: 0-based, `endLine` exclusive (the shape a proposal's region has). */
-export const LineRegionSchema = z.object({ startLine: z.number().int().nonnegative(), endLine: z.number().int().nonnegative() });
-export type LineRegion = z.infer<typeof LineRegionSchema>;
+/** A LineRegion (shared/lines.ts) as it travels: 0-based lines, `endLine` exclusive. */
+export const LineRegionSchema = z.object({ startLine: z.number().int().nonnegative(), endLine: z.number().int().nonnegative() }) satisfies z.ZodType<LineRegion>;
 
 /** What one example may weigh on the wire: its files together, before base64. */
 export const MAX_EXAMPLE_BYTES = 8 * 1024 * 1024;

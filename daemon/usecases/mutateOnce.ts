@@ -6,7 +6,7 @@
 import type { Evaluation } from '../../shared/evaluation';
 import type { MutatePayload } from '../../shared/payloads';
 import type { Example } from '../evaluation/example';
-import { programId } from '../evolution/evodb/programId';
+import { programId } from '../../shared/programId';
 import { awaitResult, type TaskClient } from '../evolution/controller/TaskClient';
 import { evaluateTaskSpec, evaluationOf, proposalOf } from '../evolution/controller/taskSpecs';
 import type { MutationProposal } from '../evolution/mutation/Mutator';

@@ -5,7 +5,7 @@
  */
 import { blocksOfLines } from '../../shared/evolveBlocks';
 import { fromDocument, leadingWhitespace, toDocument } from '../../shared/lines';
-import type { LineRegion } from '../../shared/selection';
+import type { LineRegion } from '../../shared/lines';
 
 /** The region cannot be evolved as asked; the message says what to select or write instead. */
 export class RegionError extends Error {

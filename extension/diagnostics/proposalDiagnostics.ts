@@ -8,7 +8,8 @@
 import * as vscode from 'vscode';
 import { currentText } from '../proposals/proposalDocuments';
 import type { ProposalRecord, ProposalStore } from '../proposals/proposalStore';
-import { splitLines, type LineRegion } from '../proposals/regionText';
+import { lineBreakCount } from '../../shared/lines';
+import { splitText, type LineRegion } from '../proposals/regionText';
 import { placeRegion } from '../proposals/staleGuard';
 
 interface AcceptedMark {
@@ -61,7 +62,7 @@ export class ProposalDiagnostics implements vscode.Disposable {
       text = '';
     }
     if (this.generations.get(key) !== generation) return;
-    const { lines } = splitLines(text);
+    const { lines } = splitText(text);
     const diagnostic = (region: LineRegion, message: string, severity: vscode.DiagnosticSeverity): vscode.Diagnostic => {
       const item = new vscode.Diagnostic(lineRange(region, lines), message, severity);
       item.source = 'Peagen';
@@ -121,7 +122,7 @@ function followEdits(region: LineRegion, changes: readonly vscode.TextDocumentCo
   const lastLine = Math.max(region.endLine - 1, region.startLine);
   let shift = 0;
   for (const { range, text } of changes) {
-    if (range.end.line < region.startLine) shift += text.split('\n').length - 1 - (range.end.line - range.start.line);
+    if (range.end.line < region.startLine) shift += lineBreakCount(text) - (range.end.line - range.start.line);
     else if (range.start.line <= lastLine) return false;
   }
   region.startLine += shift;

@@ -10,7 +10,8 @@ import * as path from 'node:path';
 import { toDocument } from '../../shared/lines';
 import type { Program } from '../../shared/evolution';
 import type { ProgramPlacement } from '../../shared/protocol';
-import { type LineRegion, replacementFromProgram } from '../../shared/selection';
+import type { LineRegion } from '../../shared/lines';
+import { replacementFromProgram } from '../../shared/selection';
 
 export interface ProgramTarget {
   file: string;

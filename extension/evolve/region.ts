@@ -3,13 +3,10 @@
  * lines, else the EVOLVE-BLOCK around the cursor. vscode-free (unit tested).
  */
 import { blocksOfLines } from '../../shared/evolveBlocks';
-import { toDocument } from '../../shared/lines';
+import { type LineRegion, toDocument } from '../../shared/lines';
 
 /** Lines of a file: 0-based, `endLine` exclusive (the shape ProposalInput.region has). */
-export interface LineRegion {
-  startLine: number;
-  endLine: number;
-}
+export type { LineRegion };
 
 export interface Position {
   line: number;
@@ -20,7 +17,7 @@ export class RegionError extends Error {
   override name = 'RegionError';
 }
 
-/** The file's lines as the editor counts them (a final newline ends the last line; it adds none). */
+/** The file's lines (shared/lines.ts: a final line break ends the last line, it adds none), numbered as the editor numbers them. */
 export function splitLines(text: string): string[] {
   return toDocument(text).lines;
 }

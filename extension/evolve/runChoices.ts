@@ -2,9 +2,11 @@
  * The choices made before an Evolve Selection run starts: when it stops, and whether its
  * worst-case spend needs a confirmation. vscode-free.
  */
-import type { EstimateRun, StartRun } from '../../shared/protocol';
+import type { EstimateRun } from '../../shared/protocol';
+import type { StopConditions } from '../../shared/runManifest';
 
-export type StopConditions = NonNullable<StartRun.Params['stop']>;
+/** (Re-exported for the Evolve Selection command, which imports it from here.) */
+export type { StopConditions };
 
 /** A stop condition the user picks; `ask` names the number still to be typed. */
 export interface StopOption {

@@ -1,16 +1,14 @@
 /**
  * Line regions of a file's text and the edit that replaces one (no vscode import: unit-tested).
  *
- * A file's lines are its text split at line breaks; a final line break ends the last line rather
- * than starting an empty one, so "a\nb\n" and "a\nb" both have the lines ["a", "b"]. Replacing a
- * region keeps the file's line break style (LF or CRLF) and whether it ends with a line break.
+ * A file's lines are those of shared/lines.ts (its one rule for LF, CRLF and a final line
+ * break), so a proposal replaces the lines the daemon's patches and the selection's region
+ * count, and the edit gives the text the daemon's fromDocument would: the file's line ending
+ * (LF for a mixed file) and whether it ends with a line break stay.
  */
+import { type LineDocument, type LineRegion, lineStarts, splitJoined, toDocument } from '../../shared/lines';
 
-/** Lines `startLine` (0-based) up to `endLine` (exclusive). */
-export interface LineRegion {
-  startLine: number;
-  endLine: number;
-}
+export type { LineRegion };
 
 /** Replace `text.slice(start, end)` with `newText` (character offsets). */
 export interface TextEdit {
@@ -19,38 +17,19 @@ export interface TextEdit {
   newText: string;
 }
 
-export interface SplitText {
-  lines: string[];
-  /** Offset of each line's first character. */
+/** A file's lines (toDocument) with the offset of each line's first character. */
+export interface SplitText extends LineDocument {
   starts: number[];
-  /** The file's line break: the first one it uses, LF when it has none. */
-  eol: '\n' | '\r\n';
-  endsWithEol: boolean;
 }
 
-export function splitLines(text: string): SplitText {
-  const lines: string[] = [];
-  const starts: number[] = [];
-  const breaks = /\r?\n/g;
-  let lineStart = 0;
-  let firstBreak: string | undefined;
-  for (let match = breaks.exec(text); match; match = breaks.exec(text)) {
-    firstBreak ??= match[0];
-    lines.push(text.slice(lineStart, match.index));
-    starts.push(lineStart);
-    lineStart = match.index + match[0].length;
-  }
-  const endsWithEol = text.length > 0 && lineStart === text.length;
-  if (!endsWithEol && text.length > 0) {
-    lines.push(text.slice(lineStart));
-    starts.push(lineStart);
-  }
-  return { lines, starts, eol: firstBreak === '\r\n' ? '\r\n' : '\n', endsWithEol };
+export function splitText(text: string): SplitText {
+  const doc = toDocument(text);
+  return { ...doc, starts: lineStarts(doc) };
 }
 
-/** The replacement's lines; an empty replacement means "remove the region's lines". */
+/** The replacement's lines (a join of lines: "X\n" ends with an empty line); an empty replacement means "remove the region's lines". */
 export function replacementLines(replacement: string): string[] {
-  return replacement === '' ? [] : replacement.split(/\r?\n/);
+  return replacement === '' ? [] : splitJoined(replacement);
 }
 
 /** Throws, saying what is wrong, unless `region` names lines of a text with `lineCount` lines. */
@@ -66,7 +45,7 @@ export function checkRegion(region: LineRegion, lineCount: number): void {
  * are converted to the file's). An empty region inserts the replacement before `startLine`.
  */
 export function regionEdit(text: string, region: LineRegion, replacement: string): TextEdit {
-  const split = splitLines(text);
+  const split = splitText(text);
   const { lines, starts, eol } = split;
   checkRegion(region, lines.length);
   const { startLine, endLine } = region;
@@ -88,8 +67,8 @@ export function regionEdit(text: string, region: LineRegion, replacement: string
   if (startLine < endLine) return { start: starts[startLine]!, end: contentEnd(endLine - 1), newText: newLines.join(eol) };
   // Appending after the last line.
   const joined = newLines.join(eol);
-  if (lines.length === 0) return { start: 0, end: 0, newText: joined + (split.endsWithEol ? eol : '') };
-  if (split.endsWithEol) return { start: text.length, end: text.length, newText: joined + eol };
+  if (lines.length === 0) return { start: 0, end: 0, newText: joined + (split.finalNewline ? eol : '') };
+  if (split.finalNewline) return { start: text.length, end: text.length, newText: joined + eol };
   return { start: text.length, end: text.length, newText: eol + joined };
 }
 

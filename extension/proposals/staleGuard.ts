@@ -5,7 +5,7 @@
  * once in the current text (the region is intact and only moved), or it is refused.
  */
 import { createHash } from 'node:crypto';
-import { checkRegion, splitLines, type LineRegion } from './regionText';
+import { checkRegion, splitText, type LineRegion } from './regionText';
 
 export const STALE_MESSAGE = 'the code this proposal changes was edited since it was made; evolve it again';
 
@@ -28,7 +28,7 @@ export function hashText(text: string): string {
 
 /** Throws when `region` is not within `baseText`. */
 export function snapshotBase(baseText: string, region: LineRegion): BaseSnapshot {
-  const { lines } = splitLines(baseText);
+  const { lines } = splitText(baseText);
   checkRegion(region, lines.length);
   return { hash: hashText(baseText), region: { ...region }, regionLines: lines.slice(region.startLine, region.endLine) };
 }
@@ -36,7 +36,7 @@ export function snapshotBase(baseText: string, region: LineRegion): BaseSnapshot
 /** Where the proposal applies in `currentText`, or why it does not. */
 export function placeRegion(base: BaseSnapshot, currentText: string): Placement {
   if (hashText(currentText) === base.hash) return { ok: true, region: { ...base.region }, how: 'unchanged' };
-  const starts = occurrences(splitLines(currentText).lines, base.regionLines);
+  const starts = occurrences(splitText(currentText).lines, base.regionLines);
   if (starts.length === 1) {
     const startLine = starts[0]!;
     return { ok: true, region: { startLine, endLine: startLine + base.regionLines.length }, how: 'moved' };

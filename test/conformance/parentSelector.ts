@@ -8,7 +8,7 @@
  * `FakeArchive` is the in-memory ArchiveView the suite (and the selectors' own tests) use.
  */
 import * as assert from 'node:assert/strict';
-import { programId } from '../../daemon/evolution/evodb/programId';
+import { programId } from '../../shared/programId';
 import type { ArchiveView, ParentSelector, Selection, SelectionOutcome } from '../../daemon/evolution/selection/ParentSelector';
 import { Rng } from '../../daemon/evolution/rng';
 import type { Program } from '../../shared/evolution';

@@ -10,7 +10,7 @@
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { programId } from '../../daemon/evolution/evodb/programId';
+import { programId } from '../../shared/programId';
 import type { LlmExchange } from '../../daemon/evolution/mutation/Mutator';
 import { badSortResponder } from '../fixtures/badSortMoves';
 import { BAD_SORT_DIR, EvolveProject, filesUnder, parseJson, readJournalEvents, readReportJson, type RunOutput, serverUsage } from '../fixtures/evolveFixtures';

@@ -42,18 +42,21 @@ describe('a daemon that does not share the workspace (content over the protocol)
   });
 
   async function runToEnd(params: StartRun.Params): Promise<{ runId: string; runDir: string; last: RunProgress }> {
-    let runId: string | undefined;
+    const run: { id?: string } = {};
     const seen: RunProgress[] = [];
     let finished!: (progress: RunProgress) => void;
     const ended = new Promise<RunProgress>((resolve) => (finished = resolve));
     const check = (progress: RunProgress): void => {
-      if (progress.runId === runId && ['finished', 'failed', 'interrupted'].includes(progress.state)) finished(progress);
+      if (progress.runId === run.id && ['finished', 'failed', 'interrupted'].includes(progress.state)) finished(progress);
     };
-    client.onRunProgress((progress) => (runId === undefined ? seen.push(progress) : check(progress)));
+    client.onRunProgress((progress) => {
+      if (run.id === undefined) seen.push(progress);
+      else check(progress);
+    });
     const started = await client.request(StartRun.type, params);
-    runId = started.runId;
+    run.id = started.runId;
     seen.forEach(check);
-    return { runId, runDir: started.runDir, last: await ended };
+    return { runId: started.runId, runDir: started.runDir, last: await ended };
   }
 
   it('Evolve Selection: the job is made from the files sent, the run is kept by the daemon, each program maps back to the client file', async () => {
@@ -89,7 +92,7 @@ describe('a daemon that does not share the workspace (content over the protocol)
 
     const scaffold = await client.request(ScaffoldEvaluator.type, { fileName: 'slow.py', languageId: 'python', text: 'def total(values):\n    return sum(values)\n', region: { startLine: 1, endLine: 2 } });
     assert.equal(scaffold.scaffold?.functionName, 'total');
-    assert.deepEqual(Object.keys(scaffold.scaffold!.files).sort(), ['peagen.example.json', 'peagen_evaluate.py', 'peagen_reference_slow.py']);
+    assert.deepEqual(Object.keys(scaffold.scaffold?.files ?? {}).sort(), ['peagen.example.json', 'peagen_evaluate.py', 'peagen_reference_slow.py']);
     const refused = await client.request(ScaffoldEvaluator.type, { fileName: 'x.rs', languageId: 'rust', text: 'fn main() {}\n', region: { startLine: 0, endLine: 1 } });
     assert.match(refused.refused ?? '', /Python and JavaScript/);
     assert.equal(fs.existsSync(clientRoot), false);

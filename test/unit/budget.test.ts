@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { BudgetGuard, type CallCost, type Spend, worstCasePerJob, worstCaseRun } from '../../daemon/evolution/controller/budget';
-import type { StopConditions } from '../../daemon/evolution/controller/runDir';
+import type { StopConditions } from '../../shared/runManifest';
 import { Rng } from '../../daemon/evolution/rng';
 
 const COST: CallCost = { inputTokens: 1_000, maxTokens: 500, usdPerInputToken: 1e-6, usdPerOutputToken: 4e-6, callsPerJob: 3 };

@@ -13,7 +13,7 @@ import type { LlmAnswer, LlmBackend, LlmRequest } from '../../daemon/evolution/l
 import { childCheckFor, textForm } from '../../daemon/evolution/mutation/childCheck';
 import { LlmPatchMutator } from '../../daemon/evolution/mutation/LlmPatchMutator';
 import type { MutationRequest } from '../../daemon/evolution/mutation/Mutator';
-import { programId } from '../../daemon/evolution/evodb/programId';
+import { programId } from '../../shared/programId';
 
 const form = async (language: string, code: string): Promise<string> => {
   const verdict = await childCheckFor(language).check(code);

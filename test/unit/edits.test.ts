@@ -9,9 +9,10 @@ import type { Evaluation } from '../../shared/evaluation';
 import type { Program } from '../../shared/evolution';
 import { applyEvent } from '../../daemon/evolution/controller/applyEvent';
 import type { EvaluationEvent, PlanEvent, ProposalEvent, RunEvent } from '../../daemon/evolution/runEvents';
-import { RunState, SEARCH_POLICY, type RunSettings } from '../../daemon/evolution/controller/RunState';
+import type { RunSettings } from '../../shared/runManifest';
+import { RunState, SEARCH_POLICY } from '../../daemon/evolution/controller/RunState';
 import { freeProposal } from '../../daemon/evolution/controller/taskSpecs';
-import { programId } from '../../daemon/evolution/evodb/programId';
+import { programId } from '../../shared/programId';
 import { deletionsIn, editCount, withEdit, withoutEdit, withoutOneEdit } from '../../daemon/evolution/mutation/edits';
 
 const lines = (...parts: string[]): string => parts.map((line) => `${line}\n`).join('');

@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import type { FeatureDescriptor } from '../../shared/evaluation';
 import type { Program } from '../../shared/evolution';
 import type { EvoDB } from '../../daemon/evolution/evodb/EvoDB';
-import { programId } from '../../daemon/evolution/evodb/programId';
+import { programId } from '../../shared/programId';
 
 /** A small grid that tests can reason about: objective bins [1,2,4), code length bins [10,20). */
 export const GRID: FeatureDescriptor[] = [

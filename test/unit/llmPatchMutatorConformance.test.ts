@@ -11,7 +11,7 @@ import type { LlmAnswer, LlmBackend, LlmRequest } from '../../daemon/evolution/l
 import { LlmPatchMutator } from '../../daemon/evolution/mutation/LlmPatchMutator';
 import type { MutationRequest } from '../../daemon/evolution/mutation/Mutator';
 import { blocksOfLines } from '../../shared/evolveBlocks';
-import { programId } from '../../daemon/evolution/evodb/programId';
+import { programId } from '../../shared/programId';
 import { CONFORMANCE_PROGRAMS, mutatorConformance } from '../conformance/mutator';
 import { extractCurrentProgram } from '../fixtures/badSortMoves';
 

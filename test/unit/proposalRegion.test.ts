@@ -1,13 +1,13 @@
 import * as assert from 'node:assert/strict';
-import { regionEdit, replacedRegion, replaceRegion, splitLines } from '../../extension/proposals/regionText';
+import { regionEdit, replacedRegion, replaceRegion, splitText } from '../../extension/proposals/regionText';
 
 describe('proposal region replacement', () => {
   it('splits lines without inventing an empty last line', () => {
-    assert.deepEqual(splitLines('a\nb\n').lines, ['a', 'b']);
-    assert.deepEqual(splitLines('a\nb').lines, ['a', 'b']);
-    assert.deepEqual(splitLines('').lines, []);
-    assert.deepEqual(splitLines('\n').lines, ['']);
-    assert.deepEqual(splitLines('a\r\nb\r\n'), { lines: ['a', 'b'], starts: [0, 3], eol: '\r\n', endsWithEol: true });
+    assert.deepEqual(splitText('a\nb\n').lines, ['a', 'b']);
+    assert.deepEqual(splitText('a\nb').lines, ['a', 'b']);
+    assert.deepEqual(splitText('').lines, []);
+    assert.deepEqual(splitText('\n').lines, ['']);
+    assert.deepEqual(splitText('a\r\nb\r\n'), { lines: ['a', 'b'], starts: [0, 3], eol: '\r\n', finalNewline: true });
   });
 
   it('replaces lines in the middle, with a different number of lines', () => {

@@ -9,8 +9,9 @@ import type { Evaluation } from '../../shared/evaluation';
 import type { Program } from '../../shared/evolution';
 import { applyEvent } from '../../daemon/evolution/controller/applyEvent';
 import type { EvaluationEvent, PlanEvent, ProposalEvent, RunEvent } from '../../daemon/evolution/runEvents';
-import { RunState, SEARCH_POLICY, type RunSettings, type RunStateSnapshot } from '../../daemon/evolution/controller/RunState';
-import { programId } from '../../daemon/evolution/evodb/programId';
+import type { RunSettings } from '../../shared/runManifest';
+import { RunState, SEARCH_POLICY, type RunStateSnapshot } from '../../daemon/evolution/controller/RunState';
+import { programId } from '../../shared/programId';
 import { SELECTOR_NAMES } from '../../daemon/evolution/selection/createSelector';
 import type { SelectorPlugin } from '../../daemon/evolution/selection/ParentSelector';
 

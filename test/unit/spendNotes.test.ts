@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ConfigSchema } from '../../daemon/config';
 import { prepareRun } from '../../daemon/evolution/controller/prepareRun';
-import type { StopConditions } from '../../daemon/evolution/controller/runDir';
+import type { StopConditions } from '../../shared/runManifest';
 import { BAD_SORT_DIR } from '../fixtures/evolveFixtures';
 
 describe('the worst-case spend note before a run', () => {

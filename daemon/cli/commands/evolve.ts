@@ -16,7 +16,8 @@ import { type MergeResult, MergeRefused, mergeRuns } from '../../evolution/contr
 import { replayRun } from '../../evolution/controller/replay';
 import { activePlugins } from '../../plugins/activePlugins';
 import { readReport, type RunReport } from '../../evolution/controller/report';
-import { RunDir, RUNS_DIR, type StopConditions } from '../../evolution/controller/runDir';
+import type { StopConditions } from '../../../shared/runManifest';
+import { RunDir, RUNS_DIR } from '../../evolution/controller/runDir';
 import { RunBusyError } from '../../evolution/controller/runLock';
 import { readJournal } from '../../evolution/evodb/journal';
 import { SELECTOR_NAMES } from '../../evolution/selection/createSelector';

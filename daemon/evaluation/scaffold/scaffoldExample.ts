@@ -14,7 +14,7 @@
 import { EXAMPLE_CONFIG_FILE, type ExampleConfig } from '../../../shared/evaluation';
 import { toDocument } from '../../../shared/lines';
 import type { ScaffoldEvaluator } from '../../../shared/protocol';
-import type { LineRegion } from '../../../shared/selection';
+import type { LineRegion } from '../../../shared/lines';
 import { JS_EVALUATOR } from './jsEvaluator';
 import { PYTHON_EVALUATOR } from './pythonEvaluator';
 

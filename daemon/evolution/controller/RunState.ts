@@ -4,8 +4,9 @@
  * tail) and replay (the whole journal) all go through these methods in journal order, so
  * the same events always give the same plans, parents and best program.
  */
-import type { Evaluation, FeatureDescriptor } from '../../../shared/evaluation';
+import type { Evaluation } from '../../../shared/evaluation';
 import type { LlmUsage, Measurement, Program } from '../../../shared/evolution';
+import type { Ablation, RunSettings } from '../../../shared/runManifest';
 import { CallCredit } from '../credit/callCredit';
 import { ParentYield } from '../credit/parentYield';
 import { EvoDB } from '../evodb/EvoDB';
@@ -17,42 +18,6 @@ import { bestFirst } from '../selection/archiveQueries';
 import type { ParentSelector, SelectionOutcome, SelectorPlugin, YieldView } from '../selection/ParentSelector';
 import { isFreePlan, type EvaluationEvent, type MergeEvent, type PlanEvent, type ProposalEvent } from '../runEvents';
 
-/** What a run is, fixed at its start (run.json): replay rebuilds the state from it. */
-export interface RunSettings {
-  direction: 'maximize' | 'minimize';
-  objectiveName: string;
-  features?: FeatureDescriptor[] | undefined;
-  islands: number;
-  selector: string;
-  /** `llm-patch`, `offline`, ... */
-  mutator: string;
-  usesLlm: boolean;
-  backends: { name: string; weight: number }[];
-  routing: 'weighted' | 'bandit';
-  /** Children per generation (`evolve step` runs one generation). */
-  childrenPerGeneration: number;
-  inspirations: number;
-  /** Send a child that failed evaluation back to the model once, with the error text. */
-  repairFailedChildren: boolean;
-  /** Measure a would-be best again (another seed) before it counts as best. */
-  confirmBest: boolean;
-  seed: number;
-  /**
-   * The planning policy the run was made with (absent: 1, before call credit). A journal
-   * replays only under the policy that wrote it.
-   */
-  policy?: number | undefined;
-  /**
-   * Search mechanisms switched off (PEAGEN_ABLATE, for the bench's per-mechanism rows):
-   * `budget` (stop at the first job whose whole worst case does not fit), `credit` (every job
-   * gets all its repairs and re-asks, evaluation repairs half the time), `climb` (exploit is
-   * always the best), `normalize` (no compile check, no normal forms: exact duplicates only),
-   * `split` (children with several edits are not split), `revert` (no edit of the best's
-   * lineage is undone), `transplant` (no improving edit is tried on the best).
-   */
-  ablate?: Ablation[] | undefined;
-}
-
 /**
  * The planning policy of this Peagen: call credit, parent yield, normal-form duplicates (2);
  * splits that take one edit out of a child, reverts by the edit's own lines, parsimony among
@@ -61,9 +26,6 @@ export interface RunSettings {
  * split without an edit that only deletes (5).
  */
 export const SEARCH_POLICY = 5;
-
-export const ABLATIONS = ['budget', 'credit', 'climb', 'normalize', 'split', 'revert', 'transplant'] as const;
-export type Ablation = (typeof ABLATIONS)[number];
 
 /** Calls of one kind and what they gave (new children, or correct children for evaluation repairs). */
 export interface Tally {

@@ -3,7 +3,7 @@
  * it. A job reserves its worst case (every call it may make answering with max_tokens) before
  * its mutate task is sent, so the spend can never pass a budget, even with calls in flight.
  */
-import type { StopConditions } from './runDir';
+import type { StopConditions } from '../../../shared/runManifest';
 
 export interface CallCost {
   /** Estimated input tokens of one call (the prompt). */

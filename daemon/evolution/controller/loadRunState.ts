@@ -7,7 +7,8 @@ import { readJournal } from '../evodb/journal';
 import { applyEvent } from './applyEvent';
 import { RunEventSchema } from '../runEvents';
 import type { SelectorPlugin } from '../selection/ParentSelector';
-import type { RunDir, RunManifest } from './runDir';
+import type { RunManifest } from '../../../shared/runManifest';
+import type { RunDir } from './runDir';
 import { RunState, type RunStateSnapshot } from './RunState';
 
 export interface TimelinePoint {

@@ -16,9 +16,10 @@ import { activePlugins } from '../../plugins/activePlugins';
 import { pluginBackends } from '../../plugins/pluginGuards';
 import { chooseMutator, type MutatorChoice, PLUGIN_HINT } from './chooseMutator';
 import { type CallCost, type Spend, worstCasePerCall, worstCaseRun } from './budget';
-import { RunDir, type RunManifest, type StopConditions } from './runDir';
+import { type Ablation, ABLATIONS, type RunManifest, type StopConditions } from '../../../shared/runManifest';
+import { RunDir } from './runDir';
 import { RunBusyError, runLockHolder } from './runLock';
-import { type Ablation, ABLATIONS, SEARCH_POLICY } from './RunState';
+import { SEARCH_POLICY } from './RunState';
 
 export interface RunRequest {
   /** The example to run; not needed to resume a run. */

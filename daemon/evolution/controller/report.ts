@@ -7,7 +7,8 @@ import type { Program, RunProgress, StopReason } from '../../../shared/evolution
 import { nicheLabel } from '../../../shared/nicheLabel';
 import { bestFirst } from '../selection/archiveQueries';
 import type { TimelinePoint } from './loadRunState';
-import type { RunDir, RunManifest } from './runDir';
+import type { RunManifest } from '../../../shared/runManifest';
+import type { RunDir } from './runDir';
 import type { MergeRecord, RunState, Tally } from './RunState';
 
 export interface RunReport {

@@ -1,7 +1,7 @@
 /**
  * A run's directory, `.peagen/runs/<id>/`: everything needed to resume, replay and report
  * a run, and nothing else (never a key).
- *   run.json        what the run is (example, settings, stop conditions)
+ *   run.json        what the run is (example, settings, stop conditions: shared/runManifest.ts)
  *   journal.jsonl   every event, append-only
  *   checkpoint.json the state after some event (atomic), for a fast resume
  *   llm/<sha>.json  every LLM exchange, content-addressed (replay answers from these)
@@ -15,72 +15,16 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { ExchangeHashSchema, type Program, ProgramIdSchema, ProgramSchema, RunIdSchema } from '../../../shared/evolution';
-import { MAX_CHOICES } from '../../../shared/payloads';
+import { RUN_MANIFEST_FILE, type RunManifest, RunManifestSchema } from '../../../shared/runManifest';
 import type { LlmExchange } from '../mutation/Mutator';
-import { ABLATIONS } from './RunState';
 
 export const RUNS_DIR = path.join('.peagen', 'runs');
-
-export const StopConditionsSchema = z.object({
-  generations: z.number().int().positive().optional(),
-  evaluations: z.number().int().positive().optional(),
-  wallMs: z.number().int().positive().optional(),
-  target: z.number().optional(),
-  /** Stop after this many evaluations without a new best. */
-  noImprovement: z.number().int().positive().optional(),
-  budgetTokens: z.number().int().positive().optional(),
-  budgetUsd: z.number().positive().optional(),
-  maxLlmCalls: z.number().int().positive().optional(),
-});
-export type StopConditions = z.infer<typeof StopConditionsSchema>;
-
-export const RunManifestSchema = z.object({
-  version: z.literal(1),
-  runId: z.string(),
-  createdAt: z.string(),
-  exampleDir: z.string(),
-  exampleName: z.string(),
-  program: z.string(),
-  settings: z.object({
-    direction: z.enum(['maximize', 'minimize']),
-    objectiveName: z.string(),
-    /** The example's objective unit (`x`), for labels; absent when it declares none. */
-    objectiveUnit: z.string().optional(),
-    features: z.array(z.object({ name: z.string(), from: z.string(), bins: z.array(z.number()) })).optional(),
-    islands: z.number().int().positive(),
-    selector: z.string(),
-    mutator: z.string(),
-    usesLlm: z.boolean(),
-    backends: z.array(z.object({ name: z.string(), weight: z.number() })),
-    routing: z.enum(['weighted', 'bandit']),
-    childrenPerGeneration: z.number().int().positive(),
-    inspirations: z.number().int().nonnegative(),
-    repairFailedChildren: z.boolean(),
-    confirmBest: z.boolean(),
-    seed: z.number().int().nonnegative(),
-    policy: z.number().int().positive().optional(),
-    ablate: z.array(z.enum(ABLATIONS)).optional(),
-  }),
-  stop: StopConditionsSchema,
-  evaluatorArgs: z.array(z.string()),
-  llm: z.object({
-    temperature: z.number(),
-    maxTokens: z.number().int().positive(),
-    repairAttempts: z.number().int().nonnegative(),
-    allowRewrite: z.boolean().default(false),
-    promptDir: z.string().optional(),
-    /** Answers per call (runs made before there was a choice asked for one). */
-    choices: z.number().int().min(1).max(MAX_CHOICES).default(1),
-  }),
-  workers: z.number().int().positive(),
-});
-export type RunManifest = z.infer<typeof RunManifestSchema>;
 
 export class RunDir {
   constructor(readonly dir: string) {}
 
   get manifestFile(): string {
-    return path.join(this.dir, 'run.json');
+    return path.join(this.dir, RUN_MANIFEST_FILE);
   }
   get journalFile(): string {
     return path.join(this.dir, 'journal.jsonl');
@@ -117,7 +61,7 @@ export class RunDir {
   static ofId(runId: string, projectDir: string): RunDir {
     const id = checkedId(RunIdSchema, runId, 'run id');
     const dir = path.join(path.resolve(projectDir), RUNS_DIR, id);
-    if (!fs.existsSync(path.join(dir, 'run.json'))) throw new Error(`no run "${id}" under ${path.join(path.resolve(projectDir), RUNS_DIR)} (see \`peagen evolve list\`)`);
+    if (!fs.existsSync(path.join(dir, RUN_MANIFEST_FILE))) throw new Error(`no run "${id}" under ${path.join(path.resolve(projectDir), RUNS_DIR)} (see \`peagen evolve list\`)`);
     return new RunDir(dir);
   }
 
@@ -129,7 +73,7 @@ export class RunDir {
   static resolve(run: string, projectDir: string): RunDir {
     const root = path.join(path.resolve(projectDir), RUNS_DIR);
     const candidates = [path.resolve(run), ...(RunDir.isIdForm(run) ? [path.join(root, run)] : [])];
-    for (const dir of candidates) if (fs.existsSync(path.join(dir, 'run.json'))) return new RunDir(dir);
+    for (const dir of candidates) if (fs.existsSync(path.join(dir, RUN_MANIFEST_FILE))) return new RunDir(dir);
     if (!RunDir.isIdForm(run)) {
       throw new Error(`no run "${run}": ${path.resolve(run)} is not a run directory (it has no run.json), and "${run}" is not a run id (an id is a plain name under ${root}, like 20250101-120000-bad_sort-1a2b; see \`peagen evolve list\`)`);
     }
@@ -146,7 +90,7 @@ export class RunDir {
     if (!fs.existsSync(root)) return [];
     return fs
       .readdirSync(root)
-      .filter((name) => fs.existsSync(path.join(root, name, 'run.json')))
+      .filter((name) => fs.existsSync(path.join(root, name, RUN_MANIFEST_FILE)))
       .sort()
       .map((name) => new RunDir(path.join(root, name)));
   }

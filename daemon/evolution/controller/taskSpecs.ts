@@ -5,11 +5,11 @@ import type { MutatePayload } from '../../../shared/payloads';
 import type { TaskSpec } from '../../../shared/task';
 import type { Example } from '../../evaluation/example';
 import type { MutationProposal, MutationRequest, MutationSubject } from '../mutation/Mutator';
-import { programId } from '../evodb/programId';
+import { programId } from '../../../shared/programId';
 import { withEdit, withoutOneEdit, withoutEdit } from '../mutation/edits';
 import { unifiedDiff } from '../mutation/patch/unifiedDiff';
 import type { PlanEvent, ProposalEvent } from '../runEvents';
-import type { RunManifest } from './runDir';
+import type { RunManifest } from '../../../shared/runManifest';
 import { RunState } from './RunState';
 
 const INSPIRATION_CHARS = 12_000;

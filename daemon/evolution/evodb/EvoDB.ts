@@ -16,7 +16,7 @@ import { ProgramIdSchema, ProgramSchema, type Measurement, type Program } from '
 import type { Rng } from '../rng';
 import type { ArchiveView } from '../selection/ParentSelector';
 import { FeatureSpace } from './features';
-import { programId } from './programId';
+import { programId } from '../../../shared/programId';
 
 export interface EvoDBOptions {
   direction: Direction;

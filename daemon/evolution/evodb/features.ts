@@ -4,6 +4,7 @@
  * coordinates are small integers and its niche key (`objective=3|codeLength=2`) names a cell.
  */
 import { FeatureDescriptorSchema, type Direction, type FeatureDescriptor } from '../../../shared/evaluation';
+import { lineCount } from '../../../shared/lines';
 
 /** What a program contributes to its coordinates. */
 export interface FeatureInput {
@@ -20,14 +21,6 @@ function powersOfTwo(from: number, to: number): number[] {
   const edges: number[] = [];
   for (let exponent = from; exponent <= to; exponent++) edges.push(2 ** exponent);
   return edges;
-}
-
-function countLines(code: string): number {
-  if (code.length === 0) return 0;
-  let lines = 1;
-  for (let at = code.indexOf('\n'); at !== -1; at = code.indexOf('\n', at + 1)) lines++;
-  // A trailing newline ends the last line; it does not start another.
-  return code.endsWith('\n') ? lines - 1 : lines;
 }
 
 export class FeatureSpace {
@@ -71,7 +64,7 @@ export class FeatureSpace {
   value(descriptor: FeatureDescriptor, input: FeatureInput): number | undefined {
     if (descriptor.from === 'objective') return input.objective ?? undefined;
     if (descriptor.from === 'codeLength') return input.code.length;
-    if (descriptor.from === 'lines') return countLines(input.code);
+    if (descriptor.from === 'lines') return lineCount(input.code);
     return input.metrics?.[descriptor.from.slice('metric:'.length)];
   }
 

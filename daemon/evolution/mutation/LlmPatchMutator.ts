@@ -13,7 +13,7 @@
  * fixes it. Every exchange is recorded, so {@link ReplayBackend} can re-derive the same child
  * later without a model.
  */
-import { programId } from '../evodb/programId';
+import { programId } from '../../../shared/programId';
 import type { LlmUsage } from '../../../shared/evolution';
 import { LlmError, type ChatMessage, type LlmAnswer, type LlmBackend, type LlmRequest } from '../llm/LlmBackend';
 import { buildApplyRepairMessage, buildMutationMessages, type RenderOptions, type TemplateRef } from '../prompts/renderPrompt';

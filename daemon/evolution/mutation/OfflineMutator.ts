@@ -6,7 +6,7 @@
  * same request gives the same child. Candidates that break indentation or brackets are
  * discarded and another random edit is tried, a bounded number of times.
  */
-import { programId } from '../evodb/programId';
+import { programId } from '../../../shared/programId';
 import { Rng } from '../rng';
 import type { MutationProposal, MutationRequest, Mutator } from './Mutator';
 import { blocksOfLines, keepsFixedText } from '../../../shared/evolveBlocks';

@@ -17,6 +17,8 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as vm from 'node:vm';
+import { normalizeNewlines } from '../../../shared/lines';
+import { programId } from '../../../shared/programId';
 import { detectSyntax, initialScanState, scanLine, type Syntax } from './scan';
 
 export type ChildVerdict = { ok: true; form: string } | { ok: false; message: string };
@@ -28,8 +30,8 @@ export interface ChildCheck {
 
 const PYTHON_TIMEOUT_MS = 10_000;
 
-/** No compile check, and only identical text is the same program. */
-export const EXACT_CHECK: ChildCheck = { check: async (code) => ({ ok: true, form: createHash('sha256').update(code).digest('hex') }) };
+/** No compile check, and only identical text is the same program: the form is the program id. */
+export const EXACT_CHECK: ChildCheck = { check: async (code) => ({ ok: true, form: programId(code) }) };
 
 /** The check for an example's declared language. */
 export function childCheckFor(language: string | undefined): ChildCheck {
@@ -49,7 +51,9 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 export function textForm(code: string, syntax: Syntax): string {
   const state = initialScanState();
   const kept: string[] = [];
-  for (const line of code.replace(/\r\n?/g, '\n').split('\n')) {
+  // Not a document's lines (shared/lines.ts): a normal form follows the lexers, and Python's and
+  // JavaScript's both end a line at a lone CR too.
+  for (const line of normalizeNewlines(code).split('\n')) {
     const scan = scanLine(line, state, syntax);
     let text = (scan.broken ? line : scan.code).trimEnd();
     if (syntax === 'brace') text = text.trimStart();

@@ -4,6 +4,7 @@
  * Not a parser: the offline mutator uses it to keep edits syntactically plausible, the child
  * check to tell code from comments. (Regular-expression literals are not recognised.)
  */
+import { toDocument } from '../../../shared/lines';
 
 export type Syntax = 'python' | 'brace';
 
@@ -149,7 +150,7 @@ export function detectSyntax(code: string, language?: string): Syntax {
   const lang = (language ?? '').toLowerCase();
   if (['python', 'py', 'python3'].includes(lang)) return 'python';
   if (lang !== '') return 'brace';
-  const lines = code.split('\n');
+  const lines = toDocument(code).lines;
   const colonLines = lines.filter((line) => /:\s*(#.*)?$/.test(line)).length;
   const braceLines = lines.filter((line) => /[{}]\s*$/.test(line)).length;
   return braceLines > colonLines ? 'brace' : 'python';

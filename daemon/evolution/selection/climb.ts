@@ -9,6 +9,7 @@
  * non-blank lines) are asked first: parsimony among ties.
  */
 import type { Program } from '../../../shared/evolution';
+import { isBlank, toDocument } from '../../../shared/lines';
 import { isSelectable } from './archiveQueries';
 import type { YieldView } from './ParentSelector';
 
@@ -77,6 +78,6 @@ function freshestOf(programs: readonly Program[], yields: YieldView): Program {
 /** Non-blank lines of a program: what parsimony compares (layout and blank lines do not count). */
 function codeLines(program: Program): number {
   let lines = 0;
-  for (const line of program.code.split('\n')) if (line.trim() !== '') lines++;
+  for (const line of toDocument(program.code).lines) if (!isBlank(line)) lines++;
   return lines;
 }

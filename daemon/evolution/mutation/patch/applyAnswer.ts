@@ -212,6 +212,8 @@ function noMatch(program: readonly string[], search: readonly string[], label: s
 function applyUnifiedDiff(doc: LineDocument, diff: string): ApplyResult {
   const loose = looseHunks(diff);
   if (!loose.ok) return { ok: false, reason: 'bad_diff', message: `The unified diff is malformed. ${loose.message}` };
+  // jsdiff's own model: LF text whose every line ends with a break. The document's line ending
+  // and final newline are put back from `doc` (finishDiff rebuilds with fromDocument).
   const source = doc.lines.join('\n') + (doc.lines.length > 0 ? '\n' : '');
   const toLines = (text: string): string[] => toDocument(text).lines;
 

@@ -26,6 +26,7 @@ const DIVIDER_MARKER = /^\s*={5,9}\s*$/;
 const REPLACE_MARKER = /^\s*>{5,9}\s*REPLACE\s*$/i;
 const FENCE_OPEN = /^\s*(`{3,}|~{3,})\s*([^\s`]*)/;
 
+/** An answer's lines. An answer is not a document (shared/lines.ts): any line ending, a lone CR included, ends a line. */
 export function answerLines(answer: string): string[] {
   return normalizeNewlines(answer).split('\n');
 }
@@ -152,6 +153,7 @@ export interface LooseHunk {
 export function looseHunks(diff: string): { ok: true; hunks: LooseHunk[] } | { ok: false; message: string } {
   const hunks: LooseHunk[] = [];
   let current: LooseHunk | null = null;
+  // The diff is a join of answerLines (extractUnifiedDiff): LF only, with a trailing break.
   const lines = diff.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
