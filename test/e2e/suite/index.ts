@@ -34,9 +34,11 @@ export function run(): Promise<void> {
   const Mocha = 'default' in loaded ? loaded.default : loaded;
   const mocha = new Mocha({ ui: 'bdd', color: false, timeout: 60_000, reporter: 'spec' });
 
+  // PEAGEN_E2E_FILES=remoteDaemon,proposals runs only the files whose names hold one of the words (while developing).
+  const only = (process.env.PEAGEN_E2E_FILES ?? '').split(',').filter(Boolean);
   const files = fs
     .readdirSync(__dirname)
-    .filter((name) => name.endsWith('.e2e.js'))
+    .filter((name) => name.endsWith('.e2e.js') && (only.length === 0 || only.some((word) => name.includes(word))))
     .sort()
     .map((name) => path.join(__dirname, name));
   for (const file of files) mocha.addFile(file);
