@@ -10,7 +10,7 @@ import { StartRun, StopRun } from '../../../shared/protocol';
 import { readLiveRecord } from '../../../shared/discovery';
 import type { Command } from 'commander';
 import type { RunProgress } from '../../../shared/evolution';
-import { EvolutionRun } from '../../evolution/controller/EvolutionRun';
+import { evolutionRunOf, mutateSlotsOf } from '../../usecases/startRun';
 import { type PreparedRun, prepareRun, type RunRequest, RunSetupError } from '../../evolution/controller/prepareRun';
 import { type MergeResult, MergeRefused, mergeRuns } from '../../evolution/controller/mergeRuns';
 import { replayRun } from '../../evolution/controller/replay';
@@ -185,20 +185,12 @@ async function runLocally(ctx: CliContext, prepared: PreparedRun, flags: RunFlag
   const { manifest, runDir } = prepared;
   for (const note of prepared.notes) ctx.info(note);
   if (stop === DEFAULT_STOP) ctx.info('stop: after 120 generations or 10 minutes (set --generations, --evaluations, --minutes, --target or --patience)');
-  const mutateSlots = manifest.settings.usesLlm ? Math.max(2, workers) : 1;
-  const fabric = await openFabric(ctx, config, { ...(flags.sync !== undefined && { sync: flags.sync }), slots: 2 * workers + mutateSlots });
+  const fabric = await openFabric(ctx, config, { ...(flags.sync !== undefined && { sync: flags.sync }), slots: 2 * workers + mutateSlotsOf(manifest, workers) });
   ctx.info(`${flags.resume ? 'resuming' : 'starting'} run ${manifest.runId} (${runDir.dir}); tasks run in ${fabric.where}; Ctrl-C checkpoints and stops`);
   const interrupt = interruptSignal();
   const display = new ProgressDisplay();
-  const run = new EvolutionRun({
-    runDir,
-    manifest,
-    example: prepared.example,
+  const run = evolutionRunOf(prepared, workers, {
     client: fabric.client,
-    evalSlots: workers,
-    mutateSlots,
-    perCallSpend: prepared.perCallSpend,
-    selectors: prepared.selectors,
     signal: interrupt.signal,
     ...(step && { extraGenerations: 1 }),
     log: (line) => {

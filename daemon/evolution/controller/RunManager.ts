@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import type { Program, RunProgress, RunSummary } from '../../../shared/evolution';
 import type { EstimateRun, GetElites, GetProgram, ProgramPlacement, StartRun } from '../../../shared/protocol';
 import type { Engine } from '../../engine/Engine';
-import { EvolutionRun } from './EvolutionRun';
+import type { EvolutionRun } from './EvolutionRun';
 import { loadRunState } from './loadRunState';
 import { estimateRun, prepareRun, type RunRequest } from './prepareRun';
 import { readReport } from './report';
@@ -20,6 +20,7 @@ import { engineTaskClient } from './taskClients';
 import { processEvolutionMetrics } from '../../observability/evolutionMetrics';
 import { activePlugins } from '../../plugins/activePlugins';
 import { readSelectionJob, selectionJobDir } from '../../usecases/selectionJob';
+import { evolutionRunOf } from '../../usecases/startRun';
 import { workspaceHome, type WorkspaceRef } from '../../usecases/workspaceHome';
 import { RunSetupError } from './prepareRun';
 
@@ -47,18 +48,10 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
     const prepared = prepareRun(this.runRequestOf(params), this.engine.config);
     const { manifest, runDir } = prepared;
     if (this.active.has(manifest.runId)) throw new Error(`run ${manifest.runId} is already running in this daemon`);
-    const mutateSlots = manifest.settings.usesLlm ? Math.max(2, params.workers) : 1;
     const entry: ActiveRun = { runDir } as ActiveRun;
     const metrics = processEvolutionMetrics();
-    const run = new EvolutionRun({
-      runDir,
-      manifest,
-      example: prepared.example,
+    const run = evolutionRunOf(prepared, params.workers, {
       client: engineTaskClient(this.engine),
-      evalSlots: params.workers,
-      mutateSlots,
-      perCallSpend: prepared.perCallSpend,
-      selectors: prepared.selectors,
       log: (line) => this.log(`run ${manifest.runId}: ${line}`),
       onEvent: (event) => metrics.onEvent(manifest.runId, event, (hash) => readExchange(runDir, hash)),
       onProgress: (progress) => {
