@@ -20,6 +20,8 @@ import type { PeagenConfig } from './config';
 import { assembleEngine } from './composition';
 import type { Engine } from './engine/Engine';
 import { RunManager } from './evolution/controller/RunManager';
+import { processEvolutionMetrics } from './observability/evolutionMetrics';
+import { activePlugins } from './plugins/activePlugins';
 import { type DaemonAddress, formatAddress, parseAddress } from '../shared/address';
 import { isAlive } from '../shared/processes';
 import {
@@ -141,11 +143,15 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     return stopping;
   };
 
-  const runs = new RunManager(engine, log, options.stateDir);
+  // The composition root hands the runs what they use: the allowed plugins (loaded once, their
+  // skips logged here) and the evolution metrics that listen to them.
+  const plugins = activePlugins(options.config, log);
+  const runs = new RunManager(engine, log, options.stateDir, { plugins, metrics: processEvolutionMetrics() });
   const info: DaemonInfo = {
     version: VERSION,
     startedAt: Date.now(),
     runs,
+    plugins,
     metrics: observability.endpoint.status,
     requestShutdown: (drain) => void stop(drain),
   };

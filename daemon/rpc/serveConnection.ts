@@ -37,7 +37,7 @@ import {
   TaskUpdate,
 } from '../../shared/protocol';
 import type { Engine } from '../engine/Engine';
-import { activePlugins } from '../plugins/activePlugins';
+import { emptyPluginSet, type PluginSet } from '../plugins/loadPlugins';
 import { ServerStatusReporter } from './serverStatus';
 import { TaskFollowers } from './taskFollowers';
 import type { RunManager } from '../evolution/controller/RunManager';
@@ -56,6 +56,8 @@ export interface DaemonInfo {
   metrics?: MetricsEndpointStatus;
   /** The daemon's evolution runs; without it the evolve methods answer that runs are not served. */
   runs?: RunManager;
+  /** The allowed plugins the composition root loaded (none when absent). */
+  plugins?: PluginSet;
   requestShutdown(drain: boolean): void;
 }
 
@@ -145,7 +147,7 @@ export function serveConnection(connection: ProtocolConnection, engine: Engine, 
       cluster,
       ...(daemon.listen && { listen: daemon.listen }),
       ...(daemon.metrics && { metrics: daemon.metrics }),
-      ...pluginStatus(engine.config),
+      ...pluginStatus(daemon.plugins),
     } satisfies Status.Response;
   });
 
@@ -268,7 +270,7 @@ export function serveConnection(connection: ProtocolConnection, engine: Engine, 
     const abort = new AbortController();
     const listener = token.onCancellationRequested(() => abort.abort());
     try {
-      return (await mutateProgram(engine, runs().home(params), params, abort.signal)) satisfies MutateProgram.Response;
+      return (await mutateProgram(engine, daemon.plugins ?? emptyPluginSet(), runs().home(params), params, abort.signal)) satisfies MutateProgram.Response;
     } catch (error) {
       return asParamsError(error);
     } finally {
@@ -303,8 +305,8 @@ function tokensMatch(expected: string, given: string | undefined): boolean {
 }
 
 /** The daemon's allowed plugins as `daemon status` shows them (loaded once; skips were logged then). */
-function pluginStatus(config: Engine['config']): { plugins?: PluginStatus[] } {
-  const reports = activePlugins(config).reports;
+function pluginStatus(plugins: PluginSet | undefined): { plugins?: PluginStatus[] } {
+  const reports = plugins?.reports ?? [];
   if (reports.length === 0) return {};
   return {
     plugins: reports.map((report) => ({

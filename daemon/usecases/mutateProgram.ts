@@ -9,11 +9,11 @@ import { type Example, loadExample } from '../evaluation/example';
 import { chooseMutator } from '../evolution/controller/chooseMutator';
 import { engineTaskClient } from '../evolution/controller/taskClients';
 import { mutationTaskOf } from '../evolution/controller/taskSpecs';
-import { activePlugins } from '../plugins/activePlugins';
+import type { PluginSet } from '../plugins/loadPlugins';
 import { mutateOnce } from './mutateOnce';
 import { readSelectionJob, SelectionJobError, selectionJobDir } from './selectionJob';
 
-export async function mutateProgram(engine: Engine, home: string, params: MutateProgram.Params, signal?: AbortSignal): Promise<MutateProgram.Response> {
+export async function mutateProgram(engine: Engine, plugins: PluginSet, home: string, params: MutateProgram.Params, signal?: AbortSignal): Promise<MutateProgram.Response> {
   let example: Example | undefined;
   if (params.selection !== undefined) {
     const dir = selectionJobDir(home, params.selection);
@@ -24,7 +24,7 @@ export async function mutateProgram(engine: Engine, home: string, params: Mutate
       throw new SelectionJobError(`the selection job "${params.selection}" holds no usable example (${(error as Error).message}): prepare the selection again`);
     }
   }
-  const choice = chooseMutator(params.mutator ?? 'auto', activePlugins(engine.config), await llmOffered(engine));
+  const choice = chooseMutator(params.mutator ?? 'auto', plugins, await llmOffered(engine));
   const outcome = await mutateOnce(
     engineTaskClient(engine),
     {

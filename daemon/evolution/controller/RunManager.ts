@@ -17,12 +17,20 @@ import { RunDir } from './runDir';
 import type { LlmExchange } from '../mutation/Mutator';
 import type { RunState } from './RunState';
 import { engineTaskClient } from './taskClients';
-import { processEvolutionMetrics } from '../../observability/evolutionMetrics';
-import { activePlugins } from '../../plugins/activePlugins';
+import type { PluginSet } from '../../plugins/loadPlugins';
+import type { RunEvent } from '../runEvents';
 import { readSelectionJob, selectionJobDir } from '../../usecases/selectionJob';
 import { evolutionRunOf } from '../../usecases/startRun';
 import { workspaceHome, type WorkspaceRef } from '../../usecases/workspaceHome';
 import { RunSetupError } from './prepareRun';
+
+/** What follows the daemon's runs (the evolution metrics implement it). */
+export interface RunListener {
+  runStarted(runId: string, stop: RunManifest['stop']): void;
+  onEvent(runId: string, event: RunEvent, exchange: (hash: string) => LlmExchange | undefined): void;
+  onProgress(progress: RunProgress): void;
+  runFinished(runId: string): void;
+}
 
 interface ActiveRun {
   run: EvolutionRun;
@@ -39,17 +47,19 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
     private readonly log: (line: string) => void,
     /** The daemon's state directory: it keeps the workspaces it does not share (workspaceHome.ts). */
     private readonly stateDir: string,
+    /** Handed in by the composition root: the allowed plugins, and what listens to the runs. */
+    private readonly services: { plugins: PluginSet; metrics: RunListener },
   ) {
     super();
   }
 
   /** Throws RunSetupError for a request that cannot start (the caller answers InvalidParams). */
   start(params: StartRun.Params & { workers: number; stop: object }): StartRun.Response {
-    const prepared = prepareRun(this.runRequestOf(params), this.engine.config);
+    const prepared = prepareRun(this.runRequestOf(params), this.engine.config, process.env, this.services.plugins);
     const { manifest, runDir } = prepared;
     if (this.active.has(manifest.runId)) throw new Error(`run ${manifest.runId} is already running in this daemon`);
     const entry: ActiveRun = { runDir } as ActiveRun;
-    const metrics = processEvolutionMetrics();
+    const metrics = this.services.metrics;
     const run = evolutionRunOf(prepared, params.workers, {
       client: engineTaskClient(this.engine),
       log: (line) => this.log(`run ${manifest.runId}: ${line}`),
@@ -87,7 +97,7 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
 
   /** What {@link start} would do with these parameters; creates nothing. Throws RunSetupError like start. */
   estimate(params: StartRun.Params & { workers: number; stop: object }): EstimateRun.Response {
-    const estimate = estimateRun(this.runRequestOf(params), this.engine.config);
+    const estimate = estimateRun(this.runRequestOf(params), this.engine.config, process.env, this.services.plugins);
     const worst = estimate.worstCase;
     return { notes: estimate.notes, mutator: estimate.mutator, worstCase: worst ? { calls: worst.calls, tokens: worst.tokens, usd: worst.usd } : null };
   }
@@ -130,7 +140,7 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
   private stateOf(runId: string, workspace: WorkspaceRef): { state: RunState; manifest: RunManifest } {
     const runDir = RunDir.ofId(runId, this.home(workspace));
     const manifest = runDir.readManifest();
-    const { state } = loadRunState(runDir, manifest, undefined, activePlugins(this.engine.config).selectors);
+    const { state } = loadRunState(runDir, manifest, undefined, this.services.plugins.selectors);
     return { state, manifest };
   }
 

@@ -13,6 +13,7 @@ import { estimateTokens, pricingFor } from '../llm/pricing';
 import { SELECTOR_NAMES } from '../selection/createSelector';
 import type { SelectorPlugin } from '../selection/ParentSelector';
 import { activePlugins } from '../../plugins/activePlugins';
+import type { PluginSet } from '../../plugins/loadPlugins';
 import { pluginBackends } from '../../plugins/pluginGuards';
 import { chooseMutator, type MutatorChoice, PLUGIN_HINT } from './chooseMutator';
 import { type CallCost, type Spend, worstCasePerCall, worstCaseRun } from './budget';
@@ -61,8 +62,12 @@ export class RunSetupError extends Error {
 }
 
 const PROMPT_OVERHEAD_CHARS = 4_000;
-export function prepareRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessEnv = process.env): PreparedRun {
-  const planned = planRun(request, config, env, true);
+/**
+ * @param plugins the allowed plugins (the daemon hands in the set its composition root
+ *   loaded); the run's selector and mutator may be a plugin's, not only the workers'.
+ */
+export function prepareRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessEnv = process.env, plugins: PluginSet = activePlugins(config)): PreparedRun {
+  const planned = planRun(request, config, env, true, plugins);
   const runDir = planned.runDir!;
   return { ...planned, runDir, ...spendNotes(planned, config) };
 }
@@ -81,8 +86,8 @@ export interface RunEstimate {
  * Everything {@link prepareRun} decides before a run, without creating (or, for a resume,
  * changing) any run directory: what an editor shows before it asks to start.
  */
-export function estimateRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessEnv = process.env): RunEstimate {
-  const planned = planRun(request, config, env, false);
+export function estimateRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessEnv = process.env, plugins: PluginSet = activePlugins(config)): RunEstimate {
+  const planned = planRun(request, config, env, false, plugins);
   const { notes, worstCase } = spendNotes(planned, config);
   return { notes, mutator: planned.manifest.settings.mutator, worstCase };
 }
@@ -97,14 +102,12 @@ interface PlannedRun {
   selectors: SelectorPlugin[];
 }
 
-function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessEnv, write: boolean): PlannedRun {
+function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessEnv, write: boolean, plugins: PluginSet): PlannedRun {
   const notes: string[] = [];
   let runDir: RunDir | undefined;
   let manifest: RunManifest;
   let example: Example;
   let backends: LlmBackend[] = [];
-  // Loaded here too, not only by the workers: the run's selector and mutator may be a plugin's.
-  const plugins = activePlugins(config);
   try {
     backends = [...createBackends(config.llm, env), ...pluginBackends(plugins.llmBackends, env, (line) => notes.push(line))];
   } catch (error) {
