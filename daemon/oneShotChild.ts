@@ -1,5 +1,5 @@
 /** What both entry scripts (dist/daemon.js, dist/cli.js) run when started as a one-shot child. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { createWorkerRegistry } from './composition';
 import { ConfigSchema } from './config';
 import { HARNESS_PATH } from './evaluation/evaluateProgram';

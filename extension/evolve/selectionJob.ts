@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { EXAMPLE_CONFIG_FILE, ExampleConfigSchema } from '../../shared/evaluation';
 import type { LineRegion } from './region';
 import type { SelectionProgram } from './selectionProgram';

@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ExchangeHashSchema, type Program, ProgramIdSchema, ProgramSchema, RunIdSchema } from '../../../shared/evolution';
 import { MAX_CHOICES } from '../../../shared/payloads';
 import type { LlmExchange } from '../mutation/Mutator';
