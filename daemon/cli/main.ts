@@ -1,30 +1,61 @@
 /** Entry of dist/cli.js: the `peagen` command tree of the brief. */
 import { Command, CommanderError } from 'commander';
-import { ResponseError } from 'vscode-languageserver-protocol/node';
-import { ConfigError } from '../config';
-import { RedisConnectError } from '../fabric/queue/redis/connect';
-import { DaemonUnavailableError } from '../rpc/client';
-import { isOneShotChild, startOneShotChild } from '../oneShotChild';
-import { reclaimOwnSandboxes } from '../sandbox/liveSandboxes';
+import { isOneShotChild } from '../fabric/worker/oneShotEnv';
 import { VERSION } from '../version';
-import { registerDaemonCommands } from './commands/daemon';
-import { registerEvalCommand } from './commands/eval';
-import { registerEvolveCommands } from './commands/evolve';
-import { registerMutateCommand } from './commands/mutate';
-import { registerMetricsCommand } from './commands/metrics';
-import { registerPluginsCommand } from './commands/plugins';
-import { registerQueueCommands } from './commands/queue';
-import { registerRenderCommand } from './commands/render';
-import { registerSandboxCommands } from './commands/sandbox';
-import { registerTaskCommands } from './commands/task';
-import { registerWorkerCommands } from './commands/worker';
-import { CliError, type ErrorCode, ExitCode, type GlobalOptions } from './context';
+import { CliError, type ErrorCode, ExitCode, type GlobalOptions } from './errors';
+
+type Register = (program: Command) => void;
+
+/**
+ * The command groups, in the order `--help` lists them. Each one's module (and what it
+ * imports) is loaded only when the command line names it, or when all of them are needed
+ * (help, an unknown or missing command); `--version` loads none.
+ */
+const COMMANDS: readonly (readonly [name: string, load: () => Promise<Register>])[] = [
+  ['render', async () => (await import('./commands/render')).registerRenderCommand],
+  ['mutate', async () => (await import('./commands/mutate')).registerMutateCommand],
+  ['evolve', async () => (await import('./commands/evolve')).registerEvolveCommands],
+  ['eval', async () => (await import('./commands/eval')).registerEvalCommand],
+  ['sandbox', async () => (await import('./commands/sandbox')).registerSandboxCommands],
+  ['worker', async () => (await import('./commands/worker')).registerWorkerCommands],
+  ['queue', async () => (await import('./commands/queue')).registerQueueCommands],
+  ['daemon', async () => (await import('./commands/daemon')).registerDaemonCommands],
+  ['task', async () => (await import('./commands/task')).registerTaskCommands],
+  ['metrics', async () => (await import('./commands/metrics')).registerMetricsCommand],
+  ['plugins', async () => (await import('./commands/plugins')).registerPluginsCommand],
+];
+
+/** Global options that take a value: the word after them is not a command name. */
+const OPTIONS_WITH_VALUE = new Set(['--config']);
+
+/**
+ * The command groups a command line needs: the one it names (`peagen evolve run`, `peagen
+ * help evolve`), none for a bare `--version`, all of them otherwise (help, no command, an
+ * unknown one, which commander answers with suggestions).
+ */
+export function commandsFor(argv: readonly string[]): readonly string[] {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length && words.length < 2; i++) {
+    const arg = argv[i]!;
+    if (arg === '--') break;
+    if (OPTIONS_WITH_VALUE.has(arg)) i++;
+    else if (!arg.startsWith('-')) words.push(arg);
+  }
+  const named = words[0] === 'help' ? words[1] : words[0];
+  if (named !== undefined && COMMANDS.some(([name]) => name === named)) return [named];
+  const flags = new Set(argv);
+  if (named === undefined && (flags.has('--version') || flags.has('-V')) && !flags.has('--help') && !flags.has('-h')) return [];
+  return COMMANDS.map(([name]) => name);
+}
 
 /**
  * `silenceErrors`: when it says so (--json), commander's error text and help dump are not
  * written to stderr; the JSON error document on stdout carries the error instead.
  */
-export function buildProgram({ silenceErrors = () => false }: { silenceErrors?: () => boolean } = {}): Command {
+export async function buildProgram({
+  silenceErrors = () => false,
+  commands = COMMANDS.map(([name]) => name),
+}: { silenceErrors?: () => boolean; commands?: readonly string[] } = {}): Promise<Command> {
   const program = new Command('peagen')
     .version(VERSION)
     .description('Evolve code with LLM patches, evaluated in single-use sandboxes.')
@@ -43,17 +74,8 @@ export function buildProgram({ silenceErrors = () => false }: { silenceErrors?: 
       '\nExit codes: 0 ok, 1 the work failed, 2 bad usage or configuration, 3 no daemon reachable, 4 not implemented yet, 130 interrupted.',
     );
 
-  registerRenderCommand(program);
-  registerMutateCommand(program);
-  registerEvolveCommands(program);
-  registerEvalCommand(program);
-  registerSandboxCommands(program);
-  registerWorkerCommands(program);
-  registerQueueCommands(program);
-  registerDaemonCommands(program);
-  registerTaskCommands(program);
-  registerMetricsCommand(program);
-  registerPluginsCommand(program);
+  const wanted = COMMANDS.filter(([name]) => commands.includes(name));
+  for (const register of await Promise.all(wanted.map(([, load]) => load()))) register(program);
   return program;
 }
 
@@ -66,8 +88,15 @@ interface ErrorReport {
   detail?: string;
 }
 
-function reportOf(error: unknown): ErrorReport {
+async function reportOf(error: unknown): Promise<ErrorReport> {
   if (error instanceof CliError) return { code: error.code, message: error.message, exitCode: error.exitCode };
+  // Loaded only now: a command that threw one of these has loaded its module already.
+  const [{ ConfigError }, { RedisConnectError }, { DaemonUnavailableError }, { ResponseError }] = await Promise.all([
+    import('../config'),
+    import('../fabric/queue/redis/connectError'),
+    import('../rpc/client'),
+    import('vscode-languageserver-protocol/node'),
+  ]);
   if (error instanceof ConfigError) return { code: 'config', message: error.message, exitCode: ExitCode.Usage };
   // The queue's server is down or refused us: the message says what to do; no stack trace.
   if (error instanceof RedisConnectError) return { code: 'failed', message: error.message, exitCode: ExitCode.Failed };
@@ -95,7 +124,7 @@ function wantsJson(program: Command, argv: readonly string[]): boolean {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const program: Command = buildProgram({ silenceErrors: () => wantsJson(program, argv) });
+  const program: Command = await buildProgram({ silenceErrors: () => wantsJson(program, argv), commands: commandsFor(argv) });
   let report: ErrorReport;
   try {
     await program.parseAsync(process.argv);
@@ -111,7 +140,7 @@ async function main(): Promise<void> {
         return;
       }
     } else {
-      report = interruptedOutside ? { code: 'interrupted', message: 'interrupted', exitCode: ExitCode.Interrupted } : reportOf(error);
+      report = interruptedOutside ? { code: 'interrupted', message: 'interrupted', exitCode: ExitCode.Interrupted } : await reportOf(error);
     }
   }
   process.exitCode = report.exitCode;
@@ -130,7 +159,9 @@ async function main(): Promise<void> {
 function interruptedOutsideCommand(): void {
   if (process.listenerCount('SIGINT') > 1) return;
   interruptedOutside = true;
-  void reclaimOwnSandboxes().finally(() => process.exit(ExitCode.Interrupted));
+  void import('../sandbox/liveSandboxes')
+    .then(({ reclaimOwnSandboxes }) => reclaimOwnSandboxes())
+    .finally(() => process.exit(ExitCode.Interrupted));
 }
 
 /**
@@ -139,7 +170,7 @@ function interruptedOutsideCommand(): void {
  */
 let interruptedOutside = false;
 
-if (isOneShotChild()) startOneShotChild();
+if (isOneShotChild()) void import('../oneShotChild').then(({ startOneShotChild }) => startOneShotChild());
 else {
   process.on('SIGINT', interruptedOutsideCommand);
   // Exit once the command is done, even if a library left a handle open: a CLI that hangs
