@@ -137,12 +137,15 @@ for (let round = 0; round < DAEMON_ROUNDS; round++) {
 }
 log('\n');
 
+/** Bytes per shipped file of dist/; the chunks of dist/esm/ (where there are any) as one total. */
 function bundleSizes(repo) {
   const dist = join(repo, 'dist');
   const sizes = {};
   for (const name of readdirSync(dist, { recursive: true })) {
     const file = join(dist, name);
-    if ((name.endsWith('.js') || name.endsWith('.vsix')) && statSync(file).isFile()) sizes[name] = statSync(file).size;
+    if (!/\.(js|mjs|vsix)$/.test(name) || !statSync(file).isFile()) continue;
+    const key = name.startsWith('esm') ? 'esm/*.mjs (all chunks)' : name;
+    sizes[key] = (sizes[key] ?? 0) + statSync(file).size;
   }
   return sizes;
 }
@@ -180,7 +183,7 @@ if (options.json) {
   row(['', 'MB', 'x idle node']);
   for (const [name, kb] of idle) row([name, (kb / 1024).toFixed(1), `${(kb / idleNodeKb).toFixed(2)}x`]);
   console.log('bundle sizes (dist/, as last built):');
-  for (const { label, repo } of checkouts) {
+  for (const { label } of checkouts) {
     for (const [name, bytes] of Object.entries(result.sizes[label.trim() || 'this'])) row([`${label}${name}`, `${(bytes / 1024).toFixed(0)} KB`]);
   }
   console.log('targets (issue): peagen --version <= 2x node -e 0; idle daemon <= 80 MB');
