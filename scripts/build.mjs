@@ -82,6 +82,9 @@ await Promise.all([
     platform: 'node',
     target: 'node20',
     format: 'cjs',
+    // `await import(x)` becomes require(x): Node's own import() would neither find the
+    // extensionless relative paths nor share modules with the require()d rest of out/.
+    supported: { 'dynamic-import': false },
     loader: { '.lua': 'text' },
     sourcemap: 'inline',
     logLevel: 'warning',
