@@ -90,13 +90,7 @@ interface ErrorReport {
 
 async function reportOf(error: unknown): Promise<ErrorReport> {
   if (error instanceof CliError) return { code: error.code, message: error.message, exitCode: error.exitCode };
-  // Loaded only now: a command that threw one of these has loaded its module already.
-  const [{ ConfigError }, { RedisConnectError }, { DaemonUnavailableError }, { ResponseError }] = await Promise.all([
-    import('../config'),
-    import('../fabric/queue/redis/connectError'),
-    import('../rpc/client'),
-    import('vscode-languageserver-protocol/node'),
-  ]);
+  const { ConfigError, DaemonUnavailableError, RedisConnectError, ResponseError } = await import('./errorClasses');
   if (error instanceof ConfigError) return { code: 'config', message: error.message, exitCode: ExitCode.Usage };
   // The queue's server is down or refused us: the message says what to do; no stack trace.
   if (error instanceof RedisConnectError) return { code: 'failed', message: error.message, exitCode: ExitCode.Failed };

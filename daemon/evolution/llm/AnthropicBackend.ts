@@ -37,7 +37,7 @@ export class AnthropicBackend implements LlmBackend {
   }
 
   private loadSdk(): Promise<{ Anthropic: typeof Anthropic; client: Anthropic }> {
-    this.sdk ??= import('@anthropic-ai/sdk').then(({ default: Anthropic }) => ({
+    this.sdk ??= import('./anthropicSdk').then(({ Anthropic }) => ({
       Anthropic,
       client: new Anthropic({
         apiKey: this.apiKey,

@@ -40,7 +40,7 @@ export class OpenAiBackend implements LlmBackend {
   }
 
   private loadSdk(): Promise<{ OpenAI: typeof OpenAI; client: OpenAI }> {
-    this.sdk ??= import('openai').then(({ default: OpenAI }) => ({
+    this.sdk ??= import('./openAiSdk').then(({ OpenAI }) => ({
       OpenAI,
       client: new OpenAI({
         apiKey: this.apiKey,

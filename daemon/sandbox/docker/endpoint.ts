@@ -23,7 +23,7 @@ export function dockerEndpoint(dockerHost: string | undefined = process.env.DOCK
  */
 export async function dockerClient(dockerHost?: string): Promise<Docker> {
   // Loaded here, not with this module: a process that never talks to an engine pays nothing.
-  const { default: Docker } = await import('dockerode');
+  const { Docker } = await import('./dockerode');
   const host = normalize(dockerHost);
   if (host === undefined) return new Docker();
   // docker-modem reads DOCKER_HOST (and the TLS variables) while it is constructed, and only
