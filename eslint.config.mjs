@@ -39,6 +39,18 @@ export default tseslint.config(
     },
   },
   {
+    // The CLI and the daemon are a split ES-module build, where `import('some-package')` of a
+    // CommonJS package yields only its `default` (evanw/esbuild#3245): load a module of ours
+    // on demand instead, which imports the package statically (e.g. daemon/evolution/llm/openAiSdk.ts).
+    files: ['daemon/**/*.ts', 'shared/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'ImportExpression[source.value=/^[^.]/]', message: 'import() a module of ours that imports the package statically (evanw/esbuild#3245), not the package itself' },
+      ],
+    },
+  },
+  {
     rules: {
       // Namespaces group each RPC message's method, params and types (the vscode-eslint pattern).
       '@typescript-eslint/no-namespace': 'off',

@@ -65,7 +65,7 @@ function expectEcho(data, index, payloadBytes) {
 export async function openPeagenQueue({ repo, url, payloadBytes, concurrency, serverPids = [] }) {
   const { createQueue } = require(join(repo, 'out', 'daemon', 'fabric', 'queue', 'createQueue.js'));
   const { newTask } = require(join(repo, 'out', 'shared', 'task.js'));
-  const queue = createQueue(url); // throws QueueAddressError where the adapter is missing
+  const queue = await createQueue(url); // QueueAddressError where the adapter is missing
   const stop = new AbortController();
   const accepts = [{ kind: 'echo', provides: ['cpu'] }];
   const consumers = Array.from({ length: concurrency }, async (_, slot) => {

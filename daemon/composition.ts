@@ -53,7 +53,7 @@ export async function assembleEngine(config: PeagenConfig, options: Omit<EngineO
   }
   const executor = await selectExecutor(config.sandbox, log, activePlugins(config, log).executors);
   try {
-    const queue = createQueue(config.queue.url, config.queue);
+    const queue = await createQueue(config.queue.url, config.queue);
     const hostPaths = hostPathsOf(config);
     const registry = createWorkerRegistry(config, executor.executor, log, hostPaths);
     return new Engine(config, { queue, registry, ...(hostPaths && { hostPaths }) }, { tracer: taskTracer, childReport: sandboxTimingReport, ...options, executor, extraCaps: detectedCapabilities(registry) });
@@ -88,7 +88,7 @@ export async function assembleWarmSpawner(
   const executor = selection.executor;
   let queue: TaskQueue | undefined;
   try {
-    queue = createQueue(config.queue.url, config.queue);
+    queue = await createQueue(config.queue.url, config.queue);
     const registry = createWorkerRegistry(config, executor, log);
     const caps = [...new Set([...config.worker.caps, ...executorCapabilities(executor), ...detectedCapabilities(registry)])];
     const spawner = new WarmSpawner({

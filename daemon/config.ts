@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CapabilitySchema } from '../shared/task';
 import { LlmConfigSchema } from './evolution/llm/llmConfig';
 

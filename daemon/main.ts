@@ -7,7 +7,7 @@ import { stateDir } from '../shared/discovery';
 import { findConfigFile, loadConfig } from './config';
 import { DaemonAlreadyRunningError, startDaemon } from './Daemon';
 import { shutdownTracing, startTracing } from './observability/tracing';
-import { isOneShotChild, startOneShotChild } from './oneShotChild';
+import { isOneShotChild } from './fabric/worker/oneShotEnv';
 
 // Once the reader of stderr is gone (the editor died), a write fails with EPIPE. Logging
 // must never throw: a failed log line would become an uncaught error, logged again, forever.
@@ -23,7 +23,7 @@ function log(line: string): void {
 
 async function main(): Promise<void> {
   if (isOneShotChild()) {
-    startOneShotChild();
+    (await import('./oneShotChild')).startOneShotChild();
     return;
   }
   const { values } = parseArgs({
@@ -55,7 +55,9 @@ async function main(): Promise<void> {
     stateDir: stateDir(),
     ...(values['node-ipc'] ? { pipe: 'ipc' as const } : values.stdio ? { pipe: 'stdio' as const } : {}),
     ...(values['no-listen'] ? { listen: false as const } : typeof values.listen === 'string' ? { listen: values.listen } : {}),
-    oneShotEntry: __filename,
+    // The script this process was started as (dist/daemon.js, whose code is in a chunk that
+    // __filename would name): its one-shot children show as dist/daemon.js like itself.
+    oneShotEntry: process.argv[1]!,
     ...(typeof values['metrics-listen'] === 'string' && { metricsListen: values['metrics-listen'] }),
     ...(authTimeoutMs !== undefined && { authTimeoutMs }),
     ...(clientPid !== undefined && { editorPid: clientPid }),

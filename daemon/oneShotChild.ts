@@ -1,10 +1,10 @@
 /** What both entry scripts (dist/daemon.js, dist/cli.js) run when started as a one-shot child. */
-import { z } from 'zod';
+import * as z from 'zod';
 import { createWorkerRegistry } from './composition';
 import { ConfigSchema } from './config';
 import { HARNESS_PATH } from './evaluation/evaluateProgram';
 import { HARNESS_LIBRARY_PATH } from './evaluation/harnessLibrary';
-import { ONE_SHOT_ENV, runOneShotChild } from './fabric/worker/oneShot';
+import { runOneShotChild } from './fabric/worker/oneShot';
 import { keepTimingsForParent, sandboxTimingReport } from './observability/sandboxMetrics';
 import { shutdownTracing, startTracing, taskTracer } from './observability/tracing';
 import type { Executor } from './sandbox/Executor';
@@ -15,9 +15,7 @@ import { PreparedFirstExecutor } from './sandbox/warm/PreparedFirstExecutor';
 /** Where an evaluation's read-only mounts appear: what a warm child's sandbox is prepared for. */
 export const WARM_MOUNT_POINTS: readonly string[] = [HARNESS_PATH, HARNESS_LIBRARY_PATH];
 
-export function isOneShotChild(): boolean {
-  return Boolean(process.env[ONE_SHOT_ENV]);
-}
+export { isOneShotChild } from './fabric/worker/oneShotEnv';
 
 export function startOneShotChild(): void {
   // This process's sandbox timings go to the parent with the outcome, not to a /metrics here.

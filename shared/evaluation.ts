@@ -3,7 +3,7 @@
  * candidate program, that prints one JSON object of metrics as the last line of its stdout.
  * Everything Peagen reports about a candidate (including why it failed) has this shape.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const DirectionSchema = z.enum(['maximize', 'minimize']);
 export type Direction = z.infer<typeof DirectionSchema>;

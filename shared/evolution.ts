@@ -3,7 +3,7 @@
  * lineage, a run's progress, and the summaries the RPC messages carry. Checkpoints store
  * programs in this shape too, so what a client sees is what the archive holds.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { DirectionSchema, EvaluationSchema } from './evaluation';
 
 /** Content hash of a program's source (sha256, hex): the program's identity everywhere. */

@@ -3,7 +3,7 @@
  * malformed payload becomes an `invalid_payload` error result instead of an exception.
  * Later issues grow these; unknown fields are ignored.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { DirectionSchema } from './evaluation';
 
 export const EchoPayloadSchema = z.object({ message: z.unknown().optional() });

@@ -5,7 +5,7 @@
  * an InvalidParams error instead of acting on them.
  */
 import { NotificationType, RequestType, RequestType0 } from 'vscode-languageserver-protocol';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { FeatureDescriptor } from './evaluation';
 import type { Evaluation } from './evaluation';
 import { type NicheElite, type Program, ProgramIdSchema, type RunProgress, RunIdSchema, type RunSummary } from './evolution';

@@ -5,7 +5,7 @@
  * for the same stop conditions. Runs written by older versions must keep loading: fields are
  * only ever added, optional or with a default.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { DirectionSchema } from './evaluation';
 import { MAX_CHOICES } from './payloads';
 

@@ -4,7 +4,7 @@
  * a selection job the daemon keeps, and the way back from an evolved program to the lines of
  * the source file it replaces.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { blocksOfLines } from './evolveBlocks';
 import { type LineRegion, toDocument } from './lines';
 

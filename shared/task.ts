@@ -4,7 +4,7 @@
  * Zod objects strip unknown keys, which is the brief's rule for forward compatibility:
  * a worker ignores fields it does not know, but refuses a task of a higher *major* schema.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** major.minor; a worker answers a task of a higher major with an error. */
 export const TASK_SCHEMA_VERSION = '1.0';

@@ -1,30 +1,18 @@
 /** Entry of dist/cli.js: the `peagen` command tree of the brief. */
 import { Command, CommanderError } from 'commander';
-import { ResponseError } from 'vscode-languageserver-protocol/node';
-import { ConfigError } from '../config';
-import { RedisConnectError } from '../fabric/queue/redis/connect';
-import { DaemonUnavailableError } from '../rpc/client';
-import { isOneShotChild, startOneShotChild } from '../oneShotChild';
-import { reclaimOwnSandboxes } from '../sandbox/liveSandboxes';
+import { isOneShotChild } from '../fabric/worker/oneShotEnv';
 import { VERSION } from '../version';
-import { registerDaemonCommands } from './commands/daemon';
-import { registerEvalCommand } from './commands/eval';
-import { registerEvolveCommands } from './commands/evolve';
-import { registerMutateCommand } from './commands/mutate';
-import { registerMetricsCommand } from './commands/metrics';
-import { registerPluginsCommand } from './commands/plugins';
-import { registerQueueCommands } from './commands/queue';
-import { registerRenderCommand } from './commands/render';
-import { registerSandboxCommands } from './commands/sandbox';
-import { registerTaskCommands } from './commands/task';
-import { registerWorkerCommands } from './commands/worker';
-import { CliError, type ErrorCode, ExitCode, type GlobalOptions } from './context';
+import { COMMANDS, commandsFor } from './commandTable';
+import { CliError, type ErrorCode, ExitCode, type GlobalOptions } from './errors';
 
 /**
  * `silenceErrors`: when it says so (--json), commander's error text and help dump are not
  * written to stderr; the JSON error document on stdout carries the error instead.
  */
-export function buildProgram({ silenceErrors = () => false }: { silenceErrors?: () => boolean } = {}): Command {
+export async function buildProgram({
+  silenceErrors = () => false,
+  commands = COMMANDS.map(([name]) => name),
+}: { silenceErrors?: () => boolean; commands?: readonly string[] } = {}): Promise<Command> {
   const program = new Command('peagen')
     .version(VERSION)
     .description('Evolve code with LLM patches, evaluated in single-use sandboxes.')
@@ -43,17 +31,8 @@ export function buildProgram({ silenceErrors = () => false }: { silenceErrors?: 
       '\nExit codes: 0 ok, 1 the work failed, 2 bad usage or configuration, 3 no daemon reachable, 4 not implemented yet, 130 interrupted.',
     );
 
-  registerRenderCommand(program);
-  registerMutateCommand(program);
-  registerEvolveCommands(program);
-  registerEvalCommand(program);
-  registerSandboxCommands(program);
-  registerWorkerCommands(program);
-  registerQueueCommands(program);
-  registerDaemonCommands(program);
-  registerTaskCommands(program);
-  registerMetricsCommand(program);
-  registerPluginsCommand(program);
+  const wanted = COMMANDS.filter(([name]) => commands.includes(name));
+  for (const register of await Promise.all(wanted.map(([, load]) => load()))) register(program);
   return program;
 }
 
@@ -66,8 +45,9 @@ interface ErrorReport {
   detail?: string;
 }
 
-function reportOf(error: unknown): ErrorReport {
+async function reportOf(error: unknown): Promise<ErrorReport> {
   if (error instanceof CliError) return { code: error.code, message: error.message, exitCode: error.exitCode };
+  const { ConfigError, DaemonUnavailableError, RedisConnectError, ResponseError } = await import('./errorClasses');
   if (error instanceof ConfigError) return { code: 'config', message: error.message, exitCode: ExitCode.Usage };
   // The queue's server is down or refused us: the message says what to do; no stack trace.
   if (error instanceof RedisConnectError) return { code: 'failed', message: error.message, exitCode: ExitCode.Failed };
@@ -95,7 +75,7 @@ function wantsJson(program: Command, argv: readonly string[]): boolean {
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
-  const program: Command = buildProgram({ silenceErrors: () => wantsJson(program, argv) });
+  const program: Command = await buildProgram({ silenceErrors: () => wantsJson(program, argv), commands: commandsFor(argv) });
   let report: ErrorReport;
   try {
     await program.parseAsync(process.argv);
@@ -111,7 +91,7 @@ async function main(): Promise<void> {
         return;
       }
     } else {
-      report = interruptedOutside ? { code: 'interrupted', message: 'interrupted', exitCode: ExitCode.Interrupted } : reportOf(error);
+      report = interruptedOutside ? { code: 'interrupted', message: 'interrupted', exitCode: ExitCode.Interrupted } : await reportOf(error);
     }
   }
   process.exitCode = report.exitCode;
@@ -130,7 +110,9 @@ async function main(): Promise<void> {
 function interruptedOutsideCommand(): void {
   if (process.listenerCount('SIGINT') > 1) return;
   interruptedOutside = true;
-  void reclaimOwnSandboxes().finally(() => process.exit(ExitCode.Interrupted));
+  void import('../sandbox/liveSandboxes')
+    .then(({ reclaimOwnSandboxes }) => reclaimOwnSandboxes())
+    .finally(() => process.exit(ExitCode.Interrupted));
 }
 
 /**
@@ -139,7 +121,7 @@ function interruptedOutsideCommand(): void {
  */
 let interruptedOutside = false;
 
-if (isOneShotChild()) startOneShotChild();
+if (isOneShotChild()) void import('../oneShotChild').then(({ startOneShotChild }) => startOneShotChild());
 else {
   process.on('SIGINT', interruptedOutsideCommand);
   // Exit once the command is done, even if a library left a handle open: a CLI that hangs

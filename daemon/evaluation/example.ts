@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { EXAMPLE_CONFIG_FILE, type ExampleConfig, ExampleConfigSchema } from '../../shared/evaluation';
 
 export interface Example {

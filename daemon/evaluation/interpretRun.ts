@@ -2,7 +2,7 @@
  * Turns one sandboxed evaluator run into an Evaluation: the metrics line when there is a
  * valid one, otherwise the reason the candidate has no score and the text that explains it.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { type Direction, type Evaluation, EvaluatorOutputSchema, type FailureReason } from '../../shared/evaluation';
 import type { ExecutionResult } from '../sandbox/Executor';
 

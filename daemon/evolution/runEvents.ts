@@ -2,7 +2,7 @@
  * The run journal's events. The live run, resume and replay all feed these same events
  * through RunState, so a resumed or replayed run makes exactly the choices the live one made.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { EvaluationSchema } from '../../shared/evaluation';
 import { ExchangeHashSchema, LlmUsageSchema, ProgramSchema } from '../../shared/evolution';
 

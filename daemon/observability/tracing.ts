@@ -53,12 +53,8 @@ export async function startTracing(settings: TracingSettings, service: TracingSe
 
 async function startProvider(endpoint: string, service: TracingService, log: (line: string) => void): Promise<boolean> {
   // Loaded only here: a process without tracing never pays for the SDK and the exporter.
-  const [sdk, { OTLPTraceExporter }, { resourceFromAttributes }, { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION }] = await Promise.all([
-    import('@opentelemetry/sdk-trace-base'),
-    import('@opentelemetry/exporter-trace-otlp-http'),
-    import('@opentelemetry/resources'),
-    import('@opentelemetry/semantic-conventions'),
-  ]);
+  const sdk = await import('./tracingSdk');
+  const { OTLPTraceExporter, resourceFromAttributes, ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } = sdk;
   // A one-shot child exits right after its task: each span is sent as it ends (and flushed
   // before exit), with a short timeout so a dead collector delays the exit little. It stays
   // silent about a dead collector: its parent, exporting to the same endpoint, says so once.

@@ -10,7 +10,7 @@
  * middle of a run. Behaviour beyond the shape is what the conformance suites check
  * (`peagen/conformance`, see docs/plugins.md).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Executor, SandboxSettings } from '../sandbox/Executor';
 import type { LlmBackend } from '../evolution/llm/LlmBackend';
 import type { Mutator } from '../evolution/mutation/Mutator';

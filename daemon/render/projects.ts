@@ -4,7 +4,7 @@
  * the template set that expands it. Documented in docs/render.md.
  */
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { YamlInput } from './yamlInput';
 
 const Name = z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]*$/, 'a name is letters, digits, "_", "." or "-", starting with a letter or "_"');

@@ -4,7 +4,7 @@
  * worst-case LLM spend is known), then one task per file, each sent as soon as the files it
  * depends on are rendered, carrying their text.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { RenderPayload } from '../../shared/payloads';
 import { EnsembleRouter } from '../evolution/llm/EnsembleRouter';
 import { estimateTokens, type SpendBound } from '../evolution/llm/pricing';

@@ -6,7 +6,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ExtrasSchema } from './projects';
 import { RenderInputError, YamlInput } from './yamlInput';
 

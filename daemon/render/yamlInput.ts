@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import { isMap, isNode, isScalar, LineCounter, parseDocument } from 'yaml';
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** Bad render input: a message that names the file and key, and what to do about it. */
 export class RenderInputError extends Error {

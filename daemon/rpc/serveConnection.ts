@@ -10,7 +10,7 @@ import {
   type ProtocolConnection,
   ResponseError,
 } from 'vscode-languageserver-protocol/node';
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   CancelTask,
   DeadLetters,

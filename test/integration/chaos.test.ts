@@ -139,7 +139,7 @@ describe('chaos: every worker process killed after ~4 s on average, and a Redis 
         sandbox: { executor: 'process' },
       }),
     );
-    queue = createQueue(url, queueOptions);
+    queue = await createQueue(url, queueOptions);
 
     // Half the workers run every task in a fresh one-shot process, half in their own process.
     const ready = new Set<ChildProcess>();

@@ -25,6 +25,8 @@ const ALLOWED = [
   /^extension\/LICENSE\.txt$/,
   /^extension\/media\/[\w./-]+\.(png|svg|md|css|js)$/,
   /^extension\/dist\/(extension|daemon|cli)\.js$/,
+  // The code of the CLI and the daemon: their ES-module entries and shared chunks.
+  /^extension\/dist\/esm\/[\w-]+\.mjs$/,
   /^extension\/dist\/schemas\/[\w.-]+\.schema\.json$/,
   /^extension\/harness\/README\.md$/,
   /^extension\/harness\/js\/[\w-]+\.js$/,

@@ -187,17 +187,17 @@ describe('RedisStreamsQueue', function () {
     });
 
     it('is what createQueue makes of a redis:// address, shown without its password', async () => {
-      const made = createQueue(`redis://peagen:hunter2@127.0.0.1:${redis.port}/0?prefix=${prefix}`);
+      const made = await createQueue(`redis://peagen:hunter2@127.0.0.1:${redis.port}/0?prefix=${prefix}`);
       try {
         assert.ok(made instanceof RedisStreamsQueue);
         assert.equal(made.backend, 'redis');
         assert.equal(made.url, `redis://peagen@127.0.0.1:${redis.port}/0?prefix=${prefix}`);
-        assert.equal(createQueue(`rediss://cache.example:6380`).url, 'rediss://cache.example:6380');
+        assert.equal((await createQueue(`rediss://cache.example:6380`)).url, 'rediss://cache.example:6380');
       } finally {
         await made.close();
       }
-      assert.throws(() => createQueue('redis://host:port'), QueueAddressError);
-      assert.throws(() => createQueue('redis://host/notadb'), /must be a number/);
+      await assert.rejects(createQueue('redis://host:port'), QueueAddressError);
+      await assert.rejects(createQueue('redis://host/notadb'), /must be a number/);
       queue = queueAt(prefix);
     });
   });

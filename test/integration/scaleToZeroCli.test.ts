@@ -53,7 +53,7 @@ describe('scale to zero: `worker start --warm-pool` on a shared Redis', function
   before(async () => {
     redis = await startRedisServer();
     const url = `${redis.url}?prefix=zero${process.pid}`;
-    queue = createQueue(url);
+    queue = await createQueue(url);
     worker = spawn(
       process.execPath,
       [CLI, '--json', 'worker', 'start', '--caps', 'cpu', '--warm-pool', '1', '--max-workers', '2', '--exit-after-idle', String(IDLE_S)],

@@ -82,13 +82,13 @@ describe('configuration (peagen.json + environment)', () => {
     assert.equal(sources['sandbox.executor'], undefined, 'a default is not a choice the user made');
   });
 
-  it('makes a malformed queue address a configuration error, with the password masked', () => {
-    assert.throws(() => createQueue('redis://user:pw@localhost:notaport'), (error: unknown) => {
+  it('makes a malformed queue address a configuration error, with the password masked', async () => {
+    await assert.rejects(createQueue('redis://user:pw@localhost:notaport'), (error: unknown) => {
       assert.ok(error instanceof QueueAddressError);
       assert.doesNotMatch(error.message, /pw/);
       return true;
     });
-    assert.throws(() => createQueue('amqp://localhost'), QueueAddressError);
+    await assert.rejects(createQueue('amqp://localhost'), QueueAddressError);
   });
 
   it('accepts a key prefix on a Redis QUEUE_URL', () => {

@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigSchema, loadConfig } from '../../daemon/config';
 import { Engine } from '../../daemon/engine/Engine';
 import { MemoryQueue } from '../../daemon/fabric/queue/MemoryQueue';

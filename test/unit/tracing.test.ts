@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as net from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { trace } from '@opentelemetry/api';
-import { z } from 'zod';
+import * as z from 'zod';
 import { HandlerRegistry } from '../../daemon/fabric/worker/HandlerRegistry';
 import { runTask } from '../../daemon/fabric/worker/runTask';
 import { HandlerError } from '../../daemon/fabric/worker/TaskHandler';

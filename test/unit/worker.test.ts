@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ConfigSchema } from '../../daemon/config';
 import { MemoryQueue } from '../../daemon/fabric/queue/MemoryQueue';
 import type { Claim, ClaimOptions } from '../../daemon/fabric/queue/TaskQueue';

@@ -45,7 +45,7 @@ export function registerSandboxCommands(program: Command): void {
       const ctx = CliContext.of(command);
       const { tag, dockerHost } = settings(ctx, options);
       try {
-        const result = await buildSandboxImage({ tag, force: options.force ?? false, docker: dockerClient(dockerHost), log: (line) => ctx.info(line) });
+        const result = await buildSandboxImage({ tag, force: options.force ?? false, docker: await dockerClient(dockerHost), log: (line) => ctx.info(line) });
         ctx.output(result, () =>
           result.built
             ? `built ${result.tag} (${result.id.slice(7, 19)}, ${Math.round(result.sizeBytes / 1e6)} MB) in ${result.seconds.toFixed(1)} s`
@@ -65,7 +65,7 @@ export function registerSandboxCommands(program: Command): void {
       const { tag, dockerHost } = settings(ctx, options);
       let status: ImageStatus;
       try {
-        status = await sandboxImageStatus({ tag, docker: dockerClient(dockerHost) });
+        status = await sandboxImageStatus({ tag, docker: await dockerClient(dockerHost) });
       } catch (error) {
         throw cliError(error, dockerHost);
       }

@@ -13,7 +13,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ExchangeHashSchema, type Program, ProgramIdSchema, ProgramSchema, RunIdSchema } from '../../../shared/evolution';
 import { RUN_MANIFEST_FILE, type RunManifest, RunManifestSchema } from '../../../shared/runManifest';
 import type { LlmExchange } from '../mutation/Mutator';

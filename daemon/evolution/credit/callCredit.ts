@@ -20,7 +20,7 @@
  * used, one that does not fades out, and one with few data is still tried now and then.
  * Statistics are discounted (recent calls count most): the rates drift as the search moves on.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Rng } from '../rng';
 
 export const CALL_KINDS = ['first', 'format', 'known', 'improve', 'evaluation'] as const;

@@ -10,7 +10,7 @@
  * once, over answers), smoothed so that a parent never asked scores 1, and counting the
  * answers still in flight as if they were repeats (so concurrent jobs spread over parents).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const ParentRecordSchema = z.object({
   answers: z.number().int().nonnegative(),

@@ -10,7 +10,7 @@
  * is given, and `updateObjective` changes the object in place, so every holder sees the
  * confirmed score.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { DirectionSchema, FeatureDescriptorSchema, type Direction, type FeatureDescriptor } from '../../../shared/evaluation';
 import { ProgramIdSchema, ProgramSchema, type Measurement, type Program } from '../../../shared/evolution';
 import type { Rng } from '../rng';

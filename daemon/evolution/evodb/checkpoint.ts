@@ -8,7 +8,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The checkpoint format this Peagen writes and the newest it reads. */
 export const CHECKPOINT_VERSION = 1;

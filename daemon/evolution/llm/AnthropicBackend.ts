@@ -5,7 +5,7 @@
  * The SDK retries 429, 408, 409 and 5xx (529 overloaded included) itself, honouring
  * `retry-after-ms` / `retry-after`; sdkCall bounds the whole call.
  */
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { LlmError, type LlmAnswer, type LlmBackend, type LlmRequest } from './LlmBackend';
 import type { BackendConfig } from './llmConfig';
 import { boundedSdkCall } from './sdkCall';
@@ -22,7 +22,8 @@ export class AnthropicBackend implements LlmBackend {
   readonly name: string;
   readonly model: string;
   readonly baseUrl: string;
-  private readonly client: Anthropic;
+  /** The SDK and its client, loaded on the first call: a process that never asks pays nothing. */
+  private sdk: Promise<{ Anthropic: typeof Anthropic; client: Anthropic }> | undefined;
 
   constructor(
     private readonly config: BackendConfig,
@@ -33,14 +34,21 @@ export class AnthropicBackend implements LlmBackend {
     this.model = config.model;
     // Explicit, so that ANTHROPIC_BASE_URL in this process never redirects a configured backend.
     this.baseUrl = config.baseUrl ?? ANTHROPIC_DEFAULT_BASE_URL;
-    this.client = new Anthropic({
-      apiKey,
-      baseURL: this.baseUrl,
-      timeout: config.timeoutMs,
-      maxRetries: config.maxRetries,
-      // No spans and no trace headers: nothing about the call leaves but the call itself.
-      openTelemetry: false,
-    });
+  }
+
+  private loadSdk(): Promise<{ Anthropic: typeof Anthropic; client: Anthropic }> {
+    this.sdk ??= import('./anthropicSdk').then(({ Anthropic }) => ({
+      Anthropic,
+      client: new Anthropic({
+        apiKey: this.apiKey,
+        baseURL: this.baseUrl,
+        timeout: this.config.timeoutMs,
+        maxRetries: this.config.maxRetries,
+        // No spans and no trace headers: nothing about the call leaves but the call itself.
+        openTelemetry: false,
+      }),
+    }));
+    return this.sdk;
   }
 
   async complete(request: LlmRequest): Promise<LlmAnswer> {
@@ -54,6 +62,7 @@ export class AnthropicBackend implements LlmBackend {
       .map((message) => ({ role: message.role as 'user' | 'assistant', content: message.content }));
     // The Messages API accepts temperatures in [0, 1]; the config allows OpenAI's [0, 2].
     const temperature = request.temperature ?? this.config.temperature;
+    const { Anthropic, client } = await this.loadSdk();
     const message = await boundedSdkCall(
       {
         backendName: this.name,
@@ -64,7 +73,7 @@ export class AnthropicBackend implements LlmBackend {
         errors: Anthropic,
       },
       (signal) =>
-        this.client.messages.create(
+        client.messages.create(
           {
             model: this.model,
             max_tokens: request.maxTokens ?? this.config.maxTokens,

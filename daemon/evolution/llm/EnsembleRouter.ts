@@ -12,7 +12,7 @@
  * failed or cancelled call reports reward 0 and what it cost), so calls in flight count as
  * tries and parallel workers do not all pile onto the same untried backend.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Rng } from '../rng';
 
 export type RoutingMode = 'weighted' | 'bandit';

@@ -5,7 +5,7 @@
  * The SDK retries 429, 408, 409 and 5xx itself, honouring `retry-after-ms` / `retry-after`
  * (up to 60 s; otherwise exponential back-off from 0.5 s); sdkCall bounds the whole call.
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { estimateTokens } from './pricing';
 import { LlmError, type LlmAnswer, type LlmBackend, type LlmRequest } from './LlmBackend';
 import type { BackendConfig } from './llmConfig';
@@ -23,7 +23,8 @@ export class OpenAiBackend implements LlmBackend {
   readonly name: string;
   readonly model: string;
   readonly baseUrl: string;
-  private readonly client: OpenAI;
+  /** The SDK and its client, loaded on the first call: a process that never asks pays nothing. */
+  private sdk: Promise<{ OpenAI: typeof OpenAI; client: OpenAI }> | undefined;
   /** Set once the server refused `n` > 1: every later call asks for one answer. */
   private singleChoice = false;
 
@@ -36,14 +37,21 @@ export class OpenAiBackend implements LlmBackend {
     this.model = config.model;
     // Explicit, so that OPENAI_BASE_URL in this process never redirects a configured backend.
     this.baseUrl = config.baseUrl ?? OPENAI_DEFAULT_BASE_URL;
-    this.client = new OpenAI({
-      apiKey,
-      baseURL: this.baseUrl,
-      organization: null,
-      project: null,
-      timeout: config.timeoutMs,
-      maxRetries: config.maxRetries,
-    });
+  }
+
+  private loadSdk(): Promise<{ OpenAI: typeof OpenAI; client: OpenAI }> {
+    this.sdk ??= import('./openAiSdk').then(({ OpenAI }) => ({
+      OpenAI,
+      client: new OpenAI({
+        apiKey: this.apiKey,
+        baseURL: this.baseUrl,
+        organization: null,
+        project: null,
+        timeout: this.config.timeoutMs,
+        maxRetries: this.config.maxRetries,
+      }),
+    }));
+    return this.sdk;
   }
 
   async complete(request: LlmRequest): Promise<LlmAnswer> {
@@ -63,6 +71,7 @@ export class OpenAiBackend implements LlmBackend {
   private async completeWith(request: LlmRequest, choices: number): Promise<LlmAnswer> {
     const started = performance.now();
     const temperature = request.temperature ?? this.config.temperature;
+    const { OpenAI, client } = await this.loadSdk();
     const completion = await boundedSdkCall(
       {
         backendName: this.name,
@@ -73,7 +82,7 @@ export class OpenAiBackend implements LlmBackend {
         errors: OpenAI,
       },
       (signal) =>
-        this.client.chat.completions.create(
+        client.chat.completions.create(
           {
             model: this.model,
             messages: request.messages.map((message) => ({ role: message.role, content: message.content })),

@@ -6,7 +6,7 @@
  * (any OpenAI-compatible server: Ollama, vLLM, LM Studio, OpenRouter) gives an `openai`
  * backend, ANTHROPIC_API_KEY an `anthropic` one; with neither, the offline mutator works.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_CHOICES } from '../../../shared/payloads';
 
 export const PricingSchema = z

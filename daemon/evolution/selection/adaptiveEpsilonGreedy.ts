@@ -25,7 +25,7 @@
  * which children land near the best (SelectionOutcome.nearBest), an improvement of a weak
  * program earns an arm nothing: it is easy, and it does not move the result.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Rng } from '../rng';
 import { resolveSelectOptions, selectableBest, selectableElites, selectionIsland } from './archiveQueries';
 import { chooseInspirations } from './inspirations';

@@ -3,7 +3,7 @@
  * flat object (what a config file holds); each selector reads the fields it knows and the
  * rest are ignored, so switching selectors does not require editing the options.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { AdaptiveEpsilonGreedySelector } from './adaptiveEpsilonGreedy';
 import type { ParentSelector, SelectorPlugin } from './ParentSelector';
 import { ThompsonSelector } from './thompson';

@@ -2,7 +2,7 @@
  * Checkpointed selector state is read back from disk, so `restore` validates it: a
  * malformed or foreign state is a clear error naming the selector, never a silent reset.
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 export function parseSelectorState<T extends z.ZodType>(selector: string, schema: T, state: unknown): z.infer<T> {
   const parsed = schema.safeParse(state);

@@ -11,7 +11,7 @@
  * niches and the credit lags behind it (test/unit/selectionSimulation.test.ts measures this);
  * epsilon-greedy, the default, bets on the best directly.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Rng } from '../rng';
 import { nicheChampions, NoCorrectProgramError, resolveSelectOptions, selectionIsland } from './archiveQueries';
 import { chooseInspirations } from './inspirations';

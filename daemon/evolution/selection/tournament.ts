@@ -6,7 +6,7 @@
  * it by one (weaker programs get their turn while the strong ones stall). The arm reported is
  * the winner's niche key.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Rng } from '../rng';
 import { nicheKey, NoCorrectProgramError, resolveSelectOptions, selectableElites, selectionIsland } from './archiveQueries';
 import { chooseInspirations } from './inspirations';

@@ -1,6 +1,5 @@
 import { MemoryQueue } from './MemoryQueue';
 import { RedisAddressError, redactRedisUrl } from '../../../shared/redisAddress';
-import { RedisStreamsQueue } from './redis/RedisStreamsQueue';
 import type { QueueOptions, TaskQueue } from './TaskQueue';
 
 /**
@@ -8,25 +7,28 @@ import type { QueueOptions, TaskQueue } from './TaskQueue';
  * `redis://[user@]host[:port][/db][?prefix=NAME]` (`rediss://` for TLS; the password from
  * PEAGEN_REDIS_PASSWORD or the URL). An address this version cannot serve is a
  * QueueAddressError: bad configuration, which the CLI reports with exit code 2.
- * The Redis adapter connects on first use.
+ * The Redis adapter (and ioredis with it) is loaded only for a redis:// address, and connects
+ * on first use.
  */
 export class QueueAddressError extends Error {
   override name = 'QueueAddressError';
 }
 
-export function createQueue(url: string, options: QueueOptions = {}): TaskQueue {
+export async function createQueue(url: string, options: QueueOptions = {}): Promise<TaskQueue> {
   const scheme = url.split(':')[0]?.toLowerCase();
   switch (scheme) {
     case 'memory':
       return new MemoryQueue(options);
     case 'redis':
-    case 'rediss':
+    case 'rediss': {
+      const { RedisStreamsQueue } = await import('./redis/RedisStreamsQueue');
       try {
         return new RedisStreamsQueue(url, options);
       } catch (error) {
         if (error instanceof RedisAddressError) throw new QueueAddressError(error.message);
         throw error;
       }
+    }
     default:
       throw new QueueAddressError(`unknown queue address "${redactRedisUrl(url)}": expected memory:// or redis://host:port`);
   }

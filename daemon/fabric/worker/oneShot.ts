@@ -10,6 +10,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import type { Task } from '../../../shared/task';
 import type { HandlerRegistry } from './HandlerRegistry';
+import { ONE_SHOT_ENV } from './oneShotEnv';
 import { runTask, type TaskOutcome, type TaskTracer } from './runTask';
 
 /**
@@ -22,7 +23,7 @@ export type ExitReason = 'completed' | 'crashed' | 'timeout' | 'cancelled' | 'sh
 
 const EXIT_REASONS: readonly ExitReason[] = ['completed', 'crashed', 'timeout', 'cancelled', 'shutdown', 'lease_lost', 'idle', 'setup_failed'];
 
-export const ONE_SHOT_ENV = 'PEAGEN_ONE_SHOT';
+export { ONE_SHOT_ENV };
 
 /**
  * What a child's work creates outside the child (its sandboxes: directories, containers,

@@ -2,7 +2,7 @@
  * Runs one task with its handler and always returns an outcome: validation failures,
  * handler errors and crashes become error results, never exceptions that escape the worker.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseTask, type Result, type TaskError } from '../../../shared/task';
 import type { HandlerRegistry } from './HandlerRegistry';
 import { HandlerError } from './TaskHandler';

@@ -37,7 +37,7 @@ import { checkSandboxOwner, sandboxOwner } from '../owner';
 import { reclaimSandboxDirs, SandboxDir } from '../sandboxDir';
 import { runInContainer } from './containerRun';
 import { removeSandboxDir } from './dirRemoval';
-import { dockerClient, dockerEndpoint, explainEngineError } from './endpoint';
+import { dockerClient, dockerEndpoint, explainEngineError, missingEngineSocket } from './endpoint';
 import { removeOwnedContainers, sweepOrphans } from './orphanSweep';
 import { PreparedContainer } from './preparedContainer';
 import { preparedShape } from '../warm/preparedShape';
@@ -64,7 +64,9 @@ export class DockerExecutor implements Executor {
   readonly name = 'docker' as const;
   readonly isolates = true;
   readonly image: string;
-  private readonly docker: Docker;
+  /** The engine client, made (and dockerode loaded) when first needed. */
+  private client: Promise<Docker> | undefined;
+  private readonly dockerHost: string | undefined;
   private readonly display: string;
   private readonly networkMode: string;
   /** Prepared sandboxes not yet used or discarded. */
@@ -73,21 +75,38 @@ export class DockerExecutor implements Executor {
   constructor(options: DockerExecutorOptions = {}) {
     this.image = options.image ?? DEFAULT_DOCKER_IMAGE;
     this.display = options.docker ? 'the given client' : dockerEndpoint(options.dockerHost).display;
-    this.docker = options.docker ?? dockerClient(options.dockerHost);
+    if (options.docker) this.client = Promise.resolve(options.docker);
+    this.dockerHost = options.dockerHost;
     this.networkMode = options.networkMode ?? 'bridge';
   }
 
+  private docker(): Promise<Docker> {
+    this.client ??= dockerClient(this.dockerHost);
+    return this.client;
+  }
+
   async available(): Promise<Availability> {
+    // No engine socket where the client would look: said without loading dockerode (`auto`
+    // on a host without Docker then holds none of it).
+    const missing = this.client ? undefined : missingEngineSocket(this.dockerHost);
+    if (missing) return { ok: false, reason: explainEngineError(missing, this.display) };
+    let docker: Docker;
+    try {
+      docker = await this.docker();
+    } catch (error) {
+      // A malformed address (DOCKER_HOST), refused by the client as it is made.
+      return { ok: false, reason: (error as Error).message };
+    }
     let version: string;
     try {
-      await withTimeout(this.docker.ping(), ENGINE_ANSWER_MS);
-      version = (await withTimeout(this.docker.version(), ENGINE_ANSWER_MS)).Version;
+      await withTimeout(docker.ping(), ENGINE_ANSWER_MS);
+      version = (await withTimeout(docker.version(), ENGINE_ANSWER_MS)).Version;
     } catch (error) {
       return { ok: false, reason: explainEngineError(error, this.display) };
     }
-    await sweepOrphans(this.docker);
+    await sweepOrphans(docker);
     try {
-      const image = await this.docker.getImage(this.image).inspect();
+      const image = await docker.getImage(this.image).inspect();
       return { ok: true, detail: `Docker ${version} at ${this.display}, image ${this.image} (${image.Id.slice(7, 19)})` };
     } catch (error) {
       if ((error as { statusCode?: number }).statusCode === 404) {
@@ -102,12 +121,13 @@ export class DockerExecutor implements Executor {
     const limits = resolveLimits(request.limits);
     trackExecutor(this);
     const owner = sandboxOwner();
+    const docker = await this.docker();
     const dir = SandboxDir.create(request.workspace, { files: request.files, worldWritable: true, owner });
     try {
       // Returns (or throws) only once the container is gone: nothing binds the directory any more.
-      return await runInContainer({ docker: this.docker, image: this.image, networkMode: this.networkMode, display: this.display, owner }, dir, request, limits);
+      return await runInContainer({ docker, image: this.image, networkMode: this.networkMode, display: this.display, owner }, dir, request, limits);
     } finally {
-      await removeSandboxDir(this.docker, this.image, dir);
+      await removeSandboxDir(docker, this.image, dir);
     }
   }
 
@@ -119,7 +139,7 @@ export class DockerExecutor implements Executor {
   async prepare(options: PrepareOptions = {}): Promise<PreparedSandbox> {
     const shape = preparedShape(options);
     trackExecutor(this);
-    const context = { docker: this.docker, image: this.image, networkMode: this.networkMode, display: this.display, owner: sandboxOwner() };
+    const context = { docker: await this.docker(), image: this.image, networkMode: this.networkMode, display: this.display, owner: sandboxOwner() };
     const sandbox = await PreparedContainer.start(context, { runCold: (request) => this.run(request), forget: (prepared) => this.prepared.delete(prepared) }, shape);
     this.prepared.add(sandbox);
     return sandbox;
@@ -128,8 +148,9 @@ export class DockerExecutor implements Executor {
   /** Containers first (their processes die with them), then the directories they bound. */
   async reclaim(owner: string): Promise<void> {
     checkSandboxOwner(owner);
-    await removeOwnedContainers(this.docker, owner);
-    await reclaimSandboxDirs(owner, (dir) => removeSandboxDir(this.docker, this.image, dir).catch(() => undefined));
+    const docker = await this.docker();
+    await removeOwnedContainers(docker, owner);
+    await reclaimSandboxDirs(owner, (dir) => removeSandboxDir(docker, this.image, dir).catch(() => undefined));
   }
 
   /** Discards the prepared sandboxes still unused; dockerode holds no connection between requests. Idempotent. */

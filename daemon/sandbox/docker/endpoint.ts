@@ -4,7 +4,10 @@
  * ssh://; without it the default socket); an address from the configuration
  * (`sandbox.dockerHost`) is read exactly as DOCKER_HOST would be.
  */
-import Docker from 'dockerode';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type Docker from 'dockerode';
 
 export const DEFAULT_DOCKER_SOCKET = '/var/run/docker.sock';
 
@@ -18,7 +21,9 @@ export function dockerEndpoint(dockerHost: string | undefined = process.env.DOCK
  * One engine client for an address: `unix:///path/docker.sock`, a socket path, `tcp://host:port`
  * or `ssh://user@host`. Default: DOCKER_HOST, else the default socket.
  */
-export function dockerClient(dockerHost?: string): Docker {
+export async function dockerClient(dockerHost?: string): Promise<Docker> {
+  // Loaded here, not with this module: a process that never talks to an engine pays nothing.
+  const { Docker } = await import('./dockerode');
   const host = normalize(dockerHost);
   if (host === undefined) return new Docker();
   // docker-modem reads DOCKER_HOST (and the TLS variables) while it is constructed, and only
@@ -31,6 +36,21 @@ export function dockerClient(dockerHost?: string): Docker {
     if (saved === undefined) delete process.env.DOCKER_HOST;
     else process.env.DOCKER_HOST = saved;
   }
+}
+
+/**
+ * The error an engine client would meet, when the local socket it would use does not exist:
+ * found without loading dockerode. Undefined when the socket is there, or the address is not
+ * a local socket (tcp://, ssh://, a Windows pipe): then only asking the engine tells.
+ */
+export function missingEngineSocket(dockerHost: string | undefined = process.env.DOCKER_HOST): NodeJS.ErrnoException | undefined {
+  if (process.platform === 'win32') return undefined;
+  const host = normalize(dockerHost);
+  // docker-modem's default: Docker Desktop's socket in the home directory, else the system one.
+  const sockets =
+    host === undefined || host === 'unix://' ? [path.join(os.homedir(), '.docker', 'run', 'docker.sock'), DEFAULT_DOCKER_SOCKET] : host.startsWith('unix://') ? [host.slice('unix://'.length)] : [];
+  if (sockets.length === 0 || sockets.some((socket) => fs.existsSync(socket))) return undefined;
+  return Object.assign(new Error(`connect ENOENT ${sockets.at(-1)}`), { code: 'ENOENT' });
 }
 
 function normalize(dockerHost: string | undefined): string | undefined {

@@ -86,7 +86,7 @@ export class ImageBuildError extends Error {
 /** Whether `tag` exists in the engine, and what it holds. Throws only if the engine is unreachable. */
 export async function sandboxImageStatus(options: { tag?: string; docker?: Docker; dockerHost?: string } = {}): Promise<ImageStatus> {
   const tag = options.tag ?? DEFAULT_SANDBOX_IMAGE;
-  const docker = options.docker ?? dockerClient(options.dockerHost);
+  const docker = options.docker ?? (await dockerClient(options.dockerHost));
   try {
     const info = await docker.getImage(tag).inspect();
     const label = info.Config?.Labels?.[SANDBOX_IMAGE_LABEL];
@@ -107,7 +107,7 @@ export async function buildSandboxImage(options: BuildImageOptions = {}): Promis
   const started = Date.now();
   const tag = options.tag ?? DEFAULT_SANDBOX_IMAGE;
   const log = options.log ?? (() => {});
-  const docker = options.docker ?? dockerClient(options.dockerHost);
+  const docker = options.docker ?? (await dockerClient(options.dockerHost));
   const before = await sandboxImageStatus({ tag, docker });
   if (before.present && !options.force) {
     return { tag, id: before.id ?? '', built: false, sizeBytes: before.sizeBytes ?? 0, seconds: (Date.now() - started) / 1000, contents: before.contents ?? {} };

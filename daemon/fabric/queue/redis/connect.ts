@@ -6,13 +6,11 @@
  */
 import { Redis, type RedisOptions } from 'ioredis';
 import { REDIS_PASSWORD_VARIABLE } from '../../../../shared/redisAddress';
+import { RedisConnectError } from './connectError';
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 
-/** The server could not be reached, or refused the credentials, on the first connect. */
-export class RedisConnectError extends Error {
-  override name = 'RedisConnectError';
-}
+export { RedisConnectError } from './connectError';
 
 export function connectionOptions(base: RedisOptions, connectTimeoutMs: number, name: string): RedisOptions & { replyMapping: 'legacy' } {
   return {
