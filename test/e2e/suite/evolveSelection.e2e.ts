@@ -12,7 +12,7 @@ import type { PeagenApi } from '../../../extension/api';
 import { badSortResponder } from '../../fixtures/badSortMoves';
 import { startOpenAiServer, type WireServer } from '../../fixtures/llmWireServers';
 import { click, screenshot } from './driver';
-import { forgetScriptedModel, useScriptedModel, waitFor } from './helpers';
+import { forgetScriptedModel, selectBadSortBody, useScriptedModel, waitFor } from './helpers';
 
 
 describe('Evolve Selection', function () {
@@ -46,16 +46,6 @@ describe('Evolve Selection', function () {
     for (const dir of created.reverse()) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Opens bad_sort.py with the body of bad_sort() selected; returns the selected lines. */
-  async function selectBadSortBody(): Promise<{ uri: vscode.Uri; body: { startLine: number; endLine: number } }> {
-    const uri = vscode.Uri.file(path.join(folder, 'bad_sort', 'bad_sort.py'));
-    const editor = await vscode.window.showTextDocument(uri);
-    const lines = editor.document.getText().split('\n');
-    const def = lines.findIndex((line) => line.startsWith('def bad_sort('));
-    const end = lines.findIndex((line, index) => index > def && line.startsWith('    return work'));
-    editor.selection = new vscode.Selection(def + 1, 0, end + 1, 0);
-    return { uri, body: { startLine: def + 1, endLine: end + 1 } };
-  }
 
   /** The run's job and run directories, removed after the suite. */
   function forget(runDir: string): void {
@@ -65,7 +55,7 @@ describe('Evolve Selection', function () {
   }
 
   it('evolves the selected function body with the scripted model: a better best than the seed, offered as proposals of that block', async () => {
-    const { uri } = await selectBadSortBody();
+    const { uri } = await selectBadSortBody(folder);
     const { runId } = await api.evolve.evolveSelection({ exampleConfig: path.join(folder, 'bad_sort', 'peagen.example.json'), stop: { evaluations: 8 }, mutator: 'llm-patch', quick: true, workers: 2, confirm: true });
     const run = api.evolve.lastRun();
     assert.equal(run?.runId, runId);
@@ -114,7 +104,7 @@ describe('Evolve Selection', function () {
   });
 
   it('Cancel on the progress notification stops the run: interrupted, with its checkpoint', async () => {
-    await selectBadSortBody();
+    await selectBadSortBody(folder);
     await vscode.commands.executeCommand('notifications.clearAll');
     const { runId } = await api.evolve.evolveSelection({ exampleConfig: path.join(folder, 'bad_sort', 'peagen.example.json'), stop: { evaluations: 400 }, mutator: 'llm-patch', quick: true, workers: 1, confirm: true });
     const run = api.evolve.lastRun()!;

@@ -93,3 +93,14 @@ export async function forgetScriptedModel(api: PeagenApi): Promise<void> {
     console.log(`[e2e] the LLM settings were reset, but: ${(error as Error).message}`);
   }
 }
+
+/** Opens the workspace's bad_sort/bad_sort.py with the body of bad_sort() selected; returns the document and the selected lines. */
+export async function selectBadSortBody(folder: string): Promise<{ uri: vscode.Uri; document: vscode.TextDocument; body: { startLine: number; endLine: number } }> {
+  const uri = vscode.Uri.file(path.join(folder, 'bad_sort', 'bad_sort.py'));
+  const editor = await vscode.window.showTextDocument(uri);
+  const lines = editor.document.getText().split('\n');
+  const def = lines.findIndex((line) => line.startsWith('def bad_sort('));
+  const end = lines.findIndex((line, index) => index > def && line.startsWith('    return work'));
+  editor.selection = new vscode.Selection(def + 1, 0, end + 1, 0);
+  return { uri, document: editor.document, body: { startLine: def + 1, endLine: end + 1 } };
+}

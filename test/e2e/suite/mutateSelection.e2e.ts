@@ -12,7 +12,7 @@ import type { PeagenApi } from '../../../extension/api';
 import { badSortResponder } from '../../fixtures/badSortMoves';
 import { type Responder, startOpenAiServer, type WireServer } from '../../fixtures/llmWireServers';
 import { screenshot } from './driver';
-import { forgetScriptedModel, useScriptedModel, waitFor } from './helpers';
+import { forgetScriptedModel, selectBadSortBody, useScriptedModel, waitFor } from './helpers';
 
 
 /** A model that always answers with this one SEARCH/REPLACE edit. */
@@ -63,22 +63,12 @@ describe('Mutate Selection', function () {
     else for (const entry of listTree(peagenDir()).reverse()) if (!peagenBefore.has(entry)) fs.rmSync(entry, { recursive: true, force: true });
   });
 
-  /** Opens bad_sort.py with the body of bad_sort() selected. */
-  async function selectBadSortBody(): Promise<{ uri: vscode.Uri; document: vscode.TextDocument }> {
-    const uri = vscode.Uri.file(path.join(folder, 'bad_sort', 'bad_sort.py'));
-    const editor = await vscode.window.showTextDocument(uri);
-    const lines = editor.document.getText().split('\n');
-    const def = lines.findIndex((line) => line.startsWith('def bad_sort('));
-    const end = lines.findIndex((line, index) => index > def && line.startsWith('    return work'));
-    editor.selection = new vscode.Selection(def + 1, 0, end + 1, 0);
-    return { uri, document: editor.document };
-  }
   const exampleConfig = () => path.join(folder, 'bad_sort', 'peagen.example.json');
   const peagenDiagnostics = (uri: vscode.Uri) => vscode.languages.getDiagnostics(uri).filter((diagnostic) => diagnostic.source === 'Peagen');
 
   it('mutates the selected body once: a scored proposal that changes only the EVOLVE-BLOCK; the file is untouched until Accept', async () => {
     answer = badSortResponder({ seed: 3, improveProbability: 1, harmfulProbability: 0, noise: { noMatch: 0, prose: 0, twoBlocks: 0, oddFence: 0, crlf: 0 } });
-    const { uri, document } = await selectBadSortBody();
+    const { uri, document } = await selectBadSortBody(folder);
     const onDisk = fs.readFileSync(uri.fsPath, 'utf8');
     const requestsBefore = server.requests.length;
     const result = await api.evolve.mutateSelection({ exampleConfig: exampleConfig(), mutator: 'llm-patch', seed: 1 });
@@ -111,7 +101,7 @@ describe('Mutate Selection', function () {
 
   it("a mutation that breaks the program: offered with the evaluator's error in Problems, which Reject clears", async () => {
     answer = fixedAnswer('Return the result in the other order', '    return work\n', '    return work[::-1]\n');
-    const { uri, document } = await selectBadSortBody();
+    const { uri, document } = await selectBadSortBody(folder);
     const onDisk = fs.readFileSync(uri.fsPath, 'utf8');
     const result = await api.evolve.mutateSelection({ exampleConfig: exampleConfig(), mutator: 'llm-patch', seed: 2 });
     assert.ok(result.evaluationError, `the wrong program fails its evaluation (objective ${result.objective})`);

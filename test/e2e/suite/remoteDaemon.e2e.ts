@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { PeagenApi } from '../../../extension/api';
 import type { TreeNodeSnapshot } from '../../../extension/evolutionView/api';
-import { EXTENSION_ID, waitFor } from './helpers';
+import { EXTENSION_ID, selectBadSortBody, waitFor } from './helpers';
 
 describe('Evolve Selection with a daemon that does not share the workspace', function () {
   this.timeout(240_000);
@@ -81,19 +81,9 @@ describe('Evolve Selection with a daemon that does not share the workspace', fun
     if (this.currentTest?.state === 'failed') console.log(`[e2e] remote daemon log:\n${daemonLog.split('\n').slice(-40).join('\n')}`);
   });
 
-  /** Opens bad_sort.py with the body of bad_sort() selected. */
-  async function selectBadSortBody(): Promise<vscode.Uri> {
-    const uri = vscode.Uri.file(path.join(folder, 'bad_sort', 'bad_sort.py'));
-    const editor = await vscode.window.showTextDocument(uri);
-    const lines = editor.document.getText().split('\n');
-    const def = lines.findIndex((line) => line.startsWith('def bad_sort('));
-    const end = lines.findIndex((line, index) => index > def && line.startsWith('    return work'));
-    editor.selection = new vscode.Selection(def + 1, 0, end + 1, 0);
-    return uri;
-  }
 
   it('evolves the selection in the remote daemon, which keeps the run; its best children come back as proposals on the file', async () => {
-    const uri = await selectBadSortBody();
+    const { uri } = await selectBadSortBody(folder);
     const localRuns = path.join(folder, '.peagen', 'runs');
     const before = fs.existsSync(localRuns) ? fs.readdirSync(localRuns) : [];
     const { runId } = await api.evolve.evolveSelection({ exampleConfig: path.join(folder, 'bad_sort', 'peagen.example.json'), stop: { evaluations: 6 }, mutator: 'offline', quick: true, workers: 1, confirm: true });
@@ -133,7 +123,7 @@ describe('Evolve Selection with a daemon that does not share the workspace', fun
   });
 
   it('mutates the selection in the remote daemon and scores it with the example sent as content', async () => {
-    await selectBadSortBody();
+    await selectBadSortBody(folder);
     const result = await api.evolve.mutateSelection({ exampleConfig: path.join(folder, 'bad_sort', 'peagen.example.json'), mutator: 'offline', seed: 3, open: false });
     assert.ok(result, 'a proposal');
     assert.ok(result.objective !== null || result.evaluationError !== undefined, 'the child was evaluated');
