@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { WORKSPACE_ID_FILE, WorkspaceIdSchema, type WorkspaceRef } from '../shared/protocol';
 import type { DaemonConnection } from './daemonConnection';
 import type { ProposalSink } from './proposals/proposal';
 
@@ -24,30 +25,27 @@ export function projectDir(): string | undefined {
  * path, and the id kept in its `.peagen/workspace-id` (made on first use). A daemon that reads
  * the same id there shares this folder; any other keeps the folder's runs on its own side.
  */
-export interface WorkspaceParams {
-  projectDir: string;
-  workspaceId: string;
-}
+export type WorkspaceParams = Required<WorkspaceRef>;
 
 export function workspaceRef(): WorkspaceParams | undefined {
   const dir = projectDir();
   return dir === undefined ? undefined : { projectDir: dir, workspaceId: workspaceIdOf(dir) };
 }
 
-const WORKSPACE_ID = /^[A-Za-z0-9_-]{8,64}$/;
+const validId = (id: string): boolean => WorkspaceIdSchema.safeParse(id).success;
 const workspaceIds = new Map<string, string>();
 
 function workspaceIdOf(dir: string): string {
   const known = workspaceIds.get(dir);
   if (known) return known;
-  const file = path.join(dir, '.peagen', 'workspace-id');
+  const file = path.join(dir, WORKSPACE_ID_FILE);
   let id: string | undefined;
   try {
     id = fs.readFileSync(file, 'utf8').trim();
   } catch {
     id = undefined;
   }
-  if (!id || !WORKSPACE_ID.test(id)) {
+  if (!id || !validId(id)) {
     id = randomBytes(12).toString('base64url');
     try {
       fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -56,7 +54,7 @@ function workspaceIdOf(dir: string): string {
     } catch {
       try {
         const theirs = fs.readFileSync(file, 'utf8').trim();
-        if (WORKSPACE_ID.test(theirs)) id = theirs;
+        if (validId(theirs)) id = theirs;
       } catch {
         // A read-only folder: the id lives for this window only, and the daemon keeps the runs.
       }

@@ -207,6 +207,12 @@ export namespace ServerStatus {
  */
 export const WorkspaceIdSchema = z.string().regex(/^[A-Za-z0-9_-]{8,64}$/, 'a workspace id is 8 to 64 letters, digits, _ or -');
 export const WorkspaceParams = { projectDir: z.string().min(1), workspaceId: WorkspaceIdSchema.optional() };
+export interface WorkspaceRef {
+  projectDir: string;
+  workspaceId?: string | undefined;
+}
+/** Where the client keeps its workspace's id, relative to the folder. */
+export const WORKSPACE_ID_FILE = '.peagen/workspace-id';
 /** A selection job's name in its workspace (`<file>-<hash>`). */
 export const SelectionJobIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,120}$/, 'a selection job id is letters, digits, _ or -');
 

@@ -6,15 +6,11 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { WORKSPACE_ID_FILE, type WorkspaceRef } from '../../shared/protocol';
 
-export const WORKSPACE_ID_FILE = path.join('.peagen', 'workspace-id');
+export type { WorkspaceRef };
 /** Under the daemon's state directory: one directory per workspace it does not share. */
 export const REMOTE_WORKSPACES_DIR = 'workspaces';
-
-export interface WorkspaceRef {
-  projectDir: string;
-  workspaceId?: string | undefined;
-}
 
 /**
  * The directory that stands for the workspace (the `projectDir` RunDir and selection jobs

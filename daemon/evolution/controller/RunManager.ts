@@ -10,7 +10,7 @@ import type { EstimateRun, GetElites, GetProgram, ProgramPlacement, StartRun } f
 import type { Engine } from '../../engine/Engine';
 import type { EvolutionRun } from './EvolutionRun';
 import { loadRunState } from './loadRunState';
-import { estimateRun, prepareRun, type RunRequest } from './prepareRun';
+import { estimateRun, prepareRun, type RunRequest, RunSetupError } from './prepareRun';
 import { readReport } from './report';
 import type { RunManifest } from '../../../shared/runManifest';
 import { RunDir } from './runDir';
@@ -22,7 +22,6 @@ import type { RunEvent } from '../runEvents';
 import { readSelectionJob, selectionJobDir } from '../../usecases/selectionJob';
 import { evolutionRunOf } from '../../usecases/startRun';
 import { workspaceHome, type WorkspaceRef } from '../../usecases/workspaceHome';
-import { RunSetupError } from './prepareRun';
 
 /** What follows the daemon's runs (the evolution metrics implement it). */
 export interface RunListener {
