@@ -54,7 +54,7 @@ export async function mutateSelection(services: Services, options: MutateSelecti
     ...(exampleDir && { example: { dir: path.resolve(exampleDir), files: readExampleFiles(exampleDir) } }),
   });
   const fileName = path.basename(target.document.uri.fsPath);
-  const mutatorName = options.mutator ?? 'the daemon\'s';
+  const mutatorName = options.mutator ? `the ${options.mutator}` : "the daemon's";
 
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Peagen: mutating ${fileName}:${target.region.startLine + 1}-${target.region.endLine}` }, async (progress) => {
     progress.report({ message: prepared.job ? `asking ${mutatorName} mutator, then evaluating the child` : `asking ${mutatorName} mutator` });
