@@ -223,6 +223,33 @@ describe('Evolve Selection: scaffolded evaluators', function () {
     });
   }
 
+  // Sample inputs that cannot tell answers apart: with no annotation, `target` is drawn as a
+  // list, so the reference counts 0 pairs for every input and `return 0` would pass as correct.
+  for (const [language, fileName, text, cheat] of [
+    [
+      'python',
+      'pairs.py',
+      'def count_pairs(values, target):\n    count = 0\n    for i in range(len(values)):\n        for j in range(len(values)):\n            if i < j and values[i] + values[j] == target:\n                count += 1\n    return count\n',
+      'def count_pairs(values, target):\n    return 0\n',
+    ],
+    [
+      'javascript',
+      'pairs.js',
+      "'use strict';\nfunction count_pairs(values, target) {\n  let count = 0;\n  for (let i = 0; i < values.length; i++) for (let j = i + 1; j < values.length; j++) if (values[i] + values[j] === target) count++;\n  return count;\n}\nmodule.exports = { count_pairs };\n",
+      "'use strict';\nfunction count_pairs(values, target) {\n  return 0;\n}\nmodule.exports = { count_pairs };\n",
+    ],
+  ] as const) {
+    it(`${language}: a reference that gives one answer to every sample input is an evaluator error, for the program itself and for a constant cheat`, async () => {
+      const made = scaffolded({ fileName, text, functionName: 'count_pairs', language });
+      dirs.push(made.dir);
+      for (const code of [text, cheat]) {
+        const evaluation = await made.score(code);
+        assert.equal(evaluation.correct, false, `speedup ${evaluation.objective}`);
+        assert.match(evaluation.failure?.message ?? evaluation.errorText ?? '', /the reference gives the same answer to every sample input \(0\)/);
+      }
+    });
+  }
+
   it('run by hand without the harness library: an evaluator error that says what to set, exit status 2', () => {
     const { files } = scaffoldFiles({ fileName: 'calc.py', text: SLOW, functionName: 'total', language: 'python' });
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-scaffold-'));

@@ -185,6 +185,10 @@ async function evaluate(metrics) {
     const sizes = [0, 1, 2, 3, 5, 10, 20, 50, 100].concat(quick ? [] : [200, 400, 400]);
     let slowestNs = 0;
     let raised = 0;
+    // The distinct answers of the reference: one answer to every input cannot tell a wrong
+    // candidate (one that returns a constant) from a right one.
+    const answers = new Set();
+    let firstAnswer = '';
     const checker = await Candidate.start(args.candidate, options);
     try {
       for (let i = 0; i < sizes.length; i += 1) {
@@ -192,6 +196,8 @@ async function evaluate(metrics) {
         const expected = await oracle.call(...input);
         slowestNs = Math.max(slowestNs, expected.wallNs);
         if (expected.error !== null) raised += 1;
+        if (answers.size === 0) firstAnswer = show(expected);
+        answers.add(expected.error !== null ? 'threw ' + expected.error.split(':')[0] : expected.type + ' ' + JSON.stringify(encodeWire(expected.output)));
         checker.callTimeoutMs = 5000 + 10 * expected.wallNs / 1e6;
         const got = await call(checker, input, 'call ' + (i + 1) + ' of ' + FUNCTION);
         metrics.inputs_checked += 1;
@@ -201,6 +207,9 @@ async function evaluate(metrics) {
       checker.close();
     }
     if (raised === sizes.length) throw new EvaluatorError('the reference threw on every input: edit sampleArgs()');
+    if (answers.size === 1) {
+      throw new EvaluatorError('the reference gives the same answer to every sample input (' + firstAnswer.slice(0, 120) + '): sampleArgs() draws inputs that cannot tell a wrong candidate from a right one; edit it (or the parameter kinds) so that the answers vary');
+    }
     metrics.correctness_inputs = sizes.length;
 
     // 2. timing: fresh processes, one timed call each on a fresh input

@@ -261,17 +261,26 @@ def evaluate(args, metrics, started):
         rng = random.Random(args.seed * 1_000_003 + 1)
         sizes = [0, 1, 2, 3, 5, 10, 20, 50, 100] + ([] if quick else [200, 400, 400])
         slowest_ns, raised = 0, 0
+        # The distinct answers of the reference: one answer to every input cannot tell a wrong
+        # candidate (one that returns a constant) from a right one.
+        answers = set()
         for index, size in enumerate(sizes):
             call_args = sample_args(rng, size)
             expected = expect(oracle, call_args)
             slowest_ns = max(slowest_ns, expected.wall_ns)
             raised += expected.error is not None
+            answers.add(("raised " + expected.error.split(":")[0]) if expected.error is not None
+                        else json.dumps(expected.output, sort_keys=True, default=repr))
             why = differs(cand.call(*call_args, timeout=5 + 10 * expected.wall_ns / 1e9), expected)
             metrics["inputs_checked"] += 1
             if why:
                 raise harness.CandidateFailure("call %d of %s answered %s" % (index + 1, FUNCTION, why))
         if raised == len(sizes):
             raise harness.EvaluatorError("the reference raised on every input (e.g. %s): edit sample_args()" % show(expected))
+        if len(answers) == 1:
+            raise harness.EvaluatorError("the reference gives the same answer to every sample input (%s): sample_args() draws "
+                                         "inputs that cannot tell a wrong candidate from a right one; edit it (or annotate the "
+                                         "parameters' types) so that the answers vary" % next(iter(answers))[:120])
         stop(cand)
         metrics["correctness_inputs"] = len(sizes)
 
