@@ -59,6 +59,71 @@ export function functionAt(lines: readonly string[], region: LineRegion, languag
   return undefined;
 }
 
+/**
+ * The lines of the top-level-most definition of `name` (0-based, end exclusive): Python from
+ * its decorators to the last line indented under it; JavaScript from the definition to the
+ * brace (or, for a bodiless arrow function, the semicolon) that closes it. Undefined when the
+ * file defines no such function, or its end cannot be told.
+ */
+export function functionLines(lines: readonly string[], name: string, language: ScaffoldLanguage): LineRegion | undefined {
+  const indent = (line: string): number => /^\s*/.exec(line)![0].length;
+  const defines = (line: string): boolean => DEFINITIONS[language].some((pattern) => pattern.exec(line)?.[1] === name);
+  const starts = lines.map((line, index) => ({ line, index })).filter(({ line }) => defines(line));
+  const first = starts.sort((a, b) => indent(a.line) - indent(b.line) || a.index - b.index)[0];
+  if (!first) return undefined;
+  let start = first.index;
+  if (language === 'python') {
+    while (start > 0 && lines[start - 1]!.trim().startsWith('@') && indent(lines[start - 1]!) === indent(first.line)) start--;
+    let end = first.index + 1;
+    for (let index = first.index + 1; index < lines.length; index++) {
+      const line = lines[index]!;
+      if (line.trim() === '') continue;
+      if (indent(line) <= indent(first.line)) break;
+      end = index + 1;
+    }
+    return { startLine: start, endLine: end };
+  }
+  const end = closingLine(lines, first.index);
+  return end === undefined ? undefined : { startLine: start, endLine: end + 1 };
+}
+
+/** The line where the JavaScript definition starting at `from` ends (strings, templates and comments skipped). */
+function closingLine(lines: readonly string[], from: number): number | undefined {
+  let depth = 0;
+  let opened = false;
+  let quote: string | undefined;
+  let blockComment = false;
+  for (let index = from; index < lines.length; index++) {
+    const line = lines[index]!;
+    for (let at = 0; at < line.length; at++) {
+      const char = line[at]!;
+      if (blockComment) {
+        if (char === '*' && line[at + 1] === '/') {
+          blockComment = false;
+          at++;
+        }
+      } else if (quote) {
+        if (char === '\\') at++;
+        else if (char === quote) quote = undefined;
+      } else if (char === '/' && line[at + 1] === '/') break;
+      else if (char === '/' && line[at + 1] === '*') {
+        blockComment = true;
+        at++;
+      } else if (char === '"' || char === "'" || char === '`') quote = char;
+      else if (char === '{' || char === '(' || char === '[') {
+        depth++;
+        if (char === '{' && depth === 1) opened = true;
+      } else if (char === '}' || char === ')' || char === ']') {
+        depth--;
+        if (opened && depth === 0 && char === '}') return index;
+      } else if (char === ';' && depth === 0 && !opened) return index;
+    }
+    // A template literal or a string may not span lines except a template: keep only that one open.
+    if (quote && quote !== '`') quote = undefined;
+  }
+  return undefined;
+}
+
 export interface ScaffoldInput {
   /** File name of the source file (the example's program), in its directory. */
   fileName: string;
