@@ -24,18 +24,18 @@ describe('peagen init', () => {
     assert.deepEqual(functionLines(lines, 'h', 'javascript'), { startLine: 5, endLine: 8 });
   });
 
-  it('makes the example under .peagen/examples: the file with markers around the function, the reference as it is, the evaluator, the config; never over an existing one', () => {
+  it('makes the example under .peagen/examples: the file with markers around the function, the reference as it is, the evaluator, the config; never over an existing one', async () => {
     const project = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-init-'));
     try {
       const text = 'def mean(v):\n    return sum(v) / len(v)\n\n\ndef slow(v):\n    return sorted(v)[0]\n';
       fs.writeFileSync(path.join(project, 'lib.py'), text);
-      const made = initExample({ file: path.join(project, 'lib.py'), functionName: 'slow', projectDir: project });
+      const made = await initExample({ file: path.join(project, 'lib.py'), functionName: 'slow', projectDir: project });
       assert.equal(made.dir, path.join(project, '.peagen', 'examples', 'lib-slow'));
       assert.deepEqual(made.files, ['lib.py', 'peagen.example.json', 'peagen_evaluate.py', 'peagen_reference_lib.py']);
       assert.equal(fs.readFileSync(path.join(made.dir, 'lib.py'), 'utf8'), 'def mean(v):\n    return sum(v) / len(v)\n\n\n# EVOLVE-BLOCK-START\ndef slow(v):\n    return sorted(v)[0]\n# EVOLVE-BLOCK-END\n');
       assert.equal(fs.readFileSync(path.join(made.dir, 'peagen_reference_lib.py'), 'utf8'), text);
-      assert.throws(() => initExample({ file: path.join(project, 'lib.py'), functionName: 'slow', projectDir: project }), /already holds files/);
-      assert.throws(() => initExample({ file: path.join(project, 'lib.py'), functionName: 'nope', projectDir: project }), /defines no def nope/);
+      await assert.rejects(initExample({ file: path.join(project, 'lib.py'), functionName: 'slow', projectDir: project }), /already holds files/);
+      await assert.rejects(initExample({ file: path.join(project, 'lib.py'), functionName: 'nope', projectDir: project }), /defines no def nope/);
     } finally {
       fs.rmSync(project, { recursive: true, force: true });
     }

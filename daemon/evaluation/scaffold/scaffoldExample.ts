@@ -124,6 +124,14 @@ function closingLine(lines: readonly string[], from: number): number | undefined
   return undefined;
 }
 
+/** What the example's objective is: see docs/evolve-your-code.md. */
+export type InitObjective = 'speed' | 'score' | 'tests';
+
+/** Where the example keeps its copy of the project's files (the tests run in a copy of it). */
+export const PROJECT_COPY_DIR = 'project';
+/** The calls the project's tests made (CapturedCallsSchema), beside the evaluator. */
+export const CAPTURED_CALLS_FILE = 'peagen_inputs.json';
+
 export interface ScaffoldInput {
   /** File name of the source file (the example's program), in its directory. */
   fileName: string;
@@ -131,28 +139,70 @@ export interface ScaffoldInput {
   text: string;
   functionName: string;
   language: ScaffoldLanguage;
+  /** Default `speed`. */
+  objective?: InitObjective;
+  /**
+   * The project's test command, run in the example's copy of the project
+   * ({@link PROJECT_COPY_DIR}) with the candidate at `programInProject` (a relative path).
+   */
+  tests?: { command: string; programInProject: string };
 }
+
+/** The settings the evaluator templates are filled with (each a JSON literal in the source). */
+interface EvaluatorSettings {
+  __FUNCTION__: string;
+  __PROGRAM__: string;
+  __REFERENCE__: string;
+  __TESTS__: string | null;
+  __PROJECT__: string | null;
+  __PROJECT_PROGRAM__: string | null;
+  __OBJECTIVE__: 'speed' | 'score';
+}
+
+const OBJECTIVES: Record<InitObjective, ExampleConfig['objective']> = {
+  speed: { name: 'speedup', direction: 'maximize', unit: 'x' },
+  score: { name: 'score', direction: 'maximize' },
+  tests: { name: 'tests passed', direction: 'maximize', unit: 'share' },
+};
 
 /** File name → content of the scaffolded example, relative to the source file's directory. */
 export function scaffoldFiles(input: ScaffoldInput): { files: Record<string, string>; evaluator: string; config: ExampleConfig } {
+  const objective = input.objective ?? 'speed';
   const reference = `peagen_reference_${input.fileName}`;
   const evaluator = input.language === 'python' ? 'peagen_evaluate.py' : 'peagen_evaluate.js';
   const stem = input.fileName.replace(/\.[^.]*$/, '');
+  const goal = { speed: 'Speed up', score: 'Raise the score returned by', tests: 'Make the project\'s tests pass with' }[objective];
   const config: ExampleConfig = {
     name: `${stem}-${input.functionName}`.replace(/[^A-Za-z0-9_-]/g, '_'),
-    description: `Speed up ${input.functionName}() of ${input.fileName} without changing its answers (scaffolded by Peagen: review ${evaluator}).`,
+    description: `${goal} ${input.functionName}() of ${input.fileName}${objective === 'speed' ? ' without changing its answers' : ''} (scaffolded by Peagen: review ${objective === 'tests' ? EXAMPLE_CONFIG_FILE : evaluator}).`,
     language: input.language,
     program: input.fileName,
     entry: input.functionName,
     evaluator: input.language === 'python' ? ['python3', evaluator, '{program}'] : ['node', evaluator, '{program}'],
-    objective: { name: 'speedup', direction: 'maximize', unit: 'x' },
+    objective: OBJECTIVES[objective],
     limits: { timeoutMs: 120_000, memoryMb: 1024, pids: 64 },
   };
-  const template = input.language === 'python' ? PYTHON_EVALUATOR : JS_EVALUATOR;
-  const source = template
-    .replaceAll('__FUNCTION__', JSON.stringify(input.functionName))
-    .replaceAll('__PROGRAM__', JSON.stringify(input.fileName))
-    .replaceAll('__REFERENCE__', JSON.stringify(reference));
+  if (objective === 'tests') {
+    // The share of the tests that pass is the whole verdict: the harness's project_tests
+    // module is the evaluator (the same one a hand-written peagen.example.json names).
+    if (!input.tests) throw new Error('objective tests needs the project\'s test command');
+    config.evaluator = ['python3', '-m', 'peagen_harness.project_tests', '--tests', input.tests.command, '--project', PROJECT_COPY_DIR, '--program', input.tests.programInProject, '{program}'];
+    return { files: { [EXAMPLE_CONFIG_FILE]: `${JSON.stringify(config, null, 2)}\n` }, evaluator: EXAMPLE_CONFIG_FILE, config };
+  }
+  const settings: EvaluatorSettings = {
+    __FUNCTION__: input.functionName,
+    __PROGRAM__: input.fileName,
+    __REFERENCE__: reference,
+    __TESTS__: input.tests?.command ?? null,
+    __PROJECT__: input.tests ? PROJECT_COPY_DIR : null,
+    __PROJECT_PROGRAM__: input.tests?.programInProject ?? null,
+    __OBJECTIVE__: objective,
+  };
+  let source = input.language === 'python' ? PYTHON_EVALUATOR : JS_EVALUATOR;
+  for (const [placeholder, value] of Object.entries(settings)) {
+    // Python spells null None; every other value is a JSON string, also a Python literal.
+    source = source.replaceAll(placeholder, value === null && input.language === 'python' ? 'None' : JSON.stringify(value));
+  }
   return {
     files: { [evaluator]: source, [reference]: input.text, [EXAMPLE_CONFIG_FILE]: `${JSON.stringify(config, null, 2)}\n` },
     evaluator,
