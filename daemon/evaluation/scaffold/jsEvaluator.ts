@@ -122,12 +122,16 @@ const CALLS = capturedCalls();
 /** The answer as comparable text: its type in the program's process and its value on the wire. */
 function show(result) {
   if (result.error !== null) return 'threw ' + result.error.slice(0, 200);
+  if (result.mutated) return '(changing its arguments) ' + showValue(result);
+  return showValue(result);
+}
+function showValue(result) {
   const text = JSON.stringify(result.output, (k, v) => (typeof v === 'bigint' ? v.toString() + 'n' : v));
   return (text === undefined ? String(result.output) : text).slice(0, 200);
 }
 function same(got, expected) {
   if (expected.error !== null) return got.error !== null && got.error.split(':')[0] === expected.error.split(':')[0];
-  return got.error === null && got.type === expected.type && JSON.stringify(encodeWire(got.output)) === JSON.stringify(encodeWire(expected.output));
+  return got.error === null && got.type === expected.type && got.mutated === expected.mutated && JSON.stringify(encodeWire(got.output)) === JSON.stringify(encodeWire(expected.output));
 }
 
 /** The first proc.call(...) failure names the call. */
