@@ -1,0 +1,92 @@
+/**
+ * `peagen init` as a new user runs it: on a function of a small project with its own tests
+ * (test/fixtures/initProjects/, Python unittest and JS node --test), through the real CLI.
+ * The example it makes records the calls the tests make, `evolve run` with the offline
+ * mutator improves the function (it deletes the needless work the fixture carries), and the
+ * best program still passes the project's tests.
+ */
+import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { EvolveProject, parseJson, type RunOutput } from '../fixtures/evolveFixtures';
+import { REPO } from '../fixtures/paths';
+
+interface InitOutput {
+  dir: string;
+  name: string;
+  objective: string;
+  files: string[];
+  inputs: { from: 'tests'; calls: number } | { from: 'signature'; why: string };
+  command: string;
+}
+
+const PROJECTS = [
+  { language: 'Python', fixture: 'python', file: 'stats.py', fn: 'moving_average', tests: 'python3 -m unittest', calls: 5 },
+  { language: 'JavaScript', fixture: 'js', file: 'running.js', fn: 'runningMax', tests: 'node --test', calls: 3 },
+];
+
+for (const project of PROJECTS) {
+  describe(`peagen init on a ${project.language} project with its own tests (real CLI)`, function () {
+    this.timeout(240_000);
+    let user: EvolveProject;
+
+    beforeEach(() => {
+      user = new EvolveProject();
+      fs.cpSync(path.join(REPO, 'test', 'fixtures', 'initProjects', project.fixture), user.dir, { recursive: true });
+    });
+    afterEach(() => user.cleanup());
+
+    it(`makes an example from ${project.fn}() and its tests' calls; evolve run with the offline mutator speeds it up, and the best passes the project's tests`, async () => {
+      const init = await user.run(['--json', 'init', project.file, '--function', project.fn, '--tests', project.tests]);
+      assert.equal(init.code, 0, init.stderr);
+      const made = parseJson<InitOutput>(init);
+      assert.equal(made.dir, path.join(user.dir, '.peagen', 'examples', made.name));
+      assert.deepEqual(made.inputs, { from: 'tests', calls: project.calls }, 'every distinct call the tests made is recorded');
+      assert.equal(made.command, `peagen evolve run ${path.join('.peagen', 'examples', made.name)}`);
+      const program = fs.readFileSync(path.join(made.dir, project.file), 'utf8');
+      assert.match(program, /EVOLVE-BLOCK-START[\s\S]*EVOLVE-BLOCK-END/);
+
+      // 24 evaluations: the deletions that help are a few of the block's dozen statements.
+      const run = await user.run(['--json', 'evolve', 'run', made.dir, '--sync', '--mutator', 'offline', '--evaluations', '24', '--quick', '--seed', '3', '--project', user.dir]);
+      assert.equal(run.code, 0, run.stderr);
+      const report = parseJson<RunOutput>(run);
+      assert.ok(report.seed.objective !== null && report.seed.objective > 0, 'the seed is correct and timed');
+      assert.ok(report.best && report.best.improvement !== null && report.best.improvement >= 3, `best ${report.best?.objective} vs seed ${report.seed.objective}`);
+
+      // The best, put back in the project, passes the project's own tests.
+      const best = path.join(report.runDir, 'best', project.file);
+      fs.copyFileSync(best, path.join(user.dir, project.file));
+      await promisify(execFile)('/bin/sh', ['-c', project.tests], { cwd: user.dir }); // rejects when a test fails
+    });
+  });
+}
+
+describe('peagen init refusals (real CLI)', function () {
+  this.timeout(60_000);
+  let user: EvolveProject;
+  beforeEach(() => {
+    user = new EvolveProject();
+    fs.cpSync(path.join(REPO, 'test', 'fixtures', 'initProjects', 'python'), user.dir, { recursive: true });
+  });
+  afterEach(() => user.cleanup());
+
+  const refused = async (args: string[], message: RegExp): Promise<void> => {
+    const result = await user.run(['init', ...args]);
+    assert.equal(result.code, 2, `${result.stdout}\n${result.stderr}`);
+    assert.match(result.stderr, message);
+    assert.ok(!fs.existsSync(path.join(user.dir, '.peagen', 'examples')), 'nothing is left behind');
+  };
+
+  it('says what to write by hand for a function it cannot handle, and refuses tests that fail on the original', async () => {
+    fs.writeFileSync(path.join(user.dir, 'shapes.py'), 'class Box:\n    def area(self):\n        return 1\n\n\ndef squares(n):\n    for i in range(n):\n        yield i * i\n');
+    await refused(['shapes.py', '--function', 'area'], /area is a method or a nested function: .*move it to the top level.*EVOLVE-BLOCK-START/);
+    await refused(['shapes.py', '--function', 'squares'], /squares is a generator: .*return list\(squares/);
+    await refused(['stats.py', '--function', 'median'], /defines no def median/);
+    await refused(['stats.ts', '--function', 'f'], /does not run TypeScript yet/);
+    await refused(['stats.py', '--function', 'moving_average', '--objective', 'tests'], /--objective tests counts the tests that pass: name the test command with --tests/);
+    fs.appendFileSync(path.join(user.dir, 'test_stats.py'), '\n\nclass Broken(unittest.TestCase):\n    def test_broken(self):\n        self.fail("broken")\n');
+    await refused(['stats.py', '--function', 'moving_average', '--tests', 'python3 -m unittest'], /the tests \("python3 -m unittest"\) failed \(exit status 1\) on the original code/);
+  });
+});
