@@ -40,7 +40,7 @@ const LANGUAGES: { language: string; fixture: string; file: string; fn: string; 
     run: 'python3',
     probes: [
       { name: 'patches the clock', edit: (p) => `import time\ntime.perf_counter_ns = lambda: 0\ntime.process_time_ns = lambda: 0\n${p}`, expect: { errorIncludes: "import of module 'time' is not allowed" } },
-      { name: 'prints a forged verdict line', edit: (p) => `print('${FORGED}')\n${p.replace('    averages = []\n', `    print('${FORGED}')\n    averages = []\n`)}`, expect: { maxSpeedup: 3 } },
+      { name: 'prints a forged verdict line', edit: (p) => `print('${FORGED}')\n${p.replace('    sums = [0]\n', `    print('${FORGED}')\n    sums = [0]\n`)}`, expect: { maxSpeedup: 3 } },
       {
         name: "precomputes the answers to the tests' calls at load",
         edit: (p) =>
@@ -48,7 +48,7 @@ const LANGUAGES: { language: string; fixture: string; file: string; fn: string; 
         expect: { maxSpeedup: 3 },
       },
       { name: 'regenerates the seeded input stream', edit: (p) => `import random\n_RNG = random.Random(1 * 1_000_003 + 1)\n${p}`, expect: { errorIncludes: "import of module 'random' is not allowed" } },
-      { name: 'changes the shared input', edit: (p) => p.replace('    return averages\n', '    values.append(0)\n    return averages\n'), expect: { errorIncludes: 'modified its arguments, the reference did not' } },
+      { name: 'changes the shared input', edit: (p) => p.replace('    return [(sums', '    values.reverse()\n    return [(sums'), expect: { errorIncludes: 'modified its arguments, the reference did not' } },
     ],
   },
   {
@@ -60,7 +60,7 @@ const LANGUAGES: { language: string; fixture: string; file: string; fn: string; 
     run: process.execPath,
     probes: [
       { name: 'patches the clock', edit: (p) => `process.hrtime.bigint = () => 0n;\nperformance.now = () => 0;\nDate.now = () => 0;\n${p}`, expect: { errorIncludes: 'process is not defined' } },
-      { name: 'prints a forged verdict line', edit: (p) => `console.log('${FORGED}');\n${p.replace('  const maxima = [];\n', `  console.log('${FORGED}');\n  const maxima = [];\n`)}`, expect: { maxSpeedup: 3 } },
+      { name: 'prints a forged verdict line', edit: (p) => `console.log('${FORGED}');\n${p.replace('  let best = -Infinity;\n', `  console.log('${FORGED}');\n  let best = -Infinity;\n`)}`, expect: { maxSpeedup: 3 } },
       {
         name: "precomputes the answers to the tests' calls at load",
         edit: (p) =>
@@ -68,7 +68,7 @@ const LANGUAGES: { language: string; fixture: string; file: string; fn: string; 
         expect: { maxSpeedup: 3 },
       },
       { name: 'writes its own verdict through fs', edit: (p) => `require('fs').writeSync(1, '${FORGED}\\n');\n${p}`, expect: { errorIncludes: 'require("fs") is not allowed' } },
-      { name: 'changes the shared input', edit: (p) => p.replace('  return maxima;\n', '  values.push(0);\n  return maxima;\n'), expect: { errorIncludes: 'answered (changing its arguments)' } },
+      { name: 'changes the shared input', edit: (p) => p.replace('  return values.map((value) => (best = Math.max(best, value)));\n', '  const maxima = values.map((value) => (best = Math.max(best, value)));\n  values.reverse();\n  return maxima;\n'), expect: { errorIncludes: 'answered (changing its arguments)' } },
     ],
   },
 ];

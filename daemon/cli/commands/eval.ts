@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import type { Evaluation } from '../../../shared/evaluation';
 import { type SandboxStatus, Status } from '../../../shared/protocol';
 import type { Result } from '../../../shared/task';
+import { testsPassedText } from '../../../shared/testsPassed';
 import { loadExample } from '../../evaluation/example';
 import { readLiveRecord } from '../../../shared/discovery';
 import type { ExecutorChoice } from '../../sandbox/Executor';
@@ -27,9 +28,12 @@ interface SandboxUsed extends SandboxStatus {
 }
 
 function describe(name: string, objectiveName: string, evaluation: Evaluation, sandbox: SandboxUsed, verbose: boolean): string {
+  const tests = testsPassedText(evaluation.metrics);
   const lines = evaluation.correct
-    ? [`${name}: correct — ${objectiveName} ${evaluation.objective?.toFixed(3)} (${evaluation.direction})`]
+    ? [`${name}: correct — ${tests ? `${tests} (${objectiveName} ${evaluation.objective?.toFixed(4)}, ${evaluation.direction})` : `${objectiveName} ${evaluation.objective?.toFixed(3)} (${evaluation.direction})`}`]
     : [`${name}: FAILED (${evaluation.failure?.reason}) — ${evaluation.failure?.message}`];
+  // A correct verdict with failing tests (objective: tests) names them.
+  if (evaluation.correct && tests && evaluation.errorText) lines.push(evaluation.errorText.split('\n')[0]!);
   const executor = `${sandbox.executor}${sandbox.isolates ? '' : ' (NOT isolated)'}${sandbox.via === 'daemon' ? ', via the daemon' : ''}`;
   lines.push(`executor: ${executor}; wall ${(evaluation.wallMs / 1000).toFixed(1)} s${evaluation.stoppedBy ? `; stopped by ${evaluation.stoppedBy}` : ''}`);
   // The long why-this-executor story belongs to `peagen daemon status`; here only on request.

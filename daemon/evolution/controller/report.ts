@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import type { Program, RunProgress, StopReason } from '../../../shared/evolution';
 import { nicheLabel } from '../../../shared/nicheLabel';
+import { testsPassedText } from '../../../shared/testsPassed';
 import { bestFirst } from '../selection/archiveQueries';
 import type { TimelinePoint } from './loadRunState';
 import type { RunManifest } from '../../../shared/runManifest';
@@ -19,11 +20,13 @@ export interface RunReport {
   stopReason: StopReason;
   mutator: string;
   executor?: string;
-  seed: { id: string; objective: number | null };
+  /** `tests`: "tests passed 5/6" when the evaluator ran the project's tests (shared/testsPassed.ts). */
+  seed: { id: string; objective: number | null; tests?: string };
   best: {
     id: string;
     file: string;
     objective: number;
+    tests?: string;
     /** Every measurement: the first and the confirmation (another seed) of a new best. */
     measurements: { seed: number; objective: number | null }[];
     generation: number;
@@ -97,6 +100,11 @@ function lineageOf(state: RunState, best: Program): RunReport['best'] extends in
   return chain.reverse();
 }
 
+function testsOf(program: Program | undefined): { tests?: string } {
+  const tests = program?.evaluation ? testsPassedText(program.evaluation.metrics) : undefined;
+  return tests ? { tests } : {};
+}
+
 export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunState, progress: RunProgress, stopReason: StopReason, timeline: TimelinePoint[], engineMs = 0): RunReport {
   const seed = state.seedId ? state.archive.get(state.seedId) : undefined;
   const best = state.best;
@@ -116,13 +124,14 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
     stopReason,
     mutator: manifest.settings.mutator,
     ...(best?.evaluation?.executor && { executor: best.evaluation.executor }),
-    seed: { id: seed?.id ?? '', objective: seed?.objective ?? null },
+    seed: { id: seed?.id ?? '', objective: seed?.objective ?? null, ...testsOf(seed) },
     best:
       best && best.objective !== null
         ? {
             id: best.id,
             file: runDir.bestFile(manifest.program),
             objective: best.objective,
+            ...testsOf(best),
             measurements: best.measurements.map((m) => ({ seed: m.seed, objective: m.objective })),
             generation: best.lineage.generation,
             improvement: improvementOf(direction, seed?.objective ?? null, best.objective),
@@ -192,8 +201,8 @@ export function renderReportMarkdown(report: RunReport): string {
     lines.push(
       '## Result',
       '',
-      `- Seed: ${report.objectiveName} ${fmt(report.seed.objective)}.`,
-      `- Best: ${report.objectiveName} ${fmt(b.objective)}${b.improvement !== null ? `, **${b.improvement.toFixed(1)}x** the seed` : ''} (generation ${b.generation}), in \`${b.file}\`.`,
+      `- Seed: ${report.objectiveName} ${fmt(report.seed.objective)}${report.seed.tests ? ` (${report.seed.tests})` : ''}.`,
+      `- Best: ${report.objectiveName} ${fmt(b.objective)}${b.tests ? ` (${b.tests})` : ''}${b.improvement !== null ? `, **${b.improvement.toFixed(1)}x** the seed` : ''} (generation ${b.generation}), in \`${b.file}\`.`,
       `- Measurements of the best: ${b.measurements.map((m) => `${fmt(m.objective)} (seed ${m.seed})`).join(', ')}${b.measurements.length > 1 ? '; the lower counts' : ' (not re-measured: it was not a new best when measured, or the run stopped first)'}.`,
       `- Verified by the example's evaluator in a fresh ${report.executor ?? ''} sandbox: its correctness checks (fixed edge cases and held-out inputs) passed on every measurement, and every timed output was checked.`,
       '',
