@@ -96,6 +96,39 @@ describe('peagen init --objective tests (real CLI)', function () {
   });
 });
 
+describe('peagen init --objective score (real CLI)', function () {
+  this.timeout(60_000);
+  let user: EvolveProject;
+  beforeEach(() => {
+    user = new EvolveProject();
+    fs.cpSync(path.join(REPO, 'test', 'fixtures', 'initProjects', 'python'), user.dir, { recursive: true });
+  });
+  afterEach(() => user.cleanup());
+
+  it('scores a candidate by the number its function returns: a function that returns more scores more, one that returns no number fails', async () => {
+    const init = await user.run(['--json', 'init', 'stats.py', '--function', 'mean', '--objective', 'score']);
+    assert.equal(init.code, 0, init.stderr);
+    const made = parseJson<InitOutput>(init);
+    // The generated evaluator run directly (what the sandbox runs, without its start-up cost).
+    const score = async (edit: (program: string) => string): Promise<{ correct: boolean; objective: number; error?: string }> => {
+      const candidate = path.join(user.dir, 'candidate.py');
+      fs.writeFileSync(candidate, edit(fs.readFileSync(path.join(made.dir, 'stats.py'), 'utf8')));
+      const { stdout } = await promisify(execFile)('python3', ['peagen_evaluate.py', candidate, '--quick'], {
+        cwd: made.dir,
+        env: { ...process.env, PYTHONPATH: '', PEAGEN_HARNESS_LIB: path.join(REPO, 'harness') },
+      });
+      return JSON.parse(stdout.trimEnd().split('\n').pop() ?? '') as { correct: boolean; objective: number; error?: string };
+    };
+    const seed = await score((p) => p);
+    const larger = await score((p) => p.replace('return sum(values) / len(values)', 'return max(values)'));
+    const text = await score((p) => p.replace('return sum(values) / len(values)', 'return str(max(values))'));
+    assert.ok(seed.correct && larger.correct, `${seed.error} ${larger.error}`);
+    assert.ok(larger.objective > seed.objective, `max ${larger.objective} vs mean ${seed.objective}`);
+    assert.equal(text.correct, false);
+    assert.match(text.error ?? '', /a score must be a finite number/);
+  });
+});
+
 describe('peagen init refusals (real CLI)', function () {
   this.timeout(60_000);
   let user: EvolveProject;

@@ -207,7 +207,7 @@ async function projectTests(candidate) {
   }
 }
 
-/** OBJECTIVE 'score': the mean of the numbers the function answers (no reference to match). */
+/** OBJECTIVE 'score': the mean of the numbers the function answers. */
 async function score(candidate, options, inputs, metrics) {
   const proc = await Candidate.start(candidate, { ...options, callTimeoutMs: 60000 });
   try {
@@ -270,7 +270,13 @@ async function evaluate(metrics) {
     const inputs = CALLS.map((input, i) => ({ label: "the tests' call " + (i + 1) + ' of ' + FUNCTION, input })).concat(
       sizes.map((size, i) => ({ label: 'call ' + (i + 1) + ' of ' + FUNCTION, input: sampleArgs(kinds, rng, size, false) })),
     );
-    if (OBJECTIVE === 'score') return { objective: await score(args.candidate, options, inputs, metrics) };
+    if (OBJECTIVE === 'score') {
+      // The inputs the reference accepts: the score is what evolves, there is no answer to match.
+      const valid = [];
+      for (const entry of inputs) if ((await oracle.call(...entry.input)).error === null) valid.push(entry);
+      if (valid.length === 0) throw new EvaluatorError('the reference threw on every input: edit sampleArgs()');
+      return { objective: await score(args.candidate, options, valid, metrics) };
+    }
     let slowestNs = 0;
     let raised = 0;
     // The distinct answers of the reference: one answer to every input cannot tell a wrong

@@ -262,7 +262,10 @@ def differs(got, expected):
 
 
 def score(cand, inputs, metrics):
-    """OBJECTIVE "score": the mean of the numbers the function answers (no reference to match)."""
+    """OBJECTIVE "score": the mean of the numbers the function answers on the inputs the reference
+    accepts (no answer to match: the score is what evolves)."""
+    if not inputs:
+        raise harness.EvaluatorError("the reference raised on every input: edit sample_args()")
     scores = []
     for label, call_args in inputs:
         reply = cand.call(*call_args, timeout=60)
@@ -336,9 +339,10 @@ def evaluate(args, metrics, started):
         sizes = [0, 1, 2, 3, 5, 10, 20, 50, 100] + ([] if quick else [200, 400, 400])
         inputs = [("the tests' call %d of %s" % (n + 1, FUNCTION), call) for n, call in enumerate(CALLS)]
         inputs += [("call %d of %s" % (n + 1, FUNCTION), sample_args(rng, size)) for n, size in enumerate(sizes)]
-        if OBJECTIVE == "score":
-            return score(start(candidate_file, "candidate"), inputs, metrics)
         oracle = start(reference_file, "reference")
+        if OBJECTIVE == "score":
+            return score(start(candidate_file, "candidate"), [(label, call_args) for label, call_args in inputs
+                                                               if expect(oracle, call_args).error is None], metrics)
         cand = start(candidate_file, "candidate")
         slowest_ns, raised = 0, 0
         # The distinct answers of the reference: one answer to every input cannot tell a wrong
