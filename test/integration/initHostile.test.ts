@@ -2,7 +2,8 @@
  * Hostile candidates against the evaluators `peagen init --tests` generates (Python and JS, on
  * the fixture projects), as examples/bad_sort/test_candidates are against the bundled ones: a
  * patched clock, a forged verdict line, answers precomputed at load time for the inputs the
- * tests show, and a change to the shared input are rejected or earn nothing. Each probe is
+ * tests show, and a change to the shared input are rejected or earn nothing; a candidate that
+ * breaks one of the project's tests is rejected with that test named. Each probe is
  * the example's own program with one hostile edit, run through the generated evaluator
  * (--quick) outside a sandbox: what is shown is the evaluator's own defence.
  */
@@ -48,6 +49,7 @@ const LANGUAGES: { language: string; fixture: string; file: string; fn: string; 
         expect: { maxSpeedup: 3 },
       },
       { name: 'regenerates the seeded input stream', edit: (p) => `import random\n_RNG = random.Random(1 * 1_000_003 + 1)\n${p}`, expect: { errorIncludes: "import of module 'random' is not allowed" } },
+      { name: 'breaks a project test', edit: (p) => p.replace('    if window <= 0:', '    if window < 0:'), expect: { errorIncludes: "the project's tests failed (tests passed 5/6): ERROR: test_refuses_an_empty_window" } },
       { name: 'changes the shared input', edit: (p) => p.replace('    return [(sums', '    values.reverse()\n    return [(sums'), expect: { errorIncludes: 'modified its arguments, the reference did not' } },
     ],
   },
@@ -68,6 +70,7 @@ const LANGUAGES: { language: string; fixture: string; file: string; fn: string; 
         expect: { maxSpeedup: 3 },
       },
       { name: 'writes its own verdict through fs', edit: (p) => `require('fs').writeSync(1, '${FORGED}\\n');\n${p}`, expect: { errorIncludes: 'require("fs") is not allowed' } },
+      { name: 'breaks a project test', edit: (p) => p.replace('  let best = -Infinity;', '  let best = 0;'), expect: { errorIncludes: "the project's tests failed (tests passed 3/4): runningMax with negative values" } },
       { name: 'changes the shared input', edit: (p) => p.replace('  return values.map((value) => (best = Math.max(best, value)));\n', '  const maxima = values.map((value) => (best = Math.max(best, value)));\n  values.reverse();\n  return maxima;\n'), expect: { errorIncludes: 'answered (changing its arguments)' } },
     ],
   },

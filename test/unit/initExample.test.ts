@@ -40,4 +40,21 @@ describe('peagen init', () => {
       fs.rmSync(project, { recursive: true, force: true });
     }
   });
+
+  it('refuses what the generated evaluators cannot call, saying what to write instead', async () => {
+    const project = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-init-'));
+    try {
+      const js = path.join(project, 'lib.js');
+      fs.writeFileSync(js, 'async function load(x) {\n  return x;\n}\nfunction* walk(x) {\n  yield x;\n}\nconst later = async (x) => x;\nmodule.exports = { load, walk, later };\n');
+      const init = (file: string, functionName: string): Promise<unknown> => initExample({ file, functionName, projectDir: project });
+      await assert.rejects(init(js, 'load'), /load is async: .*EVOLVE-BLOCK-START/);
+      await assert.rejects(init(js, 'walk'), /walk is a generator/);
+      await assert.rejects(init(js, 'later'), /later is async/);
+      await assert.rejects(init(path.join(project, 'lib.rb'), 'f'), /handles Python \(\.py\) and JavaScript/);
+      await assert.rejects(initExample({ file: js, functionName: 'load', projectDir: path.join(project, 'sub'), tests: 'true' }), /is outside the project/);
+      assert.ok(!fs.existsSync(path.join(project, '.peagen')), 'nothing is written');
+    } finally {
+      fs.rmSync(project, { recursive: true, force: true });
+    }
+  });
 });
