@@ -200,14 +200,15 @@ async function captureCalls(
     const recorded = fs.existsSync(captureFile) ? fs.readFileSync(captureFile, 'utf8').split('\n').filter(Boolean) : [];
     // The same call made twice is checked once; a few hundred calls say what the tests say.
     const calls = [...new Set(recorded)].slice(0, 200).map((line) => JSON.parse(line) as unknown[]);
-    const why =
-      calls.length > 0
-        ? ''
-        : language === 'javascript'
-          ? `the tests made no call through the module's exports (module.exports = { ${request.functionName} }) that could be recorded`
-          : `the tests made no call of ${request.functionName}() with plain JSON arguments`;
-    return { calls, why };
+    return { calls, why: calls.length > 0 ? '' : whyNoCalls(request.functionName, language, inProject, text) };
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** Why the tests' run recorded no call: what the user can change. */
+function whyNoCalls(functionName: string, language: ScaffoldLanguage, inProject: string, text: string): string {
+  if (language === 'python') return `the tests made no call of ${functionName}() with plain JSON arguments`;
+  if (inProject.endsWith('.mjs') || /^\s*export\s/m.test(text)) return 'the calls of an ES module are not captured (CommonJS module.exports only)';
+  return `the tests made no call through the module's exports (module.exports = { ${functionName} }) that could be recorded`;
 }

@@ -51,10 +51,13 @@ ${name} = _peagen_trace(${name})
 `;
 }
 
-// CommonJS: the exported binding is replaced (tests require() the module after it has run).
+// CommonJS: the exported binding is replaced (tests require() the module after it has run); in an
+// ES module the wrapper does nothing.
 function javascriptTrace(name: string): string {
   return `
 ;(() => {
+  // An ES module has no module.exports to replace: its calls are not captured.
+  if (typeof module === 'undefined') return;
   const file = process.env.${CAPTURE_FILE_ENV};
   const original = ${name};
   const plain = (value) =>
