@@ -381,7 +381,9 @@ def evaluate(args, metrics, started):
             grow = "int" not in KINDS and probe.cpu_ns < target_ns / 4
             size = size * 2 if grow else size + max(1, size // 8)
         slowest_ns = max(slowest_ns, probe.wall_ns)
-        warmup = [sample_args(trng, 10)]
+        # A small input the reference accepts (a drawn one may be invalid, e.g. a window of 0).
+        warmup = [next((a for a in (sample_args(trng, 10) for _ in range(20)) if expect(oracle, a).error is None),
+                       sample_args(trng, 10, timed=True))]
         expected_by_args = {}
         timeout = 5 + 10 * slowest_ns / 1e9
 
