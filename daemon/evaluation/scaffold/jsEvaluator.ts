@@ -186,7 +186,8 @@ async function projectTests(candidate) {
     fs.copyFileSync(candidate, path.join(copy, TESTS !== null ? PROJECT_PROGRAM : PROGRAM));
     if (TESTS === null && !hasTests(copy)) return null;
     // Its own process group: whatever the candidate starts from the tests is killed with them.
-    const command = TESTS !== null ? ['/bin/sh', ['-c', TESTS]] : [process.execPath, ['--test']];
+    // sh from PATH: the sandbox image has it in /usr/bin (busybox), not necessarily /bin.
+    const command = TESTS !== null ? ['sh', ['-c', TESTS]] : [process.execPath, ['--test']];
     const child = spawn(command[0], command[1], { cwd: copy, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout.on('data', (chunk) => (out = (out + chunk).slice(-200000)));

@@ -98,11 +98,12 @@ def count(output: str, status: Optional[int]) -> TestRun:
 
 
 def run_tests(command: str, cwd: str, timeout: float = 300) -> TestRun:
-    """Runs the shell command in cwd, in its own session (whatever it starts dies with it)."""
+    """Runs the shell command in cwd, in its own session (whatever it starts dies with it). `sh`
+    is found on PATH: the sandbox image has it in /usr/bin (busybox), not necessarily /bin."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     env = dict(os.environ)
     env.pop("PEAGEN_CAPTURE_FILE", None)
-    proc = subprocess.Popen(["/bin/sh", "-c", command], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(["sh", "-c", command], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True, env=env)
     timed_out = False
     try:
