@@ -96,6 +96,44 @@ describe('peagen init --objective tests (real CLI)', function () {
   });
 });
 
+describe("peagen init: inputs from the tests' calls (real CLI)", function () {
+  this.timeout(60_000);
+  let user: EvolveProject;
+  beforeEach(() => {
+    user = new EvolveProject();
+  });
+  afterEach(() => user.cleanup());
+
+  it('an unannotated parameter drawn from the signature gives degenerate inputs (refused); the calls the tests make give valid ones', async () => {
+    fs.writeFileSync(
+      path.join(user.dir, 'pairs.py'),
+      'def count_pairs(values, target):\n    return sum(1 for i in range(len(values)) for j in range(i + 1, len(values)) if values[i] + values[j] == target)\n',
+    );
+    fs.writeFileSync(
+      path.join(user.dir, 'test_pairs.py'),
+      'import unittest\n\nfrom pairs import count_pairs\n\n\nclass PairsTest(unittest.TestCase):\n    def test_pairs(self):\n        self.assertEqual(count_pairs([1, 2, 3, 4], 5), 2)\n        self.assertEqual(count_pairs([2, 2, 2], 4), 3)\n',
+    );
+    const seedVerdict = async (dir: string): Promise<{ correct: boolean; error?: string; metrics: Record<string, number> }> => {
+      const { stdout } = await promisify(execFile)('python3', ['peagen_evaluate.py', 'pairs.py', '--quick'], {
+        cwd: dir,
+        env: { ...process.env, PYTHONPATH: '', PEAGEN_HARNESS_LIB: path.join(REPO, 'harness') },
+      }).catch((error: { stdout: string }) => error); // an evaluator error exits 2 with its verdict
+      return JSON.parse(stdout.trimEnd().split('\n').pop() ?? '') as { correct: boolean; error?: string; metrics: Record<string, number> };
+    };
+
+    const bySignature = parseJson<InitOutput>(await user.run(['--json', 'init', 'pairs.py', '--function', 'count_pairs', '--out', 'by-signature']));
+    const refused = await seedVerdict(bySignature.dir);
+    assert.equal(refused.correct, false);
+    assert.match(refused.error ?? '', /the reference gives the same answer to every sample input/);
+
+    const byTests = parseJson<InitOutput>(await user.run(['--json', 'init', 'pairs.py', '--function', 'count_pairs', '--tests', 'python3 -m unittest', '--out', 'by-tests']));
+    assert.deepEqual(byTests.inputs, { from: 'tests', calls: 2 });
+    const verdict = await seedVerdict(byTests.dir);
+    assert.equal(verdict.correct, true, verdict.error);
+    assert.equal(verdict.metrics.captured_inputs, 2);
+  });
+});
+
 describe('peagen init --objective score (real CLI)', function () {
   this.timeout(60_000);
   let user: EvolveProject;
