@@ -11,5 +11,10 @@ export const CapturedCallsSchema = z.object({
   command: z.string().min(1),
   /** One entry per recorded call: its positional arguments as JSON data. */
   calls: z.array(z.array(z.unknown())),
+  /**
+   * What the original answered to each call when the tests ran (null when the answer is not
+   * plain JSON data, or it raised): every evaluation checks the reference still gives it.
+   */
+  answers: z.array(z.object({ value: z.unknown() }).nullable()),
 });
 export type CapturedCalls = z.infer<typeof CapturedCallsSchema>;

@@ -113,7 +113,15 @@ export async function initExample(request: InitRequest): Promise<InitResult> {
     if (objective !== 'tests') {
       const captured = await captureCalls(copy, inProject, text, request, language);
       inputs = captured.calls.length > 0 ? { from: 'tests', calls: captured.calls.length } : { from: 'signature', why: captured.why };
-      if (captured.calls.length > 0) files[CAPTURED_CALLS_FILE] = `${JSON.stringify({ source: 'tests', command: request.tests, calls: captured.calls } satisfies CapturedCalls)}\n`;
+      if (captured.calls.length > 0) {
+        const record: CapturedCalls = {
+          source: 'tests',
+          command: request.tests,
+          calls: captured.calls.map((call) => call.args),
+          answers: captured.calls.map((call) => ('answer' in call ? { value: call.answer } : null)),
+        };
+        files[CAPTURED_CALLS_FILE] = `${JSON.stringify(record)}\n`;
+      }
     } else {
       inputs = { from: 'signature', why: 'objective tests compares no answers' };
     }
@@ -182,7 +190,7 @@ async function captureCalls(
   text: string,
   request: InitRequest,
   language: ScaffoldLanguage,
-): Promise<{ calls: unknown[][]; why: string }> {
+): Promise<{ calls: RecordedCall[]; why: string }> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-init-'));
   try {
     for (const [relative, content] of copy) {
@@ -199,11 +207,17 @@ async function captureCalls(
     }
     const recorded = fs.existsSync(captureFile) ? fs.readFileSync(captureFile, 'utf8').split('\n').filter(Boolean) : [];
     // The same call made twice is checked once; a few hundred calls say what the tests say.
-    const calls = [...new Set(recorded)].slice(0, 200).map((line) => JSON.parse(line) as unknown[]);
+    const calls = [...new Set(recorded)].slice(0, 200).map((line) => JSON.parse(line) as RecordedCall);
     return { calls, why: calls.length > 0 ? '' : whyNoCalls(request.functionName, language, inProject, text) };
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** One line the tracing wrapper wrote (traceCalls.ts). */
+interface RecordedCall {
+  args: unknown[];
+  answer?: unknown;
 }
 
 /** Why the tests' run recorded no call: what the user can change. */

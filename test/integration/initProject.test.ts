@@ -104,7 +104,7 @@ describe("peagen init: inputs from the tests' calls (real CLI)", function () {
   });
   afterEach(() => user.cleanup());
 
-  it('an unannotated parameter drawn from the signature gives degenerate inputs (refused); the calls the tests make give valid ones', async () => {
+  it('an unannotated parameter drawn from the signature gives degenerate inputs (refused); the calls the tests make give valid ones, with the answers recorded then', async () => {
     fs.writeFileSync(
       path.join(user.dir, 'pairs.py'),
       'def count_pairs(values, target):\n    return sum(1 for i in range(len(values)) for j in range(i + 1, len(values)) if values[i] + values[j] == target)\n',
@@ -131,6 +131,15 @@ describe("peagen init: inputs from the tests' calls (real CLI)", function () {
     const verdict = await seedVerdict(byTests.dir);
     assert.equal(verdict.correct, true, verdict.error);
     assert.equal(verdict.metrics.captured_inputs, 2);
+
+    // The original's answers are recorded with the calls; a reference that no longer gives them is an evaluator error.
+    const inputsFile = path.join(byTests.dir, 'peagen_inputs.json');
+    const recorded = JSON.parse(fs.readFileSync(inputsFile, 'utf8')) as { calls: unknown[][]; answers: ({ value: unknown } | null)[] };
+    assert.deepEqual(recorded.answers, [{ value: 2 }, { value: 3 }]);
+    fs.writeFileSync(inputsFile, JSON.stringify({ ...recorded, answers: [{ value: 2 }, { value: 4 }] }));
+    const changed = await seedVerdict(byTests.dir);
+    assert.equal(changed.correct, false);
+    assert.match(changed.error ?? '', /evaluator error: the reference answered 3 to the tests' call 2 of count_pairs, not 4 as when peagen init ran the tests/);
   });
 });
 

@@ -98,10 +98,15 @@ function sampleArgs(kinds, random, size, timed) {
   return kinds.map((kind) => sample(kind, random, size, timed));
 }
 
-/** The arguments of the calls the project's tests made (recorded by peagen init), or []. */
+/**
+ * The arguments of the calls the project's tests made and what the original answered then
+ * (recorded by peagen init; an answer is {value} or null when not recorded).
+ */
 function capturedCalls() {
-  if (!fs.existsSync(INPUTS)) return [];
-  return (JSON.parse(fs.readFileSync(INPUTS, 'utf8')).calls || []).filter((call) => Array.isArray(call));
+  if (!fs.existsSync(INPUTS)) return { calls: [], answers: [] };
+  const data = JSON.parse(fs.readFileSync(INPUTS, 'utf8'));
+  const calls = data.calls || [];
+  return { calls, answers: data.answers || calls.map(() => null) };
 }
 function kindOf(value) {
   if (typeof value === 'number') return Number.isInteger(value) ? 'int' : null;
@@ -117,7 +122,7 @@ function capturedKinds(calls) {
   const kinds = calls.find((call) => call.length === arity).map(kindOf);
   return kinds.includes(null) ? null : kinds;
 }
-const CALLS = capturedCalls();
+const { calls: CALLS, answers: ANSWERS } = capturedCalls();
 
 /** The answer as comparable text: its type in the program's process and its value on the wire. */
 function show(result) {
@@ -268,7 +273,7 @@ async function evaluate(metrics) {
     // 1. correctness: the tests' calls, then seeded inputs smallest first
     const rng = mulberry32(args.seed * 2654435761 + 17);
     const sizes = [0, 1, 2, 3, 5, 10, 20, 50, 100].concat(quick ? [] : [200, 400, 400]);
-    const inputs = CALLS.map((input, i) => ({ label: "the tests' call " + (i + 1) + ' of ' + FUNCTION, input })).concat(
+    const inputs = CALLS.map((input, i) => ({ label: "the tests' call " + (i + 1) + ' of ' + FUNCTION, input, recorded: ANSWERS[i] })).concat(
       sizes.map((size, i) => ({ label: 'call ' + (i + 1) + ' of ' + FUNCTION, input: sampleArgs(kinds, rng, size, false) })),
     );
     if (OBJECTIVE === 'score') {
@@ -286,8 +291,11 @@ async function evaluate(metrics) {
     let firstAnswer = '';
     const checker = await Candidate.start(args.candidate, options);
     try {
-      for (const { label, input } of inputs) {
+      for (const { label, input, recorded } of inputs) {
         const expected = await oracle.call(...input);
+        if (recorded && (expected.error !== null || JSON.stringify(encodeWire(expected.output)) !== JSON.stringify(encodeWire(recorded.value)))) {
+          throw new EvaluatorError('the reference answered ' + show(expected) + ' to ' + label + ', not ' + JSON.stringify(recorded.value).slice(0, 200) + ' as when peagen init ran the tests: it is not deterministic, or the project changed since; re-run peagen init');
+        }
         slowestNs = Math.max(slowestNs, expected.wallNs);
         if (expected.error !== null) raised += 1;
         if (answers.size === 0) firstAnswer = show(expected);

@@ -145,12 +145,14 @@ def parameter_kinds(source):
 
 
 def captured_calls():
-    """The arguments of the calls the project's tests made (recorded by peagen init), or []."""
+    """The arguments of the calls the project's tests made and what the original answered then
+    (recorded by peagen init; an answer is {"value": ...} or None when not recorded)."""
     if not os.path.exists(INPUTS):
-        return []
+        return [], []
     with open(INPUTS, "r", encoding="utf-8") as fh:
-        calls = json.load(fh).get("calls", [])
-    return [tuple(call) for call in calls if isinstance(call, list)]
+        data = json.load(fh)
+    calls = [tuple(call) for call in data.get("calls", [])]
+    return calls, data.get("answers") or [None] * len(calls)
 
 
 def kind_of(value):
@@ -179,7 +181,7 @@ def captured_kinds(calls, fallback):
     return fallback if None in kinds else kinds
 
 
-CALLS = captured_calls()
+CALLS, ANSWERS = captured_calls()
 KINDS = captured_kinds(CALLS, parameter_kinds(REFERENCE_SOURCE))
 
 
@@ -337,19 +339,25 @@ def evaluate(args, metrics, started):
         # ---- correctness: the tests' calls, then seeded inputs smallest first; the oracle is the pristine reference
         rng = random.Random(args.seed * 1_000_003 + 1)
         sizes = [0, 1, 2, 3, 5, 10, 20, 50, 100] + ([] if quick else [200, 400, 400])
-        inputs = [("the tests' call %d of %s" % (n + 1, FUNCTION), call) for n, call in enumerate(CALLS)]
-        inputs += [("call %d of %s" % (n + 1, FUNCTION), sample_args(rng, size)) for n, size in enumerate(sizes)]
+        # (label, arguments, the original's answer recorded when the tests ran or None)
+        inputs = [("the tests' call %d of %s" % (n + 1, FUNCTION), call, ANSWERS[n]) for n, call in enumerate(CALLS)]
+        inputs += [("call %d of %s" % (n + 1, FUNCTION), sample_args(rng, size), None) for n, size in enumerate(sizes)]
         oracle = start(reference_file, "reference")
         if OBJECTIVE == "score":
-            return score(start(candidate_file, "candidate"), [(label, call_args) for label, call_args in inputs
+            return score(start(candidate_file, "candidate"), [(label, call_args) for label, call_args, _ in inputs
                                                                if expect(oracle, call_args).error is None], metrics)
         cand = start(candidate_file, "candidate")
         slowest_ns, raised = 0, 0
         # The distinct answers of the reference: one answer to every input cannot tell a wrong
         # candidate (one that returns a constant) from a right one.
         answers = set()
-        for label, call_args in inputs:
+        for label, call_args, recorded in inputs:
             expected = expect(oracle, call_args)
+            # == as JSON data: the record was rewritten by Node, which writes 5.0 as 5.
+            if recorded is not None and (expected.error is not None or expected.output != recorded["value"]):
+                raise harness.EvaluatorError(
+                    "the reference answered %s to %s, not %s as when peagen init ran the tests: it is not deterministic, "
+                    "or the project changed since; re-run peagen init" % (show(expected), label, json.dumps(recorded["value"])[:200]))
             slowest_ns = max(slowest_ns, expected.wall_ns)
             raised += expected.error is not None
             answers.add(("raised " + expected.error.split(":")[0]) if expected.error is not None

@@ -1,6 +1,8 @@
 /**
  * Behaviour capture: the program with the function wrapped so that every outermost call
- * appends its arguments (one JSON array a line) to the file named by PEAGEN_CAPTURE_FILE. Run
+ * appends `{"args": [...], "answer": ...}` (one JSON object a line; the arguments as they were
+ * before the call, the answer only when it is plain JSON data) to the file named by
+ * PEAGEN_CAPTURE_FILE. Run
  * once with the project's tests, it tells what inputs the function really gets. Calls whose
  * arguments are not plain JSON data (objects with methods, keyword arguments, undefined) are
  * skipped, not approximated: an evaluator replays each recorded call exactly.
@@ -28,22 +30,32 @@ def _peagen_trace(original):
     import os as _os
     depth = [0]
 
+    def plain(value):
+        try:
+            text = _json.dumps(value, allow_nan=False)
+            return text if _json.loads(text) == value else None
+        except (TypeError, ValueError):
+            return None
+
     @_functools.wraps(original)
     def traced(*args, **kwargs):
-        if depth[0] == 0 and not kwargs and _os.environ.get("${CAPTURE_FILE_ENV}"):
-            try:
-                line = _json.dumps(list(args), allow_nan=False)
-                plain = _json.loads(line) == list(args)
-            except (TypeError, ValueError):
-                plain = False
-            if plain and len(line) <= ${MAX_CAPTURED_CALL_CHARS}:
-                with open(_os.environ["${CAPTURE_FILE_ENV}"], "a", encoding="utf-8") as fh:
-                    fh.write(line + "\\n")
+        outermost = depth[0] == 0 and not kwargs and _os.environ.get("${CAPTURE_FILE_ENV}")
+        # The arguments before the call: the function may change them.
+        line = plain(list(args)) if outermost else None
+        answer = None
         depth[0] += 1
         try:
-            return original(*args, **kwargs)
+            result = original(*args, **kwargs)
+            answer = plain(result)
+            return result
         finally:
+            # Also when it raised: that input is kept (without an answer), the error is the test's.
             depth[0] -= 1
+            if line is not None and len(line) <= ${MAX_CAPTURED_CALL_CHARS}:
+                keep = answer is not None and len(answer) <= ${MAX_CAPTURED_CALL_CHARS}
+                record = '{"args": %s%s}' % (line, ', "answer": ' + answer if keep else "")
+                with open(_os.environ["${CAPTURE_FILE_ENV}"], "a", encoding="utf-8") as fh:
+                    fh.write(record + "\\n")
     return traced
 
 
@@ -66,15 +78,21 @@ function javascriptTrace(name: string): string {
     (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype && Object.values(value).every(plain));
   let depth = 0;
   const traced = function (...args) {
-    if (depth === 0 && file && args.every(plain)) {
-      const line = JSON.stringify(args);
-      if (line.length <= ${MAX_CAPTURED_CALL_CHARS}) require('fs').appendFileSync(file, line + '\\n');
-    }
+    // The arguments before the call: the function may change them.
+    const line = depth === 0 && file && args.every(plain) ? JSON.stringify(args) : null;
+    let answer = null;
     depth += 1;
     try {
-      return original.apply(this, args);
+      const result = original.apply(this, args);
+      if (result !== undefined && plain(result)) answer = JSON.stringify(result);
+      return result;
     } finally {
+      // Also when it threw: that input is kept (without an answer), the error is the test's.
       depth -= 1;
+      if (line !== null && line.length <= ${MAX_CAPTURED_CALL_CHARS}) {
+        const keep = answer !== null && answer.length <= ${MAX_CAPTURED_CALL_CHARS};
+        require('fs').appendFileSync(file, '{"args":' + line + (keep ? ',"answer":' + answer : '') + '}\\n');
+      }
     }
   };
   if (module.exports === original) module.exports = traced;
