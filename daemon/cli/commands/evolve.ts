@@ -3,6 +3,7 @@
  * fabric. The controller runs here; its mutate and evaluate tasks run on the daemon's
  * workers when a daemon runs (and --sync is not given), else on an embedded engine.
  */
+import { unbundleProgram } from '../../../shared/programFiles';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ErrorCodes, ResponseError } from 'vscode-languageserver-protocol/node';
@@ -341,17 +342,24 @@ export function registerEvolveCommands(program: Command): void {
 
   evolve
     .command('best <run>')
-    .description("print a run's best program (run id or directory)")
-    .option('--output <file>', 'write it to this file instead')
+    .description("print a run's best program (run id or directory); a multi-file program prints as one text with a header line per file")
+    .option('--output <file>', 'write it to this file instead (a multi-file program: to this directory, one file each)')
     .option('--project <dir>', 'where .peagen/runs/ is kept')
     .action((run: string, flags: { output?: string; project?: string }, command: Command) => {
       const ctx = CliContext.of(command);
       const runDir = resolveRun(run, flags.project);
       const manifest = runDir.readManifest();
-      const file = runDir.bestFile(manifest.program);
-      if (!fs.existsSync(file)) throw new CliError(`run ${runDir.id} has no best program yet`, ExitCode.Failed);
-      const code = fs.readFileSync(file, 'utf8');
-      if (flags.output) {
+      const code = runDir.readBestProgram(manifest);
+      if (code === undefined) throw new CliError(`run ${runDir.id} has no best program yet`, ExitCode.Failed);
+      if (flags.output && manifest.programFiles) {
+        const written = unbundleProgram(code).map((file) => {
+          const target = path.join(flags.output!, ...file.path.split('/'));
+          fs.mkdirSync(path.dirname(target), { recursive: true });
+          fs.writeFileSync(target, file.text);
+          return target;
+        });
+        ctx.output({ files: written, report: readReport(runDir)?.best ?? null }, `wrote ${written.join(', ')}`);
+      } else if (flags.output) {
         fs.writeFileSync(flags.output, code);
         ctx.output({ file: flags.output, report: readReport(runDir)?.best ?? null }, `wrote ${flags.output}`);
       } else if (ctx.json) ctx.output({ code, report: readReport(runDir)?.best ?? null }, '');

@@ -177,7 +177,7 @@ export class EvolutionRun {
     if (reason !== 'interrupted') this.record({ type: 'stop', reason });
     this.writeCheckpoint();
     const best = this.state.best;
-    if (best) runDir.writeBest(manifest.program, best.code);
+    if (best) runDir.writeBestProgram(manifest, best.code);
     const progress = this.snapshotProgress(reason === 'interrupted' ? 'interrupted' : 'finished');
     return {
       progress,
@@ -588,7 +588,7 @@ export class EvolutionRun {
     const last = this.timeline[this.timeline.length - 1];
     if (best?.objective != null && (!last || last.objective !== best.objective)) {
       this.timeline.push({ elapsedMs: this.elapsed(), evaluations: state.counters.evaluations, llmCalls: state.counters.llmCalls, objective: best.objective });
-      if (this.state === state) this.options.runDir.writeBest(this.options.manifest.program, best.code);
+      if (this.state === state) this.options.runDir.writeBestProgram(this.options.manifest, best.code);
     }
   }
 

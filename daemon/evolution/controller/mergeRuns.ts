@@ -249,7 +249,7 @@ function merge(into: OpenRun, from: OpenRun[]): MergeResult {
   const checkpoint: Checkpoint = { journalSeq, elapsedMs, timeline, state: state.snapshot() };
   writeCheckpoint(runDir.checkpointFile, checkpoint);
   const best = state.best;
-  if (best) runDir.writeBest(manifest.program, best.code);
+  if (best) runDir.writeBestProgram(manifest, best.code);
   return result(journalSeq, rewriteReport(into));
 }
 

@@ -4,7 +4,6 @@
  * from its parent and the recorded answer (or the offline mutator's seed) and must be
  * byte-identical; then the best program is measured again and compared with its record.
  */
-import * as fs from 'node:fs';
 import type { Evaluation } from '../../../shared/evaluation';
 import type { ProposalEvent, RunEvent } from '../runEvents';
 import { isFreePlan, RunEventSchema } from '../runEvents';
@@ -68,12 +67,7 @@ export async function replayRun(runDir: RunDir, options: ReplayOptions = {}): Pr
   }
   const best = state.best;
   if (!best || best.objective === null) throw new ReplayMismatch(`run ${runDir.id} has no best program to replay`);
-  let recordedBest: string | undefined;
-  try {
-    recordedBest = fs.readFileSync(runDir.bestFile(manifest.program), 'utf8');
-  } catch {
-    recordedBest = undefined;
-  }
+  const recordedBest = runDir.readBestProgram(manifest);
   const identical = recordedBest === best.code;
   const result: ReplayResult = { runId: manifest.runId, events: count, plans, children, bestId: best.id, identical };
   if (options.client) {

@@ -5,6 +5,8 @@
 import * as fs from 'node:fs';
 import type { Program, RunProgress, StopReason } from '../../../shared/evolution';
 import { nicheLabel } from '../../../shared/nicheLabel';
+import { unbundleProgram } from '../../../shared/programFiles';
+import { unifiedDiff } from '../mutation/patch/unifiedDiff';
 import { bestFirst } from '../selection/archiveQueries';
 import type { TimelinePoint } from './loadRunState';
 import type { RunManifest } from '../../../shared/runManifest';
@@ -23,6 +25,11 @@ export interface RunReport {
   best: {
     id: string;
     file: string;
+    /**
+     * A multi-file program's changes against the seed, one unified diff per changed file
+     * (paths relative to the example); absent for a single-file program.
+     */
+    fileChanges?: { path: string; bestFile: string; diff: string }[];
     objective: number;
     /** Every measurement: the first and the confirmation (another seed) of a new best. */
     measurements: { seed: number; objective: number | null }[];
@@ -121,7 +128,8 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
       best && best.objective !== null
         ? {
             id: best.id,
-            file: runDir.bestFile(manifest.program),
+            file: manifest.programFiles ? `${runDir.dir}/best` : runDir.bestFile(manifest.program),
+            ...(manifest.programFiles && seed && { fileChanges: fileChangesOf(manifest.programFiles, runDir.bestFiles(manifest), seed.code, best.code) }),
             objective: best.objective,
             measurements: best.measurements.map((m) => ({ seed: m.seed, objective: m.objective })),
             generation: best.lineage.generation,
@@ -197,6 +205,7 @@ export function renderReportMarkdown(report: RunReport): string {
       `- Measurements of the best: ${b.measurements.map((m) => `${fmt(m.objective)} (seed ${m.seed})`).join(', ')}${b.measurements.length > 1 ? '; the lower counts' : ' (not re-measured: it was not a new best when measured, or the run stopped first)'}.`,
       `- Verified by the example's evaluator in a fresh ${report.executor ?? ''} sandbox: its correctness checks (fixed edge cases and held-out inputs) passed on every measurement, and every timed output was checked.`,
       '',
+      ...fileChangeLines(b.fileChanges),
       '## Lineage of the best',
       '',
       '| generation | mutator | model | objective | program |',
@@ -232,6 +241,38 @@ export function renderReportMarkdown(report: RunReport): string {
     lines.push('');
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** Each file the best changed against the seed, with its diff (files are matched by path). */
+function fileChangesOf(paths: readonly string[], bestFiles: readonly string[], seedCode: string, bestCode: string): NonNullable<NonNullable<RunReport['best']>['fileChanges']> {
+  const textsOf = (code: string): Map<string, string> => {
+    try {
+      return new Map(unbundleProgram(code).map((file) => [file.path, file.text]));
+    } catch {
+      return new Map();
+    }
+  };
+  const before = textsOf(seedCode);
+  const after = textsOf(bestCode);
+  return paths.flatMap((file, i) => {
+    const old = before.get(file) ?? '';
+    const now = after.get(file) ?? '';
+    return old === now ? [] : [{ path: file, bestFile: bestFiles[i]!, diff: unifiedDiff(old, now, file) }];
+  });
+}
+
+/** report.md's per-file diffs of a multi-file best. */
+function fileChangeLines(changes: NonNullable<RunReport['best']>['fileChanges']): string[] {
+  if (!changes) return [];
+  if (changes.length === 0) return ['The best changes no file of the seed.', ''];
+  const lines = [`## Changes of the best (${changes.length} file${changes.length === 1 ? '' : 's'})`];
+  for (const change of changes) {
+    // A fence longer than any backtick run of the diff, so the diff cannot close it.
+    const fence = '`'.repeat(Math.max(3, ...Array.from(change.diff.matchAll(/`+/g), (run) => run[0].length + 1)));
+    lines.push('', `### ${change.path}`, '', `In \`${change.bestFile}\`.`, '', `${fence}diff`, change.diff.trimEnd(), fence);
+  }
+  lines.push('');
+  return lines;
 }
 
 /** A long run fills many niches; the strongest tell the story, and report.json has them all. */

@@ -6,7 +6,7 @@
  *   checkpoint.json the state after some event (atomic), for a fast resume
  *   llm/<sha>.json  every LLM exchange, content-addressed (replay answers from these)
  *   programs/<id>.json every program admitted to the archive (the checkpoint names them by id)
- *   best/<program>  the best program so far
+ *   best/<program>  the best program so far (a multi-file program: best/<path> for each of its files)
  *   report.md, report.json
  *   run.lock        the pid of the process using the run while it runs or is merged into (runLock.ts)
  */
@@ -15,6 +15,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
 import { ExchangeHashSchema, type Program, ProgramIdSchema, ProgramSchema, RunIdSchema } from '../../../shared/evolution';
+import { bundleProgram, unbundleProgram } from '../../../shared/programFiles';
 import { RUN_MANIFEST_FILE, type RunManifest, RunManifestSchema } from '../../../shared/runManifest';
 import type { LlmExchange } from '../mutation/Mutator';
 
@@ -159,12 +160,41 @@ export class RunDir {
   }
 
   writeBest(program: string, code: string): void {
-    const file = this.bestFile(program);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const temp = `${file}.tmp`;
-    fs.writeFileSync(temp, code);
-    fs.renameSync(temp, file);
+    writeAtomically(this.bestFile(program), code);
   }
+
+  /** The files best/ holds for the run's program: one, or each file of a multi-file program. */
+  bestFiles(manifest: Pick<RunManifest, 'program' | 'programFiles'>): string[] {
+    if (!manifest.programFiles) return [this.bestFile(manifest.program)];
+    return manifest.programFiles.map((file) => path.join(this.dir, 'best', ...file.split('/')));
+  }
+
+  /** Writes the best program: its file, or every file of a multi-file program (keeping their folders). */
+  writeBestProgram(manifest: Pick<RunManifest, 'program' | 'programFiles'>, code: string): void {
+    if (!manifest.programFiles) return this.writeBest(manifest.program, code);
+    const files = unbundleProgram(code);
+    const targets = this.bestFiles(manifest);
+    files.forEach((file, i) => writeAtomically(targets[i] ?? path.join(this.dir, 'best', ...file.path.split('/')), file.text));
+  }
+
+  /** The best program as best/ holds it (a multi-file program bundled again), or undefined when there is none. */
+  readBestProgram(manifest: Pick<RunManifest, 'program' | 'programFiles'>): string | undefined {
+    try {
+      if (!manifest.programFiles) return fs.readFileSync(this.bestFile(manifest.program), 'utf8');
+      const targets = this.bestFiles(manifest);
+      return bundleProgram(manifest.programFiles.map((file, i) => ({ path: file, text: fs.readFileSync(targets[i]!, 'utf8') })));
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** Replaces `file` by renaming a complete copy over it. */
+function writeAtomically(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const temp = `${file}.tmp`;
+  fs.writeFileSync(temp, text);
+  fs.renameSync(temp, file);
 }
 
 /** `value` when it has the id's form; otherwise an error saying so, before any path is built. */
