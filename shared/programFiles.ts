@@ -34,7 +34,7 @@ export function isProgramBundle(code: string): boolean {
 /** Why `path` cannot name a file of a program, or null when it can. */
 export function programPathProblem(path: string): string | null {
   if (path === '') return 'the path is empty';
-  if (/[\u0000-\u001f\u007f\\]/.test(path)) return `"${path}" holds a backslash or a control character (use / between folders)`;
+  if (path.includes('\\') || [...path].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f)) return `"${path}" holds a backslash or a control character (use / between folders)`;
   if (path.startsWith('/') || /^[A-Za-z]:/.test(path)) return `"${path}" is absolute (give it relative to the example directory)`;
   if (path.split('/').some((part) => part === '' || part === '.' || part === '..')) return `"${path}" has an empty, "." or ".." part (give a plain path inside the example directory)`;
   return null;
