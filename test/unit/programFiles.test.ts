@@ -8,6 +8,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { applyAnswer } from '../../daemon/evolution/mutation/patch/applyAnswer';
+import { childCheckFor } from '../../daemon/evolution/mutation/childCheck';
+import { OfflineMutator } from '../../daemon/evolution/mutation/OfflineMutator';
+import { keepsFixedText } from '../../shared/evolveBlocks';
+import { toDocument } from '../../shared/lines';
 import { loadExample } from '../../daemon/evaluation/example';
 import { bundleProgram, isProgramBundle, type ProgramFile, unbundleProgram } from '../../shared/programFiles';
 
@@ -116,6 +120,42 @@ describe('multi-file programs (shared/programFiles.ts)', () => {
     const both = failure(['<<<<<<< SEARCH', '# EVOLVE-BLOCK-START', '=======', '# EVOLVE-BLOCK-START', '# hi', '>>>>>>> REPLACE'].join('\n'));
     assert.equal(both.reason, 'ambiguous');
     assert.match(both.message, /found in a\.py and lib\/b\.py/);
+  });
+
+  it('the offline mutator edits one file at a time, inside its EVOLVE-BLOCKs, and keeps the bundle whole', async () => {
+    const mutator = new OfflineMutator();
+    const changed = new Set<string>();
+    for (let seed = 1; seed <= 12; seed++) {
+      const proposal = await mutator.propose({
+        task: { name: 'test', objectiveName: 'speedup', direction: 'maximize', language: 'python' },
+        parent: { id: 'p', code: PROGRAM, objective: 1 },
+        inspirations: [],
+        seed,
+      });
+      assert.ok(proposal.ok, proposal.ok ? '' : proposal.message);
+      const before = unbundleProgram(PROGRAM);
+      const after = unbundleProgram(proposal.code);
+      assert.deepEqual(after.map((file) => file.path), ['a.py', 'lib/b.py']);
+      const edited = after.filter((file, i) => file.text !== before[i]!.text);
+      assert.equal(edited.length, 1, 'one file edited');
+      const original = before.find((file) => file.path === edited[0]!.path)!;
+      assert.ok(keepsFixedText(toDocument(original.text).lines, toDocument(edited[0]!.text).lines), 'only inside the EVOLVE-BLOCKs');
+      changed.add(edited[0]!.path);
+    }
+    assert.deepEqual([...changed].sort(), ['a.py', 'lib/b.py'], 'both files get edits over seeds');
+  });
+
+  it('the syntax check judges each file and names the one that does not compile', async () => {
+    const check = childCheckFor('python');
+    const good = await check.check(PROGRAM);
+    assert.ok(good.ok);
+    const broken = bundleProgram([
+      { path: 'a.py', text: A },
+      { path: 'lib/b.py', text: B.replace('return [x for x in xs]', 'return [x for x in xs') },
+    ]);
+    const verdict = await check.check(broken);
+    assert.ok(!verdict.ok, 'python3 (which the Python examples need) judges the broken file');
+    assert.match(verdict.message, /^lib\/b\.py: the program does not compile/);
   });
 
   it('loads an example whose program is a list of paths and globs, in a fixed order', () => {
