@@ -89,7 +89,7 @@ describe('multi-file programs: evolve, replay and best/ (real CLI, examples/look
     assert.match(bestLookup, /return table(\.get\(key\)|\[key\] if key in table else None)/);
     assert.match(bestTable, /table = \{\}/);
     const report = fs.readFileSync(path.join(run.runDir, 'report.md'), 'utf8');
-    assert.match(report, /## Changes of the best \(2 files\)\n\n### lookup\.py\n[\s\S]*```diff\n[\s\S]*-    for k, v in table:[\s\S]*### table\.py\n[\s\S]*\+    table = \{\}/);
+    assert.match(report, /## Changes of the best \(2 files\)\n\n### lookup\.py\n[\s\S]*```diff\n[\s\S]*- {4}for k, v in table:[\s\S]*### table\.py\n[\s\S]*\+ {4}table = \{\}/);
   });
 
   it('replays the run byte-identically without a model', async () => {
