@@ -11,6 +11,8 @@ import { applyAnswer } from '../../daemon/evolution/mutation/patch/applyAnswer';
 import { childCheckFor } from '../../daemon/evolution/mutation/childCheck';
 import { OfflineMutator } from '../../daemon/evolution/mutation/OfflineMutator';
 import { keepsFixedText } from '../../shared/evolveBlocks';
+import { programTarget } from '../../extension/evolve/programMapping';
+import type { Program } from '../../shared/evolution';
 import { toDocument } from '../../shared/lines';
 import { loadExample } from '../../daemon/evaluation/example';
 import { bundleProgram, isProgramBundle, type ProgramFile, unbundleProgram } from '../../shared/programFiles';
@@ -172,6 +174,29 @@ describe('multi-file programs (shared/programFiles.ts)', () => {
       assert.deepEqual(unbundleProgram(example.seedProgram()).map((file) => file.path), example.programFiles);
       fs.writeFileSync(path.join(dir, 'peagen.example.json'), JSON.stringify({ ...config, program: ['main.py', 'lib/*.py'] }));
       assert.throws(() => loadExample(dir), /glob "lib\/\*\.py" matches no file/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("maps a multi-file program to one proposal of the files it changes (the editor's placement)", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-multifile-'));
+    try {
+      fs.mkdirSync(path.join(dir, 'lib'));
+      fs.writeFileSync(path.join(dir, 'a.py'), A);
+      fs.writeFileSync(path.join(dir, 'lib', 'b.py'), B);
+      const placement = { kind: 'example' as const, exampleDir: dir, program: 'a.py', programFiles: ['a.py', 'lib/b.py'] };
+      const child = { objective: 9, lineage: { generation: 1, mutator: 'llm-patch', model: 'm' } } as Program;
+      const both = programTarget(placement, 'speedup', { ...child, code: applied(['lib/b.py', '<<<<<<< SEARCH', '    return [x for x in xs]', '=======', '    return list(xs)', '>>>>>>> REPLACE', 'a.py', '<<<<<<< SEARCH', '    return sum(b.items(xs))', '=======', '    return sum(xs)', '>>>>>>> REPLACE'].join('\n')) });
+      assert.equal(both.file, path.join(dir, 'a.py'));
+      assert.equal(both.replacement, A.replace('sum(b.items(xs))', 'sum(xs)').replace(/\n$/, ''));
+      assert.deepEqual(both.others?.map((other) => [other.file, other.baseText, other.region, other.replacement]), [
+        [path.join(dir, 'lib', 'b.py'), B, { startLine: 0, endLine: 5 }, B.replace('[x for x in xs]', 'list(xs)').replace(/\n$/, '')],
+      ]);
+      // Only the changed file: an ordinary single-file proposal.
+      const one = programTarget(placement, 'speedup', { ...child, code: applied(['lib/b.py', '<<<<<<< SEARCH', '    return [x for x in xs]', '=======', '    return list(xs)', '>>>>>>> REPLACE'].join('\n')) });
+      assert.equal(one.file, path.join(dir, 'lib', 'b.py'));
+      assert.equal(one.others, undefined);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
