@@ -144,13 +144,13 @@ export class ProposalCommands {
       .flatMap((group) => group.tabs)
       .filter(
         ({ input, label }) =>
-          (input instanceof vscode.TabInputTextDiff && uris.has(input.modified.toString())) || (input instanceof vscode.TabInputText && uris.has(input.uri.toString())) || (multiTitle !== undefined && label === multiTitle),
+          (input instanceof vscode.TabInputTextDiff && uris.has(input.modified.toString())) || (input instanceof vscode.TabInputText && uris.has(input.uri.toString())) || (multiTitle !== undefined && (label === multiTitle || label.startsWith(`${multiTitle} (`))),
       );
     if (tabs.length > 0) await vscode.window.tabGroups.close(tabs);
   }
 }
 
-/** The multi-file diff view's title for a proposal of several files. */
+/** The multi-file diff view's title for a proposal of several files (VS Code adds "(N files)" to its tab). */
 function multiDiffTitle(record: ProposalRecord): string {
-  return `Peagen: ${record.input.title} (${record.others.length + 1} files)`;
+  return `Peagen: ${record.input.title}`;
 }
