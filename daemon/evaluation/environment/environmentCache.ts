@@ -54,7 +54,7 @@ const runtimes = new Map<EnvironmentKind, Promise<Runtime>>();
 export async function ensureEnvironment(spec: EnvironmentSpec, options: EnvironmentOptions = {}): Promise<InstalledEnvironment> {
   const runtime = await runtimeOf(spec.kind);
   const cacheDir = options.cacheDir ?? defaultEnvironmentCache();
-  const dir = path.join(cacheDir, `${spec.kind}-${runtime.tag}-${spec.sha256.slice(0, 16)}`);
+  const dir = path.join(cacheDir, environmentDirName(spec, runtime));
   let installed = false;
   if (!fs.existsSync(dir)) {
     // Evaluations of this process share one install; other processes wait on the lock.
@@ -71,7 +71,12 @@ export async function ensureEnvironment(spec: EnvironmentSpec, options: Environm
 /** Whether `spec` is already installed in the cache (nothing is installed to find out). */
 export async function isEnvironmentCached(spec: EnvironmentSpec, cacheDir = defaultEnvironmentCache()): Promise<boolean> {
   const runtime = await runtimeOf(spec.kind);
-  return fs.existsSync(path.join(cacheDir, `${spec.kind}-${runtime.tag}-${spec.sha256.slice(0, 16)}`));
+  return fs.existsSync(path.join(cacheDir, environmentDirName(spec, runtime)));
+}
+
+/** `python3.11-<sha256 prefix>`, `node-abi115-<sha256 prefix>`: one per runtime and file content. */
+function environmentDirName(spec: EnvironmentSpec, runtime: Runtime): string {
+  return `${runtime.tag}-${spec.sha256.slice(0, 16)}`;
 }
 
 async function installOnce(spec: EnvironmentSpec, runtime: Runtime, cacheDir: string, dir: string, options: EnvironmentOptions): Promise<boolean> {
@@ -140,10 +145,12 @@ async function installNode(spec: EnvironmentSpec, runtime: Runtime, temp: string
   );
 }
 
+const SHELL_PYTHON_VARIABLES = new Set(['PYTHONPATH', 'PYTHONHOME', 'VIRTUAL_ENV']);
+
 function installerEnv(options: EnvironmentOptions): NodeJS.ProcessEnv {
   // The user's own settings (proxies, indexes, registries, certificates) apply, but not a
   // venv or Python path of the shell this runs from: the venv must see only its own packages.
-  const { PYTHONPATH: _path, PYTHONHOME: _home, VIRTUAL_ENV: _venv, ...inherited } = process.env;
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SHELL_PYTHON_VARIABLES.has(name)));
   return { ...inherited, PIP_DISABLE_PIP_VERSION_CHECK: '1', npm_config_update_notifier: 'false', ...options.installerEnv };
 }
 
