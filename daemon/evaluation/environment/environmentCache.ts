@@ -113,11 +113,15 @@ function sweepAbandonedInstalls(cacheDir: string): void {
 
 async function installPython(spec: EnvironmentSpec, runtime: Runtime, temp: string, options: EnvironmentOptions): Promise<void> {
   const env = installerEnv(options);
-  await runInstaller(spec, [runtime.program, '-m', 'venv', temp], { cwd: spec.exampleDir, env }, 'creating a venv');
+  // With the interpreter's own pip, the venv needs none (copying pip into it is most of the
+  // time a venv takes): that pip installs into the venv (--python).
+  const venvPython = path.join(temp, 'bin', 'python');
+  await runInstaller(spec, [runtime.program, '-m', 'venv', ...(runtime.hasPip ? ['--without-pip'] : []), temp], { cwd: spec.exampleDir, env }, 'creating a venv');
+  const pip = runtime.hasPip ? [runtime.program, '-m', 'pip', '--python', venvPython] : [venvPython, '-m', 'pip'];
   // pip reads relative paths in requirements.txt (local wheels, directories) from its cwd.
   await runInstaller(
     spec,
-    [path.join(temp, 'bin', 'python'), '-m', 'pip', 'install', '--disable-pip-version-check', '--no-input', '--no-warn-script-location', '-r', path.join(spec.exampleDir, spec.file)],
+    [...pip, 'install', '--disable-pip-version-check', '--no-input', '--no-warn-script-location', '-r', path.join(spec.exampleDir, spec.file)],
     { cwd: spec.exampleDir, env },
     'pip install',
   );
@@ -200,6 +204,8 @@ interface Runtime {
   npm: string;
   /** What compiled packages depend on: python3.11, node-abi115. */
   tag: string;
+  /** Python: whether the interpreter has pip (recent enough to install into another, --python). */
+  hasPip: boolean;
 }
 
 /** The sandbox's interpreter: environments must be built for the Python/Node that imports them. */
@@ -213,6 +219,17 @@ function runtimeOf(kind: EnvironmentKind): Promise<Runtime> {
   return runtime;
 }
 
+/** `python3.11 pip` (pip 22.3+, which has --python) or `python3.11 -`. */
+const PYTHON_PROBE = `
+import sys
+try:
+    import pip
+    pip_ok = tuple(int(part) for part in pip.__version__.split(".")[:2]) >= (22, 3)
+except Exception:
+    pip_ok = False
+print("python%d.%d %s" % (sys.version_info[0], sys.version_info[1], "pip" if pip_ok else "-"))
+`;
+
 async function findRuntime(kind: EnvironmentKind): Promise<Runtime> {
   const searchPath = sandboxEnv(undefined, '', '').PATH ?? '';
   const find = (name: string): string | undefined =>
@@ -223,13 +240,17 @@ async function findRuntime(kind: EnvironmentKind): Promise<Runtime> {
   const program = find(kind === 'python' ? 'python3' : 'node');
   if (!program) throw new EnvironmentError(`cannot install a ${kind} environment: no ${kind === 'python' ? 'python3' : 'node'} on the sandbox's PATH (${searchPath})`);
   const npm = kind === 'node' ? (find('npm') ?? 'npm') : '';
-  const query = kind === 'python' ? ['-c', 'import sys; print("python%d.%d" % sys.version_info[:2])'] : ['-p', '"node-abi" + process.versions.modules'];
-  const tag = await new Promise<string>((resolve, reject) => {
+  const query =
+    kind === 'python'
+      ? ['-c', PYTHON_PROBE]
+      : ['-p', '"node-abi" + process.versions.modules'];
+  const answer = await new Promise<string>((resolve, reject) => {
     let out = '';
     const child = spawn(program, query, { stdio: ['ignore', 'pipe', 'ignore'] });
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('error', (error) => reject(new EnvironmentError(`cannot run ${program}: ${error.message}`)));
-    child.on('close', (code) => (code === 0 && /^[\w.-]+$/.test(out.trim()) ? resolve(out.trim()) : reject(new EnvironmentError(`cannot ask ${program} for its version (exit status ${code})`))));
+    child.on('close', (code) => (code === 0 && /^[\w.-]+( (pip|-))?$/.test(out.trim()) ? resolve(out.trim()) : reject(new EnvironmentError(`cannot ask ${program} for its version (exit status ${code})`))));
   });
-  return { program, npm, tag };
+  const [tag = '', pip] = answer.split(' ');
+  return { program, npm, tag, hasPip: pip === 'pip' };
 }
