@@ -6,7 +6,7 @@
  * the installers are pointed at an index that does not answer.
  */
 import * as assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -28,7 +28,7 @@ const OFFLINE = {
   npm_config_cache: '',
 };
 
-/** Environments in the cache: finished ones only (no lock files, no half installs). */
+/** Everything in the cache directory (finished environments, locks, half installs). */
 const cached = (cacheDir: string): string[] => (fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir).sort() : []);
 
 describe('example environments: requirements.txt and package.json', function () {
@@ -153,6 +153,9 @@ describe('example environments: requirements.txt and package.json', function () 
       const bad = tempDir('env-example-node-bad');
       writeNodeEnvironmentExample(bad, { 'nosuchpkg-peagen': '^1.0.0' });
       const badCache = tempDir('env-cache-node-bad');
+      // What an install killed midway leaves: swept by the next install, never used.
+      const killed = spawnSync(process.execPath, ['-e', '']).pid;
+      fs.mkdirSync(path.join(badCache, `.installing-node-abi115-0123456789abcdef-${killed}-0badf00d`, 'node_modules'), { recursive: true });
       await assert.rejects(evaluate(processExecutor, bad, badCache), (error: Error) => {
         assert.ok(error instanceof EnvironmentError, error.stack);
         assert.equal(error.packageName, 'nosuchpkg-peagen');

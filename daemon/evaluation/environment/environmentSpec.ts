@@ -49,7 +49,7 @@ export function nodeDependencies(manifest: string, exampleDir: string): Record<s
   }
   const dependencies = (parsed as { dependencies?: unknown } | null)?.dependencies;
   if (dependencies === undefined) return {};
-  if (typeof dependencies !== 'object' || dependencies === null || Object.values(dependencies).some((value) => typeof value !== 'string')) {
+  if (typeof dependencies !== 'object' || dependencies === null || Array.isArray(dependencies) || Object.values(dependencies).some((value) => typeof value !== 'string')) {
     throw new EnvironmentError(`${path.join(exampleDir, NODE_MANIFEST_FILE)}: "dependencies" must map package names to version strings`);
   }
   return dependencies as Record<string, string>;
