@@ -1,5 +1,5 @@
 /**
- * What a user sees of an example's requirements.txt through `peagen eval` (dist/cli.js): the
+ * What a user sees of an example's requirements.txt through `peagen eval` and `evolve run`: the
  * first evaluation installs it and says so, the next one reuses it, in bwrap and in Docker
  * (the private engine of the docker tests); a package pip cannot find is one line naming it.
  */
@@ -11,7 +11,7 @@ import { type DockerEngine, releaseDockerEngine, useDockerEngine } from '../fixt
 import { writePythonEnvironmentExample } from '../fixtures/environmentExamples';
 import { CLI, REPO, tempDir } from '../fixtures/paths';
 
-describe('peagen eval of an example with a requirements.txt (dist/cli.js, real sandboxes)', function () {
+describe('peagen eval and evolve run of an example with a requirements.txt (dist/cli.js, real sandboxes)', function () {
   this.timeout(180_000);
   const home = tempDir('env-cli');
   const example = tempDir('env-cli-example');
@@ -48,6 +48,24 @@ describe('peagen eval of an example with a requirements.txt (dist/cli.js, real s
     assert.ok(second.stdout.includes(`cached at ${installed[1]}, reused`), second.stdout);
     assert.doesNotMatch(second.stderr, /installing/);
     assert.match(second.stdout, /metrics: answer=22/);
+  });
+
+  it('evolve run says which environment the run used, at the end and in its report', () => {
+    const runHome = tempDir('env-cli-run-home');
+    const project = tempDir('env-cli-project');
+    const run = spawnSync(process.execPath, [CLI, 'evolve', 'run', example, '--evaluations', '1', '--mutator', 'offline', '--sync', '--project', project], {
+      cwd: REPO,
+      env: { ...process.env, PEAGEN_HOME: runHome, PEAGEN_EXECUTOR: 'bwrap', PIP_CONFIG_FILE: '/dev/null', PIP_INDEX_URL: 'http://127.0.0.1:9/' },
+      encoding: 'utf8',
+    });
+    assert.equal(run.status, 0, run.stderr);
+    const line = /^environment: requirements\.txt \(sha256 [0-9a-f]{12}…\) cached at (\S+), installed now$/m;
+    const installed = line.exec(run.stdout);
+    assert.ok(installed, run.stdout);
+    assert.equal(path.dirname(installed[1]!), path.join(runHome, 'environments'));
+    const [runDir] = fs.readdirSync(path.join(project, '.peagen', 'runs'));
+    const report = fs.readFileSync(path.join(project, '.peagen', 'runs', runDir!, 'report.md'), 'utf8');
+    assert.ok(report.includes(`cached at \`${installed[1]}\`, installed for this run.`), report);
   });
 
   it('names the package pip cannot find in one line, exit status 1, nothing cached', () => {
