@@ -3,7 +3,11 @@ import type { Command } from 'commander';
 import type { Evaluation } from '../../../shared/evaluation';
 import { type SandboxStatus, Status } from '../../../shared/protocol';
 import type { Result } from '../../../shared/task';
+import { describeEnvironmentUse } from '../../evaluation/environment/environmentAccess';
+import { isEnvironmentCached } from '../../evaluation/environment/environmentCache';
+import { environmentSpecsOf } from '../../evaluation/environment/environmentSpec';
 import { loadExample } from '../../evaluation/example';
+import { ENVIRONMENT_FAILED } from '../../handlers/evaluate';
 import { readLiveRecord } from '../../../shared/discovery';
 import type { ExecutorChoice } from '../../sandbox/Executor';
 import { reclaimOwnSandboxes } from '../../sandbox/liveSandboxes';
@@ -34,6 +38,7 @@ function describe(name: string, objectiveName: string, evaluation: Evaluation, s
   lines.push(`executor: ${executor}; wall ${(evaluation.wallMs / 1000).toFixed(1)} s${evaluation.stoppedBy ? `; stopped by ${evaluation.stoppedBy}` : ''}`);
   // The long why-this-executor story belongs to `peagen daemon status`; here only on request.
   if (verbose) lines.push(`sandbox: ${sandbox.reason}`);
+  for (const use of evaluation.environments ?? []) lines.push(`environment: ${describeEnvironmentUse(use)}`);
   const metrics = Object.entries(evaluation.metrics).map(([key, value]) => `${key}=${value}`);
   if (metrics.length > 0) lines.push(`metrics: ${metrics.join(', ')}`);
   if (!evaluation.correct && evaluation.errorText) lines.push(evaluation.errorText);
@@ -68,6 +73,14 @@ export function registerEvalCommand(program: Command): void {
         } catch (error) {
           throw new CliError(`cannot read --program: ${(error as Error).message}`, ExitCode.Usage);
         }
+      }
+      // Installing takes a while the first time: say so before it starts (this host's cache).
+      try {
+        for (const environment of environmentSpecsOf(example.dir)) {
+          if (!(await isEnvironmentCached(environment))) ctx.info(`installing ${environment.file} of ${example.config.name} (once; later evaluations reuse it) ...`);
+        }
+      } catch (error) {
+        throw new CliError((error as Error).message, ExitCode.Usage);
       }
       const spec = {
         kind: 'evaluate',
@@ -110,6 +123,7 @@ export function registerEvalCommand(program: Command): void {
           await engine.stop({ drain: false });
         }
       }
+      if (result?.error?.code === ENVIRONMENT_FAILED) throw new CliError(result.error.message, ExitCode.Failed);
       const evaluation = result?.data as Evaluation | undefined;
       if (!result || !evaluation || typeof evaluation !== 'object' || !('correct' in evaluation)) {
         throw new CliError(`the evaluation did not complete: ${result?.error ? `${result.error.code}: ${result.error.message}` : 'no result'}`, ExitCode.Failed);

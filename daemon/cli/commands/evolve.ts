@@ -24,6 +24,7 @@ import { SELECTOR_NAMES } from '../../evolution/selection/createSelector';
 import { CliContext, CliError, ExitCode, parsePositiveInt } from '../context';
 import { ProgressDisplay } from '../runProgress';
 import { interruptSignal, openFabric } from '../runFabric';
+import { describeEnvironmentUse } from '../../evaluation/environment/environmentAccess';
 
 interface RunFlags {
   generations?: number;
@@ -122,6 +123,8 @@ function summaryLines(report: RunReport, runDir: RunDir): string {
       `best program: ${b.file}`,
     );
   }
+  // Also for a run in the daemon, whose log (not this terminal) had the line at the seed.
+  for (const use of report.environments ?? []) lines.push(`environment: ${describeEnvironmentUse(use)}`);
   const p = report.progress;
   lines.push(`${p.evaluations} evaluations (${p.failedEvaluations} failed), ${p.llmCalls} LLM calls, ${p.tokens.inputTokens + p.tokens.outputTokens} tokens, $${p.costUsd.toFixed(4)}`);
   lines.push(`report: ${runDir.reportFile}`);

@@ -12,7 +12,9 @@ import type { Evaluation } from '../../../shared/evaluation';
 import type { Program, RunProgress, StopReason } from '../../../shared/evolution';
 import { MAX_CHOICES } from '../../../shared/payloads';
 import type { TraceCarrier } from '../../../shared/task';
+import { describeEnvironmentUse } from '../../evaluation/environment/environmentAccess';
 import type { Example } from '../../evaluation/example';
+import { ENVIRONMENT_FAILED } from '../../handlers/evaluate';
 import { writeCheckpoint } from '../evodb/checkpoint';
 import { Journal } from '../evodb/journal';
 import { programId } from '../../../shared/programId';
@@ -237,6 +239,7 @@ export class EvolutionRun {
     this.record({ type: 'seed', program });
     this.timeline.push({ elapsedMs: this.elapsed(), evaluations: 0, llmCalls: 0, objective: evaluation.objective });
     this.options.log(`seed: ${manifest.settings.objectiveName} ${evaluation.objective.toFixed(3)}`);
+    for (const use of evaluation.environments ?? []) this.options.log(`environment: ${describeEnvironmentUse(use)}`);
   }
 
   private async loop(): Promise<void> {
@@ -518,6 +521,8 @@ export class EvolutionRun {
         return answer;
       });
       const evaluation = evaluationOf(result.data);
+      // An example whose requirements cannot be installed: the installer's message says it all.
+      if (!evaluation && result.error?.code === ENVIRONMENT_FAILED) throw new Error(result.error.message);
       if (!evaluation && result.error) throw new Error(`the evaluate task failed: ${result.error.code}: ${result.error.message}`);
       this.pace.evaluationMs = EvolutionRun.average(this.pace.evaluationMs, performance.now() - started);
       return evaluation;

@@ -3,6 +3,7 @@
  * much, and how it was verified. Figures only from what the run measured.
  */
 import * as fs from 'node:fs';
+import type { EnvironmentUse } from '../../../shared/evaluation';
 import type { Program, RunProgress, StopReason } from '../../../shared/evolution';
 import { nicheLabel } from '../../../shared/nicheLabel';
 import { bestFirst } from '../selection/archiveQueries';
@@ -19,6 +20,8 @@ export interface RunReport {
   stopReason: StopReason;
   mutator: string;
   executor?: string;
+  /** The example's installed libraries (requirements.txt, package.json) as the seed's evaluation found them. */
+  environments?: EnvironmentUse[];
   seed: { id: string; objective: number | null };
   best: {
     id: string;
@@ -116,6 +119,7 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
     stopReason,
     mutator: manifest.settings.mutator,
     ...(best?.evaluation?.executor && { executor: best.evaluation.executor }),
+    ...(seed?.evaluation?.environments && { environments: seed.evaluation.environments }),
     seed: { id: seed?.id ?? '', objective: seed?.objective ?? null },
     best:
       best && best.objective !== null
@@ -187,6 +191,9 @@ const pct = (share: number): string => `${(share * 100).toFixed(1)}%`;
 export function renderReportMarkdown(report: RunReport): string {
   const p = report.progress;
   const lines = [`# Peagen run ${report.runId}`, '', `Example **${report.example}**, objective **${report.objectiveName}** (${report.direction}); mutator **${report.mutator}**; stopped by **${report.stopReason}**.`, ''];
+  for (const use of report.environments ?? []) {
+    lines.push(`Environment: \`${use.file}\` (sha256 ${use.sha256.slice(0, 12)}…), cached at \`${use.dir}\`, ${use.installed ? 'installed for this run' : 'reused from the cache'}.`, '');
+  }
   if (report.best) {
     const b = report.best;
     lines.push(
