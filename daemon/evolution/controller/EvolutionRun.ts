@@ -11,6 +11,7 @@ import type { Span } from '@opentelemetry/api';
 import type { Evaluation } from '../../../shared/evaluation';
 import type { Program, RunProgress, StopReason } from '../../../shared/evolution';
 import { MAX_CHOICES } from '../../../shared/payloads';
+import { objectiveValue } from '../../../shared/objectiveText';
 import type { TraceCarrier } from '../../../shared/task';
 import type { Example } from '../../evaluation/example';
 import { writeCheckpoint } from '../evodb/checkpoint';
@@ -236,7 +237,7 @@ export class EvolutionRun {
     this.state.applySeed(program);
     this.record({ type: 'seed', program });
     this.timeline.push({ elapsedMs: this.elapsed(), evaluations: 0, llmCalls: 0, objective: evaluation.objective });
-    this.options.log(`seed: ${manifest.settings.objectiveName} ${evaluation.objective.toFixed(3)}`);
+    this.options.log(`seed: ${manifest.settings.objectiveName} ${objectiveValue(evaluation.objective, { unit: manifest.settings.objectiveUnit })}`);
   }
 
   private async loop(): Promise<void> {
@@ -626,6 +627,7 @@ export class EvolutionRun {
       state,
       direction: manifest.settings.direction,
       objectiveName: manifest.settings.objectiveName,
+      ...(manifest.settings.objectiveUnit && { objectiveUnit: manifest.settings.objectiveUnit }),
       seedObjective: seedProgram?.objective ?? null,
       best: best && best.objective !== null ? { id: best.id, objective: best.objective, generation: best.lineage.generation, confirmed: best.measurements.length > 1 } : null,
       generation: this.state.generation,
