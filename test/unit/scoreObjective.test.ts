@@ -12,7 +12,7 @@ import { progressLine } from '../../daemon/cli/runProgress';
 import { renderReportMarkdown, type RunReport } from '../../daemon/evolution/controller/report';
 import { FeatureSpace, objectiveEdges } from '../../daemon/evolution/evodb/features';
 import { nicheLabel } from '../../shared/nicheLabel';
-import { formatObjective, lineageSteps, runRow } from '../../extension/evolutionView/evolutionModel';
+import { eliteRow, formatObjective, lineageSteps, nicheGroups, nicheRow, runRow } from '../../extension/evolutionView/evolutionModel';
 import { runEndSummary } from '../../extension/evolve/runEndSummary';
 import { programTitle } from '../../extension/evolve/programMapping';
 
@@ -171,6 +171,18 @@ describe('objectives that are scores, not speedups', () => {
     const seedStep = { id: 'a'.repeat(64), objective: 61.517, correct: true, lineage: { parents: [], generation: 0, mutator: 'seed', exchanges: [], seed: 1, repairs: 0, island: 0, createdAt: '' } };
     const bestStep = { ...seedStep, id: 'b'.repeat(64), objective: 67.688, lineage: { ...seedStep.lineage, parents: ['a'.repeat(64)], generation: 2, mutator: 'offline' } };
     assert.deepEqual(lineageSteps([seedStep], bestStep, 'score', '%').map((step) => step.label), ['score 61.52%', 'score 67.69%']);
+    // A niche and its elite, on the example's declared 5-point grid.
+    const space = FeatureSpace.defaults('maximize', { name: 'score', unit: '%' });
+    const niche = space.nicheKey(space.features({ code: 'x'.repeat(2600), objective: 67.688 }));
+    const program = { ...bestStep, code: '', measurements: [], features: {}, niche };
+    const [group] = nicheGroups({ direction: 'maximize', bestId: program.id, elites: [{ niche, island: 0, program }] });
+    const axes = { objectiveName: 'score', objectiveUnit: '%', features: space.descriptors };
+    const nicheText = nicheRow(group!, axes);
+    assert.equal(nicheText.label, 'score 65–70% · 2500–3000 characters');
+    assert.equal(nicheText.description, 'score 67.69% · ★ best');
+    const eliteText = eliteRow(group!.elites[0]!, axes, true);
+    assert.equal(eliteText.label, '★ score 67.69%');
+    assert.match(eliteText.tooltip, /^The best program of the run\nscore: 67\.69%\n/);
     assert.equal(programTitle('score', { objective: 67.688, lineage: bestStep.lineage }, '%'), 'score 67.7% (gen 2, offline)');
     assert.equal(programTitle('speedup', { objective: 12.3, lineage: bestStep.lineage }, 'x'), 'speedup 12.3 (gen 2, offline)');
     assert.equal(runEndSummary(progress(score, 61.517, 67.688, { stopReason: 'evaluations' })), "Peagen: run r1 finished (evaluations): 30 evaluations, best score 67.688% (+6.171 points over the seed's 61.517%).");
