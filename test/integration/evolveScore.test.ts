@@ -86,6 +86,10 @@ describe('peagen evolve run examples/spread_points (a score, real CLI, real eval
     assert.deepEqual(report.milestones, [], 'no "2x the seed" milestones for a score');
     // The archive's default-free grid: the example declares 5-point score bins.
     assert.ok(report.niches?.every((niche) => /^score (< 50%|≥ 95%|\d+–\d+%) · /.test(niche.label)), JSON.stringify(report.niches?.map((n) => n.label)));
+    // A score run replays like a speedup run: the same decisions, the same best.
+    const replay = await project.run(['evolve', 'replay', runDir!, '--no-measure', '--project', project.dir]);
+    assert.equal(replay.code, 0, replay.stderr);
+    assert.match(replay.stdout, /best program: byte-identical/);
   });
 
   it('with a scripted model on the OpenAI wire: the score improves by several points, and report.md says by how many', async () => {

@@ -382,12 +382,13 @@ export function registerEvolveCommands(program: Command): void {
       } finally {
         await fabric?.close();
       }
+      const unit = { unit: runDir.readManifest().settings.objectiveUnit };
       ctx.output(result, () =>
         [
           `replayed ${result.events} events of run ${runDir.id}: ${result.children} children re-derived from their parents and recorded answers, ${result.plans} selections identical`,
           `best program: ${result.identical ? 'byte-identical' : 'DIFFERENT'} (${result.bestId.slice(0, 12)})`,
           ...(result.remeasured
-            ? [`re-measured ${result.remeasured.objectiveName}: ${result.remeasured.objective?.toFixed(3)} vs recorded ${result.remeasured.recorded.toFixed(3)} (${result.remeasured.differencePct >= 0 ? '+' : ''}${result.remeasured.differencePct.toFixed(1)}%)`]
+            ? [`re-measured ${result.remeasured.objectiveName}: ${objectiveValue(result.remeasured.objective, unit)} vs recorded ${objectiveValue(result.remeasured.recorded, unit)} (${result.remeasured.differencePct >= 0 ? '+' : ''}${result.remeasured.differencePct.toFixed(1)}%)`]
             : []),
         ].join('\n'),
       );
