@@ -11,6 +11,8 @@ import { comparesByFactor, objectiveValue, seedComparison, shortComparison, type
 import { progressLine } from '../../daemon/cli/runProgress';
 import { renderReportMarkdown, type RunReport } from '../../daemon/evolution/controller/report';
 import { FeatureSpace, objectiveEdges } from '../../daemon/evolution/evodb/features';
+import { RunState, SEARCH_POLICY } from '../../daemon/evolution/controller/RunState';
+import type { RunSettings } from '../../shared/runManifest';
 import { nicheLabel } from '../../shared/nicheLabel';
 import { eliteRow, formatObjective, lineageSteps, nicheGroups, nicheRow, runRow } from '../../extension/evolutionView/evolutionModel';
 import { runEndSummary } from '../../extension/evolve/runEndSummary';
@@ -160,6 +162,15 @@ describe('objectives that are scores, not speedups', () => {
     // A speedup's grid is the one archives always had.
     assert.deepEqual(FeatureSpace.defaults('maximize', { name: 'speedup', unit: 'x' }).descriptors, FeatureSpace.defaults('maximize').descriptors);
     assert.deepEqual(objectiveEdges(speedup), [0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]);
+  });
+
+  it('a run of an example that declares no niches gets the grid of its objective', () => {
+    const base: Omit<RunSettings, 'direction' | 'objectiveName'> = { islands: 1, selector: 'epsilon-greedy', mutator: 'offline', usesLlm: false, backends: [], routing: 'weighted', childrenPerGeneration: 2, inspirations: 2, repairFailedChildren: false, confirmBest: true, seed: 1, policy: SEARCH_POLICY };
+    const objectiveBins = (state: RunState): number[] => state.archive.space.descriptors.find((d) => d.from === 'objective')!.bins;
+    assert.deepEqual(objectiveBins(new RunState({ ...base, direction: 'maximize', objectiveName: 'score', objectiveUnit: '%' })), objectiveEdges(score));
+    assert.deepEqual(objectiveBins(new RunState({ ...base, direction: 'maximize', objectiveName: 'speedup', objectiveUnit: 'x' })), objectiveEdges(speedup));
+    const declared = [{ name: 'score', from: 'objective', bins: [60, 70] }];
+    assert.deepEqual(objectiveBins(new RunState({ ...base, direction: 'maximize', objectiveName: 'score', objectiveUnit: '%', features: declared })), [60, 70], 'declared niches win');
   });
 
   it('the Evolution view, proposal titles and the end notification show the score in its unit', () => {
