@@ -86,6 +86,10 @@ describe('peagen evolve run examples/spread_points (a score, real CLI, real eval
     assert.deepEqual(report.milestones, [], 'no "2x the seed" milestones for a score');
     // The archive's default-free grid: the example declares 5-point score bins.
     assert.ok(report.niches?.every((niche) => /^score (< 50%|≥ 95%|\d+–\d+%) · /.test(niche.label)), JSON.stringify(report.niches?.map((n) => n.label)));
+    // `peagen eval` names the score in its unit too.
+    const evaluated = await project.run(['eval', SPREAD_POINTS_DIR, '--sync', '--quick']);
+    assert.equal(evaluated.code, 0, evaluated.stderr);
+    assert.match(evaluated.stdout, /^spread_points: correct — score \d+\.\d{3}% \(maximize\)$/m);
     // A score run replays like a speedup run: the same decisions, the same best.
     const replay = await project.run(['evolve', 'replay', runDir!, '--no-measure', '--project', project.dir]);
     assert.equal(replay.code, 0, replay.stderr);
@@ -117,7 +121,8 @@ describe('peagen evolve run examples/spread_points (a score, real CLI, real eval
     };
     const [bestAgain, seedAgain] = [await reevaluate(best.file), await reevaluate()];
     assert.ok(bestAgain - seedAgain >= 5, `on evaluator seed 11: best ${bestAgain} vs seed ${seedAgain}`);
-    assert.ok(best.lineage.slice(1).some((step) => step.mutator === 'llm-patch'), JSON.stringify(best.lineage));
+    // The model's answers made the gain: a call's child, or another answer of one call (a sibling).
+    assert.ok(best.lineage.slice(1).some((step) => step.model === 'openai/gpt-4o-mini'), JSON.stringify(best.lineage));
     const markdown = fs.readFileSync(path.join(report.runDir, 'report.md'), 'utf8');
     assert.match(markdown, new RegExp(`- Best: score ${best.objective.toFixed(3)}%, \\*\\*\\+${(best.objective - seed).toFixed(3)} points over the seed's ${seed.toFixed(3)}%\\*\\*`));
     assert.match(markdown, /points of score per 100 calls/);
