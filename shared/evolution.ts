@@ -97,6 +97,8 @@ export interface RunProgress {
   state: RunState;
   direction: z.infer<typeof DirectionSchema>;
   objectiveName: string;
+  /** The objective's unit (`x`, `%`, `ms`), when the example declares one: how values and gains are worded. */
+  objectiveUnit?: string;
   /** The seed's objective (first measurement). */
   seedObjective: number | null;
   best: { id: string; objective: number; generation: number; confirmed: boolean } | null;

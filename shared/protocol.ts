@@ -426,6 +426,8 @@ export namespace GetProgram {
     /** Ancestors from the seed to the parent, without their code. */
     ancestors: Omit<Program, 'code' | 'evaluation'>[];
     objectiveName: string;
+    /** The example's objective unit (`x`, `%`), when it declares one: proposal titles show values in it. */
+    objectiveUnit?: string;
     /** Where the run's programs belong in the client's workspace. */
     placement: ProgramPlacement;
   }

@@ -12,6 +12,7 @@ import type { Program } from '../../shared/evolution';
 import type { ProgramPlacement } from '../../shared/protocol';
 import type { LineRegion } from '../../shared/lines';
 import { replacementFromProgram } from '../../shared/selection';
+import { valueWithUnit } from '../../shared/objectiveText';
 
 export interface ProgramTarget {
   file: string;
@@ -31,9 +32,9 @@ const MADE_WITHOUT_A_CALL: Record<string, string> = {
   transplant: 'an edit from another lineage',
 };
 
-/** One line naming a program, e.g. "speedup 12.3 (gen 4, openai/gpt-4o-mini)". */
-export function programTitle(objectiveName: string, program: Pick<Program, 'objective' | 'lineage'>): string {
-  const score = program.objective === null ? 'failed' : `${objectiveName} ${formatObjective(program.objective)}`;
+/** One line naming a program, e.g. "speedup 12.3 (gen 4, openai/gpt-4o-mini)", "score 68.7% (gen 4, offline)". */
+export function programTitle(objectiveName: string, program: Pick<Program, 'objective' | 'lineage'>, objectiveUnit?: string): string {
+  const score = program.objective === null ? 'failed' : `${objectiveName} ${valueWithUnit(formatObjective(program.objective), objectiveUnit)}`;
   const by = program.lineage.model ?? MADE_WITHOUT_A_CALL[program.lineage.mutator] ?? program.lineage.mutator;
   return `${score} (gen ${program.lineage.generation}, ${by})`;
 }
@@ -43,8 +44,8 @@ function formatObjective(value: number): string {
 }
 
 /** Maps `program` to its place; a plain example's program file is read from this machine. */
-export function programTarget(placement: ProgramPlacement, objectiveName: string, program: Pick<Program, 'code' | 'objective' | 'lineage'>): ProgramTarget {
-  const title = programTitle(objectiveName, program);
+export function programTarget(placement: ProgramPlacement, objectiveName: string, program: Pick<Program, 'code' | 'objective' | 'lineage'>, objectiveUnit?: string): ProgramTarget {
+  const title = programTitle(objectiveName, program, objectiveUnit);
   if (placement.kind === 'selection') {
     const { record, baseText } = placement;
     return { file: record.sourceFile, baseText, region: record.replaceRange, replacement: replacementFromProgram(program.code, record.blockIndex), title };

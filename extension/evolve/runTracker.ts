@@ -9,6 +9,8 @@ import { GetProgram, StopRun } from '../../shared/protocol';
 import type { WorkspaceParams } from '../services';
 import type { Services } from '../services';
 import { proposalForProgram } from './programTarget';
+import { runEndSummary } from './runEndSummary';
+import { objectiveValue } from '../../shared/objectiveText';
 
 const ENDED: ReadonlySet<RunProgress['state']> = new Set(['finished', 'interrupted', 'failed']);
 
@@ -166,10 +168,7 @@ export class RunTracker implements vscode.Disposable {
   }
 
   private async announceEnd(run: FollowedRun, last: RunProgress, cancelled: boolean): Promise<void> {
-    const best = last.best;
-    const factor = best && last.seedObjective ? (last.direction === 'maximize' ? best.objective / last.seedObjective : last.seedObjective / best.objective) : undefined;
-    const gain = factor !== undefined && Number.isFinite(factor) ? ` (${factor.toFixed(1)}x the seed)` : '';
-    const summary = `Peagen: run ${run.runId} ${last.state}${last.stopReason ? ` (${last.stopReason})` : ''}: ${last.evaluations} evaluations${best ? `, best ${last.objectiveName} ${best.objective.toFixed(3)}${gain}` : ''}.`;
+    const summary = runEndSummary(last);
     const bestProposal = run.proposals.at(-1);
     if (!bestProposal) {
       if (!cancelled || last.state !== 'interrupted') void vscode.window.showInformationMessage(`${summary} No improvement over the selection to propose.`);
@@ -185,6 +184,6 @@ export class RunTracker implements vscode.Disposable {
 }
 
 export function progressMessage(progress: RunProgress): string {
-  const best = progress.best ? `best ${progress.objectiveName} ${progress.best.objective.toFixed(2)}` : 'no best yet';
+  const best = progress.best ? `best ${progress.objectiveName} ${objectiveValue(progress.best.objective, { unit: progress.objectiveUnit }, 2)}` : 'no best yet';
   return `generation ${progress.generation} · ${progress.evaluations} evaluations · ${best}${progress.state === 'stopping' ? ' · stopping…' : ''}`;
 }

@@ -6,6 +6,7 @@ import type { Result } from '../../../shared/task';
 import { describeEnvironmentUse } from '../../evaluation/environment/environmentAccess';
 import { isEnvironmentCached } from '../../evaluation/environment/environmentCache';
 import { environmentSpecsOf } from '../../evaluation/environment/environmentSpec';
+import { objectiveValue } from '../../../shared/objectiveText';
 import { loadExample } from '../../evaluation/example';
 import { ENVIRONMENT_FAILED } from '../../handlers/evaluate';
 import { readLiveRecord } from '../../../shared/discovery';
@@ -30,9 +31,9 @@ interface SandboxUsed extends SandboxStatus {
   via: 'daemon' | 'this process';
 }
 
-function describe(name: string, objectiveName: string, evaluation: Evaluation, sandbox: SandboxUsed, verbose: boolean): string {
+function describe(name: string, objective: { name: string; unit?: string | undefined }, evaluation: Evaluation, sandbox: SandboxUsed, verbose: boolean): string {
   const lines = evaluation.correct
-    ? [`${name}: correct — ${objectiveName} ${evaluation.objective?.toFixed(3)} (${evaluation.direction})`]
+    ? [`${name}: correct — ${objective.name} ${objectiveValue(evaluation.objective, objective)} (${evaluation.direction})`]
     : [`${name}: FAILED (${evaluation.failure?.reason}) — ${evaluation.failure?.message}`];
   const executor = `${sandbox.executor}${sandbox.isolates ? '' : ' (NOT isolated)'}${sandbox.via === 'daemon' ? ', via the daemon' : ''}`;
   lines.push(`executor: ${executor}; wall ${(evaluation.wallMs / 1000).toFixed(1)} s${evaluation.stoppedBy ? `; stopped by ${evaluation.stoppedBy}` : ''}`);
@@ -129,7 +130,7 @@ export function registerEvalCommand(program: Command): void {
         throw new CliError(`the evaluation did not complete: ${result?.error ? `${result.error.code}: ${result.error.message}` : 'no result'}`, ExitCode.Failed);
       }
       ctx.output({ example: example.config.name, objectiveName: example.config.objective.name, sandbox, ...evaluation }, () =>
-        describe(example.config.name, example.config.objective.name, evaluation, sandbox, ctx.verbose),
+        describe(example.config.name, example.config.objective, evaluation, sandbox, ctx.verbose),
       );
       if (!evaluation.correct) process.exitCode = ExitCode.Failed;
     });

@@ -16,6 +16,7 @@ import { type MergeResult, MergeRefused, mergeRuns } from '../../evolution/contr
 import { replayRun } from '../../evolution/controller/replay';
 import { activePlugins } from '../../plugins/activePlugins';
 import { readReport, type RunReport } from '../../evolution/controller/report';
+import { objectiveValue, seedComparison, shortComparison, type ObjectiveTerms } from '../../../shared/objectiveText';
 import type { StopConditions } from '../../../shared/runManifest';
 import { RunDir, RUNS_DIR } from '../../evolution/controller/runDir';
 import { RunBusyError } from '../../evolution/controller/runLock';
@@ -118,8 +119,10 @@ function summaryLines(report: RunReport, runDir: RunDir): string {
   const lines = [`run ${report.runId}: stopped by ${report.stopReason}`];
   if (report.best) {
     const b = report.best;
+    const terms: ObjectiveTerms = { name: report.objectiveName, direction: report.direction, unit: report.objectiveUnit };
+    const versus = seedComparison(terms, report.seed.objective, b.objective);
     lines.push(
-      `best ${report.objectiveName}: ${b.objective.toFixed(3)}${b.improvement !== null ? ` (${b.improvement.toFixed(1)}x the seed's ${report.seed.objective?.toFixed(3)})` : ''}, generation ${b.generation}, measured ${b.measurements.length}x: ${b.measurements.map((m) => m.objective?.toFixed(3)).join(', ')}`,
+      `best ${report.objectiveName}: ${objectiveValue(b.objective, terms)}${versus !== undefined ? ` (${versus})` : ''}, generation ${b.generation}, measured ${b.measurements.length}x: ${b.measurements.map((m) => objectiveValue(m.objective, terms)).join(', ')}`,
       `best program: ${b.file}`,
     );
   }
@@ -312,6 +315,7 @@ export function registerEvolveCommands(program: Command): void {
       const runs = RunDir.list(flags.project ?? process.cwd()).map((runDir) => {
         const manifest = runDir.readManifest();
         const report = readReport(runDir);
+        const terms: ObjectiveTerms = { name: manifest.settings.objectiveName, direction: manifest.settings.direction, unit: manifest.settings.objectiveUnit };
         return {
           runId: manifest.runId,
           example: manifest.exampleName,
@@ -319,6 +323,10 @@ export function registerEvolveCommands(program: Command): void {
           state: report ? (report.stopReason === 'interrupted' ? 'interrupted' : 'finished') : 'running or killed',
           best: report?.best?.objective ?? null,
           improvement: report?.best?.improvement ?? null,
+          /** How the best compares with the seed, in the example's terms (`2.6x`, `seed 61.517%`). */
+          versusSeed: shortComparison(terms, report?.seed.objective, report?.best?.objective),
+          /** The best in the example's unit (`67.688%`), for the listing. */
+          bestText: objectiveValue(report?.best?.objective, terms),
           evaluations: report?.progress.evaluations ?? null,
           dir: runDir.dir,
         };
@@ -326,7 +334,7 @@ export function registerEvolveCommands(program: Command): void {
       ctx.output({ runs }, () =>
         runs.length === 0
           ? 'no runs here yet (start one with `peagen evolve run examples/bad_sort`)'
-          : runs.map((run) => `${run.runId}  ${run.example}  ${run.state}  best ${run.best?.toFixed(3) ?? '—'}${run.improvement ? ` (${run.improvement.toFixed(1)}x)` : ''}  ${run.evaluations ?? '?'} evals`).join('\n'),
+          : runs.map((run) => `${run.runId}  ${run.example}  ${run.state}  best ${run.bestText}${run.versusSeed ? ` (${run.versusSeed})` : ''}  ${run.evaluations ?? '?'} evals`).join('\n'),
       );
     });
 
@@ -377,12 +385,13 @@ export function registerEvolveCommands(program: Command): void {
       } finally {
         await fabric?.close();
       }
+      const unit = { unit: runDir.readManifest().settings.objectiveUnit };
       ctx.output(result, () =>
         [
           `replayed ${result.events} events of run ${runDir.id}: ${result.children} children re-derived from their parents and recorded answers, ${result.plans} selections identical`,
           `best program: ${result.identical ? 'byte-identical' : 'DIFFERENT'} (${result.bestId.slice(0, 12)})`,
           ...(result.remeasured
-            ? [`re-measured ${result.remeasured.objectiveName}: ${result.remeasured.objective?.toFixed(3)} vs recorded ${result.remeasured.recorded.toFixed(3)} (${result.remeasured.differencePct >= 0 ? '+' : ''}${result.remeasured.differencePct.toFixed(1)}%)`]
+            ? [`re-measured ${result.remeasured.objectiveName}: ${objectiveValue(result.remeasured.objective, unit)} vs recorded ${objectiveValue(result.remeasured.recorded, unit)} (${result.remeasured.differencePct >= 0 ? '+' : ''}${result.remeasured.differencePct.toFixed(1)}%)`]
             : []),
         ].join('\n'),
       );

@@ -11,6 +11,7 @@ import type { Span } from '@opentelemetry/api';
 import type { Evaluation } from '../../../shared/evaluation';
 import type { Program, RunProgress, StopReason } from '../../../shared/evolution';
 import { MAX_CHOICES } from '../../../shared/payloads';
+import { objectiveValue } from '../../../shared/objectiveText';
 import type { TraceCarrier } from '../../../shared/task';
 import { describeEnvironmentUse } from '../../evaluation/environment/environmentAccess';
 import type { Example } from '../../evaluation/example';
@@ -238,7 +239,7 @@ export class EvolutionRun {
     this.state.applySeed(program);
     this.record({ type: 'seed', program });
     this.timeline.push({ elapsedMs: this.elapsed(), evaluations: 0, llmCalls: 0, objective: evaluation.objective });
-    this.options.log(`seed: ${manifest.settings.objectiveName} ${evaluation.objective.toFixed(3)}`);
+    this.options.log(`seed: ${manifest.settings.objectiveName} ${objectiveValue(evaluation.objective, { unit: manifest.settings.objectiveUnit })}`);
     for (const use of evaluation.environments ?? []) this.options.log(`environment: ${describeEnvironmentUse(use)}`);
   }
 
@@ -631,6 +632,7 @@ export class EvolutionRun {
       state,
       direction: manifest.settings.direction,
       objectiveName: manifest.settings.objectiveName,
+      ...(manifest.settings.objectiveUnit && { objectiveUnit: manifest.settings.objectiveUnit }),
       seedObjective: seedProgram?.objective ?? null,
       best: best && best.objective !== null ? { id: best.id, objective: best.objective, generation: best.lineage.generation, confirmed: best.measurements.length > 1 } : null,
       generation: this.state.generation,

@@ -179,7 +179,7 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
     }
     const job = readSelectionJob(manifest.exampleDir);
     const placement: ProgramPlacement = job ? { kind: 'selection', record: job.record, baseText: job.baseText } : { kind: 'example', exampleDir: manifest.exampleDir, program: manifest.program };
-    return { program, ancestors, objectiveName: manifest.settings.objectiveName, placement };
+    return { program, ancestors, objectiveName: manifest.settings.objectiveName, ...(manifest.settings.objectiveUnit && { objectiveUnit: manifest.settings.objectiveUnit }), placement };
   }
 
   private runRequestOf(params: StartRun.Params & { workers: number; stop: object }): RunRequest {
@@ -220,6 +220,7 @@ function startingProgress(manifest: RunManifest): RunProgress {
     state: 'running',
     direction: manifest.settings.direction,
     objectiveName: manifest.settings.objectiveName,
+    ...(manifest.settings.objectiveUnit && { objectiveUnit: manifest.settings.objectiveUnit }),
     seedObjective: null,
     best: null,
     generation: 0,

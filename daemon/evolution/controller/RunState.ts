@@ -10,6 +10,7 @@ import type { Ablation, RunSettings } from '../../../shared/runManifest';
 import { CallCredit } from '../credit/callCredit';
 import { ParentYield } from '../credit/parentYield';
 import { EvoDB } from '../evodb/EvoDB';
+import { FeatureSpace } from '../evodb/features';
 import { EnsembleRouter } from '../llm/EnsembleRouter';
 import { Rng, type RngState } from '../rng';
 import { createSelector } from '../selection/createSelector';
@@ -207,7 +208,12 @@ export class RunState {
   ) {
     this.archive = snapshot
       ? EvoDB.fromJSON(hydrate(snapshot.archive, loadProgram))
-      : new EvoDB({ direction: settings.direction, islands: settings.islands, ...(settings.features && { features: settings.features }) });
+      : new EvoDB({
+          direction: settings.direction,
+          islands: settings.islands,
+          // Without declared axes, the objective's default edges follow what it is (a speedup, a score).
+          features: settings.features ?? FeatureSpace.defaults(settings.direction, { name: settings.objectiveName, unit: settings.objectiveUnit }).descriptors,
+        });
     this.selector = createSelector(settings.selector, {}, selectors);
     this.router = settings.usesLlm && settings.backends.length > 0 ? new EnsembleRouter(settings.backends, settings.routing) : undefined;
     this.rng = new Rng(snapshot ? snapshot.rng : settings.seed);

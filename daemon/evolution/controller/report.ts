@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import type { EnvironmentUse } from '../../../shared/evaluation';
 import type { Program, RunProgress, StopReason } from '../../../shared/evolution';
 import { nicheLabel } from '../../../shared/nicheLabel';
+import { comparesByFactor, difference, objectiveValue, seedComparison, type ObjectiveTerms } from '../../../shared/objectiveText';
 import { bestFirst } from '../selection/archiveQueries';
 import type { TimelinePoint } from './loadRunState';
 import type { RunManifest } from '../../../shared/runManifest';
@@ -16,6 +17,8 @@ export interface RunReport {
   runId: string;
   example: string;
   objectiveName: string;
+  /** The objective's unit (`x`, `%`, `ms`), when the example declares one; absent from older reports. */
+  objectiveUnit?: string;
   direction: 'maximize' | 'minimize';
   stopReason: StopReason;
   mutator: string;
@@ -49,7 +52,7 @@ export interface RunReport {
   failedProposals: number;
   /** Share of LLM answers that became an applied child, per model: at the first try and after repair. */
   patchYieldByModel: { model: string; answers: number; firstTry: number; afterRepair: number }[];
-  /** When the best first reached 10x, 25x, 50x, 100x the seed. */
+  /** When the best first reached 2x, 5x, 10x, 25x, 50x, 100x the seed (only for an objective compared by factor, not a score). */
   milestones: { factor: number; elapsedMs: number; evaluations: number; llmCalls: number }[];
   timeline: TimelinePoint[];
   /** The controller's own time per candidate (planning, bookkeeping, journal, checkpoints). */
@@ -84,6 +87,8 @@ export interface CallEconomics {
   /** Doublings of the objective (log2 of best ÷ seed, for minimize seed ÷ best) per 100 calls and per US dollar. */
   doublingsPer100Calls: number | null;
   doublingsPerUsd: number | null;
+  /** Best − seed per 100 calls, in the objective's unit: the figure for a score (absent from older reports). */
+  gainPer100Calls?: number | null;
 }
 
 export function improvementOf(direction: 'maximize' | 'minimize', seed: number | null, value: number | null): number | null {
@@ -106,8 +111,10 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
   const direction = manifest.settings.direction;
   const c = state.counters;
   const improvePlans = c.plans - c.repairPlans - (c.splits?.jobs ?? 0) - (c.reverts?.jobs ?? 0) - (c.transplants?.jobs ?? 0) - (c.siblings?.jobs ?? 0);
+  const terms: ObjectiveTerms = { name: manifest.settings.objectiveName, direction, unit: manifest.settings.objectiveUnit };
   const milestones: RunReport['milestones'] = [];
-  for (const factor of [2, 5, 10, 25, 50, 100]) {
+  // "Twice the seed" is a milestone for a speedup or a time; for a score it depends on where the scale starts.
+  for (const factor of comparesByFactor(terms) ? [2, 5, 10, 25, 50, 100] : []) {
     const point = timeline.find((entry) => (improvementOf(direction, seed?.objective ?? null, entry.objective) ?? 0) >= factor);
     if (point) milestones.push({ factor, elapsedMs: point.elapsedMs, evaluations: point.evaluations, llmCalls: point.llmCalls });
   }
@@ -115,6 +122,7 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
     runId: manifest.runId,
     example: manifest.exampleName,
     objectiveName: manifest.settings.objectiveName,
+    ...(manifest.settings.objectiveUnit && { objectiveUnit: manifest.settings.objectiveUnit }),
     direction,
     stopReason,
     mutator: manifest.settings.mutator,
@@ -143,7 +151,7 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
     milestones,
     timeline,
     engineOverheadMsPerCandidate: c.proposals > 0 ? engineMs / c.proposals : 0,
-    economics: economicsOf(state, improvementOf(direction, seed?.objective ?? null, best?.objective ?? null)),
+    economics: economicsOf(state, improvementOf(direction, seed?.objective ?? null, best?.objective ?? null), gainOf(direction, seed?.objective ?? null, best?.objective ?? null)),
     merges: structuredClone(state.merges),
   };
 }
@@ -168,7 +176,13 @@ function nichesOf(manifest: RunManifest, state: RunState): NonNullable<RunReport
     .map(([key, { strongest, islands }]) => ({ key, label: nicheLabel(key, axes), islands, best: { id: strongest.id, objective: strongest.objective } }));
 }
 
-function economicsOf(state: RunState, improvement: number | null): CallEconomics {
+/** How much better the best is than the seed, in the objective's unit (positive when better). */
+function gainOf(direction: 'maximize' | 'minimize', seed: number | null, best: number | null): number | null {
+  if (seed === null || best === null) return null;
+  return direction === 'maximize' ? best - seed : seed - best;
+}
+
+function economicsOf(state: RunState, improvement: number | null, gain: number | null): CallEconomics {
   const c = state.counters;
   const doublings = improvement !== null && improvement > 0 ? Math.log2(improvement) : null;
   return {
@@ -181,6 +195,7 @@ function economicsOf(state: RunState, improvement: number | null): CallEconomics
     siblings: { ...(c.siblings ?? { jobs: 0, improvements: 0 }) },
     doublingsPer100Calls: doublings !== null && c.llmCalls > 0 ? (100 * doublings) / c.llmCalls : null,
     doublingsPerUsd: doublings !== null && c.costUsd > 0 ? doublings / c.costUsd : null,
+    gainPer100Calls: gain !== null && c.llmCalls > 0 ? (100 * gain) / c.llmCalls : null,
   };
 }
 
@@ -188,8 +203,15 @@ const fmt = (value: number | null | undefined, digits = 3): string => (value ===
 const minutes = (ms: number): string => `${(ms / 60_000).toFixed(1)} min`;
 const pct = (share: number): string => `${(share * 100).toFixed(1)}%`;
 
+/** The report's objective in the example's terms (older reports have no unit: a speedup stays one). */
+function termsOf(report: RunReport): ObjectiveTerms {
+  return { name: report.objectiveName, direction: report.direction, unit: report.objectiveUnit };
+}
+
 export function renderReportMarkdown(report: RunReport): string {
   const p = report.progress;
+  const terms = termsOf(report);
+  const value = (objective: number | null | undefined): string => objectiveValue(objective, terms);
   const lines = [`# Peagen run ${report.runId}`, '', `Example **${report.example}**, objective **${report.objectiveName}** (${report.direction}); mutator **${report.mutator}**; stopped by **${report.stopReason}**.`, ''];
   for (const use of report.environments ?? []) {
     lines.push(`Environment: \`${use.file}\` (sha256 ${use.sha256.slice(0, 12)}…), cached at \`${use.dir}\`, ${use.installed ? 'installed for this run' : 'reused from the cache'}.`, '');
@@ -199,16 +221,18 @@ export function renderReportMarkdown(report: RunReport): string {
     lines.push(
       '## Result',
       '',
-      `- Seed: ${report.objectiveName} ${fmt(report.seed.objective)}.`,
-      `- Best: ${report.objectiveName} ${fmt(b.objective)}${b.improvement !== null ? `, **${b.improvement.toFixed(1)}x** the seed` : ''} (generation ${b.generation}), in \`${b.file}\`.`,
-      `- Measurements of the best: ${b.measurements.map((m) => `${fmt(m.objective)} (seed ${m.seed})`).join(', ')}${b.measurements.length > 1 ? '; the lower counts' : ' (not re-measured: it was not a new best when measured, or the run stopped first)'}.`,
-      `- Verified by the example's evaluator in a fresh ${report.executor ?? ''} sandbox: its correctness checks (fixed edge cases and held-out inputs) passed on every measurement, and every timed output was checked.`,
+      `- Seed: ${report.objectiveName} ${value(report.seed.objective)}.`,
+      `- Best: ${report.objectiveName} ${value(b.objective)}${bestVersusSeed(report, terms)} (generation ${b.generation}), in \`${b.file}\`.`,
+      `- Measurements of the best: ${b.measurements.map((m) => `${value(m.objective)} (seed ${m.seed})`).join(', ')}${b.measurements.length > 1 ? `; the ${report.direction === 'maximize' ? 'lower' : 'higher'} counts` : ' (not re-measured: it was not a new best when measured, or the run stopped first)'}.`,
+      comparesByFactor(terms)
+        ? `- Verified by the example's evaluator in a fresh ${report.executor ?? ''} sandbox: its correctness checks (fixed edge cases and held-out inputs) passed on every measurement, and every timed output was checked.`
+        : `- Verified by the example's evaluator in a fresh ${report.executor ?? ''} sandbox: the ${report.objectiveName} is what the evaluator computed from the program's answers, and its checks passed on every measurement.`,
       '',
       '## Lineage of the best',
       '',
-      '| generation | mutator | model | objective | program |',
+      `| generation | mutator | model | ${report.objectiveName} | program |`,
       '| --- | --- | --- | --- | --- |',
-      ...b.lineage.map((step) => `| ${step.generation} | ${step.mutator} | ${step.model ?? ''} | ${fmt(step.objective)} | ${step.id.slice(0, 12)} |`),
+      ...b.lineage.map((step) => `| ${step.generation} | ${step.mutator} | ${step.model ?? ''} | ${value(step.objective)} | ${step.id.slice(0, 12)} |`),
       '',
     );
   } else {
@@ -255,9 +279,30 @@ function nicheLines(report: RunReport, niches: NonNullable<RunReport['niches']>)
     '',
     `| niche | ${report.objectiveName} | islands | program |`,
     '| --- | --- | --- | --- |',
-    ...shown.map((niche) => `| ${niche.best.id === bestId ? '★ ' : ''}${niche.label} | ${fmt(niche.best.objective)} | ${niche.islands} | ${niche.best.id.slice(0, 12)} |`),
+    ...shown.map((niche) => `| ${niche.best.id === bestId ? '★ ' : ''}${niche.label} | ${objectiveValue(niche.best.objective, termsOf(report))} | ${niche.islands} | ${niche.best.id.slice(0, 12)} |`),
     ...(niches.length > shown.length ? ['', `… and ${niches.length - shown.length} more in report.json.`] : []),
   ];
+}
+
+/** `**2.6x** the seed` (a speedup, a time), `+7.183 points over the seed's 61.517%` (a score), or nothing. */
+function bestVersusSeed(report: RunReport, terms: ObjectiveTerms): string {
+  const b = report.best;
+  if (!b) return '';
+  if (comparesByFactor(terms)) return b.improvement !== null ? `, **${b.improvement.toFixed(1)}x** the seed` : '';
+  const text = seedComparison(terms, report.seed.objective, b.objective);
+  return text ? `, **${text}**` : '';
+}
+
+/** Doublings per 100 calls for a speedup or a time; for a score, what 100 calls added to it. */
+function improvementPerCall(report: RunReport): string {
+  const e = report.economics;
+  const terms = termsOf(report);
+  if (!comparesByFactor(terms)) {
+    const gain = e.gainPer100Calls;
+    if (gain === null || gain === undefined) return '—';
+    return `${difference(gain, terms)} of ${report.objectiveName} per 100 calls`;
+  }
+  return `${e.doublingsPer100Calls !== null ? `${e.doublingsPer100Calls.toFixed(2)} doublings of the ${report.objectiveName} per 100 calls` : '—'}${e.doublingsPerUsd !== null ? `; ${e.doublingsPerUsd.toFixed(1)} doublings per US dollar` : ''}`;
 }
 
 /** report.md's "Calls" section: where the money went. */
@@ -271,7 +316,7 @@ function economicsLines(report: RunReport): string[] {
     '## Calls',
     '',
     `- ${calls} LLM calls for ${report.progress.evaluations} evaluations: ${e.callsPerEvaluation !== null ? e.callsPerEvaluation.toFixed(2) : '—'} calls per evaluation.`,
-    `- Improvement per call: ${e.doublingsPer100Calls !== null ? `${e.doublingsPer100Calls.toFixed(2)} doublings of the ${report.objectiveName} per 100 calls` : '—'}${e.doublingsPerUsd !== null ? `; ${e.doublingsPerUsd.toFixed(1)} doublings per US dollar` : ''}.`,
+    `- Improvement per call: ${improvementPerCall(report)}.`,
     `- Children not evaluated because they were known: ${e.duplicates.exact} exactly, ${e.duplicates.normalized} after normalisation (comments or layout only).`,
     `- Children with several edits tried without one of them (no call): ${e.splits.jobs}, of which ${e.splits.improvements} beat the child they came from.`,
     `- Bests tried without an edit of their lineage that did not improve (no call): ${e.reverts.jobs}, of which ${e.reverts.kept} were as good.`,
