@@ -22,13 +22,15 @@ import { type Checkpoint, loadRunState, type TimelinePoint } from './loadRunStat
 import { BudgetGuard, type Spend } from './budget';
 import { buildReport, type RunReport, writeReport } from './report';
 import { lockRun } from './runLock';
-import { type EvaluationEvent, isFreePlan, type PlanEvent, type ProposalEvent, type RunEvent } from '../runEvents';
+import { type EvaluationEvent, isFreePlan, type PlanEvent, type ProposalEvent, type ReduceEvent, type RunEvent } from '../runEvents';
 import type { RunManifest } from '../../../shared/runManifest';
 import type { RunDir } from './runDir';
 import { RunState } from './RunState';
 import type { SelectorPlugin } from '../selection/ParentSelector';
 import { awaitResult, type TaskClient } from './TaskClient';
 import { evaluateTaskSpec, evaluationOf, freeProposal, mutateTaskSpec, proposalOf } from './taskSpecs';
+import { DEFAULT_REDUCE_BUDGET, reduceBest, type Reduction } from '../reduce/reduceBest';
+import { unifiedDiff } from '../mutation/patch/unifiedDiff';
 
 export interface EvolutionRunOptions {
   runDir: RunDir;
@@ -174,10 +176,13 @@ export class EvolutionRun {
     }
     await Promise.allSettled([...this.jobs.values()].map((job) => job.promise));
     const reason = this.stopReason ?? 'interrupted';
-    if (reason !== 'interrupted') this.record({ type: 'stop', reason });
+    if (reason !== 'interrupted') {
+      this.record({ type: 'stop', reason });
+      await this.reduceBest();
+    }
     this.writeCheckpoint();
     const best = this.state.best;
-    if (best) runDir.writeBest(manifest.program, best.code);
+    if (best) runDir.writeReducedBest(manifest.program, best.code, this.state.bestReduction?.program?.code);
     const progress = this.snapshotProgress(reason === 'interrupted' ? 'interrupted' : 'finished');
     return {
       progress,
@@ -189,6 +194,79 @@ export class EvolutionRun {
       engineMs: this.engineMs,
       report: buildReport(manifest, runDir, this.state, progress, reason, this.timeline, this.engineMs),
     };
+  }
+
+  /**
+   * Reduces the ended run's best to its smallest diff from the seed that keeps most of its gain
+   * (reduce/reduceBest.ts), measured in the sandbox as the run's children are, and journals
+   * the outcome. A best reduced before (a resumed run that found nothing better) is not
+   * reduced again. Interrupted or failing, the run simply keeps its full best.
+   */
+  private async reduceBest(): Promise<void> {
+    const { manifest, log } = this.options;
+    const budget = manifest.reduce?.budget ?? DEFAULT_REDUCE_BUDGET;
+    const best = this.state.best;
+    const seed = this.state.seedId ? this.state.archive.get(this.state.seedId) : undefined;
+    if (budget <= 0 || !best || !seed || best.id === seed.id || best.objective === null || this.state.bestReduction) return;
+    const signal = this.options.signal ?? new AbortController().signal;
+    const tasks = new Set<string>();
+    log(`reducing the best to its smallest diff from the seed (at most ${budget} evaluations) ...`);
+    let reduction: Reduction;
+    try {
+      reduction = await reduceBest({
+        seed,
+        best,
+        direction: this.state.settings.direction,
+        budget,
+        evaluate: (code, measurementSeed) => this.evaluate(code, measurementSeed, signal, tasks),
+      });
+    } catch (error) {
+      await Promise.allSettled([...tasks].map((taskId) => this.options.client.cancel(taskId)));
+      log(signal.aborted ? 'the reduction of the best was interrupted: the full best is kept' : `could not reduce the best (the full best is kept): ${(error as Error).message}`);
+      return;
+    }
+    if (signal.aborted) return;
+    const at = new Date().toISOString();
+    const reduced = reduction.reduced;
+    const program: Program | undefined = reduced && {
+      id: programId(reduced.code),
+      code: reduced.code,
+      lineage: {
+        parents: [best.id],
+        generation: best.lineage.generation + 1,
+        mutator: 'reduce',
+        patch: unifiedDiff(best.code, reduced.code),
+        exchanges: [],
+        seed: reduced.measurements[0]?.seed ?? manifest.settings.seed,
+        repairs: 0,
+        island: best.lineage.island,
+        createdAt: at,
+      },
+      evaluation: reduced.evaluation,
+      objective: reduced.objective,
+      correct: true,
+      measurements: reduced.measurements,
+      features: {},
+    };
+    const event: ReduceEvent = {
+      type: 'reduce',
+      best: best.id,
+      keep: reduction.keep,
+      changes: reduction.changes,
+      changedLines: reduction.changedLines,
+      trials: reduction.trials,
+      evaluations: reduction.evaluations,
+      budget,
+      ...(program && { program }),
+    };
+    this.state.applyReduce(event);
+    this.record(event, at);
+    const name = manifest.settings.objectiveName;
+    log(
+      program
+        ? `reduced: ${name} ${program.objective!.toFixed(3)} with ${reduction.changedLines.reduced} changed lines, ${best.objective.toFixed(3)} with all ${reduction.changedLines.best} (${reduction.evaluations} evaluations)`
+        : `no change of the best could be dropped (${reduction.evaluations} evaluations): all ${reduction.changedLines.best} changed lines are kept`,
+    );
   }
 
   /** Ends the run as if a stop condition had been met (the daemon's StopRun, its shutdown). */
