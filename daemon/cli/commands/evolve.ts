@@ -21,6 +21,7 @@ import { RunDir, RUNS_DIR } from '../../evolution/controller/runDir';
 import { RunBusyError } from '../../evolution/controller/runLock';
 import { readJournal } from '../../evolution/evodb/journal';
 import { SELECTOR_NAMES } from '../../evolution/selection/createSelector';
+import { DEFAULT_REDUCE_BUDGET } from '../../evolution/reduce/reduceBest';
 import { CliContext, CliError, ExitCode, parsePositiveInt } from '../context';
 import { ProgressDisplay } from '../runProgress';
 import { interruptSignal, openFabric } from '../runFabric';
@@ -42,6 +43,7 @@ interface RunFlags {
   islands?: number;
   quick?: boolean;
   resume?: string;
+  reduceBudget?: number;
   sync?: boolean;
   project?: string;
 }
@@ -97,6 +99,7 @@ function addRunOptions(command: Command): Command {
     .option('--islands <n>', 'independent sub-populations that take turns and exchange their bests (default 1)', atLeastOne('--islands'))
     .option('--quick', "pass --quick to the evaluator (smaller inputs: faster, noisier)")
     .option('--resume <run>', 'continue a run (its id or directory) from its checkpoint and journal')
+    .option('--reduce-budget <n>', `evaluations to spend, as the run ends, reducing the best to the smallest diff from the seed that keeps 90% of its gain (0: none; default ${DEFAULT_REDUCE_BUDGET})`, parsePositiveInt('--reduce-budget'))
     .option('--sync', 'run everything in this process (in-memory queue, in-process workers), even when a daemon runs')
     .option('--project <dir>', 'where .peagen/runs/ is kept (default: the current directory)');
 }
@@ -121,6 +124,10 @@ function summaryLines(report: RunReport, runDir: RunDir): string {
       `best ${report.objectiveName}: ${b.objective.toFixed(3)}${b.improvement !== null ? ` (${b.improvement.toFixed(1)}x the seed's ${report.seed.objective?.toFixed(3)})` : ''}, generation ${b.generation}, measured ${b.measurements.length}x: ${b.measurements.map((m) => m.objective?.toFixed(3)).join(', ')}`,
       `best program: ${b.file}`,
     );
+    if (report.reduction) {
+      const r = report.reduction;
+      lines.push(r.reduced ? `smallest diff that keeps the gain: ${r.summary} (the full best: ${r.fullFile})` : `smallest diff: ${r.summary}`);
+    }
   }
   const p = report.progress;
   lines.push(`${p.evaluations} evaluations (${p.failedEvaluations} failed), ${p.llmCalls} LLM calls, ${p.tokens.inputTokens + p.tokens.outputTokens} tokens, $${p.costUsd.toFixed(4)}`);
@@ -163,6 +170,7 @@ async function runEvolution(ctx: CliContext, exampleDir: string | undefined, fla
     ...(flags.islands !== undefined && { islands: flags.islands }),
     ...(flags.quick && { quick: true }),
     ...(flags.resume && { resume: flags.resume }),
+    ...(flags.reduceBudget !== undefined && { reduceBudget: flags.reduceBudget }),
   };
   // The daemon runs the controller when one is running (and nothing asks for this process):
   // the run survives this terminal, and the editor sees it.
@@ -341,21 +349,30 @@ export function registerEvolveCommands(program: Command): void {
 
   evolve
     .command('best <run>')
-    .description("print a run's best program (run id or directory)")
+    .description("print a run's best program (run id or directory): the smallest diff from the seed that keeps its gain, when the run reduced it")
+    .option('--full', 'the full best, with every change, when best/ holds its reduction')
     .option('--output <file>', 'write it to this file instead')
     .option('--project <dir>', 'where .peagen/runs/ is kept')
-    .action((run: string, flags: { output?: string; project?: string }, command: Command) => {
+    .action((run: string, flags: { full?: boolean; output?: string; project?: string }, command: Command) => {
       const ctx = CliContext.of(command);
       const runDir = resolveRun(run, flags.project);
       const manifest = runDir.readManifest();
-      const file = runDir.bestFile(manifest.program);
+      const report = readReport(runDir);
+      const reduced = report?.reduction?.reduced !== undefined && fs.existsSync(runDir.bestFullFile(manifest.program));
+      const file = flags.full && reduced ? runDir.bestFullFile(manifest.program) : runDir.bestFile(manifest.program);
       if (!fs.existsSync(file)) throw new CliError(`run ${runDir.id} has no best program yet`, ExitCode.Failed);
       const code = fs.readFileSync(file, 'utf8');
+      // Both figures, where a person reads them: stdout stays the program alone.
+      const which = reduced ? `${flags.full ? 'the full best' : 'the reduced best'}: ${report!.reduction!.summary}${flags.full ? '' : ' (--full for the full best)'}` : undefined;
+      const json = { report: report?.best ?? null, ...(report?.reduction && { reduction: report.reduction }), ...(reduced && { full: flags.full === true }) };
       if (flags.output) {
         fs.writeFileSync(flags.output, code);
-        ctx.output({ file: flags.output, report: readReport(runDir)?.best ?? null }, `wrote ${flags.output}`);
-      } else if (ctx.json) ctx.output({ code, report: readReport(runDir)?.best ?? null }, '');
-      else process.stdout.write(code);
+        ctx.output({ file: flags.output, ...json }, `wrote ${flags.output}${which ? ` (${which})` : ''}`);
+      } else if (ctx.json) ctx.output({ code, ...json }, '');
+      else {
+        if (which) process.stderr.write(`${which}\n`);
+        process.stdout.write(code);
+      }
     });
 
   evolve
@@ -377,7 +394,7 @@ export function registerEvolveCommands(program: Command): void {
       ctx.output(result, () =>
         [
           `replayed ${result.events} events of run ${runDir.id}: ${result.children} children re-derived from their parents and recorded answers, ${result.plans} selections identical`,
-          `best program: ${result.identical ? 'byte-identical' : 'DIFFERENT'} (${result.bestId.slice(0, 12)})`,
+          `best program: ${result.identical ? 'byte-identical' : 'DIFFERENT'} (${result.bestId.slice(0, 12)}${result.reducedId ? `; best/ holds its reduction ${result.reducedId.slice(0, 12)}, derived again` : ''})`,
           ...(result.remeasured
             ? [`re-measured ${result.remeasured.objectiveName}: ${result.remeasured.objective?.toFixed(3)} vs recorded ${result.remeasured.recorded.toFixed(3)} (${result.remeasured.differencePct >= 0 ? '+' : ''}${result.remeasured.differencePct.toFixed(1)}%)`]
             : []),

@@ -31,6 +31,7 @@ import { awaitResult, type TaskClient } from './TaskClient';
 import { evaluateTaskSpec, evaluationOf, freeProposal, mutateTaskSpec, proposalOf } from './taskSpecs';
 import { DEFAULT_REDUCE_BUDGET, reduceBest, type Reduction } from '../reduce/reduceBest';
 import { unifiedDiff } from '../mutation/patch/unifiedDiff';
+import { bestReductionOf } from '../reduce/bestReduction';
 
 export interface EvolutionRunOptions {
   runDir: RunDir;
@@ -693,6 +694,8 @@ export class EvolutionRun {
     const best = this.state.best;
     const seedProgram = this.state.seedId ? this.state.archive.get(this.state.seedId) : undefined;
     const elapsedMs = this.elapsed();
+    const reduced = this.state.bestReduction;
+    const reduction = reduced && best ? bestReductionOf(reduced, best) : undefined;
     const perMinute = elapsedMs > 0 ? (c.evaluations / elapsedMs) * 60_000 : 0;
     const limit = this.evaluationLimit();
     const etaCandidates: number[] = [];
@@ -722,6 +725,7 @@ export class EvolutionRun {
       ...(etaCandidates.length > 0 && { etaMs: Math.max(0, Math.min(...etaCandidates)) }),
       ...(this.stopReason && { stopReason: this.stopReason }),
       mutator: manifest.settings.mutator,
+      ...(reduction && { reduction }),
     };
   }
 }

@@ -3,7 +3,7 @@
  * much, and how it was verified. Figures only from what the run measured.
  */
 import * as fs from 'node:fs';
-import type { Program, RunProgress, StopReason } from '../../../shared/evolution';
+import type { BestReduction, Program, RunProgress, StopReason } from '../../../shared/evolution';
 import { nicheLabel } from '../../../shared/nicheLabel';
 import { bestFirst } from '../selection/archiveQueries';
 import type { TimelinePoint } from './loadRunState';
@@ -55,6 +55,18 @@ export interface RunReport {
   economics: CallEconomics;
   /** Other runs merged into this one (`evolve merge`), oldest first. */
   merges?: MergeRecord[];
+  /**
+   * The best reduced to its smallest diff from the seed that keeps most of its gain: best.file
+   * then holds the reduced program and `fullFile` the full best. Absent when the best was not
+   * reduced (no reduction budget, a run that did not end, runs made before there was one).
+   */
+  reduction?: BestReduction & {
+    fullFile?: string;
+    /** The reduced and the full best's improvement over the seed (as best.improvement). */
+    improvement: { reduced: number | null; best: number | null };
+    /** One line: "speedup 2.6x with 3 changed lines, 2.7x with all 14". */
+    summary: string;
+  };
 }
 
 /** Where a run's LLM calls went and what they bought: what report.md's "Calls" section says. */
@@ -141,7 +153,28 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
     engineOverheadMsPerCandidate: c.proposals > 0 ? engineMs / c.proposals : 0,
     economics: economicsOf(state, improvementOf(direction, seed?.objective ?? null, best?.objective ?? null)),
     merges: structuredClone(state.merges),
+    ...(progress.reduction && { reduction: reductionOf(manifest, runDir, progress.reduction, seed?.objective ?? null) }),
   };
+}
+
+function reductionOf(manifest: RunManifest, runDir: RunDir, reduction: BestReduction, seedObjective: number | null): NonNullable<RunReport['reduction']> {
+  const direction = manifest.settings.direction;
+  const improvement = { reduced: improvementOf(direction, seedObjective, reduction.reduced?.objective ?? null), best: improvementOf(direction, seedObjective, reduction.bestObjective) };
+  return {
+    ...structuredClone(reduction),
+    ...(reduction.reduced && { fullFile: runDir.bestFullFile(manifest.program) }),
+    improvement,
+    summary: reductionSummary(manifest.settings.objectiveName, reduction, improvement),
+  };
+}
+
+/** "speedup 2.6x with 3 changed lines, 2.7x with all 14" (objective values when there is no factor over the seed). */
+export function reductionSummary(objectiveName: string, reduction: BestReduction, improvement: { reduced: number | null; best: number | null }): string {
+  const figure = (factor: number | null, value: number): string => (factor !== null ? `${factor.toFixed(1)}x` : value.toFixed(3));
+  const lines = (n: number): string => `${n} changed line${n === 1 ? '' : 's'}`;
+  const best = figure(improvement.best, reduction.bestObjective);
+  if (!reduction.reduced) return `${objectiveName} ${best} with ${lines(reduction.bestChangedLines)}: no change could be dropped (${reduction.evaluations} evaluations)`;
+  return `${objectiveName} ${figure(improvement.reduced, reduction.reduced.objective)} with ${lines(reduction.reduced.changedLines)}, ${best} with all ${reduction.bestChangedLines}`;
 }
 
 /** The archive's niches over all islands, each by its strongest elite, strongest first. */
@@ -197,6 +230,7 @@ export function renderReportMarkdown(report: RunReport): string {
       `- Measurements of the best: ${b.measurements.map((m) => `${fmt(m.objective)} (seed ${m.seed})`).join(', ')}${b.measurements.length > 1 ? '; the lower counts' : ' (not re-measured: it was not a new best when measured, or the run stopped first)'}.`,
       `- Verified by the example's evaluator in a fresh ${report.executor ?? ''} sandbox: its correctness checks (fixed edge cases and held-out inputs) passed on every measurement, and every timed output was checked.`,
       '',
+      ...reductionLines(report),
       '## Lineage of the best',
       '',
       '| generation | mutator | model | objective | program |',
@@ -232,6 +266,21 @@ export function renderReportMarkdown(report: RunReport): string {
     lines.push('');
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** report.md's lines on the reduced best: both figures, where each program is, what it cost. */
+function reductionLines(report: RunReport): string[] {
+  const r = report.reduction;
+  if (!r) return [];
+  const lines = ['## The smallest diff that keeps the gain', '', `- **${r.summary}**.`];
+  if (r.reduced) {
+    lines.push(
+      `- The reduced program (${r.reduced.id.slice(0, 12)}) is in \`${report.best?.file ?? ''}\`, the full best (${r.bestId.slice(0, 12)}) in \`${r.fullFile ?? ''}\`.`,
+      `- The reduced program passed the evaluator's checks on each of its ${r.reduced.measurements} measurements${Object.keys(r.reduced.checks).length > 0 ? ` (${Object.entries(r.reduced.checks).map(([name, value]) => `${name} ${value}`).join(', ')})` : ''}.`,
+    );
+  }
+  lines.push(`- Found by dropping the best's changes one at a time and measuring each trial (kept when correct and at least 90% of the gain): ${r.evaluations} evaluations.`, '');
+  return lines;
 }
 
 /** A long run fills many niches; the strongest tell the story, and report.json has them all. */

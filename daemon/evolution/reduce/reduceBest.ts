@@ -57,9 +57,8 @@ export async function reduceBest(input: ReduceInput): Promise<Reduction> {
   const all = diff.changes.map((_, index) => index);
   const result: Reduction = { keep: all, changes: all.length, changedLines: { reduced: changedLines(diff, all), best: changedLines(diff, all) }, trials: [], evaluations: 0 };
   if (seed.objective === null || best.objective === null || budget <= 0 || all.length < 2) return result;
-  const gainOf = (objective: number): number => (direction === 'maximize' ? objective - seed.objective! : seed.objective! - objective);
-  const bestGain = gainOf(best.objective);
-  if (!(bestGain > 0)) return result;
+  if (!(gainOf(best.objective, seed.objective, direction) > 0)) return result;
+  const keepsGain = (objective: number): boolean => keepsShare(objective, seed.objective!, best.objective!, direction, keepShare);
   // The best's own measurement seeds: each trial is measured as the best was.
   const seeds = best.measurements.length > 0 ? best.measurements.map((m) => m.seed) : [1];
   const keep = new Set(all);
@@ -72,8 +71,8 @@ export async function reduceBest(input: ReduceInput): Promise<Reduction> {
       continue;
     }
     const code = withChanges(diff, keep);
-    const trial = await measure(code, seeds, input, result, direction);
-    const kept = trial.objective !== null && gainOf(trial.objective) >= keepShare * bestGain;
+    const trial = await measure(code, seeds, input, result, keepsGain);
+    const kept = trial.objective !== null && keepsGain(trial.objective);
     result.trials.push({ drop: index, childId: programId(code), objective: trial.objective, kept });
     if (!kept) {
       keep.add(index);
@@ -95,14 +94,12 @@ async function measure(
   seeds: readonly number[],
   input: ReduceInput,
   result: Reduction,
-  direction: 'maximize' | 'minimize',
+  keepsGain: (objective: number) => boolean,
 ): Promise<{ objective: number | null; evaluations: Evaluation[]; measurements: Measurement[] }> {
   const evaluations: Evaluation[] = [];
   const measurements: Measurement[] = [];
   let objective: number | null = null;
-  const keepShare = input.keepShare ?? KEEP_SHARE;
-  const seedObjective = input.seed.objective!;
-  const threshold = seedObjective + (direction === 'maximize' ? 1 : -1) * keepShare * Math.abs(input.best.objective! - seedObjective);
+  const direction = input.direction;
   for (const seed of seeds) {
     const evaluation = await input.evaluate(code, seed);
     result.evaluations++;
@@ -111,7 +108,17 @@ async function measure(
     measurements.push({ seed, objective: evaluation.objective, wallMs: evaluation.wallMs });
     const value = evaluation.objective;
     objective = objective === null ? value : direction === 'maximize' ? Math.min(objective, value) : Math.max(objective, value);
-    if (direction === 'maximize' ? value < threshold : value > threshold) break;
+    if (!keepsGain(value)) break;
   }
   return { objective, evaluations, measurements };
+}
+
+function gainOf(objective: number, seed: number, direction: 'maximize' | 'minimize'): number {
+  return direction === 'maximize' ? objective - seed : seed - objective;
+}
+
+/** Whether `objective` keeps `share` of the best's gain over the seed (up to rounding: 2.8 of 1 → 3 keeps 90%). */
+function keepsShare(objective: number, seed: number, best: number, direction: 'maximize' | 'minimize', share: number): boolean {
+  const wanted = share * gainOf(best, seed, direction);
+  return gainOf(objective, seed, direction) >= wanted - 1e-9 * Math.abs(wanted);
 }
