@@ -363,7 +363,7 @@ export function registerEvolveCommands(program: Command): void {
       if (!fs.existsSync(file)) throw new CliError(`run ${runDir.id} has no best program yet`, ExitCode.Failed);
       const code = fs.readFileSync(file, 'utf8');
       // Both figures, where a person reads them: stdout stays the program alone.
-      const which = reduced ? `${flags.full ? 'the full best' : 'the reduced best'}: ${report!.reduction!.summary}${flags.full ? '' : ' (--full for the full best)'}` : undefined;
+      const which = reduced ? `${flags.full ? 'the full best' : 'the reduced best'}: ${report.reduction.summary}${flags.full ? '' : ' (--full for the full best)'}` : undefined;
       const json = { report: report?.best ?? null, ...(report?.reduction && { reduction: report.reduction }), ...(reduced && { full: flags.full === true }) };
       if (flags.output) {
         fs.writeFileSync(flags.output, code);
