@@ -57,8 +57,9 @@ describe('minimal-diff reduction of the best (real CLI, scripted model)', functi
     const run = await project.run(['evolve', 'run', exampleDir, '--sync', '--evaluations', '1', '--workers', '1', '--project', project.dir], { OPENAI_BASE_URL: server.baseUrl });
     assert.equal(run.code, 0, `${run.stdout}\n${run.stderr}`);
     stdout = run.stdout;
-    [runDir] = project.runDirs();
-    assert.ok(runDir, 'the run directory');
+    const dirs = project.runDirs();
+    assert.equal(dirs.length, 1, 'one run directory');
+    runDir = dirs[0]!;
   });
   after(async () => {
     await server.close();

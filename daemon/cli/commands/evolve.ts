@@ -358,13 +358,14 @@ export function registerEvolveCommands(program: Command): void {
       const runDir = resolveRun(run, flags.project);
       const manifest = runDir.readManifest();
       const report = readReport(runDir);
-      const reduced = report?.reduction?.reduced !== undefined && fs.existsSync(runDir.bestFullFile(manifest.program));
-      const file = flags.full && reduced ? runDir.bestFullFile(manifest.program) : runDir.bestFile(manifest.program);
+      // best/ holds the reduction when the run reduced its best (best-full/ the full best).
+      const reduction = report?.reduction?.reduced !== undefined && fs.existsSync(runDir.bestFullFile(manifest.program)) ? report.reduction : undefined;
+      const file = flags.full && reduction ? runDir.bestFullFile(manifest.program) : runDir.bestFile(manifest.program);
       if (!fs.existsSync(file)) throw new CliError(`run ${runDir.id} has no best program yet`, ExitCode.Failed);
       const code = fs.readFileSync(file, 'utf8');
       // Both figures, where a person reads them: stdout stays the program alone.
-      const which = reduced ? `${flags.full ? 'the full best' : 'the reduced best'}: ${report.reduction.summary}${flags.full ? '' : ' (--full for the full best)'}` : undefined;
-      const json = { report: report?.best ?? null, ...(report?.reduction && { reduction: report.reduction }), ...(reduced && { full: flags.full === true }) };
+      const which = reduction ? `${flags.full ? 'the full best' : 'the reduced best'}: ${reduction.summary}${flags.full ? '' : ' (--full for the full best)'}` : undefined;
+      const json = { report: report?.best ?? null, ...(report?.reduction && { reduction: report.reduction }), ...(reduction && { full: flags.full === true }) };
       if (flags.output) {
         fs.writeFileSync(flags.output, code);
         ctx.output({ file: flags.output, ...json }, `wrote ${flags.output}${which ? ` (${which})` : ''}`);
