@@ -78,6 +78,8 @@ describe('minimal-diff reduction of the best (real CLI, scripted model)', functi
     assert.equal(report.reduction?.summary, summary);
     assert.equal(report.reduction?.reduced?.changedLines, 2);
     assert.deepEqual(report.reduction?.reduced?.checks, { inputs_checked: 3 });
+    assert.equal(report.reduction?.file, path.join(runDir, 'best', 'program.py'));
+    assert.equal(report.best?.file, path.join(runDir, 'best-full', 'program.py'), 'the report\'s best is the full best, where it is');
     assert.match(fs.readFileSync(path.join(runDir, 'report.md'), 'utf8'), new RegExp(`\\*\\*${summary}\\*\\*`));
     assert.ok(stdout.includes(`smallest diff that keeps the gain: ${summary}`), stdout);
   });

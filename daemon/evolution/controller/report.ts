@@ -7,6 +7,7 @@ import type { BestReduction, Program, RunProgress, StopReason } from '../../../s
 import { nicheLabel } from '../../../shared/nicheLabel';
 import { bestFirst } from '../selection/archiveQueries';
 import type { TimelinePoint } from './loadRunState';
+import { bestReductionOf } from '../reduce/bestReduction';
 import type { RunManifest } from '../../../shared/runManifest';
 import type { RunDir } from './runDir';
 import type { MergeRecord, RunState, Tally } from './RunState';
@@ -56,12 +57,13 @@ export interface RunReport {
   /** Other runs merged into this one (`evolve merge`), oldest first. */
   merges?: MergeRecord[];
   /**
-   * The best reduced to its smallest diff from the seed that keeps most of its gain: best.file
-   * then holds the reduced program and `fullFile` the full best. Absent when the best was not
+   * The best reduced to its smallest diff from the seed that keeps most of its gain: `file`
+   * (best/) holds the reduced program and best.file (best-full/) the full best. Absent when the best was not
    * reduced (no reduction budget, a run that did not end, runs made before there was one).
    */
   reduction?: BestReduction & {
-    fullFile?: string;
+    /** Where the reduced program is (best/); best.file is then the full best (best-full/). */
+    file?: string;
     /** The reduced and the full best's improvement over the seed (as best.improvement). */
     improvement: { reduced: number | null; best: number | null };
     /** One line: "speedup 2.6x with 3 changed lines, 2.7x with all 14". */
@@ -113,6 +115,9 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
   const seed = state.seedId ? state.archive.get(state.seedId) : undefined;
   const best = state.best;
   const direction = manifest.settings.direction;
+  // From the state, not the progress handed in: a merge may have replaced the best that was reduced.
+  const reduced = state.bestReduction;
+  const bestReduction = reduced && best ? bestReductionOf(reduced, best) : undefined;
   const c = state.counters;
   const improvePlans = c.plans - c.repairPlans - (c.splits?.jobs ?? 0) - (c.reverts?.jobs ?? 0) - (c.transplants?.jobs ?? 0) - (c.siblings?.jobs ?? 0);
   const milestones: RunReport['milestones'] = [];
@@ -133,7 +138,8 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
       best && best.objective !== null
         ? {
             id: best.id,
-            file: runDir.bestFile(manifest.program),
+            // With a reduction, best/ holds the reduced program: the full best is beside it.
+            file: bestReduction?.reduced ? runDir.bestFullFile(manifest.program) : runDir.bestFile(manifest.program),
             objective: best.objective,
             measurements: best.measurements.map((m) => ({ seed: m.seed, objective: m.objective })),
             generation: best.lineage.generation,
@@ -141,7 +147,7 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
             lineage: lineageOf(state, best),
           }
         : null,
-    progress,
+    progress: withReduction(progress, bestReduction),
     niches: nichesOf(manifest, state),
     parentWasBestShare: improvePlans > 0 ? c.parentWasBest / improvePlans : 0,
     failedEvaluationShare: c.evaluations > 0 ? c.failedEvaluations / c.evaluations : 0,
@@ -153,8 +159,14 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
     engineOverheadMsPerCandidate: c.proposals > 0 ? engineMs / c.proposals : 0,
     economics: economicsOf(state, improvementOf(direction, seed?.objective ?? null, best?.objective ?? null)),
     merges: structuredClone(state.merges),
-    ...(progress.reduction && { reduction: reductionOf(manifest, runDir, progress.reduction, seed?.objective ?? null) }),
+    ...(bestReduction && { reduction: reductionOf(manifest, runDir, bestReduction, seed?.objective ?? null) }),
   };
+}
+
+function withReduction(progress: RunProgress, reduction: BestReduction | undefined): RunProgress {
+  const { reduction: _previous, ...rest } = progress;
+  void _previous;
+  return reduction ? { ...rest, reduction } : rest;
 }
 
 function reductionOf(manifest: RunManifest, runDir: RunDir, reduction: BestReduction, seedObjective: number | null): NonNullable<RunReport['reduction']> {
@@ -162,7 +174,7 @@ function reductionOf(manifest: RunManifest, runDir: RunDir, reduction: BestReduc
   const improvement = { reduced: improvementOf(direction, seedObjective, reduction.reduced?.objective ?? null), best: improvementOf(direction, seedObjective, reduction.bestObjective) };
   return {
     ...structuredClone(reduction),
-    ...(reduction.reduced && { fullFile: runDir.bestFullFile(manifest.program) }),
+    ...(reduction.reduced && { file: runDir.bestFile(manifest.program) }),
     improvement,
     summary: reductionSummary(manifest.settings.objectiveName, reduction, improvement),
   };
@@ -275,7 +287,7 @@ function reductionLines(report: RunReport): string[] {
   const lines = ['## The smallest diff that keeps the gain', '', `- **${r.summary}**.`];
   if (r.reduced) {
     lines.push(
-      `- The reduced program (${r.reduced.id.slice(0, 12)}) is in \`${report.best?.file ?? ''}\`, the full best (${r.bestId.slice(0, 12)}) in \`${r.fullFile ?? ''}\`.`,
+      `- The reduced program (${r.reduced.id.slice(0, 12)}) is in \`${r.file ?? ''}\`, the full best (${r.bestId.slice(0, 12)}) in \`${report.best?.file ?? ''}\`.`,
       `- The reduced program passed the evaluator's checks on each of its ${r.reduced.measurements} measurements${Object.keys(r.reduced.checks).length > 0 ? ` (${Object.entries(r.reduced.checks).map(([name, value]) => `${name} ${value}`).join(', ')})` : ''}.`,
     );
   }
