@@ -101,6 +101,8 @@ export interface BestReduction {
   bestObjective: number;
   /** Lines the full best changes from the seed. */
   bestChangedLines: number;
+  /** Separate changes (runs of changed lines) of the full best's diff from the seed: one leaves nothing to drop. */
+  changes: number;
   /** Evaluations the reduction spent. */
   evaluations: number;
   /** The reduced program; absent when no change of the best could be dropped. */
@@ -108,8 +110,8 @@ export interface BestReduction {
     id: string;
     objective: number;
     changedLines: number;
-    /** Measurements it passed (each: the evaluator's correctness checks and its timed outputs checked), one per seed. */
-    measurements: number;
+    /** Its objective on each measurement it passed (each: the evaluator's correctness checks and every timed output checked), one per seed. */
+    measured: number[];
     /** The evaluator's counts of what it checked (metrics such as `inputs_checked`, `tests_passed`), from its first measurement. */
     checks: Record<string, number>;
   };

@@ -126,7 +126,7 @@ function summaryLines(report: RunReport, runDir: RunDir): string {
     );
     if (report.reduction) {
       const r = report.reduction;
-      lines.push(r.reduced ? `smallest diff that keeps the gain: ${r.summary}: ${r.file} (the full best: ${b.file})` : `smallest diff: ${r.summary}`);
+      lines.push(r.reduced ? `smallest diff that keeps the gain: ${r.summary}: ${r.file} (the full best: ${b.file})` : `diff from the seed: ${r.summary}`);
     }
   }
   const p = report.progress;

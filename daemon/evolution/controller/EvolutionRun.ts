@@ -266,7 +266,9 @@ export class EvolutionRun {
     log(
       program
         ? `reduced: ${name} ${program.objective!.toFixed(3)} with ${reduction.changedLines.reduced} changed lines, ${best.objective.toFixed(3)} with all ${reduction.changedLines.best} (${reduction.evaluations} evaluations)`
-        : `no change of the best could be dropped (${reduction.evaluations} evaluations): all ${reduction.changedLines.best} changed lines are kept`,
+        : reduction.changes < 2
+          ? `the best's diff from the seed is one change (${reduction.changedLines.best} lines): nothing to reduce`
+          : `no change of the best could be dropped (${reduction.evaluations} evaluations): all ${reduction.changedLines.best} changed lines are kept`,
     );
   }
 

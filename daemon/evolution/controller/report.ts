@@ -185,7 +185,10 @@ export function reductionSummary(objectiveName: string, reduction: BestReduction
   const figure = (factor: number | null, value: number): string => (factor !== null ? `${factor.toFixed(1)}x` : value.toFixed(3));
   const lines = (n: number): string => `${n} changed line${n === 1 ? '' : 's'}`;
   const best = figure(improvement.best, reduction.bestObjective);
-  if (!reduction.reduced) return `${objectiveName} ${best} with ${lines(reduction.bestChangedLines)}: no change could be dropped (${reduction.evaluations} evaluations)`;
+  if (!reduction.reduced) {
+    const why = reduction.changes < 2 ? 'one change, nothing to drop' : reduction.evaluations === 0 ? 'the reduction budget allowed no trial' : `no change could be dropped in ${reduction.evaluations} evaluations`;
+    return `${objectiveName} ${best} with ${lines(reduction.bestChangedLines)} (${why})`;
+  }
   return `${objectiveName} ${figure(improvement.reduced, reduction.reduced.objective)} with ${lines(reduction.reduced.changedLines)}, ${best} with all ${reduction.bestChangedLines}`;
 }
 
@@ -288,7 +291,7 @@ function reductionLines(report: RunReport): string[] {
   if (r.reduced) {
     lines.push(
       `- The reduced program (${r.reduced.id.slice(0, 12)}) is in \`${r.file ?? ''}\`, the full best (${r.bestId.slice(0, 12)}) in \`${report.best?.file ?? ''}\`.`,
-      `- The reduced program passed the evaluator's checks on each of its ${r.reduced.measurements} measurements${Object.keys(r.reduced.checks).length > 0 ? ` (${Object.entries(r.reduced.checks).map(([name, value]) => `${name} ${value}`).join(', ')})` : ''}.`,
+      `- The reduced program passed the evaluator's checks on each of its ${r.reduced.measured.length} measurements (${r.reduced.measured.map((value) => fmt(value)).join(', ')})${Object.keys(r.reduced.checks).length > 0 ? ` (${Object.entries(r.reduced.checks).map(([name, value]) => `${name} ${value}`).join(', ')})` : ''}.`,
     );
   }
   lines.push(`- Found by dropping the best's changes one at a time and measuring each trial (kept when correct and at least 90% of the gain): ${r.evaluations} evaluations.`, '');

@@ -21,10 +21,11 @@ export function bestReductionOf(event: ReduceEvent, best: Program): BestReductio
     bestId: best.id,
     bestObjective: best.objective,
     bestChangedLines: event.changedLines.best,
+    changes: event.changes,
     evaluations: event.evaluations,
     ...(program &&
       program.objective !== null && {
-        reduced: { id: program.id, objective: program.objective, changedLines: event.changedLines.reduced, measurements: program.measurements.length, checks: checksOf(program.evaluation?.metrics) },
+        reduced: { id: program.id, objective: program.objective, changedLines: event.changedLines.reduced, measured: program.measurements.map((m) => m.objective).filter((value): value is number => value !== null), checks: checksOf(program.evaluation?.metrics) },
       }),
   };
 }
