@@ -117,4 +117,20 @@ describe('minimal-diff reduction of the best (real CLI, scripted model)', functi
     const reduce = readJournalEvents(runDir).find((event) => event.type === 'reduce');
     assert.equal(result.reducedId, reduce?.type === 'reduce' ? reduce.program?.id : undefined);
   });
+
+  it('refuses to replay a run whose recorded reduction does not derive from its seed and best', async () => {
+    const copy = path.join(tempDir('reduce-tampered'), path.basename(runDir));
+    fs.cpSync(runDir, copy, { recursive: true });
+    const journal = path.join(copy, 'journal.jsonl');
+    // The recorded reduction claims it kept both changes: that derives the full best, not the recorded program.
+    const tampered = fs
+      .readFileSync(journal, 'utf8')
+      .split('\n')
+      .map((line) => (line.includes('"type":"reduce"') ? JSON.stringify({ ...(JSON.parse(line) as object), keep: [0, 1] }) : line))
+      .join('\n');
+    fs.writeFileSync(journal, tampered);
+    const replay = await project.run(['evolve', 'replay', copy, '--no-measure']);
+    assert.notEqual(replay.code, 0);
+    assert.match(replay.stderr, /the reduced program derived again \([0-9a-f]{12}\) is not the recorded [0-9a-f]{12}/);
+  });
 });

@@ -12,6 +12,9 @@ import { reduceBest } from '../../daemon/evolution/reduce/reduceBest';
 import { bestReductionOf, checksOf } from '../../daemon/evolution/reduce/bestReduction';
 import { reductionSummary } from '../../daemon/evolution/controller/report';
 import type { ReduceEvent } from '../../daemon/evolution/runEvents';
+import { RunState, SEARCH_POLICY } from '../../daemon/evolution/controller/RunState';
+import { applyEvent } from '../../daemon/evolution/controller/applyEvent';
+import type { RunSettings } from '../../shared/runManifest';
 
 const lines = (...parts: string[]): string => parts.map((line) => `${line}\n`).join('');
 const SEED = lines('def bad_sort(xs):', '    out = list(xs)', '    slow(out)', '    return out', '', 'def helper():', '    return 1');
@@ -160,5 +163,25 @@ describe('minimal-diff reduction', () => {
     void _reduced;
     assert.equal(reductionSummary('speedup', { ...notReduced, changes: 1 }, { reduced: null, best: 2.7 }), 'speedup 2.7x with 14 changed lines (one change, nothing to drop)');
     assert.equal(reductionSummary('speedup', notReduced, { reduced: null, best: 2.7 }), 'speedup 2.7x with 14 changed lines (no change could be dropped in 6 evaluations)');
+  });
+
+  it('is kept by the run state: in its snapshot (resume), for the best it reduced only, and out of the archive', () => {
+    const settings: RunSettings = { direction: 'maximize', objectiveName: 'speedup', islands: 1, selector: 'epsilon-greedy', mutator: 'offline', usesLlm: false, backends: [], routing: 'weighted', childrenPerGeneration: 1, inspirations: 0, repairFailedChildren: false, confirmBest: true, seed: 3, policy: SEARCH_POLICY };
+    const at = '2026-01-01T00:00:00Z';
+    const seedProgram: Program = { id: programId(SEED), code: SEED, lineage: { parents: [], generation: 0, mutator: 'seed', exchanges: [], seed: 3, repairs: 0, island: 0, createdAt: at }, evaluation: evaluation(1), objective: 1, correct: true, measurements: [{ seed: 3, objective: 1, wallMs: 1 }], features: {} };
+    const reducedCode = SEED.replace('helper', 'helper2');
+    const reduced: Program = { ...seedProgram, id: programId(reducedCode), code: reducedCode, lineage: { ...seedProgram.lineage, parents: [seedProgram.id], generation: 1, mutator: 'reduce' } };
+    const state = new RunState(settings);
+    applyEvent(state, { type: 'seed', program: seedProgram }, at);
+    applyEvent(state, { type: 'reduce', best: seedProgram.id, keep: [0], changes: 2, changedLines: { reduced: 1, best: 3 }, trials: [], evaluations: 2, budget: 8, program: reduced }, at);
+    assert.equal(state.bestReduction?.program?.id, reduced.id);
+    assert.equal(state.archive.has(reduced.id), false, 'not a parent for the search');
+    assert.deepEqual(state.drainAdmitted().map((program) => program.id), [seedProgram.id, reduced.id], 'stored with the run\'s programs');
+    const resumed = new RunState(settings, state.snapshot(), (id) => [seedProgram, reduced].find((program) => program.id === id)!);
+    assert.deepEqual(resumed.bestReduction, state.bestReduction);
+    const other = new RunState(settings);
+    applyEvent(other, { type: 'seed', program: seedProgram }, at);
+    applyEvent(other, { type: 'reduce', best: programId('an older best'), keep: [], changes: 0, changedLines: { reduced: 0, best: 0 }, trials: [], evaluations: 0, budget: 8 }, at);
+    assert.equal(other.bestReduction, undefined, 'a reduction of another best is not this best\'s');
   });
 });
