@@ -158,7 +158,7 @@ describe('minimal-diff reduction', () => {
     assert.deepEqual(summary.reduced?.checks, { inputs_checked: 120, correctness_inputs: 20 });
     assert.equal(reductionSummary('speedup', summary, { reduced: 2.6, best: 2.7 }), 'speedup 2.6x with 3 changed lines, 2.7x with all 14');
     assert.equal(bestReductionOf(event, { ...fullBest, id: programId('another best') }), undefined, 'a reduction of an older best is not the current best\'s');
-    assert.deepEqual(checksOf({ tests_passed: 12, score: 0.5, speedup: 3 }), { tests_passed: 12 });
+    assert.deepEqual(checksOf({ tests_passed: 12, score: 0.5, speedup: 3, timing_inputs_per_repeat: 3, equivalence_checks: 40, tests: 7 }), { tests_passed: 12, equivalence_checks: 40, tests: 7 });
     const { reduced: _reduced, ...notReduced } = summary;
     void _reduced;
     assert.equal(reductionSummary('speedup', { ...notReduced, changes: 1 }, { reduced: null, best: 2.7 }), 'speedup 2.7x with 14 changed lines (one change, nothing to drop)');

@@ -4,9 +4,10 @@ import type { ReduceEvent } from '../runEvents';
 
 /**
  * Metrics whose names say they count what the evaluator checked (inputs compared with the
- * reference, test cases passed): what a reviewer wants to know a proposal went through.
+ * reference, test cases passed; not timing sizes such as `timing_inputs_per_repeat`): what a
+ * reviewer wants to know a proposal went through.
  */
-const CHECK_METRIC = /check|test|case|input|equivalen/i;
+const CHECK_METRIC = /checked|passed|correctness|equivalen|cases|^tests?(_|$)/i;
 
 export function checksOf(metrics: Record<string, number> | undefined): Record<string, number> {
   const checks: Record<string, number> = {};
