@@ -183,5 +183,9 @@ describe('minimal-diff reduction', () => {
     applyEvent(other, { type: 'seed', program: seedProgram }, at);
     applyEvent(other, { type: 'reduce', best: programId('an older best'), keep: [], changes: 0, changedLines: { reduced: 0, best: 0 }, trials: [], evaluations: 0, budget: 8 }, at);
     assert.equal(other.bestReduction, undefined, 'a reduction of another best is not this best\'s');
+    // Reduced to a program the archive has (here the seed itself): the archive's record is not replaced in the store.
+    other.drainAdmitted();
+    applyEvent(other, { type: 'reduce', best: seedProgram.id, keep: [], changes: 2, changedLines: { reduced: 0, best: 3 }, trials: [], evaluations: 2, budget: 8, program: { ...seedProgram, lineage: { ...reduced.lineage } } }, at);
+    assert.deepEqual(other.drainAdmitted(), []);
   });
 });

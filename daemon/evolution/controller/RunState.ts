@@ -560,7 +560,9 @@ export class RunState {
   /** The best was reduced (or found minimal) as the run ended; its reduced program goes to the program store. */
   applyReduce(event: ReduceEvent): void {
     this.reduction = structuredClone(event);
-    if (event.program) this.admitted.push(event.program);
+    // Often the reduced program is one the run has (the best was an earlier program plus a useless
+    // edit): the archive's record of it stays the one in the program store, which resume reads.
+    if (event.program && !this.archive.has(event.program.id)) this.admitted.push(event.program);
   }
 
   /** The reduction of the current best, when it has one: a reduction of an older best is out of date. */
