@@ -112,6 +112,8 @@ export class EvolutionRun {
   private readonly budget: BudgetGuard;
   private wake: (() => void) | undefined;
   private engineMs = 0;
+  /** Ends the reduction of the best under way, if one is (a stop asked for while the run ends). */
+  private stopReduction: (() => void) | undefined;
   /** Jobs in a row that ended by a failed task; a job that ends any other way resets it. */
   private failedJobsInARow = 0;
   /** The run's trace: each mutate and evaluate job is a span under it, their tasks' spans under those. */
@@ -209,7 +211,10 @@ export class EvolutionRun {
     const best = this.state.best;
     const seed = this.state.seedId ? this.state.archive.get(this.state.seedId) : undefined;
     if (budget <= 0 || !best || !seed || best.id === seed.id || best.objective === null || this.state.bestReduction) return;
-    const signal = this.options.signal ?? new AbortController().signal;
+    // Ctrl-C, or a stop asked for now (the daemon's StopRun), ends the reduction at once.
+    const stop = new AbortController();
+    this.stopReduction = () => stop.abort();
+    const signal = this.options.signal ? AbortSignal.any([this.options.signal, stop.signal]) : stop.signal;
     const tasks = new Set<string>();
     log(`reducing the best to its smallest diff from the seed (at most ${budget} evaluations) ...`);
     let reduction: Reduction;
@@ -225,6 +230,8 @@ export class EvolutionRun {
       await Promise.allSettled([...tasks].map((taskId) => this.options.client.cancel(taskId)));
       log(signal.aborted ? 'the reduction of the best was interrupted: the full best is kept' : `could not reduce the best (the full best is kept): ${(error as Error).message}`);
       return;
+    } finally {
+      this.stopReduction = undefined;
     }
     if (signal.aborted) return;
     const at = new Date().toISOString();
@@ -275,6 +282,7 @@ export class EvolutionRun {
   /** Ends the run as if a stop condition had been met (the daemon's StopRun, its shutdown). */
   requestStop(reason: StopReason = 'interrupted'): void {
     this.stopReason ??= reason;
+    this.stopReduction?.();
     this.wake?.();
   }
 
