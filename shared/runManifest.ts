@@ -92,5 +92,10 @@ export const RunManifestSchema = z.object({
     choices: z.number().int().min(1).max(MAX_CHOICES).default(1),
   }),
   workers: z.number().int().positive(),
+  /**
+   * Minimal-diff reduction of the best as the run ends: at most `budget` evaluations (0: none).
+   * Absent: the default budget (runs made before there was a choice get it too on resume).
+   */
+  reduce: z.object({ budget: z.number().int().nonnegative() }).optional(),
 });
 export type RunManifest = z.infer<typeof RunManifestSchema>;

@@ -30,6 +30,7 @@ const MADE_WITHOUT_A_CALL: Record<string, string> = {
   split: 'a child without one of its edits',
   revert: 'an edit undone',
   transplant: 'an edit from another lineage',
+  reduce: 'the best reduced to its smallest diff',
 };
 
 /** One line naming a program, e.g. "speedup 12.3 (gen 4, openai/gpt-4o-mini)", "score 68.7% (gen 4, offline)". */

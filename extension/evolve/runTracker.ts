@@ -1,7 +1,8 @@
 /**
  * Follows the runs this window started: a cancellable progress notification per run (Cancel
  * stops the run, which checkpoints), each new best child offered as a proposal, and at the end
- * a notification offering the best proposal's diff.
+ * a notification offering the best proposal's diff: the best reduced to its smallest diff from
+ * the seed when the run reduced it, titled with what a reviewer needs (reviewTitle.ts).
  */
 import * as vscode from 'vscode';
 import type { RunProgress } from '../../shared/evolution';
@@ -11,6 +12,7 @@ import type { Services } from '../services';
 import { proposalForProgram } from './programTarget';
 import { runEndSummary } from './runEndSummary';
 import { objectiveValue } from '../../shared/objectiveText';
+import { reviewTitle } from './reviewTitle';
 
 const ENDED: ReadonlySet<RunProgress['state']> = new Set(['finished', 'interrupted', 'failed']);
 
@@ -104,6 +106,14 @@ export class RunTracker implements vscode.Disposable {
       run.offeredBest = best.id;
       run.offering = run.offering.then(() => this.offer(run, best.id));
     }
+    const reduction = progress.reduction;
+    if (ENDED.has(progress.state) && reduction?.reduced && reduction.reduced.id !== run.offeredBest) {
+      // Offered last, so the end's "Open Best Proposal" opens the diff a reviewer can accept.
+      const title = reviewTitle(progress, { ...reduction, reduced: reduction.reduced });
+      const id = reduction.reduced.id;
+      run.offeredBest = id;
+      run.offering = run.offering.then(() => this.offer(run, id, title));
+    }
     if (ENDED.has(progress.state)) {
       run.end(progress);
       this.updateContext();
@@ -111,12 +121,12 @@ export class RunTracker implements vscode.Disposable {
   }
 
   /** Offers one program of the run as a proposal (not opened: the user opens the ones they like). */
-  private async offer(run: FollowedRun, programId: string): Promise<void> {
+  private async offer(run: FollowedRun, programId: string, title?: string): Promise<void> {
     const { output, daemon, proposals } = this.services;
     try {
       const answer = await daemon.request(GetProgram.type, { runId: run.runId, ...run.workspace, programId });
       if (answer.program.lineage.mutator === 'seed') return; // the unchanged selection is nothing to propose
-      const input = proposalForProgram(run.runId, answer);
+      const input = { ...proposalForProgram(run.runId, answer), ...(title !== undefined && { title }) };
       const offer: OfferedProgram = { programId, title: input.title, file: input.uri.fsPath, region: input.region };
       run.offers.push(offer);
       try {

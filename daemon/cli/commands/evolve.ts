@@ -22,6 +22,7 @@ import { RunDir, RUNS_DIR } from '../../evolution/controller/runDir';
 import { RunBusyError } from '../../evolution/controller/runLock';
 import { readJournal } from '../../evolution/evodb/journal';
 import { SELECTOR_NAMES } from '../../evolution/selection/createSelector';
+import { DEFAULT_REDUCE_BUDGET } from '../../evolution/reduce/reduceBest';
 import { CliContext, CliError, ExitCode, parsePositiveInt } from '../context';
 import { ProgressDisplay } from '../runProgress';
 import { interruptSignal, openFabric } from '../runFabric';
@@ -44,6 +45,7 @@ interface RunFlags {
   islands?: number;
   quick?: boolean;
   resume?: string;
+  reduceBudget?: number;
   sync?: boolean;
   project?: string;
 }
@@ -99,6 +101,7 @@ function addRunOptions(command: Command): Command {
     .option('--islands <n>', 'independent sub-populations that take turns and exchange their bests (default 1)', atLeastOne('--islands'))
     .option('--quick', "pass --quick to the evaluator (smaller inputs: faster, noisier)")
     .option('--resume <run>', 'continue a run (its id or directory) from its checkpoint and journal')
+    .option('--reduce-budget <n>', `evaluations to spend, as the run ends, reducing the best to the smallest diff from the seed that keeps 90% of its gain (0: none; default ${DEFAULT_REDUCE_BUDGET})`, parsePositiveInt('--reduce-budget'))
     .option('--sync', 'run everything in this process (in-memory queue, in-process workers), even when a daemon runs')
     .option('--project <dir>', 'where .peagen/runs/ is kept (default: the current directory)');
 }
@@ -125,6 +128,10 @@ function summaryLines(report: RunReport, runDir: RunDir): string {
       `best ${report.objectiveName}: ${objectiveValue(b.objective, terms)}${versus !== undefined ? ` (${versus})` : ''}, generation ${b.generation}, measured ${b.measurements.length}x: ${b.measurements.map((m) => objectiveValue(m.objective, terms)).join(', ')}`,
       `best program: ${b.file}`,
     );
+    if (report.reduction) {
+      const r = report.reduction;
+      lines.push(r.reduced ? `smallest diff that keeps the gain: ${r.summary}: ${r.file} (the full best: ${b.file})` : `diff from the seed: ${r.summary}`);
+    }
   }
   // Also for a run in the daemon, whose log (not this terminal) had the line at the seed.
   for (const use of report.environments ?? []) lines.push(`environment: ${describeEnvironmentUse(use)}`);
@@ -169,6 +176,7 @@ async function runEvolution(ctx: CliContext, exampleDir: string | undefined, fla
     ...(flags.islands !== undefined && { islands: flags.islands }),
     ...(flags.quick && { quick: true }),
     ...(flags.resume && { resume: flags.resume }),
+    ...(flags.reduceBudget !== undefined && { reduceBudget: flags.reduceBudget }),
   };
   // The daemon runs the controller when one is running (and nothing asks for this process):
   // the run survives this terminal, and the editor sees it.
@@ -352,21 +360,31 @@ export function registerEvolveCommands(program: Command): void {
 
   evolve
     .command('best <run>')
-    .description("print a run's best program (run id or directory)")
+    .description("print a run's best program (run id or directory): the smallest diff from the seed that keeps its gain, when the run reduced it")
+    .option('--full', 'the full best, with every change, when best/ holds its reduction')
     .option('--output <file>', 'write it to this file instead')
     .option('--project <dir>', 'where .peagen/runs/ is kept')
-    .action((run: string, flags: { output?: string; project?: string }, command: Command) => {
+    .action((run: string, flags: { full?: boolean; output?: string; project?: string }, command: Command) => {
       const ctx = CliContext.of(command);
       const runDir = resolveRun(run, flags.project);
       const manifest = runDir.readManifest();
-      const file = runDir.bestFile(manifest.program);
+      const report = readReport(runDir);
+      // best/ holds the reduction when the run reduced its best (best-full/ the full best).
+      const reduction = report?.reduction?.reduced !== undefined && fs.existsSync(runDir.bestFullFile(manifest.program)) ? report.reduction : undefined;
+      const file = flags.full && reduction ? runDir.bestFullFile(manifest.program) : runDir.bestFile(manifest.program);
       if (!fs.existsSync(file)) throw new CliError(`run ${runDir.id} has no best program yet`, ExitCode.Failed);
       const code = fs.readFileSync(file, 'utf8');
+      // Both figures, where a person reads them: stdout stays the program alone.
+      const which = reduction ? `${flags.full ? 'the full best' : 'the reduced best'}: ${reduction.summary}${flags.full ? '' : ' (--full for the full best)'}` : undefined;
+      const json = { report: report?.best ?? null, ...(report?.reduction && { reduction: report.reduction }), ...(reduction && { full: flags.full === true }) };
       if (flags.output) {
         fs.writeFileSync(flags.output, code);
-        ctx.output({ file: flags.output, report: readReport(runDir)?.best ?? null }, `wrote ${flags.output}`);
-      } else if (ctx.json) ctx.output({ code, report: readReport(runDir)?.best ?? null }, '');
-      else process.stdout.write(code);
+        ctx.output({ file: flags.output, ...json }, `wrote ${flags.output}${which ? ` (${which})` : ''}`);
+      } else if (ctx.json) ctx.output({ code, ...json }, '');
+      else {
+        if (which) process.stderr.write(`${which}\n`);
+        process.stdout.write(code);
+      }
     });
 
   evolve
@@ -389,7 +407,7 @@ export function registerEvolveCommands(program: Command): void {
       ctx.output(result, () =>
         [
           `replayed ${result.events} events of run ${runDir.id}: ${result.children} children re-derived from their parents and recorded answers, ${result.plans} selections identical`,
-          `best program: ${result.identical ? 'byte-identical' : 'DIFFERENT'} (${result.bestId.slice(0, 12)})`,
+          `best program: ${result.identical ? 'byte-identical' : 'DIFFERENT'} (${result.bestId.slice(0, 12)}${result.reducedId ? `; best/ holds its reduction ${result.reducedId.slice(0, 12)}, derived again` : ''})`,
           ...(result.remeasured
             ? [`re-measured ${result.remeasured.objectiveName}: ${objectiveValue(result.remeasured.objective, unit)} vs recorded ${objectiveValue(result.remeasured.recorded, unit)} (${result.remeasured.differencePct >= 0 ? '+' : ''}${result.remeasured.differencePct.toFixed(1)}%)`]
             : []),

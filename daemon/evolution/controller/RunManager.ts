@@ -165,7 +165,8 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
 
   program(runId: string, workspace: WorkspaceRef, programId: string): GetProgram.Response | undefined {
     const { state, manifest } = this.stateOf(runId, workspace);
-    const program = state.archive.get(programId);
+    // The reduced best is the run's program too (not an archive member): the proposal a reviewer is offered.
+    const program = state.archive.get(programId) ?? (state.reduction?.program?.id === programId ? state.reduction.program : undefined);
     if (!program) return undefined;
     const ancestors: Omit<Program, 'code' | 'evaluation'>[] = [];
     for (let id = program.lineage.parents[0]; id && ancestors.length < 1000; ) {
@@ -200,6 +201,7 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
       ...(params.seed !== undefined && { seed: params.seed }),
       ...(params.quick !== undefined && { quick: params.quick }),
       ...(params.resume !== undefined && { resume: params.resume }),
+      ...(params.reduceBudget !== undefined && { reduceBudget: params.reduceBudget }),
     };
   }
 }

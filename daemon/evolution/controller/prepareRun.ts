@@ -40,6 +40,8 @@ export interface RunRequest {
   quick?: boolean;
   /** Continue this run (its id or directory) instead of starting one. */
   resume?: string;
+  /** Evaluations to spend reducing the best to its smallest diff as the run ends (0: none; default DEFAULT_REDUCE_BUDGET). */
+  reduceBudget?: number;
 }
 
 export interface PreparedRun {
@@ -127,7 +129,7 @@ function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessE
     if (holder !== undefined) throw new RunSetupError(new RunBusyError(resumed.id, holder).message);
     // New stop conditions (e.g. more evaluations) replace the old ones; the rest stays as it was.
     if (Object.keys(request.stop).length > 0) manifest = { ...manifest, stop: request.stop };
-    manifest = { ...manifest, workers: request.workers };
+    manifest = { ...manifest, workers: request.workers, ...(request.reduceBudget !== undefined && { reduce: { budget: request.reduceBudget } }) };
     if (write) {
       resumed.writeManifest(manifest);
       runDir = resumed;
@@ -191,6 +193,7 @@ function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessE
         promptDir: path.join(path.resolve(request.projectDir), '.peagen', 'prompts'),
       },
       workers: request.workers,
+      ...(request.reduceBudget !== undefined && { reduce: { budget: request.reduceBudget } }),
     };
     runDir?.writeManifest(manifest);
   }

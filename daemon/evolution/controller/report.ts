@@ -4,11 +4,12 @@
  */
 import * as fs from 'node:fs';
 import type { EnvironmentUse } from '../../../shared/evaluation';
-import type { Program, RunProgress, StopReason } from '../../../shared/evolution';
+import type { BestReduction, Program, RunProgress, StopReason } from '../../../shared/evolution';
 import { nicheLabel } from '../../../shared/nicheLabel';
 import { comparesByFactor, difference, objectiveValue, seedComparison, type ObjectiveTerms } from '../../../shared/objectiveText';
 import { bestFirst } from '../selection/archiveQueries';
 import type { TimelinePoint } from './loadRunState';
+import { bestReductionOf } from '../reduce/bestReduction';
 import type { RunManifest } from '../../../shared/runManifest';
 import type { RunDir } from './runDir';
 import type { MergeRecord, RunState, Tally } from './RunState';
@@ -61,6 +62,19 @@ export interface RunReport {
   economics: CallEconomics;
   /** Other runs merged into this one (`evolve merge`), oldest first. */
   merges?: MergeRecord[];
+  /**
+   * The best reduced to its smallest diff from the seed that keeps most of its gain: `file`
+   * (best/) holds the reduced program and best.file (best-full/) the full best. Absent when the best was not
+   * reduced (no reduction budget, a run that did not end, runs made before there was one).
+   */
+  reduction?: BestReduction & {
+    /** Where the reduced program is (best/); best.file is then the full best (best-full/). */
+    file?: string;
+    /** The reduced and the full best's improvement over the seed (as best.improvement). */
+    improvement: { reduced: number | null; best: number | null };
+    /** One line: "speedup 2.6x with 3 changed lines, 2.7x with all 14". */
+    summary: string;
+  };
 }
 
 /** Where a run's LLM calls went and what they bought: what report.md's "Calls" section says. */
@@ -109,6 +123,9 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
   const seed = state.seedId ? state.archive.get(state.seedId) : undefined;
   const best = state.best;
   const direction = manifest.settings.direction;
+  // From the state, not the progress handed in: a merge may have replaced the best that was reduced.
+  const reduced = state.bestReduction;
+  const bestReduction = reduced && best ? bestReductionOf(reduced, best) : undefined;
   const c = state.counters;
   const improvePlans = c.plans - c.repairPlans - (c.splits?.jobs ?? 0) - (c.reverts?.jobs ?? 0) - (c.transplants?.jobs ?? 0) - (c.siblings?.jobs ?? 0);
   const terms: ObjectiveTerms = { name: manifest.settings.objectiveName, direction, unit: manifest.settings.objectiveUnit };
@@ -133,7 +150,8 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
       best && best.objective !== null
         ? {
             id: best.id,
-            file: runDir.bestFile(manifest.program),
+            // With a reduction, best/ holds the reduced program: the full best is beside it.
+            file: bestReduction?.reduced ? runDir.bestFullFile(manifest.program) : runDir.bestFile(manifest.program),
             objective: best.objective,
             measurements: best.measurements.map((m) => ({ seed: m.seed, objective: m.objective })),
             generation: best.lineage.generation,
@@ -141,7 +159,7 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
             lineage: lineageOf(state, best),
           }
         : null,
-    progress,
+    progress: withReduction(progress, bestReduction),
     niches: nichesOf(manifest, state),
     parentWasBestShare: improvePlans > 0 ? c.parentWasBest / improvePlans : 0,
     failedEvaluationShare: c.evaluations > 0 ? c.failedEvaluations / c.evaluations : 0,
@@ -153,7 +171,39 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
     engineOverheadMsPerCandidate: c.proposals > 0 ? engineMs / c.proposals : 0,
     economics: economicsOf(state, improvementOf(direction, seed?.objective ?? null, best?.objective ?? null), gainOf(direction, seed?.objective ?? null, best?.objective ?? null)),
     merges: structuredClone(state.merges),
+    ...(bestReduction && { reduction: reductionOf(manifest, runDir, bestReduction, seed?.objective ?? null) }),
   };
+}
+
+function withReduction(progress: RunProgress, reduction: BestReduction | undefined): RunProgress {
+  const { reduction: _previous, ...rest } = progress;
+  void _previous;
+  return reduction ? { ...rest, reduction } : rest;
+}
+
+function reductionOf(manifest: RunManifest, runDir: RunDir, reduction: BestReduction, seedObjective: number | null): NonNullable<RunReport['reduction']> {
+  const direction = manifest.settings.direction;
+  const improvement = { reduced: improvementOf(direction, seedObjective, reduction.reduced?.objective ?? null), best: improvementOf(direction, seedObjective, reduction.bestObjective) };
+  return {
+    ...structuredClone(reduction),
+    ...(reduction.reduced && { file: runDir.bestFile(manifest.program) }),
+    improvement,
+    summary: reductionSummary({ name: manifest.settings.objectiveName, direction, unit: manifest.settings.objectiveUnit }, reduction, improvement),
+  };
+}
+
+/** "speedup 2.6x with 3 changed lines, 2.7x with all 14" (objective values when there is no factor over the seed). */
+export function reductionSummary(terms: ObjectiveTerms, reduction: BestReduction, improvement: { reduced: number | null; best: number | null }): string {
+  const objectiveName = terms.name;
+  // A speedup reads as its factor over the seed (2.6x); a score as its value (67.688%).
+  const figure = (factor: number | null, value: number): string => (factor !== null && comparesByFactor(terms) ? `${factor.toFixed(1)}x` : objectiveValue(value, terms));
+  const lines = (n: number): string => `${n} changed line${n === 1 ? '' : 's'}`;
+  const best = figure(improvement.best, reduction.bestObjective);
+  if (!reduction.reduced) {
+    const why = reduction.changes < 2 ? 'one change, nothing to drop' : reduction.evaluations === 0 ? 'the reduction budget allowed no trial' : `no change could be dropped in ${reduction.evaluations} evaluations`;
+    return `${objectiveName} ${best} with ${lines(reduction.bestChangedLines)} (${why})`;
+  }
+  return `${objectiveName} ${figure(improvement.reduced, reduction.reduced.objective)} with ${lines(reduction.reduced.changedLines)}, ${best} with all ${reduction.bestChangedLines}`;
 }
 
 /** The archive's niches over all islands, each by its strongest elite, strongest first. */
@@ -228,6 +278,7 @@ export function renderReportMarkdown(report: RunReport): string {
         ? `- Verified by the example's evaluator in a fresh ${report.executor ?? ''} sandbox: its correctness checks (fixed edge cases and held-out inputs) passed on every measurement, and every timed output was checked.`
         : `- Verified by the example's evaluator in a fresh ${report.executor ?? ''} sandbox: the ${report.objectiveName} is what the evaluator computed from the program's answers, and its checks passed on every measurement.`,
       '',
+      ...reductionLines(report),
       '## Lineage of the best',
       '',
       `| generation | mutator | model | ${report.objectiveName} | program |`,
@@ -263,6 +314,21 @@ export function renderReportMarkdown(report: RunReport): string {
     lines.push('');
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** report.md's lines on the reduced best: both figures, where each program is, what it cost. */
+function reductionLines(report: RunReport): string[] {
+  const r = report.reduction;
+  if (!r) return [];
+  const lines = ['## The smallest diff that keeps the gain', '', `- **${r.summary}**.`];
+  if (r.reduced) {
+    lines.push(
+      `- The reduced program (${r.reduced.id.slice(0, 12)}) is in \`${r.file ?? ''}\`, the full best (${r.bestId.slice(0, 12)}) in \`${report.best?.file ?? ''}\`.`,
+      `- The reduced program passed the evaluator's checks on each of its ${r.reduced.measured.length} measurements (${r.reduced.measured.map((value) => fmt(value)).join(', ')})${Object.keys(r.reduced.checks).length > 0 ? ` (${Object.entries(r.reduced.checks).map(([name, value]) => `${name} ${value}`).join(', ')})` : ''}.`,
+    );
+  }
+  lines.push(`- Found by dropping the best's changes one at a time and measuring each trial (kept when correct and at least 90% of the gain): ${r.evaluations} evaluations.`, '');
+  return lines;
 }
 
 /** A long run fills many niches; the strongest tell the story, and report.json has them all. */

@@ -6,7 +6,9 @@
  *   checkpoint.json the state after some event (atomic), for a fast resume
  *   llm/<sha>.json  every LLM exchange, content-addressed (replay answers from these)
  *   programs/<id>.json every program admitted to the archive (the checkpoint names them by id)
- *   best/<program>  the best program so far
+ *   best/<program>  the best program so far; once the run has ended, its minimal-diff reduction
+ *                   when it has one (reduce/reduceBest.ts)
+ *   best-full/<program> the best program with all its changes, beside a reduced best/
  *   report.md, report.json
  *   run.lock        the pid of the process using the run while it runs or is merged into (runLock.ts)
  */
@@ -40,6 +42,10 @@ export class RunDir {
   }
   bestFile(program: string): string {
     return path.join(this.dir, 'best', path.basename(program));
+  }
+  /** The full best when best/ holds its reduction. */
+  bestFullFile(program: string): string {
+    return path.join(this.dir, 'best-full', path.basename(program));
   }
 
   get id(): string {
@@ -159,12 +165,29 @@ export class RunDir {
   }
 
   writeBest(program: string, code: string): void {
-    const file = this.bestFile(program);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const temp = `${file}.tmp`;
-    fs.writeFileSync(temp, code);
-    fs.renameSync(temp, file);
+    writeAtomically(this.bestFile(program), code);
   }
+
+  /**
+   * The ended run's best for a reviewer: its reduction in best/ and the full best in
+   * best-full/, or the full best alone in best/ (no best-full/ left from an older best).
+   */
+  writeReducedBest(program: string, full: string, reduced: string | undefined): void {
+    if (reduced === undefined) {
+      fs.rmSync(path.dirname(this.bestFullFile(program)), { recursive: true, force: true });
+      this.writeBest(program, full);
+      return;
+    }
+    writeAtomically(this.bestFullFile(program), full);
+    this.writeBest(program, reduced);
+  }
+}
+
+function writeAtomically(file: string, code: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const temp = `${file}.tmp`;
+  fs.writeFileSync(temp, code);
+  fs.renameSync(temp, file);
 }
 
 /** `value` when it has the id's form; otherwise an error saying so, before any path is built. */
