@@ -1,0 +1,198 @@
+/**
+ * OpenEvolve's example layout, run as it is: a directory with `initial_program.py` (the code
+ * to evolve between EVOLVE-BLOCK markers), `evaluator.py` (`evaluate(program_path)` returning
+ * metrics with `combined_score`) and optionally `config.yaml`, but no peagen.example.json.
+ * The example config is synthesised: the evaluator is Peagen's trusted adapter
+ * (harness/python/peagen_openevolve), which imports the user's evaluator.py in the sandbox and
+ * prints Peagen's verdict line. What config.yaml asks of a run is read here; which of it a run
+ * uses is decided where the run is planned (evolution/controller/exampleRunSettings.ts).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import * as z from 'zod';
+import { EXAMPLE_CONFIG_FILE, type ExampleConfig, ExampleConfigSchema } from '../../shared/evaluation';
+import {
+  OPENEVOLVE_CONFIG_FILE,
+  OPENEVOLVE_DEFAULT_METRIC,
+  OPENEVOLVE_EVALUATOR_FILE,
+  OPENEVOLVE_PROGRAM_FILE,
+  type OpenEvolveConfig,
+  type OpenEvolveModel,
+  OpenEvolveConfigSchema,
+} from '../../shared/openEvolveConfig';
+
+/** OpenEvolve's own defaults where they differ from Peagen's (its evaluations are slower, heavier). */
+const DEFAULT_TIMEOUT_S = 300;
+const DEFAULT_CASCADE_THRESHOLDS = [0.5, 0.75, 0.9];
+const LIMITS = { memoryMb: 2048, pids: 64 };
+
+/** Said once per run (CLI and report): the adapter cannot harden an evaluator it did not write. */
+export const OPENEVOLVE_CAVEAT =
+  "evaluator.py is OpenEvolve's kind of evaluator: it runs and times the candidate in its own process, so a candidate can fool it (patch its clock, its checks or its answers); Peagen's sandbox bounds time, memory, processes and network, nothing more. Port it to the harness (peagen_harness) for a hardened evaluation: see docs/openevolve.md";
+
+/** What config.yaml asks of a run, in Peagen's terms; absent when it does not say. */
+export interface OpenEvolveSettings {
+  /** config.yaml, when the example has one. */
+  configFile?: string;
+  /** The metric maximised: `peagen.objective`, else combined_score. */
+  metric: string;
+  maxIterations?: number;
+  randomSeed?: number;
+  islands?: number;
+  /** The models config.yaml names, and what goes with them. */
+  llm?: {
+    models: { name: string; weight: number; apiBase?: string; apiKeyEnv?: string; temperature?: number; maxTokens?: number }[];
+    temperature?: number;
+    /** `diff_based_evolution: false`: whole rewrites of the block are welcome. */
+    allowRewrite?: boolean;
+  };
+  /** Keys of config.yaml that mean nothing here, as dotted paths: said once, at the start. */
+  ignoredKeys: string[];
+}
+
+/** Whether `dir` is in OpenEvolve's layout (and has no peagen.example.json, which would win). */
+export function isOpenEvolveLayout(dir: string): boolean {
+  return (
+    !fs.existsSync(path.join(dir, EXAMPLE_CONFIG_FILE)) &&
+    fs.existsSync(path.join(dir, OPENEVOLVE_PROGRAM_FILE)) &&
+    fs.existsSync(path.join(dir, OPENEVOLVE_EVALUATOR_FILE))
+  );
+}
+
+/** The synthesised example config and config.yaml's settings; errors name the file and key at fault. */
+export function loadOpenEvolveExample(dir: string): { config: ExampleConfig; openEvolve: OpenEvolveSettings } {
+  const configFile = path.join(dir, OPENEVOLVE_CONFIG_FILE);
+  const yaml = fs.existsSync(configFile) ? readConfigYaml(configFile) : undefined;
+  const openEvolve = settingsOf(yaml, fs.existsSync(configFile) ? configFile : undefined);
+  const evaluatorSection = yaml?.evaluator ?? undefined;
+  const cascade = evaluatorSection?.cascade_evaluation === true ? (evaluatorSection.cascade_thresholds ?? DEFAULT_CASCADE_THRESHOLDS) : undefined;
+  const config = ExampleConfigSchema.parse({
+    name: exampleName(dir),
+    description: `OpenEvolve-layout example (${OPENEVOLVE_PROGRAM_FILE} + ${OPENEVOLVE_EVALUATOR_FILE}), evaluated through Peagen's adapter`,
+    language: 'python',
+    program: OPENEVOLVE_PROGRAM_FILE,
+    evaluator: [
+      'python3',
+      '-m',
+      'peagen_openevolve',
+      '{program}',
+      '--metric',
+      openEvolve.metric,
+      ...(cascade && cascade.length > 0 ? ['--cascade', cascade.join(',')] : []),
+    ],
+    objective: { name: openEvolve.metric, direction: 'maximize' },
+    limits: { timeoutMs: Math.round((evaluatorSection?.timeout ?? DEFAULT_TIMEOUT_S) * 1000), ...LIMITS },
+  });
+  return { config, openEvolve };
+}
+
+/** The lines a user reads before such an example runs: what was recognised, mapped and ignored. */
+export function describeOpenEvolve(dir: string, settings: OpenEvolveSettings): string[] {
+  const lines = [
+    `${dir} is in OpenEvolve's layout (${OPENEVOLVE_PROGRAM_FILE} + ${OPENEVOLVE_EVALUATOR_FILE}, no ${EXAMPLE_CONFIG_FILE}): its evaluate() runs in the sandbox through Peagen's adapter; objective: ${settings.metric}, maximised`,
+  ];
+  if (settings.ignoredKeys.length > 0) {
+    lines.push(`${OPENEVOLVE_CONFIG_FILE}: ignored (no meaning in Peagen, see docs/openevolve.md): ${settings.ignoredKeys.join(', ')}`);
+  }
+  return lines;
+}
+
+function readConfigYaml(file: string): OpenEvolveConfig {
+  let raw: unknown;
+  try {
+    raw = parseYaml(fs.readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`${file} is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
+  }
+  const parsed = OpenEvolveConfigSchema.safeParse(raw ?? {});
+  if (!parsed.success) throw new Error(`${file} is invalid:\n${z.prettifyError(parsed.error)}`);
+  return parsed.data;
+}
+
+/** Keys of config.yaml that Peagen maps (dotted paths; `llm.models` covers each model's keys). */
+const MAPPED = new Set([
+  'max_iterations',
+  'random_seed',
+  'diff_based_evolution',
+  'llm.models',
+  'llm.api_base',
+  'llm.api_key',
+  'llm.temperature',
+  'llm.max_tokens',
+  'llm.primary_model',
+  'llm.primary_model_weight',
+  'llm.secondary_model',
+  'llm.secondary_model_weight',
+  'evaluator.timeout',
+  'evaluator.cascade_evaluation',
+  'evaluator.cascade_thresholds',
+  'database.num_islands',
+  'peagen.objective',
+]);
+
+function settingsOf(yaml: OpenEvolveConfig | undefined, configFile: string | undefined): OpenEvolveSettings {
+  const settings: OpenEvolveSettings = {
+    ...(configFile && { configFile }),
+    metric: yaml?.peagen?.objective ?? OPENEVOLVE_DEFAULT_METRIC,
+    ignoredKeys: yaml ? ignoredKeys(yaml) : [],
+  };
+  if (!yaml) return settings;
+  if (yaml.max_iterations !== undefined) settings.maxIterations = yaml.max_iterations;
+  if (yaml.random_seed !== undefined && yaml.random_seed !== null) settings.randomSeed = yaml.random_seed;
+  if (yaml.database?.num_islands) settings.islands = yaml.database.num_islands;
+  const llm = yaml.llm ?? undefined;
+  const models = llm ? modelsOf(llm) : [];
+  if (models.length > 0 || llm?.temperature != null || yaml.diff_based_evolution === false) {
+    settings.llm = {
+      models: models.map((model) => {
+        const apiBase = model.api_base ?? llm?.api_base ?? undefined;
+        const keyEnv = keyVariable(model.api_key ?? llm?.api_key ?? undefined);
+        const temperature = model.temperature ?? llm?.temperature ?? undefined;
+        const maxTokens = model.max_tokens ?? llm?.max_tokens ?? undefined;
+        return {
+          name: model.name,
+          weight: model.weight ?? 1,
+          ...(apiBase && { apiBase }),
+          ...(keyEnv && { apiKeyEnv: keyEnv }),
+          ...(temperature !== undefined && { temperature }),
+          ...(maxTokens !== undefined && { maxTokens }),
+        };
+      }),
+      ...(llm?.temperature != null && { temperature: llm.temperature }),
+      ...(yaml.diff_based_evolution === false && { allowRewrite: true }),
+    };
+  }
+  return settings;
+}
+
+/** `models`, or the older `primary_model` / `secondary_model` pair. */
+function modelsOf(llm: NonNullable<OpenEvolveConfig['llm']>): OpenEvolveModel[] {
+  if (llm.models && llm.models.length > 0) return llm.models;
+  const pair: OpenEvolveModel[] = [];
+  if (llm.primary_model) pair.push({ name: llm.primary_model, weight: llm.primary_model_weight ?? 1 });
+  if (llm.secondary_model && (llm.secondary_model_weight ?? 1) > 0) pair.push({ name: llm.secondary_model, weight: llm.secondary_model_weight ?? 1 });
+  return pair;
+}
+
+/** `${VARIABLE}` names where the key is; a literal key in a file is never used (nor repeated). */
+function keyVariable(apiKey: string | undefined): string | undefined {
+  return /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(apiKey?.trim() ?? '')?.[1];
+}
+
+/** Every leaf key path of config.yaml that Peagen does not map, at most two levels deep. */
+function ignoredKeys(yaml: OpenEvolveConfig): string[] {
+  const ignored: string[] = [];
+  for (const [key, value] of Object.entries(yaml)) {
+    if (MAPPED.has(key) || value === undefined) continue;
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
+      for (const inner of Object.keys(value)) if (!MAPPED.has(`${key}.${inner}`)) ignored.push(`${key}.${inner}`);
+    } else ignored.push(key);
+  }
+  return ignored;
+}
+
+/** The directory's name, as a run name may spell it. */
+function exampleName(dir: string): string {
+  return path.basename(dir).replace(/[^A-Za-z0-9._-]+/g, '_') || 'openevolve';
+}
