@@ -92,5 +92,10 @@ export const RunManifestSchema = z.object({
     choices: z.number().int().min(1).max(MAX_CHOICES).default(1),
   }),
   workers: z.number().int().positive(),
+  /**
+   * What the user must know about how the example's programs were judged (an evaluator that
+   * is not hardened against its candidate); the report repeats it. Absent: nothing to say.
+   */
+  cautions: z.array(z.string()).optional(),
 });
 export type RunManifest = z.infer<typeof RunManifestSchema>;

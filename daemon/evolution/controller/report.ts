@@ -55,6 +55,8 @@ export interface RunReport {
   economics: CallEconomics;
   /** Other runs merged into this one (`evolve merge`), oldest first. */
   merges?: MergeRecord[];
+  /** What the reader must know about how programs were judged (the run manifest's cautions). */
+  cautions?: string[];
 }
 
 /** Where a run's LLM calls went and what they bought: what report.md's "Calls" section says. */
@@ -141,6 +143,7 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
     engineOverheadMsPerCandidate: c.proposals > 0 ? engineMs / c.proposals : 0,
     economics: economicsOf(state, improvementOf(direction, seed?.objective ?? null, best?.objective ?? null)),
     merges: structuredClone(state.merges),
+    ...(manifest.cautions && manifest.cautions.length > 0 && { cautions: [...manifest.cautions] }),
   };
 }
 
@@ -187,6 +190,8 @@ const pct = (share: number): string => `${(share * 100).toFixed(1)}%`;
 export function renderReportMarkdown(report: RunReport): string {
   const p = report.progress;
   const lines = [`# Peagen run ${report.runId}`, '', `Example **${report.example}**, objective **${report.objectiveName}** (${report.direction}); mutator **${report.mutator}**; stopped by **${report.stopReason}**.`, ''];
+  const cautions = report.cautions ?? [];
+  if (cautions.length > 0) lines.push('## Caveats', '', ...cautions.map((caution) => `- **Warning:** ${caution}`), '');
   if (report.best) {
     const b = report.best;
     lines.push(
@@ -195,7 +200,9 @@ export function renderReportMarkdown(report: RunReport): string {
       `- Seed: ${report.objectiveName} ${fmt(report.seed.objective)}.`,
       `- Best: ${report.objectiveName} ${fmt(b.objective)}${b.improvement !== null ? `, **${b.improvement.toFixed(1)}x** the seed` : ''} (generation ${b.generation}), in \`${b.file}\`.`,
       `- Measurements of the best: ${b.measurements.map((m) => `${fmt(m.objective)} (seed ${m.seed})`).join(', ')}${b.measurements.length > 1 ? '; the lower counts' : ' (not re-measured: it was not a new best when measured, or the run stopped first)'}.`,
-      `- Verified by the example's evaluator in a fresh ${report.executor ?? ''} sandbox: its correctness checks (fixed edge cases and held-out inputs) passed on every measurement, and every timed output was checked.`,
+      cautions.length > 0
+        ? `- Scored by the example's evaluator in a fresh ${report.executor ?? ''} sandbox, which passed it on every measurement; that evaluator is not hardened (see Caveats).`
+        : `- Verified by the example's evaluator in a fresh ${report.executor ?? ''} sandbox: its correctness checks (fixed edge cases and held-out inputs) passed on every measurement, and every timed output was checked.`,
       '',
       '## Lineage of the best',
       '',
