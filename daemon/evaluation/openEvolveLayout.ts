@@ -63,8 +63,9 @@ export function isOpenEvolveLayout(dir: string): boolean {
 /** The synthesised example config and config.yaml's settings; errors name the file and key at fault. */
 export function loadOpenEvolveExample(dir: string): { config: ExampleConfig; openEvolve: OpenEvolveSettings } {
   const configFile = path.join(dir, OPENEVOLVE_CONFIG_FILE);
-  const yaml = fs.existsSync(configFile) ? readConfigYaml(configFile) : undefined;
-  const openEvolve = settingsOf(yaml, fs.existsSync(configFile) ? configFile : undefined);
+  const read = fs.existsSync(configFile) ? readConfigYaml(configFile) : undefined;
+  const yaml = read?.config;
+  const openEvolve = settingsOf(read, fs.existsSync(configFile) ? configFile : undefined);
   const evaluatorSection = yaml?.evaluator ?? undefined;
   const cascade = evaluatorSection?.cascade_evaluation === true ? (evaluatorSection.cascade_thresholds ?? DEFAULT_CASCADE_THRESHOLDS) : undefined;
   const config = ExampleConfigSchema.parse({
@@ -98,7 +99,13 @@ export function describeOpenEvolve(dir: string, settings: OpenEvolveSettings): s
   return lines;
 }
 
-function readConfigYaml(file: string): OpenEvolveConfig {
+/** The checked keys, and the file's own object (its key order, for the list of ignored keys). */
+interface ReadConfig {
+  config: OpenEvolveConfig;
+  raw: Record<string, unknown>;
+}
+
+function readConfigYaml(file: string): ReadConfig {
   let raw: unknown;
   try {
     raw = parseYaml(fs.readFileSync(file, 'utf8'));
@@ -107,7 +114,7 @@ function readConfigYaml(file: string): OpenEvolveConfig {
   }
   const parsed = OpenEvolveConfigSchema.safeParse(raw ?? {});
   if (!parsed.success) throw new Error(`${file} is invalid:\n${z.prettifyError(parsed.error)}`);
-  return parsed.data;
+  return { config: parsed.data, raw: (raw ?? {}) as Record<string, unknown> };
 }
 
 /** Keys of config.yaml that Peagen maps (dotted paths; `llm.models` covers each model's keys). */
@@ -131,11 +138,12 @@ const MAPPED = new Set([
   'peagen.objective',
 ]);
 
-function settingsOf(yaml: OpenEvolveConfig | undefined, configFile: string | undefined): OpenEvolveSettings {
+function settingsOf(read: ReadConfig | undefined, configFile: string | undefined): OpenEvolveSettings {
+  const yaml = read?.config;
   const settings: OpenEvolveSettings = {
     ...(configFile && { configFile }),
     metric: yaml?.peagen?.objective ?? OPENEVOLVE_DEFAULT_METRIC,
-    ignoredKeys: yaml ? ignoredKeys(yaml) : [],
+    ignoredKeys: read ? ignoredKeys(read.raw) : [],
   };
   if (!yaml) return settings;
   if (yaml.max_iterations !== undefined) settings.maxIterations = yaml.max_iterations;
@@ -181,7 +189,7 @@ function keyVariable(apiKey: string | undefined): string | undefined {
 }
 
 /** Every leaf key path of config.yaml that Peagen does not map, at most two levels deep. */
-function ignoredKeys(yaml: OpenEvolveConfig): string[] {
+function ignoredKeys(yaml: Record<string, unknown>): string[] {
   const ignored: string[] = [];
   for (const [key, value] of Object.entries(yaml)) {
     if (MAPPED.has(key) || value === undefined) continue;

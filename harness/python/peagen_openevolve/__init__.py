@@ -172,8 +172,8 @@ def verdict(module: Any, program_path: str, metric: str = DEFAULT_METRIC, cascad
         return _line(False, 0.0, metrics, "the metric %r is not a finite number (got %s)" % (metric, artifacts[metric]), artifacts)
     score = score_of(metrics, metric)
     if score is None:
-        named = "the metric %r" % metric if metric != DEFAULT_METRIC else "a numeric metric"
-        return _line(False, 0.0, metrics, "evaluate() returned no %s (got: %s)" % (named, ", ".join(sorted(metrics)) or "nothing numeric"), artifacts)
+        wanted = "metric %r (the objective config.yaml names)" % metric if metric != DEFAULT_METRIC else "numeric metric"
+        return _line(False, 0.0, metrics, "evaluate() returned no %s; it returned: %s" % (wanted, ", ".join(sorted(metrics)) or "nothing numeric"), artifacts)
     return _line(True, score, metrics, None, artifacts)
 
 

@@ -48,4 +48,9 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    status = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Not sys.exit: threads an evaluator leaves behind (a timed-out worker) would hold the
+    # process until the sandbox's deadline kills it, after the verdict is already out.
+    os._exit(status)
