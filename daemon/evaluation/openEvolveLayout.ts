@@ -94,7 +94,7 @@ export function describeOpenEvolve(dir: string, settings: OpenEvolveSettings): s
     `${dir} is in OpenEvolve's layout (${OPENEVOLVE_PROGRAM_FILE} + ${OPENEVOLVE_EVALUATOR_FILE}, no ${EXAMPLE_CONFIG_FILE}): its evaluate() runs in the sandbox through Peagen's adapter; objective: ${settings.metric}, maximised`,
   ];
   if (settings.ignoredKeys.length > 0) {
-    lines.push(`${OPENEVOLVE_CONFIG_FILE}: ignored (no meaning in Peagen, see docs/openevolve.md): ${settings.ignoredKeys.join(', ')}`);
+    lines.push(`${settings.configFile ?? OPENEVOLVE_CONFIG_FILE}: ignored (no meaning in Peagen, see docs/openevolve.md): ${settings.ignoredKeys.join(', ')}`);
   }
   return lines;
 }
