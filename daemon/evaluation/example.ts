@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
 import { EXAMPLE_CONFIG_FILE, type ExampleConfig, ExampleConfigSchema } from '../../shared/evaluation';
-import { describeOpenEvolve, isOpenEvolveLayout, loadOpenEvolveExample, OPENEVOLVE_CAVEAT, type OpenEvolveSettings } from './openEvolveLayout';
+import { describeOpenEvolve, isOpenEvolveLayout, loadOpenEvolveExample, OPENEVOLVE_CAVEAT, type OpenEvolveSettings, usesOpenEvolveAdapter } from './openEvolveLayout';
 
 export interface Example {
   dir: string;
@@ -55,6 +55,6 @@ export function loadExample(dir: string): Example {
     config,
     seedProgram: () => fs.readFileSync(path.join(absolute, config.program), 'utf8'),
     notes: [],
-    cautions: [],
+    cautions: usesOpenEvolveAdapter(config) ? [OPENEVOLVE_CAVEAT] : [],
   };
 }

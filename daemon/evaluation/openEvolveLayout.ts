@@ -26,6 +26,8 @@ import {
 const DEFAULT_TIMEOUT_S = 300;
 const DEFAULT_CASCADE_THRESHOLDS = [0.5, 0.75, 0.9];
 const LIMITS = { memoryMb: 2048, pids: 64 };
+/** harness/python/peagen_openevolve: the adapter, run as `python3 -m`. */
+const ADAPTER_MODULE = 'peagen_openevolve';
 
 /** Said once per run (CLI and report): the adapter cannot harden an evaluator it did not write. */
 export const OPENEVOLVE_CAVEAT =
@@ -63,20 +65,34 @@ export function isOpenEvolveLayout(dir: string): boolean {
 /** The synthesised example config and config.yaml's settings; errors name the file and key at fault. */
 export function loadOpenEvolveExample(dir: string): { config: ExampleConfig; openEvolve: OpenEvolveSettings } {
   const configFile = path.join(dir, OPENEVOLVE_CONFIG_FILE);
-  const read = fs.existsSync(configFile) ? readConfigYaml(configFile) : undefined;
+  let text: string | undefined;
+  try {
+    text = fs.readFileSync(configFile, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`cannot read ${configFile}: ${(error as Error).message}`);
+  }
+  return openEvolveExample(exampleName(dir), text === undefined ? undefined : { file: configFile, text });
+}
+
+/**
+ * The same from content (an editor's selection job sends the files, not a path): `name` is the
+ * example's, `configYaml` config.yaml's text when there is one.
+ */
+export function openEvolveExample(name: string, configYaml: { file: string; text: string } | undefined): { config: ExampleConfig; openEvolve: OpenEvolveSettings } {
+  const read = configYaml ? parseConfigYaml(configYaml.file, configYaml.text) : undefined;
   const yaml = read?.config;
-  const openEvolve = settingsOf(read, fs.existsSync(configFile) ? configFile : undefined);
+  const openEvolve = settingsOf(read, configYaml?.file);
   const evaluatorSection = yaml?.evaluator ?? undefined;
   const cascade = evaluatorSection?.cascade_evaluation === true ? (evaluatorSection.cascade_thresholds ?? DEFAULT_CASCADE_THRESHOLDS) : undefined;
   const config = ExampleConfigSchema.parse({
-    name: exampleName(dir),
+    name: name.replace(/[^A-Za-z0-9._-]+/g, '_') || 'openevolve',
     description: `OpenEvolve-layout example (${OPENEVOLVE_PROGRAM_FILE} + ${OPENEVOLVE_EVALUATOR_FILE}), evaluated through Peagen's adapter`,
     language: 'python',
     program: OPENEVOLVE_PROGRAM_FILE,
     evaluator: [
       'python3',
       '-m',
-      'peagen_openevolve',
+      ADAPTER_MODULE,
       '{program}',
       '--metric',
       openEvolve.metric,
@@ -105,10 +121,10 @@ interface ReadConfig {
   raw: Record<string, unknown>;
 }
 
-function readConfigYaml(file: string): ReadConfig {
+function parseConfigYaml(file: string, text: string): ReadConfig {
   let raw: unknown;
   try {
-    raw = parseYaml(fs.readFileSync(file, 'utf8'));
+    raw = parseYaml(text);
   } catch (error) {
     throw new Error(`${file} is not valid YAML: ${(error as Error).message.split('\n')[0]}`);
   }
@@ -200,7 +216,16 @@ function ignoredKeys(yaml: Record<string, unknown>): string[] {
   return ignored;
 }
 
-/** The directory's name, as a run name may spell it. */
 function exampleName(dir: string): string {
-  return path.basename(dir).replace(/[^A-Za-z0-9._-]+/g, '_') || 'openevolve';
+  return path.basename(path.resolve(dir));
+}
+
+/**
+ * Whether an example's evaluator is the adapter: then it judges candidates the way
+ * OpenEvolve's evaluators do, however the example was written (synthesised here, or a
+ * peagen.example.json naming the adapter, as an editor's selection job does).
+ */
+export function usesOpenEvolveAdapter(config: ExampleConfig): boolean {
+  const at = config.evaluator.indexOf('-m');
+  return at >= 0 && config.evaluator[at + 1] === ADAPTER_MODULE;
 }

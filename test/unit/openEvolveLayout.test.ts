@@ -10,6 +10,8 @@ import { loadConfig, type PeagenConfig } from '../../daemon/config';
 import { loadExample } from '../../daemon/evaluation/example';
 import { exampleRunSettings } from '../../daemon/evolution/controller/exampleRunSettings';
 import { estimateRun } from '../../daemon/evolution/controller/prepareRun';
+import { prepareSelection } from '../../daemon/usecases/selectionJob';
+import { readExampleFiles } from '../../extension/evolve/exampleFiles';
 import { REPO, tempDir } from '../fixtures/paths';
 
 const SHIPPED = path.join(REPO, 'examples', 'openevolve_schedule');
@@ -165,5 +167,34 @@ describe("config.yaml's part in a run: the user's settings win", () => {
     const estimate = estimateRun({ exampleDir: dir, projectDir: dir, stop: { evaluations: 1 }, workers: 1, mutator: 'offline' }, noConfig(), {});
     assert.equal(estimate.notes.filter((note) => note.includes('its own process')).length, 1);
     assert.ok(estimate.notes.some((note) => note.startsWith('warning: ')));
+  });
+});
+
+describe("an editor's selection job on an OpenEvolve-layout example (content, not paths)", () => {
+  it('synthesises the config from the files sent, and the job, a Peagen example, keeps the warning', () => {
+    const dir = layout('evaluator:\n  timeout: 5\n');
+    const source = path.join(dir, 'initial_program.py');
+    const text = fs.readFileSync(source, 'utf8');
+    const home = tempDir('oe-home');
+    const prepared = prepareSelection(
+      {
+        projectDir: '/client/only/path',
+        workspaceId: 'abcdefgh12',
+        sourceFile: source,
+        languageId: 'python',
+        text,
+        region: { startLine: 1, endLine: 3 },
+        example: { dir, files: readExampleFiles(dir) },
+      },
+      home,
+    );
+    assert.equal(prepared.job?.name, 'my_problem');
+    assert.equal(prepared.job?.objectiveName, 'combined_score');
+    const jobDir = path.join(home, '.peagen', 'selections', prepared.job!.jobId);
+    const example = loadExample(jobDir);
+    assert.deepEqual(example.config.evaluator.slice(0, 3), ['python3', '-m', 'peagen_openevolve']);
+    assert.equal(example.config.limits.timeoutMs, 5_000);
+    assert.ok(fs.existsSync(path.join(jobDir, 'evaluator.py')), "the user's evaluator travels with the job");
+    assert.equal(example.cautions.length, 1, 'an example whose evaluator is the adapter is not hardened, however it was written');
   });
 });
