@@ -190,7 +190,7 @@ describe("an editor's selection job on an OpenEvolve-layout example (content, no
     );
     assert.equal(prepared.job?.name, 'my_problem');
     assert.equal(prepared.job?.objectiveName, 'combined_score');
-    const jobDir = path.join(home, '.peagen', 'selections', prepared.job!.jobId);
+    const jobDir = path.join(home, '.peagen', 'selections', prepared.job.jobId);
     const example = loadExample(jobDir);
     assert.deepEqual(example.config.evaluator.slice(0, 3), ['python3', '-m', 'peagen_openevolve']);
     assert.equal(example.config.limits.timeoutMs, 5_000);
