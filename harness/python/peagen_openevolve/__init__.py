@@ -164,7 +164,7 @@ def verdict(module: Any, program_path: str, metric: str = DEFAULT_METRIC, cascad
         else:
             result = run_cascade(module, program_path, [], metric)
         metrics, artifacts, error = split_result(result)
-    except Exception as exc:  # noqa: BLE001 - the evaluator's verdict on a broken candidate, often
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - often a broken candidate, run in this process
         return _line(False, 0.0, {}, "evaluate() raised %s: %s\n%s" % (type(exc).__name__, exc, _tail(traceback.format_exc())), {})
     if error is not None:
         return _line(False, 0.0, metrics, error, artifacts)

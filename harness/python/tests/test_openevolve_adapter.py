@@ -89,6 +89,15 @@ class Results(AdapterCase):
         self.assertIn("evaluate() raised ValueError: candidate returned None", line["error"])
         self.assertIn("Traceback", line["error"])
 
+    def test_an_exit_during_the_evaluation_is_an_incorrect_verdict_not_a_lost_one(self):
+        code, line, _ = self.run_adapter("""
+            import sys
+            def evaluate(program_path):
+                sys.exit(0)
+        """)
+        self.assertEqual((code, line["correct"]), (0, False))
+        self.assertIn("evaluate() raised SystemExit", line["error"])
+
     def test_without_combined_score_the_mean_of_the_numeric_metrics_counts(self):
         _, line, _ = self.run_adapter("""
             def evaluate(program_path):
