@@ -16,7 +16,7 @@ import { activePlugins } from '../../plugins/activePlugins';
 import type { PluginSet } from '../../plugins/loadPlugins';
 import { pluginBackends } from '../../plugins/pluginGuards';
 import { chooseMutator, type MutatorChoice, PLUGIN_HINT } from './chooseMutator';
-import { exampleRunSettings } from './exampleRunSettings';
+import { type ExampleRunSettings, exampleRunSettings } from './exampleRunSettings';
 import { type CallCost, type Spend, worstCasePerCall, worstCaseRun } from './budget';
 import { type Ablation, ABLATIONS, type RunManifest, type StopConditions } from '../../../shared/runManifest';
 import { RunDir } from './runDir';
@@ -130,7 +130,7 @@ function planRun(request: RunRequest, given: PeagenConfig, env: NodeJS.ProcessEn
   } catch (error) {
     throw new RunSetupError((error as Error).message);
   }
-  let own;
+  let own: ExampleRunSettings;
   try {
     own = exampleRunSettings(example, given, env, { ownWorkers: request.ownWorkers ?? false });
   } catch (error) {
