@@ -26,6 +26,15 @@ import {
 const DEFAULT_TIMEOUT_S = 300;
 const DEFAULT_CASCADE_THRESHOLDS = [0.5, 0.75, 0.9];
 const LIMITS = { memoryMb: 2048, pids: 64 };
+/**
+ * The archive's grid. combined_score is by convention a score in [0, 1]: one bin per 0.05 up
+ * to 1 (Peagen's default, a bin per doubling, would put every score above 0.5 in one niche),
+ * then a bin per doubling for scores that are not normalised; and the code length, as usual.
+ */
+const FEATURES = [
+  { name: 'objective', from: 'objective', bins: [...Array.from({ length: 20 }, (_, i) => (i + 1) / 20), ...Array.from({ length: 10 }, (_, i) => 2 ** (i + 1))] },
+  { name: 'codeLength', from: 'codeLength', bins: Array.from({ length: 16 }, (_, i) => (i + 1) * 500) },
+];
 /** harness/python/peagen_openevolve: the adapter, run as `python3 -m`. */
 const ADAPTER_MODULE = 'peagen_openevolve';
 
@@ -100,6 +109,7 @@ export function openEvolveExample(name: string, configYaml: { file: string; text
     ],
     objective: { name: openEvolve.metric, direction: 'maximize' },
     limits: { timeoutMs: Math.round((evaluatorSection?.timeout ?? DEFAULT_TIMEOUT_S) * 1000), ...LIMITS },
+    features: FEATURES,
   });
   return { config, openEvolve };
 }

@@ -36,6 +36,10 @@ describe('OpenEvolve layout: an example without peagen.example.json', () => {
     assert.deepEqual(example.config.evaluator, ['python3', '-m', 'peagen_openevolve', '{program}', '--metric', 'combined_score']);
     assert.deepEqual(example.config.objective, { name: 'combined_score', direction: 'maximize' });
     assert.equal(example.config.name, 'my_problem');
+    // Scores in [0, 1] fall in distinct niches every 0.05 (Peagen's default: one niche above 0.5).
+    const objectiveAxis = example.config.features!.find((feature) => feature.from === 'objective')!;
+    assert.deepEqual(objectiveAxis.bins.slice(0, 3), [0.05, 0.1, 0.15]);
+    assert.ok(objectiveAxis.bins.includes(1) && objectiveAxis.bins.at(-1)! >= 1000);
     assert.equal(example.seedProgram(), fs.readFileSync(path.join(example.dir, 'initial_program.py'), 'utf8'));
     assert.match(example.notes[0]!, /OpenEvolve's layout .*objective: combined_score, maximised/);
     assert.equal(example.cautions.length, 1);
