@@ -51,6 +51,8 @@ export const OpenEvolveConfigSchema = z.looseObject({
     })
     .nullish(),
   database: z.looseObject({ num_islands: z.number().int().positive().nullish() }).nullish(),
+  /** `system_message`: the problem as the model is told it. */
+  prompt: z.looseObject({ system_message: z.string().nullish() }).nullish(),
   /** Peagen's own section (OpenEvolve does not read it): the metric to maximise. */
   peagen: z.strictObject({ objective: z.string().regex(/^[A-Za-z_][\w.-]*$/, 'a metric name').optional() }).nullish(),
 });

@@ -95,7 +95,8 @@ export function openEvolveExample(name: string, configYaml: { file: string; text
   const cascade = evaluatorSection?.cascade_evaluation === true ? (evaluatorSection.cascade_thresholds ?? DEFAULT_CASCADE_THRESHOLDS) : undefined;
   const config = ExampleConfigSchema.parse({
     name: name.replace(/[^A-Za-z0-9._-]+/g, '_') || 'openevolve',
-    description: `OpenEvolve-layout example (${OPENEVOLVE_PROGRAM_FILE} + ${OPENEVOLVE_EVALUATOR_FILE}), evaluated through Peagen's adapter`,
+    // What the model is told about the problem (Peagen's prompts show the example's description).
+    ...(yaml?.prompt?.system_message?.trim() && { description: yaml.prompt.system_message.trim() }),
     language: 'python',
     program: OPENEVOLVE_PROGRAM_FILE,
     evaluator: [
@@ -161,6 +162,7 @@ const MAPPED = new Set([
   'evaluator.cascade_evaluation',
   'evaluator.cascade_thresholds',
   'database.num_islands',
+  'prompt.system_message',
   'peagen.objective',
 ]);
 

@@ -59,7 +59,7 @@ describe('an OpenEvolve-layout example, run unchanged (real CLI, real sandboxed 
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stderr.match(CAVEAT)?.length, 1, `the warning once:\n${result.stderr}`);
     assert.match(result.stderr, /is in OpenEvolve's layout .*objective: combined_score, maximised/);
-    assert.match(result.stderr, /config\.yaml: ignored .*: prompt\.system_message, database\.population_size/);
+    assert.match(result.stderr, /config\.yaml: ignored .*: database\.population_size\n/);
     assert.match(result.stderr, /models not called, their API key is not set in the environment: gpt-4o-mini/);
     assert.match(result.stderr, /mutator: offline/);
     const report = parseJson<RunOutput>(result);
@@ -113,6 +113,8 @@ describe('an OpenEvolve-layout example, run unchanged (real CLI, real sandboxed 
     const asked = server.requests.map((request) => request.parsed).filter((parsed) => parsed !== undefined);
     assert.ok(asked.length > 0 && asked.every((parsed) => parsed.model === 'scripted-scheduler' && parsed.temperature === 0.7), JSON.stringify(asked.map((p) => [p.model, p.temperature])));
     assert.ok(responder.decisions.some((decision) => decision.outcome === 'diff'), 'the model found the program in the prompt and answered with edits');
+    const firstPrompt = asked[0]!.messages.map((message) => message.content).join('\n');
+    assert.match(firstPrompt, /You improve a single-machine job scheduler/, "config.yaml's system_message is the problem statement");
     assert.ok(report.best && report.best.objective >= NO_ROTATION_SCORE - 1e-9, `best ${report.best?.objective} after ${JSON.stringify(responder.decisions.map((d) => d.moves))}`);
     assert.ok(report.best.lineage.slice(1).some((step) => step.mutator === 'llm-patch'), JSON.stringify(report.best.lineage));
   });

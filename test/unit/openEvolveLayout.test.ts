@@ -77,6 +77,7 @@ llm:
   top_p: 0.9
 prompt:
   system_message: "be good"
+  template_dir: templates
 database:
   num_islands: 3
   population_size: 100
@@ -104,8 +105,9 @@ peagen:
       temperature: 0.5,
       allowRewrite: true,
     });
-    assert.deepEqual(oe.ignoredKeys, ['checkpoint_interval', 'llm.top_p', 'prompt.system_message', 'database.population_size', 'evaluator.parallel_evaluations']);
-    assert.ok(example.notes.some((note) => note.includes('ignored') && note.includes('llm.top_p, prompt.system_message')));
+    assert.deepEqual(oe.ignoredKeys, ['checkpoint_interval', 'llm.top_p', 'prompt.template_dir', 'database.population_size', 'evaluator.parallel_evaluations']);
+    assert.ok(example.notes.some((note) => note.includes('ignored') && note.includes('llm.top_p, prompt.template_dir')));
+    assert.equal(example.config.description, 'be good', 'the system message is the problem statement the prompts show');
   });
 
   it('a literal API key in config.yaml is never used as a key', () => {
