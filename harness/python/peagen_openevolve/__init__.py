@@ -165,7 +165,7 @@ def verdict(module: Any, program_path: str, metric: str = DEFAULT_METRIC, cascad
             result = run_cascade(module, program_path, [], metric)
         metrics, artifacts, error = split_result(result)
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - often a broken candidate, run in this process
-        return _line(False, 0.0, {}, "evaluate() raised %s: %s\n%s" % (type(exc).__name__, exc, _tail(traceback.format_exc())), {})
+        return _line(False, 0.0, {}, "evaluate() raised %s: %s\n%s" % (type(exc).__name__, exc, _tail(traceback.format_exc(), TEXT_LIMIT // 2)), {})
     if error is not None:
         return _line(False, 0.0, metrics, error, artifacts)
     if metric in artifacts and metric not in metrics:
@@ -180,7 +180,10 @@ def verdict(module: Any, program_path: str, metric: str = DEFAULT_METRIC, cascad
 def _line(correct: bool, objective: float, metrics: Dict[str, float], error: Optional[str], artifacts: Dict[str, str]) -> Dict[str, Any]:
     line: Dict[str, Any] = {"correct": correct, "objective": objective if correct else 0.0, "direction": "maximize", "metrics": metrics}
     if error:
-        line["error"] = _tail(error)
+        # Peagen tells the model why its child failed from this text: the evaluator's artifacts
+        # (a bad output, a stderr) are that feedback in OpenEvolve, so they go with it.
+        details = "".join("\n%s: %s" % (key, value) for key, value in artifacts.items())
+        line["error"] = _tail(error) + (_text("\nartifacts:" + details) if details else "")
     if artifacts:
         line["artifacts"] = artifacts
     return line
@@ -191,5 +194,5 @@ def _text(value: Any) -> str:
     return text if len(text) <= TEXT_LIMIT else text[:TEXT_LIMIT] + "\n[... %d more characters]" % (len(text) - TEXT_LIMIT)
 
 
-def _tail(text: str) -> str:
-    return text if len(text) <= TEXT_LIMIT else "[...]\n" + text[-TEXT_LIMIT:]
+def _tail(text: str, limit: int = TEXT_LIMIT) -> str:
+    return text if len(text) <= limit else "[...]\n" + text[-limit:]

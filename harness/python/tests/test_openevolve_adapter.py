@@ -80,6 +80,16 @@ class Results(AdapterCase):
         self.assertEqual((code, line["correct"], line["objective"]), (0, False, 0.0))
         self.assertEqual(line["error"], "the output is not sorted")
 
+    def test_the_artifacts_of_a_failure_go_with_its_error_text_as_feedback(self):
+        _, line, _ = self.run_adapter("""
+            from openevolve.evaluation_result import EvaluationResult
+            def evaluate(program_path):
+                return EvaluationResult(metrics={"combined_score": 0.0, "error": "not a permutation"}, artifacts={"bad_order": "[0, 0, 1]"})
+        """)
+        self.assertEqual(line["correct"], False)
+        self.assertEqual(line["error"], "not a permutation\nartifacts:\nbad_order: [0, 0, 1]")
+        self.assertEqual(line["artifacts"], {"bad_order": "[0, 0, 1]"})
+
     def test_an_exception_makes_the_candidate_incorrect_with_the_traceback(self):
         code, line, _ = self.run_adapter("""
             def evaluate(program_path):
