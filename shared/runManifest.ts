@@ -97,5 +97,10 @@ export const RunManifestSchema = z.object({
    * Absent: the default budget (runs made before there was a choice get it too on resume).
    */
   reduce: z.object({ budget: z.number().int().nonnegative() }).optional(),
+  /**
+   * What the user must know about how the example's programs were judged (an evaluator that
+   * is not hardened against its candidate); the report repeats it. Absent: nothing to say.
+   */
+  cautions: z.array(z.string()).optional(),
 });
 export type RunManifest = z.infer<typeof RunManifestSchema>;

@@ -67,6 +67,8 @@ export function registerEvalCommand(program: Command): void {
       } catch (error) {
         throw new CliError((error as Error).message, ExitCode.Usage);
       }
+      for (const note of example.notes) ctx.info(note);
+      for (const caution of example.cautions) ctx.info(`warning: ${caution}`);
       let program: string | undefined;
       if (options.program) {
         try {

@@ -23,6 +23,7 @@ import { RunBusyError } from '../../evolution/controller/runLock';
 import { readJournal } from '../../evolution/evodb/journal';
 import { SELECTOR_NAMES } from '../../evolution/selection/createSelector';
 import { DEFAULT_REDUCE_BUDGET } from '../../evolution/reduce/reduceBest';
+import { loadExample } from '../../evaluation/example';
 import { CliContext, CliError, ExitCode, parsePositiveInt } from '../context';
 import { ProgressDisplay } from '../runProgress';
 import { interruptSignal, openFabric } from '../runFabric';
@@ -162,8 +163,10 @@ async function runEvolution(ctx: CliContext, exampleDir: string | undefined, fla
   const config = ctx.config;
   const workers = flags.workers ?? config.worker.concurrency;
   const given = stopConditions(flags);
-  const stop = step || Object.keys(given).length > 0 || flags.resume ? given : DEFAULT_STOP;
   if (!exampleDir && !flags.resume) throw new CliError('name the example directory (e.g. examples/bad_sort) or --resume a run', ExitCode.Usage);
+  const exampleStop = step || Object.keys(given).length > 0 || flags.resume || !exampleDir ? undefined : stopOfExample(exampleDir);
+  const stop = step || Object.keys(given).length > 0 || flags.resume ? given : (exampleStop?.stop ?? DEFAULT_STOP);
+  if (exampleStop) ctx.info(exampleStop.note);
   const request: RunRequest = {
     ...(exampleDir !== undefined && { exampleDir }),
     projectDir: flags.project ?? process.cwd(),
@@ -186,7 +189,8 @@ async function runEvolution(ctx: CliContext, exampleDir: string | undefined, fla
   }
   let prepared;
   try {
-    prepared = prepareRun(request, config);
+    // Tasks run on an engine built here from this configuration unless a daemon serves them.
+    prepared = prepareRun({ ...request, ownWorkers: Boolean(flags.sync) || !readLiveRecord(ctx.stateDir) }, config);
   } catch (error) {
     if (error instanceof RunSetupError) throw new CliError(error.message, ExitCode.Usage);
     throw error;
@@ -195,7 +199,8 @@ async function runEvolution(ctx: CliContext, exampleDir: string | undefined, fla
 }
 
 async function runLocally(ctx: CliContext, prepared: PreparedRun, flags: RunFlags, step: boolean, stop: StopConditions, workers: number): Promise<void> {
-  const config = ctx.config;
+  // The user's configuration, with the example's own models when it names none (its workers call them).
+  const config = prepared.config;
   const { manifest, runDir } = prepared;
   for (const note of prepared.notes) ctx.info(note);
   if (stop === DEFAULT_STOP) ctx.info('stop: after 120 generations or 10 minutes (set --generations, --evaluations, --minutes, --target or --patience)');
@@ -234,6 +239,25 @@ async function runLocally(ctx: CliContext, prepared: PreparedRun, flags: RunFlag
     ctx.info(`interrupted: the run is checkpointed; continue it with: peagen evolve run --resume ${manifest.runId}${flags.project ? ` --project ${flags.project}` : ''}`);
     process.exitCode = ExitCode.Interrupted;
   }
+}
+
+/**
+ * The stop an example asks for when no flag gives one (OpenEvolve's `max_iterations`: one
+ * iteration is one evaluated child there). Undefined when it asks none, or cannot be read
+ * (prepareRun then reports why).
+ */
+function stopOfExample(exampleDir: string): { stop: StopConditions; note: string } | undefined {
+  let iterations: number | undefined;
+  try {
+    iterations = loadExample(exampleDir).openEvolve?.maxIterations;
+  } catch {
+    return undefined;
+  }
+  if (iterations === undefined) return undefined;
+  return {
+    stop: { evaluations: iterations },
+    note: `stop: after ${iterations} evaluations (max_iterations in config.yaml; set --evaluations, --generations, --minutes, --target or --patience to change it)`,
+  };
 }
 
 /** Starts the run in the daemon and follows its progress notifications until it ends. */

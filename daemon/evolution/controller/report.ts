@@ -75,6 +75,8 @@ export interface RunReport {
     /** One line: "speedup 2.6x with 3 changed lines, 2.7x with all 14". */
     summary: string;
   };
+  /** What the reader must know about how programs were judged (the run manifest's cautions). */
+  cautions?: string[];
 }
 
 /** Where a run's LLM calls went and what they bought: what report.md's "Calls" section says. */
@@ -172,6 +174,7 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
     economics: economicsOf(state, improvementOf(direction, seed?.objective ?? null, best?.objective ?? null), gainOf(direction, seed?.objective ?? null, best?.objective ?? null)),
     merges: structuredClone(state.merges),
     ...(bestReduction && { reduction: reductionOf(manifest, runDir, bestReduction, seed?.objective ?? null) }),
+    ...(manifest.cautions && manifest.cautions.length > 0 && { cautions: [...manifest.cautions] }),
   };
 }
 
@@ -266,6 +269,8 @@ export function renderReportMarkdown(report: RunReport): string {
   for (const use of report.environments ?? []) {
     lines.push(`Environment: \`${use.file}\` (sha256 ${use.sha256.slice(0, 12)}…), cached at \`${use.dir}\`, ${use.installed ? 'installed for this run' : 'reused from the cache'}.`, '');
   }
+  const cautions = report.cautions ?? [];
+  if (cautions.length > 0) lines.push('## Caveats', '', ...cautions.map((caution) => `- **Warning:** ${caution}`), '');
   if (report.best) {
     const b = report.best;
     lines.push(
@@ -274,7 +279,9 @@ export function renderReportMarkdown(report: RunReport): string {
       `- Seed: ${report.objectiveName} ${value(report.seed.objective)}.`,
       `- Best: ${report.objectiveName} ${value(b.objective)}${bestVersusSeed(report, terms)} (generation ${b.generation}), in \`${b.file}\`.`,
       `- Measurements of the best: ${b.measurements.map((m) => `${value(m.objective)} (seed ${m.seed})`).join(', ')}${b.measurements.length > 1 ? `; the ${report.direction === 'maximize' ? 'lower' : 'higher'} counts` : ' (not re-measured: it was not a new best when measured, or the run stopped first)'}.`,
-      comparesByFactor(terms)
+      cautions.length > 0
+        ? `- Scored by the example's evaluator in a fresh ${report.executor ?? ''} sandbox, which passed it on every measurement; that evaluator is not hardened (see Caveats).`
+        : comparesByFactor(terms)
         ? `- Verified by the example's evaluator in a fresh ${report.executor ?? ''} sandbox: its correctness checks (fixed edge cases and held-out inputs) passed on every measurement, and every timed output was checked.`
         : `- Verified by the example's evaluator in a fresh ${report.executor ?? ''} sandbox: the ${report.objectiveName} is what the evaluator computed from the program's answers, and its checks passed on every measurement.`,
       '',
