@@ -33,6 +33,24 @@ export const FailureReasonSchema = z.enum([
 ]);
 export type FailureReason = z.infer<typeof FailureReasonSchema>;
 
+/**
+ * The installed libraries an evaluation ran with: the environment built from the example's
+ * `requirements.txt` (a venv) or `package.json` (a node_modules), cached on the worker's host
+ * by the file's hash and mounted read-only into the sandbox.
+ */
+export const EnvironmentUseSchema = z.object({
+  kind: z.enum(['python', 'node']),
+  /** The file it is installed from, relative to the example directory. */
+  file: z.string(),
+  /** sha256 of what the environment is keyed by (the file, and the lock file beside it). */
+  sha256: z.string(),
+  /** Where it is cached on the host that ran the evaluation. */
+  dir: z.string(),
+  /** True when it was installed for this evaluation; false when it was already cached. */
+  installed: z.boolean(),
+});
+export type EnvironmentUse = z.infer<typeof EnvironmentUseSchema>;
+
 export const EvaluationSchema = z.object({
   correct: z.boolean(),
   /** Null when there is no valid score. */
@@ -47,6 +65,8 @@ export const EvaluationSchema = z.object({
   stoppedBy: z.string().optional(),
   wallMs: z.number(),
   peakMemoryKb: z.number().optional(),
+  /** The example's installed libraries, when it ships a requirements.txt or package.json. */
+  environments: z.array(EnvironmentUseSchema).optional(),
 });
 export type Evaluation = z.infer<typeof EvaluationSchema>;
 

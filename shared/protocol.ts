@@ -327,6 +327,8 @@ export namespace StartRun {
       quick: z.boolean().optional(),
       /** The id of a run of this workspace to continue (the CLI turns a run directory into one). */
       resume: RunIdSchema.optional(),
+      /** Evaluations to spend, as the run ends, reducing the best to its smallest diff from the seed (0: none; absent: the default). */
+      reduceBudget: z.number().int().nonnegative().max(1000).optional(),
     })
     .refine((params) => (params.exampleDir === undefined) !== (params.selection === undefined) || (params.resume !== undefined && params.selection === undefined), {
       message: 'give exactly one of exampleDir and selection (or resume a run)',
@@ -430,6 +432,8 @@ export namespace GetProgram {
     /** Ancestors from the seed to the parent, without their code. */
     ancestors: Omit<Program, 'code' | 'evaluation'>[];
     objectiveName: string;
+    /** The example's objective unit (`x`, `%`), when it declares one: proposal titles show values in it. */
+    objectiveUnit?: string;
     /** Where the run's programs belong in the client's workspace. */
     placement: ProgramPlacement;
   }

@@ -13,6 +13,7 @@ import type { ProgramPlacement } from '../../shared/protocol';
 import type { LineRegion } from '../../shared/lines';
 import { replacementFromProgram } from '../../shared/selection';
 import { unbundleProgram } from '../../shared/programFiles';
+import { valueWithUnit } from '../../shared/objectiveText';
 
 /** One file's change: `region` of `baseText` (the file as read here) becomes `replacement`. */
 export interface FileTarget {
@@ -36,11 +37,12 @@ const MADE_WITHOUT_A_CALL: Record<string, string> = {
   split: 'a child without one of its edits',
   revert: 'an edit undone',
   transplant: 'an edit from another lineage',
+  reduce: 'the best reduced to its smallest diff',
 };
 
-/** One line naming a program, e.g. "speedup 12.3 (gen 4, openai/gpt-4o-mini)". */
-export function programTitle(objectiveName: string, program: Pick<Program, 'objective' | 'lineage'>): string {
-  const score = program.objective === null ? 'failed' : `${objectiveName} ${formatObjective(program.objective)}`;
+/** One line naming a program, e.g. "speedup 12.3 (gen 4, openai/gpt-4o-mini)", "score 68.7% (gen 4, offline)". */
+export function programTitle(objectiveName: string, program: Pick<Program, 'objective' | 'lineage'>, objectiveUnit?: string): string {
+  const score = program.objective === null ? 'failed' : `${objectiveName} ${valueWithUnit(formatObjective(program.objective), objectiveUnit)}`;
   const by = program.lineage.model ?? MADE_WITHOUT_A_CALL[program.lineage.mutator] ?? program.lineage.mutator;
   return `${score} (gen ${program.lineage.generation}, ${by})`;
 }
@@ -50,8 +52,8 @@ function formatObjective(value: number): string {
 }
 
 /** Maps `program` to its place; a plain example's program file is read from this machine. */
-export function programTarget(placement: ProgramPlacement, objectiveName: string, program: Pick<Program, 'code' | 'objective' | 'lineage'>): ProgramTarget {
-  const title = programTitle(objectiveName, program);
+export function programTarget(placement: ProgramPlacement, objectiveName: string, program: Pick<Program, 'code' | 'objective' | 'lineage'>, objectiveUnit?: string): ProgramTarget {
+  const title = programTitle(objectiveName, program, objectiveUnit);
   if (placement.kind === 'selection') {
     const { record, baseText } = placement;
     return { file: record.sourceFile, baseText, region: record.replaceRange, replacement: replacementFromProgram(program.code, record.blockIndex), title };

@@ -9,9 +9,9 @@ import type { ProposalInput } from '../proposals/proposal';
 import { programTarget } from './programMapping';
 
 /** The proposal for the program GetProgram answered with, of run `runId`. */
-export function proposalForProgram(runId: string, answer: Pick<GetProgram.Response, 'program' | 'placement' | 'objectiveName'>): ProposalInput {
+export function proposalForProgram(runId: string, answer: Pick<GetProgram.Response, 'program' | 'placement' | 'objectiveName' | 'objectiveUnit'>): ProposalInput {
   const { program } = answer;
-  const target = programTarget(answer.placement, answer.objectiveName, program);
+  const target = programTarget(answer.placement, answer.objectiveName, program, answer.objectiveUnit);
   return {
     uri: vscode.Uri.file(target.file),
     baseText: target.baseText,

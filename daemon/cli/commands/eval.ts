@@ -4,8 +4,13 @@ import type { Command } from 'commander';
 import type { Evaluation } from '../../../shared/evaluation';
 import { type SandboxStatus, Status } from '../../../shared/protocol';
 import type { Result } from '../../../shared/task';
+import { describeEnvironmentUse } from '../../evaluation/environment/environmentAccess';
+import { isEnvironmentCached } from '../../evaluation/environment/environmentCache';
+import { environmentSpecsOf } from '../../evaluation/environment/environmentSpec';
+import { objectiveValue } from '../../../shared/objectiveText';
 import { isMultiFile, loadExample } from '../../evaluation/example';
 import { bundleProgram } from '../../../shared/programFiles';
+import { ENVIRONMENT_FAILED } from '../../handlers/evaluate';
 import { readLiveRecord } from '../../../shared/discovery';
 import type { ExecutorChoice } from '../../sandbox/Executor';
 import { reclaimOwnSandboxes } from '../../sandbox/liveSandboxes';
@@ -28,14 +33,15 @@ interface SandboxUsed extends SandboxStatus {
   via: 'daemon' | 'this process';
 }
 
-function describe(name: string, objectiveName: string, evaluation: Evaluation, sandbox: SandboxUsed, verbose: boolean): string {
+function describe(name: string, objective: { name: string; unit?: string | undefined }, evaluation: Evaluation, sandbox: SandboxUsed, verbose: boolean): string {
   const lines = evaluation.correct
-    ? [`${name}: correct — ${objectiveName} ${evaluation.objective?.toFixed(3)} (${evaluation.direction})`]
+    ? [`${name}: correct — ${objective.name} ${objectiveValue(evaluation.objective, objective)} (${evaluation.direction})`]
     : [`${name}: FAILED (${evaluation.failure?.reason}) — ${evaluation.failure?.message}`];
   const executor = `${sandbox.executor}${sandbox.isolates ? '' : ' (NOT isolated)'}${sandbox.via === 'daemon' ? ', via the daemon' : ''}`;
   lines.push(`executor: ${executor}; wall ${(evaluation.wallMs / 1000).toFixed(1)} s${evaluation.stoppedBy ? `; stopped by ${evaluation.stoppedBy}` : ''}`);
   // The long why-this-executor story belongs to `peagen daemon status`; here only on request.
   if (verbose) lines.push(`sandbox: ${sandbox.reason}`);
+  for (const use of evaluation.environments ?? []) lines.push(`environment: ${describeEnvironmentUse(use)}`);
   const metrics = Object.entries(evaluation.metrics).map(([key, value]) => `${key}=${value}`);
   if (metrics.length > 0) lines.push(`metrics: ${metrics.join(', ')}`);
   if (!evaluation.correct && evaluation.errorText) lines.push(evaluation.errorText);
@@ -63,6 +69,8 @@ export function registerEvalCommand(program: Command): void {
       } catch (error) {
         throw new CliError((error as Error).message, ExitCode.Usage);
       }
+      for (const note of example.notes) ctx.info(note);
+      for (const caution of example.cautions) ctx.info(`warning: ${caution}`);
       let program: string | undefined;
       if (options.program) {
         try {
@@ -70,6 +78,14 @@ export function registerEvalCommand(program: Command): void {
         } catch (error) {
           throw new CliError(`cannot read --program: ${(error as Error).message}`, ExitCode.Usage);
         }
+      }
+      // Installing takes a while the first time: say so before it starts (this host's cache).
+      try {
+        for (const environment of environmentSpecsOf(example.dir)) {
+          if (!(await isEnvironmentCached(environment))) ctx.info(`installing ${environment.file} of ${example.config.name} (once; later evaluations reuse it) ...`);
+        }
+      } catch (error) {
+        throw new CliError((error as Error).message, ExitCode.Usage);
       }
       const spec = {
         kind: 'evaluate',
@@ -112,12 +128,13 @@ export function registerEvalCommand(program: Command): void {
           await engine.stop({ drain: false });
         }
       }
+      if (result?.error?.code === ENVIRONMENT_FAILED) throw new CliError(result.error.message, ExitCode.Failed);
       const evaluation = result?.data as Evaluation | undefined;
       if (!result || !evaluation || typeof evaluation !== 'object' || !('correct' in evaluation)) {
         throw new CliError(`the evaluation did not complete: ${result?.error ? `${result.error.code}: ${result.error.message}` : 'no result'}`, ExitCode.Failed);
       }
       ctx.output({ example: example.config.name, objectiveName: example.config.objective.name, sandbox, ...evaluation }, () =>
-        describe(example.config.name, example.config.objective.name, evaluation, sandbox, ctx.verbose),
+        describe(example.config.name, example.config.objective, evaluation, sandbox, ctx.verbose),
       );
       if (!evaluation.correct) process.exitCode = ExitCode.Failed;
     });

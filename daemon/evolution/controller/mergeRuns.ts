@@ -249,7 +249,8 @@ function merge(into: OpenRun, from: OpenRun[]): MergeResult {
   const checkpoint: Checkpoint = { journalSeq, elapsedMs, timeline, state: state.snapshot() };
   writeCheckpoint(runDir.checkpointFile, checkpoint);
   const best = state.best;
-  if (best) runDir.writeBestProgram(manifest, best.code);
+  // A reduction of an earlier best no longer stands beside a merged-in best (no stale best-full/).
+  if (best) runDir.writeReducedBest(manifest, best.code, state.bestReduction?.program?.code);
   return result(journalSeq, rewriteReport(into));
 }
 
