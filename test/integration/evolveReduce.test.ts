@@ -73,7 +73,8 @@ describe('minimal-diff reduction of the best (real CLI, scripted model)', functi
   });
 
   it('says both figures in the report and the CLI\'s last lines', () => {
-    const summary = 'score 3.0x with 2 changed lines, 3.0x with all 3';
+    // A score (no unit) reads as its value: 3.000, not '3.0x' the seed.
+    const summary = 'score 3.000 with 2 changed lines, 3.000 with all 3';
     const report = readReportJson(runDir);
     assert.equal(report.reduction?.summary, summary);
     assert.equal(report.reduction?.reduced?.changedLines, 2);
@@ -104,7 +105,7 @@ describe('minimal-diff reduction of the best (real CLI, scripted model)', functi
     const reduced = await project.run(['evolve', 'best', path.basename(runDir), '--project', project.dir]);
     assert.equal(reduced.code, 0, reduced.stderr);
     assert.equal(reduced.stdout, REDUCED);
-    assert.match(reduced.stderr, /the reduced best: score 3\.0x with 2 changed lines, 3\.0x with all 3/);
+    assert.match(reduced.stderr, /the reduced best: score 3\.000 with 2 changed lines, 3\.000 with all 3/);
     const full = await project.run(['evolve', 'best', path.basename(runDir), '--full', '--project', project.dir]);
     assert.equal(full.stdout, FULL_BEST);
   });
