@@ -87,10 +87,17 @@ export const ExampleConfigSchema = z.object({
   name: z.string().min(1),
   description: z.string().optional(),
   language: z.string().optional(),
-  /** The file the mutator edits, relative to the example directory. */
-  program: z.string().min(1),
+  /**
+   * The file the mutator edits, relative to the example directory; or several files (paths or
+   * globs, resolved in order at load: daemon/evaluation/programGlobs.ts), which the mutator
+   * edits together as one program (shared/programFiles.ts).
+   */
+  program: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
   entry: z.string().optional(),
-  /** argv run with the example directory as cwd (read-only); `{program}` is the candidate's path. */
+  /**
+   * argv run with the example directory as cwd (read-only); `{program}` is the candidate's path
+   * (a multi-file program's first file), `{workspace}` the folder that holds its files.
+   */
   evaluator: z.array(z.string().min(1)).min(1),
   /** `unit`: what the objective is counted in (`x` for a speedup, `ms`); niche labels show ranges in it. */
   objective: z.object({ name: z.string().min(1), direction: DirectionSchema, unit: z.string().min(1).optional() }),
@@ -111,3 +118,8 @@ export const ExampleConfigSchema = z.object({
 export type ExampleConfig = z.infer<typeof ExampleConfigSchema>;
 
 export const EXAMPLE_CONFIG_FILE = 'peagen.example.json';
+
+/** The example's program entries as written (one path, or the list of paths and globs). */
+export function programEntries(config: Pick<ExampleConfig, 'program'>): string[] {
+  return typeof config.program === 'string' ? [config.program] : [...config.program];
+}

@@ -414,9 +414,13 @@ export namespace GetElites {
 
 /**
  * A run of a selection job maps its programs to the selected lines of the client's file (the
- * job's record and the text it was made from); any other run to its example's program file.
+ * job's record and the text it was made from); any other run to its example's program file,
+ * or for a multi-file program (its code a bundle: shared/programFiles.ts) to each of its
+ * files, `programFiles` relative to `exampleDir` (absent for one file).
  */
-export type ProgramPlacement = { kind: 'selection'; record: SelectionRecord; baseText: string } | { kind: 'example'; exampleDir: string; program: string };
+export type ProgramPlacement =
+  | { kind: 'selection'; record: SelectionRecord; baseText: string }
+  | { kind: 'example'; exampleDir: string; program: string; programFiles?: string[] };
 
 /** One program with its source and its ancestry (seed first), e.g. to show its diff. */
 export namespace GetProgram {

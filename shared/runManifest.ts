@@ -77,8 +77,13 @@ export const RunManifestSchema = z.object({
   /** Absolute path of the example directory (peagen.example.json). */
   exampleDir: z.string(),
   exampleName: z.string(),
-  /** The example's program file, relative to exampleDir. */
+  /** The example's program file, relative to exampleDir (a multi-file program's first file). */
   program: z.string(),
+  /**
+   * A multi-file program's files, relative to exampleDir, in their fixed order (its code is
+   * their bundle: shared/programFiles.ts); absent for a single-file program.
+   */
+  programFiles: z.array(z.string()).min(2).optional(),
   settings: RunSettingsSchema,
   stop: StopConditionsSchema,
   evaluatorArgs: z.array(z.string()),

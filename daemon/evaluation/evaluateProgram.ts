@@ -10,7 +10,7 @@ import { type Executor, type LimitOverrides, WORKSPACE_PATH } from '../sandbox/E
 import { environmentAccess } from './environment/environmentAccess';
 import { type EnvironmentOptions, ensureEnvironment } from './environment/environmentCache';
 import { environmentSpecsOf } from './environment/environmentSpec';
-import type { Example } from './example';
+import { candidateFiles, type Example } from './example';
 import { harnessLibraryAccess } from './harnessLibrary';
 import { interpretRun } from './interpretRun';
 
@@ -27,10 +27,10 @@ export interface EvaluateOptions {
   environments?: Omit<EnvironmentOptions, 'signal'>;
 }
 
-export function evaluatorCommand(example: Example, options: Pick<EvaluateOptions, 'seed' | 'args'>): string[] {
-  const programPath = `${WORKSPACE_PATH}/${example.config.program}`;
+export function evaluatorCommand(example: Pick<Example, 'config' | 'programFiles'>, options: Pick<EvaluateOptions, 'seed' | 'args'>): string[] {
+  const programPath = `${WORKSPACE_PATH}/${example.programFiles[0]!}`;
   return [
-    ...example.config.evaluator.map((arg) => arg.replaceAll('{program}', programPath)),
+    ...example.config.evaluator.map((arg) => arg.replaceAll('{program}', programPath).replaceAll('{workspace}', WORKSPACE_PATH)),
     ...(options.seed !== undefined ? ['--seed', String(options.seed)] : []),
     ...(options.args ?? []),
   ];
@@ -39,6 +39,14 @@ export function evaluatorCommand(example: Example, options: Pick<EvaluateOptions
 export async function evaluateProgram(executor: Executor, example: Example, program: string, options: EvaluateOptions = {}): Promise<Evaluation> {
   const limits: LimitOverrides = { ...example.config.limits };
   if (options.timeoutMs !== undefined) limits.timeoutMs = Math.min(limits.timeoutMs ?? options.timeoutMs, options.timeoutMs);
+  let files: Record<string, string>;
+  try {
+    files = Object.fromEntries(candidateFiles(example, program).map((file) => [file.path, file.text]));
+  } catch (error) {
+    // A candidate that is not a bundle of this example's files cannot be run; say so as a crash.
+    const message = `the candidate is not a program of this example: ${(error as Error).message}`;
+    return { correct: false, objective: null, direction: example.config.objective.direction, metrics: {}, failure: { reason: 'crash', message }, errorText: message, executor: executor.name, exitCode: null, wallMs: 0 };
+  }
   const library = harnessLibraryAccess();
   // Installed (once per host, outside the sandbox) before the sandbox is made; an install
   // failure is an EnvironmentError, which callers report as it is.
@@ -49,9 +57,9 @@ export async function evaluateProgram(executor: Executor, example: Example, prog
   const environment = environmentAccess(installed, library.env);
   const run = await executor.run({
     command: evaluatorCommand(example, options),
-    // No workspace: it starts empty, the program is written in as a file (no host directory
+    // No workspace: it starts empty, the program's files are written in (no host directory
     // to make, share between runs, or leave behind).
-    files: { [example.config.program]: program },
+    files,
     mounts: [{ hostPath: example.dir, sandboxPath: HARNESS_PATH }, library.mount, ...environment.mounts],
     env: environment.env,
     cwd: HARNESS_PATH,

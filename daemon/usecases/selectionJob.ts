@@ -40,6 +40,9 @@ export function prepareSelection(params: PrepareSelection.Params, home: string):
   // A file of the example is evolved in its place; for any other file the example's evaluator
   // still expects its own program name.
   const inside = relativeInside(clientExample, params.sourceFile);
+  if (typeof config.program !== 'string') {
+    throw new SelectionJobError(`the example's program spans several files (${config.program.join(', ')}); Evolve Selection evolves one region of one file: run the example with \`peagen evolve run ${clientExample}\` instead, or pick a single-file example`);
+  }
   const programFile = inside ?? config.program;
   if (!isPlainRelativePath(programFile)) throw new SelectionJobError(`the example's program "${config.program}" must be a path inside the example`);
   const contentHash = sha256(JSON.stringify([...files.keys()].sort().map((name) => [name, sha256(files.get(name)!)])));

@@ -12,14 +12,21 @@ import type { Program } from '../../shared/evolution';
 import type { ProgramPlacement } from '../../shared/protocol';
 import type { LineRegion } from '../../shared/lines';
 import { replacementFromProgram } from '../../shared/selection';
+import { unbundleProgram } from '../../shared/programFiles';
 import { valueWithUnit } from '../../shared/objectiveText';
 
-export interface ProgramTarget {
+/** One file's change: `region` of `baseText` (the file as read here) becomes `replacement`. */
+export interface FileTarget {
   file: string;
   baseText: string;
   region: LineRegion;
   replacement: string;
+}
+
+export interface ProgramTarget extends FileTarget {
   title: string;
+  /** A multi-file program's other changed files (the first changed one is the target itself). */
+  others?: FileTarget[];
 }
 
 /**
@@ -51,12 +58,40 @@ export function programTarget(placement: ProgramPlacement, objectiveName: string
     const { record, baseText } = placement;
     return { file: record.sourceFile, baseText, region: record.replaceRange, replacement: replacementFromProgram(program.code, record.blockIndex), title };
   }
-  const file = path.join(placement.exampleDir, placement.program);
+  if (placement.programFiles && placement.programFiles.length > 1) return multiFileTarget(placement.exampleDir, placement.programFiles, program.code, title);
+  return { ...wholeFile(path.join(placement.exampleDir, placement.program), program.code), title };
+}
+
+/** The file as a whole, replaced by `text`. */
+function wholeFile(file: string, text: string): FileTarget {
   let baseText: string;
   try {
     baseText = fs.readFileSync(file, 'utf8');
   } catch (error) {
     throw new Error(`the run's program file ${file} cannot be read here (${(error as Error).message}); was the example moved, or does the daemon run on another machine?`);
   }
-  return { file, baseText, region: { startLine: 0, endLine: toDocument(baseText).lines.length }, replacement: toDocument(program.code).lines.join('\n'), title };
+  return { file, baseText, region: { startLine: 0, endLine: toDocument(baseText).lines.length }, replacement: toDocument(text).lines.join('\n') };
+}
+
+/**
+ * A multi-file program: each file whose text differs from the workspace's is a change; the
+ * first is the target, the rest `others` (one proposal, accepted as one edit). A program that
+ * changes no file targets its first file unchanged.
+ */
+function multiFileTarget(exampleDir: string, programFiles: readonly string[], code: string, title: string): ProgramTarget {
+  let files;
+  try {
+    files = unbundleProgram(code);
+  } catch (error) {
+    throw new Error(`the run's program is not a bundle of its files (${(error as Error).message})`);
+  }
+  const changes = programFiles.map((name) => {
+    const text = files.find((file) => file.path === name)?.text;
+    if (text === undefined) throw new Error(`the run's program has no file ${name}`);
+    return { target: wholeFile(path.join(exampleDir, ...name.split('/')), text), changed: false, text };
+  });
+  for (const change of changes) change.changed = change.target.baseText !== change.text;
+  const changed = changes.filter((change) => change.changed).map((change) => change.target);
+  const [first, ...others] = changed.length > 0 ? changed : [changes[0]!.target];
+  return { ...first!, title, ...(others.length > 0 && { others }) };
 }

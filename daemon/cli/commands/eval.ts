@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Command } from 'commander';
 import type { Evaluation } from '../../../shared/evaluation';
 import { type SandboxStatus, Status } from '../../../shared/protocol';
@@ -7,7 +8,8 @@ import { describeEnvironmentUse } from '../../evaluation/environment/environment
 import { isEnvironmentCached } from '../../evaluation/environment/environmentCache';
 import { environmentSpecsOf } from '../../evaluation/environment/environmentSpec';
 import { objectiveValue } from '../../../shared/objectiveText';
-import { loadExample } from '../../evaluation/example';
+import { isMultiFile, loadExample } from '../../evaluation/example';
+import { bundleProgram } from '../../../shared/programFiles';
 import { ENVIRONMENT_FAILED } from '../../handlers/evaluate';
 import { readLiveRecord } from '../../../shared/discovery';
 import type { ExecutorChoice } from '../../sandbox/Executor';
@@ -50,7 +52,7 @@ export function registerEvalCommand(program: Command): void {
   program
     .command('eval <example-dir>')
     .description("evaluate one program with an example's evaluator in a fresh sandbox")
-    .option('--program <file>', "the candidate to evaluate (default: the example's own program)")
+    .option('--program <file>', "the candidate to evaluate (default: the example's own program); for a multi-file example, a directory holding its files")
     .option('--executor <name>', `sandbox: ${EXECUTORS.join(', ')} or an allowed plugin's executor (default: the configured one, auto; runs here, not in the daemon)`)
     .option('--seed <n>', 'seed for the held-out inputs', parsePositiveInt('--seed'))
     .option('--quick', 'smaller inputs (the evaluator must support --quick)')
@@ -72,7 +74,7 @@ export function registerEvalCommand(program: Command): void {
       let program: string | undefined;
       if (options.program) {
         try {
-          program = fs.readFileSync(options.program, 'utf8');
+          program = isMultiFile(example) ? programFromDirectory(example.programFiles, options.program) : fs.readFileSync(options.program, 'utf8');
         } catch (error) {
           throw new CliError(`cannot read --program: ${(error as Error).message}`, ExitCode.Usage);
         }
@@ -136,4 +138,12 @@ export function registerEvalCommand(program: Command): void {
       );
       if (!evaluation.correct) process.exitCode = ExitCode.Failed;
     });
+}
+
+/** A multi-file candidate: the example's files, read from `dir` at their paths, bundled. */
+function programFromDirectory(files: readonly string[], dir: string): string {
+  if (!fs.statSync(dir).isDirectory()) {
+    throw new Error(`this example's program spans ${files.length} files (${files.join(', ')}): give --program the directory that holds them`);
+  }
+  return bundleProgram(files.map((file) => ({ path: file, text: fs.readFileSync(path.join(dir, ...file.split('/')), 'utf8') })));
 }

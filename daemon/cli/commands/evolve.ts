@@ -3,6 +3,7 @@
  * fabric. The controller runs here; its mutate and evaluate tasks run on the daemon's
  * workers when a daemon runs (and --sync is not given), else on an embedded engine.
  */
+import { unbundleProgram } from '../../../shared/programFiles';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ErrorCodes, ResponseError } from 'vscode-languageserver-protocol/node';
@@ -384,9 +385,11 @@ export function registerEvolveCommands(program: Command): void {
 
   evolve
     .command('best <run>')
-    .description("print a run's best program (run id or directory): the smallest diff from the seed that keeps its gain, when the run reduced it")
+    .description(
+      "print a run's best program (run id or directory): the smallest diff from the seed that keeps its gain, when the run reduced it; a multi-file program prints as one text with a header line per file",
+    )
     .option('--full', 'the full best, with every change, when best/ holds its reduction')
-    .option('--output <file>', 'write it to this file instead')
+    .option('--output <file>', 'write it to this file instead (a multi-file program: to this directory, one file each)')
     .option('--project <dir>', 'where .peagen/runs/ is kept')
     .action((run: string, flags: { full?: boolean; output?: string; project?: string }, command: Command) => {
       const ctx = CliContext.of(command);
@@ -394,14 +397,21 @@ export function registerEvolveCommands(program: Command): void {
       const manifest = runDir.readManifest();
       const report = readReport(runDir);
       // best/ holds the reduction when the run reduced its best (best-full/ the full best).
-      const reduction = report?.reduction?.reduced !== undefined && fs.existsSync(runDir.bestFullFile(manifest.program)) ? report.reduction : undefined;
-      const file = flags.full && reduction ? runDir.bestFullFile(manifest.program) : runDir.bestFile(manifest.program);
-      if (!fs.existsSync(file)) throw new CliError(`run ${runDir.id} has no best program yet`, ExitCode.Failed);
-      const code = fs.readFileSync(file, 'utf8');
+      const reduction = report?.reduction?.reduced !== undefined && fs.existsSync(runDir.bestFiles(manifest, 'best-full')[0]!) ? report.reduction : undefined;
+      const code = runDir.readBestProgram(manifest, flags.full && reduction ? 'best-full' : 'best');
+      if (code === undefined) throw new CliError(`run ${runDir.id} has no best program yet`, ExitCode.Failed);
       // Both figures, where a person reads them: stdout stays the program alone.
       const which = reduction ? `${flags.full ? 'the full best' : 'the reduced best'}: ${reduction.summary}${flags.full ? '' : ' (--full for the full best)'}` : undefined;
       const json = { report: report?.best ?? null, ...(report?.reduction && { reduction: report.reduction }), ...(reduction && { full: flags.full === true }) };
-      if (flags.output) {
+      if (flags.output && manifest.programFiles) {
+        const written = unbundleProgram(code).map((file) => {
+          const target = path.join(flags.output!, ...file.path.split('/'));
+          fs.mkdirSync(path.dirname(target), { recursive: true });
+          fs.writeFileSync(target, file.text);
+          return target;
+        });
+        ctx.output({ files: written, ...json }, `wrote ${written.join(', ')}${which ? ` (${which})` : ''}`);
+      } else if (flags.output) {
         fs.writeFileSync(flags.output, code);
         ctx.output({ file: flags.output, ...json }, `wrote ${flags.output}${which ? ` (${which})` : ''}`);
       } else if (ctx.json) ctx.output({ code, ...json }, '');

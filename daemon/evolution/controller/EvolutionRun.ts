@@ -188,7 +188,7 @@ export class EvolutionRun {
     }
     this.writeCheckpoint();
     const best = this.state.best;
-    if (best) runDir.writeReducedBest(manifest.program, best.code, this.state.bestReduction?.program?.code);
+    if (best) runDir.writeReducedBest(manifest, best.code, this.state.bestReduction?.program?.code);
     const progress = this.snapshotProgress(reason === 'interrupted' ? 'interrupted' : 'finished');
     return {
       progress,
@@ -683,7 +683,7 @@ export class EvolutionRun {
     const last = this.timeline[this.timeline.length - 1];
     if (best?.objective != null && (!last || last.objective !== best.objective)) {
       this.timeline.push({ elapsedMs: this.elapsed(), evaluations: state.counters.evaluations, llmCalls: state.counters.llmCalls, objective: best.objective });
-      if (this.state === state) this.options.runDir.writeBest(this.options.manifest.program, best.code);
+      if (this.state === state) this.options.runDir.writeBestProgram(this.options.manifest, best.code);
     }
   }
 

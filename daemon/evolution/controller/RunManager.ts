@@ -179,7 +179,9 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
       id = ancestor.lineage.parents[0];
     }
     const job = readSelectionJob(manifest.exampleDir);
-    const placement: ProgramPlacement = job ? { kind: 'selection', record: job.record, baseText: job.baseText } : { kind: 'example', exampleDir: manifest.exampleDir, program: manifest.program };
+    const placement: ProgramPlacement = job
+      ? { kind: 'selection', record: job.record, baseText: job.baseText }
+      : { kind: 'example', exampleDir: manifest.exampleDir, program: manifest.program, ...(manifest.programFiles && { programFiles: manifest.programFiles }) };
     return { program, ancestors, objectiveName: manifest.settings.objectiveName, ...(manifest.settings.objectiveUnit && { objectiveUnit: manifest.settings.objectiveUnit }), placement };
   }
 

@@ -179,7 +179,8 @@ function planRun(request: RunRequest, given: PeagenConfig, env: NodeJS.ProcessEn
       createdAt: new Date().toISOString(),
       exampleDir: example.dir,
       exampleName: example.config.name,
-      program: example.config.program,
+      program: example.programFiles[0]!,
+      ...(example.programFiles.length > 1 && { programFiles: example.programFiles }),
       settings: {
         direction: example.config.objective.direction,
         objectiveName: example.config.objective.name,

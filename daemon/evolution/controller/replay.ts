@@ -7,7 +7,6 @@
  * the best and the changes it kept, and must be byte-identical too; its trial measurements are
  * not redone (the event summarises them).
  */
-import * as fs from 'node:fs';
 import type { Evaluation } from '../../../shared/evaluation';
 import type { ProposalEvent, ReduceEvent, RunEvent } from '../runEvents';
 import { lineDiff, withChanges } from '../reduce/minimalDiff';
@@ -76,8 +75,8 @@ export async function replayRun(runDir: RunDir, options: ReplayOptions = {}): Pr
   const best = state.best;
   if (!best || best.objective === null) throw new ReplayMismatch(`run ${runDir.id} has no best program to replay`);
   const reduced = state.bestReduction?.program;
-  const recordedBest = readIfAny(runDir.bestFile(manifest.program));
-  const identical = reduced ? recordedBest === reduced.code && readIfAny(runDir.bestFullFile(manifest.program)) === best.code : recordedBest === best.code;
+  const recordedBest = runDir.readBestProgram(manifest);
+  const identical = reduced ? recordedBest === reduced.code && runDir.readBestProgram(manifest, 'best-full') === best.code : recordedBest === best.code;
   const result: ReplayResult = { runId: manifest.runId, events: count, plans, children, bestId: best.id, identical, ...(reduced && { reducedId: reduced.id }) };
   if (options.client) {
     const seed = best.measurements[0]?.seed ?? manifest.settings.seed;
@@ -93,14 +92,6 @@ export async function replayRun(runDir: RunDir, options: ReplayOptions = {}): Pr
     };
   }
   return result;
-}
-
-function readIfAny(file: string): string | undefined {
-  try {
-    return fs.readFileSync(file, 'utf8');
-  } catch {
-    return undefined;
-  }
 }
 
 /** The reduced program, derived again from the seed and the best with the changes the run kept. */

@@ -3,9 +3,12 @@
  * much, and how it was verified. Figures only from what the run measured.
  */
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { EnvironmentUse } from '../../../shared/evaluation';
 import type { BestReduction, Program, RunProgress, StopReason } from '../../../shared/evolution';
 import { nicheLabel } from '../../../shared/nicheLabel';
+import { unbundleProgram } from '../../../shared/programFiles';
+import { unifiedDiff } from '../mutation/patch/unifiedDiff';
 import { comparesByFactor, difference, objectiveValue, seedComparison, type ObjectiveTerms } from '../../../shared/objectiveText';
 import { bestFirst } from '../selection/archiveQueries';
 import type { TimelinePoint } from './loadRunState';
@@ -30,6 +33,11 @@ export interface RunReport {
   best: {
     id: string;
     file: string;
+    /**
+     * A multi-file program's changes against the seed, one unified diff per changed file
+     * (paths relative to the example); absent for a single-file program.
+     */
+    fileChanges?: { path: string; bestFile: string; diff: string }[];
     objective: number;
     /** Every measurement: the first and the confirmation (another seed) of a new best. */
     measurements: { seed: number; objective: number | null }[];
@@ -152,8 +160,14 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
       best && best.objective !== null
         ? {
             id: best.id,
-            // With a reduction, best/ holds the reduced program: the full best is beside it.
-            file: bestReduction?.reduced ? runDir.bestFullFile(manifest.program) : runDir.bestFile(manifest.program),
+            // With a reduction, best/ holds the reduced program: the full best is beside it (a multi-file program: its folder).
+            file: manifest.programFiles
+              ? path.join(runDir.dir, bestReduction?.reduced ? 'best-full' : 'best')
+              : bestReduction?.reduced
+                ? runDir.bestFullFile(manifest.program)
+                : runDir.bestFile(manifest.program),
+            ...(manifest.programFiles &&
+              seed && { fileChanges: fileChangesOf(manifest.programFiles, runDir.bestFiles(manifest, bestReduction?.reduced ? 'best-full' : 'best'), seed.code, best.code) }),
             objective: best.objective,
             measurements: best.measurements.map((m) => ({ seed: m.seed, objective: m.objective })),
             generation: best.lineage.generation,
@@ -189,7 +203,7 @@ function reductionOf(manifest: RunManifest, runDir: RunDir, reduction: BestReduc
   const improvement = { reduced: improvementOf(direction, seedObjective, reduction.reduced?.objective ?? null), best: improvementOf(direction, seedObjective, reduction.bestObjective) };
   return {
     ...structuredClone(reduction),
-    ...(reduction.reduced && { file: runDir.bestFile(manifest.program) }),
+    ...(reduction.reduced && { file: manifest.programFiles ? path.join(runDir.dir, 'best') : runDir.bestFile(manifest.program) }),
     improvement,
     summary: reductionSummary({ name: manifest.settings.objectiveName, direction, unit: manifest.settings.objectiveUnit }, reduction, improvement),
   };
@@ -286,6 +300,7 @@ export function renderReportMarkdown(report: RunReport): string {
         : `- Verified by the example's evaluator in a fresh ${report.executor ?? ''} sandbox: the ${report.objectiveName} is what the evaluator computed from the program's answers, and its checks passed on every measurement.`,
       '',
       ...reductionLines(report),
+      ...fileChangeLines(b.fileChanges),
       '## Lineage of the best',
       '',
       `| generation | mutator | model | ${report.objectiveName} | program |`,
@@ -321,6 +336,38 @@ export function renderReportMarkdown(report: RunReport): string {
     lines.push('');
   }
   return `${lines.join('\n')}\n`;
+}
+
+/** Each file the best changed against the seed, with its diff (files are matched by path). */
+function fileChangesOf(paths: readonly string[], bestFiles: readonly string[], seedCode: string, bestCode: string): NonNullable<NonNullable<RunReport['best']>['fileChanges']> {
+  const textsOf = (code: string): Map<string, string> => {
+    try {
+      return new Map(unbundleProgram(code).map((file) => [file.path, file.text]));
+    } catch {
+      return new Map();
+    }
+  };
+  const before = textsOf(seedCode);
+  const after = textsOf(bestCode);
+  return paths.flatMap((file, i) => {
+    const old = before.get(file) ?? '';
+    const now = after.get(file) ?? '';
+    return old === now ? [] : [{ path: file, bestFile: bestFiles[i]!, diff: unifiedDiff(old, now, file) }];
+  });
+}
+
+/** report.md's per-file diffs of a multi-file best. */
+function fileChangeLines(changes: NonNullable<RunReport['best']>['fileChanges']): string[] {
+  if (!changes) return [];
+  if (changes.length === 0) return ['The best changes no file of the seed.', ''];
+  const lines = [`## Changes of the best (${changes.length} file${changes.length === 1 ? '' : 's'})`];
+  for (const change of changes) {
+    // A fence longer than any backtick run of the diff, so the diff cannot close it.
+    const fence = '`'.repeat(Math.max(3, ...Array.from(change.diff.matchAll(/`+/g), (run) => run[0].length + 1)));
+    lines.push('', `### ${change.path}`, '', `In \`${change.bestFile}\`.`, '', `${fence}diff`, change.diff.trimEnd(), fence);
+  }
+  lines.push('');
+  return lines;
 }
 
 /** report.md's lines on the reduced best: both figures, where each program is, what it cost. */
