@@ -33,6 +33,24 @@ export const FailureReasonSchema = z.enum([
 ]);
 export type FailureReason = z.infer<typeof FailureReasonSchema>;
 
+/**
+ * The installed libraries an evaluation ran with: the environment built from the example's
+ * `requirements.txt` (a venv) or `package.json` (a node_modules), cached on the worker's host
+ * by the file's hash and mounted read-only into the sandbox.
+ */
+export const EnvironmentUseSchema = z.object({
+  kind: z.enum(['python', 'node']),
+  /** The file it is installed from, relative to the example directory. */
+  file: z.string(),
+  /** sha256 of what the environment is keyed by (the file, and the lock file beside it). */
+  sha256: z.string(),
+  /** Where it is cached on the host that ran the evaluation. */
+  dir: z.string(),
+  /** True when it was installed for this evaluation; false when it was already cached. */
+  installed: z.boolean(),
+});
+export type EnvironmentUse = z.infer<typeof EnvironmentUseSchema>;
+
 export const EvaluationSchema = z.object({
   correct: z.boolean(),
   /** Null when there is no valid score. */
@@ -47,6 +65,8 @@ export const EvaluationSchema = z.object({
   stoppedBy: z.string().optional(),
   wallMs: z.number(),
   peakMemoryKb: z.number().optional(),
+  /** The example's installed libraries, when it ships a requirements.txt or package.json. */
+  environments: z.array(EnvironmentUseSchema).optional(),
 });
 export type Evaluation = z.infer<typeof EvaluationSchema>;
 
@@ -67,10 +87,17 @@ export const ExampleConfigSchema = z.object({
   name: z.string().min(1),
   description: z.string().optional(),
   language: z.string().optional(),
-  /** The file the mutator edits, relative to the example directory. */
-  program: z.string().min(1),
+  /**
+   * The file the mutator edits, relative to the example directory; or several files (paths or
+   * globs, resolved in order at load: daemon/evaluation/programGlobs.ts), which the mutator
+   * edits together as one program (shared/programFiles.ts).
+   */
+  program: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
   entry: z.string().optional(),
-  /** argv run with the example directory as cwd (read-only); `{program}` is the candidate's path. */
+  /**
+   * argv run with the example directory as cwd (read-only); `{program}` is the candidate's path
+   * (a multi-file program's first file), `{workspace}` the folder that holds its files.
+   */
   evaluator: z.array(z.string().min(1)).min(1),
   /** `unit`: what the objective is counted in (`x` for a speedup, `ms`); niche labels show ranges in it. */
   objective: z.object({ name: z.string().min(1), direction: DirectionSchema, unit: z.string().min(1).optional() }),
@@ -91,3 +118,8 @@ export const ExampleConfigSchema = z.object({
 export type ExampleConfig = z.infer<typeof ExampleConfigSchema>;
 
 export const EXAMPLE_CONFIG_FILE = 'peagen.example.json';
+
+/** The example's program entries as written (one path, or the list of paths and globs). */
+export function programEntries(config: Pick<ExampleConfig, 'program'>): string[] {
+  return typeof config.program === 'string' ? [config.program] : [...config.program];
+}

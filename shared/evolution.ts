@@ -91,12 +91,40 @@ export type StopReason =
   | 'interrupted'
   | 'error';
 
+/**
+ * The best program reduced to its smallest diff from the seed that keeps most of its gain
+ * (what a reviewer is offered), beside the full best: "2.6x with 3 changed lines, 2.7x with
+ * all 14". Figures as measured in the sandbox.
+ */
+export interface BestReduction {
+  bestId: string;
+  bestObjective: number;
+  /** Lines the full best changes from the seed. */
+  bestChangedLines: number;
+  /** Separate changes (runs of changed lines) of the full best's diff from the seed: one leaves nothing to drop. */
+  changes: number;
+  /** Evaluations the reduction spent. */
+  evaluations: number;
+  /** The reduced program; absent when no change of the best could be dropped. */
+  reduced?: {
+    id: string;
+    objective: number;
+    changedLines: number;
+    /** Its objective on each measurement it passed (each: the evaluator's correctness checks and every timed output checked), one per seed. */
+    measured: number[];
+    /** The evaluator's counts of what it checked (metrics such as `inputs_checked`, `tests_passed`), from its first measurement. */
+    checks: Record<string, number>;
+  };
+}
+
 export interface RunProgress {
   runId: string;
   example: string;
   state: RunState;
   direction: z.infer<typeof DirectionSchema>;
   objectiveName: string;
+  /** The objective's unit (`x`, `%`, `ms`), when the example declares one: how values and gains are worded. */
+  objectiveUnit?: string;
   /** The seed's objective (first measurement). */
   seedObjective: number | null;
   best: { id: string; objective: number; generation: number; confirmed: boolean } | null;
@@ -117,6 +145,8 @@ export interface RunProgress {
   mutator: string;
   /** Why the run failed (state `failed`). */
   error?: string;
+  /** The ended run's best reduced to its smallest diff from the seed (absent before the end, or when not reduced). */
+  reduction?: BestReduction;
 }
 
 export interface RunSummary {

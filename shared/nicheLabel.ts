@@ -6,6 +6,7 @@
  * they say the same thing.
  */
 import type { FeatureDescriptor } from './evaluation';
+import { withUnit } from './objectiveText';
 
 /** What a label needs to know about a run's grid. */
 export interface NicheAxes {
@@ -34,14 +35,6 @@ export function words(name: string): string {
  */
 function edge(value: number): string {
   return Number.isInteger(value) ? String(value) : String(Number(value.toPrecision(4)));
-}
-
-/** Units read as part of the number (`4x`, `50%`); any other unit is a word after it (`4 ms`). */
-const ATTACHED_UNITS = new Set(['x', '×', '%']);
-
-function withUnit(text: string, unit: string | undefined): string {
-  if (!unit) return text;
-  return ATTACHED_UNITS.has(unit) ? `${text}${unit}` : `${text} ${unit}`;
 }
 
 /**

@@ -327,6 +327,8 @@ export namespace StartRun {
       quick: z.boolean().optional(),
       /** The id of a run of this workspace to continue (the CLI turns a run directory into one). */
       resume: RunIdSchema.optional(),
+      /** Evaluations to spend, as the run ends, reducing the best to its smallest diff from the seed (0: none; absent: the default). */
+      reduceBudget: z.number().int().nonnegative().max(1000).optional(),
     })
     .refine((params) => (params.exampleDir === undefined) !== (params.selection === undefined) || (params.resume !== undefined && params.selection === undefined), {
       message: 'give exactly one of exampleDir and selection (or resume a run)',
@@ -412,9 +414,13 @@ export namespace GetElites {
 
 /**
  * A run of a selection job maps its programs to the selected lines of the client's file (the
- * job's record and the text it was made from); any other run to its example's program file.
+ * job's record and the text it was made from); any other run to its example's program file,
+ * or for a multi-file program (its code a bundle: shared/programFiles.ts) to each of its
+ * files, `programFiles` relative to `exampleDir` (absent for one file).
  */
-export type ProgramPlacement = { kind: 'selection'; record: SelectionRecord; baseText: string } | { kind: 'example'; exampleDir: string; program: string };
+export type ProgramPlacement =
+  | { kind: 'selection'; record: SelectionRecord; baseText: string }
+  | { kind: 'example'; exampleDir: string; program: string; programFiles?: string[] };
 
 /** One program with its source and its ancestry (seed first), e.g. to show its diff. */
 export namespace GetProgram {
@@ -426,6 +432,8 @@ export namespace GetProgram {
     /** Ancestors from the seed to the parent, without their code. */
     ancestors: Omit<Program, 'code' | 'evaluation'>[];
     objectiveName: string;
+    /** The example's objective unit (`x`, `%`), when it declares one: proposal titles show values in it. */
+    objectiveUnit?: string;
     /** Where the run's programs belong in the client's workspace. */
     placement: ProgramPlacement;
   }

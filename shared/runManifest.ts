@@ -77,8 +77,13 @@ export const RunManifestSchema = z.object({
   /** Absolute path of the example directory (peagen.example.json). */
   exampleDir: z.string(),
   exampleName: z.string(),
-  /** The example's program file, relative to exampleDir. */
+  /** The example's program file, relative to exampleDir (a multi-file program's first file). */
   program: z.string(),
+  /**
+   * A multi-file program's files, relative to exampleDir, in their fixed order (its code is
+   * their bundle: shared/programFiles.ts); absent for a single-file program.
+   */
+  programFiles: z.array(z.string()).min(2).optional(),
   settings: RunSettingsSchema,
   stop: StopConditionsSchema,
   evaluatorArgs: z.array(z.string()),
@@ -92,5 +97,15 @@ export const RunManifestSchema = z.object({
     choices: z.number().int().min(1).max(MAX_CHOICES).default(1),
   }),
   workers: z.number().int().positive(),
+  /**
+   * Minimal-diff reduction of the best as the run ends: at most `budget` evaluations (0: none).
+   * Absent: the default budget (runs made before there was a choice get it too on resume).
+   */
+  reduce: z.object({ budget: z.number().int().nonnegative() }).optional(),
+  /**
+   * What the user must know about how the example's programs were judged (an evaluator that
+   * is not hardened against its candidate); the report repeats it. Absent: nothing to say.
+   */
+  cautions: z.array(z.string()).optional(),
 });
 export type RunManifest = z.infer<typeof RunManifestSchema>;

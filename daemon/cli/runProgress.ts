@@ -4,6 +4,7 @@
  * and every 30 s), nothing on stdout so --json stays parseable.
  */
 import type { RunProgress } from '../../shared/evolution';
+import { comparesByFactor, factorOverSeed, objectiveValue, shortComparison, type ObjectiveTerms } from '../../shared/objectiveText';
 
 const PLAIN_INTERVAL_MS = 30_000;
 
@@ -13,8 +14,11 @@ function duration(ms: number): string {
 }
 
 export function progressLine(p: RunProgress): string {
-  const improvement = p.best && p.seedObjective ? (p.direction === 'maximize' ? p.best.objective / p.seedObjective : p.seedObjective / p.best.objective) : undefined;
-  const best = p.best ? `${p.best.objective.toFixed(3)}${improvement !== undefined ? ` (${improvement.toFixed(1)}x)` : ''}` : '—';
+  const terms: ObjectiveTerms = { name: p.objectiveName, direction: p.direction, unit: p.objectiveUnit };
+  // A factor over the seed says how a speedup or a time moved; a score's progress is its value next to the seed's.
+  const improvement = comparesByFactor(terms) ? factorOverSeed(terms, p.seedObjective, p.best?.objective) : undefined;
+  const versus = p.best ? shortComparison(terms, p.seedObjective, p.best.objective) : undefined;
+  const best = p.best ? `${objectiveValue(p.best.objective, terms)}${versus !== undefined ? ` (${versus})` : ''}` : '—';
   const parts = [
     `best ${p.objectiveName} ${best}`,
     `gen ${p.generation}`,

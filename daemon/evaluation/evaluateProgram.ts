@@ -1,11 +1,16 @@
 /**
  * Evaluates one candidate: the example's trusted evaluator runs in a fresh sandbox with the
  * example directory mounted read-only at /harness (so nothing the candidate does can touch
- * the harness) and the candidate alone in the writable workspace.
+ * the harness) and the candidate alone in the writable workspace. The libraries the example's
+ * requirements.txt / package.json name are installed once per host and mounted read-only
+ * beside it (environment/).
  */
 import type { Evaluation } from '../../shared/evaluation';
 import { type Executor, type LimitOverrides, WORKSPACE_PATH } from '../sandbox/Executor';
-import type { Example } from './example';
+import { environmentAccess } from './environment/environmentAccess';
+import { type EnvironmentOptions, ensureEnvironment } from './environment/environmentCache';
+import { environmentSpecsOf } from './environment/environmentSpec';
+import { candidateFiles, type Example } from './example';
 import { harnessLibraryAccess } from './harnessLibrary';
 import { interpretRun } from './interpretRun';
 
@@ -18,12 +23,14 @@ export interface EvaluateOptions {
   signal?: AbortSignal;
   /** Caps the example's own time limit (e.g. by the task's deadline). */
   timeoutMs?: number;
+  /** Where the example's requirements.txt / package.json environments are cached and how they are installed. */
+  environments?: Omit<EnvironmentOptions, 'signal'>;
 }
 
-export function evaluatorCommand(example: Example, options: Pick<EvaluateOptions, 'seed' | 'args'>): string[] {
-  const programPath = `${WORKSPACE_PATH}/${example.config.program}`;
+export function evaluatorCommand(example: Pick<Example, 'config' | 'programFiles'>, options: Pick<EvaluateOptions, 'seed' | 'args'>): string[] {
+  const programPath = `${WORKSPACE_PATH}/${example.programFiles[0]!}`;
   return [
-    ...example.config.evaluator.map((arg) => arg.replaceAll('{program}', programPath)),
+    ...example.config.evaluator.map((arg) => arg.replaceAll('{program}', programPath).replaceAll('{workspace}', WORKSPACE_PATH)),
     ...(options.seed !== undefined ? ['--seed', String(options.seed)] : []),
     ...(options.args ?? []),
   ];
@@ -32,17 +39,33 @@ export function evaluatorCommand(example: Example, options: Pick<EvaluateOptions
 export async function evaluateProgram(executor: Executor, example: Example, program: string, options: EvaluateOptions = {}): Promise<Evaluation> {
   const limits: LimitOverrides = { ...example.config.limits };
   if (options.timeoutMs !== undefined) limits.timeoutMs = Math.min(limits.timeoutMs ?? options.timeoutMs, options.timeoutMs);
+  let files: Record<string, string>;
+  try {
+    files = Object.fromEntries(candidateFiles(example, program).map((file) => [file.path, file.text]));
+  } catch (error) {
+    // A candidate that is not a bundle of this example's files cannot be run; say so as a crash.
+    const message = `the candidate is not a program of this example: ${(error as Error).message}`;
+    return { correct: false, objective: null, direction: example.config.objective.direction, metrics: {}, failure: { reason: 'crash', message }, errorText: message, executor: executor.name, exitCode: null, wallMs: 0 };
+  }
   const library = harnessLibraryAccess();
+  // Installed (once per host, outside the sandbox) before the sandbox is made; an install
+  // failure is an EnvironmentError, which callers report as it is.
+  const installed = [];
+  for (const spec of environmentSpecsOf(example.dir)) {
+    installed.push(await ensureEnvironment(spec, { ...options.environments, ...(options.signal && { signal: options.signal }) }));
+  }
+  const environment = environmentAccess(installed, library.env);
   const run = await executor.run({
     command: evaluatorCommand(example, options),
-    // No workspace: it starts empty, the program is written in as a file (no host directory
+    // No workspace: it starts empty, the program's files are written in (no host directory
     // to make, share between runs, or leave behind).
-    files: { [example.config.program]: program },
-    mounts: [{ hostPath: example.dir, sandboxPath: HARNESS_PATH }, library.mount],
-    env: library.env,
+    files,
+    mounts: [{ hostPath: example.dir, sandboxPath: HARNESS_PATH }, library.mount, ...environment.mounts],
+    env: environment.env,
     cwd: HARNESS_PATH,
     limits,
     ...(options.signal && { signal: options.signal }),
   });
-  return interpretRun(run, example.config.objective.direction);
+  const evaluation = interpretRun(run, example.config.objective.direction);
+  return environment.uses.length > 0 ? { ...evaluation, environments: environment.uses } : evaluation;
 }

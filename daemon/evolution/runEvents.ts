@@ -4,7 +4,7 @@
  */
 import * as z from 'zod';
 import { EvaluationSchema } from '../../shared/evaluation';
-import { ExchangeHashSchema, LlmUsageSchema, ProgramSchema } from '../../shared/evolution';
+import { ExchangeHashSchema, LlmUsageSchema, ProgramIdSchema, ProgramSchema } from '../../shared/evolution';
 
 /** The evaluated seed program: the first event of every run. */
 export const SeedEventSchema = z.object({ type: z.literal('seed'), program: ProgramSchema });
@@ -98,6 +98,25 @@ export const MergeEventSchema = z.object({
   programs: z.array(ProgramSchema),
 });
 
+/**
+ * The best program reduced to its smallest diff from the seed that keeps most of its gain
+ * (reduce/reduceBest.ts), as the run ended. `keep` names the changes of the seed → best line
+ * diff that the reduced program keeps, so replay derives its code again from the two programs
+ * alone; the trials' measurements are not replayed (they are summarised here). `program` (its
+ * lineage: mutator `reduce`, parent the best) is absent when no change could be dropped.
+ */
+export const ReduceEventSchema = z.object({
+  type: z.literal('reduce'),
+  best: ProgramIdSchema,
+  keep: z.array(z.number().int().nonnegative()),
+  changes: z.number().int().nonnegative(),
+  changedLines: z.object({ reduced: z.number().int().nonnegative(), best: z.number().int().nonnegative() }),
+  trials: z.array(z.object({ drop: z.number().int().nonnegative(), childId: z.string(), objective: z.number().nullable(), kept: z.boolean() })),
+  evaluations: z.number().int().nonnegative(),
+  budget: z.number().int().nonnegative(),
+  program: ProgramSchema.optional(),
+});
+
 export const StopEventSchema = z.object({ type: z.literal('stop'), reason: z.string() });
 export const ResumeEventSchema = z.object({ type: z.literal('resume'), at: z.string() });
 
@@ -108,6 +127,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
   EvaluationEventSchema,
   AbandonEventSchema,
   MergeEventSchema,
+  ReduceEventSchema,
   StopEventSchema,
   ResumeEventSchema,
 ]);
@@ -125,3 +145,4 @@ export function isFreePlan(plan: { kind: string }): boolean {
 export type ProposalEvent = z.infer<typeof ProposalEventSchema>;
 export type EvaluationEvent = z.infer<typeof EvaluationEventSchema>;
 export type MergeEvent = z.infer<typeof MergeEventSchema>;
+export type ReduceEvent = z.infer<typeof ReduceEventSchema>;

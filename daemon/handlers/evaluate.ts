@@ -6,11 +6,15 @@
  */
 import { type EvaluatePayload, EvaluatePayloadSchema } from '../../shared/payloads';
 import { HandlerError, type TaskHandler } from '../fabric/worker/TaskHandler';
+import { EnvironmentError } from '../evaluation/environment/environmentError';
 import { evaluateProgram } from '../evaluation/evaluateProgram';
 import { type Example, loadExample } from '../evaluation/example';
 import { type Executor, executorCapabilities } from '../sandbox/Executor';
 import type { HostPathPolicy } from '../sandbox/hostPaths';
 import { servedPath } from './servedPath';
+
+/** The error code of an evaluation whose example's environment could not be installed. */
+export const ENVIRONMENT_FAILED = 'environment_failed';
 
 export function createEvaluateHandler(executor: Executor, hostPaths?: HostPathPolicy): TaskHandler<EvaluatePayload> {
   return {
@@ -34,6 +38,9 @@ export function createEvaluateHandler(executor: Executor, hostPaths?: HostPathPo
           ...(task.deadline !== undefined && { timeoutMs: Math.max(1, task.deadline - Date.now()) }),
         });
       } catch (error) {
+        // The example's requirements could not be installed: the same on every retry until
+        // its file is fixed, and the message already names the package.
+        if (error instanceof EnvironmentError) throw new HandlerError(ENVIRONMENT_FAILED, error.message, false);
         throw new HandlerError('sandbox_failed', `the ${executor.name} sandbox could not run the evaluator: ${(error as Error).message}`, true);
       }
       if (evaluation.failure) {

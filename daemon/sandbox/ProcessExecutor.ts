@@ -19,7 +19,7 @@ import { trackExecutor, untrackExecutor } from './liveSandboxes';
 import { killGroupAndWait } from './processGroup';
 import { reclaimSandboxDirs, SandboxDir, sandboxEnv } from './sandboxDir';
 import { supervise } from './supervise';
-import { pathMap, translate } from './translatePaths';
+import { pathMap, translate, translateList } from './translatePaths';
 
 export class ProcessExecutor implements Executor {
   readonly name = 'process' as const;
@@ -46,7 +46,7 @@ export class ProcessExecutor implements Executor {
     try {
       const map = pathMap(WORKSPACE_PATH, dir.workspace, request.mounts);
       const env = Object.fromEntries(
-        Object.entries(sandboxEnv(request.env, dir.home, dir.tmp)).map(([key, value]) => [key, translate(value, map)]),
+        Object.entries(sandboxEnv(request.env, dir.home, dir.tmp)).map(([key, value]) => [key, translateList(value, map)]),
       );
       const [program = '', ...args] = request.command.map((arg) => translate(arg, map));
       const child = spawn(program, args, {

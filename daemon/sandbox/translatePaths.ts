@@ -23,3 +23,11 @@ export function translate(value: string, map: PathMap): string {
   }
   return value;
 }
+
+/** A `:`-separated list of paths (PYTHONPATH, NODE_PATH): each entry translated. */
+export function translateList(value: string, map: PathMap): string {
+  return value
+    .split(':')
+    .map((entry) => translate(entry, map))
+    .join(':');
+}

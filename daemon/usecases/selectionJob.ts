@@ -13,6 +13,8 @@ import { EXAMPLE_CONFIG_FILE, type ExampleConfig, ExampleConfigSchema } from '..
 import type { PrepareSelection } from '../../shared/protocol';
 import { type ExampleFiles, isPlainRelativePath, MAX_EXAMPLE_BYTES, type SelectionRecord, SelectionRecordSchema } from '../../shared/selection';
 import { selectionProgram } from './selectionProgram';
+import { openEvolveExample } from '../evaluation/openEvolveLayout';
+import { OPENEVOLVE_CONFIG_FILE, OPENEVOLVE_EVALUATOR_FILE, OPENEVOLVE_PROGRAM_FILE } from '../../shared/openEvolveConfig';
 
 export const SELECTIONS_DIR = path.join('.peagen', 'selections');
 export const SELECTION_FILE = 'selection.json';
@@ -33,11 +35,14 @@ export function prepareSelection(params: PrepareSelection.Params, home: string):
   const marked = { code: program.code, replaceRange: program.replaceRange, blockIndex: program.blockIndex, markersAdded: program.markersAdded };
   if (!params.example) return marked;
   const files = decodeFiles(params.example.files);
-  const config = exampleConfigOf(files);
   const clientExample = params.example.dir.replace(/[\\/]+$/, '');
+  const config = exampleConfigOf(files, clientExample.split(/[\\/]/).pop() ?? '');
   // A file of the example is evolved in its place; for any other file the example's evaluator
   // still expects its own program name.
   const inside = relativeInside(clientExample, params.sourceFile);
+  if (typeof config.program !== 'string') {
+    throw new SelectionJobError(`the example's program spans several files (${config.program.join(', ')}); Evolve Selection evolves one region of one file: run the example with \`peagen evolve run ${clientExample}\` instead, or pick a single-file example`);
+  }
   const programFile = inside ?? config.program;
   if (!isPlainRelativePath(programFile)) throw new SelectionJobError(`the example's program "${config.program}" must be a path inside the example`);
   const contentHash = sha256(JSON.stringify([...files.keys()].sort().map((name) => [name, sha256(files.get(name)!)])));
@@ -124,9 +129,18 @@ function decodeFiles(encoded: ExampleFiles): Map<string, Buffer> {
   return files;
 }
 
-function exampleConfigOf(files: Map<string, Buffer>): ExampleConfig {
+/** The example's config: its peagen.example.json, or the one synthesised for OpenEvolve's layout. */
+function exampleConfigOf(files: Map<string, Buffer>, name: string): ExampleConfig {
   const raw = files.get(EXAMPLE_CONFIG_FILE);
-  if (!raw) throw new SelectionJobError(`the example has no ${EXAMPLE_CONFIG_FILE}`);
+  if (!raw && files.has(OPENEVOLVE_PROGRAM_FILE) && files.has(OPENEVOLVE_EVALUATOR_FILE)) {
+    const yaml = files.get(OPENEVOLVE_CONFIG_FILE);
+    try {
+      return openEvolveExample(name, yaml && { file: `the example's ${OPENEVOLVE_CONFIG_FILE}`, text: yaml.toString('utf8') }).config;
+    } catch (error) {
+      throw new SelectionJobError((error as Error).message);
+    }
+  }
+  if (!raw) throw new SelectionJobError(`the example has no ${EXAMPLE_CONFIG_FILE} (nor OpenEvolve's ${OPENEVOLVE_PROGRAM_FILE} and ${OPENEVOLVE_EVALUATOR_FILE})`);
   try {
     return ExampleConfigSchema.parse(JSON.parse(raw.toString('utf8')));
   } catch (error) {

@@ -15,6 +15,8 @@ export interface EliteRef {
   programId: string;
   /** The objective's name for labels (the view's nodes carry it). */
   objectiveName?: string;
+  /** Its unit (`%`), when the example declares one. */
+  objectiveUnit?: string;
 }
 
 /** Answers Show Lineage would ask for: `choose` a program id to open its diff, or null to show nothing. */
@@ -27,7 +29,12 @@ function eliteRef(argument: unknown): EliteRef {
   if (typeof ref?.runId !== 'string' || typeof ref.programId !== 'string') {
     throw new Error('choose an elite in the Evolution view (this command acts on an elite row)');
   }
-  return { runId: ref.runId, programId: ref.programId, ...(typeof ref.objectiveName === 'string' && { objectiveName: ref.objectiveName }) };
+  return {
+    runId: ref.runId,
+    programId: ref.programId,
+    ...(typeof ref.objectiveName === 'string' && { objectiveName: ref.objectiveName }),
+    ...(typeof ref.objectiveUnit === 'string' && { objectiveUnit: ref.objectiveUnit }),
+  };
 }
 
 function folder(): WorkspaceParams {
@@ -77,7 +84,7 @@ export class EliteCommands {
    */
   async showLineage(ref: EliteRef, options: ShowLineageOptions = {}): Promise<LineageStep[]> {
     const { program, ancestors } = await this.program(ref);
-    const steps = lineageSteps(ancestors, program, ref.objectiveName ?? 'objective');
+    const steps = lineageSteps(ancestors, program, ref.objectiveName ?? 'objective', ref.objectiveUnit);
     let chosen: string | undefined;
     if ('choose' in options) chosen = options.choose ?? undefined;
     else {

@@ -5,6 +5,7 @@
  */
 import type { NicheElite, RunProgress, RunSummary } from '../../shared/evolution';
 import { nicheLabel, type NicheAxes } from '../../shared/nicheLabel';
+import { valueWithUnit } from '../../shared/objectiveText';
 import type { GetElites } from '../../shared/protocol';
 
 /** The text of one tree row, independent of vscode's TreeItem. */
@@ -27,6 +28,11 @@ export function formatNumber(value: number | null | undefined): string {
   return String(Number(value.toPrecision(4)));
 }
 
+/** An objective's value in its unit (`68.7%`, `12.3 ms`); a speedup's stays bare (`12.3`), as in the CLI. */
+export function formatObjective(value: number | null | undefined, unit: string | undefined): string {
+  return valueWithUnit(formatNumber(value), unit);
+}
+
 /** `HH:MM` of an ISO time, in the local time zone (runs are told apart by when they started). */
 export function clockTime(iso: string): string {
   const date = new Date(iso);
@@ -47,12 +53,13 @@ export function runRow(run: RunSummary, live: RunProgress | undefined): RowText 
   const best = live ? (live.best?.objective ?? null) : run.best;
   const evaluations = live?.evaluations ?? run.evaluations;
   const objectiveName = live?.objectiveName ?? 'best';
-  const description = [state, `${objectiveName} ${formatNumber(best)}`, `${evaluations} evaluations`, `started ${clockTime(run.startedAt)}`].join(' · ');
+  const unit = live?.objectiveUnit;
+  const description = [state, `${objectiveName} ${formatObjective(best, unit)}`, `${evaluations} evaluations`, `started ${clockTime(run.startedAt)}`].join(' · ');
   const tooltip = [
     `Run ${run.runId} of ${run.example}`,
     `State: ${state}${live?.stopReason ? ` (${live.stopReason})` : ''}`,
     `Started: ${run.startedAt}`,
-    `Best ${objectiveName}: ${formatNumber(best)}${live?.seedObjective != null ? ` (seed ${formatNumber(live.seedObjective)})` : ''}`,
+    `Best ${objectiveName}: ${formatObjective(best, unit)}${live?.seedObjective != null ? ` (seed ${formatObjective(live.seedObjective, unit)})` : ''}`,
     `Evaluations: ${evaluations}${live ? `, generation ${live.generation}, mutator ${live.mutator}` : ''}`,
     `Directory: ${run.dir}`,
   ].join('\n');
@@ -100,27 +107,28 @@ export function nicheGroups(response: Pick<GetElites.Response, 'direction' | 'be
  * axes as the daemon reports them; its key stays in the tooltip, as the journal and CLI write it.
  */
 export function nicheRow(group: NicheGroup, axes: NicheAxes): RowText {
-  const { objectiveName } = axes;
-  const top = group.elites[0]?.program.objective ?? null;
+  const { objectiveName, objectiveUnit } = axes;
+  const top = formatObjective(group.elites[0]?.program.objective ?? null, objectiveUnit);
   const count = group.elites.length;
   const label = nicheLabel(group.key, axes);
   return {
     label,
-    description: `${objectiveName} ${formatNumber(top)}${group.holdsBest ? ' · ★ best' : ''}${count > 1 ? ` · ${count} islands` : ''}`,
-    tooltip: `Niche ${label}${group.key === '' ? '' : ` (${group.key})`}\n${count} elite${count === 1 ? '' : 's'}; the strongest has ${objectiveName} ${formatNumber(top)}`,
+    description: `${objectiveName} ${top}${group.holdsBest ? ' · ★ best' : ''}${count > 1 ? ` · ${count} islands` : ''}`,
+    tooltip: `Niche ${label}${group.key === '' ? '' : ` (${group.key})`}\n${count} elite${count === 1 ? '' : 's'}; the strongest has ${objectiveName} ${top}`,
     contextValue: NICHE,
   };
 }
 
 /** An elite under its niche; `axes` as for {@link nicheRow}, so its tooltip names the niche the same way. */
 export function eliteRow(elite: NicheElite, axes: NicheAxes, isBest: boolean): RowText {
-  const { objectiveName } = axes;
+  const { objectiveName, objectiveUnit } = axes;
   const program = elite.program;
   const lineage = program.lineage;
-  const label = `${isBest ? '★ ' : ''}${objectiveName} ${formatNumber(program.objective)}`;
+  const value = formatObjective(program.objective, objectiveUnit);
+  const label = `${isBest ? '★ ' : ''}${objectiveName} ${value}`;
   const description = [`generation ${lineage.generation}`, lineage.model ?? lineage.mutator, ...(isBest ? ['best of the run'] : [])].join(' · ');
   const tooltip = [
-    `${isBest ? 'The best program of the run\n' : ''}${objectiveName}: ${formatNumber(program.objective)}${program.correct ? '' : ' (incorrect)'}`,
+    `${isBest ? 'The best program of the run\n' : ''}${objectiveName}: ${value}${program.correct ? '' : ' (incorrect)'}`,
     `Generation ${lineage.generation}, mutator ${lineage.mutator}${lineage.model ? `, model ${lineage.model}` : ''}`,
     ...(program.measurements.length > 1 ? [`Measured ${program.measurements.length} times (median shown)`] : []),
     `Island ${elite.island}, niche ${nicheLabel(elite.niche, axes)}`,
@@ -139,14 +147,14 @@ export interface LineageStep {
 
 type ProgramSummary = Pick<NicheElite['program'], 'id' | 'objective' | 'correct' | 'lineage'>;
 
-/** The ancestors (seed first) and the program itself, each with objective, mutator, model and generation. */
-export function lineageSteps(ancestors: readonly ProgramSummary[], program: ProgramSummary, objectiveName: string): LineageStep[] {
+/** The ancestors (seed first) and the program itself, each with objective (in `objectiveUnit`, when known), mutator, model and generation. */
+export function lineageSteps(ancestors: readonly ProgramSummary[], program: ProgramSummary, objectiveName: string, objectiveUnit?: string): LineageStep[] {
   return [...ancestors, program].map((step, index, all) => {
     const { lineage } = step;
     const role = index === 0 && lineage.parents.length === 0 ? 'seed' : index === all.length - 1 ? 'this elite' : `ancestor ${index}`;
     return {
       programId: step.id,
-      label: `${objectiveName} ${formatNumber(step.objective)}${step.correct ? '' : ' (incorrect)'}`,
+      label: `${objectiveName} ${formatObjective(step.objective, objectiveUnit)}${step.correct ? '' : ' (incorrect)'}`,
       description: `generation ${lineage.generation} · ${lineage.mutator}${lineage.model ? ` · ${lineage.model}` : ''}`,
       detail: `${role} · ${step.id.slice(0, 12)}${lineage.repairs > 0 ? ` · ${lineage.repairs} repair${lineage.repairs === 1 ? '' : 's'}` : ''}`,
     };

@@ -35,6 +35,7 @@ export interface EliteNode {
   runId: string;
   programId: string;
   objectiveName: string;
+  objectiveUnit?: string;
   elite: NicheElite;
   isBest: boolean;
   parent: NicheNode;
@@ -143,6 +144,7 @@ export class EvolutionTreeProvider implements vscode.TreeDataProvider<EvolutionN
         runId: node.runId,
         programId: elite.program.id,
         objectiveName: node.axes.objectiveName,
+        ...(node.axes.objectiveUnit !== undefined && { objectiveUnit: node.axes.objectiveUnit }),
         elite,
         isBest: elite.program.id === node.bestId,
         parent: node,

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { EXAMPLE_CONFIG_FILE } from '../../shared/evaluation';
+import { OPENEVOLVE_EVALUATOR_FILE, OPENEVOLVE_PROGRAM_FILE } from '../../shared/openEvolveConfig';
 import { ScaffoldEvaluator } from '../../shared/protocol';
 import type { Services } from '../services';
 import type { SelectionTarget } from './selectionTarget';
@@ -25,19 +26,24 @@ export function exampleDirOf(exampleConfig: string): string {
 }
 
 export async function pickEvaluator(services: Services, target: SelectionTarget, allowNone: boolean): Promise<EvaluatorChoice> {
-  const found = await vscode.workspace.findFiles(`**/${EXAMPLE_CONFIG_FILE}`, '{**/.peagen/**,**/node_modules/**}', 200);
+  const exclude = '{**/.peagen/**,**/node_modules/**}';
+  const found = await vscode.workspace.findFiles(`**/${EXAMPLE_CONFIG_FILE}`, exclude, 200);
+  // Folders in OpenEvolve's layout are examples too (the daemon synthesises their config).
+  const openEvolve = (await vscode.workspace.findFiles(`**/${OPENEVOLVE_EVALUATOR_FILE}`, exclude, 200))
+    .map((uri) => path.dirname(uri.fsPath))
+    .filter((dir) => fs.existsSync(path.join(dir, OPENEVOLVE_PROGRAM_FILE)) && !fs.existsSync(path.join(dir, EXAMPLE_CONFIG_FILE)));
   const fileDir = path.dirname(target.document.uri.fsPath);
   // The example holding the file first, then by distance.
-  const examples = found
-    .map((uri) => path.dirname(uri.fsPath))
+  const examples = [...found.map((uri) => path.dirname(uri.fsPath)), ...openEvolve]
     .sort((a, b) => Number(!fileDir.startsWith(a)) - Number(!fileDir.startsWith(b)) || a.localeCompare(b));
   const fileName = path.basename(target.document.uri.fsPath);
   const scaffold = await services.daemon.request(ScaffoldEvaluator.type, { fileName, languageId: target.languageId, text: target.text, region: target.region });
   const items: EvaluatorItem[] = examples.map((dir) => {
     const detail = describeExample(dir);
+    const ownConfig = fs.existsSync(path.join(dir, EXAMPLE_CONFIG_FILE));
     return {
       label: `$(beaker) ${path.basename(dir)}`,
-      description: vscode.workspace.asRelativePath(path.join(dir, EXAMPLE_CONFIG_FILE)),
+      description: vscode.workspace.asRelativePath(path.join(dir, ownConfig ? EXAMPLE_CONFIG_FILE : OPENEVOLVE_EVALUATOR_FILE)),
       ...(detail && { detail }),
       choice: 'example',
       exampleDir: dir,
@@ -59,6 +65,7 @@ export async function pickEvaluator(services: Services, target: SelectionTarget,
 }
 
 function describeExample(dir: string): string | undefined {
+  if (!fs.existsSync(path.join(dir, EXAMPLE_CONFIG_FILE))) return `OpenEvolve layout: program ${OPENEVOLVE_PROGRAM_FILE}, scored by its ${OPENEVOLVE_EVALUATOR_FILE} (not hardened)`;
   try {
     const config = JSON.parse(fs.readFileSync(path.join(dir, EXAMPLE_CONFIG_FILE), 'utf8')) as { description?: string; program?: string };
     return [config.program && `program ${config.program}`, config.description].filter(Boolean).join(' — ');

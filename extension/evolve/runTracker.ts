@@ -1,7 +1,8 @@
 /**
  * Follows the runs this window started: a cancellable progress notification per run (Cancel
  * stops the run, which checkpoints), each new best child offered as a proposal, and at the end
- * a notification offering the best proposal's diff.
+ * a notification offering the best proposal's diff: the best reduced to its smallest diff from
+ * the seed when the run reduced it, titled with what a reviewer needs (reviewTitle.ts).
  */
 import * as vscode from 'vscode';
 import type { RunProgress } from '../../shared/evolution';
@@ -9,6 +10,9 @@ import { GetProgram, StopRun } from '../../shared/protocol';
 import type { WorkspaceParams } from '../services';
 import type { Services } from '../services';
 import { proposalForProgram } from './programTarget';
+import { runEndSummary } from './runEndSummary';
+import { objectiveValue } from '../../shared/objectiveText';
+import { reviewTitle } from './reviewTitle';
 
 const ENDED: ReadonlySet<RunProgress['state']> = new Set(['finished', 'interrupted', 'failed']);
 
@@ -102,6 +106,14 @@ export class RunTracker implements vscode.Disposable {
       run.offeredBest = best.id;
       run.offering = run.offering.then(() => this.offer(run, best.id));
     }
+    const reduction = progress.reduction;
+    if (ENDED.has(progress.state) && reduction?.reduced && reduction.reduced.id !== run.offeredBest) {
+      // Offered last, so the end's "Open Best Proposal" opens the diff a reviewer can accept.
+      const title = reviewTitle(progress, { ...reduction, reduced: reduction.reduced });
+      const id = reduction.reduced.id;
+      run.offeredBest = id;
+      run.offering = run.offering.then(() => this.offer(run, id, title));
+    }
     if (ENDED.has(progress.state)) {
       run.end(progress);
       this.updateContext();
@@ -109,12 +121,12 @@ export class RunTracker implements vscode.Disposable {
   }
 
   /** Offers one program of the run as a proposal (not opened: the user opens the ones they like). */
-  private async offer(run: FollowedRun, programId: string): Promise<void> {
+  private async offer(run: FollowedRun, programId: string, title?: string): Promise<void> {
     const { output, daemon, proposals } = this.services;
     try {
       const answer = await daemon.request(GetProgram.type, { runId: run.runId, ...run.workspace, programId });
       if (answer.program.lineage.mutator === 'seed') return; // the unchanged selection is nothing to propose
-      const input = proposalForProgram(run.runId, answer);
+      const input = { ...proposalForProgram(run.runId, answer), ...(title !== undefined && { title }) };
       const offer: OfferedProgram = { programId, title: input.title, file: input.uri.fsPath, region: input.region };
       run.offers.push(offer);
       try {
@@ -166,10 +178,7 @@ export class RunTracker implements vscode.Disposable {
   }
 
   private async announceEnd(run: FollowedRun, last: RunProgress, cancelled: boolean): Promise<void> {
-    const best = last.best;
-    const factor = best && last.seedObjective ? (last.direction === 'maximize' ? best.objective / last.seedObjective : last.seedObjective / best.objective) : undefined;
-    const gain = factor !== undefined && Number.isFinite(factor) ? ` (${factor.toFixed(1)}x the seed)` : '';
-    const summary = `Peagen: run ${run.runId} ${last.state}${last.stopReason ? ` (${last.stopReason})` : ''}: ${last.evaluations} evaluations${best ? `, best ${last.objectiveName} ${best.objective.toFixed(3)}${gain}` : ''}.`;
+    const summary = runEndSummary(last);
     const bestProposal = run.proposals.at(-1);
     if (!bestProposal) {
       if (!cancelled || last.state !== 'interrupted') void vscode.window.showInformationMessage(`${summary} No improvement over the selection to propose.`);
@@ -185,6 +194,6 @@ export class RunTracker implements vscode.Disposable {
 }
 
 export function progressMessage(progress: RunProgress): string {
-  const best = progress.best ? `best ${progress.objectiveName} ${progress.best.objective.toFixed(2)}` : 'no best yet';
+  const best = progress.best ? `best ${progress.objectiveName} ${objectiveValue(progress.best.objective, { unit: progress.objectiveUnit }, 2)}` : 'no best yet';
   return `generation ${progress.generation} · ${progress.evaluations} evaluations · ${best}${progress.state === 'stopping' ? ' · stopping…' : ''}`;
 }

@@ -24,6 +24,20 @@ export interface ProposalInput {
   source: { kind: 'evolve' | 'mutate' | 'elite'; runId?: string; programId?: string; objective?: number | null };
   /** The evaluator's error text when the candidate failed its evaluation: shown in Problems. */
   evaluationError?: string;
+  /**
+   * A multi-file proposal's other files, each changed like `uri` (its own base text, region
+   * and replacement): they open together in the multi-file diff view and are accepted as one
+   * WorkspaceEdit, so one Undo reverts every file.
+   */
+  otherFiles?: ProposalFileChange[];
+}
+
+/** One more file of a multi-file proposal. */
+export interface ProposalFileChange {
+  uri: vscode.Uri;
+  baseText: string;
+  region: { startLine: number; endLine: number };
+  replacement: string;
 }
 
 export interface ProposalSummary {
@@ -35,6 +49,8 @@ export interface ProposalSummary {
   state: 'open' | 'accepted' | 'rejected' | 'refused';
   /** The read-only `peagen-proposal:` document showing the file with the proposal applied. */
   proposalUri?: string;
+  /** A multi-file proposal's other files (URI strings), after `uri`. */
+  otherUris?: string[];
   evaluationError?: string;
 }
 

@@ -9,7 +9,7 @@ import type { ProposalDiagnostics } from '../diagnostics/proposalDiagnostics';
 import type { ProposalCommandResult } from './api';
 import { proposalIdOf, proposalUri, type ProposalDocuments } from './proposalDocuments';
 import { proposalAtLine } from './proposalPlacement';
-import type { ProposalRecord, ProposalStore } from './proposalStore';
+import { proposalFiles, type ProposalRecord, type ProposalStore } from './proposalStore';
 import { regionEdit, replacedRegion } from './regionText';
 import { placeRegion } from './staleGuard';
 
@@ -31,48 +31,64 @@ export class ProposalCommands {
     ];
   }
 
-  /** Shows the proposal as a diff: the file (as it is now) against the file with the proposal. */
+  /**
+   * Shows the proposal as a diff: the file (as it is now) against the file with the proposal;
+   * a multi-file proposal in the multi-file diff view, every file of it at once.
+   */
   async open(record: ProposalRecord): Promise<ProposalCommandResult> {
-    const title = `${path.basename(record.input.uri.path)} ↔ Peagen: ${record.input.title}`;
     this.documents.refresh(record);
+    if (record.others.length > 0) {
+      const resources = proposalFiles(record).map((file) => [file.uri, file.uri, proposalUri(record, file)]);
+      await vscode.commands.executeCommand('vscode.changes', multiDiffTitle(record), resources);
+      return { id: record.id, outcome: 'none' };
+    }
+    const title = `${path.basename(record.input.uri.path)} ↔ Peagen: ${record.input.title}`;
     await vscode.commands.executeCommand('vscode.diff', record.input.uri, proposalUri(record), title);
     return { id: record.id, outcome: 'none' };
   }
 
-  /** Applies the proposal as one WorkspaceEdit (one undo step), unless the stale guard refuses. */
+  /**
+   * Applies the proposal as one WorkspaceEdit (one undo step, across all its files), unless
+   * the stale guard refuses one of its files: then none is changed.
+   */
   async accept(record: ProposalRecord): Promise<ProposalCommandResult> {
     const { input } = record;
-    const document = await vscode.workspace.openTextDocument(input.uri);
-    const text = document.getText();
-    const placement = placeRegion(record.base, text);
-    if (!placement.ok) {
-      this.store.setState(record.id, 'refused');
-      await this.closeDiff(record);
-      const message = `Peagen could not accept "${input.title}": ${placement.reason}.`;
-      this.output.warn(message);
-      void vscode.window.showErrorMessage(message);
-      return { id: record.id, outcome: 'refused', message: placement.reason };
-    }
-    const edit = regionEdit(text, placement.region, input.replacement);
     const workspaceEdit = new vscode.WorkspaceEdit();
-    workspaceEdit.replace(input.uri, new vscode.Range(document.positionAt(edit.start), document.positionAt(edit.end)), edit.newText, {
-      label: `Peagen: ${input.title}`,
-      needsConfirmation: false,
-    });
+    const metadata = { label: `Peagen: ${input.title}`, needsConfirmation: false };
+    let first: { document: vscode.TextDocument; region: { startLine: number; endLine: number } } | undefined;
+    for (const file of proposalFiles(record)) {
+      const document = await vscode.workspace.openTextDocument(file.uri);
+      const text = document.getText();
+      const placement = placeRegion(file.base, text);
+      if (!placement.ok) {
+        this.store.setState(record.id, 'refused');
+        await this.closeDiff(record);
+        const where = record.others.length > 0 ? ` (${vscode.workspace.asRelativePath(file.uri)})` : '';
+        const message = `Peagen could not accept "${input.title}"${where}: ${placement.reason}.`;
+        this.output.warn(message);
+        void vscode.window.showErrorMessage(message);
+        return { id: record.id, outcome: 'refused', message: placement.reason };
+      }
+      const edit = regionEdit(text, placement.region, file.replacement);
+      workspaceEdit.replace(file.uri, new vscode.Range(document.positionAt(edit.start), document.positionAt(edit.end)), edit.newText, metadata);
+      first ??= { document, region: placement.region };
+    }
     if (!(await vscode.workspace.applyEdit(workspaceEdit))) {
       const message = `Peagen could not apply "${input.title}" to ${path.basename(input.uri.path)}: the editor refused the edit (is the file read-only?).`;
       void vscode.window.showErrorMessage(message);
       return { id: record.id, outcome: 'none', message };
     }
+    const document = first!.document;
     const afterVersion = document.version;
     this.store.setState(record.id, 'accepted');
-    const accepted = replacedRegion(placement.region, input.replacement);
+    const accepted = replacedRegion(first!.region, input.replacement);
     // Show the accepted lines in the file itself, where Undo takes the change back.
     const selectionLine = Math.min(accepted.startLine, Math.max(0, document.lineCount - 1));
     await vscode.window.showTextDocument(document, { preview: false, selection: new vscode.Range(selectionLine, 0, selectionLine, 0) });
     await this.closeDiff(record);
     this.diagnostics.markAccepted(record, accepted, afterVersion);
-    this.output.info(`accepted proposal ${record.id} "${input.title}" in ${input.uri.fsPath} (lines ${accepted.startLine + 1}-${accepted.endLine})`);
+    const alsoIn = record.others.length > 0 ? ` and ${record.others.map((file) => file.uri.fsPath).join(', ')}` : '';
+    this.output.info(`accepted proposal ${record.id} "${input.title}" in ${input.uri.fsPath} (lines ${accepted.startLine + 1}-${accepted.endLine})${alsoIn}`);
     return { id: record.id, outcome: 'accepted' };
   }
 
@@ -121,10 +137,20 @@ export class ProposalCommands {
   }
 
   private async closeDiff(record: ProposalRecord): Promise<void> {
-    const uri = proposalUri(record).toString();
+    const uris = new Set(proposalFiles(record).map((file) => proposalUri(record, file).toString()));
+    // The multi-file diff view's tab has no input type in the API: it is known by its title.
+    const multiTitle = record.others.length > 0 ? multiDiffTitle(record) : undefined;
     const tabs = vscode.window.tabGroups.all
       .flatMap((group) => group.tabs)
-      .filter(({ input }) => (input instanceof vscode.TabInputTextDiff && input.modified.toString() === uri) || (input instanceof vscode.TabInputText && input.uri.toString() === uri));
+      .filter(
+        ({ input, label }) =>
+          (input instanceof vscode.TabInputTextDiff && uris.has(input.modified.toString())) || (input instanceof vscode.TabInputText && uris.has(input.uri.toString())) || (multiTitle !== undefined && (label === multiTitle || label.startsWith(`${multiTitle} (`))),
+      );
     if (tabs.length > 0) await vscode.window.tabGroups.close(tabs);
   }
+}
+
+/** The multi-file diff view's title for a proposal of several files (VS Code adds "(N files)" to its tab). */
+function multiDiffTitle(record: ProposalRecord): string {
+  return `Peagen: ${record.input.title}`;
 }

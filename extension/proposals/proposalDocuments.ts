@@ -4,12 +4,13 @@
  * query is the proposal id.
  */
 import * as vscode from 'vscode';
-import { proposedText, type ProposalRecord, type ProposalStore } from './proposalStore';
+import { proposalFiles, proposedText, type ProposalFile, type ProposalRecord, type ProposalStore } from './proposalStore';
 
 export const PROPOSAL_SCHEME = 'peagen-proposal';
 
-export function proposalUri(record: ProposalRecord): vscode.Uri {
-  return vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: record.input.uri.path, query: record.id });
+/** The proposal document of one of its files (by default its first). */
+export function proposalUri(record: ProposalRecord, file: Pick<ProposalFile, 'uri'> = record.input): vscode.Uri {
+  return vscode.Uri.from({ scheme: PROPOSAL_SCHEME, path: file.uri.path, query: record.id });
 }
 
 /** The proposal id a `peagen-proposal:` URI names; undefined for any other URI. */
@@ -33,17 +34,20 @@ export class ProposalDocuments implements vscode.TextDocumentContentProvider, vs
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const record = this.store.get(proposalIdOf(uri) ?? '');
     if (!record) return `This Peagen proposal (${uri.query}) no longer exists: proposals last as long as the window.`;
+    // A multi-file proposal has one document per file, told apart by the file's path.
+    const files = proposalFiles(record);
+    const file = files.find((candidate) => candidate.uri.path === uri.path) ?? files[0]!;
     try {
-      return proposedText(record, await currentText(record.input.uri));
+      return proposedText(record, await currentText(file.uri), file);
     } catch {
       // The file is gone: show what was proposed against the text it was made for.
-      return proposedText(record, record.input.baseText);
+      return proposedText(record, file.baseText, file);
     }
   }
 
-  /** Re-reads the proposal document (after its file changed). */
+  /** Re-reads the proposal's documents (after its files changed). */
   refresh(record: ProposalRecord): void {
-    this.changed.fire(proposalUri(record));
+    for (const file of proposalFiles(record)) this.changed.fire(proposalUri(record, file));
   }
 
   dispose(): void {

@@ -3,7 +3,7 @@
  * its input and a snapshot of the base text for the stale guard; a proposal is `open` until it
  * is accepted, rejected, or refused as stale.
  */
-import type { ProposalInput, ProposalSummary } from './proposal';
+import type { ProposalFileChange, ProposalInput, ProposalSummary } from './proposal';
 import { replaceRegion } from './regionText';
 import { placeRegion, snapshotBase, type BaseSnapshot } from './staleGuard';
 
@@ -15,7 +15,21 @@ export interface ProposalRecord {
   /** `input.uri.toString()`: how files are compared. */
   readonly fileKey: string;
   readonly base: BaseSnapshot;
+  /** A multi-file proposal's other files, each with its own stale-guard snapshot. */
+  readonly others: readonly ProposalFile[];
   state: ProposalState;
+}
+
+/** One file a proposal changes, with what its stale guard remembers. */
+export interface ProposalFile extends ProposalFileChange {
+  readonly fileKey: string;
+  readonly base: BaseSnapshot;
+}
+
+/** Every file the proposal changes: its own first, then a multi-file proposal's others. */
+export function proposalFiles(record: ProposalRecord): ProposalFile[] {
+  const { uri, baseText, region, replacement } = record.input;
+  return [{ uri, baseText, region, replacement, fileKey: record.fileKey, base: record.base }, ...record.others];
 }
 
 export class ProposalStore {
@@ -26,7 +40,8 @@ export class ProposalStore {
   /** Throws, saying why, when the region is not within the base text. */
   add(input: ProposalInput): ProposalRecord {
     const base = snapshotBase(input.baseText, input.region);
-    const record: ProposalRecord = { id: `proposal-${this.nextNumber++}`, input, fileKey: input.uri.toString(), base, state: 'open' };
+    const others = (input.otherFiles ?? []).map((file) => ({ ...file, fileKey: file.uri.toString(), base: snapshotBase(file.baseText, file.region) }));
+    const record: ProposalRecord = { id: `proposal-${this.nextNumber++}`, input, fileKey: input.uri.toString(), base, others, state: 'open' };
     this.records.set(record.id, record);
     this.fire(record);
     return record;
@@ -73,6 +88,7 @@ export function summarize(record: ProposalRecord, proposalUri?: string): Proposa
     source: input.source,
     state: record.state,
     ...(proposalUri !== undefined && { proposalUri }),
+    ...(record.others.length > 0 && { otherUris: record.others.map((file) => file.fileKey) }),
     ...(input.evaluationError !== undefined && { evaluationError: input.evaluationError }),
   };
 }
@@ -82,8 +98,7 @@ export function summarize(record: ProposalRecord, proposalUri?: string): Proposa
  * the stale guard places it, so its diff shows only the proposal's change; when it cannot be
  * placed, the base text with the proposal applied (what was proposed, for reading).
  */
-export function proposedText(record: ProposalRecord, currentText: string): string {
-  const placement = placeRegion(record.base, currentText);
-  const { input } = record;
-  return placement.ok ? replaceRegion(currentText, placement.region, input.replacement) : replaceRegion(input.baseText, input.region, input.replacement);
+export function proposedText(record: ProposalRecord, currentText: string, file: ProposalFile = proposalFiles(record)[0]!): string {
+  const placement = placeRegion(file.base, currentText);
+  return placement.ok ? replaceRegion(currentText, placement.region, file.replacement) : replaceRegion(file.baseText, file.region, file.replacement);
 }

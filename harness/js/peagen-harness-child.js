@@ -5,7 +5,8 @@
  *
  * Started as
  *   node --disallow-code-generation-from-strings --experimental-permission
- *        --allow-fs-read=<this file> --experimental-vm-modules peagen-harness-child.js
+ *        --allow-fs-read=<this file> [--allow-fs-read=<packages>/*] --experimental-vm-modules
+ *        peagen-harness-child.js <allow-list JSON> [<packages: the example's node_modules>]
  * so the process can read nothing but this file, start no process or worker, and no code in
  * it can turn a string into code. The candidate's source arrives over the request pipe.
  *
@@ -228,14 +229,17 @@ const looksLikeModuleSyntax = (err) =>
 /*
  * The context is made at startup, before the parent's first echo, so the timed load request
  * measures only what the program itself costs: compiling it and running its top level.
- * argv[2] is the JSON allow-list of builtin modules.
+ * argv[2] is the JSON allow-list of modules (builtins, or packages of argv[3]).
  */
 const allowList = parse(process.argv[2] || '[]');
+// argv[3]: the node_modules of the example's package.json, or ''. Allowed modules are
+// required from there (builtins resolve first either way).
+const requireAllowed = process.argv[3] ? require('module').createRequire(`${process.argv[3]}/`) : require;
 const context = vm.createContext(Object.create(null), { name: 'candidate', codeGeneration: { strings: false, wasm: false } });
 {
   const bootstrap = new vm.Script(REALM_BOOTSTRAP, { filename: 'peagen-harness-realm.js' }).runInContext(context);
   realm = ReflectApply(bootstrap, undefined, [stringify(allowList), 'candidate.js']);
-  for (const name of allowList) realm.provide(name, require(name)); // documented hole: allowed modules come from this realm
+  for (const name of allowList) realm.provide(name, requireAllowed(name)); // documented hole: allowed modules come from this realm
 }
 let loaded = false;
 
@@ -273,7 +277,7 @@ async function loadModule(request, context) {
     if (!request.allow.includes(specifier) || !SyntheticModule) {
       throw new Error(`import ${stringify(specifier)} is not allowed here`);
     }
-    const value = require(specifier);
+    const value = requireAllowed(specifier);
     const names = ['default', ...ObjectKeys(value)];
     return new SyntheticModule(names, function init() {
       this.setExport('default', value);

@@ -145,7 +145,8 @@ class Candidate {
    * @param {string} program path of the program file (read here, sent to the child)
    * @param {object} [options]
    * @param {string} [options.entry='default'] exported function to call
-   * @param {string[]} [options.allow=[]] builtin modules the program may require/import
+   * @param {string[]} [options.allow=[]] modules the program may require/import: builtins, or
+   *   packages of the example's package.json
    *   (each one hands the program objects of the runner's realm: keep it empty if you can)
    * @param {number} [options.callTimeoutMs=5000] per call; the process is killed after it
    * @param {number} [options.loadTimeoutMs=10000] process start plus loading the program
@@ -198,16 +199,21 @@ class Candidate {
     } catch {
       /* use as is */
     }
+    // The example's installed packages (its package.json), which Peagen names in
+    // PEAGEN_ENV_NODE_MODULES: the child may read them and require the allowed ones from there.
+    const packages = process.env.PEAGEN_ENV_NODE_MODULES || '';
     this.proc = childProcess.spawn(
       process.execPath,
       [
         '--disallow-code-generation-from-strings',
         '--experimental-permission',
         `--allow-fs-read=${childPath}`,
+        ...(packages ? [`--allow-fs-read=${path.join(packages, '*')}`] : []),
         '--experimental-vm-modules',
         '--no-warnings',
         childPath,
         JSON.stringify(this.allow),
+        packages,
       ],
       { stdio: ['pipe', 'ignore', 'pipe', 'pipe'], detached: true, env: {} },
     );

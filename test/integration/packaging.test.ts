@@ -31,6 +31,8 @@ const ALLOWED = [
   /^extension\/harness\/README\.md$/,
   /^extension\/harness\/js\/[\w-]+\.js$/,
   /^extension\/harness\/python\/peagen_harness\/\w+\.py$/,
+  // The adapter for OpenEvolve-layout examples and its openevolve stand-in (docs/openevolve.md).
+  /^extension\/harness\/python\/peagen_openevolve\/(compat\/openevolve\/)?\w+\.py$/,
   /^extension\/examples\/bad_sort\/(bad_sort\.py|evaluate\.py|reference_bad_sort\.py|peagen\.example\.json)$/,
   /^extension\/daemon\/evolution\/prompts\/templates\/\w+\.njk$/,
 ];
@@ -103,6 +105,8 @@ describe('npm run package (the .vsix users install)', function () {
       // Peagen: Open the Sample copies these.
       ...['bad_sort.py', 'evaluate.py', 'reference_bad_sort.py', 'peagen.example.json'].map((file) => `examples/bad_sort/${file}`),
       'harness/python/peagen_harness/__init__.py',
+      'harness/python/peagen_openevolve/__main__.py',
+      'harness/python/peagen_openevolve/compat/openevolve/evaluation_result.py',
       'harness/js/peagen-harness.js',
     ].map((file) => `extension/${path.posix.normalize(file)}`);
     const missing = referenced.filter((file) => !entries.includes(file));

@@ -1,8 +1,8 @@
 /**
  * Every probe in examples/bad_sort/test_candidates/EXPECTED.json (and in the same file of the
- * other Python example, dedupe_counts), run through the real evaluator (python3 evaluate.py
- * --quick), must get its expected verdict: the cheats stay failing, the honest fast programs
- * stay fast. Probes with `withoutStaticCheck` are run a second time with the static check
+ * other Python examples, dedupe_counts and spread_points), run through the real evaluator
+ * (python3 evaluate.py --quick), must get its expected verdict: the cheats stay failing, the
+ * honest fast programs stay fast, and a score computed by the evaluator stays in its band. Probes with `withoutStaticCheck` are run a second time with the static check
  * skipped, so the sandbox alone is shown to refuse them.
  */
 import * as assert from 'node:assert/strict';
@@ -13,13 +13,16 @@ import { promisify } from 'node:util';
 import { REPO } from '../fixtures/paths';
 
 /** The Python examples whose test_candidates/EXPECTED.json this file checks. */
-const EXAMPLES = ['bad_sort', 'dedupe_counts'];
+const EXAMPLES = ['bad_sort', 'dedupe_counts', 'spread_points'];
 
 interface Expected {
   correct: boolean;
   errorIncludes?: string;
   minSpeedup?: number;
   maxSpeedup?: number;
+  /** Bounds on the objective of an example whose objective is a score, not a speedup. */
+  minObjective?: number;
+  maxObjective?: number;
   /** Timing rounds (`--repeats`) where a narrow band is asserted. */
   repeats?: number;
   withoutStaticCheck?: { errorIncludes: string };
@@ -68,6 +71,8 @@ for (const name of EXAMPLES) {
         }
         if (expected.minSpeedup !== undefined) assert.ok(verdict.objective >= expected.minSpeedup, `speedup ${verdict.objective}`);
         if (expected.maxSpeedup !== undefined) assert.ok(verdict.objective <= expected.maxSpeedup, `speedup ${verdict.objective}`);
+        if (expected.minObjective !== undefined) assert.ok(verdict.objective >= expected.minObjective, `objective ${verdict.objective}`);
+        if (expected.maxObjective !== undefined) assert.ok(verdict.objective <= expected.maxObjective, `objective ${verdict.objective}`);
       });
 
       const sandboxOnly = expected.withoutStaticCheck;

@@ -35,6 +35,7 @@ const CHECKED = new Set([
   'minItems',
   'maxItems',
   'format',
+  'anyOf',
 ]);
 
 function typeOf(value: unknown): string {
@@ -49,6 +50,10 @@ function validate(schema: Schema, value: unknown, at = '$'): string[] {
   const errors: string[] = [];
   for (const keyword of Object.keys(schema)) {
     if (!ANNOTATIONS.has(keyword) && !CHECKED.has(keyword)) throw new Error(`${at}: the test's validator does not know the keyword "${keyword}"`);
+  }
+  if (schema.anyOf !== undefined) {
+    const options = (schema.anyOf as Schema[]).map((option) => validate(option, value, at));
+    if (options.every((option) => option.length > 0)) errors.push(`${at}: matches none of its ${options.length} forms (${options.map((option) => option[0]).join('; ')})`);
   }
   const type = typeOf(value);
   if (schema.type !== undefined) {

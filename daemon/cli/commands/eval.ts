@@ -1,10 +1,17 @@
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { Command } from 'commander';
 import type { Evaluation } from '../../../shared/evaluation';
 import { type SandboxStatus, Status } from '../../../shared/protocol';
 import type { Result } from '../../../shared/task';
+import { describeEnvironmentUse } from '../../evaluation/environment/environmentAccess';
+import { isEnvironmentCached } from '../../evaluation/environment/environmentCache';
+import { environmentSpecsOf } from '../../evaluation/environment/environmentSpec';
+import { objectiveValue } from '../../../shared/objectiveText';
 import { testsPassedText } from '../../../shared/testsPassed';
-import { loadExample } from '../../evaluation/example';
+import { isMultiFile, loadExample } from '../../evaluation/example';
+import { bundleProgram } from '../../../shared/programFiles';
+import { ENVIRONMENT_FAILED } from '../../handlers/evaluate';
 import { readLiveRecord } from '../../../shared/discovery';
 import type { ExecutorChoice } from '../../sandbox/Executor';
 import { reclaimOwnSandboxes } from '../../sandbox/liveSandboxes';
@@ -27,10 +34,11 @@ interface SandboxUsed extends SandboxStatus {
   via: 'daemon' | 'this process';
 }
 
-function describe(name: string, objectiveName: string, evaluation: Evaluation, sandbox: SandboxUsed, verbose: boolean): string {
+function describe(name: string, objective: { name: string; unit?: string | undefined }, evaluation: Evaluation, sandbox: SandboxUsed, verbose: boolean): string {
   const tests = testsPassedText(evaluation.metrics);
+  const value = `${objective.name} ${objectiveValue(evaluation.objective, objective, tests ? 4 : 3)}`;
   const lines = evaluation.correct
-    ? [`${name}: correct — ${tests ? `${tests} (${objectiveName} ${evaluation.objective?.toFixed(4)}, ${evaluation.direction})` : `${objectiveName} ${evaluation.objective?.toFixed(3)} (${evaluation.direction})`}`]
+    ? [`${name}: correct — ${tests ? `${tests} (${value}, ${evaluation.direction})` : `${value} (${evaluation.direction})`}`]
     : [`${name}: FAILED (${evaluation.failure?.reason}) — ${evaluation.failure?.message}`];
   // A correct verdict with failing tests (objective: tests) names them.
   if (evaluation.correct && tests && evaluation.errorText) lines.push(evaluation.errorText.split('\n')[0]!);
@@ -38,6 +46,7 @@ function describe(name: string, objectiveName: string, evaluation: Evaluation, s
   lines.push(`executor: ${executor}; wall ${(evaluation.wallMs / 1000).toFixed(1)} s${evaluation.stoppedBy ? `; stopped by ${evaluation.stoppedBy}` : ''}`);
   // The long why-this-executor story belongs to `peagen daemon status`; here only on request.
   if (verbose) lines.push(`sandbox: ${sandbox.reason}`);
+  for (const use of evaluation.environments ?? []) lines.push(`environment: ${describeEnvironmentUse(use)}`);
   const metrics = Object.entries(evaluation.metrics).map(([key, value]) => `${key}=${value}`);
   if (metrics.length > 0) lines.push(`metrics: ${metrics.join(', ')}`);
   if (!evaluation.correct && evaluation.errorText) lines.push(evaluation.errorText);
@@ -48,7 +57,7 @@ export function registerEvalCommand(program: Command): void {
   program
     .command('eval <example-dir>')
     .description("evaluate one program with an example's evaluator in a fresh sandbox")
-    .option('--program <file>', "the candidate to evaluate (default: the example's own program)")
+    .option('--program <file>', "the candidate to evaluate (default: the example's own program); for a multi-file example, a directory holding its files")
     .option('--executor <name>', `sandbox: ${EXECUTORS.join(', ')} or an allowed plugin's executor (default: the configured one, auto; runs here, not in the daemon)`)
     .option('--seed <n>', 'seed for the held-out inputs', parsePositiveInt('--seed'))
     .option('--quick', 'smaller inputs (the evaluator must support --quick)')
@@ -65,13 +74,23 @@ export function registerEvalCommand(program: Command): void {
       } catch (error) {
         throw new CliError((error as Error).message, ExitCode.Usage);
       }
+      for (const note of example.notes) ctx.info(note);
+      for (const caution of example.cautions) ctx.info(`warning: ${caution}`);
       let program: string | undefined;
       if (options.program) {
         try {
-          program = fs.readFileSync(options.program, 'utf8');
+          program = isMultiFile(example) ? programFromDirectory(example.programFiles, options.program) : fs.readFileSync(options.program, 'utf8');
         } catch (error) {
           throw new CliError(`cannot read --program: ${(error as Error).message}`, ExitCode.Usage);
         }
+      }
+      // Installing takes a while the first time: say so before it starts (this host's cache).
+      try {
+        for (const environment of environmentSpecsOf(example.dir)) {
+          if (!(await isEnvironmentCached(environment))) ctx.info(`installing ${environment.file} of ${example.config.name} (once; later evaluations reuse it) ...`);
+        }
+      } catch (error) {
+        throw new CliError((error as Error).message, ExitCode.Usage);
       }
       const spec = {
         kind: 'evaluate',
@@ -114,13 +133,22 @@ export function registerEvalCommand(program: Command): void {
           await engine.stop({ drain: false });
         }
       }
+      if (result?.error?.code === ENVIRONMENT_FAILED) throw new CliError(result.error.message, ExitCode.Failed);
       const evaluation = result?.data as Evaluation | undefined;
       if (!result || !evaluation || typeof evaluation !== 'object' || !('correct' in evaluation)) {
         throw new CliError(`the evaluation did not complete: ${result?.error ? `${result.error.code}: ${result.error.message}` : 'no result'}`, ExitCode.Failed);
       }
       ctx.output({ example: example.config.name, objectiveName: example.config.objective.name, sandbox, ...evaluation }, () =>
-        describe(example.config.name, example.config.objective.name, evaluation, sandbox, ctx.verbose),
+        describe(example.config.name, example.config.objective, evaluation, sandbox, ctx.verbose),
       );
       if (!evaluation.correct) process.exitCode = ExitCode.Failed;
     });
+}
+
+/** A multi-file candidate: the example's files, read from `dir` at their paths, bundled. */
+function programFromDirectory(files: readonly string[], dir: string): string {
+  if (!fs.statSync(dir).isDirectory()) {
+    throw new Error(`this example's program spans ${files.length} files (${files.join(', ')}): give --program the directory that holds them`);
+  }
+  return bundleProgram(files.map((file) => ({ path: file, text: fs.readFileSync(path.join(dir, ...file.split('/')), 'utf8') })));
 }

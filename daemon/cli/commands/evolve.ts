@@ -3,6 +3,7 @@
  * fabric. The controller runs here; its mutate and evaluate tasks run on the daemon's
  * workers when a daemon runs (and --sync is not given), else on an embedded engine.
  */
+import { unbundleProgram } from '../../../shared/programFiles';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ErrorCodes, ResponseError } from 'vscode-languageserver-protocol/node';
@@ -16,14 +17,18 @@ import { type MergeResult, MergeRefused, mergeRuns } from '../../evolution/contr
 import { replayRun } from '../../evolution/controller/replay';
 import { activePlugins } from '../../plugins/activePlugins';
 import { readReport, type RunReport } from '../../evolution/controller/report';
+import { objectiveValue, seedComparison, shortComparison, type ObjectiveTerms } from '../../../shared/objectiveText';
 import type { StopConditions } from '../../../shared/runManifest';
 import { RunDir, RUNS_DIR } from '../../evolution/controller/runDir';
 import { RunBusyError } from '../../evolution/controller/runLock';
 import { readJournal } from '../../evolution/evodb/journal';
 import { SELECTOR_NAMES } from '../../evolution/selection/createSelector';
+import { DEFAULT_REDUCE_BUDGET } from '../../evolution/reduce/reduceBest';
+import { loadExample } from '../../evaluation/example';
 import { CliContext, CliError, ExitCode, parsePositiveInt } from '../context';
 import { ProgressDisplay } from '../runProgress';
 import { interruptSignal, openFabric } from '../runFabric';
+import { describeEnvironmentUse } from '../../evaluation/environment/environmentAccess';
 
 interface RunFlags {
   generations?: number;
@@ -42,6 +47,7 @@ interface RunFlags {
   islands?: number;
   quick?: boolean;
   resume?: string;
+  reduceBudget?: number;
   sync?: boolean;
   project?: string;
 }
@@ -97,6 +103,7 @@ function addRunOptions(command: Command): Command {
     .option('--islands <n>', 'independent sub-populations that take turns and exchange their bests (default 1)', atLeastOne('--islands'))
     .option('--quick', "pass --quick to the evaluator (smaller inputs: faster, noisier)")
     .option('--resume <run>', 'continue a run (its id or directory) from its checkpoint and journal')
+    .option('--reduce-budget <n>', `evaluations to spend, as the run ends, reducing the best to the smallest diff from the seed that keeps 90% of its gain (0: none; default ${DEFAULT_REDUCE_BUDGET})`, parsePositiveInt('--reduce-budget'))
     .option('--sync', 'run everything in this process (in-memory queue, in-process workers), even when a daemon runs')
     .option('--project <dir>', 'where .peagen/runs/ is kept (default: the current directory)');
 }
@@ -117,11 +124,19 @@ function summaryLines(report: RunReport, runDir: RunDir): string {
   const lines = [`run ${report.runId}: stopped by ${report.stopReason}`];
   if (report.best) {
     const b = report.best;
+    const terms: ObjectiveTerms = { name: report.objectiveName, direction: report.direction, unit: report.objectiveUnit };
+    const versus = seedComparison(terms, report.seed.objective, b.objective);
     lines.push(
-      `best ${report.objectiveName}: ${b.objective.toFixed(3)}${b.improvement !== null ? ` (${b.improvement.toFixed(1)}x the seed's ${report.seed.objective?.toFixed(3)})` : ''}, generation ${b.generation}, measured ${b.measurements.length}x: ${b.measurements.map((m) => m.objective?.toFixed(3)).join(', ')}`,
+      `best ${report.objectiveName}: ${objectiveValue(b.objective, terms)}${versus !== undefined ? ` (${versus})` : ''}, generation ${b.generation}, measured ${b.measurements.length}x: ${b.measurements.map((m) => objectiveValue(m.objective, terms)).join(', ')}`,
       `best program: ${b.file}`,
     );
+    if (report.reduction) {
+      const r = report.reduction;
+      lines.push(r.reduced ? `smallest diff that keeps the gain: ${r.summary}: ${r.file} (the full best: ${b.file})` : `diff from the seed: ${r.summary}`);
+    }
   }
+  // Also for a run in the daemon, whose log (not this terminal) had the line at the seed.
+  for (const use of report.environments ?? []) lines.push(`environment: ${describeEnvironmentUse(use)}`);
   const p = report.progress;
   lines.push(`${p.evaluations} evaluations (${p.failedEvaluations} failed), ${p.llmCalls} LLM calls, ${p.tokens.inputTokens + p.tokens.outputTokens} tokens, $${p.costUsd.toFixed(4)}`);
   lines.push(`report: ${runDir.reportFile}`);
@@ -149,8 +164,10 @@ async function runEvolution(ctx: CliContext, exampleDir: string | undefined, fla
   const config = ctx.config;
   const workers = flags.workers ?? config.worker.concurrency;
   const given = stopConditions(flags);
-  const stop = step || Object.keys(given).length > 0 || flags.resume ? given : DEFAULT_STOP;
   if (!exampleDir && !flags.resume) throw new CliError('name the example directory (e.g. examples/bad_sort) or --resume a run', ExitCode.Usage);
+  const exampleStop = step || Object.keys(given).length > 0 || flags.resume || !exampleDir ? undefined : stopOfExample(exampleDir);
+  const stop = step || Object.keys(given).length > 0 || flags.resume ? given : (exampleStop?.stop ?? DEFAULT_STOP);
+  if (exampleStop) ctx.info(exampleStop.note);
   const request: RunRequest = {
     ...(exampleDir !== undefined && { exampleDir }),
     projectDir: flags.project ?? process.cwd(),
@@ -163,6 +180,7 @@ async function runEvolution(ctx: CliContext, exampleDir: string | undefined, fla
     ...(flags.islands !== undefined && { islands: flags.islands }),
     ...(flags.quick && { quick: true }),
     ...(flags.resume && { resume: flags.resume }),
+    ...(flags.reduceBudget !== undefined && { reduceBudget: flags.reduceBudget }),
   };
   // The daemon runs the controller when one is running (and nothing asks for this process):
   // the run survives this terminal, and the editor sees it.
@@ -172,7 +190,8 @@ async function runEvolution(ctx: CliContext, exampleDir: string | undefined, fla
   }
   let prepared;
   try {
-    prepared = prepareRun(request, config);
+    // Tasks run on an engine built here from this configuration unless a daemon serves them.
+    prepared = prepareRun({ ...request, ownWorkers: Boolean(flags.sync) || !readLiveRecord(ctx.stateDir) }, config);
   } catch (error) {
     if (error instanceof RunSetupError) throw new CliError(error.message, ExitCode.Usage);
     throw error;
@@ -181,7 +200,8 @@ async function runEvolution(ctx: CliContext, exampleDir: string | undefined, fla
 }
 
 async function runLocally(ctx: CliContext, prepared: PreparedRun, flags: RunFlags, step: boolean, stop: StopConditions, workers: number): Promise<void> {
-  const config = ctx.config;
+  // The user's configuration, with the example's own models when it names none (its workers call them).
+  const config = prepared.config;
   const { manifest, runDir } = prepared;
   for (const note of prepared.notes) ctx.info(note);
   if (stop === DEFAULT_STOP) ctx.info('stop: after 120 generations or 10 minutes (set --generations, --evaluations, --minutes, --target or --patience)');
@@ -220,6 +240,25 @@ async function runLocally(ctx: CliContext, prepared: PreparedRun, flags: RunFlag
     ctx.info(`interrupted: the run is checkpointed; continue it with: peagen evolve run --resume ${manifest.runId}${flags.project ? ` --project ${flags.project}` : ''}`);
     process.exitCode = ExitCode.Interrupted;
   }
+}
+
+/**
+ * The stop an example asks for when no flag gives one (OpenEvolve's `max_iterations`: one
+ * iteration is one evaluated child there). Undefined when it asks none, or cannot be read
+ * (prepareRun then reports why).
+ */
+function stopOfExample(exampleDir: string): { stop: StopConditions; note: string } | undefined {
+  let iterations: number | undefined;
+  try {
+    iterations = loadExample(exampleDir).openEvolve?.maxIterations;
+  } catch {
+    return undefined;
+  }
+  if (iterations === undefined) return undefined;
+  return {
+    stop: { evaluations: iterations },
+    note: `stop: after ${iterations} evaluations (max_iterations in config.yaml; set --evaluations, --generations, --minutes, --target or --patience to change it)`,
+  };
 }
 
 /** Starts the run in the daemon and follows its progress notifications until it ends. */
@@ -309,6 +348,7 @@ export function registerEvolveCommands(program: Command): void {
       const runs = RunDir.list(flags.project ?? process.cwd()).map((runDir) => {
         const manifest = runDir.readManifest();
         const report = readReport(runDir);
+        const terms: ObjectiveTerms = { name: manifest.settings.objectiveName, direction: manifest.settings.direction, unit: manifest.settings.objectiveUnit };
         return {
           runId: manifest.runId,
           example: manifest.exampleName,
@@ -316,6 +356,10 @@ export function registerEvolveCommands(program: Command): void {
           state: report ? (report.stopReason === 'interrupted' ? 'interrupted' : 'finished') : 'running or killed',
           best: report?.best?.objective ?? null,
           improvement: report?.best?.improvement ?? null,
+          /** How the best compares with the seed, in the example's terms (`2.6x`, `seed 61.517%`). */
+          versusSeed: shortComparison(terms, report?.seed.objective, report?.best?.objective),
+          /** The best in the example's unit (`67.688%`), for the listing. */
+          bestText: objectiveValue(report?.best?.objective, terms),
           evaluations: report?.progress.evaluations ?? null,
           dir: runDir.dir,
         };
@@ -323,7 +367,7 @@ export function registerEvolveCommands(program: Command): void {
       ctx.output({ runs }, () =>
         runs.length === 0
           ? 'no runs here yet (start one with `peagen evolve run examples/bad_sort`)'
-          : runs.map((run) => `${run.runId}  ${run.example}  ${run.state}  best ${run.best?.toFixed(3) ?? '—'}${run.improvement ? ` (${run.improvement.toFixed(1)}x)` : ''}  ${run.evaluations ?? '?'} evals`).join('\n'),
+          : runs.map((run) => `${run.runId}  ${run.example}  ${run.state}  best ${run.bestText}${run.versusSeed ? ` (${run.versusSeed})` : ''}  ${run.evaluations ?? '?'} evals`).join('\n'),
       );
     });
 
@@ -341,21 +385,40 @@ export function registerEvolveCommands(program: Command): void {
 
   evolve
     .command('best <run>')
-    .description("print a run's best program (run id or directory)")
-    .option('--output <file>', 'write it to this file instead')
+    .description(
+      "print a run's best program (run id or directory): the smallest diff from the seed that keeps its gain, when the run reduced it; a multi-file program prints as one text with a header line per file",
+    )
+    .option('--full', 'the full best, with every change, when best/ holds its reduction')
+    .option('--output <file>', 'write it to this file instead (a multi-file program: to this directory, one file each)')
     .option('--project <dir>', 'where .peagen/runs/ is kept')
-    .action((run: string, flags: { output?: string; project?: string }, command: Command) => {
+    .action((run: string, flags: { full?: boolean; output?: string; project?: string }, command: Command) => {
       const ctx = CliContext.of(command);
       const runDir = resolveRun(run, flags.project);
       const manifest = runDir.readManifest();
-      const file = runDir.bestFile(manifest.program);
-      if (!fs.existsSync(file)) throw new CliError(`run ${runDir.id} has no best program yet`, ExitCode.Failed);
-      const code = fs.readFileSync(file, 'utf8');
-      if (flags.output) {
+      const report = readReport(runDir);
+      // best/ holds the reduction when the run reduced its best (best-full/ the full best).
+      const reduction = report?.reduction?.reduced !== undefined && fs.existsSync(runDir.bestFiles(manifest, 'best-full')[0]!) ? report.reduction : undefined;
+      const code = runDir.readBestProgram(manifest, flags.full && reduction ? 'best-full' : 'best');
+      if (code === undefined) throw new CliError(`run ${runDir.id} has no best program yet`, ExitCode.Failed);
+      // Both figures, where a person reads them: stdout stays the program alone.
+      const which = reduction ? `${flags.full ? 'the full best' : 'the reduced best'}: ${reduction.summary}${flags.full ? '' : ' (--full for the full best)'}` : undefined;
+      const json = { report: report?.best ?? null, ...(report?.reduction && { reduction: report.reduction }), ...(reduction && { full: flags.full === true }) };
+      if (flags.output && manifest.programFiles) {
+        const written = unbundleProgram(code).map((file) => {
+          const target = path.join(flags.output!, ...file.path.split('/'));
+          fs.mkdirSync(path.dirname(target), { recursive: true });
+          fs.writeFileSync(target, file.text);
+          return target;
+        });
+        ctx.output({ files: written, ...json }, `wrote ${written.join(', ')}${which ? ` (${which})` : ''}`);
+      } else if (flags.output) {
         fs.writeFileSync(flags.output, code);
-        ctx.output({ file: flags.output, report: readReport(runDir)?.best ?? null }, `wrote ${flags.output}`);
-      } else if (ctx.json) ctx.output({ code, report: readReport(runDir)?.best ?? null }, '');
-      else process.stdout.write(code);
+        ctx.output({ file: flags.output, ...json }, `wrote ${flags.output}${which ? ` (${which})` : ''}`);
+      } else if (ctx.json) ctx.output({ code, ...json }, '');
+      else {
+        if (which) process.stderr.write(`${which}\n`);
+        process.stdout.write(code);
+      }
     });
 
   evolve
@@ -374,12 +437,13 @@ export function registerEvolveCommands(program: Command): void {
       } finally {
         await fabric?.close();
       }
+      const unit = { unit: runDir.readManifest().settings.objectiveUnit };
       ctx.output(result, () =>
         [
           `replayed ${result.events} events of run ${runDir.id}: ${result.children} children re-derived from their parents and recorded answers, ${result.plans} selections identical`,
-          `best program: ${result.identical ? 'byte-identical' : 'DIFFERENT'} (${result.bestId.slice(0, 12)})`,
+          `best program: ${result.identical ? 'byte-identical' : 'DIFFERENT'} (${result.bestId.slice(0, 12)}${result.reducedId ? `; best/ holds its reduction ${result.reducedId.slice(0, 12)}, derived again` : ''})`,
           ...(result.remeasured
-            ? [`re-measured ${result.remeasured.objectiveName}: ${result.remeasured.objective?.toFixed(3)} vs recorded ${result.remeasured.recorded.toFixed(3)} (${result.remeasured.differencePct >= 0 ? '+' : ''}${result.remeasured.differencePct.toFixed(1)}%)`]
+            ? [`re-measured ${result.remeasured.objectiveName}: ${objectiveValue(result.remeasured.objective, unit)} vs recorded ${objectiveValue(result.remeasured.recorded, unit)} (${result.remeasured.differencePct >= 0 ? '+' : ''}${result.remeasured.differencePct.toFixed(1)}%)`]
             : []),
         ].join('\n'),
       );

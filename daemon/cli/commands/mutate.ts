@@ -10,7 +10,8 @@ import { mutationTaskOf } from '../../evolution/controller/taskSpecs';
 import { chooseMutator, MutatorChoiceError } from '../../evolution/controller/chooseMutator';
 import { mutateOnce, type MutateOnceOutcome } from '../../usecases/mutateOnce';
 import { createBackends } from '../../evolution/llm/createBackends';
-import { loadExample } from '../../evaluation/example';
+import { isMultiFile, loadExample } from '../../evaluation/example';
+import { unbundleProgram } from '../../../shared/programFiles';
 import { activePlugins } from '../../plugins/activePlugins';
 import { pluginBackends } from '../../plugins/pluginGuards';
 import { CliContext, CliError, ExitCode, parsePositiveInt } from '../context';
@@ -50,10 +51,12 @@ export function registerMutateCommand(program: Command): void {
       } catch (error) {
         throw new CliError((error as Error).message, ExitCode.Usage);
       }
-      const file = flags.program ?? path.join(example.dir, example.config.program);
+      // A multi-file example's program is the bundle of its files (--program names one file only).
+      const bundled = isMultiFile(example) && flags.program === undefined;
+      const file = flags.program ?? path.join(example.dir, example.programFiles[0]!);
       let code: string;
       try {
-        code = fs.readFileSync(file, 'utf8');
+        code = bundled ? example.seedProgram() : fs.readFileSync(file, 'utf8');
       } catch (error) {
         throw new CliError(`cannot read the program ${file}: ${(error as Error).message}`, ExitCode.Usage);
       }
@@ -101,7 +104,10 @@ export function registerMutateCommand(program: Command): void {
         await fabric.close();
       }
       const firstChild = outcomes.find((outcome) => outcome.proposal?.ok);
-      if (flags.apply && firstChild?.proposal?.ok) fs.writeFileSync(file, firstChild.proposal.code);
+      if (flags.apply && firstChild?.proposal?.ok) {
+        if (bundled) for (const changed of unbundleProgram(firstChild.proposal.code)) fs.writeFileSync(path.join(example.dir, changed.path), changed.text);
+        else fs.writeFileSync(file, firstChild.proposal.code);
+      }
       ctx.output(
         {
           program: file,

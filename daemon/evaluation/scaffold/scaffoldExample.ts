@@ -162,7 +162,7 @@ interface EvaluatorSettings {
 const OBJECTIVES: Record<InitObjective, ExampleConfig['objective']> = {
   speed: { name: 'speedup', direction: 'maximize', unit: 'x' },
   score: { name: 'score', direction: 'maximize' },
-  tests: { name: 'tests passed', direction: 'maximize', unit: 'share' },
+  tests: { name: 'tests passed', direction: 'maximize' },
 };
 
 /** File name → content of the scaffolded example, relative to the source file's directory. */

@@ -11,8 +11,11 @@ import type { Span } from '@opentelemetry/api';
 import type { Evaluation } from '../../../shared/evaluation';
 import type { Program, RunProgress, StopReason } from '../../../shared/evolution';
 import { MAX_CHOICES } from '../../../shared/payloads';
+import { objectiveValue } from '../../../shared/objectiveText';
 import type { TraceCarrier } from '../../../shared/task';
+import { describeEnvironmentUse } from '../../evaluation/environment/environmentAccess';
 import type { Example } from '../../evaluation/example';
+import { ENVIRONMENT_FAILED } from '../../handlers/evaluate';
 import { writeCheckpoint } from '../evodb/checkpoint';
 import { Journal } from '../evodb/journal';
 import { programId } from '../../../shared/programId';
@@ -22,13 +25,16 @@ import { type Checkpoint, loadRunState, type TimelinePoint } from './loadRunStat
 import { BudgetGuard, type Spend } from './budget';
 import { buildReport, type RunReport, writeReport } from './report';
 import { lockRun } from './runLock';
-import { type EvaluationEvent, isFreePlan, type PlanEvent, type ProposalEvent, type RunEvent } from '../runEvents';
+import { type EvaluationEvent, isFreePlan, type PlanEvent, type ProposalEvent, type ReduceEvent, type RunEvent } from '../runEvents';
 import type { RunManifest } from '../../../shared/runManifest';
 import type { RunDir } from './runDir';
 import { RunState } from './RunState';
 import type { SelectorPlugin } from '../selection/ParentSelector';
 import { awaitResult, type TaskClient } from './TaskClient';
 import { evaluateTaskSpec, evaluationOf, freeProposal, mutateTaskSpec, proposalOf } from './taskSpecs';
+import { DEFAULT_REDUCE_BUDGET, reduceBest, type Reduction } from '../reduce/reduceBest';
+import { unifiedDiff } from '../mutation/patch/unifiedDiff';
+import { bestReductionOf } from '../reduce/bestReduction';
 
 export interface EvolutionRunOptions {
   runDir: RunDir;
@@ -109,6 +115,8 @@ export class EvolutionRun {
   private readonly budget: BudgetGuard;
   private wake: (() => void) | undefined;
   private engineMs = 0;
+  /** Ends the reduction of the best under way, if one is (a stop asked for while the run ends). */
+  private stopReduction: (() => void) | undefined;
   /** Jobs in a row that ended by a failed task; a job that ends any other way resets it. */
   private failedJobsInARow = 0;
   /** The run's trace: each mutate and evaluate job is a span under it, their tasks' spans under those. */
@@ -174,10 +182,13 @@ export class EvolutionRun {
     }
     await Promise.allSettled([...this.jobs.values()].map((job) => job.promise));
     const reason = this.stopReason ?? 'interrupted';
-    if (reason !== 'interrupted') this.record({ type: 'stop', reason });
+    if (reason !== 'interrupted') {
+      this.record({ type: 'stop', reason });
+      await this.reduceBest();
+    }
     this.writeCheckpoint();
     const best = this.state.best;
-    if (best) runDir.writeBest(manifest.program, best.code);
+    if (best) runDir.writeReducedBest(manifest, best.code, this.state.bestReduction?.program?.code);
     const progress = this.snapshotProgress(reason === 'interrupted' ? 'interrupted' : 'finished');
     return {
       progress,
@@ -191,9 +202,90 @@ export class EvolutionRun {
     };
   }
 
+  /**
+   * Reduces the ended run's best to its smallest diff from the seed that keeps most of its gain
+   * (reduce/reduceBest.ts), measured in the sandbox as the run's children are, and journals
+   * the outcome. A best reduced before (a resumed run that found nothing better) is not
+   * reduced again. Interrupted or failing, the run simply keeps its full best.
+   */
+  private async reduceBest(): Promise<void> {
+    const { manifest, log } = this.options;
+    const budget = manifest.reduce?.budget ?? DEFAULT_REDUCE_BUDGET;
+    const best = this.state.best;
+    const seed = this.state.seedId ? this.state.archive.get(this.state.seedId) : undefined;
+    if (budget <= 0 || !best || !seed || best.id === seed.id || best.objective === null || this.state.bestReduction) return;
+    // Ctrl-C, or a stop asked for now (the daemon's StopRun), ends the reduction at once.
+    const stop = new AbortController();
+    this.stopReduction = () => stop.abort();
+    const signal = this.options.signal ? AbortSignal.any([this.options.signal, stop.signal]) : stop.signal;
+    const tasks = new Set<string>();
+    log(`reducing the best to its smallest diff from the seed (at most ${budget} evaluations) ...`);
+    let reduction: Reduction;
+    try {
+      reduction = await reduceBest({
+        seed,
+        best,
+        direction: this.state.settings.direction,
+        budget,
+        evaluate: (code, measurementSeed) => this.evaluate(code, measurementSeed, signal, tasks),
+      });
+    } catch (error) {
+      await Promise.allSettled([...tasks].map((taskId) => this.options.client.cancel(taskId)));
+      log(signal.aborted ? 'the reduction of the best was interrupted: the full best is kept' : `could not reduce the best (the full best is kept): ${(error as Error).message}`);
+      return;
+    } finally {
+      this.stopReduction = undefined;
+    }
+    if (signal.aborted) return;
+    const at = new Date().toISOString();
+    const reduced = reduction.reduced;
+    const program: Program | undefined = reduced && {
+      id: programId(reduced.code),
+      code: reduced.code,
+      lineage: {
+        parents: [best.id],
+        generation: best.lineage.generation + 1,
+        mutator: 'reduce',
+        patch: unifiedDiff(best.code, reduced.code),
+        exchanges: [],
+        seed: reduced.measurements[0]?.seed ?? manifest.settings.seed,
+        repairs: 0,
+        island: best.lineage.island,
+        createdAt: at,
+      },
+      evaluation: reduced.evaluation,
+      objective: reduced.objective,
+      correct: true,
+      measurements: reduced.measurements,
+      features: {},
+    };
+    const event: ReduceEvent = {
+      type: 'reduce',
+      best: best.id,
+      keep: reduction.keep,
+      changes: reduction.changes,
+      changedLines: reduction.changedLines,
+      trials: reduction.trials,
+      evaluations: reduction.evaluations,
+      budget,
+      ...(program && { program }),
+    };
+    this.state.applyReduce(event);
+    this.record(event, at);
+    const name = manifest.settings.objectiveName;
+    log(
+      program
+        ? `reduced: ${name} ${program.objective!.toFixed(3)} with ${reduction.changedLines.reduced} changed lines, ${best.objective.toFixed(3)} with all ${reduction.changedLines.best} (${reduction.evaluations} evaluations)`
+        : reduction.changes < 2
+          ? `the best's diff from the seed is one change (${reduction.changedLines.best} lines): nothing to reduce`
+          : `no change of the best could be dropped (${reduction.evaluations} evaluations): all ${reduction.changedLines.best} changed lines are kept`,
+    );
+  }
+
   /** Ends the run as if a stop condition had been met (the daemon's StopRun, its shutdown). */
   requestStop(reason: StopReason = 'interrupted'): void {
     this.stopReason ??= reason;
+    this.stopReduction?.();
     this.wake?.();
   }
 
@@ -236,7 +328,8 @@ export class EvolutionRun {
     this.state.applySeed(program);
     this.record({ type: 'seed', program });
     this.timeline.push({ elapsedMs: this.elapsed(), evaluations: 0, llmCalls: 0, objective: evaluation.objective });
-    this.options.log(`seed: ${manifest.settings.objectiveName} ${evaluation.objective.toFixed(3)}`);
+    this.options.log(`seed: ${manifest.settings.objectiveName} ${objectiveValue(evaluation.objective, { unit: manifest.settings.objectiveUnit })}`);
+    for (const use of evaluation.environments ?? []) this.options.log(`environment: ${describeEnvironmentUse(use)}`);
   }
 
   private async loop(): Promise<void> {
@@ -518,6 +611,8 @@ export class EvolutionRun {
         return answer;
       });
       const evaluation = evaluationOf(result.data);
+      // An example whose requirements cannot be installed: the installer's message says it all.
+      if (!evaluation && result.error?.code === ENVIRONMENT_FAILED) throw new Error(result.error.message);
       if (!evaluation && result.error) throw new Error(`the evaluate task failed: ${result.error.code}: ${result.error.message}`);
       this.pace.evaluationMs = EvolutionRun.average(this.pace.evaluationMs, performance.now() - started);
       return evaluation;
@@ -588,7 +683,7 @@ export class EvolutionRun {
     const last = this.timeline[this.timeline.length - 1];
     if (best?.objective != null && (!last || last.objective !== best.objective)) {
       this.timeline.push({ elapsedMs: this.elapsed(), evaluations: state.counters.evaluations, llmCalls: state.counters.llmCalls, objective: best.objective });
-      if (this.state === state) this.options.runDir.writeBest(this.options.manifest.program, best.code);
+      if (this.state === state) this.options.runDir.writeBestProgram(this.options.manifest, best.code);
     }
   }
 
@@ -615,6 +710,8 @@ export class EvolutionRun {
     const best = this.state.best;
     const seedProgram = this.state.seedId ? this.state.archive.get(this.state.seedId) : undefined;
     const elapsedMs = this.elapsed();
+    const reduced = this.state.bestReduction;
+    const reduction = reduced && best ? bestReductionOf(reduced, best) : undefined;
     const perMinute = elapsedMs > 0 ? (c.evaluations / elapsedMs) * 60_000 : 0;
     const limit = this.evaluationLimit();
     const etaCandidates: number[] = [];
@@ -626,6 +723,7 @@ export class EvolutionRun {
       state,
       direction: manifest.settings.direction,
       objectiveName: manifest.settings.objectiveName,
+      ...(manifest.settings.objectiveUnit && { objectiveUnit: manifest.settings.objectiveUnit }),
       seedObjective: seedProgram?.objective ?? null,
       best: best && best.objective !== null ? { id: best.id, objective: best.objective, generation: best.lineage.generation, confirmed: best.measurements.length > 1 } : null,
       generation: this.state.generation,
@@ -644,6 +742,7 @@ export class EvolutionRun {
       ...(etaCandidates.length > 0 && { etaMs: Math.max(0, Math.min(...etaCandidates)) }),
       ...(this.stopReason && { stopReason: this.stopReason }),
       mutator: manifest.settings.mutator,
+      ...(reduction && { reduction }),
     };
   }
 }

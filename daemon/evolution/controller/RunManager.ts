@@ -165,7 +165,8 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
 
   program(runId: string, workspace: WorkspaceRef, programId: string): GetProgram.Response | undefined {
     const { state, manifest } = this.stateOf(runId, workspace);
-    const program = state.archive.get(programId);
+    // The reduced best is the run's program too (not an archive member): the proposal a reviewer is offered.
+    const program = state.archive.get(programId) ?? (state.reduction?.program?.id === programId ? state.reduction.program : undefined);
     if (!program) return undefined;
     const ancestors: Omit<Program, 'code' | 'evaluation'>[] = [];
     for (let id = program.lineage.parents[0]; id && ancestors.length < 1000; ) {
@@ -178,8 +179,10 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
       id = ancestor.lineage.parents[0];
     }
     const job = readSelectionJob(manifest.exampleDir);
-    const placement: ProgramPlacement = job ? { kind: 'selection', record: job.record, baseText: job.baseText } : { kind: 'example', exampleDir: manifest.exampleDir, program: manifest.program };
-    return { program, ancestors, objectiveName: manifest.settings.objectiveName, placement };
+    const placement: ProgramPlacement = job
+      ? { kind: 'selection', record: job.record, baseText: job.baseText }
+      : { kind: 'example', exampleDir: manifest.exampleDir, program: manifest.program, ...(manifest.programFiles && { programFiles: manifest.programFiles }) };
+    return { program, ancestors, objectiveName: manifest.settings.objectiveName, ...(manifest.settings.objectiveUnit && { objectiveUnit: manifest.settings.objectiveUnit }), placement };
   }
 
   private runRequestOf(params: StartRun.Params & { workers: number; stop: object }): RunRequest {
@@ -200,6 +203,7 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
       ...(params.seed !== undefined && { seed: params.seed }),
       ...(params.quick !== undefined && { quick: params.quick }),
       ...(params.resume !== undefined && { resume: params.resume }),
+      ...(params.reduceBudget !== undefined && { reduceBudget: params.reduceBudget }),
     };
   }
 }
@@ -220,6 +224,7 @@ function startingProgress(manifest: RunManifest): RunProgress {
     state: 'running',
     direction: manifest.settings.direction,
     objectiveName: manifest.settings.objectiveName,
+    ...(manifest.settings.objectiveUnit && { objectiveUnit: manifest.settings.objectiveUnit }),
     seedObjective: null,
     best: null,
     generation: 0,

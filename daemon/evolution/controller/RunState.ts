@@ -10,13 +10,14 @@ import type { Ablation, RunSettings } from '../../../shared/runManifest';
 import { CallCredit } from '../credit/callCredit';
 import { ParentYield } from '../credit/parentYield';
 import { EvoDB } from '../evodb/EvoDB';
+import { FeatureSpace } from '../evodb/features';
 import { EnsembleRouter } from '../llm/EnsembleRouter';
 import { Rng, type RngState } from '../rng';
 import { createSelector } from '../selection/createSelector';
 import { deletionsIn, editCount, MAX_SPLIT_EDITS, withEdit, withoutOneEdit } from '../mutation/edits';
 import { bestFirst } from '../selection/archiveQueries';
 import type { ParentSelector, SelectionOutcome, SelectorPlugin, YieldView } from '../selection/ParentSelector';
-import { isFreePlan, type EvaluationEvent, type MergeEvent, type PlanEvent, type ProposalEvent } from '../runEvents';
+import { isFreePlan, type EvaluationEvent, type MergeEvent, type PlanEvent, type ProposalEvent, type ReduceEvent } from '../runEvents';
 
 /**
  * The planning policy of this Peagen: call credit, parent yield, normal-form duplicates (2);
@@ -121,6 +122,8 @@ export interface RunStateSnapshot {
   /** Relative differences between the two measurements of confirmed programs (latest last). */
   noise?: number[];
   merges?: MergeRecord[];
+  /** The latest reduction of a best (its reduced program whole: it is not in the archive). */
+  reduction?: ReduceEvent;
 }
 
 /**
@@ -174,6 +177,12 @@ export class RunState {
   bestHistory: BestPoint[] = [];
   /** Other runs merged into this one, oldest first. */
   merges: MergeRecord[] = [];
+  /**
+   * The latest minimal-diff reduction of a best (reduce/reduceBest.ts). Its program is kept
+   * here and in the run's program store, not in the archive: it is what a reviewer is offered,
+   * not a parent for the search, which goes on from the full best.
+   */
+  reduction: ReduceEvent | undefined;
   private nextJob = 0;
   private repairQueue: string[] = [];
   /** Splits, reverts and transplants to try, before any new call is made. */
@@ -207,7 +216,12 @@ export class RunState {
   ) {
     this.archive = snapshot
       ? EvoDB.fromJSON(hydrate(snapshot.archive, loadProgram))
-      : new EvoDB({ direction: settings.direction, islands: settings.islands, ...(settings.features && { features: settings.features }) });
+      : new EvoDB({
+          direction: settings.direction,
+          islands: settings.islands,
+          // Without declared axes, the objective's default edges follow what it is (a speedup, a score).
+          features: settings.features ?? FeatureSpace.defaults(settings.direction, { name: settings.objectiveName, unit: settings.objectiveUnit }).descriptors,
+        });
     this.selector = createSelector(settings.selector, {}, selectors);
     this.router = settings.usesLlm && settings.backends.length > 0 ? new EnsembleRouter(settings.backends, settings.routing) : undefined;
     this.rng = new Rng(snapshot ? snapshot.rng : settings.seed);
@@ -228,6 +242,7 @@ export class RunState {
       this.seedId = snapshot.seedId;
       this.bestHistory = [...snapshot.bestHistory];
       this.merges = structuredClone(snapshot.merges ?? []);
+      this.reduction = snapshot.reduction && structuredClone(snapshot.reduction);
       for (const [parent, children] of Object.entries(snapshot.childrenOf ?? {})) this.childrenOf.set(parent, [...children]);
     }
   }
@@ -260,6 +275,7 @@ export class RunState {
       forms: [...this.forms],
       noise: [...this.noise],
       merges: structuredClone(this.merges),
+      ...(this.reduction && { reduction: structuredClone(this.reduction) }),
     };
   }
 
@@ -545,6 +561,20 @@ export class RunState {
     }
     this.merges.push({ at, sources: event.sources.map((source) => ({ runId: source.runId, programs: source.programs })), programs: added.length });
     return added;
+  }
+
+  /** The best was reduced (or found minimal) as the run ended; its reduced program goes to the program store. */
+  applyReduce(event: ReduceEvent): void {
+    this.reduction = structuredClone(event);
+    // Often the reduced program is one the run has (the best was an earlier program plus a useless
+    // edit): the archive's record of it stays the one in the program store, which resume reads.
+    if (event.program && !this.archive.has(event.program.id)) this.admitted.push(event.program);
+  }
+
+  /** The reduction of the current best, when it has one: a reduction of an older best is out of date. */
+  get bestReduction(): ReduceEvent | undefined {
+    const best = this.archive.best();
+    return best && this.reduction?.best === best.id ? this.reduction : undefined;
   }
 
   /**

@@ -22,6 +22,9 @@ export function applyEvent(state: RunState, event: RunEvent, at: string): void {
     case 'merge':
       state.applyMerge(event, at);
       return;
+    case 'reduce':
+      state.applyReduce(event);
+      return;
     case 'stop':
     case 'resume':
       return;

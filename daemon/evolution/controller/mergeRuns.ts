@@ -172,7 +172,7 @@ function checkCompatible(into: OpenRun, source: OpenRun): void {
   const b = source.manifest;
   const pair = `run ${source.runDir.id} cannot be merged into run ${into.runDir.id}`;
   const advice = 'merge only runs of one example measured the same way (`peagen evolve list` shows each run\'s example); nothing was merged';
-  if (a.exampleDir !== b.exampleDir || a.exampleName !== b.exampleName || a.program !== b.program) {
+  if (a.exampleDir !== b.exampleDir || a.exampleName !== b.exampleName || a.program !== b.program || String(a.programFiles) !== String(b.programFiles)) {
     throw new MergeRefused(`${pair}: it evolved ${b.program} of the example ${b.exampleName} (${b.exampleDir}), the other ${a.program} of ${a.exampleName} (${a.exampleDir}); ${advice}`);
   }
   if (JSON.stringify(a.evaluatorArgs) !== JSON.stringify(b.evaluatorArgs)) {
@@ -249,7 +249,8 @@ function merge(into: OpenRun, from: OpenRun[]): MergeResult {
   const checkpoint: Checkpoint = { journalSeq, elapsedMs, timeline, state: state.snapshot() };
   writeCheckpoint(runDir.checkpointFile, checkpoint);
   const best = state.best;
-  if (best) runDir.writeBest(manifest.program, best.code);
+  // A reduction of an earlier best no longer stands beside a merged-in best (no stale best-full/).
+  if (best) runDir.writeReducedBest(manifest, best.code, state.bestReduction?.program?.code);
   return result(journalSeq, rewriteReport(into));
 }
 

@@ -16,6 +16,7 @@ import { activePlugins } from '../../plugins/activePlugins';
 import type { PluginSet } from '../../plugins/loadPlugins';
 import { pluginBackends } from '../../plugins/pluginGuards';
 import { chooseMutator, type MutatorChoice, PLUGIN_HINT } from './chooseMutator';
+import { type ExampleRunSettings, exampleRunSettings } from './exampleRunSettings';
 import { type CallCost, type Spend, worstCasePerCall, worstCaseRun } from './budget';
 import { type Ablation, ABLATIONS, type RunManifest, type StopConditions } from '../../../shared/runManifest';
 import { RunDir } from './runDir';
@@ -40,6 +41,14 @@ export interface RunRequest {
   quick?: boolean;
   /** Continue this run (its id or directory) instead of starting one. */
   resume?: string;
+  /** Evaluations to spend reducing the best to its smallest diff as the run ends (0: none; default DEFAULT_REDUCE_BUDGET). */
+  reduceBudget?: number;
+  /**
+   * The run's workers are built from the configuration given here (the CLI's own engine), so
+   * an example's own model list (OpenEvolve's config.yaml) may choose the LLM. Default false:
+   * a daemon's workers call the models configured for them.
+   */
+  ownWorkers?: boolean;
 }
 
 export interface PreparedRun {
@@ -55,6 +64,8 @@ export interface PreparedRun {
   backends: LlmBackend[];
   /** The allowed plugins' selectors: the run is handed them (its selector may be one). */
   selectors: SelectorPlugin[];
+  /** The configuration the run uses: the one given, with the example's models where it names none. */
+  config: PeagenConfig;
 }
 
 export class RunSetupError extends Error {
@@ -69,7 +80,7 @@ const PROMPT_OVERHEAD_CHARS = 4_000;
 export function prepareRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessEnv = process.env, plugins: PluginSet = activePlugins(config)): PreparedRun {
   const planned = planRun(request, config, env, true, plugins);
   const runDir = planned.runDir!;
-  return { ...planned, runDir, ...spendNotes(planned, config) };
+  return { ...planned, runDir, ...spendNotes(planned, planned.config) };
 }
 
 /** What a run would be and spend, for a look before starting it. */
@@ -88,7 +99,7 @@ export interface RunEstimate {
  */
 export function estimateRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessEnv = process.env, plugins: PluginSet = activePlugins(config)): RunEstimate {
   const planned = planRun(request, config, env, false, plugins);
-  const { notes, worstCase } = spendNotes(planned, config);
+  const { notes, worstCase } = spendNotes(planned, planned.config);
   return { notes, mutator: planned.manifest.settings.mutator, worstCase };
 }
 
@@ -100,45 +111,53 @@ interface PlannedRun {
   notes: string[];
   backends: LlmBackend[];
   selectors: SelectorPlugin[];
+  config: PeagenConfig;
 }
 
-function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessEnv, write: boolean, plugins: PluginSet): PlannedRun {
+function planRun(request: RunRequest, given: PeagenConfig, env: NodeJS.ProcessEnv, write: boolean, plugins: PluginSet): PlannedRun {
   const notes: string[] = [];
   let runDir: RunDir | undefined;
-  let manifest: RunManifest;
+  let manifest: RunManifest | undefined;
   let example: Example;
+  let resumed: RunDir | undefined;
+  try {
+    if (request.resume) {
+      resumed = RunDir.resolve(request.resume, request.projectDir);
+      manifest = resumed.readManifest();
+      example = loadExample(manifest.exampleDir);
+    } else {
+      if (request.exampleDir === undefined) throw new Error('name the example directory to run (or a run to resume)');
+      example = loadExample(request.exampleDir);
+    }
+  } catch (error) {
+    throw new RunSetupError((error as Error).message);
+  }
+  let own: ExampleRunSettings;
+  try {
+    own = exampleRunSettings(example, given, env, { ownWorkers: request.ownWorkers ?? false });
+  } catch (error) {
+    throw new RunSetupError((error as Error).message);
+  }
+  const config = own.config;
+  notes.push(...example.notes, ...own.notes, ...example.cautions.map((caution) => `warning: ${caution}`));
   let backends: LlmBackend[] = [];
   try {
     backends = [...createBackends(config.llm, env), ...pluginBackends(plugins.llmBackends, env, (line) => notes.push(line))];
   } catch (error) {
     throw new RunSetupError(`the llm settings are unusable: ${(error as Error).message}`);
   }
-  if (request.resume) {
-    let resumed: RunDir;
-    try {
-      resumed = RunDir.resolve(request.resume, request.projectDir);
-      manifest = resumed.readManifest();
-      example = loadExample(manifest.exampleDir);
-    } catch (error) {
-      throw new RunSetupError((error as Error).message);
-    }
+  if (resumed && manifest) {
     // Before run.json is rewritten: it is the live run's (the run takes the lock itself as it starts).
     const holder = runLockHolder(resumed);
     if (holder !== undefined) throw new RunSetupError(new RunBusyError(resumed.id, holder).message);
     // New stop conditions (e.g. more evaluations) replace the old ones; the rest stays as it was.
     if (Object.keys(request.stop).length > 0) manifest = { ...manifest, stop: request.stop };
-    manifest = { ...manifest, workers: request.workers };
+    manifest = { ...manifest, workers: request.workers, ...(request.reduceBudget !== undefined && { reduce: { budget: request.reduceBudget } }) };
     if (write) {
       resumed.writeManifest(manifest);
       runDir = resumed;
     }
   } else {
-    try {
-      if (request.exampleDir === undefined) throw new Error('name the example directory to run (or a run to resume)');
-      example = loadExample(request.exampleDir);
-    } catch (error) {
-      throw new RunSetupError((error as Error).message);
-    }
     const selector = request.selector ?? 'epsilon-greedy';
     const selectors = [...SELECTOR_NAMES, ...plugins.selectors.map((plugin) => plugin.name)];
     if (!selectors.includes(selector)) throw new RunSetupError(`unknown selector "${selector}" (one of ${selectors.join(', ')}${PLUGIN_HINT})`);
@@ -160,13 +179,14 @@ function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessE
       createdAt: new Date().toISOString(),
       exampleDir: example.dir,
       exampleName: example.config.name,
-      program: example.config.program,
+      program: example.programFiles[0]!,
+      ...(example.programFiles.length > 1 && { programFiles: example.programFiles }),
       settings: {
         direction: example.config.objective.direction,
         objectiveName: example.config.objective.name,
         ...(example.config.objective.unit && { objectiveUnit: example.config.objective.unit }),
         ...(example.config.features && { features: example.config.features }),
-        islands: request.islands ?? 1,
+        islands: request.islands ?? own.islands ?? 1,
         selector,
         mutator: choice.name,
         usesLlm,
@@ -176,7 +196,7 @@ function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessE
         inspirations: 4,
         repairFailedChildren: usesLlm,
         confirmBest: true,
-        seed: request.seed ?? 1,
+        seed: request.seed ?? own.seed ?? 1,
         policy: SEARCH_POLICY,
         ...(ablate.length > 0 && { ablate }),
       },
@@ -191,10 +211,12 @@ function planRun(request: RunRequest, config: PeagenConfig, env: NodeJS.ProcessE
         promptDir: path.join(path.resolve(request.projectDir), '.peagen', 'prompts'),
       },
       workers: request.workers,
+      ...(request.reduceBudget !== undefined && { reduce: { budget: request.reduceBudget } }),
+      ...(example.cautions.length > 0 && { cautions: example.cautions }),
     };
     runDir?.writeManifest(manifest);
   }
-  return { manifest, runDir, example, notes, backends, selectors: plugins.selectors };
+  return { manifest, runDir, example, notes, backends, selectors: plugins.selectors, config };
 }
 
 /** PEAGEN_ABLATE=credit,climb,...: the search mechanisms a benchmark switches off to measure what each brings. */

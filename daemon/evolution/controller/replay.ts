@@ -3,10 +3,13 @@
  * with no LLM: every selection is made again and must match, every child is derived again
  * from its parent and the recorded answer (or the offline mutator's seed) and must be
  * byte-identical; then the best program is measured again and compared with its record.
+ * The minimal-diff reduction of the best (a `reduce` event) is derived again from the seed,
+ * the best and the changes it kept, and must be byte-identical too; its trial measurements are
+ * not redone (the event summarises them).
  */
-import * as fs from 'node:fs';
 import type { Evaluation } from '../../../shared/evaluation';
-import type { ProposalEvent, RunEvent } from '../runEvents';
+import type { ProposalEvent, ReduceEvent, RunEvent } from '../runEvents';
+import { lineDiff, withChanges } from '../reduce/minimalDiff';
 import { isFreePlan, RunEventSchema } from '../runEvents';
 import { readJournal } from '../evodb/journal';
 import { programId } from '../../../shared/programId';
@@ -30,8 +33,10 @@ export interface ReplayResult {
   plans: number;
   children: number;
   bestId: string;
-  /** The replayed best equals the run's recorded best program, byte for byte. */
+  /** The replayed best equals the run's recorded best program, byte for byte (best/, and best-full/ beside a reduced best/). */
   identical: boolean;
+  /** The best's reduced program, derived again from the seed and the best: best/ holds it. */
+  reducedId?: string;
   remeasured?: { objectiveName: string; objective: number | null; recorded: number; differencePct: number };
 }
 
@@ -64,18 +69,15 @@ export async function replayRun(runDir: RunDir, options: ReplayOptions = {}): Pr
       else await rederive(event, state, manifest, example.config, runDir, options.plugins?.mutators ?? []);
       children++;
     }
+    if (event.type === 'reduce') rederiveReduction(event, state);
     applyEvent(state, event, raw.at);
   }
   const best = state.best;
   if (!best || best.objective === null) throw new ReplayMismatch(`run ${runDir.id} has no best program to replay`);
-  let recordedBest: string | undefined;
-  try {
-    recordedBest = fs.readFileSync(runDir.bestFile(manifest.program), 'utf8');
-  } catch {
-    recordedBest = undefined;
-  }
-  const identical = recordedBest === best.code;
-  const result: ReplayResult = { runId: manifest.runId, events: count, plans, children, bestId: best.id, identical };
+  const reduced = state.bestReduction?.program;
+  const recordedBest = runDir.readBestProgram(manifest);
+  const identical = reduced ? recordedBest === reduced.code && runDir.readBestProgram(manifest, 'best-full') === best.code : recordedBest === best.code;
+  const result: ReplayResult = { runId: manifest.runId, events: count, plans, children, bestId: best.id, identical, ...(reduced && { reducedId: reduced.id }) };
   if (options.client) {
     const seed = best.measurements[0]?.seed ?? manifest.settings.seed;
     options.log?.(`re-measuring the best program (seed ${seed}) ...`);
@@ -90,6 +92,20 @@ export async function replayRun(runDir: RunDir, options: ReplayOptions = {}): Pr
     };
   }
   return result;
+}
+
+/** The reduced program, derived again from the seed and the best with the changes the run kept. */
+function rederiveReduction(event: ReduceEvent, state: RunState): void {
+  const seed = state.seedId ? state.archive.get(state.seedId) : undefined;
+  const best = state.archive.get(event.best);
+  if (!seed || !best) throw new ReplayMismatch(`the reduction names best ${event.best.slice(0, 12)}, which is not in the replayed archive`);
+  const diff = lineDiff(seed.code, best.code);
+  if (diff.changes.length !== event.changes || event.keep.some((index) => index >= diff.changes.length)) {
+    throw new ReplayMismatch(`the reduction of ${event.best.slice(0, 12)} counted ${event.changes} changes from the seed; derived again there are ${diff.changes.length}`);
+  }
+  if (!event.program) return;
+  const code = withChanges(diff, new Set(event.keep));
+  if (programId(code) !== event.program.id) throw new ReplayMismatch(`the reduced program derived again (${programId(code).slice(0, 12)}) is not the recorded ${event.program.id.slice(0, 12)}`);
 }
 
 /** A sibling, split, revert or transplant job's child, derived again from what it was made from. */

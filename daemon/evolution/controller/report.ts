@@ -3,11 +3,17 @@
  * much, and how it was verified. Figures only from what the run measured.
  */
 import * as fs from 'node:fs';
-import type { Program, RunProgress, StopReason } from '../../../shared/evolution';
+import * as path from 'node:path';
+import type { EnvironmentUse } from '../../../shared/evaluation';
+import type { BestReduction, Program, RunProgress, StopReason } from '../../../shared/evolution';
 import { nicheLabel } from '../../../shared/nicheLabel';
 import { testsPassedText } from '../../../shared/testsPassed';
+import { unbundleProgram } from '../../../shared/programFiles';
+import { unifiedDiff } from '../mutation/patch/unifiedDiff';
+import { comparesByFactor, difference, objectiveValue, seedComparison, type ObjectiveTerms } from '../../../shared/objectiveText';
 import { bestFirst } from '../selection/archiveQueries';
 import type { TimelinePoint } from './loadRunState';
+import { bestReductionOf } from '../reduce/bestReduction';
 import type { RunManifest } from '../../../shared/runManifest';
 import type { RunDir } from './runDir';
 import type { MergeRecord, RunState, Tally } from './RunState';
@@ -16,15 +22,24 @@ export interface RunReport {
   runId: string;
   example: string;
   objectiveName: string;
+  /** The objective's unit (`x`, `%`, `ms`), when the example declares one; absent from older reports. */
+  objectiveUnit?: string;
   direction: 'maximize' | 'minimize';
   stopReason: StopReason;
   mutator: string;
   executor?: string;
+  /** The example's installed libraries (requirements.txt, package.json) as the seed's evaluation found them. */
+  environments?: EnvironmentUse[];
   /** `tests`: "tests passed 5/6" when the evaluator ran the project's tests (shared/testsPassed.ts). */
   seed: { id: string; objective: number | null; tests?: string };
   best: {
     id: string;
     file: string;
+    /**
+     * A multi-file program's changes against the seed, one unified diff per changed file
+     * (paths relative to the example); absent for a single-file program.
+     */
+    fileChanges?: { path: string; bestFile: string; diff: string }[];
     objective: number;
     tests?: string;
     /** Every measurement: the first and the confirmation (another seed) of a new best. */
@@ -49,7 +64,7 @@ export interface RunReport {
   failedProposals: number;
   /** Share of LLM answers that became an applied child, per model: at the first try and after repair. */
   patchYieldByModel: { model: string; answers: number; firstTry: number; afterRepair: number }[];
-  /** When the best first reached 10x, 25x, 50x, 100x the seed. */
+  /** When the best first reached 2x, 5x, 10x, 25x, 50x, 100x the seed (only for an objective compared by factor, not a score). */
   milestones: { factor: number; elapsedMs: number; evaluations: number; llmCalls: number }[];
   timeline: TimelinePoint[];
   /** The controller's own time per candidate (planning, bookkeeping, journal, checkpoints). */
@@ -58,6 +73,21 @@ export interface RunReport {
   economics: CallEconomics;
   /** Other runs merged into this one (`evolve merge`), oldest first. */
   merges?: MergeRecord[];
+  /**
+   * The best reduced to its smallest diff from the seed that keeps most of its gain: `file`
+   * (best/) holds the reduced program and best.file (best-full/) the full best. Absent when the best was not
+   * reduced (no reduction budget, a run that did not end, runs made before there was one).
+   */
+  reduction?: BestReduction & {
+    /** Where the reduced program is (best/); best.file is then the full best (best-full/). */
+    file?: string;
+    /** The reduced and the full best's improvement over the seed (as best.improvement). */
+    improvement: { reduced: number | null; best: number | null };
+    /** One line: "speedup 2.6x with 3 changed lines, 2.7x with all 14". */
+    summary: string;
+  };
+  /** What the reader must know about how programs were judged (the run manifest's cautions). */
+  cautions?: string[];
 }
 
 /** Where a run's LLM calls went and what they bought: what report.md's "Calls" section says. */
@@ -84,6 +114,8 @@ export interface CallEconomics {
   /** Doublings of the objective (log2 of best ÷ seed, for minimize seed ÷ best) per 100 calls and per US dollar. */
   doublingsPer100Calls: number | null;
   doublingsPerUsd: number | null;
+  /** Best − seed per 100 calls, in the objective's unit: the figure for a score (absent from older reports). */
+  gainPer100Calls?: number | null;
 }
 
 export function improvementOf(direction: 'maximize' | 'minimize', seed: number | null, value: number | null): number | null {
@@ -109,10 +141,15 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
   const seed = state.seedId ? state.archive.get(state.seedId) : undefined;
   const best = state.best;
   const direction = manifest.settings.direction;
+  // From the state, not the progress handed in: a merge may have replaced the best that was reduced.
+  const reduced = state.bestReduction;
+  const bestReduction = reduced && best ? bestReductionOf(reduced, best) : undefined;
   const c = state.counters;
   const improvePlans = c.plans - c.repairPlans - (c.splits?.jobs ?? 0) - (c.reverts?.jobs ?? 0) - (c.transplants?.jobs ?? 0) - (c.siblings?.jobs ?? 0);
+  const terms: ObjectiveTerms = { name: manifest.settings.objectiveName, direction, unit: manifest.settings.objectiveUnit };
   const milestones: RunReport['milestones'] = [];
-  for (const factor of [2, 5, 10, 25, 50, 100]) {
+  // "Twice the seed" is a milestone for a speedup or a time; for a score it depends on where the scale starts.
+  for (const factor of comparesByFactor(terms) ? [2, 5, 10, 25, 50, 100] : []) {
     const point = timeline.find((entry) => (improvementOf(direction, seed?.objective ?? null, entry.objective) ?? 0) >= factor);
     if (point) milestones.push({ factor, elapsedMs: point.elapsedMs, evaluations: point.evaluations, llmCalls: point.llmCalls });
   }
@@ -120,16 +157,25 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
     runId: manifest.runId,
     example: manifest.exampleName,
     objectiveName: manifest.settings.objectiveName,
+    ...(manifest.settings.objectiveUnit && { objectiveUnit: manifest.settings.objectiveUnit }),
     direction,
     stopReason,
     mutator: manifest.settings.mutator,
     ...(best?.evaluation?.executor && { executor: best.evaluation.executor }),
+    ...(seed?.evaluation?.environments && { environments: seed.evaluation.environments }),
     seed: { id: seed?.id ?? '', objective: seed?.objective ?? null, ...testsOf(seed) },
     best:
       best && best.objective !== null
         ? {
             id: best.id,
-            file: runDir.bestFile(manifest.program),
+            // With a reduction, best/ holds the reduced program: the full best is beside it (a multi-file program: its folder).
+            file: manifest.programFiles
+              ? path.join(runDir.dir, bestReduction?.reduced ? 'best-full' : 'best')
+              : bestReduction?.reduced
+                ? runDir.bestFullFile(manifest.program)
+                : runDir.bestFile(manifest.program),
+            ...(manifest.programFiles &&
+              seed && { fileChanges: fileChangesOf(manifest.programFiles, runDir.bestFiles(manifest, bestReduction?.reduced ? 'best-full' : 'best'), seed.code, best.code) }),
             objective: best.objective,
             ...testsOf(best),
             measurements: best.measurements.map((m) => ({ seed: m.seed, objective: m.objective })),
@@ -138,7 +184,7 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
             lineage: lineageOf(state, best),
           }
         : null,
-    progress,
+    progress: withReduction(progress, bestReduction),
     niches: nichesOf(manifest, state),
     parentWasBestShare: improvePlans > 0 ? c.parentWasBest / improvePlans : 0,
     failedEvaluationShare: c.evaluations > 0 ? c.failedEvaluations / c.evaluations : 0,
@@ -148,9 +194,42 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
     milestones,
     timeline,
     engineOverheadMsPerCandidate: c.proposals > 0 ? engineMs / c.proposals : 0,
-    economics: economicsOf(state, improvementOf(direction, seed?.objective ?? null, best?.objective ?? null)),
+    economics: economicsOf(state, improvementOf(direction, seed?.objective ?? null, best?.objective ?? null), gainOf(direction, seed?.objective ?? null, best?.objective ?? null)),
     merges: structuredClone(state.merges),
+    ...(bestReduction && { reduction: reductionOf(manifest, runDir, bestReduction, seed?.objective ?? null) }),
+    ...(manifest.cautions && manifest.cautions.length > 0 && { cautions: [...manifest.cautions] }),
   };
+}
+
+function withReduction(progress: RunProgress, reduction: BestReduction | undefined): RunProgress {
+  const { reduction: _previous, ...rest } = progress;
+  void _previous;
+  return reduction ? { ...rest, reduction } : rest;
+}
+
+function reductionOf(manifest: RunManifest, runDir: RunDir, reduction: BestReduction, seedObjective: number | null): NonNullable<RunReport['reduction']> {
+  const direction = manifest.settings.direction;
+  const improvement = { reduced: improvementOf(direction, seedObjective, reduction.reduced?.objective ?? null), best: improvementOf(direction, seedObjective, reduction.bestObjective) };
+  return {
+    ...structuredClone(reduction),
+    ...(reduction.reduced && { file: manifest.programFiles ? path.join(runDir.dir, 'best') : runDir.bestFile(manifest.program) }),
+    improvement,
+    summary: reductionSummary({ name: manifest.settings.objectiveName, direction, unit: manifest.settings.objectiveUnit }, reduction, improvement),
+  };
+}
+
+/** "speedup 2.6x with 3 changed lines, 2.7x with all 14" (objective values when there is no factor over the seed). */
+export function reductionSummary(terms: ObjectiveTerms, reduction: BestReduction, improvement: { reduced: number | null; best: number | null }): string {
+  const objectiveName = terms.name;
+  // A speedup reads as its factor over the seed (2.6x); a score as its value (67.688%).
+  const figure = (factor: number | null, value: number): string => (factor !== null && comparesByFactor(terms) ? `${factor.toFixed(1)}x` : objectiveValue(value, terms));
+  const lines = (n: number): string => `${n} changed line${n === 1 ? '' : 's'}`;
+  const best = figure(improvement.best, reduction.bestObjective);
+  if (!reduction.reduced) {
+    const why = reduction.changes < 2 ? 'one change, nothing to drop' : reduction.evaluations === 0 ? 'the reduction budget allowed no trial' : `no change could be dropped in ${reduction.evaluations} evaluations`;
+    return `${objectiveName} ${best} with ${lines(reduction.bestChangedLines)} (${why})`;
+  }
+  return `${objectiveName} ${figure(improvement.reduced, reduction.reduced.objective)} with ${lines(reduction.reduced.changedLines)}, ${best} with all ${reduction.bestChangedLines}`;
 }
 
 /** The archive's niches over all islands, each by its strongest elite, strongest first. */
@@ -173,7 +252,13 @@ function nichesOf(manifest: RunManifest, state: RunState): NonNullable<RunReport
     .map(([key, { strongest, islands }]) => ({ key, label: nicheLabel(key, axes), islands, best: { id: strongest.id, objective: strongest.objective } }));
 }
 
-function economicsOf(state: RunState, improvement: number | null): CallEconomics {
+/** How much better the best is than the seed, in the objective's unit (positive when better). */
+function gainOf(direction: 'maximize' | 'minimize', seed: number | null, best: number | null): number | null {
+  if (seed === null || best === null) return null;
+  return direction === 'maximize' ? best - seed : seed - best;
+}
+
+function economicsOf(state: RunState, improvement: number | null, gain: number | null): CallEconomics {
   const c = state.counters;
   const doublings = improvement !== null && improvement > 0 ? Math.log2(improvement) : null;
   return {
@@ -186,6 +271,7 @@ function economicsOf(state: RunState, improvement: number | null): CallEconomics
     siblings: { ...(c.siblings ?? { jobs: 0, improvements: 0 }) },
     doublingsPer100Calls: doublings !== null && c.llmCalls > 0 ? (100 * doublings) / c.llmCalls : null,
     doublingsPerUsd: doublings !== null && c.costUsd > 0 ? doublings / c.costUsd : null,
+    gainPer100Calls: gain !== null && c.llmCalls > 0 ? (100 * gain) / c.llmCalls : null,
   };
 }
 
@@ -193,24 +279,42 @@ const fmt = (value: number | null | undefined, digits = 3): string => (value ===
 const minutes = (ms: number): string => `${(ms / 60_000).toFixed(1)} min`;
 const pct = (share: number): string => `${(share * 100).toFixed(1)}%`;
 
+/** The report's objective in the example's terms (older reports have no unit: a speedup stays one). */
+function termsOf(report: RunReport): ObjectiveTerms {
+  return { name: report.objectiveName, direction: report.direction, unit: report.objectiveUnit };
+}
+
 export function renderReportMarkdown(report: RunReport): string {
   const p = report.progress;
+  const terms = termsOf(report);
+  const value = (objective: number | null | undefined): string => objectiveValue(objective, terms);
   const lines = [`# Peagen run ${report.runId}`, '', `Example **${report.example}**, objective **${report.objectiveName}** (${report.direction}); mutator **${report.mutator}**; stopped by **${report.stopReason}**.`, ''];
+  for (const use of report.environments ?? []) {
+    lines.push(`Environment: \`${use.file}\` (sha256 ${use.sha256.slice(0, 12)}…), cached at \`${use.dir}\`, ${use.installed ? 'installed for this run' : 'reused from the cache'}.`, '');
+  }
+  const cautions = report.cautions ?? [];
+  if (cautions.length > 0) lines.push('## Caveats', '', ...cautions.map((caution) => `- **Warning:** ${caution}`), '');
   if (report.best) {
     const b = report.best;
     lines.push(
       '## Result',
       '',
-      `- Seed: ${report.objectiveName} ${fmt(report.seed.objective)}${report.seed.tests ? ` (${report.seed.tests})` : ''}.`,
-      `- Best: ${report.objectiveName} ${fmt(b.objective)}${b.tests ? ` (${b.tests})` : ''}${b.improvement !== null ? `, **${b.improvement.toFixed(1)}x** the seed` : ''} (generation ${b.generation}), in \`${b.file}\`.`,
-      `- Measurements of the best: ${b.measurements.map((m) => `${fmt(m.objective)} (seed ${m.seed})`).join(', ')}${b.measurements.length > 1 ? '; the lower counts' : ' (not re-measured: it was not a new best when measured, or the run stopped first)'}.`,
-      `- Verified by the example's evaluator in a fresh ${report.executor ?? ''} sandbox: its correctness checks (fixed edge cases and held-out inputs) passed on every measurement, and every timed output was checked.`,
+      `- Seed: ${report.objectiveName} ${value(report.seed.objective)}${report.seed.tests ? ` (${report.seed.tests})` : ''}.`,
+      `- Best: ${report.objectiveName} ${value(b.objective)}${b.tests ? ` (${b.tests})` : ''}${bestVersusSeed(report, terms)} (generation ${b.generation}), in \`${b.file}\`.`,
+      `- Measurements of the best: ${b.measurements.map((m) => `${value(m.objective)} (seed ${m.seed})`).join(', ')}${b.measurements.length > 1 ? `; the ${report.direction === 'maximize' ? 'lower' : 'higher'} counts` : ' (not re-measured: it was not a new best when measured, or the run stopped first)'}.`,
+      cautions.length > 0
+        ? `- Scored by the example's evaluator in a fresh ${report.executor ?? ''} sandbox, which passed it on every measurement; that evaluator is not hardened (see Caveats).`
+        : comparesByFactor(terms)
+        ? `- Verified by the example's evaluator in a fresh ${report.executor ?? ''} sandbox: its correctness checks (fixed edge cases and held-out inputs) passed on every measurement, and every timed output was checked.`
+        : `- Verified by the example's evaluator in a fresh ${report.executor ?? ''} sandbox: the ${report.objectiveName} is what the evaluator computed from the program's answers, and its checks passed on every measurement.`,
       '',
+      ...reductionLines(report),
+      ...fileChangeLines(b.fileChanges),
       '## Lineage of the best',
       '',
-      '| generation | mutator | model | objective | program |',
+      `| generation | mutator | model | ${report.objectiveName} | program |`,
       '| --- | --- | --- | --- | --- |',
-      ...b.lineage.map((step) => `| ${step.generation} | ${step.mutator} | ${step.model ?? ''} | ${fmt(step.objective)} | ${step.id.slice(0, 12)} |`),
+      ...b.lineage.map((step) => `| ${step.generation} | ${step.mutator} | ${step.model ?? ''} | ${value(step.objective)} | ${step.id.slice(0, 12)} |`),
       '',
     );
   } else {
@@ -243,6 +347,53 @@ export function renderReportMarkdown(report: RunReport): string {
   return `${lines.join('\n')}\n`;
 }
 
+/** Each file the best changed against the seed, with its diff (files are matched by path). */
+function fileChangesOf(paths: readonly string[], bestFiles: readonly string[], seedCode: string, bestCode: string): NonNullable<NonNullable<RunReport['best']>['fileChanges']> {
+  const textsOf = (code: string): Map<string, string> => {
+    try {
+      return new Map(unbundleProgram(code).map((file) => [file.path, file.text]));
+    } catch {
+      return new Map();
+    }
+  };
+  const before = textsOf(seedCode);
+  const after = textsOf(bestCode);
+  return paths.flatMap((file, i) => {
+    const old = before.get(file) ?? '';
+    const now = after.get(file) ?? '';
+    return old === now ? [] : [{ path: file, bestFile: bestFiles[i]!, diff: unifiedDiff(old, now, file) }];
+  });
+}
+
+/** report.md's per-file diffs of a multi-file best. */
+function fileChangeLines(changes: NonNullable<RunReport['best']>['fileChanges']): string[] {
+  if (!changes) return [];
+  if (changes.length === 0) return ['The best changes no file of the seed.', ''];
+  const lines = [`## Changes of the best (${changes.length} file${changes.length === 1 ? '' : 's'})`];
+  for (const change of changes) {
+    // A fence longer than any backtick run of the diff, so the diff cannot close it.
+    const fence = '`'.repeat(Math.max(3, ...Array.from(change.diff.matchAll(/`+/g), (run) => run[0].length + 1)));
+    lines.push('', `### ${change.path}`, '', `In \`${change.bestFile}\`.`, '', `${fence}diff`, change.diff.trimEnd(), fence);
+  }
+  lines.push('');
+  return lines;
+}
+
+/** report.md's lines on the reduced best: both figures, where each program is, what it cost. */
+function reductionLines(report: RunReport): string[] {
+  const r = report.reduction;
+  if (!r) return [];
+  const lines = ['## The smallest diff that keeps the gain', '', `- **${r.summary}**.`];
+  if (r.reduced) {
+    lines.push(
+      `- The reduced program (${r.reduced.id.slice(0, 12)}) is in \`${r.file ?? ''}\`, the full best (${r.bestId.slice(0, 12)}) in \`${report.best?.file ?? ''}\`.`,
+      `- The reduced program passed the evaluator's checks on each of its ${r.reduced.measured.length} measurements (${r.reduced.measured.map((value) => fmt(value)).join(', ')})${Object.keys(r.reduced.checks).length > 0 ? ` (${Object.entries(r.reduced.checks).map(([name, value]) => `${name} ${value}`).join(', ')})` : ''}.`,
+    );
+  }
+  lines.push(`- Found by dropping the best's changes one at a time and measuring each trial (kept when correct and at least 90% of the gain): ${r.evaluations} evaluations.`, '');
+  return lines;
+}
+
 /** A long run fills many niches; the strongest tell the story, and report.json has them all. */
 const NICHE_ROWS = 20;
 
@@ -257,9 +408,30 @@ function nicheLines(report: RunReport, niches: NonNullable<RunReport['niches']>)
     '',
     `| niche | ${report.objectiveName} | islands | program |`,
     '| --- | --- | --- | --- |',
-    ...shown.map((niche) => `| ${niche.best.id === bestId ? '★ ' : ''}${niche.label} | ${fmt(niche.best.objective)} | ${niche.islands} | ${niche.best.id.slice(0, 12)} |`),
+    ...shown.map((niche) => `| ${niche.best.id === bestId ? '★ ' : ''}${niche.label} | ${objectiveValue(niche.best.objective, termsOf(report))} | ${niche.islands} | ${niche.best.id.slice(0, 12)} |`),
     ...(niches.length > shown.length ? ['', `… and ${niches.length - shown.length} more in report.json.`] : []),
   ];
+}
+
+/** `**2.6x** the seed` (a speedup, a time), `+7.183 points over the seed's 61.517%` (a score), or nothing. */
+function bestVersusSeed(report: RunReport, terms: ObjectiveTerms): string {
+  const b = report.best;
+  if (!b) return '';
+  if (comparesByFactor(terms)) return b.improvement !== null ? `, **${b.improvement.toFixed(1)}x** the seed` : '';
+  const text = seedComparison(terms, report.seed.objective, b.objective);
+  return text ? `, **${text}**` : '';
+}
+
+/** Doublings per 100 calls for a speedup or a time; for a score, what 100 calls added to it. */
+function improvementPerCall(report: RunReport): string {
+  const e = report.economics;
+  const terms = termsOf(report);
+  if (!comparesByFactor(terms)) {
+    const gain = e.gainPer100Calls;
+    if (gain === null || gain === undefined) return '—';
+    return `${difference(gain, terms)} of ${report.objectiveName} per 100 calls`;
+  }
+  return `${e.doublingsPer100Calls !== null ? `${e.doublingsPer100Calls.toFixed(2)} doublings of the ${report.objectiveName} per 100 calls` : '—'}${e.doublingsPerUsd !== null ? `; ${e.doublingsPerUsd.toFixed(1)} doublings per US dollar` : ''}`;
 }
 
 /** report.md's "Calls" section: where the money went. */
@@ -273,7 +445,7 @@ function economicsLines(report: RunReport): string[] {
     '## Calls',
     '',
     `- ${calls} LLM calls for ${report.progress.evaluations} evaluations: ${e.callsPerEvaluation !== null ? e.callsPerEvaluation.toFixed(2) : '—'} calls per evaluation.`,
-    `- Improvement per call: ${e.doublingsPer100Calls !== null ? `${e.doublingsPer100Calls.toFixed(2)} doublings of the ${report.objectiveName} per 100 calls` : '—'}${e.doublingsPerUsd !== null ? `; ${e.doublingsPerUsd.toFixed(1)} doublings per US dollar` : ''}.`,
+    `- Improvement per call: ${improvementPerCall(report)}.`,
     `- Children not evaluated because they were known: ${e.duplicates.exact} exactly, ${e.duplicates.normalized} after normalisation (comments or layout only).`,
     `- Children with several edits tried without one of them (no call): ${e.splits.jobs}, of which ${e.splits.improvements} beat the child they came from.`,
     `- Bests tried without an edit of their lineage that did not improve (no call): ${e.reverts.jobs}, of which ${e.reverts.kept} were as good.`,

@@ -6,7 +6,10 @@
  *   checkpoint.json the state after some event (atomic), for a fast resume
  *   llm/<sha>.json  every LLM exchange, content-addressed (replay answers from these)
  *   programs/<id>.json every program admitted to the archive (the checkpoint names them by id)
- *   best/<program>  the best program so far
+ *   best/<program>  the best program so far; once the run has ended, its minimal-diff reduction
+ *                   when it has one (reduce/reduceBest.ts); a multi-file program: best/<path> for
+ *                   each of its files
+ *   best-full/<program> the best program with all its changes, beside a reduced best/
  *   report.md, report.json
  *   run.lock        the pid of the process using the run while it runs or is merged into (runLock.ts)
  */
@@ -15,6 +18,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
 import { ExchangeHashSchema, type Program, ProgramIdSchema, ProgramSchema, RunIdSchema } from '../../../shared/evolution';
+import { bundleProgram, unbundleProgram } from '../../../shared/programFiles';
 import { RUN_MANIFEST_FILE, type RunManifest, RunManifestSchema } from '../../../shared/runManifest';
 import type { LlmExchange } from '../mutation/Mutator';
 
@@ -40,6 +44,10 @@ export class RunDir {
   }
   bestFile(program: string): string {
     return path.join(this.dir, 'best', path.basename(program));
+  }
+  /** The full best when best/ holds its reduction. */
+  bestFullFile(program: string): string {
+    return path.join(this.dir, 'best-full', path.basename(program));
   }
 
   get id(): string {
@@ -159,12 +167,58 @@ export class RunDir {
   }
 
   writeBest(program: string, code: string): void {
-    const file = this.bestFile(program);
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const temp = `${file}.tmp`;
-    fs.writeFileSync(temp, code);
-    fs.renameSync(temp, file);
+    writeAtomically(this.bestFile(program), code);
   }
+
+  /** The files a best folder (best/, or best-full/ beside a reduced best) holds for the run's program: one, or each file of a multi-file program. */
+  bestFiles(manifest: Pick<RunManifest, 'program' | 'programFiles'>, folder: BestFolder = 'best'): string[] {
+    if (!manifest.programFiles) return [folder === 'best' ? this.bestFile(manifest.program) : this.bestFullFile(manifest.program)];
+    return manifest.programFiles.map((file) => path.join(this.dir, folder, ...file.split('/')));
+  }
+
+  /** Writes a best program: its file, or every file of a multi-file program (keeping their folders). */
+  writeBestProgram(manifest: Pick<RunManifest, 'program' | 'programFiles'>, code: string, folder: BestFolder = 'best'): void {
+    const targets = this.bestFiles(manifest, folder);
+    if (!manifest.programFiles) return writeAtomically(targets[0]!, code);
+    const texts = new Map(unbundleProgram(code).map((file) => [file.path, file.text]));
+    manifest.programFiles.forEach((file, i) => writeAtomically(targets[i]!, texts.get(file) ?? ''));
+  }
+
+  /** A best program as its folder holds it (a multi-file program bundled again), or undefined when there is none. */
+  readBestProgram(manifest: Pick<RunManifest, 'program' | 'programFiles'>, folder: BestFolder = 'best'): string | undefined {
+    const targets = this.bestFiles(manifest, folder);
+    try {
+      if (!manifest.programFiles) return fs.readFileSync(targets[0]!, 'utf8');
+      return bundleProgram(manifest.programFiles.map((file, i) => ({ path: file, text: fs.readFileSync(targets[i]!, 'utf8') })));
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The ended run's best for a reviewer: its reduction in best/ and the full best in
+   * best-full/, or the full best alone in best/ (no best-full/ left from an older best).
+   */
+  writeReducedBest(manifest: Pick<RunManifest, 'program' | 'programFiles'>, full: string, reduced: string | undefined): void {
+    if (reduced === undefined) {
+      fs.rmSync(path.join(this.dir, 'best-full'), { recursive: true, force: true });
+      this.writeBestProgram(manifest, full);
+      return;
+    }
+    this.writeBestProgram(manifest, full, 'best-full');
+    this.writeBestProgram(manifest, reduced);
+  }
+}
+
+/** Where a run keeps a best program: best/, and best-full/ beside a reduced best. */
+export type BestFolder = 'best' | 'best-full';
+
+/** Replaces `file` by renaming a complete copy over it. */
+function writeAtomically(file: string, text: string): void {
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const temp = `${file}.tmp`;
+  fs.writeFileSync(temp, text);
+  fs.renameSync(temp, file);
 }
 
 /** `value` when it has the id's form; otherwise an error saying so, before any path is built. */

@@ -5,6 +5,7 @@
  */
 import { FeatureDescriptorSchema, type Direction, type FeatureDescriptor } from '../../../shared/evaluation';
 import { lineCount } from '../../../shared/lines';
+import { comparesByFactor, type ObjectiveTerms } from '../../../shared/objectiveText';
 
 /** What a program contributes to its coordinates. */
 export interface FeatureInput {
@@ -46,16 +47,14 @@ export class FeatureSpace {
   }
 
   /**
-   * The grid used when an example declares none: the objective on log-spaced edges (one bin
-   * per doubling) and the code length every 500 characters up to 8000. A maximized objective
-   * is typically a speedup or a score around 1; a minimized one a time or a cost, anywhere
-   * from milliseconds to millions, hence the wider range.
+   * The grid used when an example declares none: the objective's axis (see objectiveEdges) and
+   * the code length every 500 characters up to 8000. `objective` defaults to a speedup when
+   * only the direction is known (archives made before the unit was passed in).
    */
-  static defaults(direction: Direction): FeatureSpace {
-    const objectiveEdges = direction === 'maximize' ? powersOfTwo(-1, 10) : powersOfTwo(-10, 20);
+  static defaults(direction: Direction, objective?: Omit<ObjectiveTerms, 'direction'>): FeatureSpace {
     const codeLengthEdges = Array.from({ length: 16 }, (_, index) => (index + 1) * 500);
     return new FeatureSpace([
-      { name: 'objective', from: 'objective', bins: objectiveEdges },
+      { name: 'objective', from: 'objective', bins: objectiveEdges({ name: objective?.name ?? 'speedup', unit: objective?.unit, direction }) },
       { name: 'codeLength', from: 'codeLength', bins: codeLengthEdges },
     ]);
   }
@@ -104,4 +103,18 @@ export class FeatureSpace {
     }
     return bins;
   }
+}
+
+/**
+ * Default edges of the objective's axis. A factor-like objective spans orders of magnitude: a
+ * maximized one (a speedup) one bin per doubling from 0.5 to 1024, a minimized one (a time, a
+ * cost, anywhere from milliseconds to millions) from 2^-10 to 2^20. A score moves by small
+ * steps, and one bin per doubling would hold a whole run's progress (61% to 69%) in one niche:
+ * a percentage gets one bin per 5 points, any other score one bin per quarter doubling (about
+ * 19% apart) from 2^-8 to 2^12, so it needs no declared range.
+ */
+export function objectiveEdges(terms: ObjectiveTerms): number[] {
+  if (comparesByFactor(terms)) return terms.direction === 'maximize' ? powersOfTwo(-1, 10) : powersOfTwo(-10, 20);
+  if (terms.unit === '%') return Array.from({ length: 20 }, (_, index) => (index + 1) * 5);
+  return Array.from({ length: 81 }, (_, index) => Number((2 ** (index / 4 - 8)).toPrecision(4)));
 }

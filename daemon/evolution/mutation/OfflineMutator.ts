@@ -7,6 +7,7 @@
  * discarded and another random edit is tried, a bounded number of times.
  */
 import { programId } from '../../../shared/programId';
+import { bundleProgram, isProgramBundle, unbundleProgram } from '../../../shared/programFiles';
 import { Rng } from '../rng';
 import type { MutationProposal, MutationRequest, Mutator } from './Mutator';
 import { blocksOfLines, keepsFixedText } from '../../../shared/evolveBlocks';
@@ -48,14 +49,55 @@ export class OfflineMutator implements Mutator {
 
   async propose(request: MutationRequest): Promise<MutationProposal> {
     try {
-      return this.proposeSync(request);
+      return isProgramBundle(request.parent.code) ? this.proposeInFiles(request) : this.proposeSync(request);
     } catch (error) {
       // The operators are total by design; this is a last guard so a bug costs one proposal, not the run.
       return this.failure('internal_error', `offline mutator failed: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 
-  private proposeSync(request: MutationRequest): MutationProposal {
+  /**
+   * A multi-file program (shared/programFiles.ts): one file is edited, its donors being the
+   * inspirations' versions of the same file; files are tried in an order drawn from the seed
+   * until one gives a child.
+   */
+  private proposeInFiles(request: MutationRequest): MutationProposal {
+    const files = unbundleProgram(request.parent.code);
+    const rng = new Rng(request.seed);
+    const order = files.map((_, i) => i);
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(rng.next() * (i + 1));
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    let last: MutationProposal | undefined;
+    for (const index of order) {
+      const file = files[index]!;
+      const donors = request.inspirations.flatMap((donor) => {
+        if (!isProgramBundle(donor.code)) return [];
+        try {
+          const same = unbundleProgram(donor.code).find((other) => other.path === file.path);
+          return same ? [{ ...donor, code: same.text }] : [];
+        } catch {
+          return [];
+        }
+      });
+      const withFile = (text: string): string => bundleProgram(files.map((other, k) => (k === index ? { path: other.path, text } : other)));
+      const language = /\.py$/.test(file.path) ? 'python' : /\.(c|m)?js$/.test(file.path) ? 'javascript' : request.task.language;
+      const fileRequest: MutationRequest = {
+        ...request,
+        task: { ...request.task, ...(language !== undefined && { language }) },
+        parent: { ...request.parent, code: file.text },
+        inspirations: donors,
+        seed: Math.floor(rng.next() * 2 ** 31),
+      };
+      last = this.proposeSync(fileRequest, withFile);
+      if (last.ok) return last;
+    }
+    return last ?? this.failure('no_mutation', 'the program has no file to mutate');
+  }
+
+  /** A child of `request.parent.code`; `whole` puts an edited text back into the program it is part of. */
+  private proposeSync(request: MutationRequest, whole: (text: string) => string = (text) => text): MutationProposal {
     const parent = request.parent.code;
     if (parent.length > MAX_PROGRAM_CHARS) return this.failure('no_mutation', `the program has ${parent.length} characters, more than the offline mutator edits`);
     const doc = toDocument(parent);
@@ -78,12 +120,14 @@ export class OfflineMutator implements Mutator {
       const operator = pickWeighted(rng, operators);
       const lines = applyOperator(operator, subject, donors, rng);
       if (lines === null) continue;
-      const code = fromDocument({ ...doc, lines });
-      if (code === parent || (avoid.size > 0 && avoid.has(programId(code)))) continue;
+      const text = fromDocument({ ...doc, lines });
+      if (text === parent) continue;
+      const code = whole(text);
+      if (avoid.size > 0 && avoid.has(programId(code))) continue;
       if (!keepsFixedText(doc.lines, lines)) continue;
       // A parent the check already rejects (unusual syntax) cannot be judged by it: let the evaluator decide.
       if (parentIsSane && !looksValid(lines, syntax)) continue;
-      return { ok: true, mutator: this.name, exchanges: [], repairs: 0, code, patch: unifiedDiff(parent, code) };
+      return { ok: true, mutator: this.name, exchanges: [], repairs: 0, code, patch: unifiedDiff(whole(parent), code) };
     }
     return this.failure('no_mutation', `no valid, different child in ${this.attempts} random edits`);
   }

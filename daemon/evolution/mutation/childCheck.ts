@@ -19,6 +19,7 @@ import { createHash } from 'node:crypto';
 import * as vm from 'node:vm';
 import { normalizeNewlines } from '../../../shared/lines';
 import { programId } from '../../../shared/programId';
+import { isProgramBundle, unbundleProgram } from '../../../shared/programFiles';
 import { detectSyntax, initialScanState, scanLine, type Syntax } from './scan';
 
 export type ChildVerdict = { ok: true; form: string } | { ok: false; message: string };
@@ -33,8 +34,40 @@ const PYTHON_TIMEOUT_MS = 10_000;
 /** No compile check, and only identical text is the same program: the form is the program id. */
 export const EXACT_CHECK: ChildCheck = { check: async (code) => ({ ok: true, form: programId(code) }) };
 
-/** The check for an example's declared language. */
+/**
+ * The check for an example's declared language. A multi-file program (shared/programFiles.ts)
+ * is checked file by file, each by its own extension's language (else the declared one); its
+ * normal form is that of all its files together.
+ */
 export function childCheckFor(language: string | undefined): ChildCheck {
+  const single = singleFileCheck(language);
+  return {
+    check: async (code) => {
+      if (!isProgramBundle(code)) return single.check(code);
+      let files;
+      try {
+        files = unbundleProgram(code);
+      } catch (error) {
+        return { ok: false, message: `the program's files cannot be told apart: ${(error as Error).message}` };
+      }
+      const forms: string[] = [];
+      for (const file of files) {
+        const verdict = await singleFileCheck(languageOfFile(file.path) ?? language).check(file.text);
+        if (!verdict.ok) return { ok: false, message: `${file.path}: ${verdict.message}` };
+        forms.push(`${file.path}\t${verdict.form}`);
+      }
+      return { ok: true, form: sha256(forms.join('\n')) };
+    },
+  };
+}
+
+function languageOfFile(file: string): string | undefined {
+  if (/\.py$/.test(file)) return 'python';
+  if (/\.(js|cjs)$/.test(file)) return 'javascript';
+  return undefined;
+}
+
+function singleFileCheck(language: string | undefined): ChildCheck {
   const lang = (language ?? '').toLowerCase();
   if (['python', 'py', 'python3'].includes(lang)) return { check: checkPython };
   if (['javascript', 'js', 'node', 'nodejs', 'cjs'].includes(lang)) return { check: async (code) => checkJavaScript(code) };

@@ -7,6 +7,7 @@
  * Shipped templates: `system` (the model's role), `mutate` (propose one SEARCH/REPLACE edit
  * of the parent), `repair` (the last answer did not apply, or the child failed evaluation).
  */
+import { isProgramBundle, unbundleProgram } from '../../../shared/programFiles';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -62,6 +63,23 @@ export function fenced(code: string, language?: string | null): string {
   return `${fence}${language ?? ''}\n${body}${fence}`;
 }
 
+const LANGUAGE_BY_EXTENSION: Record<string, string> = { py: 'python', js: 'javascript', mjs: 'javascript', cjs: 'javascript', ts: 'typescript', json: 'json', c: 'c', h: 'c', rs: 'rust', go: 'go' };
+
+/**
+ * A program for a prompt: one fenced block, or for a multi-file program (shared/programFiles.ts)
+ * each file as its path line and a fenced block, the form the model's edits name files in.
+ */
+export function fencedProgram(code: string, language?: string | null): string {
+  if (!isProgramBundle(code)) return fenced(code, language);
+  let files;
+  try {
+    files = unbundleProgram(code);
+  } catch {
+    return fenced(code, language); // a capped inspiration may have lost a header: show it whole
+  }
+  return files.map((file) => `${file.path}\n${fenced(file.text, LANGUAGE_BY_EXTENSION[file.path.split('.').pop() ?? ''] ?? language)}`).join('\n\n');
+}
+
 /** Keeps the head and the tail of a long text (a traceback's last lines say the most). */
 export function capText(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
@@ -74,7 +92,8 @@ function environment(searchPath: readonly string[]): { env: nunjucks.Environment
   // noCache: a user editing their project templates sees the change at the next prompt.
   const loader = new nunjucks.FileSystemLoader([...searchPath, shippedTemplatesDir()], { noCache: true });
   const env = new nunjucks.Environment(loader, { autoescape: false, throwOnUndefined: true, trimBlocks: true, lstripBlocks: true });
-  env.addFilter('fenced', (code: unknown, language?: unknown) => fenced(String(code), typeof language === 'string' ? language : null));
+  // A multi-file program shows file by file, in the shipped templates and a project's own alike.
+  env.addFilter('fenced', (code: unknown, language?: unknown) => fencedProgram(String(code), typeof language === 'string' ? language : null));
   return { env, loader };
 }
 
@@ -118,7 +137,8 @@ function templateError(file: string, error: unknown): Error {
 // ---------------------------------------------------------------- mutation prompts
 
 /** The edit format every answer must follow (a template places it with `{{ format }}`). */
-export function formatInstructions(allowRewrite: boolean): string {
+export function formatInstructions(allowRewrite: boolean, files: readonly string[] = []): string {
+  if (files.length > 1) return multiFileFormatInstructions(files);
   const lines = [
     '## Edit format',
     'Give each edit as a SEARCH/REPLACE block:',
@@ -137,6 +157,25 @@ export function formatInstructions(allowRewrite: boolean): string {
     );
   }
   return lines.join('\n');
+}
+
+/** The edit format for a multi-file program: each block after the line naming its file. */
+function multiFileFormatInstructions(files: readonly string[]): string {
+  return [
+    '## Edit format',
+    `The program has ${files.length} files: ${files.join(', ')}. Give each edit as a SEARCH/REPLACE block in a fenced block, with the path of the file it edits on the line before the fence:`,
+    '',
+    files[0]!,
+    '```',
+    '<<<<<<< SEARCH',
+    'lines copied exactly from that file',
+    '=======',
+    'the lines that replace them',
+    '>>>>>>> REPLACE',
+    '```',
+    '',
+    'The SEARCH section must match that file exactly, indentation included, and occur only once in it: a few lines around the change are enough. A change may edit several files: give one block (or more) per file, each with its path line. Several blocks apply in order. To delete lines, leave the REPLACE section empty. Only the files listed may be edited, and only inside their EVOLVE-BLOCK regions.',
+  ].join('\n');
 }
 
 export interface PromptProgram {
@@ -205,11 +244,21 @@ export function promptInputs(request: MutationRequest, options: MutationPromptOp
       .filter((program) => program.id !== request.parent.id)
       .slice(0, PROMPT_LIMITS.inspirations)
       .map((program) => promptProgram(program, PROMPT_LIMITS.inspirationChars)),
-    format: formatInstructions(options.allowRewrite ?? false),
+    format: formatInstructions(options.allowRewrite ?? false, programFileNames(request.parent.code)),
     repair: failure
       ? { kind: 'evaluation', reason: failure.code, errorText: capText(failure.errorText, PROMPT_LIMITS.errorTextChars) }
       : null,
   };
+}
+
+/** The files of a multi-file program, or none for a single file (or a bundle that does not parse). */
+function programFileNames(code: string): string[] {
+  if (!isProgramBundle(code)) return [];
+  try {
+    return unbundleProgram(code).map((file) => file.path);
+  } catch {
+    return [];
+  }
 }
 
 /**

@@ -19,7 +19,7 @@ could only send wrong answers. What happens here makes such a takeover hard:
 
 Protocol, one line each way, first byte = operation:
   parent: b"L" + json {"path", "entry", "allowed_imports", "removed_builtins",
-                        "recursion_limit", "allowed_audit_events"}
+                        "recursion_limit", "allowed_audit_events", "import_paths"}
   child : {"ready": true} | {"load_error": str, "violations": [...]}
   parent: b"G"  (collect garbage; untimed)          child: {"ok": true}
   parent: b"C" + json [args]  (call the entry)      child: reply
@@ -140,6 +140,10 @@ def main():
     allowed = frozenset(config["allowed_imports"]) | {"__future__"}
     allowed_events = HARMLESS_EVENTS | frozenset(config.get("allowed_audit_events", ()))
     violations = []
+
+    # After the standard library, so that an installed package cannot stand in for a module
+    # of it; only allowed modules are imported from there (below and by the guarded import).
+    sys.path.extend(config.get("import_paths", ()))
 
     # Everything the program may import is imported now, before the hook is armed, so that
     # their own imports are done and later imports are cache hits.

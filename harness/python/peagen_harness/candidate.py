@@ -45,6 +45,14 @@ def _cpu_clock(pid: int) -> int:
     return ((~pid) << 3) | 2
 
 
+def _environment_paths() -> list:
+    """The example's installed packages (its requirements.txt), which Peagen names in
+    PEAGEN_ENV_PYTHONPATH: the child starts isolated (-I -S, no PYTHONPATH), so it is told
+    where they are. They only exist for it; the allow-list still decides what it imports."""
+    value = os.environ.get("PEAGEN_ENV_PYTHONPATH", "")
+    return [entry for entry in value.split(os.pathsep) if entry]
+
+
 class Candidate:
     """One program (untrusted candidate or pristine reference) in its own sandboxed process.
 
@@ -77,6 +85,7 @@ class Candidate:
             "removed_builtins": sorted(self.policy.forbidden_names),
             "recursion_limit": self.policy.recursion_limit,
             "allowed_audit_events": sorted(self.policy.allowed_audit_events),
+            "import_paths": _environment_paths(),
         }
         first = self._decode(self._exchange(b"L" + json.dumps(config).encode(), load_timeout,
                                             "loading the program"))

@@ -13,7 +13,8 @@ command whose output has no summary counts as one test that passed when it exits
 As an evaluator (for a hand-written peagen.example.json):
     "evaluator": ["python3", "-m", "peagen_harness.project_tests", "--tests", "python3 -m unittest",
                   "--project", "project", "--program", "stats.py", "{program}"],
-    "objective": {"name": "tests passed", "direction": "maximize", "unit": "share"}
+    "objective": {"name": "tests passed", "direction": "maximize"}
+(no unit: a share of tests reads as a plain number, "tests passed 0.900", and compares by difference)
 objective = passed / total, plus less than 0.01 / total for speed as the tie break (the test
 run's CPU time against the original's); metrics tests_passed, tests_total, tests_cpu_ms.
 """

@@ -10,6 +10,11 @@ export interface SearchReplaceBlock {
   replace: string[];
   /** 1-based line of the block's SEARCH marker in the answer. */
   answerLine: number;
+  /**
+   * The file the block names: the path line just before its code fence (or before its SEARCH
+   * marker when it has none), as coding assistants write them. Only a multi-file program reads it.
+   */
+  path?: string;
 }
 
 export interface FencedBlock {
@@ -38,6 +43,7 @@ export function parseSearchReplace(lines: readonly string[]): ParsedBlocks {
   let search: string[] = [];
   let replace: string[] = [];
   let startLine = 0;
+  let path: string | undefined;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (state === 'outside') {
@@ -45,6 +51,7 @@ export function parseSearchReplace(lines: readonly string[]): ParsedBlocks {
         state = 'search';
         search = [];
         startLine = i + 1;
+        path = pathBefore(lines, i);
       }
     } else if (state === 'search') {
       if (DIVIDER_MARKER.test(line)) {
@@ -54,7 +61,7 @@ export function parseSearchReplace(lines: readonly string[]): ParsedBlocks {
         return { ok: false, message: malformed(blocks.length + 1, startLine, 'its SEARCH part has no `=======` line') };
       } else search.push(line);
     } else if (REPLACE_MARKER.test(line)) {
-      blocks.push({ ...stripInnerFences(search, replace), answerLine: startLine });
+      blocks.push({ ...stripInnerFences(search, replace), answerLine: startLine, ...(path !== undefined && { path }) });
       state = 'outside';
     } else if (SEARCH_MARKER.test(line)) {
       return { ok: false, message: malformed(blocks.length + 1, startLine, 'it has no `>>>>>>> REPLACE` line') };
@@ -65,6 +72,24 @@ export function parseSearchReplace(lines: readonly string[]): ParsedBlocks {
     return { ok: false, message: malformed(blocks.length + 1, startLine, `the answer ends before ${missing}`) };
   }
   return { ok: true, blocks };
+}
+
+/**
+ * The path a block names: the line before its fence (or before its SEARCH marker), read the
+ * ways models write it (`src/a.py`, `` `src/a.py` ``, `**src/a.py**`, `### src/a.py`,
+ * `File: src/a.py`). A line that does not look like one path is prose, not a name.
+ */
+function pathBefore(lines: readonly string[], marker: number): string | undefined {
+  let at = marker - 1;
+  if (at >= 0 && FENCE_OPEN.test(lines[at]!)) at--;
+  if (at < 0) return undefined;
+  const name = lines[at]!
+    .trim()
+    .replace(/^#+\s*/, '')
+    .replace(/^(file(name)?|path)\s*:\s*/i, '')
+    .replace(/^[*`'"]+|[*`'":]+$/g, '')
+    .trim();
+  return /^[\w.@+-]+(\/[\w.@+-]+)*$/.test(name) && /[./]/.test(name) && !/^\.+$/.test(name) ? name : undefined;
 }
 
 function malformed(index: number, line: number, what: string): string {
