@@ -12,6 +12,7 @@ type Register = (program: Command) => void;
  * (help, an unknown or missing command); `--version` loads none.
  */
 export const COMMANDS: readonly (readonly [name: string, load: () => Promise<Register>])[] = [
+  ['init', async () => (await import('./commands/init')).registerInitCommand],
   ['render', async () => (await import('./commands/render')).registerRenderCommand],
   ['mutate', async () => (await import('./commands/mutate')).registerMutateCommand],
   ['evolve', async () => (await import('./commands/evolve')).registerEvolveCommands],

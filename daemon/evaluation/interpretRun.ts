@@ -59,5 +59,6 @@ export function interpretRun(run: ExecutionResult, direction: Direction): Evalua
     const why = metrics.error ?? 'the candidate failed the correctness check';
     return { ...failed('incorrect', why, [metrics.error, stderrTail].filter(Boolean).join('\n')), metrics: metrics.metrics };
   }
-  return { ...base, correct: true, objective: metrics.objective, metrics: metrics.metrics };
+  // A correct verdict may still say what is wrong (objective: tests names the failing tests).
+  return { ...base, correct: true, objective: metrics.objective, metrics: metrics.metrics, ...(metrics.error && { errorText: metrics.error }) };
 }

@@ -88,7 +88,7 @@ function writeAll(text) {
 // Replies are built as strings so that nothing (not even a polluted prototype reachable
 // through an allowed module) can change their shape.
 const reply = {
-  ok: (type, wire) => writeAll(`{"ok":true,"type":${stringify(type)},"value":${wire}}\n`),
+  ok: (type, wire, mutated) => writeAll(`{"ok":true,"type":${stringify(type)},"mutated":${mutated ? 'true' : 'false'},"value":${wire}}\n`),
   loaded: () => writeAll('{"ok":true}\n'),
   fail: (error) => writeAll(`{"ok":false,"error":${stringify(error)}}\n`),
 };
@@ -293,8 +293,20 @@ async function loadModule(request, context) {
   return mod.namespace;
 }
 
+/** The arguments as wire text, to tell whether the call changed them (null: they cannot be encoded). */
+function encodeArgs(args) {
+  try {
+    return encode(args, 0, { chars: 0 });
+  } catch {
+    return null;
+  }
+}
+
 function call(request) {
   const args = realm.decodeArgs(stringify(request.args));
+  // A caller that reuses its arguments sees what the call did to them: the evaluator compares
+  // whether the candidate and the reference change them (each process has its own copy).
+  const before = encodeArgs(args);
   let value;
   try {
     value = ReflectApply(entryFunction, undefined, args);
@@ -309,12 +321,12 @@ function call(request) {
     reply.fail(`the output cannot be sent back: ${describe(err)}`);
     return;
   }
-  reply.ok(typeof value, wire);
+  reply.ok(typeof value, wire, before !== encodeArgs(args));
 }
 
 function echo(request) {
   // Same shape and size as a call's reply, without touching candidate code.
-  reply.ok('string', `"${stringRepeat('x', request.chars)}"`);
+  reply.ok('string', `"${stringRepeat('x', request.chars)}"`, false);
 }
 
 async function main() {

@@ -133,7 +133,7 @@ function netTime(roundTripNs, echoNs, floorNs = 1000, fastestEchoNs = Math.min(.
 }
 
 // ------------------------------------------------------------------ the candidate process
-const ECHO_REPLY_OVERHEAD = '{"ok":true,"type":"string","value":""}\n'.length;
+const ECHO_REPLY_OVERHEAD = '{"ok":true,"type":"string","mutated":false,"value":""}\n'.length;
 
 function warningLine(line) {
   return /ExperimentalWarning|--trace-warnings|^\s*$/.test(line);
@@ -335,10 +335,10 @@ class Candidate {
 
   /**
    * Calls the entry function with `args` (JSON-like values, BigInt, undefined, Map, Set).
-   * @returns {Promise<{output: any, type: string, error: string|null, wallNs: number,
-   *   roundTripNs: number, ipcNs: number, atFloor: boolean}>}
+   * @returns {Promise<{output: any, type: string, error: string|null, mutated: boolean,
+   *   wallNs: number, roundTripNs: number, ipcNs: number, atFloor: boolean}>}
    *   `type` is typeof the value in the candidate's process; `error` is set when the call
-   *   threw (output is then undefined). Crashes and timeouts throw CandidateFailure.
+   *   threw (output is then undefined); `mutated` when the call changed its arguments. Crashes and timeouts throw CandidateFailure.
    */
   async call(...args) {
     const message = { op: 'call', args: args.map((a) => encodeWire(a)) };
@@ -350,7 +350,7 @@ class Candidate {
     } catch (err) {
       throw this.failure(err.message);
     }
-    const result = { output: undefined, type: reply.type, error: null, roundTripNs, ...timing };
+    const result = { output: undefined, type: reply.type, error: null, mutated: reply.mutated === true, roundTripNs, ...timing };
     if (!reply.ok) result.error = String(reply.error);
     else result.output = decodeWire(reply.value);
     return result;

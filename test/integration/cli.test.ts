@@ -44,7 +44,7 @@ describe('peagen CLI (dist/cli.js)', function () {
   it('--help lists the whole command tree of the brief, and every command has its own --help', () => {
     const help = cli('--help');
     assert.equal(help.code, 0);
-    for (const command of ['render', 'mutate', 'evolve', 'worker', 'queue', 'daemon']) assert.match(help.stdout, new RegExp(`\\n  ${command}\\b`));
+    for (const command of ['init', 'render', 'mutate', 'evolve', 'worker', 'queue', 'daemon']) assert.match(help.stdout, new RegExp(`\\n  ${command}\\b`));
     for (const [parent, children] of Object.entries({
       evolve: ['step', 'run', 'list', 'show', 'best', 'replay'],
       worker: ['start'],
@@ -61,6 +61,7 @@ describe('peagen CLI (dist/cli.js)', function () {
     }
     assert.match(cli('mutate', '--help').stdout, /--apply/);
     assert.match(cli('evolve', 'run', '--help').stdout, /--generations/);
+    assert.match(cli('init', '--help').stdout, /--tests <cmd>[\s\S]*--objective <objective>/);
     assert.match(cli('worker', 'start', '--help').stdout, /--caps/);
   });
 

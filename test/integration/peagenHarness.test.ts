@@ -12,6 +12,7 @@ interface CallResult {
   output: unknown;
   type: string;
   error: string | null;
+  mutated: boolean;
   wallNs: number;
   roundTripNs: number;
   ipcNs: number;
@@ -61,6 +62,16 @@ describe('peagen-harness (Node)', function () {
       assert.deepEqual(r.output, [42n, undefined, { k: 21 }]);
       assert.equal(r.type, 'object');
       assert.ok(r.wallNs > 0 && r.ipcNs > 0 && r.roundTripNs >= r.wallNs);
+    } finally {
+      c.close();
+    }
+  });
+
+  it('tells whether the call changed its arguments (a caller reusing them would see it)', async () => {
+    const c = await harness.Candidate.start(program('module.exports = { f: (xs, keep) => { if (!keep) xs.push(0); return xs.length; } };'), { entry: 'f' });
+    try {
+      assert.deepEqual(((r) => [r.output, r.mutated])(await c.call([1, 2], true)), [2, false]);
+      assert.deepEqual(((r) => [r.output, r.mutated])(await c.call([1, 2], false)), [3, true]);
     } finally {
       c.close();
     }

@@ -8,6 +8,7 @@ import { describeEnvironmentUse } from '../../evaluation/environment/environment
 import { isEnvironmentCached } from '../../evaluation/environment/environmentCache';
 import { environmentSpecsOf } from '../../evaluation/environment/environmentSpec';
 import { objectiveValue } from '../../../shared/objectiveText';
+import { testsPassedText } from '../../../shared/testsPassed';
 import { isMultiFile, loadExample } from '../../evaluation/example';
 import { bundleProgram } from '../../../shared/programFiles';
 import { ENVIRONMENT_FAILED } from '../../handlers/evaluate';
@@ -34,9 +35,13 @@ interface SandboxUsed extends SandboxStatus {
 }
 
 function describe(name: string, objective: { name: string; unit?: string | undefined }, evaluation: Evaluation, sandbox: SandboxUsed, verbose: boolean): string {
+  const tests = testsPassedText(evaluation.metrics);
+  const value = `${objective.name} ${objectiveValue(evaluation.objective, objective, tests ? 4 : 3)}`;
   const lines = evaluation.correct
-    ? [`${name}: correct — ${objective.name} ${objectiveValue(evaluation.objective, objective)} (${evaluation.direction})`]
+    ? [`${name}: correct — ${tests ? `${tests} (${value}, ${evaluation.direction})` : `${value} (${evaluation.direction})`}`]
     : [`${name}: FAILED (${evaluation.failure?.reason}) — ${evaluation.failure?.message}`];
+  // A correct verdict with failing tests (objective: tests) names them.
+  if (evaluation.correct && tests && evaluation.errorText) lines.push(evaluation.errorText.split('\n')[0]!);
   const executor = `${sandbox.executor}${sandbox.isolates ? '' : ' (NOT isolated)'}${sandbox.via === 'daemon' ? ', via the daemon' : ''}`;
   lines.push(`executor: ${executor}; wall ${(evaluation.wallMs / 1000).toFixed(1)} s${evaluation.stoppedBy ? `; stopped by ${evaluation.stoppedBy}` : ''}`);
   // The long why-this-executor story belongs to `peagen daemon status`; here only on request.

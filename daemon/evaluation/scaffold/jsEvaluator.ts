@@ -1,6 +1,7 @@
 /**
  * The JavaScript evaluator the scaffold writes (placeholders __FUNCTION__, __PROGRAM__,
- * __REFERENCE__ are JSON string literals). It is built on peagen-harness exactly as
+ * __REFERENCE__, __TESTS__, __PROJECT__, __PROJECT_PROGRAM__, __OBJECTIVE__ are JSON literals,
+ * see {@link EvaluatorSettings} in scaffoldExample.ts). It is built on peagen-harness exactly as
  * examples/slow_fib_js is: the candidate never runs in the evaluator's process, every answer is
  * compared with the pristine reference's, and every call is timed from outside.
  */
@@ -15,12 +16,15 @@ export const JS_EVALUATOR = String.raw`#!/usr/bin/env node
  *
  * Built on Peagen's evaluation harness (peagen-harness, as examples/slow_fib_js/evaluate.js),
  * because evolution optimises whatever this file rewards and the candidates are written by a model:
- *  1. The project's tests: node --test in a copy of this directory with the candidate in place,
- *     when there are tests (else loading the candidate in the harness is the load check).
+ *  1. The project's tests: TESTS (a shell command) in a copy of the project's files (PROJECT, a
+ *     copy made by peagen init) with the candidate in place of PROJECT_PROGRAM; without TESTS,
+ *     node --test in a copy of this directory when it has tests. A failing test rejects it.
  *  2. Correctness: the candidate runs in its own locked-down process (peagen-harness Candidate:
  *     no process, no require but the builtin modules the original program requires, no eval)
  *     and gets one input per call; each answer must equal the answer of the pristine reference
- *     (__REFERENCE__, next to this file), in its own process too. Inputs derive from --seed.
+ *     (__REFERENCE__, next to this file), in its own process too. The inputs: the calls the
+ *     project's tests made (peagen_inputs.json, captured by peagen init --tests), then inputs
+ *     of the same kinds drawn from --seed.
  *  3. Timing: every round starts a FRESH reference and candidate process (alternating which goes
  *     first), warms both up on a small input, then times ONE call on a fresh input (drawn from
  *     the OS's randomness for lists and strings), checked as well. The time is the round trip
@@ -29,6 +33,10 @@ export const JS_EVALUATOR = String.raw`#!/usr/bin/env node
  *     to the timed call, and a process that used far more CPU than its measured calls explain
  *     is rejected.
  *     objective = median over rounds of reference time / candidate time ("speedup").
+ *     With OBJECTIVE "score" there is no timing and no comparison: the function's answer must
+ *     be a finite number, and objective = the mean of its answers over the inputs ("score"; the
+ *     candidate writes the function that returns it, so keep what computes the score outside
+ *     the EVOLVE-BLOCK, e.g. evolve the function a scorer calls).
  * Edit sampleArgs() to time the function on realistic inputs.
  */
 const crypto = require('crypto');
@@ -40,6 +48,11 @@ const { spawn } = require('child_process');
 const FUNCTION = __FUNCTION__;
 const PROGRAM = __PROGRAM__;
 const REFERENCE = path.join(__dirname, __REFERENCE__);
+const TESTS = __TESTS__; // the project's test command, or null
+const PROJECT = __PROJECT__; // the copy of the project's files the tests run in (relative to here), or null
+const PROJECT_PROGRAM = __PROJECT_PROGRAM__; // where the program lives in that copy
+const OBJECTIVE = __OBJECTIVE__; // 'speed' or 'score'
+const INPUTS = path.join(__dirname, 'peagen_inputs.json'); // captured calls: {source, calls: [[arg, ...], ...]}
 
 function loadHarness() {
   try {
@@ -85,15 +98,45 @@ function sampleArgs(kinds, random, size, timed) {
   return kinds.map((kind) => sample(kind, random, size, timed));
 }
 
+/**
+ * The arguments of the calls the project's tests made and what the original answered then
+ * (recorded by peagen init; an answer is {value} or null when not recorded).
+ */
+function capturedCalls() {
+  if (!fs.existsSync(INPUTS)) return { calls: [], answers: [] };
+  const data = JSON.parse(fs.readFileSync(INPUTS, 'utf8'));
+  const calls = data.calls || [];
+  return { calls, answers: data.answers || calls.map(() => null) };
+}
+function kindOf(value) {
+  if (typeof value === 'number') return Number.isInteger(value) ? 'int' : null;
+  if (typeof value === 'string') return 'string';
+  if (Array.isArray(value) && value.every((item) => typeof item === 'number' && Number.isInteger(item))) return 'list';
+  return null;
+}
+/** The kinds the tests' calls show (the first call of the commonest arity), else null. */
+function capturedKinds(calls) {
+  if (calls.length === 0) return null;
+  const arities = calls.map((call) => call.length);
+  const arity = arities.sort((a, b) => arities.filter((x) => x === b).length - arities.filter((x) => x === a).length)[0];
+  const kinds = calls.find((call) => call.length === arity).map(kindOf);
+  return kinds.includes(null) ? null : kinds;
+}
+const { calls: CALLS, answers: ANSWERS } = capturedCalls();
+
 /** The answer as comparable text: its type in the program's process and its value on the wire. */
 function show(result) {
   if (result.error !== null) return 'threw ' + result.error.slice(0, 200);
+  if (result.mutated) return '(changing its arguments) ' + showValue(result);
+  return showValue(result);
+}
+function showValue(result) {
   const text = JSON.stringify(result.output, (k, v) => (typeof v === 'bigint' ? v.toString() + 'n' : v));
   return (text === undefined ? String(result.output) : text).slice(0, 200);
 }
 function same(got, expected) {
   if (expected.error !== null) return got.error !== null && got.error.split(':')[0] === expected.error.split(':')[0];
-  return got.error === null && got.type === expected.type && JSON.stringify(encodeWire(got.output)) === JSON.stringify(encodeWire(expected.output));
+  return got.error === null && got.type === expected.type && got.mutated === expected.mutated && JSON.stringify(encodeWire(got.output)) === JSON.stringify(encodeWire(expected.output));
 }
 
 /** The first proc.call(...) failure names the call. */
@@ -116,19 +159,44 @@ function hasTests(root) {
   return false;
 }
 
-/** The output of node --test in a copy of this directory with the candidate in place when it fails, else null. */
+/** passed / total and the failing tests' names from the runner's last summary (node --test TAP, unittest), else the exit status. */
+function countTests(out, code) {
+  const last = (re) => {
+    const all = [...out.matchAll(re)];
+    return all.length ? Number(all[all.length - 1][1]) : null;
+  };
+  let run;
+  if (last(/^# tests (\d+)/gm) !== null) {
+    const passed = last(/^# pass (\d+)/gm) || 0;
+    run = { passed, total: passed + (last(/^# fail (\d+)/gm) || 0), failed: [...out.matchAll(/^\s*not ok \d+ - (.+)$/gm)].map((m) => m[1].trim()) };
+  } else if (last(/^Ran (\d+) tests? in /gm) !== null) {
+    const ran = last(/^Ran (\d+) tests? in /gm);
+    const tail = out.slice(out.lastIndexOf('\nRan '));
+    const bad = [...tail.matchAll(/(?:failures|errors)=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+    run = { passed: ran - bad, total: ran, failed: [...out.matchAll(/^((?:FAIL|ERROR): .+)$/gm)].map((m) => m[1]) };
+  } else {
+    run = { passed: code === 0 ? 1 : 0, total: 1, failed: code === 0 ? [] : ['the test command'] };
+  }
+  if (code !== 0 && run.passed === run.total) run = { ...run, passed: Math.max(0, run.total - 1), failed: [...run.failed, 'the test command exited with status ' + code] };
+  return run.total === 0 ? { passed: 0, total: 1, failed: ['the test command ran no tests'] } : run;
+}
+
+/** Why the project's tests fail with the candidate in place (the failing tests by name), or null when they pass or there are none. */
 async function projectTests(candidate) {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-eval-'));
   try {
     const copy = path.join(work, 'project');
-    fs.cpSync(__dirname, copy, { recursive: true, filter: (from) => !['node_modules', '.peagen', '.git'].includes(path.basename(from)) });
-    fs.copyFileSync(candidate, path.join(copy, PROGRAM));
-    if (!hasTests(copy)) return null;
+    const skip = (from) => !['node_modules', '.peagen', '.git'].includes(path.basename(from));
+    fs.cpSync(TESTS !== null ? path.join(__dirname, PROJECT) : __dirname, copy, { recursive: true, filter: skip });
+    fs.copyFileSync(candidate, path.join(copy, TESTS !== null ? PROJECT_PROGRAM : PROGRAM));
+    if (TESTS === null && !hasTests(copy)) return null;
     // Its own process group: whatever the candidate starts from the tests is killed with them.
-    const child = spawn(process.execPath, ['--test'], { cwd: copy, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    // sh from PATH: the sandbox image has it in /usr/bin (busybox), not necessarily /bin.
+    const command = TESTS !== null ? ['sh', ['-c', TESTS]] : [process.execPath, ['--test']];
+    const child = spawn(command[0], command[1], { cwd: copy, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
-    child.stdout.on('data', (chunk) => (out = (out + chunk).slice(-4000)));
-    child.stderr.on('data', (chunk) => (out = (out + chunk).slice(-4000)));
+    child.stdout.on('data', (chunk) => (out = (out + chunk).slice(-200000)));
+    child.stderr.on('data', (chunk) => (out = (out + chunk).slice(-200000)));
     const timer = setTimeout(() => child.kill('SIGKILL'), 300000);
     const code = await new Promise((resolve) => child.on('exit', (status) => resolve(status)));
     clearTimeout(timer);
@@ -137,9 +205,31 @@ async function projectTests(candidate) {
     } catch {
       /* the group is gone */
     }
-    return code === 0 ? null : out;
+    const run = countTests(out, code);
+    if (run.passed === run.total) return null;
+    return "the project's tests failed (tests passed " + run.passed + '/' + run.total + '): ' + run.failed.slice(0, 5).join('; ') + '\n' + out.slice(-2000);
   } finally {
     fs.rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** OBJECTIVE 'score': the mean of the numbers the function answers. */
+async function score(candidate, options, inputs, metrics) {
+  const proc = await Candidate.start(candidate, { ...options, callTimeoutMs: 60000 });
+  try {
+    let total = 0;
+    for (const { label, input } of inputs) {
+      const got = await call(proc, input, label);
+      metrics.inputs_checked += 1;
+      if (got.error !== null) reject(label + ' threw ' + got.error.slice(0, 200));
+      if (typeof got.output !== 'number' || !Number.isFinite(got.output)) reject(label + ' answered ' + show(got) + ': a score must be a finite number');
+      total += got.output;
+    }
+    metrics.score = total / inputs.length;
+    metrics.score_inputs = inputs.length;
+    return metrics.score;
+  } finally {
+    proc.close();
   }
 }
 
@@ -158,10 +248,10 @@ function parseArgs(argv) {
 async function evaluate(metrics) {
   const args = parseArgs(process.argv.slice(2));
   const quick = args.quick;
-  Object.assign(metrics, { speedup: 0, inputs_checked: 0, seed: args.seed, quick: quick ? 1 : 0 });
+  Object.assign(metrics, { inputs_checked: 0, seed: args.seed, quick: quick ? 1 : 0 }, OBJECTIVE === 'speed' ? { speedup: 0 } : {});
   if (!fs.existsSync(args.candidate)) reject('cannot read the candidate: ' + args.candidate);
   const failed = await projectTests(args.candidate);
-  if (failed !== null) reject("the project's tests failed:\n" + failed);
+  if (failed !== null) reject(failed);
 
   const options = { entry: FUNCTION, allow: ALLOW, callTimeoutMs: 5000, loadTimeoutMs: 15000 };
   const refOptions = { ...options, trusted: true, callTimeoutMs: 120000 };
@@ -169,7 +259,7 @@ async function evaluate(metrics) {
   try {
     // The kinds of the arguments: the guess from the names or, when the reference throws on
     // that, the first of all-list, all-int, all-string it accepts.
-    const guess = paramNames().map(guessKind);
+    const guess = capturedKinds(CALLS) || paramNames().map(guessKind);
     const probe = mulberry32(1);
     let kinds = guess;
     for (const tried of [guess, ...['list', 'int', 'string'].map((kind) => guess.map(() => kind))]) {
@@ -180,9 +270,19 @@ async function evaluate(metrics) {
     }
     metrics.parameters = kinds.length;
 
-    // 1. correctness: seeded inputs, smallest first
+    // 1. correctness: the tests' calls, then seeded inputs smallest first
     const rng = mulberry32(args.seed * 2654435761 + 17);
     const sizes = [0, 1, 2, 3, 5, 10, 20, 50, 100].concat(quick ? [] : [200, 400, 400]);
+    const inputs = CALLS.map((input, i) => ({ label: "the tests' call " + (i + 1) + ' of ' + FUNCTION, input, recorded: ANSWERS[i] })).concat(
+      sizes.map((size, i) => ({ label: 'call ' + (i + 1) + ' of ' + FUNCTION, input: sampleArgs(kinds, rng, size, false) })),
+    );
+    if (OBJECTIVE === 'score') {
+      // The inputs the reference accepts: the score is what evolves, there is no answer to match.
+      const valid = [];
+      for (const entry of inputs) if ((await oracle.call(...entry.input)).error === null) valid.push(entry);
+      if (valid.length === 0) throw new EvaluatorError('the reference threw on every input: edit sampleArgs()');
+      return { objective: await score(args.candidate, options, valid, metrics) };
+    }
     let slowestNs = 0;
     let raised = 0;
     // The distinct answers of the reference: one answer to every input cannot tell a wrong
@@ -191,26 +291,29 @@ async function evaluate(metrics) {
     let firstAnswer = '';
     const checker = await Candidate.start(args.candidate, options);
     try {
-      for (let i = 0; i < sizes.length; i += 1) {
-        const input = sampleArgs(kinds, rng, sizes[i], false);
+      for (const { label, input, recorded } of inputs) {
         const expected = await oracle.call(...input);
+        if (recorded && (expected.error !== null || JSON.stringify(encodeWire(expected.output)) !== JSON.stringify(encodeWire(recorded.value)))) {
+          throw new EvaluatorError('the reference answered ' + show(expected) + ' to ' + label + ', not ' + JSON.stringify(recorded.value).slice(0, 200) + ' as when peagen init ran the tests: it is not deterministic, or the project changed since; re-run peagen init');
+        }
         slowestNs = Math.max(slowestNs, expected.wallNs);
         if (expected.error !== null) raised += 1;
         if (answers.size === 0) firstAnswer = show(expected);
         answers.add(expected.error !== null ? 'threw ' + expected.error.split(':')[0] : expected.type + ' ' + JSON.stringify(encodeWire(expected.output)));
         checker.callTimeoutMs = 5000 + 10 * expected.wallNs / 1e6;
-        const got = await call(checker, input, 'call ' + (i + 1) + ' of ' + FUNCTION);
+        const got = await call(checker, input, label);
         metrics.inputs_checked += 1;
-        if (!same(got, expected)) reject('call ' + (i + 1) + ' of ' + FUNCTION + ' answered ' + show(got) + ', the reference ' + show(expected));
+        if (!same(got, expected)) reject(label + ' answered ' + show(got) + ', the reference ' + show(expected));
       }
     } finally {
       checker.close();
     }
-    if (raised === sizes.length) throw new EvaluatorError('the reference threw on every input: edit sampleArgs()');
+    if (raised === inputs.length) throw new EvaluatorError('the reference threw on every input: edit sampleArgs()');
     if (answers.size === 1) {
       throw new EvaluatorError('the reference gives the same answer to every sample input (' + firstAnswer.slice(0, 120) + '): sampleArgs() draws inputs that cannot tell a wrong candidate from a right one; edit it (or the parameter kinds) so that the answers vary');
     }
-    metrics.correctness_inputs = sizes.length;
+    metrics.correctness_inputs = inputs.length;
+    metrics.captured_inputs = CALLS.length;
 
     // 2. timing: fresh processes, one timed call each on a fresh input
     const trng = mulberry32(crypto.randomBytes(4).readUInt32LE(0));
@@ -232,7 +335,15 @@ async function evaluate(metrics) {
       size = !kinds.includes('int') && probe.wallNs < targetNs / 4 ? size * 2 : size + Math.max(1, size >> 3);
     }
     const repeats = quick ? 7 : 11;
-    const warmUp = sampleArgs(kinds, trng, 10, false);
+    // A small input the reference accepts (a drawn one may be invalid, e.g. a window of 0).
+    let warmUp = sampleArgs(kinds, trng, 10, true);
+    for (let tries = 0; tries < 20; tries += 1) {
+      const drawn = sampleArgs(kinds, trng, 10, false);
+      if ((await oracle.call(...drawn)).error === null) {
+        warmUp = drawn;
+        break;
+      }
+    }
     const warmExpected = await timedCall(warmUp, 'the warm-up input');
     const rounds = [];
     for (let r = 0; r < repeats; r += 1) {

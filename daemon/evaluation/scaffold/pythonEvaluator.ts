@@ -1,6 +1,7 @@
 /**
- * The Python evaluator the scaffold writes (placeholders __FUNCTION__, __PROGRAM__, __REFERENCE__
- * are JSON string literals). It is built on peagen_harness exactly as examples/bad_sort is: the
+ * The Python evaluator the scaffold writes (placeholders __FUNCTION__, __PROGRAM__, __REFERENCE__,
+ * __TESTS__, __PROJECT__, __PROJECT_PROGRAM__, __OBJECTIVE__ are JSON literals, see
+ * {@link EvaluatorSettings} in scaffoldExample.ts). It is built on peagen_harness exactly as examples/bad_sort is: the
  * candidate never runs in the evaluator's process, every answer is compared with the pristine
  * reference's, and time is measured from outside the candidate's process.
  */
@@ -15,11 +16,14 @@ Built on Peagen's evaluation harness (peagen_harness, as examples/bad_sort/evalu
 evolution optimises whatever this file rewards and the candidates are written by a model:
   1. Static check of the candidate (peagen_harness.Policy): imports only of modules the original
      program imports; no eval/exec/getattr/open/dunder tricks (unless the original uses them).
-  2. The project's tests: pytest in a copy of this directory with the candidate in place, when
-     there are tests (else loading the candidate in the harness is the import check).
+  2. The project's tests: TESTS (a shell command) in a copy of the project's files (PROJECT, a
+     copy made by peagen init) with the candidate in place of PROJECT_PROGRAM; without TESTS,
+     pytest in a copy of this directory when it has tests. A failing test rejects the candidate.
   3. Correctness: the candidate runs in its own sandboxed process (peagen_harness.Candidate) and
      gets one input per call; each answer must equal the answer of the pristine reference
-     (__REFERENCE__, next to this file), in its own process too. Inputs derive from --seed.
+     (__REFERENCE__, next to this file), in its own process too. The inputs: the calls the
+     project's tests made (peagen_inputs.json, captured by peagen init --tests), then inputs of
+     the same kinds drawn from --seed.
   4. Timing: every round starts a FRESH candidate and reference process, warms both up on a
      small input, then times ONE call on a fresh input drawn from the OS's randomness (so no
      cache or precomputed table can know it), checked as well. The time is the child's CPU
@@ -27,6 +31,10 @@ evolution optimises whatever this file rewards and the candidates are written by
      the candidate's process spends beyond the reference's outside the timed call (loading,
      warm-up: precomputation) is charged to its timed call.
      objective = median over rounds of reference CPU / candidate CPU ("speedup").
+     With OBJECTIVE "score" there is no timing and no comparison: the function's answer must be
+     a finite number, and objective = the mean of its answers over the inputs ("score"; the
+     candidate writes the function that returns it, so keep what computes the score outside
+     the EVOLVE-BLOCK, e.g. evolve the function a scorer calls).
 Edit sample_args() to time the function on realistic inputs, and POLICY for what it may use.
 """
 from __future__ import annotations
@@ -48,6 +56,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FUNCTION = __FUNCTION__
 PROGRAM = __PROGRAM__
 REFERENCE = os.path.join(HERE, __REFERENCE__)
+TESTS = __TESTS__  # the project's test command, or None
+PROJECT = __PROJECT__  # the copy of the project's files the tests run in (relative to HERE), or None
+PROJECT_PROGRAM = __PROJECT_PROGRAM__  # where the program lives in that copy
+OBJECTIVE = __OBJECTIVE__  # "speed" or "score"
+INPUTS = os.path.join(HERE, "peagen_inputs.json")  # captured calls: {"source", "calls": [[arg, ...], ...]}
 DIRECTION = "maximize"
 ENTRY = "peagen_entry"  # appended below the program: turns tuples and sets into lists
 
@@ -131,7 +144,45 @@ def parameter_kinds(source):
     raise harness.EvaluatorError("%s() is not defined at the top level of %s" % (FUNCTION, REFERENCE))
 
 
-KINDS = parameter_kinds(REFERENCE_SOURCE)
+def captured_calls():
+    """The arguments of the calls the project's tests made and what the original answered then
+    (recorded by peagen init; an answer is {"value": ...} or None when not recorded)."""
+    if not os.path.exists(INPUTS):
+        return [], []
+    with open(INPUTS, "r", encoding="utf-8") as fh:
+        data = json.load(fh)
+    calls = [tuple(call) for call in data.get("calls", [])]
+    return calls, data.get("answers") or [None] * len(calls)
+
+
+def kind_of(value):
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "str"
+    if isinstance(value, list) and value and all(isinstance(item, str) for item in value):
+        return "strs"
+    if isinstance(value, list) and all(isinstance(item, (int, float)) and not isinstance(item, bool) for item in value):
+        return "floats" if any(isinstance(item, float) for item in value) else "list"
+    return None
+
+
+def captured_kinds(calls, fallback):
+    """The kinds the tests' calls show (the first call of the commonest arity), else the fallback."""
+    if not calls:
+        return fallback
+    arities = [len(call) for call in calls]
+    arity = max(set(arities), key=arities.count)
+    kinds = [kind_of(value) for value in next(call for call in calls if len(call) == arity)]
+    return fallback if None in kinds else kinds
+
+
+CALLS, ANSWERS = captured_calls()
+KINDS = captured_kinds(CALLS, parameter_kinds(REFERENCE_SOURCE))
 
 
 def sample_args(rng, size, timed=False):
@@ -142,6 +193,12 @@ def sample_args(rng, size, timed=False):
             args.append("".join(rng.choice("abcdefgh") for _ in range(size)))
         elif kind == "float":
             args.append(rng.uniform(-1000, 1000))
+        elif kind == "bool":
+            args.append(rng.random() < 0.5)
+        elif kind == "strs":
+            args.append(["".join(rng.choice("abcd") for _ in range(rng.randint(1, 4))) for _ in range(size)])
+        elif kind == "floats":
+            args.append([rng.uniform(-1000, 1000) for _ in range(size)])
         elif kind == "int":
             args.append(size - rng.randint(0, 2) if timed else min(size, rng.randint(0, 20)))
         else:
@@ -158,7 +215,11 @@ def has_tests(root):
 
 
 def project_tests(candidate, work):
-    """None when the project has no tests or they pass with the candidate in place, else the output."""
+    """None when the project has no tests or they pass with the candidate in place, else why not."""
+    if TESTS is not None:
+        from peagen_harness.project_tests import run_project_tests
+        run = run_project_tests(TESTS, os.path.join(HERE, PROJECT), PROJECT_PROGRAM, candidate)
+        return None if run.passed == run.total else run.failure_text()
     try:
         import pytest  # noqa: F401
     except ImportError:
@@ -202,6 +263,26 @@ def differs(got, expected):
     return None
 
 
+def score(cand, inputs, metrics):
+    """OBJECTIVE "score": the mean of the numbers the function answers on the inputs the reference
+    accepts (no answer to match: the score is what evolves)."""
+    if not inputs:
+        raise harness.EvaluatorError("the reference raised on every input: edit sample_args()")
+    scores = []
+    for label, call_args in inputs:
+        reply = cand.call(*call_args, timeout=60)
+        metrics["inputs_checked"] += 1
+        value = reply.output
+        if reply.error is not None:
+            raise harness.CandidateFailure("%s raised %s" % (label, reply.error))
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value in (float("inf"), float("-inf")):
+            raise harness.CandidateFailure("%s answered %s: a score must be a finite number" % (label, show(reply)))
+        scores.append(float(value))
+    metrics["score"] = round(statistics.fmean(scores), 9)
+    metrics["score_inputs"] = len(scores)
+    return metrics["score"]
+
+
 def cpu_ns(program):
     """CPU time of the program's whole process so far, read by Linux from outside it."""
     return time.clock_gettime_ns(((~program.pid) << 3) | 2)
@@ -219,7 +300,7 @@ def evaluate(args, metrics, started):
     try:
         failed = project_tests(args.candidate, work)
         if failed is not None:
-            raise harness.CandidateFailure("the project's tests failed:\n" + failed[-3000:])
+            raise harness.CandidateFailure(failed[-3000:] if failed.startswith("the project's tests") else "the project's tests failed:\n" + failed[-3000:])
         candidate_file = os.path.join(work, "candidate.py")
         reference_file = os.path.join(work, "reference.py")
         with open(candidate_file, "w", encoding="utf-8") as fh:
@@ -255,18 +336,28 @@ def evaluate(args, metrics, started):
             programs.remove(program)
             program.close()
 
-        # ---- correctness: seeded inputs, smallest first; the oracle is the pristine reference
-        oracle = start(reference_file, "reference")
-        cand = start(candidate_file, "candidate")
+        # ---- correctness: the tests' calls, then seeded inputs smallest first; the oracle is the pristine reference
         rng = random.Random(args.seed * 1_000_003 + 1)
         sizes = [0, 1, 2, 3, 5, 10, 20, 50, 100] + ([] if quick else [200, 400, 400])
+        # (label, arguments, the original's answer recorded when the tests ran or None)
+        inputs = [("the tests' call %d of %s" % (n + 1, FUNCTION), call, ANSWERS[n]) for n, call in enumerate(CALLS)]
+        inputs += [("call %d of %s" % (n + 1, FUNCTION), sample_args(rng, size), None) for n, size in enumerate(sizes)]
+        oracle = start(reference_file, "reference")
+        if OBJECTIVE == "score":
+            return score(start(candidate_file, "candidate"), [(label, call_args) for label, call_args, _ in inputs
+                                                               if expect(oracle, call_args).error is None], metrics)
+        cand = start(candidate_file, "candidate")
         slowest_ns, raised = 0, 0
         # The distinct answers of the reference: one answer to every input cannot tell a wrong
         # candidate (one that returns a constant) from a right one.
         answers = set()
-        for index, size in enumerate(sizes):
-            call_args = sample_args(rng, size)
+        for label, call_args, recorded in inputs:
             expected = expect(oracle, call_args)
+            # == as JSON data: the record was rewritten by Node, which writes 5.0 as 5.
+            if recorded is not None and (expected.error is not None or expected.output != recorded["value"]):
+                raise harness.EvaluatorError(
+                    "the reference answered %s to %s, not %s as when peagen init ran the tests: it is not deterministic, "
+                    "or the project changed since; re-run peagen init" % (show(expected), label, json.dumps(recorded["value"])[:200]))
             slowest_ns = max(slowest_ns, expected.wall_ns)
             raised += expected.error is not None
             answers.add(("raised " + expected.error.split(":")[0]) if expected.error is not None
@@ -274,15 +365,16 @@ def evaluate(args, metrics, started):
             why = differs(cand.call(*call_args, timeout=5 + 10 * expected.wall_ns / 1e9), expected)
             metrics["inputs_checked"] += 1
             if why:
-                raise harness.CandidateFailure("call %d of %s answered %s" % (index + 1, FUNCTION, why))
-        if raised == len(sizes):
+                raise harness.CandidateFailure("%s answered %s" % (label, why))
+        if raised == len(inputs):
             raise harness.EvaluatorError("the reference raised on every input (e.g. %s): edit sample_args()" % show(expected))
         if len(answers) == 1:
             raise harness.EvaluatorError("the reference gives the same answer to every sample input (%s): sample_args() draws "
                                          "inputs that cannot tell a wrong candidate from a right one; edit it (or annotate the "
                                          "parameters' types) so that the answers vary" % next(iter(answers))[:120])
+        metrics["captured_inputs"] = len(CALLS)
         stop(cand)
-        metrics["correctness_inputs"] = len(sizes)
+        metrics["correctness_inputs"] = len(inputs)
 
         # ---- timing: fresh processes every round, one timed call on an unknowable input
         trng = random.Random(int.from_bytes(os.urandom(16), "big"))
@@ -297,7 +389,9 @@ def evaluate(args, metrics, started):
             grow = "int" not in KINDS and probe.cpu_ns < target_ns / 4
             size = size * 2 if grow else size + max(1, size // 8)
         slowest_ns = max(slowest_ns, probe.wall_ns)
-        warmup = [sample_args(trng, 10)]
+        # A small input the reference accepts (a drawn one may be invalid, e.g. a window of 0).
+        warmup = [next((a for a in (sample_args(trng, 10) for _ in range(20)) if expect(oracle, a).error is None),
+                       sample_args(trng, 10, timed=True))]
         expected_by_args = {}
         timeout = 5 + 10 * slowest_ns / 1e9
 
@@ -359,7 +453,9 @@ def main():
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
     started = time.monotonic()
-    metrics = {"speedup": 0.0, "inputs_checked": 0, "seed": args.seed, "quick": int(args.quick)}
+    metrics = {"inputs_checked": 0, "seed": args.seed, "quick": int(args.quick)}
+    if OBJECTIVE == "speed":
+        metrics["speedup"] = 0.0
 
     def finish(correct, objective, error=None, status=0):
         metrics["eval_seconds"] = round(time.monotonic() - started, 3)

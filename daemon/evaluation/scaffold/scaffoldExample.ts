@@ -59,6 +59,79 @@ export function functionAt(lines: readonly string[], region: LineRegion, languag
   return undefined;
 }
 
+/**
+ * The lines of the top-level-most definition of `name` (0-based, end exclusive): Python from
+ * its decorators to the last line indented under it; JavaScript from the definition to the
+ * brace (or, for a bodiless arrow function, the semicolon) that closes it. Undefined when the
+ * file defines no such function, or its end cannot be told.
+ */
+export function functionLines(lines: readonly string[], name: string, language: ScaffoldLanguage): LineRegion | undefined {
+  const indent = (line: string): number => /^\s*/.exec(line)![0].length;
+  const defines = (line: string): boolean => DEFINITIONS[language].some((pattern) => pattern.exec(line)?.[1] === name);
+  const starts = lines.map((line, index) => ({ line, index })).filter(({ line }) => defines(line));
+  const first = starts.sort((a, b) => indent(a.line) - indent(b.line) || a.index - b.index)[0];
+  if (!first) return undefined;
+  let start = first.index;
+  if (language === 'python') {
+    while (start > 0 && lines[start - 1]!.trim().startsWith('@') && indent(lines[start - 1]!) === indent(first.line)) start--;
+    let end = first.index + 1;
+    for (let index = first.index + 1; index < lines.length; index++) {
+      const line = lines[index]!;
+      if (line.trim() === '') continue;
+      if (indent(line) <= indent(first.line)) break;
+      end = index + 1;
+    }
+    return { startLine: start, endLine: end };
+  }
+  const end = closingLine(lines, first.index);
+  return end === undefined ? undefined : { startLine: start, endLine: end + 1 };
+}
+
+/** The line where the JavaScript definition starting at `from` ends (strings, templates and comments skipped). */
+function closingLine(lines: readonly string[], from: number): number | undefined {
+  let depth = 0;
+  let opened = false;
+  let quote: string | undefined;
+  let blockComment = false;
+  for (let index = from; index < lines.length; index++) {
+    const line = lines[index]!;
+    for (let at = 0; at < line.length; at++) {
+      const char = line[at]!;
+      if (blockComment) {
+        if (char === '*' && line[at + 1] === '/') {
+          blockComment = false;
+          at++;
+        }
+      } else if (quote) {
+        if (char === '\\') at++;
+        else if (char === quote) quote = undefined;
+      } else if (char === '/' && line[at + 1] === '/') break;
+      else if (char === '/' && line[at + 1] === '*') {
+        blockComment = true;
+        at++;
+      } else if (char === '"' || char === "'" || char === '`') quote = char;
+      else if (char === '{' || char === '(' || char === '[') {
+        depth++;
+        if (char === '{' && depth === 1) opened = true;
+      } else if (char === '}' || char === ')' || char === ']') {
+        depth--;
+        if (opened && depth === 0 && char === '}') return index;
+      } else if (char === ';' && depth === 0 && !opened) return index;
+    }
+    // A template literal or a string may not span lines except a template: keep only that one open.
+    if (quote && quote !== '`') quote = undefined;
+  }
+  return undefined;
+}
+
+/** What the example's objective is: see docs/evolve-your-code.md. */
+export type InitObjective = 'speed' | 'score' | 'tests';
+
+/** Where the example keeps its copy of the project's files (the tests run in a copy of it). */
+export const PROJECT_COPY_DIR = 'project';
+/** The calls the project's tests made (CapturedCallsSchema), beside the evaluator. */
+export const CAPTURED_CALLS_FILE = 'peagen_inputs.json';
+
 export interface ScaffoldInput {
   /** File name of the source file (the example's program), in its directory. */
   fileName: string;
@@ -66,28 +139,70 @@ export interface ScaffoldInput {
   text: string;
   functionName: string;
   language: ScaffoldLanguage;
+  /** Default `speed`. */
+  objective?: InitObjective;
+  /**
+   * The project's test command, run in the example's copy of the project
+   * ({@link PROJECT_COPY_DIR}) with the candidate at `programInProject` (a relative path).
+   */
+  tests?: { command: string; programInProject: string };
 }
+
+/** The settings the evaluator templates are filled with (each a JSON literal in the source). */
+interface EvaluatorSettings {
+  __FUNCTION__: string;
+  __PROGRAM__: string;
+  __REFERENCE__: string;
+  __TESTS__: string | null;
+  __PROJECT__: string | null;
+  __PROJECT_PROGRAM__: string | null;
+  __OBJECTIVE__: 'speed' | 'score';
+}
+
+const OBJECTIVES: Record<InitObjective, ExampleConfig['objective']> = {
+  speed: { name: 'speedup', direction: 'maximize', unit: 'x' },
+  score: { name: 'score', direction: 'maximize' },
+  tests: { name: 'tests passed', direction: 'maximize' },
+};
 
 /** File name → content of the scaffolded example, relative to the source file's directory. */
 export function scaffoldFiles(input: ScaffoldInput): { files: Record<string, string>; evaluator: string; config: ExampleConfig } {
+  const objective = input.objective ?? 'speed';
   const reference = `peagen_reference_${input.fileName}`;
   const evaluator = input.language === 'python' ? 'peagen_evaluate.py' : 'peagen_evaluate.js';
   const stem = input.fileName.replace(/\.[^.]*$/, '');
+  const goal = { speed: 'Speed up', score: 'Raise the score returned by', tests: 'Make the project\'s tests pass with' }[objective];
   const config: ExampleConfig = {
     name: `${stem}-${input.functionName}`.replace(/[^A-Za-z0-9_-]/g, '_'),
-    description: `Speed up ${input.functionName}() of ${input.fileName} without changing its answers (scaffolded by Peagen: review ${evaluator}).`,
+    description: `${goal} ${input.functionName}() of ${input.fileName}${objective === 'speed' ? ' without changing its answers' : ''} (scaffolded by Peagen: review ${objective === 'tests' ? EXAMPLE_CONFIG_FILE : evaluator}).`,
     language: input.language,
     program: input.fileName,
     entry: input.functionName,
     evaluator: input.language === 'python' ? ['python3', evaluator, '{program}'] : ['node', evaluator, '{program}'],
-    objective: { name: 'speedup', direction: 'maximize', unit: 'x' },
+    objective: OBJECTIVES[objective],
     limits: { timeoutMs: 120_000, memoryMb: 1024, pids: 64 },
   };
-  const template = input.language === 'python' ? PYTHON_EVALUATOR : JS_EVALUATOR;
-  const source = template
-    .replaceAll('__FUNCTION__', JSON.stringify(input.functionName))
-    .replaceAll('__PROGRAM__', JSON.stringify(input.fileName))
-    .replaceAll('__REFERENCE__', JSON.stringify(reference));
+  if (objective === 'tests') {
+    // The share of the tests that pass is the whole verdict: the harness's project_tests
+    // module is the evaluator (the same one a hand-written peagen.example.json names).
+    if (!input.tests) throw new Error('objective tests needs the project\'s test command');
+    config.evaluator = ['python3', '-m', 'peagen_harness.project_tests', '--tests', input.tests.command, '--project', PROJECT_COPY_DIR, '--program', input.tests.programInProject, '{program}'];
+    return { files: { [EXAMPLE_CONFIG_FILE]: `${JSON.stringify(config, null, 2)}\n` }, evaluator: EXAMPLE_CONFIG_FILE, config };
+  }
+  const settings: EvaluatorSettings = {
+    __FUNCTION__: input.functionName,
+    __PROGRAM__: input.fileName,
+    __REFERENCE__: reference,
+    __TESTS__: input.tests?.command ?? null,
+    __PROJECT__: input.tests ? PROJECT_COPY_DIR : null,
+    __PROJECT_PROGRAM__: input.tests?.programInProject ?? null,
+    __OBJECTIVE__: objective,
+  };
+  let source = input.language === 'python' ? PYTHON_EVALUATOR : JS_EVALUATOR;
+  for (const [placeholder, value] of Object.entries(settings)) {
+    // Python spells null None; every other value is a JSON string, also a Python literal.
+    source = source.replaceAll(placeholder, value === null && input.language === 'python' ? 'None' : JSON.stringify(value));
+  }
   return {
     files: { [evaluator]: source, [reference]: input.text, [EXAMPLE_CONFIG_FILE]: `${JSON.stringify(config, null, 2)}\n` },
     evaluator,

@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import type { EnvironmentUse } from '../../../shared/evaluation';
 import type { BestReduction, Program, RunProgress, StopReason } from '../../../shared/evolution';
 import { nicheLabel } from '../../../shared/nicheLabel';
+import { testsPassedText } from '../../../shared/testsPassed';
 import { unbundleProgram } from '../../../shared/programFiles';
 import { unifiedDiff } from '../mutation/patch/unifiedDiff';
 import { comparesByFactor, difference, objectiveValue, seedComparison, type ObjectiveTerms } from '../../../shared/objectiveText';
@@ -29,7 +30,8 @@ export interface RunReport {
   executor?: string;
   /** The example's installed libraries (requirements.txt, package.json) as the seed's evaluation found them. */
   environments?: EnvironmentUse[];
-  seed: { id: string; objective: number | null };
+  /** `tests`: "tests passed 5/6" when the evaluator ran the project's tests (shared/testsPassed.ts). */
+  seed: { id: string; objective: number | null; tests?: string };
   best: {
     id: string;
     file: string;
@@ -39,6 +41,7 @@ export interface RunReport {
      */
     fileChanges?: { path: string; bestFile: string; diff: string }[];
     objective: number;
+    tests?: string;
     /** Every measurement: the first and the confirmation (another seed) of a new best. */
     measurements: { seed: number; objective: number | null }[];
     generation: number;
@@ -129,6 +132,11 @@ function lineageOf(state: RunState, best: Program): RunReport['best'] extends in
   return chain.reverse();
 }
 
+function testsOf(program: Program | undefined): { tests?: string } {
+  const tests = program?.evaluation ? testsPassedText(program.evaluation.metrics) : undefined;
+  return tests ? { tests } : {};
+}
+
 export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunState, progress: RunProgress, stopReason: StopReason, timeline: TimelinePoint[], engineMs = 0): RunReport {
   const seed = state.seedId ? state.archive.get(state.seedId) : undefined;
   const best = state.best;
@@ -155,7 +163,7 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
     mutator: manifest.settings.mutator,
     ...(best?.evaluation?.executor && { executor: best.evaluation.executor }),
     ...(seed?.evaluation?.environments && { environments: seed.evaluation.environments }),
-    seed: { id: seed?.id ?? '', objective: seed?.objective ?? null },
+    seed: { id: seed?.id ?? '', objective: seed?.objective ?? null, ...testsOf(seed) },
     best:
       best && best.objective !== null
         ? {
@@ -169,6 +177,7 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
             ...(manifest.programFiles &&
               seed && { fileChanges: fileChangesOf(manifest.programFiles, runDir.bestFiles(manifest, bestReduction?.reduced ? 'best-full' : 'best'), seed.code, best.code) }),
             objective: best.objective,
+            ...testsOf(best),
             measurements: best.measurements.map((m) => ({ seed: m.seed, objective: m.objective })),
             generation: best.lineage.generation,
             improvement: improvementOf(direction, seed?.objective ?? null, best.objective),
@@ -290,8 +299,8 @@ export function renderReportMarkdown(report: RunReport): string {
     lines.push(
       '## Result',
       '',
-      `- Seed: ${report.objectiveName} ${value(report.seed.objective)}.`,
-      `- Best: ${report.objectiveName} ${value(b.objective)}${bestVersusSeed(report, terms)} (generation ${b.generation}), in \`${b.file}\`.`,
+      `- Seed: ${report.objectiveName} ${value(report.seed.objective)}${report.seed.tests ? ` (${report.seed.tests})` : ''}.`,
+      `- Best: ${report.objectiveName} ${value(b.objective)}${b.tests ? ` (${b.tests})` : ''}${bestVersusSeed(report, terms)} (generation ${b.generation}), in \`${b.file}\`.`,
       `- Measurements of the best: ${b.measurements.map((m) => `${value(m.objective)} (seed ${m.seed})`).join(', ')}${b.measurements.length > 1 ? `; the ${report.direction === 'maximize' ? 'lower' : 'higher'} counts` : ' (not re-measured: it was not a new best when measured, or the run stopped first)'}.`,
       cautions.length > 0
         ? `- Scored by the example's evaluator in a fresh ${report.executor ?? ''} sandbox, which passed it on every measurement; that evaluator is not hardened (see Caveats).`

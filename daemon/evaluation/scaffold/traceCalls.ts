@@ -1,0 +1,102 @@
+/**
+ * Behaviour capture: the program with the function wrapped so that every outermost call
+ * appends `{"args": [...], "answer": ...}` (one JSON object a line; the arguments as they were
+ * before the call, the answer only when it is plain JSON data) to the file named by
+ * PEAGEN_CAPTURE_FILE. Run
+ * once with the project's tests, it tells what inputs the function really gets. Calls whose
+ * arguments are not plain JSON data (objects with methods, keyword arguments, undefined) are
+ * skipped, not approximated: an evaluator replays each recorded call exactly.
+ */
+import type { ScaffoldLanguage } from './scaffoldExample';
+
+export const CAPTURE_FILE_ENV = 'PEAGEN_CAPTURE_FILE';
+/** Larger argument lists are not worth replaying on every evaluation. */
+export const MAX_CAPTURED_CALL_CHARS = 100_000;
+
+/** The program's text with the tracing wrapper appended, or why the function cannot be traced. */
+export function tracedSource(text: string, functionName: string, language: ScaffoldLanguage): string {
+  const end = text.endsWith('\n') ? '' : '\n';
+  return text + end + (language === 'python' ? pythonTrace(functionName) : javascriptTrace(functionName));
+}
+
+// Rebinding the module-level name after the module has run: `from module import f` in a test
+// (which runs after) gets the wrapper; calls the function makes to itself are not outermost.
+function pythonTrace(name: string): string {
+  return `
+
+def _peagen_trace(original):
+    import functools as _functools
+    import json as _json
+    import os as _os
+    depth = [0]
+
+    def plain(value):
+        try:
+            text = _json.dumps(value, allow_nan=False)
+            return text if _json.loads(text) == value else None
+        except (TypeError, ValueError):
+            return None
+
+    @_functools.wraps(original)
+    def traced(*args, **kwargs):
+        outermost = depth[0] == 0 and not kwargs and _os.environ.get("${CAPTURE_FILE_ENV}")
+        # The arguments before the call: the function may change them.
+        line = plain(list(args)) if outermost else None
+        answer = None
+        depth[0] += 1
+        try:
+            result = original(*args, **kwargs)
+            answer = plain(result)
+            return result
+        finally:
+            # Also when it raised: that input is kept (without an answer), the error is the test's.
+            depth[0] -= 1
+            if line is not None and len(line) <= ${MAX_CAPTURED_CALL_CHARS}:
+                keep = answer is not None and len(answer) <= ${MAX_CAPTURED_CALL_CHARS}
+                record = '{"args": %s%s}' % (line, ', "answer": ' + answer if keep else "")
+                with open(_os.environ["${CAPTURE_FILE_ENV}"], "a", encoding="utf-8") as fh:
+                    fh.write(record + "\\n")
+    return traced
+
+
+${name} = _peagen_trace(${name})
+`;
+}
+
+// CommonJS: the exported binding is replaced (tests require() the module after it has run); in an
+// ES module the wrapper does nothing.
+function javascriptTrace(name: string): string {
+  return `
+;(() => {
+  // An ES module has no module.exports to replace: its calls are not captured.
+  if (typeof module === 'undefined') return;
+  const file = process.env.${CAPTURE_FILE_ENV};
+  const original = ${name};
+  const plain = (value) =>
+    value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)) ||
+    (Array.isArray(value) && value.every(plain)) ||
+    (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype && Object.values(value).every(plain));
+  let depth = 0;
+  const traced = function (...args) {
+    // The arguments before the call: the function may change them.
+    const line = depth === 0 && file && args.every(plain) ? JSON.stringify(args) : null;
+    let answer = null;
+    depth += 1;
+    try {
+      const result = original.apply(this, args);
+      if (result !== undefined && plain(result)) answer = JSON.stringify(result);
+      return result;
+    } finally {
+      // Also when it threw: that input is kept (without an answer), the error is the test's.
+      depth -= 1;
+      if (line !== null && line.length <= ${MAX_CAPTURED_CALL_CHARS}) {
+        const keep = answer !== null && answer.length <= ${MAX_CAPTURED_CALL_CHARS};
+        require('fs').appendFileSync(file, '{"args":' + line + (keep ? ',"answer":' + answer : '') + '}\\n');
+      }
+    }
+  };
+  if (module.exports === original) module.exports = traced;
+  else if (module.exports && module.exports.${name} === original) module.exports.${name} = traced;
+})();
+`;
+}

@@ -1,0 +1,228 @@
+/**
+ * `peagen init FILE --function NAME`: a ready example for a function of the user's own code,
+ * made beside it (default `.peagen/examples/<name>/`): the file with EVOLVE-BLOCK markers
+ * around the function as the program, the file as it is as the reference every answer is
+ * compared with, an evaluator built on the harness and peagen.example.json. The same scaffold
+ * as the editor's "Scaffold an evaluator" (daemon/evaluation/scaffold/).
+ *
+ * With `--tests CMD`: the sandbox sees only the example directory, so init copies the
+ * project's files (what CMD needs, less .git, node_modules, caches and .peagen) into the
+ * example's `project/`; the evaluator runs CMD in a scratch copy of it with the candidate in
+ * place of the file. Before that, init runs CMD once here, in a scratch copy with the function
+ * traced (traceCalls.ts), and keeps the arguments it was called with (peagen_inputs.json): the
+ * inputs the original's answers are compared with the candidates' on.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { CapturedCalls } from '../../shared/capturedCalls';
+import { toDocument } from '../../shared/lines';
+import {
+  CAPTURED_CALLS_FILE,
+  functionLines,
+  type InitObjective,
+  PROJECT_COPY_DIR,
+  scaffoldFiles,
+  type ScaffoldLanguage,
+} from '../evaluation/scaffold/scaffoldExample';
+import { CAPTURE_FILE_ENV, tracedSource } from '../evaluation/scaffold/traceCalls';
+import { runTestCommand } from './runTestCommand';
+import { selectionProgram } from './selectionProgram';
+
+export const EXAMPLES_DIR = path.join('.peagen', 'examples');
+
+/** The request cannot make an example; the message says what to write by hand instead. */
+export class InitError extends Error {
+  override name = 'InitError';
+}
+
+export interface InitRequest {
+  file: string;
+  functionName: string;
+  /** Default: `<projectDir>/.peagen/examples/<example name>`. */
+  outDir?: string;
+  /** The project's root: the tests run there, the copy in the example is of it. */
+  projectDir: string;
+  /** The project's test command (a shell command line run in the project's root). */
+  tests?: string;
+  /** Default `speed`; `tests` needs `tests`. */
+  objective?: InitObjective;
+  /** Bound on the one test run at init time. */
+  testTimeoutMs?: number;
+}
+
+export interface InitResult {
+  dir: string;
+  name: string;
+  objective: InitObjective;
+  /** The lines of the file the program evolves (0-based, end exclusive). */
+  region: { startLine: number; endLine: number };
+  files: string[];
+  /** Where the evaluator's inputs come from: the calls the tests made, or the function's signature (and why). */
+  inputs: { from: 'tests'; calls: number } | { from: 'signature'; why: string };
+}
+
+const LANGUAGES: Record<string, ScaffoldLanguage> = { '.py': 'python', '.js': 'javascript', '.cjs': 'javascript', '.mjs': 'javascript' };
+const BY_HAND = 'put EVOLVE-BLOCK-START / EVOLVE-BLOCK-END comment lines around the code and write a peagen.example.json and an evaluator by hand (see examples/bad_sort and harness/README.md)';
+const NOT_COPIED = new Set(['.git', '.peagen', 'node_modules', '__pycache__', '.venv', 'venv', '.mypy_cache', '.pytest_cache', '.tox']);
+/** A project larger than this is not copied into every example: run init from a smaller folder. */
+const MAX_PROJECT_FILES = 2_000;
+const MAX_PROJECT_BYTES = 50 * 1024 * 1024;
+
+export async function initExample(request: InitRequest): Promise<InitResult> {
+  const objective = request.objective ?? 'speed';
+  const file = path.resolve(request.file);
+  const projectDir = path.resolve(request.projectDir);
+  const extension = path.extname(file).toLowerCase();
+  const language = LANGUAGES[extension];
+  if (['.ts', '.tsx', '.mts', '.cts'].includes(extension)) {
+    throw new InitError(`${path.basename(file)}: peagen init does not run TypeScript yet; evolve the compiled JavaScript file (peagen init dist/…js --function ${request.functionName}), or ${BY_HAND}`);
+  }
+  if (!language) throw new InitError(`${file}: peagen init handles Python (.py) and JavaScript (.js, .cjs, .mjs) functions; for other languages ${BY_HAND}`);
+  if (objective === 'tests' && !request.tests) throw new InitError('--objective tests counts the tests that pass: name the test command with --tests "CMD"');
+  const inProject = path.relative(projectDir, file);
+  if (request.tests && (inProject.startsWith('..') || path.isAbsolute(inProject))) {
+    throw new InitError(`${file} is outside the project ${projectDir}: run peagen init from the project's root (where "${request.tests}" runs)`);
+  }
+  let text: string;
+  try {
+    text = fs.readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new InitError(`cannot read ${file}: ${(error as Error).message}`);
+  }
+  const lines = toDocument(text).lines;
+  const region = functionLines(lines, request.functionName, language);
+  if (!region) {
+    throw new InitError(
+      `${path.basename(file)} defines no ${language === 'python' ? 'def' : 'function'} ${request.functionName} that peagen init can find (a top-level def, function, or const ${request.functionName} = (...) =>): name another function, or ${BY_HAND}`,
+    );
+  }
+  refuseUnhandled(lines.slice(region.startLine, region.endLine), request.functionName, language);
+
+  const fileName = path.basename(file);
+  const program = selectionProgram(text, region, language);
+  const tests = request.tests ? { command: request.tests, programInProject: inProject.split(path.sep).join('/') } : undefined;
+  const scaffold = scaffoldFiles({ fileName, text, functionName: request.functionName, language, objective, ...(tests && { tests }) });
+  const dir = path.resolve(request.outDir ?? path.join(projectDir, EXAMPLES_DIR, scaffold.config.name));
+  if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) throw new InitError(`${dir} already holds files: evolve that example (peagen evolve run ${dir}), or name another with --out`);
+
+  const files: Record<string, string> = { ...scaffold.files, [fileName]: program.code };
+  let inputs: InitResult['inputs'] = { from: 'signature', why: 'no --tests command was given' };
+  if (request.tests) {
+    const copy = projectFiles(projectDir, dir);
+    if (objective !== 'tests') {
+      const captured = await captureCalls(copy, inProject, text, request, language);
+      inputs = captured.calls.length > 0 ? { from: 'tests', calls: captured.calls.length } : { from: 'signature', why: captured.why };
+      if (captured.calls.length > 0) {
+        const record: CapturedCalls = {
+          source: 'tests',
+          command: request.tests,
+          calls: captured.calls.map((call) => call.args),
+          answers: captured.calls.map((call) => ('answer' in call ? { value: call.answer } : null)),
+        };
+        files[CAPTURED_CALLS_FILE] = `${JSON.stringify(record)}\n`;
+      }
+    } else {
+      inputs = { from: 'signature', why: 'objective tests compares no answers' };
+    }
+    fs.mkdirSync(dir, { recursive: true });
+    for (const [relative, content] of copy) {
+      const target = path.join(dir, PROJECT_COPY_DIR, relative);
+      fs.mkdirSync(path.dirname(target), { recursive: true });
+      fs.writeFileSync(target, content);
+    }
+  }
+  fs.mkdirSync(dir, { recursive: true });
+  for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
+  return {
+    dir,
+    name: scaffold.config.name,
+    objective,
+    region,
+    files: [...Object.keys(files), ...(request.tests ? [`${PROJECT_COPY_DIR}/`] : [])].sort(),
+    inputs,
+  };
+}
+
+/** Functions the generated evaluators cannot call as a plain function: say what to do instead. */
+function refuseUnhandled(definition: readonly string[], name: string, language: ScaffoldLanguage): void {
+  const head = definition.find((line) => !line.trim().startsWith('@')) ?? '';
+  if (/^\s+/.test(head)) {
+    throw new InitError(`${name} is a method or a nested function: peagen init evolves top-level functions; move it to the top level (a method can call it), or ${BY_HAND}`);
+  }
+  const isGenerator = language === 'python' ? definition.some((line) => /\byield\b/.test(line.replace(/#.*$/, ''))) : /function\s*\*/.test(head);
+  if (isGenerator) throw new InitError(`${name} is a generator: the evaluator compares returned answers; wrap it (def ${name}_list(...): return list(${name}(...))) and evolve that, or ${BY_HAND}`);
+  if (/^\s*(export\s+)?(async\s+def|async\s+function)\b|=\s*async\b/.test(head)) {
+    throw new InitError(`${name} is async: the evaluator calls plain functions; evolve the synchronous function it awaits, or ${BY_HAND}`);
+  }
+}
+
+/** The project's files the tests may need (relative path → content), refusing one too large to copy into an example. */
+function projectFiles(projectDir: string, exampleDir: string): Map<string, Buffer> {
+  const files = new Map<string, Buffer>();
+  let bytes = 0;
+  const walk = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (NOT_COPIED.has(entry.name) || full === exampleDir) continue;
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) {
+        const content = fs.readFileSync(full);
+        bytes += content.length;
+        files.set(path.relative(projectDir, full), content);
+        if (files.size > MAX_PROJECT_FILES || bytes > MAX_PROJECT_BYTES) {
+          throw new InitError(`${projectDir} has more than ${MAX_PROJECT_FILES} files or ${MAX_PROJECT_BYTES / 1024 / 1024} MB (without .git, node_modules, caches): the example keeps a copy of it for the tests; run peagen init from the smallest folder the tests need`);
+        }
+      }
+    }
+  };
+  walk(projectDir);
+  return files;
+}
+
+/**
+ * Runs the tests once in a scratch copy of the project with the function traced: the
+ * arguments of its calls, or why there are none. Tests that fail on the original are refused.
+ */
+async function captureCalls(
+  copy: Map<string, Buffer>,
+  inProject: string,
+  text: string,
+  request: InitRequest,
+  language: ScaffoldLanguage,
+): Promise<{ calls: RecordedCall[]; why: string }> {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-init-'));
+  try {
+    for (const [relative, content] of copy) {
+      fs.mkdirSync(path.dirname(path.join(scratch, 'project', relative)), { recursive: true });
+      fs.writeFileSync(path.join(scratch, 'project', relative), content);
+    }
+    fs.writeFileSync(path.join(scratch, 'project', inProject), tracedSource(text, request.functionName, language));
+    const captureFile = path.join(scratch, 'calls.jsonl');
+    const run = await runTestCommand(request.tests!, path.join(scratch, 'project'), { ...process.env, [CAPTURE_FILE_ENV]: captureFile }, request.testTimeoutMs ?? 300_000);
+    if (run.timedOut || run.status !== 0) {
+      throw new InitError(
+        `the tests ("${request.tests}") ${run.timedOut ? 'did not finish in time' : `failed (exit status ${run.status})`} on the original code, so they cannot tell a right candidate from a wrong one: make them pass (or name a command that passes), or use --objective tests to evolve towards passing them\n${run.output.slice(-2000)}`,
+      );
+    }
+    const recorded = fs.existsSync(captureFile) ? fs.readFileSync(captureFile, 'utf8').split('\n').filter(Boolean) : [];
+    // The same call made twice is checked once; a few hundred calls say what the tests say.
+    const calls = [...new Set(recorded)].slice(0, 200).map((line) => JSON.parse(line) as RecordedCall);
+    return { calls, why: calls.length > 0 ? '' : whyNoCalls(request.functionName, language, inProject, text) };
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** One line the tracing wrapper wrote (traceCalls.ts). */
+interface RecordedCall {
+  args: unknown[];
+  answer?: unknown;
+}
+
+/** Why the tests' run recorded no call: what the user can change. */
+function whyNoCalls(functionName: string, language: ScaffoldLanguage, inProject: string, text: string): string {
+  if (language === 'python') return `the tests made no call of ${functionName}() with plain JSON arguments`;
+  if (inProject.endsWith('.mjs') || /^\s*export\s/m.test(text)) return 'the calls of an ES module are not captured (CommonJS module.exports only)';
+  return `the tests made no call through the module's exports (module.exports = { ${functionName} }) that could be recorded`;
+}

@@ -1,0 +1,49 @@
+/**
+ * Runs a project's test command (a shell command line) once on this machine, as `peagen init
+ * --tests` does to capture the function's calls: in its own process group, so whatever the
+ * tests start is killed with them, and bounded in time and output.
+ */
+import { spawn } from 'node:child_process';
+
+export interface TestCommandRun {
+  /** Exit status; null when killed (timeout). */
+  status: number | null;
+  timedOut: boolean;
+  /** The combined stdout and stderr, its last 20,000 characters. */
+  output: string;
+}
+
+const KEPT_OUTPUT = 20_000;
+
+export function runTestCommand(command: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<TestCommandRun> {
+  return new Promise((resolve) => {
+    const child = spawn('/bin/sh', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const keep = (chunk: Buffer): void => {
+      output = (output + chunk.toString('utf8')).slice(-KEPT_OUTPUT);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    const killGroup = (): void => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // the group is gone already
+      }
+    };
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
+    }, timeoutMs);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      resolve({ status: null, timedOut: false, output: `cannot start /bin/sh: ${error.message}` });
+    });
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      killGroup();
+      resolve({ status, timedOut, output });
+    });
+  });
+}
