@@ -106,6 +106,30 @@ describe('example environments: requirements.txt and package.json', function () 
       });
       assert.deepEqual(cached(badCache), []);
     });
+
+    it('never runs a package\'s own code to install it: a source package is refused before pip starts', async () => {
+      // A source package whose in-tree build backend would leave a mark outside every sandbox
+      // when pip imports it (it needs nothing from an index, so pip would build it here).
+      const source = tempDir('env-example-py-source');
+      const mark = path.join(tempDir('env-mark'), 'backend-ran');
+      fs.mkdirSync(path.join(source, 'srcpkg'));
+      fs.writeFileSync(path.join(source, 'srcpkg', 'pyproject.toml'), '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n');
+      fs.writeFileSync(path.join(source, 'srcpkg', 'backend.py'), `open(${JSON.stringify(mark)}, "w").write("ran")\n`);
+      for (const [requirements, refusal] of [
+        ['--no-index\n./srcpkg\n', /requirements\.txt:2: "\.\/srcpkg" names a source .* wheels only/],
+        ['--no-index\n-e ./srcpkg\n', /requirements\.txt:2: "-e \.\/srcpkg" asks pip to build a package from its source/],
+      ] as const) {
+        writePythonEnvironmentExample(source, requirements);
+        const cache = tempDir('env-cache-py-source');
+        await assert.rejects(evaluate(processExecutor, source, cache), (error: Error) => {
+          assert.ok(error instanceof EnvironmentError, error.stack);
+          assert.match(error.message, refusal);
+          return true;
+        });
+        assert.equal(fs.existsSync(mark), false, 'the package\'s build backend ran outside the sandbox');
+        assert.deepEqual(cached(cache), []);
+      }
+    });
   });
 
   describe('Node (npm into a node_modules)', () => {

@@ -3,6 +3,7 @@
  * and what its environment is keyed by, the one line an install failure becomes, and the
  * install lock between processes.
  */
+import { sourceBuildOf } from '../../daemon/evaluation/environment/environmentCache';
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -47,6 +48,19 @@ describe('example environments: what is installed, and how failures and concurre
       const dir = example({ 'package.json': '{"dependencies": ' });
       assert.throws(() => environmentSpecsOf(dir), (error: Error) => error instanceof EnvironmentError && error.message.includes(path.join(dir, 'package.json')));
       assert.throws(() => environmentSpecsOf(example({ 'package.json': '{"dependencies": ["lodash"]}' })), /"dependencies" must map package names to version strings/);
+    });
+  });
+
+  describe('sourceBuildOf (requirements.txt lines pip would build, running their code)', () => {
+    it('lets names, versions, options and wheels through', () => {
+      for (const line of ['numpy==2.1.0', 'scipy>=1.13 ; python_version >= "3.10"', '', '# a comment', '--no-index', '--find-links ./wheels', './wheels/tiny-1.0-py3-none-any.whl', 'tiny @ file:///w/tiny-1.0-py3-none-any.whl']) {
+        assert.equal(sourceBuildOf(line), null, line);
+      }
+    });
+    it('refuses directories, archives, repositories, editable installs, --no-binary and nested files', () => {
+      for (const line of ['./srcpkg', '/abs/srcpkg', 'srcpkg/', 'pkg-1.0.tar.gz ', 'https://example.org/pkg-1.0.tar.gz', 'git+https://example.org/pkg.git#egg=pkg', 'pkg @ git+https://example.org/pkg.git', 'file:./srcpkg', '-e .', '--editable ./srcpkg', '--no-binary :all:', '-r more.txt', '--constraint c.txt']) {
+        assert.notEqual(sourceBuildOf(line), null, line);
+      }
     });
   });
 

@@ -118,13 +118,51 @@ async function installPython(spec: EnvironmentSpec, runtime: Runtime, temp: stri
   const venvPython = path.join(temp, 'bin', 'python');
   await runInstaller(spec, [runtime.program, '-m', 'venv', ...(runtime.hasPip ? ['--without-pip'] : []), temp], { cwd: spec.exampleDir, env }, 'creating a venv');
   const pip = runtime.hasPip ? [runtime.program, '-m', 'pip', '--python', venvPython] : [venvPython, '-m', 'pip'];
-  // pip reads relative paths in requirements.txt (local wheels, directories) from its cwd.
+  // pip reads relative paths in requirements.txt (local wheels) from its cwd. Wheels only: a
+  // wheel installs without running any of the package's code, while building a source
+  // distribution runs its setup code here, outside every sandbox, with the daemon's rights
+  // (and the requirements may come from a client of a shared daemon). A file that asks for a
+  // source build is refused before pip runs.
+  refuseSourceBuilds(spec);
   await runInstaller(
     spec,
-    [...pip, 'install', '--disable-pip-version-check', '--no-input', '--no-warn-script-location', '-r', path.join(spec.exampleDir, spec.file)],
+    [...pip, 'install', '--disable-pip-version-check', '--no-input', '--no-warn-script-location', '--only-binary=:all:', '-r', path.join(spec.exampleDir, spec.file)],
     { cwd: spec.exampleDir, env },
     'pip install',
   );
+}
+
+/**
+ * Why a requirements.txt line would make pip build a package from its source (run its code),
+ * or null. --only-binary covers packages from an index; a local directory, an archive, a VCS
+ * or URL reference and an editable install are built whatever it says, and a nested file
+ * (-r, -c) is not read here, so those are refused.
+ */
+export function sourceBuildOf(line: string): string | null {
+  const text = line.replace(/(^|\s)#.*$/, '').trim();
+  if (text === '') return null;
+  if (/^(-e|--editable|--no-binary)\b/.test(text)) return 'asks pip to build a package from its source';
+  if (/^(-r|--requirement|-c|--constraint)\b/.test(text)) return 'names another requirements file, which is not checked';
+  if (text.startsWith('-')) return null;
+  // A requirement: a name (PEP 508), or a path / URL, possibly as "name @ URL".
+  const reference = (/@\s*(\S+)/.exec(text)?.[1] ?? text.split(/[\s;]/)[0]!).replace(/#.*$/, '');
+  const isLocation = /[/\\]|:\/\/|^\.|^file:|\.(zip|tgz|tar|tar\.gz|tar\.bz2|tar\.xz)$/.test(reference);
+  if (isLocation && !reference.endsWith('.whl')) return 'names a source (a directory, an archive or a repository) that pip would build';
+  return null;
+}
+
+/** A requirements.txt that would make pip run a package's code to install it: refused with its line. */
+function refuseSourceBuilds(spec: EnvironmentSpec): void {
+  const file = path.join(spec.exampleDir, spec.file);
+  const lines = fs.readFileSync(file, 'utf8').split(/\r?\n/);
+  for (const [index, line] of lines.entries()) {
+    const why = sourceBuildOf(line);
+    if (why) {
+      throw new EnvironmentError(
+        `${file}:${index + 1}: "${line.trim()}" ${why}: building runs the package's own code outside the sandbox. Peagen installs wheels only: name a released version, or a .whl file (built once with "pip wheel")`,
+      );
+    }
+  }
 }
 
 async function installNode(spec: EnvironmentSpec, runtime: Runtime, temp: string, options: EnvironmentOptions): Promise<void> {
@@ -143,7 +181,8 @@ async function installNode(spec: EnvironmentSpec, runtime: Runtime, temp: string
   fs.writeFileSync(path.join(temp, NODE_MANIFEST_FILE), `${JSON.stringify({ name: 'peagen-environment', private: true, dependencies }, null, 2)}\n`);
   await runInstaller(
     spec,
-    [runtime.npm, 'install', '--no-audit', '--no-fund', '--install-links', '--omit=dev', '--no-update-notifier'],
+    // --ignore-scripts: no package's install script runs here, outside every sandbox (as for pip's wheels only).
+    [runtime.npm, 'install', '--no-audit', '--no-fund', '--install-links', '--omit=dev', '--no-update-notifier', '--ignore-scripts'],
     { cwd: temp, env: installerEnv(options) },
     'npm install',
   );
