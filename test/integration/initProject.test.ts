@@ -94,6 +94,34 @@ describe('peagen init --objective tests (real CLI)', function () {
     assert.equal(report.best?.tests, 'tests passed 6/6', `stopped by ${report.stopReason}`);
     assert.match(fs.readFileSync(path.join(report.runDir, 'report.md'), 'utf8'), /- Best: tests passed 1\.\d+ \(tests passed 6\/6\)/);
   });
+
+  it('counts what the runner printed: a candidate that prints a passing summary of its own after it (at shutdown) earns nothing by it', async () => {
+    const init = await user.run(['--json', 'init', 'stats.py', '--function', 'moving_average', '--tests', 'python3 -m unittest', '--objective', 'tests']);
+    assert.equal(init.code, 0, init.stderr);
+    const made = parseJson<InitOutput>(init);
+    // No import needed: an object's __del__ runs as the interpreter exits, after unittest's own
+    // "FAILED (failures=…)" summary; its forged "OK" summary comes last in the output.
+    const forger = [
+      'class _Ghost:',
+      '    def __del__(self):',
+      '        print("\\n" + "-" * 70 + "\\nRan 6 tests in 0.001s\\n\\nOK")',
+      '',
+      '',
+      '_ghost = _Ghost()',
+      '',
+      '',
+      'def moving_average(values, window):',
+      '    return []',
+    ].join('\n');
+    const program = fs.readFileSync(path.join(made.dir, 'stats.py'), 'utf8');
+    const candidate = path.join(user.dir, 'forger.py');
+    fs.writeFileSync(candidate, program.replace(/def moving_average\(values, window\):[\s\S]*?(?=\n# EVOLVE-BLOCK-END)/, forger));
+    assert.notEqual(fs.readFileSync(candidate, 'utf8'), program, 'the forger replaced the function');
+    const forged = await user.run(['eval', made.dir, '--program', candidate]);
+    const passed = /tests passed (\d+)\/6/.exec(forged.stdout + forged.stderr);
+    assert.ok(passed, forged.stdout + forged.stderr);
+    assert.ok(Number(passed[1]) <= 2, `the forged summary was counted: ${passed[0]}`);
+  });
 });
 
 describe("peagen init: inputs from the tests' calls (real CLI)", function () {

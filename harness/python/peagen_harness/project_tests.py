@@ -7,7 +7,8 @@ the whole evaluator of `objective: tests` examples.
 The tests run in a copy of the project (`project_dir` is read-only in the sandbox) with the
 candidate written over the file it evolves, in their own session, killed as a group when they
 end or time out. Counting reads the runner's own summary (unittest, pytest, node --test TAP),
-the LAST one printed, so a line the candidate prints while loading cannot stand in for it; a
+the WORST of all it printed, so a summary the candidate prints (while loading, or after the
+runner's at shutdown) can only lower the count; a
 command whose output has no summary counts as one test that passed when it exits with 0.
 
 As an evaluator (for a hand-written peagen.example.json):
@@ -63,37 +64,47 @@ def assemble(project_dir: str, program: str, candidate: str, into: str) -> str:
     return copy
 
 
-def _last_int(pattern: str, text: str) -> Optional[int]:
-    found = re.findall(pattern, text, re.MULTILINE)
-    return int(found[-1]) if found else None
+def _summaries(output: str) -> List[TestRun]:
+    """Every summary a known runner printed (unittest, node --test TAP, pytest), in order."""
+    runs: List[TestRun] = []
+    starts = [m.start() for m in re.finditer(r"^Ran \d+ tests? in ", output, re.MULTILINE)]
+    for index, start in enumerate(starts):  # unittest: "Ran N tests in", then "FAILED (failures=F, errors=E)" or "OK"
+        part = output[start:starts[index + 1] if index + 1 < len(starts) else len(output)]
+        ran = int(re.match(r"Ran (\d+)", part).group(1))
+        bad = sum(int(n) for n in re.findall(r"(?:failures|errors|unexpected successes)=(\d+)", part))
+        runs.append(TestRun(ran - bad, ran))
+    for block in re.finditer(r"^# tests (\d+)\n(?:# .*\n)*", output + "\n", re.MULTILINE):  # node --test
+        passed = int((re.search(r"^# pass (\d+)", block.group(0), re.MULTILINE) or [0, 0])[1])
+        failing = int((re.search(r"^# fail (\d+)", block.group(0), re.MULTILINE) or [0, 0])[1])
+        runs.append(TestRun(passed, passed + failing))
+    for line in re.findall(r"^=+ (.*\b(?:passed|failed|error)\b.*) in [\d.]+s", output, re.MULTILINE):  # pytest
+        passed = int((re.search(r"(\d+) passed", line) or [0, 0])[1])
+        bad = sum(int(n) for n in re.findall(r"(\d+) (?:failed|errors?)", line))
+        runs.append(TestRun(passed, passed + bad))
+    return runs
 
 
 def count(output: str, status: Optional[int]) -> TestRun:
-    """passed / total and the failing tests' names, from the runner's last summary."""
-    ran = _last_int(r"^Ran (\d+) tests? in ", output)  # unittest
-    if ran is not None:
-        tail = output[output.rfind("\nRan ") + 1:]
-        bad = sum(int(n) for n in re.findall(r"(?:failures|errors|unexpected successes)=(\d+)", tail))
-        failed = re.findall(r"^((?:FAIL|ERROR): .+)$", output, re.MULTILINE)
-        run = TestRun(ran - bad, ran, failed)
-    elif _last_int(r"^# tests (\d+)", output) is not None:  # node --test (TAP)
-        passed = _last_int(r"^# pass (\d+)", output) or 0
-        failing = _last_int(r"^# fail (\d+)", output) or 0
-        failed = [name.strip() for name in re.findall(r"^\s*not ok \d+ - (.+)$", output, re.MULTILINE)]
-        run = TestRun(passed, passed + failing, failed)
-    elif re.search(r"=+ .*\b(passed|failed|error)\b.* in [\d.]+s", output):  # pytest
-        line = re.findall(r"^=+ (.*\b(?:passed|failed|error)\b.*) in [\d.]+s", output, re.MULTILINE)[-1]
-        passed = int((re.search(r"(\d+) passed", line) or [0, 0])[1])
-        bad = sum(int(n) for n in re.findall(r"(\d+) (?:failed|errors?)", line))
-        run = TestRun(passed, passed + bad, re.findall(r"^FAILED (\S+)", output, re.MULTILINE))
+    """passed / total and the failing tests' names, from the runner's summary.
+
+    The candidate's code runs inside the test process and can print a summary of its own, also
+    after the runner's (at shutdown), but it cannot take back what the runner printed: so of
+    all the summaries in the output the WORST share counts, and a forged one can only lower it.
+    """
+    # A summary of no tests counts as one test that failed: a run that tested nothing passed nothing.
+    summaries = [run if run.total > 0 else TestRun(0, 1, ["the test command ran no tests"]) for run in _summaries(output)]
+    failed = re.findall(r"^((?:FAIL|ERROR): .+)$", output, re.MULTILINE)  # unittest
+    failed += [name.strip() for name in re.findall(r"^\s*not ok \d+ - (.+)$", output, re.MULTILINE)]  # TAP
+    failed += re.findall(r"^FAILED (\S+)", output, re.MULTILINE)  # pytest
+    if summaries:
+        worst = min(summaries, key=lambda run: run.passed / run.total)
+        run = TestRun(worst.passed, worst.total, failed or worst.failed)
     else:
         run = TestRun(1 if status == 0 else 0, 1, [] if status == 0 else ["the test command"])
     if status != 0 and run.passed == run.total:
         # A runner that says all passed but exits non-zero (a crash after the summary) did not pass.
         run.passed = max(0, run.total - 1)
         run.failed.append("the test command exited with status %s" % status)
-    if run.total == 0:
-        run = TestRun(0, 1, ["the test command ran no tests"])
     run.status = status
     return run
 
