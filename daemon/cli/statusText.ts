@@ -6,7 +6,7 @@
  */
 import type { ClusterStatus, Status } from '../../shared/protocol';
 import type { WorkerRecord } from '../../shared/task';
-import { type HostGroup, type WorkerGroup, type WorkerTotals, sortPools, summarizeWorkers } from './workerGroups';
+import { type HostGroup, LATE_AFTER_MS, type WorkerGroup, type WorkerTotals, sortPools, summarizeWorkers } from './workerGroups';
 
 export interface StatusTextOptions {
   /** One line per pool after the groups (`--workers`). */
@@ -110,7 +110,7 @@ function processes(totals: WorkerTotals): string {
 
 function late(totals: WorkerTotals, explain: boolean): string {
   if (totals.late === 0) return '';
-  return `, ${totals.late} late${explain ? ' (no heartbeat for over 22 s: overloaded, cut off or stopping)' : ''}`;
+  return `, ${totals.late} late${explain ? ` (no heartbeat for over ${Math.floor(LATE_AFTER_MS / 1000)} s: overloaded, cut off or stopping)` : ''}`;
 }
 
 /** A number and its unit (`12 pools,`), optionally after a word (`on 2 hosts,`). */

@@ -38,8 +38,9 @@ export interface WorkerSummary {
 /** 15 s heartbeats (workerHeartbeat.ts): a record not renewed for 1.5 beats is worth a look. */
 export const LATE_AFTER_MS = 22_500;
 
+/** A capability set as one name: sorted, without repeats, joined by `,` (as the metrics' `caps` label). */
 export function capsKey(caps: readonly string[]): string {
-  return [...caps].sort().join(',');
+  return [...new Set(caps)].sort().join(',');
 }
 
 /** Pools in a stable, human order: by host, caps, then id with numbers compared as numbers (pool-2 before pool-10). */
