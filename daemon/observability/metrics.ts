@@ -77,6 +77,21 @@ export function createPeagenMetrics(registry = new Registry(), options: { proces
     ),
     clusterWorkers: scraped('peagen_cluster_workers', 'Worker pools announced on the queue, by capability set.', ['caps']),
     clusterWorkerSlots: scraped('peagen_cluster_worker_slots', 'Task slots of the worker pools announced on the queue, by capability set.', ['caps']),
+    clusterWorkerBusySlots: scraped(
+      'peagen_cluster_worker_busy_slots',
+      'Of those task slots, the ones running a task at the pools\' last heartbeat, by capability set.',
+      ['caps'],
+    ),
+    queueCapableSlots: scraped(
+      'peagen_queue_capable_slots',
+      'Task slots of the announced pools able to run a requirement set (their caps include it and they serve the kind).',
+      ['kind', 'requires'],
+    ),
+    queueCapableBusySlots: scraped(
+      'peagen_queue_capable_busy_slots',
+      'Of those task slots, the ones running a task (of any kind) at the pools\' last heartbeat.',
+      ['kind', 'requires'],
+    ),
 
     tasksStarted: new Counter({ name: 'peagen_tasks_started_total', help: "Tasks claimed by this process's slots.", labelNames: ['kind'], registers }),
     tasksFinished: new Counter({

@@ -17,11 +17,17 @@ export function queueMetricSource(queue: QueueAdmin & WorkerDirectory): MetricSo
         metrics.queueInFlight.set(labels, set.inFlight);
         metrics.queueDelayed.set(labels, set.delayed);
         metrics.queueOldestPendingAge.set(labels, set.pending > 0 ? set.oldestPendingMs / 1000 : 0);
+        // Whether the pools that could take this work exist and are full: with mixed caps a
+        // cluster-wide sum cannot say (idle cpu pools do not run gpu tasks).
+        const capable = workers.filter((pool) => canRun(pool, set.kind, set.requires));
+        metrics.queueCapableSlots.set(labels, sum(capable, 'slots'));
+        metrics.queueCapableBusySlots.set(labels, sum(capable, 'busy'));
       }
       metrics.queueDead.set(stats.dead);
       for (const [caps, pools] of groupByCaps(workers)) {
         metrics.clusterWorkers.set({ caps }, pools.length);
-        metrics.clusterWorkerSlots.set({ caps }, pools.reduce((sum, pool) => sum + pool.slots, 0));
+        metrics.clusterWorkerSlots.set({ caps }, sum(pools, 'slots'));
+        metrics.clusterWorkerBusySlots.set({ caps }, sum(pools, 'busy'));
       }
     },
   };
@@ -34,4 +40,13 @@ function groupByCaps(workers: readonly WorkerRecord[]): Map<string, WorkerRecord
     groups.set(key, [...(groups.get(key) ?? []), worker]);
   }
   return groups;
+}
+
+/** A pool can claim a task of `kind` needing `requires` when its caps include them all and a handler of it serves the kind. */
+function canRun(pool: WorkerRecord, kind: string, requires: readonly string[]): boolean {
+  return pool.kinds.includes(kind) && requires.every((cap) => pool.caps.includes(cap));
+}
+
+function sum(pools: readonly WorkerRecord[], count: 'slots' | 'busy'): number {
+  return pools.reduce((total, pool) => total + pool[count], 0);
 }

@@ -1,8 +1,10 @@
 /**
- * Scale to zero as users run it (P-2 at test size): `peagen worker start --warm-pool 1
- * --max-workers 2 --exit-after-idle 1` on a real Redis, with the tasks queued by another
- * process. Its worker processes reach zero after the idle time, stay at zero across a quiet
- * window, come back when a task arrives, and every exit is recorded with its reason.
+ * Scale to zero as users run it (P-2 at test size), with several pools on one Redis as a
+ * cluster has them: three `peagen worker start --warm-pool 2 --max-workers 3
+ * --exit-after-idle 1` supervisors, with the tasks queued by another process. Every
+ * supervisor's worker processes reach zero after the idle time (including a supervisor whose
+ * warm processes got no task), stay at zero across a quiet window, come back when a task
+ * arrives, and every exit is recorded with its reason.
  */
 import * as assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -16,6 +18,7 @@ import { running } from '../fixtures/processes';
 import { type RedisServer, startRedisServer } from '../fixtures/redisServer';
 
 const IDLE_S = 1;
+const SUPERVISORS = 3;
 
 /** Live child processes of `pid` (the warm spawner's worker processes). */
 function childrenOf(pid: number): number[] {
@@ -41,29 +44,50 @@ async function waitFor(what: string, check: () => boolean, timeoutMs = 60_000): 
   }
 }
 
-describe('scale to zero: `worker start --warm-pool` on a shared Redis', function () {
+/** One `worker start --warm-pool` process and what it printed. */
+interface Supervisor {
+  child: ChildProcess;
+  stdout: string;
+  stderr: string;
+}
+
+const count = (text: string, line: string): number => text.split(line).length - 1;
+
+/**
+ * At zero by the spawner's decision, not in the moment between a finished task's process
+ * exiting and its warm replacement being forked: it starts active, so it has scaled to zero
+ * once more than it has scaled up, and holds no process.
+ */
+function atZero(supervisor: Supervisor): boolean {
+  return count(supervisor.stderr, 'scaling to zero') === count(supervisor.stderr, 'scaling up') + 1 && childrenOf(supervisor.child.pid as number).length === 0;
+}
+
+describe('scale to zero: several `worker start --warm-pool` supervisors on a shared Redis', function () {
   this.timeout(180_000);
   let redis: RedisServer;
   let queue: TaskQueue;
-  let worker: ChildProcess;
+  const supervisors: Supervisor[] = [];
   const home = tempDir('scale-home');
-  let stdout = '';
-  let stderr = '';
+  const logs = (): string => supervisors.map((supervisor, i) => `--- supervisor ${i}:\n${supervisor.stderr}`).join('\n');
 
   before(async () => {
     redis = await startRedisServer();
     const url = `${redis.url}?prefix=zero${process.pid}`;
     queue = await createQueue(url);
-    worker = spawn(
-      process.execPath,
-      [CLI, '--json', 'worker', 'start', '--caps', 'cpu', '--warm-pool', '1', '--max-workers', '2', '--exit-after-idle', String(IDLE_S)],
-      { cwd: home, env: { ...process.env, PEAGEN_HOME: home, QUEUE_URL: url, PEAGEN_EXECUTOR: 'process' }, stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    worker.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    worker.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    for (let i = 0; i < SUPERVISORS; i++) {
+      const child = spawn(
+        process.execPath,
+        [CLI, '--json', 'worker', 'start', '--caps', 'cpu', '--warm-pool', '2', '--max-workers', '3', '--exit-after-idle', String(IDLE_S)],
+        { cwd: home, env: { ...process.env, PEAGEN_HOME: home, QUEUE_URL: url, PEAGEN_EXECUTOR: 'process' }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      const supervisor: Supervisor = { child, stdout: '', stderr: '' };
+      child.stdout?.on('data', (chunk: Buffer) => (supervisor.stdout += chunk.toString()));
+      child.stderr?.on('data', (chunk: Buffer) => (supervisor.stderr += chunk.toString()));
+      supervisors.push(supervisor);
+    }
   });
   after(async () => {
-    if (worker.exitCode === null) worker.kill('SIGKILL');
+    for (const { child } of supervisors) if (child.exitCode === null) child.kill('SIGKILL');
     await queue?.close();
     await redis?.stop();
     fs.rmSync(home, { recursive: true, force: true });
@@ -76,39 +100,58 @@ describe('scale to zero: `worker start --warm-pool` on a shared Redis', function
     assert.deepEqual(
       results.map((result) => result?.status),
       tasks.map(() => 'ok'),
-      stderr,
+      logs(),
     );
   }
 
-  it('serves tasks, reaches zero worker processes after the idle time, stays there, and comes back for new work', async () => {
-    const pid = worker.pid as number;
-    await waitFor('a warm worker process', () => childrenOf(pid).length >= 1);
-    await runTasks(4);
+  it('serves tasks, every supervisor reaches zero worker processes after the idle time, stays there, and comes back for new work', async () => {
+    // Every supervisor is up and connected (its heartbeat record is in the queue's directory);
+    // whether its warm processes are still there or already retired by the idle time the
+    // machine's speed decides, and either way they end as idle.
+    const pids = supervisors.map(({ child }) => child.pid).sort();
+    for (let listed: (number | undefined)[] = []; listed.join() !== pids.join(); await delay(50)) {
+      listed = (await queue.listWorkers()).filter((worker) => worker.mode === 'warm').map((worker) => worker.pid).sort();
+      assert.ok(supervisors.every(({ child }) => child.exitCode === null), logs());
+    }
+    await runTasks(12);
     const lastTaskAt = Date.now();
-    // Zero by the spawner's decision, not the moment between a finished task's process exiting
-    // and the warm replacement being forked.
-    const scaledToZero = (): number => stderr.split('scaling to zero').length - 1;
-    await waitFor('zero worker processes', () => scaledToZero() >= 1 && childrenOf(pid).length === 0);
-    const tookMs = Date.now() - lastTaskAt;
-    console.log(`      zero worker processes ${tookMs} ms after the last result (exit-after-idle ${IDLE_S} s)`);
+    // Polled together, so that each supervisor's time is its own.
+    const tookMs = supervisors.map(() => -1);
+    await waitFor('zero worker processes in every supervisor', () => {
+      supervisors.forEach((supervisor, i) => {
+        if (tookMs[i]! < 0 && atZero(supervisor)) tookMs[i] = Date.now() - lastTaskAt;
+      });
+      return tookMs.every((ms) => ms >= 0);
+    });
+    console.log(`      zero worker processes ${tookMs.join(', ')} ms after the last result (exit-after-idle ${IDLE_S} s)`);
     // S + 1 s is the target; the bound here leaves room for a loaded machine.
-    assert.ok(tookMs <= IDLE_S * 1000 + 5_000, `zero only ${tookMs} ms after the last task`);
+    for (const ms of tookMs) assert.ok(ms <= IDLE_S * 1000 + 5_000, `zero only ${ms} ms after the last task`);
 
     // A quiet window: no worker process appears while nothing is queued.
     for (const stopAt = Date.now() + 2_000; Date.now() < stopAt; ) {
-      assert.deepEqual(childrenOf(pid), [], 'no worker process while scaled to zero');
+      for (const { child } of supervisors) assert.deepEqual(childrenOf(child.pid as number), [], 'no worker process while scaled to zero');
       await delay(50);
     }
-    assert.equal(worker.exitCode, null, 'the supervisor stays, holding no worker process');
+    for (const { child } of supervisors) assert.equal(child.exitCode, null, 'the supervisor stays, holding no worker process');
 
-    await runTasks(2);
-    await waitFor('zero worker processes again', () => scaledToZero() >= 2 && childrenOf(pid).length === 0);
+    const zerosBefore = supervisors.map((supervisor) => count(supervisor.stderr, 'scaling to zero'));
+    await runTasks(6);
+    // The supervisors that saw the new work scaled up (at least one did: the tasks ran); every one ends at zero again.
+    await waitFor('zero worker processes again', () => supervisors.every(atZero) && supervisors.some((supervisor, i) => count(supervisor.stderr, 'scaling to zero') > zerosBefore[i]!));
 
-    worker.kill('SIGINT');
-    await new Promise((resolve) => worker.once('exit', resolve));
-    const record = JSON.parse(stdout.trim()) as { stopped: boolean; exitReasons: Record<string, number> };
-    assert.equal(record.stopped, true);
-    assert.ok((record.exitReasons.completed ?? 0) >= 6, `every task's process exited as completed: ${stdout}`);
-    assert.ok((record.exitReasons.idle ?? 0) >= 1, `unused warm processes retired as idle: ${stdout}`);
+    const records = await Promise.all(
+      supervisors.map(async (supervisor) => {
+        const exited = new Promise((resolve) => supervisor.child.once('exit', resolve));
+        supervisor.child.kill('SIGINT');
+        await exited;
+        return JSON.parse(supervisor.stdout.trim()) as { stopped: boolean; exitReasons: Record<string, number> };
+      }),
+    );
+    const completed = records.reduce((sum, record) => sum + (record.exitReasons.completed ?? 0), 0);
+    assert.ok(completed >= 18, `every task's process exited as completed: ${JSON.stringify(records)}`);
+    for (const record of records) {
+      assert.equal(record.stopped, true);
+      assert.ok((record.exitReasons.idle ?? 0) >= 1, `unused warm processes retired as idle: ${JSON.stringify(record)}`);
+    }
   });
 });

@@ -38,6 +38,7 @@ describe('metrics: queue gauges read at scrape time', () => {
     const claim = await queue.claim({ consumer: 'w/0', accepts: [{ kind: 'evaluate', provides: ['cpu'] }], blockMs: 0 });
     assert.ok(claim);
     await queue.announceWorker({ id: 'p1', host: 'h', pid: 1, caps: ['llm', 'cpu'], kinds: ['mutate'], mode: 'in-process', slots: 4, busy: 0, startedAt: 0, seenAt: 0 }, 60_000);
+    await queue.announceWorker({ id: 'p2', host: 'h', pid: 2, caps: ['cpu'], kinds: ['evaluate'], mode: 'in-process', slots: 2, busy: 2, startedAt: 0, seenAt: 0 }, 60_000);
 
     let samples = await scrape(metrics);
     const mutate = { kind: 'mutate', requires: 'cpu,llm' };
@@ -48,6 +49,14 @@ describe('metrics: queue gauges read at scrape time', () => {
     assert.equal(sampleValue(samples, 'peagen_queue_dead'), 0);
     assert.equal(sampleValue(samples, 'peagen_cluster_workers', { caps: 'cpu,llm' }), 1, 'caps are sorted in the label');
     assert.equal(sampleValue(samples, 'peagen_cluster_worker_slots', { caps: 'cpu,llm' }), 4);
+    assert.equal(sampleValue(samples, 'peagen_cluster_worker_busy_slots', { caps: 'cpu,llm' }), 0);
+    assert.equal(sampleValue(samples, 'peagen_cluster_worker_busy_slots', { caps: 'cpu' }), 2);
+    // The pools that could take each set: caps including it and a handler of the kind (p2's cpu
+    // caps are within p1's, but p1 serves no evaluate).
+    assert.equal(sampleValue(samples, 'peagen_queue_capable_slots', mutate), 4);
+    assert.equal(sampleValue(samples, 'peagen_queue_capable_busy_slots', mutate), 0);
+    assert.equal(sampleValue(samples, 'peagen_queue_capable_slots', { kind: 'evaluate', requires: 'cpu' }), 2);
+    assert.equal(sampleValue(samples, 'peagen_queue_capable_busy_slots', { kind: 'evaluate', requires: 'cpu' }), 2);
 
     // The evaluate task fails for good and the mutate tasks are claimed: the gauges follow.
     await queue.fail(claim, { code: 'broken', message: 'no', retryable: false });

@@ -129,6 +129,22 @@ describe('deploy/prometheus: alert rules and dashboard', () => {
       assert.ok(exprs.some((expr) => /peagen_evolve_best_objective\b/.test(expr)), 'best objective');
     });
 
+    it('no dashboard query draws one series per worker pool: with 64 pools a panel still has a few lines', () => {
+      // Worker-pool metrics come from one scrape target (instance) per pool; the cluster ones are per caps set.
+      const perPool = /\bpeagen_(tasks_|handler_|sandbox_|warm_pool_|worker_)\w*/;
+      const aggregated = (expr: string): boolean =>
+        /^\s*(histogram_quantile\(\s*[\d.]+\s*,\s*)?(sum|max|min|avg|count|topk\(\s*\d+\s*,\s*sum)\b/.test(expr) &&
+        ![...expr.matchAll(/\b(?:by|without)\s*\(([^)]*)\)/g)].some(([, labels]) => /\b(instance|pod|pid|id)\b/.test(labels!));
+      // The check itself: a raw per-pool series, or one grouped by instance, is refused.
+      assert.equal(aggregated('rate(peagen_tasks_finished_total[5m])'), false);
+      assert.equal(aggregated('sum by (instance) (rate(peagen_tasks_finished_total[5m]))'), false);
+      assert.equal(aggregated('topk(10, sum by (host) (rate(peagen_tasks_finished_total[5m])))'), true);
+      const exprs = dashboardPanels().flatMap((panel) => (panel.targets ?? []).map((target) => ({ panel: panel.title, expr: target.expr })));
+      const workerQueries = exprs.filter(({ expr }) => perPool.test(expr) || /peagen_cluster_/.test(expr));
+      assert.ok(workerQueries.length >= 8, `${workerQueries.length} worker queries`);
+      for (const { panel, expr } of workerQueries) assert.ok(aggregated(expr), `panel "${panel}" draws a series per pool: ${expr}`);
+    });
+
     it('the alerts the issue asks for exist, with a severity and what to do', () => {
       const names = alertRules().map((rule) => rule.alert);
       for (const name of ['PeagenTokenBudgetNearlySpent', 'PeagenTokenBudgetExceeded', 'PeagenTaskWaitingTooLong', 'PeagenDeadLettersGrowing', 'PeagenNoWorkersForPendingWork', 'PeagenEvaluationFailureRateHigh']) assert.ok(names.includes(name), name);

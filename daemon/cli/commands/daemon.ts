@@ -12,7 +12,7 @@ import { type DaemonRecord, LOG_FILE, readLiveRecord } from '../../../shared/dis
 import { ensureStateDir } from '../../rpc/discovery';
 import { lockHolder } from '../../rpc/stateLock';
 import { CliContext, CliError, ExitCode } from '../context';
-import { describeStatus } from './queue';
+import { describeStatus } from '../statusText';
 import { describeMetricsEndpoint, parseMetricsListen } from './metrics';
 
 const START_TIMEOUT_MS = 15_000;
@@ -112,8 +112,9 @@ export function registerDaemonCommands(program: Command): void {
 
   daemon
     .command('status')
-    .description('show whether the daemon runs, its queue and its workers')
-    .action(async (_options: unknown, command: Command) => {
+    .description('show whether the daemon runs, its queue and its workers (by caps and host)')
+    .option('--workers', 'also list every worker pool, one line each (--json always has them all)')
+    .action(async (options: { workers?: boolean }, command: Command) => {
       const ctx = CliContext.of(command);
       const status = await ctx.withDaemon((client) => client.request(Status.type));
       ctx.output({ running: true, ...status }, () =>
@@ -121,7 +122,7 @@ export function registerDaemonCommands(program: Command): void {
           `daemon ${status.daemonVersion} running (pid ${status.pid}, up ${Math.round(status.uptimeMs / 1000)} s)`,
           ...(status.listen ? [`address: ${status.listen}`] : []),
           ...(status.metrics ? [describeMetricsEndpoint(status.metrics)] : []),
-          describeStatus(status),
+          describeStatus(status, { allWorkers: options.workers === true, command: 'peagen daemon status' }),
           ...(status.plugins ? describePlugins(status.plugins) : []),
         ].join('\n'),
       );
