@@ -47,6 +47,7 @@ import {
 } from '../TaskQueue';
 import { waitForEvent } from '../waitForEvent';
 import { BlockingConnections } from './BlockingConnections';
+import { type ClaimBatch, ClaimDispatcher, type ClaimPort, type LeasedEntry } from './ClaimDispatcher';
 import type { RedisOptions } from 'ioredis';
 import { connectBounded, connectionOptions, DEFAULT_CONNECT_TIMEOUT_MS, Redis, rejectDroppedCommands } from './connect';
 import { parseRedisAddress, type RedisAddress } from '../../../../shared/redisAddress';
@@ -80,8 +81,19 @@ export const RESULT_SWEEP_MS = 5_000;
 const MAX_IDLE_BLOCKING_CONNECTIONS = 64;
 const GROUP = 'peagen';
 
-type LeasedReply = [1, string, string, number, string];
-type ClaimReply = LeasedReply | [0, number, ...string[]];
+/** The claim script's answer: k, then k × (entryId, taskJson, attempts, taskId), then maybe wakeInMs and streams. */
+type ClaimReply = (string | number)[];
+
+function parseClaimReply(reply: ClaimReply, sentAt: number): ClaimBatch {
+  const count = Number(reply[0]);
+  const leased: LeasedEntry[] = [];
+  for (let index = 1; index < 1 + 4 * count; index += 4) {
+    leased.push({ entryId: String(reply[index]), taskJson: String(reply[index + 1]), attempts: Number(reply[index + 2]), taskId: String(reply[index + 3]) });
+  }
+  const tail = 1 + 4 * count;
+  if (reply.length <= tail) return { leased, sentAt };
+  return { leased, sentAt, idle: { wakeInMs: Number(reply[tail]), streamsAndIds: reply.slice(tail + 1).map(String) } };
+}
 
 export class RedisStreamsQueue implements TaskQueue {
   readonly backend = 'redis';
@@ -94,6 +106,8 @@ export class RedisStreamsQueue implements TaskQueue {
   private readonly commands: Redis;
   private readonly subscriber: Redis;
   private readonly blocking: BlockingConnections;
+  /** The claims waiting here, one line per acceptor set (see ClaimDispatcher). */
+  private readonly dispatchers = new Map<string, ClaimDispatcher>();
   private readonly listeners = new Set<TaskEventListener>();
   /** Result waiters by task id; woken by a finishing state event, re-checked after a reconnect. */
   private readonly waiters = new Map<string, Set<(result: Result) => void>>();
@@ -181,27 +195,37 @@ export class RedisStreamsQueue implements TaskQueue {
   private async claimOrWait(options: ClaimOptions): Promise<Claim | null> {
     if (this.closed) return null;
     await this.ready();
-    const giveUpAt = Date.now() + options.blockMs;
     const acceptors = JSON.stringify(options.accepts.map((acceptor) => ({ kind: acceptor.kind, provides: [...acceptor.provides] })));
-    while (!this.closed && !options.signal?.aborted) {
-      const sentAt = Date.now();
-      // Expired leases are swept by a claim that finds nothing new, and at least every quarter
-      // lease by some claim here, so a busy queue still redelivers a dead worker's tasks.
-      const sweep = sentAt - this.lastSweepAt >= Math.max(50, this.options.leaseMs / 4);
-      if (sweep) this.lastSweepAt = sentAt;
-      const reply = (await this.run('claim', [options.consumer, acceptors, sweep ? '1' : '0', MAX_TASK_BYTES])) as ClaimReply;
-      if (reply[0] === 1) {
-        const claim = await this.toClaim(reply, options.consumer, sentAt);
-        if (claim) return claim;
-        continue;
-      }
-      const now = Date.now();
-      if (now >= giveUpAt) return null;
-      const [, wakeInMs, ...lastIds] = reply;
-      const waitMs = Math.min(giveUpAt - now, MAX_BLOCK_MS, wakeInMs >= 0 ? wakeInMs + 5 : MAX_BLOCK_MS);
-      await this.waitForEntry(lastIds, waitMs, options.signal);
+    let dispatcher = this.dispatchers.get(acceptors);
+    if (!dispatcher) {
+      const created = new ClaimDispatcher(this.claimPort(acceptors), MAX_BLOCK_MS, () => {
+        if (created.idle && this.dispatchers.get(acceptors) === created) this.dispatchers.delete(acceptors);
+      });
+      this.dispatchers.set(acceptors, (dispatcher = created));
     }
-    return null;
+    return dispatcher.claim(options.consumer, options.blockMs, options.signal);
+  }
+
+  /** How the claims of one acceptor set reach Redis (see ClaimDispatcher). */
+  private claimPort(acceptors: string): ClaimPort {
+    return {
+      claimBatch: async (consumers) => {
+        const sentAt = Date.now();
+        // Expired leases are swept by a claim that finds nothing new, and at least every quarter
+        // lease by some claim here, so a busy queue still redelivers a dead worker's tasks.
+        const sweep = sentAt - this.lastSweepAt >= Math.max(50, this.options.leaseMs / 4);
+        if (sweep) this.lastSweepAt = sentAt;
+        const [first, ...others] = consumers;
+        const reply = (await this.run('claim', [first!, acceptors, sweep ? '1' : '0', MAX_TASK_BYTES, ...others])) as ClaimReply;
+        return parseClaimReply(reply, sentAt);
+      },
+      toClaim: (entry, consumer, sentAt) => this.toClaim(entry, consumer, sentAt),
+      bury: async (entry, reason) => {
+        await this.run('fail', [entry.taskId, entry.entryId, '0', shortReason(reason)]);
+      },
+      waitForEntry: (streamsAndIds, waitMs, signal) => this.waitForEntry(streamsAndIds, waitMs, signal),
+      isClosed: () => this.closed,
+    };
   }
 
   async extendLease(claim: Claim): Promise<boolean> {
@@ -411,9 +435,9 @@ export class RedisStreamsQueue implements TaskQueue {
     return runScript(this.commands, script, [...header, ...args]);
   }
 
-  /** A leased entry as a Claim; a task that fails validation is dead-lettered (null). */
-  private async toClaim(reply: LeasedReply, consumer: string, sentAt: number): Promise<Claim | null> {
-    const [, entryId, taskJson, attempts, taskId] = reply;
+  /** A leased entry as a Claim, or why it holds no valid task (it is then dead-lettered). */
+  private toClaim(entry: LeasedEntry, consumer: string, sentAt: number): Claim | { invalid: string } {
+    const { entryId, taskJson, attempts, taskId } = entry;
     let raw: unknown;
     try {
       raw = JSON.parse(taskJson);
@@ -423,11 +447,9 @@ export class RedisStreamsQueue implements TaskQueue {
     const parsed = parseTask(typeof raw === 'object' && raw !== null ? { ...raw, attempts: Number(attempts) } : raw);
     const leaseUntil = sentAt + this.options.leaseMs;
     if (parsed.ok && parsed.task.id === taskId) return { task: parsed.task, leaseId: entryId, leaseUntil, consumer };
-    const reason = parsed.ok
-      ? `invalid_task: the record of task ${taskId} holds task ${parsed.task.id}`
-      : `${parsed.error.code}: ${parsed.error.message}`;
-    await this.run('fail', [taskId, entryId, '0', shortReason(reason)]);
-    return null;
+    return {
+      invalid: parsed.ok ? `invalid_task: the record of task ${taskId} holds task ${parsed.task.id}` : `${parsed.error.code}: ${parsed.error.message}`,
+    };
   }
 
   /** Blocks until one of the streams gets an entry past its id, or `waitMs` passes. */
