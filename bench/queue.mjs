@@ -16,7 +16,8 @@
 // BENCH_DAEMON_PROFILE=DIR to run the daemons under `node --cpu-prof` (profiles land in DIR;
 // `node bench/cpuProfileTop.mjs DIR/*.cpuprofile` lists their top costs),
 // BENCH_BASELINE=DIR a built checkout of another version (e.g. a `git worktree` of main after
-// `node scripts/build.mjs`): its daemon and client run beside this one's, in the same rounds.
+// `node scripts/build.mjs`): its daemon and client, and its redis queue, run beside this one's,
+// in the same rounds.
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +49,11 @@ try {
     try {
       const url = `${redis.url}?prefix=bench-${process.pid}`;
       contenders.push({ name: 'redis queue', driver: await openPeagenQueue({ ...common, url, serverPids: [redis.pid] }), shape: single });
+      if (BASELINE) {
+        const baselineUrl = `${redis.url}?prefix=bench-baseline-${process.pid}`;
+        const driver = await openPeagenQueue({ ...common, repo: BASELINE, url: baselineUrl, serverPids: [redis.pid] });
+        contenders.push({ name: 'baseline redis queue', driver, shape: single });
+      }
     } catch (error) {
       unavailable.push(`redis queue: not available in this build (${error.message.split(';')[0]})`);
     }
