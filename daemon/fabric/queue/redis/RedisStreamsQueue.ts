@@ -172,13 +172,7 @@ export class RedisStreamsQueue implements TaskQueue {
     }
     const record = taskRecord(task);
     await this.ready();
-    const where = (await this.run('enqueue', [
-      task.id,
-      record,
-      task.kind,
-      this.keys.stream(task.kind, task.requires),
-      task.attempts,
-    ])) as string;
+    const where = (await this.run('enqueue', [task.id, record, task.kind, this.keys.stream(task.kind, task.requires), task.attempts])) as string;
     if (where) throw new DuplicateTaskError(task.id, where);
   }
 
@@ -481,12 +475,15 @@ export class RedisStreamsQueue implements TaskQueue {
   }
 
   private onMessage(message: string): void {
-    let event: TaskEvent;
+    let event: TaskEvent & { result?: unknown };
     try {
-      event = JSON.parse(message) as TaskEvent;
+      event = JSON.parse(message) as TaskEvent & { result?: unknown };
     } catch {
       return;
     }
+    // A finishing event carries its (small) result for the waiters; listeners get the state.
+    const resultText = event.result;
+    delete event.result;
     for (const listener of [...this.listeners]) {
       try {
         listener(structuredClone(event));
@@ -495,7 +492,9 @@ export class RedisStreamsQueue implements TaskQueue {
       }
     }
     if (event.type === 'state' && (event.state === 'done' || event.state === 'dead' || event.state === 'cancelled')) {
-      void this.wakeWaiters(event.taskId);
+      const result = typeof resultText === 'string' ? parseResult(resultText) : null;
+      if (result) this.wake(event.taskId, result);
+      else void this.wakeWaiters(event.taskId);
     }
   }
 
