@@ -105,7 +105,11 @@ export class ClaimDispatcher {
       this.waiting.push(waiter);
       // A waiter that would give up before the read in progress ends gets its claim made now.
       if (this.reading && waiter.giveUpAt < this.reading.endsAt) this.reading.stop.abort();
-      if (!this.running) void this.serve();
+      if (!this.running) {
+        // After the current microtasks: the claims a pool makes together share the first call.
+        this.running = true;
+        process.nextTick(() => void this.serve());
+      }
     });
   }
 

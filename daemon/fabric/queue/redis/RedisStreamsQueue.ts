@@ -22,11 +22,23 @@
  *   PREFIX:dead                 dead-letter stream (id, kind, stream, task, attempts, reason,
  *                               failedAt), capped by MAXLEN (deadLetterMaxLen).
  *   PREFIX:events               pub/sub channel: TaskEvent JSON, published by the scripts.
+ *                               A task's finishing state event (done, cancelled, dead) also
+ *                               carries `result`: the Result JSON as text when it is at most
+ *                               64 KiB, so that waiters need no GET (the adapter hands listeners
+ *                               the event without it). Per task: queued, running, then one of
+ *                               done/cancelled/dead (retrying/queued again on failures).
  *   PREFIX:workers              hash worker id -> WorkerRecord JSON, and
  *   PREFIX:workers:lapse        sorted set worker id -> lapse time: the cluster directory.
  *
  * Every multi-step change is one Lua script in ./lua (see ./scripts.ts). Times that decide
  * ownership (leases, back-offs, lapses) are read from the Redis server's clock.
+ *
+ * Round trips per task, which bound throughput (bench/README.md, bench:queue): the claims of one
+ * instance with the same acceptors wait in one line (./ClaimDispatcher.ts): one blocking XREAD
+ * for all of them and one claim script call leasing a task to each waiting consumer, instead of
+ * every idle slot waking on every entry. A waiter is answered by the result on the finishing
+ * event, and a task this instance enqueued on a live subscription is not read first (see
+ * waitForResult).
  */
 import { EventEmitter } from 'node:events';
 import type { DeadLetter, QueueStats, RequirementSetDepth, WorkerRecord } from '../../../../shared/task';
@@ -69,6 +81,10 @@ export const DEFAULT_DEAD_LETTER_MAX_LEN = 10_000;
 /** Longest single blocking read: new streams and expired leases are noticed this often. */
 export const MAX_BLOCK_MS = 1_000;
 const MAX_REASON_LENGTH = 300;
+/** Tasks remembered as enqueued here and unfinished (see unfinishedHere). */
+const MAX_UNFINISHED_HERE = 10_000;
+/** waitForResult skips its first read only for waits at least this long (see there). */
+const SKIP_FIRST_READ_MIN_WAIT_MS = 1_000;
 const RECHECK_AFTER_RECONNECT_MS = 1_000;
 const RECHECK_BATCH = 500;
 /**
@@ -118,6 +134,15 @@ export class RedisStreamsQueue implements TaskQueue {
   private resultSweepTimer: NodeJS.Timeout | undefined;
   /** Whether the event channel was subscribed once: from then on every reconnect subscribes again. */
   private subscribed = false;
+  /** Whether the event channel is subscribed now; `subscription` counts its interruptions. */
+  private listening = false;
+  private subscription = 0;
+  /**
+   * Tasks this instance enqueued while listening, whose finishing event has not been heard,
+   * with the subscription they were enqueued under. For them waitForResult skips its first
+   * read (see there). Bounded: the oldest are forgotten (and are read as before).
+   */
+  private readonly unfinishedHere = new Map<string, number>();
   private closed = false;
 
   constructor(url: string, options: RedisQueueOptions = {}) {
@@ -140,6 +165,10 @@ export class RedisStreamsQueue implements TaskQueue {
     // After either connection comes back, a result may have been missed: published while the
     // channel was not subscribed, or heard while its read could not be sent. Look again, and
     // once more after the channel is subscribed again.
+    this.subscriber.on('close', () => {
+      this.listening = false;
+      this.subscription++;
+    });
     this.subscriber.on('ready', () => {
       this.recheckAfterReconnect();
       this.subscribeAgain();
@@ -172,8 +201,13 @@ export class RedisStreamsQueue implements TaskQueue {
     }
     const record = taskRecord(task);
     await this.ready();
+    const subscription = this.listening ? this.subscription : -1;
     const where = (await this.run('enqueue', [task.id, record, task.kind, this.keys.stream(task.kind, task.requires), task.attempts])) as string;
     if (where) throw new DuplicateTaskError(task.id, where);
+    if (subscription >= 0 && subscription === this.subscription) {
+      if (this.unfinishedHere.size >= MAX_UNFINISHED_HERE) this.unfinishedHere.delete(this.unfinishedHere.keys().next().value!);
+      this.unfinishedHere.set(task.id, subscription);
+    }
   }
 
   async claim(options: ClaimOptions): Promise<Claim | null> {
@@ -301,6 +335,17 @@ export class RedisStreamsQueue implements TaskQueue {
       const startClock = (): void => {
         if (!settled) timer = setTimeout(onClosed, Math.max(0, timeoutMs));
       };
+      // A task enqueued here had no result then (enqueue checks), and the event channel has
+      // been subscribed without a break since before it was queued: its finishing event,
+      // whenever published, reaches this instance and has not yet (else it would have been
+      // struck off). The event answers the waiter, so the read would find nothing new. A break
+      // (listening false, another subscription) reads as before, and after a reconnect the
+      // awaited results are read again anyway. Only for waits long enough for an event on its
+      // way to arrive: a short or zero wait asks Redis.
+      if (timeoutMs >= SKIP_FIRST_READ_MIN_WAIT_MS && this.listening && this.unfinishedHere.get(taskId) === this.subscription) {
+        startClock();
+        return;
+      }
       this.readResult(taskId).then(
         (result) => (result ? finish(result) : startClock()),
         startClock,
@@ -380,6 +425,7 @@ export class RedisStreamsQueue implements TaskQueue {
     this.lifecycle.emit('closed');
     this.listeners.clear();
     this.waiters.clear();
+    this.unfinishedHere.clear();
     clearTimeout(this.recheckTimer);
     clearInterval(this.resultSweepTimer);
     this.blocking.close();
@@ -408,6 +454,7 @@ export class RedisStreamsQueue implements TaskQueue {
       await connectBounded(this.subscriber, this.url, this.options.connectTimeoutMs);
       await this.subscriber.subscribe(this.keys.events());
       this.subscribed = true;
+      this.listening = true;
     })().catch((error: unknown) => {
       this.readying = undefined;
       throw error;
@@ -492,6 +539,7 @@ export class RedisStreamsQueue implements TaskQueue {
       }
     }
     if (event.type === 'state' && (event.state === 'done' || event.state === 'dead' || event.state === 'cancelled')) {
+      this.unfinishedHere.delete(event.taskId);
       const result = typeof resultText === 'string' ? parseResult(resultText) : null;
       if (result) this.wake(event.taskId, result);
       else void this.wakeWaiters(event.taskId);
@@ -530,8 +578,12 @@ export class RedisStreamsQueue implements TaskQueue {
    */
   private subscribeAgain(): void {
     if (!this.subscribed || this.closed) return;
+    const subscription = this.subscription;
     this.subscriber.subscribe(this.keys.events()).then(
-      () => void this.recheckWaiters(),
+      () => {
+        if (subscription === this.subscription) this.listening = true;
+        void this.recheckWaiters();
+      },
       () => this.scheduleRecheck(),
     );
   }
