@@ -59,6 +59,7 @@ import {
 } from '../TaskQueue';
 import { waitForEvent } from '../waitForEvent';
 import { BlockingConnections } from './BlockingConnections';
+import { CallCoalescer } from './CallCoalescer';
 import { type ClaimBatch, ClaimDispatcher, type ClaimPort, type LeasedEntry } from './ClaimDispatcher';
 import type { RedisOptions } from 'ioredis';
 import { connectBounded, connectionOptions, DEFAULT_CONNECT_TIMEOUT_MS, Redis, rejectDroppedCommands } from './connect';
@@ -122,6 +123,12 @@ export class RedisStreamsQueue implements TaskQueue {
   private readonly commands: Redis;
   private readonly subscriber: Redis;
   private readonly blocking: BlockingConnections;
+  /** The acks of one event-loop turn go to Redis as one script call (see CallCoalescer). */
+  private readonly acks = new CallCoalescer<(string | number)[], number>(
+    async (items) => (await this.run('ack', items.flat())) as number[],
+    weighCall,
+    MAX_BATCH_BYTES,
+  );
   /** The claims waiting here, one line per acceptor set (see ClaimDispatcher). */
   private readonly dispatchers = new Map<string, ClaimDispatcher>();
   private readonly listeners = new Set<TaskEventListener>();
@@ -267,7 +274,7 @@ export class RedisStreamsQueue implements TaskQueue {
   async ack(claim: Claim, result: Result): Promise<boolean> {
     this.assertOpen();
     const cancelled = result.status === 'skip' && result.error?.code === 'cancelled';
-    const reply = await this.run('ack', [
+    const reply = await this.acks.call([
       claim.task.id,
       claim.leaseId,
       JSON.stringify(result),
@@ -654,6 +661,15 @@ export class RedisStreamsQueue implements TaskQueue {
   private assertOpen(): void {
     if (this.closed) throw new Error('the queue is closed');
   }
+}
+
+/** Coalesced calls stop growing past this many bytes of arguments (a large result goes alone). */
+const MAX_BATCH_BYTES = 1 << 20;
+
+function weighCall(args: readonly (string | number)[]): number {
+  let bytes = 0;
+  for (const arg of args) bytes += typeof arg === 'string' ? arg.length : 8;
+  return bytes;
 }
 
 function shortReason(reason: string): string {
