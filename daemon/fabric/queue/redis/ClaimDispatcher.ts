@@ -67,8 +67,8 @@ interface Waiter {
 export class ClaimDispatcher {
   private readonly waiting: Waiter[] = [];
   private running = false;
-  /** The blocking read in progress: what it watches, when it ends by itself, how to end it sooner. */
-  private reading: { streamsAndIds: string[]; endsAt: number; stop: AbortController } | undefined;
+  /** The blocking read in progress: when it ends by itself, and how to end it sooner. */
+  private reading: { endsAt: number; stop: AbortController } | undefined;
 
   constructor(
     private readonly port: ClaimPort,
@@ -79,15 +79,6 @@ export class ClaimDispatcher {
 
   get idle(): boolean {
     return !this.running && this.waiting.length === 0;
-  }
-
-  /**
-   * This queue instance is adding a task to `stream`: claims waiting in a read of it are served
-   * by a call made now, which follows the enqueue in the same write (its result in the same
-   * round trip), rather than by a call made once the read has woken.
-   */
-  nudge(stream: string): void {
-    if (this.reading?.streamsAndIds.includes(stream)) this.reading.stop.abort();
   }
 
   claim(consumer: string, blockMs: number, signal?: AbortSignal): Promise<Claim | null> {
@@ -179,7 +170,7 @@ export class ClaimDispatcher {
     for (const waiter of this.waiting) until = Math.min(until, waiter.giveUpAt);
     const waitMs = Math.min(until - now, this.maxBlockMs, idle.wakeInMs >= 0 ? idle.wakeInMs + 5 : this.maxBlockMs);
     const stop = new AbortController();
-    this.reading = { streamsAndIds: idle.streamsAndIds, endsAt: now + waitMs, stop };
+    this.reading = { endsAt: now + waitMs, stop };
     try {
       await this.port.waitForEntry(idle.streamsAndIds, waitMs, stop.signal);
     } finally {

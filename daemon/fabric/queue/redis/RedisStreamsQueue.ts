@@ -209,12 +209,7 @@ export class RedisStreamsQueue implements TaskQueue {
     const record = taskRecord(task);
     await this.ready();
     const subscription = this.listening ? this.subscription : -1;
-    const stream = this.keys.stream(task.kind, task.requires);
-    const queued = this.run('enqueue', [task.id, record, task.kind, stream, task.attempts]);
-    // Claims here waiting for this stream are served by a call sent right behind the enqueue
-    // (one round trip), rather than after their blocking read wakes.
-    for (const dispatcher of this.dispatchers.values()) dispatcher.nudge(stream);
-    const where = (await queued) as string;
+    const where = (await this.run('enqueue', [task.id, record, task.kind, this.keys.stream(task.kind, task.requires), task.attempts])) as string;
     if (where) throw new DuplicateTaskError(task.id, where);
     if (subscription >= 0 && subscription === this.subscription) {
       if (this.unfinishedHere.size >= MAX_UNFINISHED_HERE) this.unfinishedHere.delete(this.unfinishedHere.keys().next().value!);
@@ -505,13 +500,8 @@ export class RedisStreamsQueue implements TaskQueue {
     };
   }
 
-  /**
-   * Blocks until one of the streams gets an entry past its id, `waitMs` passes or `signal`
-   * aborts. An aborted wait returns at once and leaves its XREAD to end by itself (an entry or
-   * its timeout, at most MAX_BLOCK_MS), which gives the connection back: cutting it would cost
-   * a reconnect. Closing the queue cuts it.
-   */
-  private async waitForEntry(streamsAndIds: string[], waitMs: number, signal: AbortSignal): Promise<void> {
+  /** Blocks until one of the streams gets an entry past its id, or `waitMs` passes. */
+  private async waitForEntry(streamsAndIds: string[], waitMs: number, signal?: AbortSignal): Promise<void> {
     const streams = streamsAndIds.filter((_, index) => index % 2 === 0);
     const ids = streamsAndIds.filter((_, index) => index % 2 === 1);
     if (streams.length === 0) {
@@ -520,21 +510,17 @@ export class RedisStreamsQueue implements TaskQueue {
     }
     const connection = await this.blocking.acquire();
     const interrupt = (): void => this.blocking.interrupt(connection);
+    signal?.addEventListener('abort', interrupt, { once: true });
     this.lifecycle.once('closed', interrupt);
-    const read = connection.xread('BLOCK', Math.max(1, Math.round(waitMs)), 'STREAMS', ...streams, ...ids).then(
-      () => this.blocking.release(connection),
-      (error: unknown) => {
-        this.blocking.interrupt(connection);
-        if (!this.closed && !signal.aborted) throw error;
-      },
-    );
     try {
-      await new Promise<void>((resolve, reject) => {
-        signal.addEventListener('abort', () => resolve(), { once: true });
-        read.then(resolve, reject);
-      });
+      await connection.xread('BLOCK', Math.max(1, Math.round(waitMs)), 'STREAMS', ...streams, ...ids);
+      this.blocking.release(connection);
+    } catch (error) {
+      this.blocking.interrupt(connection);
+      if (!this.closed && !signal?.aborted) throw error;
     } finally {
-      void read.finally(() => this.lifecycle.off('closed', interrupt)).catch(() => undefined);
+      signal?.removeEventListener('abort', interrupt);
+      this.lifecycle.off('closed', interrupt);
     }
   }
 
