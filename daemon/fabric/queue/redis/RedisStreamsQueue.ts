@@ -509,6 +509,8 @@ export class RedisStreamsQueue implements TaskQueue {
       return;
     }
     const connection = await this.blocking.acquire();
+    // Stopped while a connection was being found: the read is not needed.
+    if (signal?.aborted) return this.blocking.release(connection);
     const interrupt = (): void => this.blocking.interrupt(connection);
     signal?.addEventListener('abort', interrupt, { once: true });
     this.lifecycle.once('closed', interrupt);
