@@ -36,9 +36,10 @@
  * Round trips per task, which bound throughput (bench/README.md, bench:queue): the claims of one
  * instance with the same acceptors wait in one line (./ClaimDispatcher.ts): one blocking XREAD
  * for all of them and one claim script call leasing a task to each waiting consumer, instead of
- * every idle slot waking on every entry. A waiter is answered by the result on the finishing
- * event, and a task this instance enqueued on a live subscription is not read first (see
- * waitForResult).
+ * every idle slot waking on every entry. The acks of one event-loop turn (the tasks of one
+ * claim batch, typically) go as one ack script call (./CallCoalescer.ts). A waiter is answered
+ * by the result on the finishing event, and a task this instance enqueued on a live
+ * subscription is not read first (see waitForResult).
  */
 import { EventEmitter } from 'node:events';
 import type { DeadLetter, QueueStats, RequirementSetDepth, WorkerRecord } from '../../../../shared/task';
