@@ -16,9 +16,11 @@
 // BENCH_DAEMON_PROFILE=DIR to run the daemons under `node --cpu-prof` (profiles land in DIR;
 // `node bench/cpuProfileTop.mjs DIR/*.cpuprofile` lists their top costs),
 // BENCH_BASELINE=DIR a built checkout of another version (e.g. a `git worktree` of main after
-// `node scripts/build.mjs`): its daemon and client run beside this one's, in the same rounds.
+// `node scripts/build.mjs`): its daemon and client, and its redis queue, run beside this one's,
+// in the same rounds; several, comma-separated, are named by their directory (to compare
+// the steps of a change).
 import { mkdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openBullMQ, openDaemon, openPeagenQueue } from './queueDrivers.mjs';
 
@@ -32,7 +34,11 @@ const CLIENTS = env('BENCH_CLIENTS', 3);
 const PAYLOAD_BYTES = env('BENCH_PAYLOAD_BYTES', 64);
 const ONLY = process.env.BENCH_ONLY?.split(',');
 const PROFILE_DIR = process.env.BENCH_DAEMON_PROFILE ? resolve(process.env.BENCH_DAEMON_PROFILE) : undefined;
-const BASELINE = process.env.BENCH_BASELINE ? resolve(process.env.BENCH_BASELINE) : undefined;
+// Several baselines (comma-separated) are named by their directory, one alone "baseline".
+const BASELINES = (process.env.BENCH_BASELINE?.split(',').filter(Boolean) ?? []).map((dir, _, all) => ({
+  label: all.length === 1 ? 'baseline' : basename(resolve(dir)),
+  repo: resolve(dir),
+}));
 const wanted = (group) => !ONLY || ONLY.includes(group);
 
 const { startRedis, stopRedis } = await import(join(REPO, 'scripts', 'provision', 'redis.mjs'));
@@ -48,6 +54,11 @@ try {
     try {
       const url = `${redis.url}?prefix=bench-${process.pid}`;
       contenders.push({ name: 'redis queue', driver: await openPeagenQueue({ ...common, url, serverPids: [redis.pid] }), shape: single });
+      for (const [index, { label, repo }] of BASELINES.entries()) {
+        const baselineUrl = `${redis.url}?prefix=bench-baseline${index}-${process.pid}`;
+        const driver = await openPeagenQueue({ ...common, repo, url: baselineUrl, serverPids: [redis.pid] });
+        contenders.push({ name: `${label} redis queue`, driver, shape: single });
+      }
     } catch (error) {
       unavailable.push(`redis queue: not available in this build (${error.message.split(';')[0]})`);
     }
@@ -59,7 +70,7 @@ try {
   if (wanted('daemon')) {
     if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
     const nodeArgs = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
-    for (const [label, repo] of [['', REPO], ...(BASELINE ? [['baseline ', BASELINE]] : [])]) {
+    for (const [label, repo] of [['', REPO], ...BASELINES.map(({ label, repo }) => [`${label} `, repo])]) {
       const one = await openDaemon({ ...common, repo, maxClients: 1, nodeArgs });
       contenders.push({ name: `${label}daemon, 1 client`, driver: one, shape: single, daemon: true });
       const many = await openDaemon({ ...common, repo, maxClients: CLIENTS, nodeArgs });

@@ -153,6 +153,31 @@ describe('RedisStreamsQueue', function () {
       assert.deepEqual(result?.data, { message: 'stored' }, 'the waiter gets the stored result, not a timeout');
     });
 
+    it('answers waiters with a result too large to ride on its done event, and never hands listeners a result', async () => {
+      queue = queueAt(prefix);
+      const heard: TaskEvent[] = [];
+      queue.subscribe((event) => heard.push(event));
+      const small = await submit();
+      const large = await submit();
+      await delay(1_500); // past the look at the results that follows connecting
+      // Waits shorter than the periodic look at the results: only the events answer them.
+      const waiting = [queue.waitForResult(small.id, RESULT_SWEEP_MS / 2), queue.waitForResult(large.id, RESULT_SWEEP_MS / 2)];
+      const big = 'r'.repeat(100 * 1024); // over the 64 KiB carried on the event
+      for (const [task, data] of [
+        [small, 'small'],
+        [large, big],
+      ] as const) {
+        const claim = await mustClaim();
+        assert.equal(claim.task.id, task.id);
+        assert.equal(await queue.ack(claim, { taskId: task.id, status: 'ok', data, attempts: 1 }), true);
+      }
+      const [smallResult, largeResult] = await Promise.all(waiting);
+      assert.equal(smallResult?.data, 'small');
+      assert.equal(largeResult?.data, big);
+      while (heard.filter((event) => event.type === 'state' && event.state === 'done').length < 2) await delay(10);
+      for (const event of heard) assert.equal('result' in event, false, `a ${event.type} event carried a result`);
+    });
+
     it('dead-letters malformed entries and records with the reason, and claim goes on to the next task', async () => {
       queue = queueAt(prefix);
       const first = await submit();

@@ -22,11 +22,24 @@
  *   PREFIX:dead                 dead-letter stream (id, kind, stream, task, attempts, reason,
  *                               failedAt), capped by MAXLEN (deadLetterMaxLen).
  *   PREFIX:events               pub/sub channel: TaskEvent JSON, published by the scripts.
+ *                               A task's finishing state event (done, cancelled, dead) also
+ *                               carries `result`: the Result JSON as text when it is at most
+ *                               64 KiB, so that waiters need no GET (the adapter hands listeners
+ *                               the event without it). Per task: queued, running, then one of
+ *                               done/cancelled/dead (retrying/queued again on failures).
  *   PREFIX:workers              hash worker id -> WorkerRecord JSON, and
  *   PREFIX:workers:lapse        sorted set worker id -> lapse time: the cluster directory.
  *
  * Every multi-step change is one Lua script in ./lua (see ./scripts.ts). Times that decide
  * ownership (leases, back-offs, lapses) are read from the Redis server's clock.
+ *
+ * Round trips per task, which bound throughput (bench/README.md, bench:queue): the claims of one
+ * instance with the same acceptors wait in one line (./ClaimDispatcher.ts): one blocking XREAD
+ * for all of them and one claim script call leasing a task to each waiting consumer, instead of
+ * every idle slot waking on every entry. The acks of one event-loop turn (the tasks of one
+ * claim batch, typically) go as one ack script call (./CallCoalescer.ts). A waiter is answered
+ * by the result on the finishing event, and a task this instance enqueued on a live
+ * subscription is not read first (see waitForResult).
  */
 import { EventEmitter } from 'node:events';
 import type { DeadLetter, QueueStats, RequirementSetDepth, WorkerRecord } from '../../../../shared/task';
@@ -47,6 +60,8 @@ import {
 } from '../TaskQueue';
 import { waitForEvent } from '../waitForEvent';
 import { BlockingConnections } from './BlockingConnections';
+import { CallCoalescer } from './CallCoalescer';
+import { type ClaimBatch, ClaimDispatcher, type ClaimPort, type LeasedEntry } from './ClaimDispatcher';
 import type { RedisOptions } from 'ioredis';
 import { connectBounded, connectionOptions, DEFAULT_CONNECT_TIMEOUT_MS, Redis, rejectDroppedCommands } from './connect';
 import { parseRedisAddress, type RedisAddress } from '../../../../shared/redisAddress';
@@ -68,6 +83,10 @@ export const DEFAULT_DEAD_LETTER_MAX_LEN = 10_000;
 /** Longest single blocking read: new streams and expired leases are noticed this often. */
 export const MAX_BLOCK_MS = 1_000;
 const MAX_REASON_LENGTH = 300;
+/** Tasks remembered as enqueued here and unfinished (see unfinishedHere). */
+const MAX_UNFINISHED_HERE = 10_000;
+/** waitForResult skips its first read only for waits at least this long (see there). */
+const SKIP_FIRST_READ_MIN_WAIT_MS = 1_000;
 const RECHECK_AFTER_RECONNECT_MS = 1_000;
 const RECHECK_BATCH = 500;
 /**
@@ -80,8 +99,19 @@ export const RESULT_SWEEP_MS = 5_000;
 const MAX_IDLE_BLOCKING_CONNECTIONS = 64;
 const GROUP = 'peagen';
 
-type LeasedReply = [1, string, string, number, string];
-type ClaimReply = LeasedReply | [0, number, ...string[]];
+/** The claim script's answer: k, then k × (entryId, taskJson, attempts, taskId), then maybe wakeInMs and streams. */
+type ClaimReply = (string | number)[];
+
+function parseClaimReply(reply: ClaimReply, sentAt: number): ClaimBatch {
+  const count = Number(reply[0]);
+  const leased: LeasedEntry[] = [];
+  for (let index = 1; index < 1 + 4 * count; index += 4) {
+    leased.push({ entryId: String(reply[index]), taskJson: String(reply[index + 1]), attempts: Number(reply[index + 2]), taskId: String(reply[index + 3]) });
+  }
+  const tail = 1 + 4 * count;
+  if (reply.length <= tail) return { leased, sentAt };
+  return { leased, sentAt, idle: { wakeInMs: Number(reply[tail]), streamsAndIds: reply.slice(tail + 1).map(String) } };
+}
 
 export class RedisStreamsQueue implements TaskQueue {
   readonly backend = 'redis';
@@ -94,6 +124,14 @@ export class RedisStreamsQueue implements TaskQueue {
   private readonly commands: Redis;
   private readonly subscriber: Redis;
   private readonly blocking: BlockingConnections;
+  /** The acks of one event-loop turn go to Redis as one script call (see CallCoalescer). */
+  private readonly acks = new CallCoalescer<(string | number)[], number>(
+    async (items) => (await this.run('ack', items.flat())) as number[],
+    weighCall,
+    MAX_BATCH_BYTES,
+  );
+  /** The claims waiting here, one line per acceptor set (see ClaimDispatcher). */
+  private readonly dispatchers = new Map<string, ClaimDispatcher>();
   private readonly listeners = new Set<TaskEventListener>();
   /** Result waiters by task id; woken by a finishing state event, re-checked after a reconnect. */
   private readonly waiters = new Map<string, Set<(result: Result) => void>>();
@@ -104,6 +142,15 @@ export class RedisStreamsQueue implements TaskQueue {
   private resultSweepTimer: NodeJS.Timeout | undefined;
   /** Whether the event channel was subscribed once: from then on every reconnect subscribes again. */
   private subscribed = false;
+  /** Whether the event channel is subscribed now; `subscription` counts its interruptions. */
+  private listening = false;
+  private subscription = 0;
+  /**
+   * Tasks this instance enqueued while listening, whose finishing event has not been heard,
+   * with the subscription they were enqueued under. For them waitForResult skips its first
+   * read (see there). Bounded: the oldest are forgotten (and are read as before).
+   */
+  private readonly unfinishedHere = new Map<string, number>();
   private closed = false;
 
   constructor(url: string, options: RedisQueueOptions = {}) {
@@ -126,6 +173,10 @@ export class RedisStreamsQueue implements TaskQueue {
     // After either connection comes back, a result may have been missed: published while the
     // channel was not subscribed, or heard while its read could not be sent. Look again, and
     // once more after the channel is subscribed again.
+    this.subscriber.on('close', () => {
+      this.listening = false;
+      this.subscription++;
+    });
     this.subscriber.on('ready', () => {
       this.recheckAfterReconnect();
       this.subscribeAgain();
@@ -158,14 +209,13 @@ export class RedisStreamsQueue implements TaskQueue {
     }
     const record = taskRecord(task);
     await this.ready();
-    const where = (await this.run('enqueue', [
-      task.id,
-      record,
-      task.kind,
-      this.keys.stream(task.kind, task.requires),
-      task.attempts,
-    ])) as string;
+    const subscription = this.listening ? this.subscription : -1;
+    const where = (await this.run('enqueue', [task.id, record, task.kind, this.keys.stream(task.kind, task.requires), task.attempts])) as string;
     if (where) throw new DuplicateTaskError(task.id, where);
+    if (subscription >= 0 && subscription === this.subscription) {
+      if (this.unfinishedHere.size >= MAX_UNFINISHED_HERE) this.unfinishedHere.delete(this.unfinishedHere.keys().next().value!);
+      this.unfinishedHere.set(task.id, subscription);
+    }
   }
 
   async claim(options: ClaimOptions): Promise<Claim | null> {
@@ -181,27 +231,37 @@ export class RedisStreamsQueue implements TaskQueue {
   private async claimOrWait(options: ClaimOptions): Promise<Claim | null> {
     if (this.closed) return null;
     await this.ready();
-    const giveUpAt = Date.now() + options.blockMs;
     const acceptors = JSON.stringify(options.accepts.map((acceptor) => ({ kind: acceptor.kind, provides: [...acceptor.provides] })));
-    while (!this.closed && !options.signal?.aborted) {
-      const sentAt = Date.now();
-      // Expired leases are swept by a claim that finds nothing new, and at least every quarter
-      // lease by some claim here, so a busy queue still redelivers a dead worker's tasks.
-      const sweep = sentAt - this.lastSweepAt >= Math.max(50, this.options.leaseMs / 4);
-      if (sweep) this.lastSweepAt = sentAt;
-      const reply = (await this.run('claim', [options.consumer, acceptors, sweep ? '1' : '0', MAX_TASK_BYTES])) as ClaimReply;
-      if (reply[0] === 1) {
-        const claim = await this.toClaim(reply, options.consumer, sentAt);
-        if (claim) return claim;
-        continue;
-      }
-      const now = Date.now();
-      if (now >= giveUpAt) return null;
-      const [, wakeInMs, ...lastIds] = reply;
-      const waitMs = Math.min(giveUpAt - now, MAX_BLOCK_MS, wakeInMs >= 0 ? wakeInMs + 5 : MAX_BLOCK_MS);
-      await this.waitForEntry(lastIds, waitMs, options.signal);
+    let dispatcher = this.dispatchers.get(acceptors);
+    if (!dispatcher) {
+      const created = new ClaimDispatcher(this.claimPort(acceptors), MAX_BLOCK_MS, () => {
+        if (created.idle && this.dispatchers.get(acceptors) === created) this.dispatchers.delete(acceptors);
+      });
+      this.dispatchers.set(acceptors, (dispatcher = created));
     }
-    return null;
+    return dispatcher.claim(options.consumer, options.blockMs, options.signal);
+  }
+
+  /** How the claims of one acceptor set reach Redis (see ClaimDispatcher). */
+  private claimPort(acceptors: string): ClaimPort {
+    return {
+      claimBatch: async (consumers) => {
+        const sentAt = Date.now();
+        // Expired leases are swept by a claim that finds nothing new, and at least every quarter
+        // lease by some claim here, so a busy queue still redelivers a dead worker's tasks.
+        const sweep = sentAt - this.lastSweepAt >= Math.max(50, this.options.leaseMs / 4);
+        if (sweep) this.lastSweepAt = sentAt;
+        const [first, ...others] = consumers;
+        const reply = (await this.run('claim', [first!, acceptors, sweep ? '1' : '0', MAX_TASK_BYTES, ...others])) as ClaimReply;
+        return parseClaimReply(reply, sentAt);
+      },
+      toClaim: (entry, consumer, sentAt) => this.toClaim(entry, consumer, sentAt),
+      bury: async (entry, reason) => {
+        await this.run('fail', [entry.taskId, entry.entryId, '0', shortReason(reason)]);
+      },
+      waitForEntry: (streamsAndIds, waitMs, signal) => this.waitForEntry(streamsAndIds, waitMs, signal),
+      isClosed: () => this.closed,
+    };
   }
 
   async extendLease(claim: Claim): Promise<boolean> {
@@ -215,7 +275,7 @@ export class RedisStreamsQueue implements TaskQueue {
   async ack(claim: Claim, result: Result): Promise<boolean> {
     this.assertOpen();
     const cancelled = result.status === 'skip' && result.error?.code === 'cancelled';
-    const reply = await this.run('ack', [
+    const reply = await this.acks.call([
       claim.task.id,
       claim.leaseId,
       JSON.stringify(result),
@@ -283,6 +343,17 @@ export class RedisStreamsQueue implements TaskQueue {
       const startClock = (): void => {
         if (!settled) timer = setTimeout(onClosed, Math.max(0, timeoutMs));
       };
+      // A task enqueued here had no result then (enqueue checks), and the event channel has
+      // been subscribed without a break since before it was queued: its finishing event,
+      // whenever published, reaches this instance and has not yet (else it would have been
+      // struck off). The event answers the waiter, so the read would find nothing new. A break
+      // (listening false, another subscription) reads as before, and after a reconnect the
+      // awaited results are read again anyway. Only for waits long enough for an event on its
+      // way to arrive: a short or zero wait asks Redis.
+      if (timeoutMs >= SKIP_FIRST_READ_MIN_WAIT_MS && this.listening && this.unfinishedHere.get(taskId) === this.subscription) {
+        startClock();
+        return;
+      }
       this.readResult(taskId).then(
         (result) => (result ? finish(result) : startClock()),
         startClock,
@@ -362,6 +433,7 @@ export class RedisStreamsQueue implements TaskQueue {
     this.lifecycle.emit('closed');
     this.listeners.clear();
     this.waiters.clear();
+    this.unfinishedHere.clear();
     clearTimeout(this.recheckTimer);
     clearInterval(this.resultSweepTimer);
     this.blocking.close();
@@ -390,6 +462,7 @@ export class RedisStreamsQueue implements TaskQueue {
       await connectBounded(this.subscriber, this.url, this.options.connectTimeoutMs);
       await this.subscriber.subscribe(this.keys.events());
       this.subscribed = true;
+      this.listening = true;
     })().catch((error: unknown) => {
       this.readying = undefined;
       throw error;
@@ -411,9 +484,9 @@ export class RedisStreamsQueue implements TaskQueue {
     return runScript(this.commands, script, [...header, ...args]);
   }
 
-  /** A leased entry as a Claim; a task that fails validation is dead-lettered (null). */
-  private async toClaim(reply: LeasedReply, consumer: string, sentAt: number): Promise<Claim | null> {
-    const [, entryId, taskJson, attempts, taskId] = reply;
+  /** A leased entry as a Claim, or why it holds no valid task (it is then dead-lettered). */
+  private toClaim(entry: LeasedEntry, consumer: string, sentAt: number): Claim | { invalid: string } {
+    const { entryId, taskJson, attempts, taskId } = entry;
     let raw: unknown;
     try {
       raw = JSON.parse(taskJson);
@@ -423,11 +496,9 @@ export class RedisStreamsQueue implements TaskQueue {
     const parsed = parseTask(typeof raw === 'object' && raw !== null ? { ...raw, attempts: Number(attempts) } : raw);
     const leaseUntil = sentAt + this.options.leaseMs;
     if (parsed.ok && parsed.task.id === taskId) return { task: parsed.task, leaseId: entryId, leaseUntil, consumer };
-    const reason = parsed.ok
-      ? `invalid_task: the record of task ${taskId} holds task ${parsed.task.id}`
-      : `${parsed.error.code}: ${parsed.error.message}`;
-    await this.run('fail', [taskId, entryId, '0', shortReason(reason)]);
-    return null;
+    return {
+      invalid: parsed.ok ? `invalid_task: the record of task ${taskId} holds task ${parsed.task.id}` : `${parsed.error.code}: ${parsed.error.message}`,
+    };
   }
 
   /** Blocks until one of the streams gets an entry past its id, or `waitMs` passes. */
@@ -439,6 +510,8 @@ export class RedisStreamsQueue implements TaskQueue {
       return;
     }
     const connection = await this.blocking.acquire();
+    // Stopped while a connection was being found: the read is not needed.
+    if (signal?.aborted) return this.blocking.release(connection);
     const interrupt = (): void => this.blocking.interrupt(connection);
     signal?.addEventListener('abort', interrupt, { once: true });
     this.lifecycle.once('closed', interrupt);
@@ -459,12 +532,15 @@ export class RedisStreamsQueue implements TaskQueue {
   }
 
   private onMessage(message: string): void {
-    let event: TaskEvent;
+    let event: TaskEvent & { result?: unknown };
     try {
-      event = JSON.parse(message) as TaskEvent;
+      event = JSON.parse(message) as TaskEvent & { result?: unknown };
     } catch {
       return;
     }
+    // A finishing event carries its (small) result for the waiters; listeners get the state.
+    const resultText = event.result;
+    delete event.result;
     for (const listener of [...this.listeners]) {
       try {
         listener(structuredClone(event));
@@ -473,7 +549,10 @@ export class RedisStreamsQueue implements TaskQueue {
       }
     }
     if (event.type === 'state' && (event.state === 'done' || event.state === 'dead' || event.state === 'cancelled')) {
-      void this.wakeWaiters(event.taskId);
+      this.unfinishedHere.delete(event.taskId);
+      const result = typeof resultText === 'string' ? parseResult(resultText) : null;
+      if (result) this.wake(event.taskId, result);
+      else void this.wakeWaiters(event.taskId);
     }
   }
 
@@ -509,8 +588,12 @@ export class RedisStreamsQueue implements TaskQueue {
    */
   private subscribeAgain(): void {
     if (!this.subscribed || this.closed) return;
+    const subscription = this.subscription;
     this.subscriber.subscribe(this.keys.events()).then(
-      () => void this.recheckWaiters(),
+      () => {
+        if (subscription === this.subscription) this.listening = true;
+        void this.recheckWaiters();
+      },
       () => this.scheduleRecheck(),
     );
   }
@@ -581,6 +664,15 @@ export class RedisStreamsQueue implements TaskQueue {
   private assertOpen(): void {
     if (this.closed) throw new Error('the queue is closed');
   }
+}
+
+/** Coalesced calls stop growing past this many bytes of arguments (a large result goes alone). */
+const MAX_BATCH_BYTES = 1 << 20;
+
+function weighCall(args: readonly (string | number)[]): number {
+  let bytes = 0;
+  for (const arg of args) bytes += typeof arg === 'string' ? arg.length : 8;
+  return bytes;
 }
 
 function shortReason(reason: string): string {

@@ -1,13 +1,19 @@
--- Leases the oldest waiting task that one of the acceptors can run, reading only the streams
--- whose requirement set some acceptor covers. Due retries are promoted and expired leases in
--- those streams reclaimed (XAUTOCLAIM) first.
+-- Leases the oldest waiting tasks that one of the acceptors can run, one per consumer, reading
+-- only the streams whose requirement set some acceptor covers. Due retries are promoted and
+-- expired leases in those streams reclaimed (XAUTOCLAIM) first.
 -- ARGV[8] consumer, ARGV[9] acceptors JSON [{kind, provides[]}], ARGV[10] '1' to sweep
 -- expired leases first (the caller asks now and then; a claim that finds nothing sweeps too),
--- ARGV[11] the largest task record handed out, in bytes (a larger one is dead-lettered unread).
--- Answers {1, entryId, taskJson, attempts, taskId} or, when nothing is there,
--- {0, wakeInMs, stream1, lastId1, stream2, lastId2, ...}: XREAD BLOCK on those ids wakes on
--- the next entry; wakeInMs (-1: none) is when the next retry falls due or lease runs out.
-local consumer, acceptors, sweepFirst, maxTaskBytes = ARGV[8], cjson.decode(ARGV[9]), ARGV[10] == '1', tonumber(ARGV[11])
+-- ARGV[11] the largest task record handed out, in bytes (a larger one is dead-lettered unread),
+-- ARGV[12...] further consumers: one call leases up to one task to each consumer, in order
+-- (the coalesced claims of one queue instance, see ../ClaimDispatcher.ts).
+-- Answers {k, entryId1, taskJson1, attempts1, taskId1, ..., entryIdk, ..., taskIdk}, the k-th
+-- leased to the k-th consumer, followed, when fewer tasks than consumers were found, by
+-- {wakeInMs, stream1, lastId1, stream2, lastId2, ...}: XREAD BLOCK on those ids wakes on the
+-- next entry; wakeInMs (-1: none) is when the next retry falls due or lease runs out.
+-- With one consumer that is {1, entryId, taskJson, attempts, taskId} or {0, wakeInMs, ...}.
+local acceptors, sweepFirst, maxTaskBytes = cjson.decode(ARGV[9]), ARGV[10] == '1', tonumber(ARGV[11])
+local consumers = { ARGV[8] }
+for i = 12, #ARGV do consumers[#consumers + 1] = ARGV[i] end
 
 local function covers(kind, requires)
   for _, acceptor in ipairs(acceptors) do
@@ -68,7 +74,7 @@ local function idleReply()
   local wake = -1
   local firstDue = redis.call('ZRANGE', delayedKey, 0, 0, 'WITHSCORES')
   if firstDue[2] then wake = math.max(0, tonumber(firstDue[2]) - now) end
-  local reply = { 0, 0 }
+  local reply = { 0 }
   for _, stream in ipairs(eligible) do
     for _, held in ipairs(redis.call('XPENDING', stream, GROUP, '-', '+', 16)) do
       local left = math.max(0, leaseMs - tonumber(held[3]))
@@ -77,7 +83,7 @@ local function idleReply()
     reply[#reply + 1] = stream
     reply[#reply + 1] = lastDelivered(stream)
   end
-  reply[2] = wake
+  reply[1] = wake
   return reply
 end
 
@@ -95,7 +101,7 @@ local function oldestStream()
   return best
 end
 
-local function readNext(stream)
+local function readNext(stream, consumer)
   local ok, read = pcall(redis.call, 'XREADGROUP', 'GROUP', GROUP, consumer, 'COUNT', 1, 'STREAMS', stream, '>')
   if not ok then
     lastDelivered(stream) -- creates the missing group
@@ -104,17 +110,28 @@ local function readNext(stream)
   return read and read[1] and read[1][2][1]
 end
 
+local leased = { 0 }
+local function answer(tail)
+  leased[1] = (#leased - 1) / 4
+  for _, value in ipairs(tail) do leased[#leased + 1] = value end
+  return leased
+end
+
 -- A bad entry is dead-lettered and the next one tried, a bounded number of times.
-for _ = 1, 25 do
+local bad = 0
+while #leased - 1 < 4 * #consumers and bad < 25 do
+  local consumer = consumers[(#leased - 1) / 4 + 1]
   local best = #eligible > 0 and oldestStream() or nil
-  local entry = best and readNext(best)
+  local entry = best and readNext(best, consumer)
   if not entry then
-    -- Nothing new: sweep expired leases once (they may free a task), else report idle.
-    if swept then return idleReply() end
+    -- Nothing new: sweep expired leases once when nothing was found (they may free a task),
+    -- else report idle. A busy queue is swept by the caller's periodic sweepFirst.
+    if swept or #leased > 1 then return answer(idleReply()) end
     sweep()
   else
     local entryId, fields = entry[1], entry[2] or {}
     local id = field(fields, 'id')
+    bad = bad + 1
     if not id then
       buryEntry(best, entryId, fields, 'stream entry ' .. entryId .. ' in ' .. best .. ' names no task id')
     else
@@ -134,12 +151,15 @@ for _ = 1, 25 do
         removeEntry(best, entryId)
         bury(id, record[5] or '', best, tonumber(record[4]) or 0, 'invalid_task: the task record ' .. key .. ' holds malformed JSON', '')
       else
+        bad = bad - 1
         local attempts = tonumber(record[4]) or 0
         redis.call('HSET', key, 'state', 'inflight', 'consumer', consumer)
         emitState(id, record[5], 'running', attempts + 1, consumer)
-        return { 1, entryId, record[3], attempts, id }
+        for _, value in ipairs({ entryId, record[3], attempts, id }) do leased[#leased + 1] = value end
       end
     end
   end
 end
-return { 0, 0 }
+if #leased - 1 == 4 * #consumers then return answer({}) end
+-- Too many bad entries in a row: the caller asks again.
+return answer({ 0 })

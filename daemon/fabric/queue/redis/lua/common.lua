@@ -36,10 +36,20 @@ local function field(fields, name)
   return nil
 end
 
+-- The result this script just stored, carried on the task's finishing event (`result`, the
+-- JSON as text) so that waiters are answered without a GET; a larger one is left for them to
+-- read. Listeners never see it (the adapter takes it off).
+local MAX_RESULT_IN_EVENT = 65536
+local storedResult = nil
+
 local function emitState(id, kind, state, attempts, workerId, reason)
   local event = { type = 'state', taskId = id, kind = kind, state = state, attempts = tonumber(attempts), at = now }
   if workerId and workerId ~= '' then event.workerId = workerId end
   if reason and reason ~= '' then event.reason = string.sub(reason, 1, MAX_REASON) end
+  if storedResult and storedResult.id == id and (state == 'done' or state == 'cancelled' or state == 'dead') then
+    event.result = storedResult.json
+    storedResult = nil
+  end
   redis.call('PUBLISH', eventsKey, cjson.encode(event))
 end
 
@@ -65,6 +75,7 @@ end
 
 local function publishResult(id, resultJson)
   redis.call('SET', resultKey(id), resultJson, 'PX', resultTtlMs)
+  storedResult = string.len(resultJson) <= MAX_RESULT_IN_EVENT and { id = id, json = resultJson } or nil
 end
 
 -- A finished task keeps its record (for duplicate detection) as long as its result.
