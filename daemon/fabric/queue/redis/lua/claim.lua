@@ -4,6 +4,7 @@
 -- ARGV[8] consumer, ARGV[9] acceptors JSON [{kind, provides[]}], ARGV[10] '1' to sweep
 -- expired leases first (the caller asks now and then; a claim that finds nothing sweeps too),
 -- ARGV[11] the largest task record handed out, in bytes (a larger one is dead-lettered unread).
+-- No keys of its own: the streams come from the streams set, the tasks from their entries.
 -- Answers {1, entryId, taskJson, attempts, taskId} or, when nothing is there,
 -- {0, wakeInMs, stream1, lastId1, stream2, lastId2, ...}: XREAD BLOCK on those ids wakes on
 -- the next entry; wakeInMs (-1: none) is when the next retry falls due or lease runs out.
