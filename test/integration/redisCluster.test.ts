@@ -142,6 +142,92 @@ describe('RedisStreamsQueue on a 3-node Redis Cluster', function () {
     }
   });
 
+  it('declares in KEYS every key a script touches that its caller can name (MONITOR on the owning node)', async () => {
+    // What each script may touch without declaring it: keys it finds inside itself (lua/common.lua).
+    const FOUND_INSIDE: Record<string, RegExp | undefined> = {
+      claim: /:(tasks|task|result):/, // streams from the streams set, tasks from their entries and the delayed set
+      reclaim: /:(tasks|task|result):/,
+      stats: /:(tasks|task|result):/,
+      cancel: /:tasks:/, // the task's stream, read from its record
+      retryDead: /:tasks:/,
+    };
+    const prefix = uniquePrefix('declared');
+    const tag = queueKeyPrefix(prefix);
+    const owner = await ownerOf(await admin.cluster('KEYSLOT', tag));
+    const node = new Redis({ host: '127.0.0.1', port: owner, lazyConnect: true });
+    await node.connect();
+    const monitor = await node.monitor();
+    const lines: { args: string[]; source: string }[] = [];
+    monitor.on('monitor', (_time: string, args: string[], source: string) => lines.push({ args, source }));
+    const queue = queueAt(prefix, { leaseMs: 300, retryBaseMs: 50 });
+    const step = async (script: string, operation: () => Promise<unknown>): Promise<void> => {
+      await node.echo(`step ${script}`);
+      await operation();
+      await node.echo('step -'); // what follows is not checked (setting up the next step)
+    };
+    const mustClaim = async () => {
+      const claim = await queue.claim({ consumer: 'w', accepts: CPU, blockMs: 3_000 });
+      assert.ok(claim);
+      return claim;
+    };
+    try {
+      const now = Date.now();
+      await queue.stats(); // connects: nothing is sent before
+      await step('workers', () => queue.announceWorker({ id: 'w', host: 'h', pid: 1, caps: ['cpu'], kinds: ['echo'], mode: 'in-process', slots: 1, busy: 0, startedAt: now, seenAt: now }, 60_000));
+      await step('workers', () => queue.listWorkers());
+      const task = newTask({ kind: 'echo', requires: ['cpu'] });
+      await step('enqueue', () => queue.enqueue(task));
+      let claim = await mustClaim();
+      await step('extend', () => queue.extendLease(claim));
+      await step('fail', () => queue.fail(claim, { code: 'flaky', message: 'again', retryable: true }));
+      await delay(100); // past the back-off: the next claim promotes it from the delayed set
+      await step('claim', async () => (claim = await mustClaim()));
+      await step('fail', () => queue.fail(claim, { code: 'invalid', message: 'bad', retryable: false }));
+      await step('retryDead', () => queue.retryDead(task.id));
+      claim = await mustClaim();
+      await step('release', () => queue.release(claim));
+      await step('cancel', () => queue.cancel(task.id));
+      const other = newTask({ kind: 'echo', requires: ['cpu'] });
+      await queue.enqueue(other);
+      await mustClaim();
+      await delay(400); // the lease runs out: stats reclaims it, a task it finds inside
+      await step('stats', () => queue.stats());
+      claim = await mustClaim();
+      await step('ack', () => queue.ack(claim, { taskId: other.id, status: 'ok', attempts: 2 }));
+      await step('reclaim', () => queue.reclaimExpired());
+      await node.echo('step end');
+      while (!lines.some((line) => line.args[0] === 'echo' && line.args[1] === 'step end')) await delay(10);
+
+      let script = '';
+      let declared = new Set<string>();
+      const checked = new Set<string>();
+      for (const { args, source } of lines) {
+        const [name = '', ...rest] = args;
+        if (name === 'echo' && rest[0]?.startsWith('step ')) script = rest[0].slice('step '.length);
+        else if (source !== 'lua' && (name === 'evalsha' || name === 'eval')) declared = new Set(rest.slice(2, 2 + Number(rest[1])));
+        else if (source === 'lua' && script && script !== '-') {
+          let touched: string[] = [];
+          try {
+            touched = (await admin.call('COMMAND', 'GETKEYS', ...args)) as string[];
+          } catch {
+            // TIME, PUBLISH: no keys
+          }
+          for (const key of touched) {
+            assert.ok(key.startsWith(`${tag}:`), `${script} touched ${key}, outside the workspace`);
+            if (!declared.has(key)) assert.match(key, FOUND_INSIDE[script] ?? /^$/, `${script} touched ${key} (${name}) without declaring it`);
+          }
+          checked.add(script);
+        }
+      }
+      assert.deepEqual([...checked].sort(), ['ack', 'cancel', 'claim', 'enqueue', 'extend', 'fail', 'reclaim', 'release', 'retryDead', 'stats', 'workers']);
+    } finally {
+      monitor.disconnect();
+      node.disconnect();
+      await queue.close();
+      await deleteClusterKeys(cluster, prefix);
+    }
+  });
+
   it('spreads workspaces over the nodes: two prefixes whose slots two nodes own each live there', async () => {
     // The first names (in a fixed order) whose slots are owned by two different nodes.
     const candidates = Array.from({ length: 32 }, (_, n) => `${uniquePrefix('spread')}-${n}`);
