@@ -159,7 +159,8 @@ describe('RedisStreamsQueue on a 3-node Redis Cluster', function () {
     const monitor = await node.monitor();
     const lines: { args: string[]; source: string }[] = [];
     monitor.on('monitor', (_time: string, args: string[], source: string) => lines.push({ args, source }));
-    const queue = queueAt(prefix, { leaseMs: 300, retryBaseMs: 50 });
+    // A lease long enough that no step loses it on a loaded machine; the stats step waits it out.
+    const queue = queueAt(prefix, { leaseMs: 1_000, retryBaseMs: 50 });
     const step = async (script: string, operation: () => Promise<unknown>): Promise<void> => {
       await node.echo(`step ${script}`);
       await operation();
@@ -190,7 +191,7 @@ describe('RedisStreamsQueue on a 3-node Redis Cluster', function () {
       const other = newTask({ kind: 'echo', requires: ['cpu'] });
       await queue.enqueue(other);
       await mustClaim();
-      await delay(400); // the lease runs out: stats reclaims it, a task it finds inside
+      await delay(1_100); // the lease runs out: stats reclaims it, a task it finds inside
       await step('stats', () => queue.stats());
       claim = await mustClaim();
       await step('ack', () => queue.ack(claim, { taskId: other.id, status: 'ok', attempts: 2 }));
