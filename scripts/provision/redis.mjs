@@ -11,7 +11,7 @@
 //   install  only makes sure redis-server is installed
 //   start    stdout: {"port": N, "pid": N, "dir": "...", "url": "redis://127.0.0.1:N"}
 //   stop     --dir D: stops the server whose pid file is in D (SHUTDOWN NOSAVE, then SIGKILL)
-//   cluster-start [--dir D] [--nodes 3]: a Redis Cluster of that many masters on loopback, each
+//   cluster-start [--dir D] [--nodes 3] [--requirepass-file F]: a Redis Cluster of that many masters on loopback, each
 //            a server as above (own port, cluster bus port and directory D/node-I) with
 //            cluster-enabled, joined by `redis-cli --cluster create`, waited for until every
 //            node reports cluster_state:ok. stdout: {"dir": D, "nodes": [{"port", "pid", "dir"}...],
@@ -165,9 +165,9 @@ export async function stopRedis({ port, dir }) {
   while (alive(pid)) await delay(20);
 }
 
-/** Runs redis-cli with `args`; its stdout, or an error with its stderr. */
-function redisCli(args) {
-  const run = spawnSync('redis-cli', args, { encoding: 'utf8' });
+/** Runs redis-cli with `args` (the password, if any, in REDISCLI_AUTH: never on argv); its stdout. */
+function redisCli(args, password) {
+  const run = spawnSync('redis-cli', args, { encoding: 'utf8', env: { ...process.env, ...(password && { REDISCLI_AUTH: password }) } });
   if (run.status !== 0) throw new Error(`redis-cli ${args.join(' ')} failed (exit ${run.status}): ${run.stderr || run.stdout}`);
   return run.stdout;
 }
@@ -176,27 +176,29 @@ function redisCli(args) {
  * A Redis Cluster of `nodes` masters (no replicas) on loopback, in private directories under
  * `dir`: started, joined and waited for until every node says cluster_state:ok.
  */
-export async function startRedisCluster({ dir, nodes = 3 } = {}) {
+export async function startRedisCluster({ dir, nodes = 3, requirepassFile } = {}) {
   ensureRedisInstalled();
   const clusterDir = resolve(dir ?? mkdtempSync(join(tmpdir(), 'peagen-redis-cluster-')));
   mkdirSync(clusterDir, { recursive: true });
   const started = [];
+  const password = requirepassFile ? readFileSync(requirepassFile, 'utf8').trim() : undefined;
   try {
     for (let index = 0; index < nodes; index++) {
       // The bus port is set explicitly: the default (port + 10000) may be taken or past 65535.
       const busPort = await freePort();
       const node = await startRedis({
         dir: join(clusterDir, `node-${index}`),
+        requirepassFile,
         extraArgs: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(busPort), '--cluster-node-timeout', '5000'],
       });
       started.push({ port: node.port, pid: node.pid, dir: node.dir });
       writeFileSync(join(clusterDir, 'cluster.json'), `${JSON.stringify({ nodes: started })}\n`);
     }
     const addresses = started.map((node) => `127.0.0.1:${node.port}`);
-    redisCli(['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes']);
+    redisCli(['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'], password);
     const giveUpAt = Date.now() + 30_000;
     for (const node of started) {
-      while (!/^cluster_state:ok\r?$/m.test(redisCli(['-h', '127.0.0.1', '-p', String(node.port), 'cluster', 'info']))) {
+      while (!/^cluster_state:ok\r?$/m.test(redisCli(['-h', '127.0.0.1', '-p', String(node.port), 'cluster', 'info'], password))) {
         if (Date.now() > giveUpAt) throw new Error(`the Redis Cluster in ${clusterDir} did not reach cluster_state:ok within 30 s`);
         await delay(50);
       }
@@ -247,6 +249,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     const cluster = await startRedisCluster({
       ...(option('--dir') && { dir: option('--dir') }),
       ...(option('--nodes') && { nodes: Number(option('--nodes')) }),
+      ...(option('--requirepass-file') && { requirepassFile: option('--requirepass-file') }),
     });
     process.stdout.write(`${JSON.stringify(cluster)}\n`);
   } else if (action === 'cluster-stop') {

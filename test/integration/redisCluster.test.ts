@@ -255,6 +255,36 @@ describe('RedisStreamsQueue on a 3-node Redis Cluster', function () {
     }
   });
 
+  it('authenticates every node with PEAGEN_REDIS_PASSWORD, and says so when it is wrong or missing', async () => {
+    const PASSWORD = 'cluster horse battery';
+    const secured = await startRedisCluster({ password: PASSWORD });
+    try {
+      const queue = new RedisStreamsQueue(`${secured.url}?prefix=${uniquePrefix('auth')}`, { env: { PEAGEN_REDIS_PASSWORD: PASSWORD } });
+      try {
+        const task = newTask({ kind: 'echo', requires: ['cpu'] });
+        await queue.enqueue(task);
+        assert.equal((await queue.claim({ consumer: 'w', accepts: CPU, blockMs: 3_000 }))?.task.id, task.id);
+      } finally {
+        await queue.close();
+      }
+      for (const [env, message] of [
+        [{ PEAGEN_REDIS_PASSWORD: 'not-it-at-all' }, /refused to authenticate .*check PEAGEN_REDIS_PASSWORD/],
+        [{}, /requires a password: set PEAGEN_REDIS_PASSWORD/],
+      ] as const) {
+        const refused = new RedisStreamsQueue(secured.url, { env });
+        await assert.rejects(refused.stats(), (error: Error) => {
+          assert.match(error.message, new RegExp(`Redis at ${secured.url.replace(/[.+]/g, '\\$&')} `));
+          assert.match(error.message, message);
+          assert.doesNotMatch(error.message, /not-it-at-all|horse/);
+          return true;
+        });
+        await refused.close();
+      }
+    } finally {
+      await secured.stop();
+    }
+  });
+
   it('round trip: tasks queued here are served by a `worker start` process on QUEUE_URL=redis+cluster://..., results heard here', async () => {
     const home = tempDir('redis-cluster-cli');
     const queue = new RedisStreamsQueue(cluster.url);
