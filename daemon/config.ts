@@ -11,16 +11,26 @@ import { LlmConfigSchema } from './evolution/llm/llmConfig';
 export const CONFIG_FILE_NAME = 'peagen.json';
 
 /**
- * `memory://`, or `redis://[user:password@]host[:port][/db]` (`rediss://` for TLS). Checked
- * here so that a typo is a configuration error naming the setting, not a failure later on.
+ * `memory://`, `redis://[user:password@]host[:port][/db]` (`rediss://` for TLS), or a Redis
+ * Cluster: `redis+cluster://[user:password@]host:port[,host:port...]` (`rediss+cluster://`).
+ * Checked here so that a typo is a configuration error naming the setting, not a failure later
+ * on; shared/redisAddress.ts reads the parts (and says what is wrong in more detail).
  */
-const QUEUE_URL_FORM = /^(?:memory:\/\/|rediss?:\/\/(?:[^\s/@]*@)?(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?(?:\/\d+)?\/?(?:\?[A-Za-z0-9_.=&:-]*)?)$/;
+const REDIS_HOST_PORT = String.raw`(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?`;
+const REDIS_QUERY = String.raw`(?:\?[A-Za-z0-9_.=&:-]*)?`;
+const QUEUE_URL_FORM = new RegExp(
+  String.raw`^(?:memory:\/\/` +
+    String.raw`|rediss?:\/\/(?:[^\s/@]*@)?${REDIS_HOST_PORT}(?:\/\d+)?\/?${REDIS_QUERY}` +
+    String.raw`|rediss?\+cluster:\/\/(?:[^\s/@]*@)?${REDIS_HOST_PORT}(?:,${REDIS_HOST_PORT})*(?:\/0)?\/?${REDIS_QUERY})$`,
+);
+const QUEUE_URL_EXPECTED =
+  'expected memory:// or redis://host[:port][/db][?prefix=NAME] (rediss:// for TLS), or for a Redis Cluster redis+cluster://host:port[,host:port...][?prefix=NAME]';
 
 const QueueSchema = z
   .object({
     url: z
       .string()
-      .regex(QUEUE_URL_FORM, { error: 'expected memory:// or redis://host[:port][/db][?prefix=NAME] (rediss:// for TLS)' })
+      .regex(QUEUE_URL_FORM, { error: QUEUE_URL_EXPECTED })
       .default('memory://'),
     leaseMs: z.number().int().positive().default(60_000),
     maxAttempts: z.number().int().positive().default(3),

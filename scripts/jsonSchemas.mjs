@@ -14,7 +14,7 @@ const CONFIG_DESCRIPTIONS = {
   '': 'Peagen project settings (peagen.json). Environment variables (QUEUE_URL, WORKER_CAPS, ...) override them; secrets never go here.',
   queue: 'The task queue the daemon and its workers share.',
   'queue.url':
-    'memory:// (private to one daemon) or redis://host[:port][/db][?prefix=NAME] (rediss:// for TLS) for a shared cluster. Keep the password out of this file: set PEAGEN_REDIS_PASSWORD (in VS Code: "Peagen: Set Redis Password").',
+    'memory:// (private to one daemon) or redis://host[:port][/db][?prefix=NAME] (rediss:// for TLS) for a shared cluster; on a Redis Cluster redis+cluster://host:port[,host:port...][?prefix=NAME] (rediss+cluster:// for TLS). Keep the password out of this file: set PEAGEN_REDIS_PASSWORD (in VS Code: "Peagen: Set Redis Password").',
   'queue.leaseMs': 'How long a claimed task is leased to its worker (ms); a worker that dies loses it and the task runs again.',
   'queue.maxAttempts': 'Deliveries of a task before it goes to the dead-letter list with its reason.',
   'queue.retryBaseMs': 'Back-off before the first retry of a retryable failure (ms); doubled on each further attempt.',

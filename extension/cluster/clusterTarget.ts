@@ -4,6 +4,7 @@
  * daemon address the settings name). What to do when the connection fails. No vscode import:
  * unit-tested in test/unit/clusterTarget.test.ts.
  */
+import { parseRedisAddress } from '../../shared/redisAddress';
 
 export type ClusterMode = 'embedded' | 'cluster';
 
@@ -24,8 +25,20 @@ export interface TargetInputs {
   daemonQueue?: { backend: string; url: string };
 }
 
-/** `host:port` of a redis:// or rediss:// URL, without user or password; undefined otherwise. */
+/**
+ * `host:port` of a redis:// or rediss:// URL (`cluster host:port,host:port` of a
+ * redis+cluster:// one), without user or password; undefined otherwise.
+ */
 export function queueHost(url: string): string | undefined {
+  if (/^rediss?\+cluster:/i.test(url.trim())) {
+    try {
+      const address = parseRedisAddress(url.trim(), {});
+      const nodes = (address.cluster?.nodes ?? []).map((node) => (node.host.includes(':') ? `[${node.host}]:${node.port}` : `${node.host}:${node.port}`));
+      return `${address.connection.tls ? 'rediss ' : ''}cluster ${nodes.join(',')}`;
+    } catch {
+      return undefined;
+    }
+  }
   let parsed: URL;
   try {
     parsed = new URL(url.trim());

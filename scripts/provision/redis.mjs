@@ -11,6 +11,12 @@
 //   install  only makes sure redis-server is installed
 //   start    stdout: {"port": N, "pid": N, "dir": "...", "url": "redis://127.0.0.1:N"}
 //   stop     --dir D: stops the server whose pid file is in D (SHUTDOWN NOSAVE, then SIGKILL)
+//   cluster-start [--dir D] [--nodes 3] [--requirepass-file F]: a Redis Cluster of that many masters on loopback, each
+//            a server as above (own port, cluster bus port and directory D/node-I) with
+//            cluster-enabled, joined by `redis-cli --cluster create`, waited for until every
+//            node reports cluster_state:ok. stdout: {"dir": D, "nodes": [{"port", "pid", "dir"}...],
+//            "url": "redis+cluster://127.0.0.1:P1,127.0.0.1:P2,..."}
+//   cluster-stop --dir D: stops every node of the cluster started in D
 // The module exports the same as functions (see test/fixtures/redisServer.ts).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -106,7 +112,7 @@ export async function waitForPing(port, timeoutMs = 15_000) {
  * Starts a server (or restarts one on the same port and directory, keeping its append-only
  * file): resolves once it answers PING.
  */
-export async function startRedis({ port, dir, appendonly = false, requirepassFile } = {}) {
+export async function startRedis({ port, dir, appendonly = false, requirepassFile, extraArgs = [] } = {}) {
   ensureRedisInstalled();
   const dataDir = resolve(dir ?? mkdtempSync(join(tmpdir(), 'peagen-redis-')));
   mkdirSync(dataDir, { recursive: true });
@@ -131,6 +137,7 @@ export async function startRedis({ port, dir, appendonly = false, requirepassFil
       '--dir', dataDir,
       // Keyspace events are not needed (results are published by the queue's scripts).
       '--protected-mode', 'yes',
+      ...extraArgs,
     ],
     { stdio: ['ignore', 'ignore', 'inherit'] },
   );
@@ -156,6 +163,59 @@ export async function stopRedis({ port, dir }) {
     await delay(20);
   }
   while (alive(pid)) await delay(20);
+}
+
+/** Runs redis-cli with `args` (the password, if any, in REDISCLI_AUTH: never on argv); its stdout. */
+function redisCli(args, password) {
+  const run = spawnSync('redis-cli', args, { encoding: 'utf8', env: { ...process.env, ...(password && { REDISCLI_AUTH: password }) } });
+  if (run.status !== 0) throw new Error(`redis-cli ${args.join(' ')} failed (exit ${run.status}): ${run.stderr || run.stdout}`);
+  return run.stdout;
+}
+
+/**
+ * A Redis Cluster of `nodes` masters (no replicas) on loopback, in private directories under
+ * `dir`: started, joined and waited for until every node says cluster_state:ok.
+ */
+export async function startRedisCluster({ dir, nodes = 3, requirepassFile } = {}) {
+  ensureRedisInstalled();
+  const clusterDir = resolve(dir ?? mkdtempSync(join(tmpdir(), 'peagen-redis-cluster-')));
+  mkdirSync(clusterDir, { recursive: true });
+  const started = [];
+  const password = requirepassFile ? readFileSync(requirepassFile, 'utf8').trim() : undefined;
+  try {
+    for (let index = 0; index < nodes; index++) {
+      // The bus port is set explicitly: the default (port + 10000) may be taken or past 65535.
+      const busPort = await freePort();
+      const node = await startRedis({
+        dir: join(clusterDir, `node-${index}`),
+        requirepassFile,
+        extraArgs: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-port', String(busPort), '--cluster-node-timeout', '5000'],
+      });
+      started.push({ port: node.port, pid: node.pid, dir: node.dir });
+      writeFileSync(join(clusterDir, 'cluster.json'), `${JSON.stringify({ nodes: started })}\n`);
+    }
+    const addresses = started.map((node) => `127.0.0.1:${node.port}`);
+    redisCli(['--cluster', 'create', ...addresses, '--cluster-replicas', '0', '--cluster-yes'], password);
+    const giveUpAt = Date.now() + 30_000;
+    for (const node of started) {
+      while (!/^cluster_state:ok\r?$/m.test(redisCli(['-h', '127.0.0.1', '-p', String(node.port), 'cluster', 'info'], password))) {
+        if (Date.now() > giveUpAt) throw new Error(`the Redis Cluster in ${clusterDir} did not reach cluster_state:ok within 30 s`);
+        await delay(50);
+      }
+    }
+    return { dir: clusterDir, nodes: started, url: `redis+cluster://${addresses.join(',')}` };
+  } catch (error) {
+    await stopRedisCluster({ dir: clusterDir });
+    throw error;
+  }
+}
+
+/** Stops every node of the cluster started in `dir` (see {@link startRedisCluster}). */
+export async function stopRedisCluster({ dir }) {
+  const file = join(resolve(dir), 'cluster.json');
+  if (!existsSync(file)) return;
+  const { nodes } = JSON.parse(readFileSync(file, 'utf8'));
+  await Promise.all(nodes.map((node) => stopRedis({ port: node.port, dir: node.dir })));
 }
 
 function alive(pid) {
@@ -185,5 +245,15 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   } else if (action === 'stop') {
     if (!option('--dir')) throw new Error('stop needs --dir');
     await stopRedis({ dir: option('--dir'), ...(option('--port') && { port: Number(option('--port')) }) });
-  } else throw new Error(`unknown action ${action}: use install, start or stop`);
+  } else if (action === 'cluster-start') {
+    const cluster = await startRedisCluster({
+      ...(option('--dir') && { dir: option('--dir') }),
+      ...(option('--nodes') && { nodes: Number(option('--nodes')) }),
+      ...(option('--requirepass-file') && { requirepassFile: option('--requirepass-file') }),
+    });
+    process.stdout.write(`${JSON.stringify(cluster)}\n`);
+  } else if (action === 'cluster-stop') {
+    if (!option('--dir')) throw new Error('cluster-stop needs --dir');
+    await stopRedisCluster({ dir: option('--dir') });
+  } else throw new Error(`unknown action ${action}: use install, start, stop, cluster-start or cluster-stop`);
 }

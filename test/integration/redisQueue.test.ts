@@ -9,6 +9,7 @@ import { Redis } from 'ioredis';
 import { createQueue, QueueAddressError } from '../../daemon/fabric/queue/createQueue';
 import { RESULT_SWEEP_MS, RedisStreamsQueue, type RedisQueueOptions } from '../../daemon/fabric/queue/redis/RedisStreamsQueue';
 import { type Acceptor, type Claim, MAX_TASK_BYTES, type TaskEvent } from '../../daemon/fabric/queue/TaskQueue';
+import { queueKeyPrefix } from '../../shared/redisAddress';
 import { newTask, type Task } from '../../shared/task';
 import { describeTaskQueueConformance } from '../conformance/taskQueue';
 import { startRedisServer, type RedisServer } from '../fixtures/redisServer';
@@ -21,13 +22,13 @@ export function uniquePrefix(name: string): string {
   return `t${process.pid}-${name}-${++prefixCounter}`;
 }
 
-/** Deletes every key under `prefix:` (SCAN, never KEYS). */
+/** Deletes every key of workspace `prefix`, all under `{prefix}:` (SCAN, never KEYS). */
 export async function deleteKeys(url: string, prefix: string, password?: string): Promise<void> {
   const redis = new Redis(url, { ...(password && { password }), lazyConnect: true });
   await redis.connect();
   let cursor = '0';
   do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${queueKeyPrefix(prefix)}:*`, 'COUNT', 500);
     cursor = next;
     if (keys.length > 0) await redis.del(...keys);
   } while (cursor !== '0');

@@ -45,8 +45,8 @@ describe('the peagen CLI on a Redis queue', function () {
     assert.deepEqual(result.data, { message: 'via redis' });
     const admin = new Redis(url);
     try {
-      assert.ok(await admin.exists(`peagen:result:${taskId}`), 'the result was stored in Redis');
-      assert.equal(await admin.xlen('peagen:tasks:echo:'), 0, 'and its entry left the stream');
+      assert.ok(await admin.exists(`{peagen}:result:${taskId}`), 'the result was stored in Redis');
+      assert.equal(await admin.xlen('{peagen}:tasks:echo:'), 0, 'and its entry left the stream');
     } finally {
       admin.disconnect();
     }

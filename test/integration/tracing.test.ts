@@ -96,7 +96,7 @@ async function taskRecords(url: string, prefix: string): Promise<Record<string, 
     const records: Record<string, unknown>[] = [];
     let cursor = '0';
     do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}:task:*`, 'COUNT', 500);
+      const [next, keys] = await redis.scan(cursor, 'MATCH', `{${prefix}}:task:*`, 'COUNT', 500);
       cursor = next;
       for (const key of keys) {
         const text = await redis.hget(key, 'task');

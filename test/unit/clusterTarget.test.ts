@@ -30,8 +30,11 @@ describe('cluster target (status bar mode and host)', () => {
     assert.equal(target.label, 'cluster daemon tcp:10.0.0.7:7781');
   });
 
-  it('reads hosts of redis:// and rediss:// URLs only', () => {
+  it('reads hosts of redis://, rediss:// and redis+cluster:// URLs only', () => {
     assert.equal(queueHost('redis://h'), 'h:6379');
+    assert.equal(queueHost('redis+cluster://:pw@a:7000,[::1]:7001?prefix=x'), 'cluster a:7000,[::1]:7001');
+    assert.equal(queueHost('rediss+cluster://a:7000'), 'rediss cluster a:7000');
+    assert.equal(queueHost('redis+cluster://a:7000/5'), undefined);
     assert.equal(queueHost('rediss://:pw@h:7000'), 'rediss h:7000');
     assert.equal(queueHost('memory://'), undefined);
     assert.equal(queueHost('not a url'), undefined);

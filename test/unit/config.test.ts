@@ -41,12 +41,20 @@ describe('configuration (peagen.json + environment)', () => {
     assert.match(errorFor({ worker: { concurrency: 'many' } }), /peagen\.json: worker\.concurrency: .*expected number/);
   });
 
-  it('accepts memory:// and redis(s)://host[:port][/db] queue addresses and refuses anything else', () => {
-    for (const url of ['memory://', 'redis://localhost', 'redis://10.0.0.2:6379/0', 'rediss://user:secret@queue.example.com:6380/2', 'redis://[::1]:6379']) {
+  it('accepts memory://, redis(s)://host[:port][/db] and redis(s)+cluster://host:port,... queue addresses and refuses anything else', () => {
+    for (const url of [
+      'memory://',
+      'redis://localhost',
+      'redis://10.0.0.2:6379/0',
+      'rediss://user:secret@queue.example.com:6380/2',
+      'redis://[::1]:6379',
+      'redis+cluster://10.0.0.1:7000,10.0.0.2:7000,[::1]:7002?prefix=team',
+      'rediss+cluster://user:secret@node-a:6379',
+    ]) {
       fs.writeFileSync(file, JSON.stringify({ queue: { url } }));
       assert.equal(loadConfig(file, {}).queue.url, url);
     }
-    for (const url of ['garbage', 'http://localhost:6379', 'redis://', 'redis://host:port', 'memory:', 'redis://host/db']) {
+    for (const url of ['garbage', 'http://localhost:6379', 'redis://', 'redis://host:port', 'memory:', 'redis://host/db', 'redis://a:1,b:2', 'redis+cluster://a:1/2', 'redis+cluster://']) {
       assert.match(errorFor({ queue: { url } }), /peagen\.json: queue\.url: expected memory:\/\/ or redis:\/\/host\[:port\]\[\/db\]/, url);
     }
   });

@@ -16,6 +16,7 @@ import { detectedCapabilities } from '../../daemon/composition';
 import { requirementSetKey } from '../../daemon/fabric/queue/TaskQueue';
 import { createRegistry } from '../../daemon/handlers';
 import { type Executor, executorCapabilities } from '../../daemon/sandbox/Executor';
+import { queueKeyPrefix } from '../../shared/redisAddress';
 import { CLI, REPO } from '../fixtures/paths';
 
 const DEPLOY = path.join(REPO, 'deploy', 'kubernetes');
@@ -159,7 +160,7 @@ function servedStreams(config: PeagenConfig, env: NodeJS.ProcessEnv, queueUrl: U
   const executor = { name: config.sandbox.executor === 'docker' ? 'docker' : 'process' } as unknown as Executor;
   const registry = createRegistry(config.worker.plugins, executor, { llm: config.llm, env, log: () => {} });
   const caps = [...new Set([...config.worker.caps, ...executorCapabilities(executor), ...detectedCapabilities(registry)])];
-  const prefix = queueUrl.searchParams.get('prefix') ?? 'peagen';
+  const prefix = queueKeyPrefix(queueUrl.searchParams.get('prefix') ?? 'peagen');
   const streams = new Set<string>();
   for (const acceptor of registry.acceptorsFor(caps)) {
     // A task may require any subset of what the handler provides (evolve's evaluate tasks require nothing).

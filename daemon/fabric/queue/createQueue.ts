@@ -5,7 +5,8 @@ import type { QueueOptions, TaskQueue } from './TaskQueue';
 /**
  * Picks the adapter from QUEUE_URL-style addresses: `memory://` (default), or
  * `redis://[user@]host[:port][/db][?prefix=NAME]` (`rediss://` for TLS; the password from
- * PEAGEN_REDIS_PASSWORD or the URL). An address this version cannot serve is a
+ * PEAGEN_REDIS_PASSWORD or the URL), or a Redis Cluster,
+ * `redis+cluster://[user@]host:port[,host:port...][?prefix=NAME]` (`rediss+cluster://`). An address this version cannot serve is a
  * QueueAddressError: bad configuration, which the CLI reports with exit code 2.
  * The Redis adapter (and ioredis with it) is loaded only for a redis:// address, and connects
  * on first use.
@@ -20,7 +21,9 @@ export async function createQueue(url: string, options: QueueOptions = {}): Prom
     case 'memory':
       return new MemoryQueue(options);
     case 'redis':
-    case 'rediss': {
+    case 'rediss':
+    case 'redis+cluster':
+    case 'rediss+cluster': {
       const { RedisStreamsQueue } = await import('./redis/RedisStreamsQueue');
       try {
         return new RedisStreamsQueue(url, options);
@@ -30,6 +33,6 @@ export async function createQueue(url: string, options: QueueOptions = {}): Prom
       }
     }
     default:
-      throw new QueueAddressError(`unknown queue address "${redactRedisUrl(url)}": expected memory:// or redis://host:port`);
+      throw new QueueAddressError(`unknown queue address "${redactRedisUrl(url)}": expected memory://, redis://host:port or redis+cluster://host:port[,host:port...]`);
   }
 }

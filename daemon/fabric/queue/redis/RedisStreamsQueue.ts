@@ -1,12 +1,16 @@
 /**
  * The Redis Streams adapter: the task fabric shared by every host that reaches one Redis
- * (7.0 or newer). It keeps the promises of TaskQueue (test/conformance/taskQueue.ts).
+ * (7.0 or newer), a single node or a Redis Cluster (`redis+cluster://`). It keeps the promises
+ * of TaskQueue (test/conformance/taskQueue.ts).
  *
- * Key scheme (PREFIX defaults to `peagen`; `?prefix=NAME` in the URL changes it). Other parts
- * of Peagen and the cluster's autoscaler depend on it:
+ * Key scheme. PREFIX is `{NAME}`, NAME being `peagen` unless the URL says `?prefix=NAME`: the
+ * braces make NAME the hash tag of every key, so that on a cluster a workspace's keys all live
+ * in one hash slot (on one node) and each script can change several of them atomically. Other
+ * parts of Peagen and the cluster's autoscaler depend on it. (Before the tag, keys started with
+ * `NAME:`; tasks queued under those names by an older version are not read.)
  *
  *   PREFIX:tasks:<kind>:<caps>  one stream per requirement set (requirementSetKey(kind, requires),
- *                               e.g. peagen:tasks:echo:cpu,gpu), consumer group `peagen`. Each
+ *                               e.g. {peagen}:tasks:echo:cpu,gpu), consumer group `peagen`. Each
  *                               entry is `id <taskId>`; an entry leaves the stream (XACK + XDEL)
  *                               when its delivery ends, so XLEN = tasks waiting or running in it
  *                               (what a KEDA ScaledObject scales on). The group's pending list
@@ -21,7 +25,8 @@
  *   PREFIX:result:<id>          the Result JSON, with a TTL (resultTtlMs, 7 days by default).
  *   PREFIX:dead                 dead-letter stream (id, kind, stream, task, attempts, reason,
  *                               failedAt), capped by MAXLEN (deadLetterMaxLen).
- *   PREFIX:events               pub/sub channel: TaskEvent JSON, published by the scripts.
+ *   PREFIX:events               pub/sub channel: TaskEvent JSON, published by the scripts (on a
+ *                               cluster a PUBLISH reaches the subscribers of every node).
  *                               A task's finishing state event (done, cancelled, dead) also
  *                               carries `result`: the Result JSON as text when it is at most
  *                               64 KiB, so that waiters need no GET (the adapter hands listeners
@@ -30,7 +35,8 @@
  *   PREFIX:workers              hash worker id -> WorkerRecord JSON, and
  *   PREFIX:workers:lapse        sorted set worker id -> lapse time: the cluster directory.
  *
- * Every multi-step change is one Lua script in ./lua (see ./scripts.ts). Times that decide
+ * Every multi-step change is one Lua script in ./lua (see ./scripts.ts), which declares the keys
+ * its caller can name (./lua/common.lua says which, and why the others are safe). Times that decide
  * ownership (leases, back-offs, lapses) are read from the Redis server's clock.
  *
  * Round trips per task, which bound throughput (bench/README.md, bench:queue): the claims of one
@@ -63,7 +69,7 @@ import { BlockingConnections } from './BlockingConnections';
 import { CallCoalescer } from './CallCoalescer';
 import { type ClaimBatch, ClaimDispatcher, type ClaimPort, type LeasedEntry } from './ClaimDispatcher';
 import type { RedisOptions } from 'ioredis';
-import { connectBounded, connectionOptions, DEFAULT_CONNECT_TIMEOUT_MS, Redis, rejectDroppedCommands } from './connect';
+import { connectBounded, DEFAULT_CONNECT_TIMEOUT_MS, openConnection, type RedisConnection } from './connect';
 import { parseRedisAddress, type RedisAddress } from '../../../../shared/redisAddress';
 import { defineQueueScripts, runScript, type ScriptName } from './scripts';
 
@@ -116,17 +122,17 @@ function parseClaimReply(reply: ClaimReply, sentAt: number): ClaimBatch {
 export class RedisStreamsQueue implements TaskQueue {
   readonly backend = 'redis';
   readonly url: string;
-  /** Key prefix of every key this queue uses. */
+  /** What every key of this queue starts with: `{NAME}` (see the key scheme above). */
   readonly prefix: string;
 
   private readonly options: Required<QueueOptions> & { resultTtlMs: number; deadLetterMaxLen: number; connectTimeoutMs: number };
   private readonly address: RedisAddress;
-  private readonly commands: Redis;
-  private readonly subscriber: Redis;
+  private readonly commands: RedisConnection;
+  private readonly subscriber: RedisConnection;
   private readonly blocking: BlockingConnections;
   /** The acks of one event-loop turn go to Redis as one script call (see CallCoalescer). */
-  private readonly acks = new CallCoalescer<(string | number)[], number>(
-    async (items) => (await this.run('ack', items.flat())) as number[],
+  private readonly acks = new CallCoalescer<ScriptCall, number>(
+    async (items) => (await this.run('ack', items.flatMap((item) => item.args), items.flatMap((item) => item.keys))) as number[],
     weighCall,
     MAX_BATCH_BYTES,
   );
@@ -156,7 +162,7 @@ export class RedisStreamsQueue implements TaskQueue {
   constructor(url: string, options: RedisQueueOptions = {}) {
     this.address = parseRedisAddress(url, options.env);
     this.url = this.address.url;
-    this.prefix = this.address.prefix;
+    this.prefix = this.address.keyPrefix;
     this.options = {
       leaseMs: options.leaseMs ?? DEFAULT_QUEUE_OPTIONS.leaseMs,
       maxAttempts: options.maxAttempts ?? DEFAULT_QUEUE_OPTIONS.maxAttempts,
@@ -200,7 +206,18 @@ export class RedisStreamsQueue implements TaskQueue {
     dead: (): string => `${this.prefix}:dead`,
     events: (): string => `${this.prefix}:events`,
     workers: (): string => `${this.prefix}:workers`,
+    workersLapse: (): string => `${this.prefix}:workers:lapse`,
   };
+
+  /** KEYS of a script about one task: its record, its result, and its stream when known. */
+  private taskKeys(taskId: string, stream?: string): string[] {
+    return [this.keys.task(taskId), this.keys.result(taskId), ...(stream ? [stream] : [])];
+  }
+
+  /** KEYS of a script about a claim's delivery. */
+  private deliveryKeys(claim: Claim): string[] {
+    return this.taskKeys(claim.task.id, this.keys.stream(claim.task.kind, claim.task.requires));
+  }
 
   async enqueue(task: Task): Promise<void> {
     this.assertOpen();
@@ -210,7 +227,8 @@ export class RedisStreamsQueue implements TaskQueue {
     const record = taskRecord(task);
     await this.ready();
     const subscription = this.listening ? this.subscription : -1;
-    const where = (await this.run('enqueue', [task.id, record, task.kind, this.keys.stream(task.kind, task.requires), task.attempts])) as string;
+    const stream = this.keys.stream(task.kind, task.requires);
+    const where = (await this.run('enqueue', [task.id, record, task.kind, stream, task.attempts], this.taskKeys(task.id, stream))) as string;
     if (where) throw new DuplicateTaskError(task.id, where);
     if (subscription >= 0 && subscription === this.subscription) {
       if (this.unfinishedHere.size >= MAX_UNFINISHED_HERE) this.unfinishedHere.delete(this.unfinishedHere.keys().next().value!);
@@ -257,7 +275,8 @@ export class RedisStreamsQueue implements TaskQueue {
       },
       toClaim: (entry, consumer, sentAt) => this.toClaim(entry, consumer, sentAt),
       bury: async (entry, reason) => {
-        await this.run('fail', [entry.taskId, entry.entryId, '0', shortReason(reason)]);
+        // The task's stream is not declared: what its record holds may not even parse (fail.lua).
+        await this.run('fail', [entry.taskId, entry.entryId, '0', shortReason(reason)], this.taskKeys(entry.taskId));
       },
       waitForEntry: (streamsAndIds, waitMs, signal) => this.waitForEntry(streamsAndIds, waitMs, signal),
       isClosed: () => this.closed,
@@ -267,7 +286,7 @@ export class RedisStreamsQueue implements TaskQueue {
   async extendLease(claim: Claim): Promise<boolean> {
     if (this.closed) return false;
     const sentAt = Date.now();
-    const extended = (await this.run('extend', [claim.task.id, claim.leaseId])) === 1;
+    const extended = (await this.run('extend', [claim.task.id, claim.leaseId], this.deliveryKeys(claim))) === 1;
     if (extended) claim.leaseUntil = sentAt + this.options.leaseMs;
     return extended;
   }
@@ -275,29 +294,25 @@ export class RedisStreamsQueue implements TaskQueue {
   async ack(claim: Claim, result: Result): Promise<boolean> {
     this.assertOpen();
     const cancelled = result.status === 'skip' && result.error?.code === 'cancelled';
-    const reply = await this.acks.call([
-      claim.task.id,
-      claim.leaseId,
-      JSON.stringify(result),
-      cancelled ? 'cancelled' : 'done',
-      cancelled ? shortReason(result.error?.message ?? '') : '',
-    ]);
+    const reply = await this.acks.call({
+      keys: this.deliveryKeys(claim),
+      args: [claim.task.id, claim.leaseId, JSON.stringify(result), cancelled ? 'cancelled' : 'done', cancelled ? shortReason(result.error?.message ?? '') : ''],
+    });
     return reply === 1;
   }
 
   async fail(claim: Claim, error: TaskError): Promise<FailOutcome> {
     this.assertOpen();
-    return (await this.run('fail', [
-      claim.task.id,
-      claim.leaseId,
-      error.retryable ? '1' : '0',
-      shortReason(`${error.code}: ${error.message}`),
-    ])) as FailOutcome;
+    return (await this.run(
+      'fail',
+      [claim.task.id, claim.leaseId, error.retryable ? '1' : '0', shortReason(`${error.code}: ${error.message}`)],
+      this.deliveryKeys(claim),
+    )) as FailOutcome;
   }
 
   async release(claim: Claim): Promise<boolean> {
     this.assertOpen();
-    return (await this.run('release', [claim.task.id, claim.leaseId])) === 1;
+    return (await this.run('release', [claim.task.id, claim.leaseId], this.deliveryKeys(claim))) === 1;
   }
 
   async reclaimExpired(): Promise<number> {
@@ -363,7 +378,7 @@ export class RedisStreamsQueue implements TaskQueue {
 
   async cancel(taskId: string, reason = 'cancelled by request'): Promise<boolean> {
     this.assertOpen();
-    return (await this.run('cancel', [taskId, shortReason(reason)])) === 1;
+    return (await this.run('cancel', [taskId, shortReason(reason)], this.taskKeys(taskId))) === 1;
   }
 
   subscribe(listener: TaskEventListener): () => void {
@@ -398,23 +413,24 @@ export class RedisStreamsQueue implements TaskQueue {
 
   async retryDead(taskId: string): Promise<boolean> {
     this.assertOpen();
-    return (await this.run('retryDead', [taskId])) === 1;
+    return (await this.run('retryDead', [taskId], this.taskKeys(taskId))) === 1;
   }
 
   async announceWorker(record: WorkerRecord, ttlMs: number): Promise<void> {
     this.assertOpen();
-    await this.run('workers', ['announce', record.id, JSON.stringify(record), Math.max(1, Math.round(ttlMs))]);
+    await this.run('workers', ['announce', record.id, JSON.stringify(record), Math.max(1, Math.round(ttlMs))], [this.keys.workers(), this.keys.workersLapse()]);
   }
 
   async retireWorker(workerId: string): Promise<void> {
     this.assertOpen();
     await this.ready();
-    await this.commands.multi().hdel(this.keys.workers(), workerId).zrem(`${this.keys.workers()}:lapse`, workerId).exec();
+    // One slot (the prefix's tag), so MULTI works on a cluster too.
+    await this.commands.multi().hdel(this.keys.workers(), workerId).zrem(this.keys.workersLapse(), workerId).exec();
   }
 
   async listWorkers(): Promise<WorkerRecord[]> {
     this.assertOpen();
-    const records = (await this.run('workers', ['list'])) as (string | null)[];
+    const records = (await this.run('workers', ['list'], [this.keys.workers(), this.keys.workersLapse()])) as (string | null)[];
     const workers: WorkerRecord[] = [];
     for (const text of records) {
       if (!text) continue;
@@ -443,11 +459,10 @@ export class RedisStreamsQueue implements TaskQueue {
     this.commands.disconnect();
   }
 
-  private newConnection(name: string, extra: Pick<RedisOptions, 'enableAutoPipelining'> = {}): Redis {
-    const connection = new Redis({ ...connectionOptions(this.address.connection, this.options.connectTimeoutMs, name), ...extra });
+  private newConnection(name: string, extra: Pick<RedisOptions, 'enableAutoPipelining'> = {}): RedisConnection {
+    const connection = openConnection(this.address, this.options.connectTimeoutMs, name, extra);
     // Errors surface as rejected commands; an unhandled 'error' event would crash the process.
     connection.on('error', () => undefined);
-    rejectDroppedCommands(connection);
     return connection;
   }
 
@@ -470,8 +485,10 @@ export class RedisStreamsQueue implements TaskQueue {
     return this.readying;
   }
 
-  private async run(script: ScriptName, args: readonly (string | number)[]): Promise<unknown> {
+  /** Runs a script: `args` after the common ARGV header, `keys` after the common KEYS header. */
+  private async run(script: ScriptName, args: readonly (string | number)[], keys: readonly string[] = []): Promise<unknown> {
     await this.ready();
+    const headerKeys = [this.keys.streams(), this.keys.delayed(), this.keys.dead()];
     const header = [
       this.prefix,
       this.options.leaseMs,
@@ -481,7 +498,7 @@ export class RedisStreamsQueue implements TaskQueue {
       this.options.deadLetterMaxLen,
       new Date().toISOString(),
     ];
-    return runScript(this.commands, script, [...header, ...args]);
+    return runScript(this.commands, script, [...headerKeys, ...keys], [...header, ...args]);
   }
 
   /** A leased entry as a Claim, or why it holds no valid task (it is then dead-lettered). */
@@ -669,9 +686,15 @@ export class RedisStreamsQueue implements TaskQueue {
 /** Coalesced calls stop growing past this many bytes of arguments (a large result goes alone). */
 const MAX_BATCH_BYTES = 1 << 20;
 
-function weighCall(args: readonly (string | number)[]): number {
+/** One delivery's part of a coalesced script call: the keys it declares and its arguments. */
+interface ScriptCall {
+  keys: string[];
+  args: (string | number)[];
+}
+
+function weighCall({ keys, args }: ScriptCall): number {
   let bytes = 0;
-  for (const arg of args) bytes += typeof arg === 'string' ? arg.length : 8;
+  for (const arg of [...keys, ...args]) bytes += typeof arg === 'string' ? arg.length : 8;
   return bytes;
 }
 

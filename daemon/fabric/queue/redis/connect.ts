@@ -3,10 +3,20 @@
  * password is a clear error, never a hang); after that ioredis reconnects on its own, and a
  * command issued during an outage fails after a couple of reconnect attempts instead of
  * waiting: callers (the worker pool) retry, and nothing is sent twice behind their back.
+ *
+ * A `redis+cluster://` address opens an ioredis Cluster instead: it learns the slot map from
+ * the listed nodes and sends each command (each script, by its first key) to the node owning
+ * its slot, following MOVED/ASK redirections. A queue's keys share one hash slot, so every
+ * multi-key command (MGET, MULTI, the scripts, a blocking XREAD over several streams) goes to
+ * one node. Pub/sub needs nothing special: a PUBLISH on any node of a cluster reaches the
+ * subscribers of every node (the cluster bus forwards it).
  */
-import { Redis, type RedisOptions } from 'ioredis';
-import { REDIS_PASSWORD_VARIABLE } from '../../../../shared/redisAddress';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { REDIS_PASSWORD_VARIABLE, type RedisAddress } from '../../../../shared/redisAddress';
 import { RedisConnectError } from './connectError';
+
+/** A connection to one Redis node or to a Redis Cluster: the queue uses both alike. */
+export type RedisConnection = Redis | Cluster;
 
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
 
@@ -23,8 +33,47 @@ export function connectionOptions(base: RedisOptions, connectTimeoutMs: number, 
     // Fail commands during an outage quickly; a resent script could run twice.
     maxRetriesPerRequest: 2,
     autoResendUnfulfilledCommands: false,
-    retryStrategy: (times) => Math.min(50 * 2 ** times, 1_000),
+    retryStrategy: reconnectDelay,
   };
+}
+
+/** Delay before the next reconnect attempt (ms), for a node and for a cluster's slot map. */
+function reconnectDelay(times: number): number {
+  return Math.min(50 * 2 ** times, 1_000);
+}
+
+/**
+ * Opens (lazily: nothing is sent before {@link connectBounded}) a connection to `address`: one
+ * node, or a cluster when the address is a `redis+cluster://` one. `name` is the client name
+ * Redis shows (CLIENT LIST).
+ */
+export function openConnection(
+  address: RedisAddress,
+  connectTimeoutMs: number,
+  name: string,
+  extra: Pick<RedisOptions, 'enableAutoPipelining'> = {},
+): RedisConnection {
+  const options = connectionOptions(address.connection, connectTimeoutMs, name);
+  if (!address.cluster) {
+    const redis = new Redis({ ...options, ...extra });
+    rejectDroppedCommands(redis);
+    return redis;
+  }
+  // The cluster client owns hosts, ports and reconnects; each node gets the rest (credentials, TLS, timeouts).
+  const nodeOptions: Partial<typeof options> = { ...options };
+  delete nodeOptions.host;
+  delete nodeOptions.port;
+  delete nodeOptions.db;
+  delete nodeOptions.retryStrategy;
+  const cluster = new Cluster(address.cluster.nodes, {
+    redisOptions: nodeOptions,
+    lazyConnect: true,
+    ...(extra.enableAutoPipelining !== undefined && { enableAutoPipelining: extra.enableAutoPipelining }),
+    clusterRetryStrategy: reconnectDelay,
+  });
+  // Each node connection is an ioredis Redis, with the same drop problem as a single node's.
+  cluster.on('+node', (node: Redis) => rejectDroppedCommands(node));
+  return cluster;
 }
 
 /**
@@ -49,7 +98,7 @@ export function rejectDroppedCommands(redis: Redis): void {
  * Connects `redis` and waits until it is ready, for at most `timeoutMs`. Rejects with a
  * {@link RedisConnectError} naming `shownUrl` (never the password) and what to do.
  */
-export async function connectBounded(redis: Redis, shownUrl: string, timeoutMs: number): Promise<void> {
+export async function connectBounded(redis: RedisConnection, shownUrl: string, timeoutMs: number): Promise<void> {
   let lastError: Error | undefined;
   await new Promise<void>((resolve, reject) => {
     const fail = (error: RedisConnectError): void => {
@@ -82,9 +131,12 @@ export async function connectBounded(redis: Redis, shownUrl: string, timeoutMs: 
       clearTimeout(timer);
       redis.off('ready', onReady);
       redis.off('error', onError);
+      redis.off('node error', onError);
     };
     redis.on('ready', onReady);
     redis.on('error', onError);
+    // A cluster reports its nodes' errors (a refused password) as 'node error'.
+    redis.on('node error', onError);
     redis.connect().catch((error: Error) => {
       lastError = error;
     });

@@ -2,7 +2,8 @@
 -- and `done` (or `cancelled`) published. A stale delivery changes nothing and publishes nothing.
 -- ARGV[8] task id, ARGV[9] lease id, ARGV[10] result JSON, ARGV[11] 'done'|'cancelled',
 -- ARGV[12] reason (for cancelled); further deliveries follow in groups of five (the acks of one
--- event-loop turn, coalesced by the adapter). Answers a list: 1 or 0 per delivery.
+-- event-loop turn, coalesced by the adapter). KEYS[4...] name each delivery's record, result
+-- and stream, in threes. Answers a list: 1 or 0 per delivery.
 local answers = {}
 for base = 8, #ARGV, 5 do
   local id, leaseId, resultJson, state, reason = ARGV[base], ARGV[base + 1], ARGV[base + 2], ARGV[base + 3], ARGV[base + 4]

@@ -1,6 +1,7 @@
 -- Cancels a task that has not finished. A waiting (pending or delayed) task is withdrawn and
 -- answered with a skip result; for a running one the request is recorded and a `cancel`
 -- event published for the worker holding the lease. ARGV[8] task id, ARGV[9] reason.
+-- KEYS[4] the task's record, KEYS[5] its result (its stream is read from the record).
 -- Answers 1, or 0 when the task is unknown or finished.
 local id, reason = ARGV[8], ARGV[9]
 local key = taskKey(id)

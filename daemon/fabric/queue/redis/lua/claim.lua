@@ -6,6 +6,7 @@
 -- ARGV[11] the largest task record handed out, in bytes (a larger one is dead-lettered unread),
 -- ARGV[12...] further consumers: one call leases up to one task to each consumer, in order
 -- (the coalesced claims of one queue instance, see ../ClaimDispatcher.ts).
+-- No keys of its own: the streams come from the streams set, the tasks from their entries.
 -- Answers {k, entryId1, taskJson1, attempts1, taskId1, ..., entryIdk, ..., taskIdk}, the k-th
 -- leased to the k-th consumer, followed, when fewer tasks than consumers were found, by
 -- {wakeInMs, stream1, lastId1, stream2, lastId2, ...}: XREAD BLOCK on those ids wakes on the

@@ -2,7 +2,20 @@
 -- names and the state changes that several scripts make. Each script runs atomically, and the
 -- events it PUBLISHes are part of the same atomic change.
 --
--- ARGV[1] prefix, ARGV[2] leaseMs, ARGV[3] maxAttempts, ARGV[4] retryBaseMs,
+-- Keys. Every key of a workspace starts with the key prefix `{NAME}:`, whose braces make NAME
+-- the hash tag: on a Redis Cluster all of them are in one hash slot, on one node. Each script
+-- declares in KEYS the keys its caller can name: KEYS[1] the streams set, KEYS[2] the delayed
+-- set, KEYS[3] the dead-letter stream (every script declares these three, as it may reach
+-- them through the shared functions below), then its own from KEYS[4] (the task's record,
+-- result and stream when the caller knows the task; see each script's header). Keys found
+-- only inside a script cannot be declared in advance: the streams listed in the streams set
+-- (claim, reclaim, stats), the records of tasks read from a stream or from the delayed set, a
+-- task's stream read from its record (cancel, retry-dead). They are built from the same prefix,
+-- so they hash to the same slot as the declared ones: the cluster routes the script to the
+-- node that holds them all, and Redis 7 checks it (the `#!lua` line scripts.ts puts first
+-- refuses any key of another slot, declared or not).
+--
+-- ARGV[1] key prefix, ARGV[2] leaseMs, ARGV[3] maxAttempts, ARGV[4] retryBaseMs,
 -- ARGV[5] resultTtlMs, ARGV[6] deadMaxLen, ARGV[7] the caller's time as ISO text (finishedAt);
 -- a script's own arguments start at ARGV[8].
 local prefix = ARGV[1]
@@ -20,9 +33,9 @@ local MAX_REASON = 300
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + math.floor(tonumber(clock[2]) / 1000)
 
-local streamsKey = prefix .. ':streams'
-local delayedKey = prefix .. ':delayed'
-local deadKey = prefix .. ':dead'
+local streamsKey = KEYS[1]
+local delayedKey = KEYS[2]
+local deadKey = KEYS[3]
 local eventsKey = prefix .. ':events'
 local streamPrefix = prefix .. ':tasks:'
 

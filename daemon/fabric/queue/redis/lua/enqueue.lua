@@ -1,5 +1,6 @@
 -- Adds a task: its record, an entry in its requirement set's stream, a `queued` event.
 -- ARGV[8] id, ARGV[9] task JSON, ARGV[10] kind, ARGV[11] stream, ARGV[12] attempts.
+-- KEYS[4] the task's record, KEYS[5] its result, KEYS[6] the stream (= ARGV[11]).
 -- Answers '' when queued, or where the task with this id already is.
 local id, taskJson, kind, stream, attempts = ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12]
 local key = taskKey(id)

@@ -1,6 +1,8 @@
 -- A live delivery failed: retry after back-off (retryBaseMs * 2^(attempts-1)), dead-letter it
 -- (non-retryable or out of attempts), or answer it when a cancel was requested meanwhile.
 -- ARGV[8] task id, ARGV[9] lease id, ARGV[10] '1' if retryable, ARGV[11] reason.
+-- KEYS[4] the task's record, KEYS[5] its result, KEYS[6] its stream (left out when the claim
+-- found the task's record unreadable: the stream is then only read from the record).
 -- Answers 'retrying' | 'dead' | 'cancelled' | 'stale'.
 local id, leaseId, retryable, reason = ARGV[8], ARGV[9], ARGV[10] == '1', ARGV[11]
 local delivery = currentDelivery(id, leaseId)

@@ -1,5 +1,6 @@
 -- Gives a live delivery back untouched (attempts unchanged) at the end of its stream, or
--- answers it when a cancel was requested. ARGV[8] task id, ARGV[9] lease id. Answers 1 or 0.
+-- answers it when a cancel was requested. ARGV[8] task id, ARGV[9] lease id. KEYS[4] the
+-- task's record, KEYS[5] its result, KEYS[6] its stream. Answers 1 or 0.
 local id, leaseId = ARGV[8], ARGV[9]
 local delivery = currentDelivery(id, leaseId)
 if not delivery then return 0 end

@@ -1,5 +1,6 @@
 -- Puts a dead-lettered task back in its stream with attempts reset, withdrawing the
--- dead-letter answer. ARGV[8] task id. Answers 1, or 0 when the task is not dead.
+-- dead-letter answer. ARGV[8] task id. KEYS[4] the task's record, KEYS[5] its result (its
+-- stream is read from the record). Answers 1, or 0 when the task is not dead.
 local id = ARGV[8]
 local key = taskKey(id)
 local record = redis.call('HMGET', key, 'state', 'deadEntry', 'stream', 'kind')

@@ -1,6 +1,7 @@
 -- Counts after promoting due retries and reclaiming expired leases, so that the numbers say
 -- what a worker would see now. Consumers without pending entries are dropped from the groups
 -- (their names are only diagnostics), so short-lived workers do not pile up.
+-- No keys of its own (the streams come from the streams set).
 -- Answers {dead, stream1, waiting1, inFlight1, delayed1, oldestPendingMs1, stream2, ...}.
 promoteDue()
 local delayedBy = {}
