@@ -10,7 +10,7 @@
 import { EventEmitter, setMaxListeners } from 'node:events';
 import type { WorkerPoolStatus } from '../../../shared/protocol';
 import type { Result, Task } from '../../../shared/task';
-import type { Claim, WorkerQueue } from '../queue/TaskQueue';
+import type { Acceptor, Claim, WorkerQueue } from '../queue/TaskQueue';
 import { ClaimRunner, type TaskEnd } from './ClaimRunner';
 import type { HandlerRegistry } from './HandlerRegistry';
 import { type ChildReport, type ChildScope, type ExitReason, runOneShot } from './oneShot';
@@ -24,6 +24,12 @@ export interface WorkerPoolOptions {
   caps: readonly string[];
   concurrency: number;
   mode: 'in-process' | 'one-shot';
+  /**
+   * Task kinds this pool leaves to other workers although its handlers serve them. An evolve
+   * run's own process on a shared queue serves its mutate tasks and leaves evaluations to the
+   * workers there.
+   */
+  excludeKinds?: readonly string[];
   /** Name of this pool in leases and results. */
   id?: string;
   /** Script that runs one-shot children (see runOneShotChild); default: this process's script. */
@@ -79,11 +85,17 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
 
   /** The task kinds this pool will claim, given its capabilities. */
   get kinds(): string[] {
-    return this.options.registry.acceptorsFor(this.options.caps).map((acceptor) => acceptor.kind);
+    return this.accepts().map((acceptor) => acceptor.kind);
+  }
+
+  private accepts(): Acceptor[] {
+    const all = this.options.registry.acceptorsFor(this.options.caps);
+    const excluded = this.options.excludeKinds ?? [];
+    return all.filter((acceptor) => !excluded.includes(acceptor.kind));
   }
 
   start(): this {
-    const accepts = this.options.registry.acceptorsFor(this.options.caps);
+    const accepts = this.accepts();
     if (accepts.length === 0) {
       this.options.log?.(`worker ${this.id}: no handler fits caps [${this.options.caps.join(', ')}]; it will claim nothing`);
     }
@@ -123,7 +135,7 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
 
   private async runSlot(slot: number): Promise<void> {
     const consumer = `${this.id}/${slot}`;
-    const accepts = this.options.registry.acceptorsFor(this.options.caps);
+    const accepts = this.accepts();
     while (!this.stopClaiming.signal.aborted) {
       let claim: Claim | null;
       try {
