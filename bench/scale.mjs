@@ -1,7 +1,10 @@
 // bench:scale — does an evolve run scale with its workers (the brief's P-1: laptop to 50
 // parallel workers without CLI changes)? The machine has 2 cores, so the work here is not CPU:
-// an evaluator whose cost is a sleep (bench/scale/sleepy_fib, default 2 s per candidate) and
-// sim-llm (../shared/sim-llm/server.mjs) answering slow_fib_js's move table at 2 s ± 0.5 s.
+// an evaluator whose cost is a sleep (bench/scale/knobs, default 2 s per candidate) and
+// sim-llm (../shared/sim-llm/server.mjs) at 2 s ± 0.5 s, answering from a move table written
+// here: one move per knob and value of the example's 300 knobs, so that almost every answer is
+// a new program (with a small table, as W grows most answers repeat a known child and the
+// figures would measure the problem, not the fabric).
 //
 // For each W (BENCH_W, default 1,4,16,64,256): a private redis-server, `peagen worker start`
 // processes holding W evaluation slots between them (no model configured there, so they serve
@@ -20,6 +23,7 @@
 //        BENCH_LLM_MS=2000 BENCH_LLM_JITTER_MS=500  BENCH_SLOTS_PER_WORKER=16 (slots per
 //        worker process, at least 1 and at most 8 processes)  BENCH_KEEP=1 (keep the temp dir)
 //        BENCH_SIM_LLM=path/to/sim-llm/server.mjs (default ../shared/sim-llm/server.mjs)
+//        BENCH_CPU_PROF=DIR (a CPU profile of each evolve process: node bench/cpuProfileTop.mjs DIR/w64/*)
 import { spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -33,7 +37,7 @@ const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 const CLI = join(REPO, 'dist', 'cli.js');
 const SIM_LLM = process.env.BENCH_SIM_LLM ?? resolve(REPO, '..', 'shared', 'sim-llm', 'server.mjs');
-const MOVES = join(REPO, 'bench', 'moves', 'slow_fib_js.moves.json');
+const EXAMPLE = join(REPO, 'bench', 'scale', 'knobs');
 
 const numberOf = (name, fallback) => (process.env[name] ? Number(process.env[name]) : fallback);
 const SIZES = (process.env.BENCH_W ?? '1,4,16,64,256').split(',').map(Number).filter((w) => w > 0);
@@ -76,9 +80,26 @@ function startProcess(argv, options, name) {
   return child;
 }
 
+/** sim-llm's move table for the knobs: `const kNNN = v;` to each other value, v in 0..3. */
+function writeMoveTable(dir) {
+  const knobs = readFileSync(join(EXAMPLE, 'knobs.js'), 'utf8').match(/^const k\d+ = 0;$/gm);
+  const moves = [];
+  for (const line of knobs) {
+    const name = /k\d+/.exec(line)[0];
+    for (let from = 0; from <= 3; from++) {
+      for (let to = 0; to <= 3; to++) {
+        if (from !== to) moves.push({ id: `${name}-${from}-${to}`, kind: 'neutral', rationale: `Turn ${name} to ${to}.`, search: `const ${name} = ${from};`, replace: `const ${name} = ${to};` });
+      }
+    }
+  }
+  const file = join(dir, 'knobs.moves.json');
+  writeFileSync(file, JSON.stringify({ problem: 'knobs', detect: ['function knobs('], description: 'bench:scale: every knob to every other value', moves }));
+  return file;
+}
+
 async function startModel(dir) {
   const child = startProcess(
-    [SIM_LLM, '--moves', MOVES, '--port', '0', '--seed', '1', '--latency-ms', String(LLM_MS), '--jitter-ms', String(LLM_JITTER_MS), '--fail-nomatch', '0.05'],
+    [SIM_LLM, '--moves', writeMoveTable(dir), '--port', '0', '--seed', '1', '--latency-ms', String(LLM_MS), '--jitter-ms', String(LLM_JITTER_MS), '--fail-nomatch', '0.05'],
     { cwd: dir },
     'sim-llm',
   );
@@ -115,8 +136,8 @@ function runDirOf(project) {
 
 async function benchOne(w, redisUrl, model) {
   const project = mkdtempSync(join(tmpdir(), `peagen-scale-${w}-`));
-  const example = join(project, 'sleepy_fib');
-  cpSync(join(REPO, 'bench', 'scale', 'sleepy_fib'), example, { recursive: true });
+  const example = join(project, 'knobs');
+  cpSync(EXAMPLE, example, { recursive: true });
   const exampleFile = join(example, 'peagen.example.json');
   const config = JSON.parse(readFileSync(exampleFile, 'utf8'));
   config.evaluator = ['sh', 'evaluate.sh', '{program}', '--sleep-ms', String(EVAL_MS)];
@@ -137,8 +158,17 @@ async function benchOne(w, redisUrl, model) {
   }
   const minutes = (WARMUP_S + SECONDS + 30) / 60;
   const evolve = startProcess(
-    [CLI, '--json', 'evolve', 'run', 'sleepy_fib', '--workers', String(w), '--minutes', minutes.toFixed(3), '--reduce-budget', '0'],
-    { cwd: project, env: cleanEnv({ ...common, OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'bench', OPENAI_MODEL: 'gpt-4o-mini' }) },
+    [CLI, '--json', 'evolve', 'run', 'knobs', '--workers', String(w), '--minutes', minutes.toFixed(3), '--reduce-budget', '0'],
+    {
+      cwd: project,
+      env: cleanEnv({
+        ...common,
+        OPENAI_BASE_URL: model.baseUrl,
+        OPENAI_API_KEY: 'bench',
+        OPENAI_MODEL: 'gpt-4o-mini',
+        ...(process.env.BENCH_CPU_PROF && { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF, `w${w}`)}` }),
+      }),
+    },
     'evolve run',
   );
   const samples = [];
@@ -212,7 +242,7 @@ const model = await startModel(base);
 const rows = [];
 try {
   process.stderr.write(
-    `bench:scale: eval ${EVAL_MS} ms (sleep, process sandbox), model ${LLM_MS} ± ${LLM_JITTER_MS} ms (sim-llm, slow_fib_js moves), ${WARMUP_S} s warm-up + ${SECONDS} s per W\n`,
+    `bench:scale: eval ${EVAL_MS} ms (sleep, process sandbox), model ${LLM_MS} ± ${LLM_JITTER_MS} ms (sim-llm, knob moves), ${WARMUP_S} s warm-up + ${SECONDS} s per W\n`,
   );
   for (const w of SIZES) {
     process.stderr.write(`W = ${w}: ${workerShape(w).length} worker process(es) [${workerShape(w).join(', ')}] ...\n`);
