@@ -134,7 +134,7 @@ function runDirOf(project) {
   return first && join(runs, first);
 }
 
-async function benchOne(w, redisUrl, model) {
+async function benchOne(w, redisUrl, redisPid, model) {
   const project = mkdtempSync(join(tmpdir(), `peagen-scale-${w}-`));
   const example = join(project, 'knobs');
   cpSync(EXAMPLE, example, { recursive: true });
@@ -185,6 +185,7 @@ async function benchOne(w, redisUrl, model) {
     const journal = join(runDir, 'journal.jsonl');
     const startedAt = Date.now();
     const cpuBefore = processCpuMs(evolve.pid);
+    const otherCpuBefore = { redis: processCpuMs(redisPid), workers: workers.map((worker) => processCpuMs(worker.pid)) };
     while (Date.now() - startedAt < SECONDS * 1000) {
       const depth = await queue.depth();
       const of = (kind) => depth.filter((entry) => entry.kind === kind).reduce((sum, entry) => ({ pending: sum.pending + entry.pending, inFlight: sum.inFlight + entry.inFlight }), { pending: 0, inFlight: 0 });
@@ -193,6 +194,8 @@ async function benchOne(w, redisUrl, model) {
     }
     const endedAt = Date.now();
     const cpuMs = processCpuMs(evolve.pid) - cpuBefore;
+    const redisCpuMs = processCpuMs(redisPid) - otherCpuBefore.redis;
+    const workersCpuMs = workers.reduce((sum, worker, i) => sum + processCpuMs(worker.pid) - otherCpuBefore.workers[i], 0);
     const inWindow = journalEvents(journal).filter((event) => {
       const at = Date.parse(event.at);
       return at >= startedAt && at < endedAt;
@@ -210,6 +213,8 @@ async function benchOne(w, redisUrl, model) {
       ideal: (w * 60_000) / EVAL_MS,
       cpuPerCandidate: cpuMs / Math.max(1, evaluations),
       cpuShare: cpuMs / (endedAt - startedAt),
+      redisShare: redisCpuMs / (endedAt - startedAt),
+      workersPerCandidate: workersCpuMs / Math.max(1, evaluations),
       evalPending: mean((s) => s.evaluate.pending),
       evalPendingMax: max((s) => s.evaluate.pending),
       evalInFlight: mean((s) => s.evaluate.inFlight),
@@ -246,7 +251,7 @@ try {
   );
   for (const w of SIZES) {
     process.stderr.write(`W = ${w}: ${workerShape(w).length} worker process(es) [${workerShape(w).join(', ')}] ...\n`);
-    const row = await benchOne(w, redis.url, model);
+    const row = await benchOne(w, redis.url, redis.pid, model);
     rows.push(row);
     process.stderr.write(`  ${fixed(row.perMin)} evaluations/min (${pct(row.perMin / row.ideal)} of ${fixed(row.ideal, 0)}), ${fixed(row.cpuPerCandidate, 2)} ms controller CPU per candidate\n`);
   }
@@ -256,7 +261,7 @@ try {
   rmSync(base, { recursive: true, force: true });
 }
 
-const header = ['W', 'procs', 'evals/min', 'ideal', '% ideal', 'ctl CPU ms/cand', 'ctl CPU %', 'eval pending avg/max', 'eval in flight', 'mutate pend/in flight', 'mutate max', 'util', 'LLM calls', 'children/proposals'];
+const header = ['W', 'procs', 'evals/min', 'ideal', '% ideal', 'ctl CPU ms/cand', 'ctl CPU %', 'workers ms/cand', 'redis CPU %', 'eval pending avg/max', 'eval in flight', 'mutate pend/in flight', 'mutate max', 'util', 'LLM calls', 'children/proposals'];
 const lines = rows.map((r) => [
   r.w,
   r.processes,
@@ -265,6 +270,8 @@ const lines = rows.map((r) => [
   pct(r.perMin / r.ideal),
   fixed(r.cpuPerCandidate, 2),
   pct(r.cpuShare),
+  fixed(r.workersPerCandidate, 1),
+  pct(r.redisShare),
   `${fixed(r.evalPending)}/${r.evalPendingMax}`,
   fixed(r.evalInFlight),
   `${fixed(r.mutatePending)}/${fixed(r.mutateInFlight)}`,

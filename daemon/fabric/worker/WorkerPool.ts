@@ -70,6 +70,8 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
   private runner: ClaimRunner | undefined;
   private slots: Promise<void>[] = [];
   private lastBusyAt = Date.now();
+  /** Settles when the slot claiming now is done: the next free slot's turn (claimInTurn). */
+  private claimTurn: Promise<void> = Promise.resolve();
   private stopping: Promise<void> | undefined;
 
   constructor(private readonly options: WorkerPoolOptions) {
@@ -139,12 +141,7 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
     while (!this.stopClaiming.signal.aborted) {
       let claim: Claim | null;
       try {
-        claim = await this.options.queue.claim({
-          consumer,
-          accepts,
-          blockMs: this.options.claimBlockMs ?? 1_000,
-          signal: this.stopClaiming.signal,
-        });
+        claim = await this.claimInTurn(consumer, accepts);
       } catch (error) {
         if (this.stopClaiming.signal.aborted) break;
         this.options.log?.(`worker ${consumer}: claim failed (${(error as Error).message}); retrying in 1 s`);
@@ -157,6 +154,26 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
       }
       await this.runner?.run(claim, consumer, (task, signal) => this.execute(task, consumer, signal));
       this.lastBusyAt = Date.now();
+    }
+  }
+
+  /**
+   * One free slot of the pool waits on the queue at a time; the others wait here for their
+   * turn. Every slot waiting on the queue would hold a blocking connection of its own and wake
+   * at every task queued (one claim per idle slot per task: a pool of 64 idle slots made 64
+   * claims for each task); in turn, a task costs one claim per pool, and a burst is claimed
+   * one task after the other, each claim a round trip.
+   */
+  private async claimInTurn(consumer: string, accepts: Acceptor[]): Promise<Claim | null> {
+    const previous = this.claimTurn;
+    let release!: () => void;
+    this.claimTurn = new Promise<void>((resolve) => (release = resolve));
+    try {
+      await previous;
+      if (this.stopClaiming.signal.aborted) return null;
+      return await this.options.queue.claim({ consumer, accepts, blockMs: this.options.claimBlockMs ?? 1_000, signal: this.stopClaiming.signal });
+    } finally {
+      release();
     }
   }
 
