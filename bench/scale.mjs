@@ -2,7 +2,7 @@
 // parallel workers without CLI changes)? The machine has 2 cores, so the work here is not CPU:
 // an evaluator whose cost is a sleep (bench/scale/knobs, default 2 s per candidate) and
 // sim-llm (../shared/sim-llm/server.mjs) at 2 s ± 0.5 s, answering from a move table written
-// here: one move per knob and value of the example's 300 knobs, so that almost every answer is
+// here: each of the example's 300 knobs from 0 to 1 and back, so that almost every answer is
 // a new program (with a small table, as W grows most answers repeat a known child and the
 // figures would measure the problem, not the fabric).
 //
@@ -24,7 +24,7 @@
 //        worker process, at least 1 and at most 8 processes)  BENCH_KEEP=1 (keep the temp dir)
 //        BENCH_SIM_LLM=path/to/sim-llm/server.mjs (default ../shared/sim-llm/server.mjs)
 //        BENCH_CPU_PROF=DIR (a CPU profile of each evolve process: node bench/cpuProfileTop.mjs DIR/w64/*)
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -59,6 +59,13 @@ function cleanEnv(extra) {
   return { ...env, ...extra };
 }
 
+/** redis-server's counters: commands processed and bytes received, from INFO stats. */
+function redisCounters(port) {
+  const info = spawnSync('redis-cli', ['-p', String(port), 'info', 'stats'], { encoding: 'utf8' }).stdout ?? '';
+  const field = (name) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1] ?? NaN);
+  return { commands: field('total_commands_processed'), inputBytes: field('total_net_input_bytes') };
+}
+
 /** Worker processes for W slots: W/16 processes of 16, at least 1 and at most 8. */
 function workerShape(w) {
   const processes = Math.min(8, Math.max(1, Math.min(w, Math.ceil(w / SLOTS_PER_WORKER))));
@@ -80,20 +87,23 @@ function startProcess(argv, options, name) {
   return child;
 }
 
-/** sim-llm's move table for the knobs: `const kNNN = v;` to each other value, v in 0..3. */
+/**
+ * sim-llm's move table for the knobs: each knob from 0 to 1 and back. Two moves per knob keep
+ * the table small (sim-llm matches every move against each prompt's program: with a move per
+ * knob and value, 3,600 of them, it spent ~60 ms of CPU per request) and still leave 2^300
+ * programs, so answers rarely repeat.
+ */
 function writeMoveTable(dir) {
   const knobs = readFileSync(join(EXAMPLE, 'knobs.js'), 'utf8').match(/^const k\d+ = 0;$/gm);
   const moves = [];
   for (const line of knobs) {
     const name = /k\d+/.exec(line)[0];
-    for (let from = 0; from <= 3; from++) {
-      for (let to = 0; to <= 3; to++) {
-        if (from !== to) moves.push({ id: `${name}-${from}-${to}`, kind: 'neutral', rationale: `Turn ${name} to ${to}.`, search: `const ${name} = ${from};`, replace: `const ${name} = ${to};` });
-      }
+    for (const [from, to] of [[0, 1], [1, 0]]) {
+      moves.push({ id: `${name}-${to}`, kind: 'neutral', rationale: `Turn ${name} to ${to}.`, search: `const ${name} = ${from};`, replace: `const ${name} = ${to};` });
     }
   }
   const file = join(dir, 'knobs.moves.json');
-  writeFileSync(file, JSON.stringify({ problem: 'knobs', detect: ['function knobs('], description: 'bench:scale: every knob to every other value', moves }));
+  writeFileSync(file, JSON.stringify({ problem: 'knobs', detect: ['function knobs('], description: 'bench:scale: every knob from 0 to 1 and back', moves }));
   return file;
 }
 
@@ -134,7 +144,9 @@ function runDirOf(project) {
   return first && join(runs, first);
 }
 
-async function benchOne(w, redisUrl, redisPid, model) {
+async function benchOne(w, redis, model) {
+  const redisUrl = redis.url;
+  const redisPid = redis.pid;
   const project = mkdtempSync(join(tmpdir(), `peagen-scale-${w}-`));
   const example = join(project, 'knobs');
   cpSync(EXAMPLE, example, { recursive: true });
@@ -158,7 +170,12 @@ async function benchOne(w, redisUrl, redisPid, model) {
   }
   const minutes = (WARMUP_S + SECONDS + 30) / 60;
   const evolve = startProcess(
-    [CLI, '--json', 'evolve', 'run', 'knobs', '--workers', String(w), '--minutes', minutes.toFixed(3), '--reduce-budget', '0'],
+    [
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF, `w${w}`)}`] : []),
+      CLI,
+      '--json',
+      'evolve',
+      'run', 'knobs', '--workers', String(w), '--minutes', minutes.toFixed(3), '--reduce-budget', '0'],
     {
       cwd: project,
       env: cleanEnv({
@@ -166,7 +183,6 @@ async function benchOne(w, redisUrl, redisPid, model) {
         OPENAI_BASE_URL: model.baseUrl,
         OPENAI_API_KEY: 'bench',
         OPENAI_MODEL: 'gpt-4o-mini',
-        ...(process.env.BENCH_CPU_PROF && { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF, `w${w}`)}` }),
       }),
     },
     'evolve run',
@@ -185,7 +201,8 @@ async function benchOne(w, redisUrl, redisPid, model) {
     const journal = join(runDir, 'journal.jsonl');
     const startedAt = Date.now();
     const cpuBefore = processCpuMs(evolve.pid);
-    const otherCpuBefore = { redis: processCpuMs(redisPid), workers: workers.map((worker) => processCpuMs(worker.pid)) };
+    const countersBefore = redisCounters(redis.port);
+    const otherCpuBefore = { model: processCpuMs(model.child.pid), redis: processCpuMs(redisPid), workers: workers.map((worker) => processCpuMs(worker.pid)) };
     while (Date.now() - startedAt < SECONDS * 1000) {
       const depth = await queue.depth();
       const of = (kind) => depth.filter((entry) => entry.kind === kind).reduce((sum, entry) => ({ pending: sum.pending + entry.pending, inFlight: sum.inFlight + entry.inFlight }), { pending: 0, inFlight: 0 });
@@ -195,6 +212,8 @@ async function benchOne(w, redisUrl, redisPid, model) {
     const endedAt = Date.now();
     const cpuMs = processCpuMs(evolve.pid) - cpuBefore;
     const redisCpuMs = processCpuMs(redisPid) - otherCpuBefore.redis;
+    const countersAfter = redisCounters(redis.port);
+    const modelCpuMs = processCpuMs(model.child.pid) - otherCpuBefore.model;
     const workersCpuMs = workers.reduce((sum, worker, i) => sum + processCpuMs(worker.pid) - otherCpuBefore.workers[i], 0);
     const inWindow = journalEvents(journal).filter((event) => {
       const at = Date.parse(event.at);
@@ -214,7 +233,10 @@ async function benchOne(w, redisUrl, redisPid, model) {
       cpuPerCandidate: cpuMs / Math.max(1, evaluations),
       cpuShare: cpuMs / (endedAt - startedAt),
       redisShare: redisCpuMs / (endedAt - startedAt),
+      modelShare: modelCpuMs / (endedAt - startedAt),
       workersPerCandidate: workersCpuMs / Math.max(1, evaluations),
+      redisCommandsPerCandidate: (countersAfter.commands - countersBefore.commands) / Math.max(1, evaluations),
+      redisKbPerCandidate: (countersAfter.inputBytes - countersBefore.inputBytes) / 1024 / Math.max(1, evaluations),
       evalPending: mean((s) => s.evaluate.pending),
       evalPendingMax: max((s) => s.evaluate.pending),
       evalInFlight: mean((s) => s.evaluate.inFlight),
@@ -251,7 +273,7 @@ try {
   );
   for (const w of SIZES) {
     process.stderr.write(`W = ${w}: ${workerShape(w).length} worker process(es) [${workerShape(w).join(', ')}] ...\n`);
-    const row = await benchOne(w, redis.url, redis.pid, model);
+    const row = await benchOne(w, redis, model);
     rows.push(row);
     process.stderr.write(`  ${fixed(row.perMin)} evaluations/min (${pct(row.perMin / row.ideal)} of ${fixed(row.ideal, 0)}), ${fixed(row.cpuPerCandidate, 2)} ms controller CPU per candidate\n`);
   }
@@ -261,7 +283,7 @@ try {
   rmSync(base, { recursive: true, force: true });
 }
 
-const header = ['W', 'procs', 'evals/min', 'ideal', '% ideal', 'ctl CPU ms/cand', 'ctl CPU %', 'workers ms/cand', 'redis CPU %', 'eval pending avg/max', 'eval in flight', 'mutate pend/in flight', 'mutate max', 'util', 'LLM calls', 'children/proposals'];
+const header = ['W', 'procs', 'evals/min', 'ideal', '% ideal', 'ctl CPU ms/cand', 'ctl CPU %', 'workers ms/cand', 'redis CPU %', 'redis cmds/cand', 'redis in KB/cand', 'sim-llm CPU %', 'eval pending avg/max', 'eval in flight', 'mutate pend/in flight', 'mutate max', 'util', 'LLM calls', 'children/proposals'];
 const lines = rows.map((r) => [
   r.w,
   r.processes,
@@ -272,6 +294,9 @@ const lines = rows.map((r) => [
   pct(r.cpuShare),
   fixed(r.workersPerCandidate, 1),
   pct(r.redisShare),
+  fixed(r.redisCommandsPerCandidate, 0),
+  fixed(r.redisKbPerCandidate, 0),
+  pct(r.modelShare),
   `${fixed(r.evalPending)}/${r.evalPendingMax}`,
   fixed(r.evalInFlight),
   `${fixed(r.mutatePending)}/${fixed(r.mutateInFlight)}`,

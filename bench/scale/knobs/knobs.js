@@ -1,7 +1,7 @@
 'use strict';
 /**
- * bench:scale's program (bench/scale.mjs): 300 knobs, each 0 to 3, that the scripted model
- * (sim-llm with a move table the bench writes: one move per knob and value) turns one or two
+ * bench:scale's program (bench/scale.mjs): 300 knobs, each 0 or 1, that the scripted model
+ * (sim-llm with a move table the bench writes: each knob to 1 and back) turns one or two
  * at a time. So many independent moves make almost every answer a new program, and the bench
  * measures the fabric rather than how often a small problem repeats itself.
  */
