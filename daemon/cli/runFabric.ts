@@ -11,6 +11,7 @@ import { daemonTaskClient, engineTaskClient } from '../evolution/controller/task
 import { DaemonClient } from '../rpc/client';
 import { readLiveRecord } from '../../shared/discovery';
 import { reclaimOwnSandboxes } from '../sandbox/liveSandboxes';
+import { createQueue } from '../fabric/queue/createQueue';
 import { type CliContext, createEngine } from './context';
 
 export interface Fabric {
@@ -20,19 +21,32 @@ export interface Fabric {
   close(): Promise<void>;
 }
 
-export async function openFabric(ctx: CliContext, config: PeagenConfig, { sync, slots }: { sync?: boolean; slots: number }): Promise<Fabric> {
+export interface FabricRequest {
+  sync?: boolean;
+  /** Slots of the embedded engine when it serves every task. */
+  slots: number;
+  /**
+   * On a shared queue (QUEUE_URL) whose workers already serve `leave` (the evolve run's
+   * evaluations), the embedded engine serves only the other kinds (its mutate tasks: LLM calls,
+   * waits on the network) with `ownSlots` slots, so that the workers' slots are the run's
+   * evaluation slots and none of them waits on a model. Without such workers it serves all.
+   */
+  share?: { leave: string; ownSlots: number };
+}
+
+export async function openFabric(ctx: CliContext, config: PeagenConfig, request: FabricRequest): Promise<Fabric> {
   // This process may run the evolution run (its root and job spans) and, embedded, the tasks:
   // traced like the daemon when an endpoint is configured (a no-op otherwise).
   await startTracing(config.observability, 'peagen-cli', { log: (line) => ctx.info(line) });
   try {
-    return await connectOrEmbed(ctx, config, { ...(sync !== undefined && { sync }), slots });
+    return await connectOrEmbed(ctx, config, request);
   } catch (error) {
     await shutdownTracing();
     throw error;
   }
 }
 
-async function connectOrEmbed(ctx: CliContext, config: PeagenConfig, { sync, slots }: { sync?: boolean; slots: number }): Promise<Fabric> {
+async function connectOrEmbed(ctx: CliContext, config: PeagenConfig, { sync, slots, share }: FabricRequest): Promise<Fabric> {
   if (!sync && readLiveRecord(ctx.stateDir)) {
     const daemon = await DaemonClient.connectToRunning(ctx.stateDir).catch(() => undefined);
     if (daemon) {
@@ -46,17 +60,40 @@ async function connectOrEmbed(ctx: CliContext, config: PeagenConfig, { sync, slo
       };
     }
   }
-  const engine: Engine = await createEngine(ctx, { ...config, worker: { ...config.worker, concurrency: Math.max(1, slots) } });
+  const served = share && !config.queue.url.startsWith('memory:') ? await workersServing(ctx, config, share.leave) : undefined;
+  const own = served && share ? { slots: share.ownSlots, excludeKinds: [share.leave] } : { slots, excludeKinds: undefined };
+  const engine: Engine = await createEngine(ctx, { ...config, worker: { ...config.worker, concurrency: Math.max(1, own.slots) } }, own.excludeKinds ? { excludeKinds: own.excludeKinds } : {});
   const sandbox = (await engine.status()).sandbox;
+  const here = `this process (${sandbox.executor} sandbox${sandbox.isolates ? '' : ', NOT isolated'})`;
   return {
     client: engineTaskClient(engine),
-    where: `this process (${sandbox.executor} sandbox${sandbox.isolates ? '' : ', NOT isolated'})`,
+    where: served
+      ? `the queue's workers (${share!.leave}: ${served.slots} slot(s) in ${served.pools} pool(s)) and ${here} (${engine.pool?.kinds.join(', ') || 'nothing'}: ${own.slots} slot(s))`
+      : here,
     close: async () => {
       await engine.stop({ drain: false });
       await reclaimOwnSandboxes();
       await shutdownTracing();
     },
   };
+}
+
+/**
+ * Slots of the workers listed on the shared queue that serve `kind`; undefined when none does
+ * (a laptop with QUEUE_URL set and no worker started: this process serves everything).
+ */
+async function workersServing(ctx: CliContext, config: PeagenConfig, kind: string): Promise<{ slots: number; pools: number } | undefined> {
+  let queue;
+  try {
+    queue = await createQueue(config.queue.url, config.queue);
+    const pools = (await queue.listWorkers()).filter((worker) => worker.kinds.includes(kind));
+    return pools.length > 0 ? { slots: pools.reduce((sum, pool) => sum + pool.slots, 0), pools: pools.length } : undefined;
+  } catch {
+    // The engine below opens the same queue and reports what is wrong with it.
+    return undefined;
+  } finally {
+    await queue?.close().catch(() => {});
+  }
 }
 
 /** An AbortSignal that Ctrl-C aborts, for work that checkpoints and ends cleanly. */

@@ -33,6 +33,8 @@ export interface EngineOptions {
   oneShotEntry?: string;
   /** Run no workers here (tasks wait for `peagen worker start` elsewhere). */
   withoutWorkers?: boolean;
+  /** Task kinds this engine's workers leave to workers elsewhere (see WorkerPoolOptions.excludeKinds). */
+  excludeKinds?: readonly string[];
   /**
    * Stop the workers after this long with nothing to do (`worker start --exit-after-idle`,
    * WORKER_IDLE_EXIT). Only for a worker process: a daemon's own slots never stop by themselves.
@@ -92,6 +94,7 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
         caps: this.caps,
         concurrency: config.worker.concurrency,
         mode: config.worker.mode,
+        ...(options.excludeKinds && { excludeKinds: options.excludeKinds }),
         // One-shot children use the executor chosen here rather than choosing again.
         config: executor ? { ...config, sandbox: { ...config.sandbox, executor: executor.name } } : config,
         // A one-shot child killed mid-run cleans nothing up: its sandboxes carry an owner tag

@@ -245,3 +245,45 @@ describe('WorkerPool (in-process)', () => {
     await queue.close();
   });
 });
+
+describe('a pool at scale (issue 21)', () => {
+  it('has one slot at a time waiting on the queue, and still runs a task in every slot', async () => {
+    const queue = new MemoryQueue();
+    let waiting = 0;
+    let mostWaiting = 0;
+    const claim = queue.claim.bind(queue);
+    queue.claim = async (options: ClaimOptions) => {
+      mostWaiting = Math.max(mostWaiting, ++waiting);
+      try {
+        return await claim(options);
+      } finally {
+        waiting--;
+      }
+    };
+    const worker = pool(queue, ['cpu'], { concurrency: 8 }).start();
+    try {
+      const tasks = Array.from({ length: 8 }, () => newTask({ kind: 'sleep', payload: { ms: 60_000 } }));
+      let started = 0;
+      const allStarted = new Promise<void>((resolve) => worker.on('taskStart', () => ++started === tasks.length && resolve()));
+      for (const task of tasks) await queue.enqueue(task);
+      await allStarted;
+      assert.equal(worker.status().busy, 8, 'every slot runs a task');
+      assert.equal(mostWaiting, 1, 'idle slots take turns on the queue instead of each waiting on it');
+    } finally {
+      await worker.stop({ drain: false });
+    }
+  });
+
+  it('leaves the kinds it is told to exclude to other workers', async () => {
+    const queue = new MemoryQueue();
+    const worker = pool(queue, ['cpu'], { excludeKinds: ['echo'] }).start();
+    assert.ok(!worker.kinds.includes('echo') && worker.kinds.includes('sleep'));
+    const echo = newTask({ kind: 'echo', payload: { message: 'left' } });
+    await queue.enqueue(echo);
+    const sleep = newTask({ kind: 'sleep', payload: { ms: 1 } });
+    await queue.enqueue(sleep);
+    assert.equal((await queue.waitForResult(sleep.id, 5_000))?.status, 'ok');
+    assert.equal((await queue.stats()).pending, 1, 'the echo task is still queued');
+    await worker.stop({ drain: false });
+  });
+});

@@ -11,7 +11,7 @@ import { StartRun, StopRun } from '../../../shared/protocol';
 import { readLiveRecord } from '../../../shared/discovery';
 import type { Command } from 'commander';
 import type { RunProgress } from '../../../shared/evolution';
-import { evolutionRunOf, mutateSlotsOf } from '../../usecases/startRun';
+import { evolutionRunOf, mutateSlotsOf, workersWithinLimit } from '../../usecases/startRun';
 import { type PreparedRun, prepareRun, type RunRequest, RunSetupError } from '../../evolution/controller/prepareRun';
 import { type MergeResult, MergeRefused, mergeRuns } from '../../evolution/controller/mergeRuns';
 import { replayRun } from '../../evolution/controller/replay';
@@ -162,7 +162,9 @@ function reportFailingTasks(ctx: CliContext, report: RunReport, runDir: RunDir):
 
 async function runEvolution(ctx: CliContext, exampleDir: string | undefined, flags: RunFlags, step: boolean): Promise<void> {
   const config = ctx.config;
-  const workers = flags.workers ?? config.worker.concurrency;
+  const capped = workersWithinLimit(flags.workers ?? config.worker.concurrency);
+  if (capped.note) ctx.info(capped.note);
+  const workers = capped.workers;
   const given = stopConditions(flags);
   if (!exampleDir && !flags.resume) throw new CliError('name the example directory (e.g. examples/bad_sort) or --resume a run', ExitCode.Usage);
   const exampleStop = step || Object.keys(given).length > 0 || flags.resume || !exampleDir ? undefined : stopOfExample(exampleDir);
@@ -205,7 +207,16 @@ async function runLocally(ctx: CliContext, prepared: PreparedRun, flags: RunFlag
   const { manifest, runDir } = prepared;
   for (const note of prepared.notes) ctx.info(note);
   if (stop === DEFAULT_STOP) ctx.info('stop: after 120 generations or 10 minutes (set --generations, --evaluations, --minutes, --target or --patience)');
-  const fabric = await openFabric(ctx, config, { ...(flags.sync !== undefined && { sync: flags.sync }), slots: 2 * workers + mutateSlotsOf(manifest, workers) });
+  const mutateSlots = mutateSlotsOf(manifest, workers);
+  // On a shared queue with workers serving evaluations, they are the run's W evaluation slots:
+  // this process makes the LLM calls (mutate tasks) and takes none of the evaluations. The run
+  // asks for at most a proposal per free slot plus mutateSlots ahead: as many slots here, so
+  // that none of them waits in the queue.
+  const fabric = await openFabric(ctx, config, {
+    ...(flags.sync !== undefined && { sync: flags.sync }),
+    slots: 2 * workers + mutateSlots,
+    ...(!flags.sync && { share: { leave: 'evaluate', ownSlots: workers + mutateSlots } }),
+  });
   ctx.info(`${flags.resume ? 'resuming' : 'starting'} run ${manifest.runId} (${runDir.dir}); tasks run in ${fabric.where}; Ctrl-C checkpoints and stops`);
   const interrupt = interruptSignal();
   const display = new ProgressDisplay();

@@ -111,6 +111,8 @@ export class EvolutionRun {
   private stopReason: StopReason | undefined;
   private readonly jobs = new Map<number, { promise: Promise<void>; abort: AbortController; tasks: Set<string>; phase: 'mutate' | 'evaluate' }>();
   private evaluating = 0;
+  /** Jobs still waiting for their proposal (phase 'mutate'): counted as they change, not by a walk over the jobs per decision. */
+  private mutating = 0;
   private readonly evaluationWaiters: (() => void)[] = [];
   private readonly budget: BudgetGuard;
   private wake: (() => void) | undefined;
@@ -388,7 +390,8 @@ export class EvolutionRun {
         };
         this.wake = done;
         signal?.addEventListener('abort', done, { once: true });
-        void Promise.race([...this.jobs.values()].map((job) => job.promise)).then(done);
+        // A job's end wakes the loop itself (launch): racing every job's promise here would
+        // add a listener to each of them per wake-up, O(jobs) per event and O(jobs²) overall.
       });
     }
   }
@@ -399,10 +402,8 @@ export class EvolutionRun {
    * slots plus the lookahead.
    */
   private wantsAnotherProposal(): boolean {
-    let proposing = 0;
-    for (const job of this.jobs.values()) if (job.phase === 'mutate') proposing++;
     const free = Math.max(0, this.options.evalSlots - this.evaluating);
-    return proposing + this.evaluationWaiters.length < free + this.lookahead();
+    return this.mutating + this.evaluationWaiters.length < free + this.lookahead();
   }
 
   /**
@@ -425,8 +426,7 @@ export class EvolutionRun {
   }
 
   private anyJobMutating(): boolean {
-    for (const job of this.jobs.values()) if (job.phase === 'mutate') return true;
-    return false;
+    return this.mutating > 0;
   }
 
   /** Whether the evaluation/generation limit leaves room for one more job. */
@@ -475,7 +475,13 @@ export class EvolutionRun {
       reserved = 0;
       this.wake?.();
     };
-    const promise = this.runJob(plan, open, abort.signal, tasks, releaseCalls)
+    // In the map (and counted) before the job starts: a free proposal is in, and the job past its
+    // mutate phase, before runJob first awaits.
+    const phase: 'mutate' | 'evaluate' = open?.child ? 'evaluate' : 'mutate';
+    if (phase === 'mutate') this.mutating++;
+    const job = { promise: Promise.resolve(), abort, tasks, phase };
+    this.jobs.set(plan.job, job);
+    job.promise = this.runJob(plan, open, abort.signal, tasks, releaseCalls)
       .then(() => {
         if (!abort.signal.aborted) this.failedJobsInARow = 0;
       })
@@ -492,10 +498,19 @@ export class EvolutionRun {
       })
       .finally(() => {
         this.budget.release(reserved);
+        this.leaveMutatePhase(plan.job);
         this.jobs.delete(plan.job);
         this.progress();
+        this.wake?.();
       });
-    this.jobs.set(plan.job, { promise, abort, tasks, phase: open?.child ? 'evaluate' : 'mutate' });
+  }
+
+  /** A job's proposal is in (or the job ended without one): it no longer counts as proposing. */
+  private leaveMutatePhase(jobId: number): void {
+    const entry = this.jobs.get(jobId);
+    if (entry?.phase !== 'mutate') return;
+    entry.phase = 'evaluate';
+    this.mutating--;
   }
 
   private async runJob(
@@ -512,8 +527,7 @@ export class EvolutionRun {
       if (signal.aborted) return;
       if (!isFreePlan(plan)) this.pace.proposalMs = EvolutionRun.average(this.pace.proposalMs, performance.now() - asked);
       // What the calls cost is in the proposal's usage now: the rest of the reservation is free.
-      const entry = this.jobs.get(plan.job);
-      if (entry) entry.phase = 'evaluate';
+      this.leaveMutatePhase(plan.job);
       const verdict = this.timed(() => {
         const outcome = this.state.applyProposal(proposal);
         this.record(proposal);

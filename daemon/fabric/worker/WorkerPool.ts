@@ -10,7 +10,7 @@
 import { EventEmitter, setMaxListeners } from 'node:events';
 import type { WorkerPoolStatus } from '../../../shared/protocol';
 import type { Result, Task } from '../../../shared/task';
-import type { Claim, WorkerQueue } from '../queue/TaskQueue';
+import type { Acceptor, Claim, WorkerQueue } from '../queue/TaskQueue';
 import { ClaimRunner, type TaskEnd } from './ClaimRunner';
 import type { HandlerRegistry } from './HandlerRegistry';
 import { type ChildReport, type ChildScope, type ExitReason, runOneShot } from './oneShot';
@@ -24,6 +24,12 @@ export interface WorkerPoolOptions {
   caps: readonly string[];
   concurrency: number;
   mode: 'in-process' | 'one-shot';
+  /**
+   * Task kinds this pool leaves to other workers although its handlers serve them. An evolve
+   * run's own process on a shared queue serves its mutate tasks and leaves evaluations to the
+   * workers there.
+   */
+  excludeKinds?: readonly string[];
   /** Name of this pool in leases and results. */
   id?: string;
   /** Script that runs one-shot children (see runOneShotChild); default: this process's script. */
@@ -64,6 +70,8 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
   private runner: ClaimRunner | undefined;
   private slots: Promise<void>[] = [];
   private lastBusyAt = Date.now();
+  /** Settles when the slot claiming now is done: the next free slot's turn (claimInTurn). */
+  private claimTurn: Promise<void> = Promise.resolve();
   private stopping: Promise<void> | undefined;
 
   constructor(private readonly options: WorkerPoolOptions) {
@@ -79,11 +87,17 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
 
   /** The task kinds this pool will claim, given its capabilities. */
   get kinds(): string[] {
-    return this.options.registry.acceptorsFor(this.options.caps).map((acceptor) => acceptor.kind);
+    return this.accepts().map((acceptor) => acceptor.kind);
+  }
+
+  private accepts(): Acceptor[] {
+    const all = this.options.registry.acceptorsFor(this.options.caps);
+    const excluded = this.options.excludeKinds ?? [];
+    return all.filter((acceptor) => !excluded.includes(acceptor.kind));
   }
 
   start(): this {
-    const accepts = this.options.registry.acceptorsFor(this.options.caps);
+    const accepts = this.accepts();
     if (accepts.length === 0) {
       this.options.log?.(`worker ${this.id}: no handler fits caps [${this.options.caps.join(', ')}]; it will claim nothing`);
     }
@@ -123,16 +137,11 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
 
   private async runSlot(slot: number): Promise<void> {
     const consumer = `${this.id}/${slot}`;
-    const accepts = this.options.registry.acceptorsFor(this.options.caps);
+    const accepts = this.accepts();
     while (!this.stopClaiming.signal.aborted) {
       let claim: Claim | null;
       try {
-        claim = await this.options.queue.claim({
-          consumer,
-          accepts,
-          blockMs: this.options.claimBlockMs ?? 1_000,
-          signal: this.stopClaiming.signal,
-        });
+        claim = await this.claimInTurn(consumer, accepts);
       } catch (error) {
         if (this.stopClaiming.signal.aborted) break;
         this.options.log?.(`worker ${consumer}: claim failed (${(error as Error).message}); retrying in 1 s`);
@@ -145,6 +154,26 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
       }
       await this.runner?.run(claim, consumer, (task, signal) => this.execute(task, consumer, signal));
       this.lastBusyAt = Date.now();
+    }
+  }
+
+  /**
+   * One free slot of the pool waits on the queue at a time; the others wait here for their
+   * turn. Every slot waiting on the queue would hold a blocking connection of its own and wake
+   * at every task queued (one claim per idle slot per task: a pool of 64 idle slots made 64
+   * claims for each task); in turn, a task costs one claim per pool, and a burst is claimed
+   * one task after the other, each claim a round trip.
+   */
+  private async claimInTurn(consumer: string, accepts: Acceptor[]): Promise<Claim | null> {
+    const previous = this.claimTurn;
+    let release!: () => void;
+    this.claimTurn = new Promise<void>((resolve) => (release = resolve));
+    try {
+      await previous;
+      if (this.stopClaiming.signal.aborted) return null;
+      return await this.options.queue.claim({ consumer, accepts, blockMs: this.options.claimBlockMs ?? 1_000, signal: this.stopClaiming.signal });
+    } finally {
+      release();
     }
   }
 
