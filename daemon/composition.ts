@@ -10,7 +10,7 @@ import { Engine, type EngineOptions } from './engine/Engine';
 import { startWorkerHeartbeat } from './engine/workerHeartbeat';
 import { createQueue } from './fabric/queue/createQueue';
 import type { TaskQueue } from './fabric/queue/TaskQueue';
-import type { HandlerRegistry } from './fabric/worker/HandlerRegistry';
+import { HandlerRegistry } from './fabric/worker/HandlerRegistry';
 import type { ChildScope } from './fabric/worker/oneShot';
 import { WarmSpawner, type WarmSpawnerOptions, type WarmSpawnerStopRecord } from './fabric/worker/WarmSpawner';
 import { createRegistry } from './handlers';
@@ -24,7 +24,23 @@ import { selectExecutor } from './selectExecutor';
 
 /** The handlers a worker with this configuration runs; sandboxed ones only with an executor. */
 export function createWorkerRegistry(config: PeagenConfig, executor?: Executor, log?: (line: string) => void, hostPaths = hostPathsOf(config)): HandlerRegistry {
-  return createRegistry(allowListOf(config), executor, { llm: config.llm, ...(log && { log }) }, hostPaths);
+  const registry = createRegistry(allowListOf(config), executor, { llm: config.llm, ...(log && { log }) }, hostPaths);
+  return config.worker.kinds ? onlyKinds(registry, config.worker.kinds) : registry;
+}
+
+/**
+ * The handlers of `kinds` alone (worker.kinds): the pool, a warm spawner and its one-shot
+ * children all build their claims from this registry, so none of them takes another kind.
+ */
+function onlyKinds(registry: HandlerRegistry, kinds: readonly string[]): HandlerRegistry {
+  const served = registry.list().map((handler) => handler.kind);
+  const unknown = kinds.filter((kind) => !served.includes(kind));
+  if (unknown.length > 0) {
+    throw new ConfigError(`worker.kinds names ${unknown.join(', ')}, which no handler of this worker serves (it serves ${served.join(', ')}); fix --kinds or WORKER_KINDS`);
+  }
+  const kept = new HandlerRegistry();
+  for (const handler of registry.list()) if (kinds.includes(handler.kind)) kept.register(handler);
+  return kept;
 }
 
 /**

@@ -46,6 +46,12 @@ const WorkerSchema = z
     plugins: z.array(z.string().min(1)).default([]),
     exitAfterIdleMs: z.number().int().positive().optional(),
     /**
+     * The task kinds this worker serves (default: every kind its handlers serve). On a cluster,
+     * workers that make LLM calls (`mutate`) and workers that evaluate (`evaluate`) can then be
+     * sized apart, so that a slot waiting on a model is never an evaluation slot.
+     */
+    kinds: z.array(z.string().regex(/^[a-z][a-z0-9._-]*$/, { error: 'a task kind such as evaluate or mutate' })).min(1).optional(),
+    /**
      * On a shared (Redis) queue: the host directories a task may name (an execute task's
      * workspace and mounts, an evaluate task's example, a mutate task's prompt directory).
      * Default: the worker's current directory and Peagen's bundled examples.
@@ -208,6 +214,7 @@ const ENV_BINDINGS: readonly EnvBinding[] = [
   { variable: 'QUEUE_URL', section: 'queue', key: 'url', parse: asIs },
   { variable: 'WORKER_CAPS', section: 'worker', key: 'caps', parse: splitList },
   { variable: 'WORKER_PLUGINS', section: 'worker', key: 'plugins', parse: splitList },
+  { variable: 'WORKER_KINDS', section: 'worker', key: 'kinds', parse: splitList },
   { variable: 'PEAGEN_WORKER_ROOTS', section: 'worker', key: 'roots', parse: (value) => value.split(path.delimiter).filter((entry) => entry !== '') },
   { variable: 'WORKER_CONCURRENCY', section: 'worker', key: 'concurrency', parse: wholeNumber, expected: 'a whole number of task slots, 1 to 256' },
   {

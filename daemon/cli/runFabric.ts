@@ -12,6 +12,7 @@ import { DaemonClient } from '../rpc/client';
 import { readLiveRecord } from '../../shared/discovery';
 import { reclaimOwnSandboxes } from '../sandbox/liveSandboxes';
 import { createQueue } from '../fabric/queue/createQueue';
+import type { Task } from '../../shared/task';
 import { type CliContext, createEngine } from './context';
 
 export interface Fabric {
@@ -26,12 +27,13 @@ export interface FabricRequest {
   /** Slots of the embedded engine when it serves every task. */
   slots: number;
   /**
-   * On a shared queue (QUEUE_URL) whose workers already serve `leave` (the evolve run's
-   * evaluations), the embedded engine serves only the other kinds (its mutate tasks: LLM calls,
-   * waits on the network) with `ownSlots` slots, so that the workers' slots are the run's
-   * evaluation slots and none of them waits on a model. Without such workers it serves all.
+   * On a shared queue (QUEUE_URL), the run's tasks that workers listed there already serve are
+   * left to them: with workers serving evaluations they are the run's W evaluation slots, and
+   * with workers serving mutate tasks (`worker start --kinds mutate` with a model) this process
+   * makes no LLM call either and is the controller alone. The embedded engine serves the rest
+   * with `ownSlots` slots (all of them, with `slots`, when no worker is listed).
    */
-  share?: { leave: string; ownSlots: number };
+  share?: { tasks: readonly Pick<Task, 'kind' | 'requires'>[]; ownSlots: number };
 }
 
 export async function openFabric(ctx: CliContext, config: PeagenConfig, request: FabricRequest): Promise<Fabric> {
@@ -60,16 +62,17 @@ async function connectOrEmbed(ctx: CliContext, config: PeagenConfig, { sync, slo
       };
     }
   }
-  const served = share && !config.queue.url.startsWith('memory:') ? await workersServing(ctx, config, share.leave) : undefined;
-  const own = served && share ? { slots: share.ownSlots, excludeKinds: [share.leave] } : { slots, excludeKinds: undefined };
+  const served = share && !config.queue.url.startsWith('memory:') ? await workersServing(config, share.tasks) : [];
+  const own = served.length > 0 && share ? { slots: share.ownSlots, excludeKinds: served.map((pools) => pools.kind) } : { slots, excludeKinds: undefined };
   const engine: Engine = await createEngine(ctx, { ...config, worker: { ...config.worker, concurrency: Math.max(1, own.slots) } }, own.excludeKinds ? { excludeKinds: own.excludeKinds } : {});
   const sandbox = (await engine.status()).sandbox;
   const here = `this process (${sandbox.executor} sandbox${sandbox.isolates ? '' : ', NOT isolated'})`;
   return {
     client: engineTaskClient(engine),
-    where: served
-      ? `the queue's workers (${share!.leave}: ${served.slots} slot(s) in ${served.pools} pool(s)) and ${here} (${engine.pool?.kinds.join(', ') || 'nothing'}: ${own.slots} slot(s))`
-      : here,
+    where:
+      served.length > 0
+        ? `the queue's workers (${served.map((pools) => `${pools.kind}: ${pools.slots} slot(s) in ${pools.pools} pool(s)`).join('; ')}) and ${here} (${engine.pool?.kinds.join(', ') || 'nothing'}: ${own.slots} slot(s))`
+        : here,
     close: async () => {
       await engine.stop({ drain: false });
       await reclaimOwnSandboxes();
@@ -79,18 +82,22 @@ async function connectOrEmbed(ctx: CliContext, config: PeagenConfig, { sync, slo
 }
 
 /**
- * Slots of the workers listed on the shared queue that serve `kind`; undefined when none does
- * (a laptop with QUEUE_URL set and no worker started: this process serves everything).
+ * For each of `tasks` that workers listed on the shared queue serve (the kind, and caps that
+ * cover its requirements), their slots; empty when none does (a laptop with QUEUE_URL set and
+ * no worker started: this process serves everything).
  */
-async function workersServing(ctx: CliContext, config: PeagenConfig, kind: string): Promise<{ slots: number; pools: number } | undefined> {
+async function workersServing(config: PeagenConfig, tasks: readonly Pick<Task, 'kind' | 'requires'>[]): Promise<{ kind: string; slots: number; pools: number }[]> {
   let queue;
   try {
     queue = await createQueue(config.queue.url, config.queue);
-    const pools = (await queue.listWorkers()).filter((worker) => worker.kinds.includes(kind));
-    return pools.length > 0 ? { slots: pools.reduce((sum, pool) => sum + pool.slots, 0), pools: pools.length } : undefined;
+    const workers = await queue.listWorkers();
+    return tasks.flatMap(({ kind, requires }) => {
+      const pools = workers.filter((worker) => worker.kinds.includes(kind) && requires.every((cap) => worker.caps.includes(cap)));
+      return pools.length > 0 ? [{ kind, slots: pools.reduce((sum, pool) => sum + pool.slots, 0), pools: pools.length }] : [];
+    });
   } catch {
     // The engine below opens the same queue and reports what is wrong with it.
-    return undefined;
+    return [];
   } finally {
     await queue?.close().catch(() => {});
   }

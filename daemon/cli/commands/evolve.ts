@@ -15,6 +15,7 @@ import { evolutionRunOf, mutateSlotsOf, workersWithinLimit } from '../../usecase
 import { type PreparedRun, prepareRun, type RunRequest, RunSetupError } from '../../evolution/controller/prepareRun';
 import { type MergeResult, MergeRefused, mergeRuns } from '../../evolution/controller/mergeRuns';
 import { replayRun } from '../../evolution/controller/replay';
+import { runTaskKinds } from '../../evolution/controller/taskSpecs';
 import { activePlugins } from '../../plugins/activePlugins';
 import { readReport, type RunReport } from '../../evolution/controller/report';
 import { objectiveValue, seedComparison, shortComparison, type ObjectiveTerms } from '../../../shared/objectiveText';
@@ -209,13 +210,13 @@ async function runLocally(ctx: CliContext, prepared: PreparedRun, flags: RunFlag
   if (stop === DEFAULT_STOP) ctx.info('stop: after 120 generations or 10 minutes (set --generations, --evaluations, --minutes, --target or --patience)');
   const mutateSlots = mutateSlotsOf(manifest, workers);
   // On a shared queue with workers serving evaluations, they are the run's W evaluation slots:
-  // this process makes the LLM calls (mutate tasks) and takes none of the evaluations. The run
-  // asks for at most a proposal per free slot plus mutateSlots ahead: as many slots here, so
-  // that none of them waits in the queue.
+  // this process takes none of them, and makes the LLM calls (mutate tasks) unless workers
+  // there serve those too. The run asks for at most a proposal per free slot plus mutateSlots
+  // ahead: as many slots here, so that none of them waits in the queue.
   const fabric = await openFabric(ctx, config, {
     ...(flags.sync !== undefined && { sync: flags.sync }),
     slots: 2 * workers + mutateSlots,
-    ...(!flags.sync && { share: { leave: 'evaluate', ownSlots: workers + mutateSlots } }),
+    ...(!flags.sync && { share: { tasks: Object.values(runTaskKinds(manifest)), ownSlots: workers + mutateSlots } }),
   });
   ctx.info(`${flags.resume ? 'resuming' : 'starting'} run ${manifest.runId} (${runDir.dir}); tasks run in ${fabric.where}; Ctrl-C checkpoints and stops`);
   const interrupt = interruptSignal();

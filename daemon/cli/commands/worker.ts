@@ -10,6 +10,7 @@ import { parseMetricsListen } from './metrics';
 interface WorkerStartOptions {
   caps?: string[];
   plugins?: string[];
+  kinds?: string[];
   concurrency?: number;
   mode?: 'in-process' | 'one-shot';
   warmPool?: number;
@@ -38,6 +39,7 @@ export function registerWorkerCommands(program: Command): void {
     .description('claim and run tasks whose required capabilities this worker has (env: QUEUE_URL, WORKER_CAPS, ...)')
     .option('--caps <caps>', 'capabilities of this host, comma-separated (e.g. cpu,llm,docker)', parseCaps)
     .option('--plugins <modules>', 'handler plugin modules to load, comma-separated', parseCaps)
+    .option('--kinds <kinds>', 'serve only these task kinds, comma-separated (e.g. mutate: LLM calls only; default: every kind this worker can serve)', parseCaps)
     .option('--concurrency <n>', 'tasks run at once', parsePositiveInt('--concurrency'))
     .option('--mode <mode>', 'in-process, or one-shot (a fresh process per task)')
     .option('--warm-pool <n>', 'keep n one-shot worker processes ready, sandbox made (the warm spawner)', parsePositiveInt('--warm-pool'))
@@ -59,6 +61,7 @@ export function registerWorkerCommands(program: Command): void {
           ...base.worker,
           ...(options.caps && { caps: options.caps }),
           ...(options.plugins && { plugins: options.plugins }),
+          ...(options.kinds && { kinds: options.kinds }),
           ...(options.concurrency !== undefined && { concurrency: Math.max(1, options.concurrency) }),
           ...(options.mode && { mode: options.mode }),
           ...(options.exitAfterIdle !== undefined && { exitAfterIdleMs: options.exitAfterIdle * 1000 }),

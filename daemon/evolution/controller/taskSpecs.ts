@@ -1,4 +1,5 @@
 /** The mutate and evaluate tasks a run sends to the fabric, built from the run's events. */
+import { existsSync } from 'node:fs';
 import type { Evaluation, ExampleConfig } from '../../../shared/evaluation';
 import type { Program } from '../../../shared/evolution';
 import type { MutatePayload } from '../../../shared/payloads';
@@ -67,10 +68,20 @@ export function mutateTaskSpec(plan: PlanEvent, state: RunState, manifest: RunMa
     reaskAttempts: plan.calls?.known ?? manifest.llm.repairAttempts,
     allowRewrite: manifest.llm.allowRewrite,
     choices: manifest.llm.choices,
-    ...(manifest.llm.promptDir && { promptDir: manifest.llm.promptDir }),
+    // Only a prompt directory that exists: the project rarely has one, and a worker on a shared
+    // queue refuses a path it cannot find (every LLM call of the run would fail there).
+    ...(manifest.llm.promptDir && existsSync(manifest.llm.promptDir) && { promptDir: manifest.llm.promptDir }),
     ...(manifest.settings.ablate?.includes('normalize') && { childCheck: false }),
   };
-  return { kind: 'mutate', payload, requires: manifest.settings.usesLlm ? ['llm'] : ['cpu'], runId };
+  return { kind: 'mutate', payload, requires: runTaskKinds(manifest).mutate.requires, runId };
+}
+
+/** The kinds of task a run submits and what each requires of a worker (where they may run). */
+export function runTaskKinds(manifest: RunManifest): Record<'mutate' | 'evaluate', { kind: string; requires: string[] }> {
+  return {
+    mutate: { kind: 'mutate', requires: manifest.settings.usesLlm ? ['llm'] : ['cpu'] },
+    evaluate: { kind: 'evaluate', requires: [] },
+  };
 }
 
 /**
