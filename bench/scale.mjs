@@ -8,8 +8,10 @@
 //
 // For each W (BENCH_W, default 1,4,16,64,256): a private redis-server, `peagen worker start`
 // processes holding W evaluation slots between them (no model configured there, so they serve
-// evaluations only), and `peagen evolve run --workers W` on the same queue (its own process
-// runs the controller and the mutate tasks: the LLM calls). After the seed and a warm-up
+// evaluations only), `peagen worker start --kinds mutate` with the model for the LLM calls
+// (W + max(2, W) slots: every proposal the run may have out), and `peagen evolve run --workers W`
+// on the same queue, whose process is then the controller alone (BENCH_MODEL_WORKER=0: it makes
+// the LLM calls itself, as when no worker serves mutate tasks). After the seed and a warm-up
 // (BENCH_WARMUP_S, default 10 s) it measures for BENCH_SECONDS (default 60 s):
 //   - evaluations/min (journal events in the window) beside the ideal W x 60 / eval seconds,
 //   - the controller's CPU per candidate (/proc/PID/stat of the evolve process),
@@ -47,6 +49,7 @@ const EVAL_MS = numberOf('BENCH_EVAL_MS', 2000);
 const LLM_MS = numberOf('BENCH_LLM_MS', 2000);
 const LLM_JITTER_MS = numberOf('BENCH_LLM_JITTER_MS', 500);
 const SLOTS_PER_WORKER = numberOf('BENCH_SLOTS_PER_WORKER', 16);
+const MODEL_WORKER = process.env.BENCH_MODEL_WORKER !== '0';
 const TARGETS = { 16: 0.9, 64: 0.8 };
 const CPU_TARGET = { w: 64, ms: 2 };
 
@@ -159,12 +162,26 @@ async function benchOne(w, redis, model) {
   const workers = workerShape(w).map((slots, i) =>
     startProcess([CLI, 'worker', 'start', '--concurrency', String(slots), '--metrics-listen', 'off'], { cwd: project, env: cleanEnv(common) }, `worker ${i}`),
   );
+  // The LLM calls (mutate tasks) on a worker of their own, as on a cluster: one slot per
+  // proposal the run may have out at once (W + max(2, W)), so the evolve process is the
+  // controller alone. BENCH_MODEL_WORKER=0 leaves them to the evolve process instead.
+  // (A worker holds at most 256 slots: more proposals take a second one.)
+  const proposalSlots = w + Math.max(2, w);
+  const modelProcesses = MODEL_WORKER ? Math.ceil(proposalSlots / 256) : 0;
+  const modelWorkers = Array.from({ length: modelProcesses }, (_, i) =>
+        startProcess(
+          [CLI, 'worker', 'start', '--kinds', 'mutate', '--concurrency', String(Math.ceil(proposalSlots / modelProcesses)), '--metrics-listen', 'off'],
+          { cwd: project, env: cleanEnv({ ...common, OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'bench', OPENAI_MODEL: 'gpt-4o-mini' }) },
+          `model worker ${i}`,
+        ),
+  );
   const queue = await createQueue(queueUrl);
-  // The run looks for workers serving evaluations as it starts: they must be listed by then.
+  // The run looks for workers serving its tasks as it starts: they must be listed by then.
+  const slotsFor = (workers, kind) => workers.filter((worker) => worker.kinds.includes(kind)).reduce((sum, worker) => sum + worker.slots, 0);
   for (let i = 0; ; i++) {
-    const listed = (await queue.listWorkers()).filter((worker) => worker.kinds.includes('evaluate'));
-    if (listed.reduce((sum, worker) => sum + worker.slots, 0) >= w) break;
-    const dead = workers.find((worker) => worker.exitCode !== null);
+    const listed = await queue.listWorkers();
+    if (slotsFor(listed, 'evaluate') >= w && slotsFor(listed, 'mutate') >= (MODEL_WORKER ? proposalSlots : 0)) break;
+    const dead = [...workers, ...modelWorkers].find((worker) => worker.exitCode !== null);
     if (dead || i > 600) throw new Error(`the workers did not start:\n${(dead ?? workers[0]).output.slice(-3000)}`);
     await delay(100);
   }
@@ -202,7 +219,12 @@ async function benchOne(w, redis, model) {
     const startedAt = Date.now();
     const cpuBefore = processCpuMs(evolve.pid);
     const countersBefore = redisCounters(redis.port);
-    const otherCpuBefore = { model: processCpuMs(model.child.pid), redis: processCpuMs(redisPid), workers: workers.map((worker) => processCpuMs(worker.pid)) };
+    const otherCpuBefore = {
+      model: processCpuMs(model.child.pid),
+      redis: processCpuMs(redisPid),
+      workers: workers.map((worker) => processCpuMs(worker.pid)),
+      modelWorkers: modelWorkers.map((worker) => processCpuMs(worker.pid)),
+    };
     while (Date.now() - startedAt < SECONDS * 1000) {
       const depth = await queue.depth();
       const of = (kind) => depth.filter((entry) => entry.kind === kind).reduce((sum, entry) => ({ pending: sum.pending + entry.pending, inFlight: sum.inFlight + entry.inFlight }), { pending: 0, inFlight: 0 });
@@ -215,6 +237,7 @@ async function benchOne(w, redis, model) {
     const countersAfter = redisCounters(redis.port);
     const modelCpuMs = processCpuMs(model.child.pid) - otherCpuBefore.model;
     const workersCpuMs = workers.reduce((sum, worker, i) => sum + processCpuMs(worker.pid) - otherCpuBefore.workers[i], 0);
+    const modelWorkersCpuMs = modelWorkers.reduce((sum, worker, i) => sum + processCpuMs(worker.pid) - otherCpuBefore.modelWorkers[i], 0);
     const inWindow = journalEvents(journal).filter((event) => {
       const at = Date.parse(event.at);
       return at >= startedAt && at < endedAt;
@@ -235,6 +258,7 @@ async function benchOne(w, redis, model) {
       redisShare: redisCpuMs / (endedAt - startedAt),
       modelShare: modelCpuMs / (endedAt - startedAt),
       workersPerCandidate: workersCpuMs / Math.max(1, evaluations),
+      modelWorkerPerCandidate: MODEL_WORKER ? modelWorkersCpuMs / Math.max(1, evaluations) : undefined,
       redisCommandsPerCandidate: (countersAfter.commands - countersBefore.commands) / Math.max(1, evaluations),
       redisKbPerCandidate: (countersAfter.inputBytes - countersBefore.inputBytes) / 1024 / Math.max(1, evaluations),
       evalPending: mean((s) => s.evaluate.pending),
@@ -252,8 +276,9 @@ async function benchOne(w, redis, model) {
     evolve.kill('SIGINT');
     const ended = await Promise.race([evolve.exited, delay(30_000).then(() => undefined)]);
     if (!ended) evolve.kill('SIGKILL');
-    for (const worker of workers) worker.kill('SIGTERM');
-    await Promise.all(workers.map((worker) => Promise.race([worker.exited, delay(20_000).then(() => worker.kill('SIGKILL'))])));
+    const all = [...workers, ...modelWorkers];
+    for (const worker of all) worker.kill('SIGTERM');
+    await Promise.all(all.map((worker) => Promise.race([worker.exited, delay(20_000).then(() => worker.kill('SIGKILL'))])));
     await queue.close();
     if (process.env.BENCH_KEEP) process.stderr.write(`kept ${project}\n`);
     else rmSync(project, { recursive: true, force: true });
@@ -283,7 +308,7 @@ try {
   rmSync(base, { recursive: true, force: true });
 }
 
-const header = ['W', 'procs', 'evals/min', 'ideal', '% ideal', 'ctl CPU ms/cand', 'ctl CPU %', 'workers ms/cand', 'redis CPU %', 'redis cmds/cand', 'redis in KB/cand', 'sim-llm CPU %', 'eval pending avg/max', 'eval in flight', 'mutate pend/in flight', 'mutate max', 'util', 'LLM calls', 'children/proposals'];
+const header = ['W', 'procs', 'evals/min', 'ideal', '% ideal', 'ctl CPU ms/cand', 'ctl CPU %', 'workers ms/cand', 'LLM worker ms/cand', 'redis CPU %', 'redis cmds/cand', 'redis in KB/cand', 'sim-llm CPU %', 'eval pending avg/max', 'eval in flight', 'mutate pend/in flight', 'mutate max', 'util', 'LLM calls', 'children/proposals'];
 const lines = rows.map((r) => [
   r.w,
   r.processes,
@@ -293,6 +318,7 @@ const lines = rows.map((r) => [
   fixed(r.cpuPerCandidate, 2),
   pct(r.cpuShare),
   fixed(r.workersPerCandidate, 1),
+  r.modelWorkerPerCandidate === undefined ? '-' : fixed(r.modelWorkerPerCandidate, 1),
   pct(r.redisShare),
   fixed(r.redisCommandsPerCandidate, 0),
   fixed(r.redisKbPerCandidate, 0),
