@@ -125,7 +125,7 @@ export async function assembleWarmSpawner(
       queue,
       () => {
         const status = spawner.status();
-        return { id: spawner.id, caps, kinds: spawner.kinds, mode: 'warm', slots: status.maxWorkers, busy: status.running, processes: status.processes };
+        return { id: spawner.id, caps, kinds: spawner.kinds, accepts: spawner.acceptors, mode: 'warm', slots: status.maxWorkers, busy: status.running, processes: status.processes };
       },
       { log },
     );

@@ -171,12 +171,23 @@ export interface WorkerRecord {
   caps: string[];
   /** Task kinds its handlers serve with these caps. */
   kinds: string[];
+  /**
+   * What it claims: each kind with the capabilities its handler provides (a worker with the
+   * `llm` cap but no model serves mutate tasks that need no model only). Absent in records of
+   * older versions.
+   */
+  accepts?: { kind: string; provides: readonly string[] }[];
   mode: 'in-process' | 'one-shot' | 'warm';
   /** Tasks it may run at once (for a warm spawner: its maximum of workers). */
   slots: number;
   busy: number;
   /** Live worker processes (one-shot children, warm or running); 0 when scaled to zero. */
   processes?: number;
+  /**
+   * The slots of a CLI command's own process (an `evolve run`, an `eval --sync`): they serve
+   * while that command runs and leave with it, so no run counts on them to serve its tasks.
+   */
+  passing?: boolean;
   startedAt: number;
   /** Epoch ms of the last heartbeat. */
   seenAt: number;

@@ -106,7 +106,8 @@ export class CliContext {
  */
 export async function createEngine(ctx: CliContext, config: PeagenConfig, options: Omit<EngineOptions, 'executor' | 'log'> = {}): Promise<Engine> {
   try {
-    return await assembleEngine(config, { ...options, log: (line) => ctx.info(line) });
+    // Its pool leaves with the command: a run elsewhere must not leave its tasks to it.
+    return await assembleEngine(config, { ...options, passing: true, log: (line) => ctx.info(line) });
   } catch (error) {
     if (error instanceof ConfigError || error instanceof QueueAddressError) throw new CliError(ctx.naming(error), ExitCode.Usage, 'config');
     throw new CliError(error instanceof Error ? error.message : String(error), ExitCode.Failed);

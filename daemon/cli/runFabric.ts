@@ -12,7 +12,8 @@ import { DaemonClient } from '../rpc/client';
 import { readLiveRecord } from '../../shared/discovery';
 import { reclaimOwnSandboxes } from '../sandbox/liveSandboxes';
 import { createQueue } from '../fabric/queue/createQueue';
-import type { Task } from '../../shared/task';
+import type { Task, WorkerRecord } from '../../shared/task';
+import { canAccept } from '../fabric/queue/TaskQueue';
 import { type CliContext, createEngine } from './context';
 
 export interface Fabric {
@@ -90,17 +91,30 @@ async function workersServing(config: PeagenConfig, tasks: readonly Pick<Task, '
   let queue;
   try {
     queue = await createQueue(config.queue.url, config.queue);
-    const workers = await queue.listWorkers();
-    return tasks.flatMap(({ kind, requires }) => {
-      const pools = workers.filter((worker) => worker.kinds.includes(kind) && requires.every((cap) => worker.caps.includes(cap)));
-      return pools.length > 0 ? [{ kind, slots: pools.reduce((sum, pool) => sum + pool.slots, 0), pools: pools.length }] : [];
-    });
+    return poolsServing(await queue.listWorkers(), tasks);
   } catch {
     // The engine below opens the same queue and reports what is wrong with it.
     return [];
   } finally {
     await queue?.close().catch(() => {});
   }
+}
+
+/**
+ * For each of `tasks` that some of `workers` claim, their slots and number. Not the slots of a
+ * CLI command (another evolve run's own): they leave with it.
+ */
+export function poolsServing(workers: readonly WorkerRecord[], tasks: readonly Pick<Task, 'kind' | 'requires'>[]): { kind: string; slots: number; pools: number }[] {
+  return tasks.flatMap((task) => {
+    const pools = workers.filter((worker) => !worker.passing && servesTask(worker, task));
+    return pools.length > 0 ? [{ kind: task.kind, slots: pools.reduce((sum, pool) => sum + pool.slots, 0), pools: pools.length }] : [];
+  });
+}
+
+/** Whether a listed pool claims such tasks: its handler's capabilities, where the record has them. */
+function servesTask(worker: WorkerRecord, task: Pick<Task, 'kind' | 'requires'>): boolean {
+  if (worker.accepts) return canAccept(task, worker.accepts);
+  return worker.kinds.includes(task.kind) && task.requires.every((cap) => worker.caps.includes(cap));
 }
 
 /** An AbortSignal that Ctrl-C aborts, for work that checkpoints and ends cleanly. */

@@ -42,6 +42,8 @@ export interface EngineOptions {
   exitAfterIdleMs?: number;
   /** Capabilities proven by what this host has beyond the executor (e.g. `llm`). */
   extraCaps?: readonly string[];
+  /** The engine of a CLI command's own process: its pool is announced as passing (WorkerRecord.passing). */
+  passing?: boolean;
   log?: (line: string) => void;
   /** Watches each task the workers run here (the composition root hands observability's). */
   tracer?: TaskTracer;
@@ -112,7 +114,7 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
         this.queue,
         () => {
           const status = pool.status();
-          return { id: pool.id, caps: status.caps, kinds: pool.kinds, mode: status.mode, slots: status.count, busy: status.busy };
+          return { id: pool.id, caps: status.caps, kinds: pool.kinds, mode: status.mode, slots: status.count, busy: status.busy, accepts: pool.acceptors, ...(options.passing && { passing: true }) };
         },
         { ...(options.log && { log: options.log }) },
       );

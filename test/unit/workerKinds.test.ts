@@ -1,7 +1,9 @@
 import * as assert from 'node:assert/strict';
+import { poolsServing } from '../../daemon/cli/runFabric';
 import { createWorkerRegistry } from '../../daemon/composition';
 import { ConfigError, loadConfig } from '../../daemon/config';
 import { ProcessExecutor } from '../../daemon/sandbox/ProcessExecutor';
+import type { WorkerRecord } from '../../shared/task';
 
 describe('worker kinds (worker start --kinds, WORKER_KINDS)', () => {
   const executor = new ProcessExecutor(() => {});
@@ -25,5 +27,47 @@ describe('worker kinds (worker start --kinds, WORKER_KINDS)', () => {
       () => createWorkerRegistry(config, executor),
       (error: unknown) => error instanceof ConfigError && /worker\.kinds names mutat, which no handler/.test(error.message) && /serves .*evaluate/.test(error.message),
     );
+  });
+});
+
+describe('which of a run\'s tasks the workers listed on a shared queue serve (evolve run leaves them those)', () => {
+  const pool = (id: string, record: Partial<WorkerRecord>): WorkerRecord => ({
+    id,
+    host: 'h',
+    pid: 1,
+    caps: ['cpu'],
+    kinds: ['evaluate'],
+    mode: 'in-process',
+    slots: 16,
+    busy: 0,
+    startedAt: 0,
+    seenAt: 0,
+    ...record,
+  });
+  const runTasks = [
+    { kind: 'evaluate', requires: [] },
+    { kind: 'mutate', requires: ['llm'] },
+  ];
+
+  it('counts dedicated workers by what they claim, and never another command\'s own slots', () => {
+    const served = poolsServing(
+      [
+        pool('eval-1', { accepts: [{ kind: 'evaluate', provides: ['cpu'] }] }),
+        pool('eval-2', { accepts: [{ kind: 'evaluate', provides: ['cpu'] }] }),
+        pool('model', { caps: ['cpu', 'llm'], kinds: ['mutate'], slots: 40, accepts: [{ kind: 'mutate', provides: ['cpu', 'llm'] }] }),
+        // another evolve run's embedded slots: they serve both kinds, and leave with that run
+        pool('other-run', { caps: ['cpu', 'llm'], kinds: ['evaluate', 'mutate'], passing: true, accepts: [{ kind: 'evaluate', provides: ['cpu'] }, { kind: 'mutate', provides: ['cpu', 'llm'] }] }),
+      ],
+      runTasks,
+    );
+    assert.deepEqual(served, [
+      { kind: 'evaluate', slots: 32, pools: 2 },
+      { kind: 'mutate', slots: 40, pools: 1 },
+    ]);
+  });
+
+  it('does not count a worker with the llm cap but no model for LLM calls: its mutate handler needs none', () => {
+    const noModel = pool('cpu-llm', { caps: ['cpu', 'llm'], kinds: ['evaluate', 'mutate'], accepts: [{ kind: 'evaluate', provides: ['cpu'] }, { kind: 'mutate', provides: ['cpu'] }] });
+    assert.deepEqual(poolsServing([noModel], runTasks), [{ kind: 'evaluate', slots: 16, pools: 1 }]);
   });
 });

@@ -153,6 +153,11 @@ export class WarmSpawner extends EventEmitter<WarmSpawnerEvents> {
     return this.accepts.map((acceptor) => acceptor.kind);
   }
 
+  /** What its children claim: each kind with the capabilities its handler provides. */
+  get acceptors(): Acceptor[] {
+    return this.accepts.map((acceptor) => ({ kind: acceptor.kind, provides: [...acceptor.provides] }));
+  }
+
   start(): this {
     if (this.accepts.length === 0) {
       this.options.log?.(`spawner ${this.id}: no handler fits caps [${this.options.caps.join(', ')}]; it will claim nothing`);

@@ -90,6 +90,11 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
     return this.accepts().map((acceptor) => acceptor.kind);
   }
 
+  /** What this pool claims: each kind with the capabilities its handler provides here. */
+  get acceptors(): Acceptor[] {
+    return this.accepts();
+  }
+
   private accepts(): Acceptor[] {
     const all = this.options.registry.acceptorsFor(this.options.caps);
     const excluded = this.options.excludeKinds ?? [];
