@@ -164,10 +164,11 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
 
   /**
    * One free slot of the pool waits on the queue at a time; the others wait here for their
-   * turn. Every slot waiting on the queue would hold a blocking connection of its own and wake
-   * at every task queued (one claim per idle slot per task: a pool of 64 idle slots made 64
-   * claims for each task); in turn, a task costs one claim per pool, and a burst is claimed
-   * one task after the other, each claim a round trip.
+   * turn, so an idle pool costs any queue one waiting claim, not one per slot (a pool of 64
+   * idle slots made 64 claims for each task before the Redis adapter coalesced its claims, and
+   * a queue without that still would). A burst is then claimed one task after the other, each
+   * claim a round trip; the Redis adapter's batched claims (one call leasing a task to each
+   * waiting claim) serve several pools of one process, not the slots of one pool.
    */
   private async claimInTurn(consumer: string, accepts: Acceptor[]): Promise<Claim | null> {
     const previous = this.claimTurn;
