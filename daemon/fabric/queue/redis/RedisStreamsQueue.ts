@@ -226,13 +226,25 @@ export class RedisStreamsQueue implements TaskQueue {
     }
     const record = taskRecord(task);
     await this.ready();
-    const subscription = this.listening ? this.subscription : -1;
-    const stream = this.keys.stream(task.kind, task.requires);
-    const where = (await this.run('enqueue', [task.id, record, task.kind, stream, task.attempts], this.taskKeys(task.id, stream))) as string;
-    if (where) throw new DuplicateTaskError(task.id, where);
-    if (subscription >= 0 && subscription === this.subscription) {
+    // Noted before the script is sent: its finishing event may be heard before the reply is.
+    // On a cluster the event connection may be replaced without a word (ioredis moves its
+    // subscription to another node), so its results are always read first there.
+    const noted = this.listening && !this.address.cluster;
+    if (noted) {
       if (this.unfinishedHere.size >= MAX_UNFINISHED_HERE) this.unfinishedHere.delete(this.unfinishedHere.keys().next().value!);
-      this.unfinishedHere.set(task.id, subscription);
+      this.unfinishedHere.set(task.id, this.subscription);
+    }
+    const stream = this.keys.stream(task.kind, task.requires);
+    let where: string;
+    try {
+      where = (await this.run('enqueue', [task.id, record, task.kind, stream, task.attempts], this.taskKeys(task.id, stream))) as string;
+    } catch (error) {
+      if (noted) this.unfinishedHere.delete(task.id);
+      throw error;
+    }
+    if (where) {
+      if (noted) this.unfinishedHere.delete(task.id);
+      throw new DuplicateTaskError(task.id, where);
     }
   }
 
@@ -454,6 +466,8 @@ export class RedisStreamsQueue implements TaskQueue {
     clearInterval(this.resultSweepTimer);
     this.blocking.close();
     this.subscriber.disconnect();
+    // Acks made in this turn are sent on the next tick (the coalescer): let them go out first.
+    await new Promise((resolve) => setImmediate(resolve));
     // Let commands already sent (an ack, say) get their replies; nothing to wait for when down.
     if (this.commands.status === 'ready') await this.commands.quit().catch(() => undefined);
     this.commands.disconnect();

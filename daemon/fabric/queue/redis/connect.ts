@@ -70,6 +70,13 @@ export function openConnection(
     lazyConnect: true,
     ...(extra.enableAutoPipelining !== undefined && { enableAutoPipelining: extra.enableAutoPipelining }),
     clusterRetryStrategy: reconnectDelay,
+    // A command caught by a node connection that closed may have run: reject it, as on a single
+    // node, instead of sending it again (a second enqueue would read as a duplicate, a second
+    // claim lease tasks nobody runs). Redirections (MOVED, ASK, TRYAGAIN) still retry: those ran nowhere.
+    retryDelayOnFailover: 0,
+    // While the cluster is down, fail commands at once (callers retry) instead of holding them
+    // until it is back: a claim or a wait would outlast its own time limit.
+    enableOfflineQueue: false,
   });
   // Each node connection is an ioredis Redis, with the same drop problem as a single node's.
   cluster.on('+node', (node: Redis) => rejectDroppedCommands(node));
