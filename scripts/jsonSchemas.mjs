@@ -26,6 +26,7 @@ const CONFIG_DESCRIPTIONS = {
   plugins:
     'Plugin packages allowed to load (package names or paths): installed packages with a "peagen" field providing handlers, mutators, selectors, executors or LLM backends. `peagen plugins` lists them; see docs/plugins.md.',
   'worker.roots': 'On a shared (Redis) queue: the host directories a task may name (workspace, mounts, example, prompt directory); default: the directory the worker starts in and the bundled examples. Also PEAGEN_WORKER_ROOTS.',
+  'worker.kinds': 'Serve only these task kinds (e.g. ["mutate"]: LLM calls only, so that no evaluation slot waits on a model); default: every kind this worker can serve. Also WORKER_KINDS, or worker start --kinds.',
   'worker.exitAfterIdleMs': 'A standalone worker exits after this long without work (ms): scale to zero.',
   sandbox: 'Where candidate programs run: a single-use sandbox destroyed afterwards.',
   'sandbox.executor':
