@@ -151,6 +151,10 @@ export class DockerExecutor implements Executor {
     const docker = await this.docker();
     await removeOwnedContainers(docker, owner);
     await reclaimSandboxDirs(owner, (dir) => removeSandboxDir(docker, this.image, dir).catch(() => undefined));
+    // A child killed while dockerd was creating or starting its container leaves that request
+    // to finish after the sweep above (or makes its removal fail as a conflict): look again
+    // once dockerd has had time to end it.
+    setTimeout(() => void removeOwnedContainers(docker, owner), LATE_RECLAIM_MS).unref();
   }
 
   /** Discards the prepared sandboxes still unused; dockerode holds no connection between requests. Idempotent. */
@@ -159,6 +163,9 @@ export class DockerExecutor implements Executor {
     untrackExecutor(this);
   }
 }
+
+/** When a reclaimed owner's containers are looked for once more (see reclaim). */
+export const LATE_RECLAIM_MS = 2_000;
 
 async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
   const cancel = new AbortController();
