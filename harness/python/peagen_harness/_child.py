@@ -25,9 +25,23 @@ Protocol, one line each way, first byte = operation:
   parent: b"C" + json [args]  (call the entry)      child: reply
   parent: b"E" + json [args]  (echo: the same path with the identity instead of the entry)
   parent: b"N" + json [args]  (echo that returns None: for programs with small results)
+  parent: b"F" + json {"fn", "args": wire, "kwargs": wire}  (call a module-level function by
+          name, for the process boundary of peagen_harness.boundary)
+  child : {"output": wire, "changed": {"<index or name>": wire}} |
+          {"error": str, "error_type": str, "changed": {...}}  ("changed": the container
+          arguments the call changed in place, so the caller's copies can be updated)
+  parent: b"D" + json [names]  (describe module-level names)
+  child : {"names": {name: {"kind": "function"} | {"kind": "value", "value": wire} |
+                           {"kind": "unsupported", "what": str} | {"kind": "missing"}}}
   parent: b"X"  (exit)
   reply : {"output": value, "mutated": bool} | {"error": str, "mutated": bool},
           plus "violations": [...] when the sandbox refused something since the last reply.
+The config's "entry" may be null: then no single entry is required (the boundary's mode,
+which calls functions by name with "F").
+
+"wire" is plain data of exact built-in types, as JSON (see to_wire): the same functions
+encode on both sides, so only None, bool, int, float, str, bytes, bytearray, complex, list,
+tuple, dict, set and frozenset cross, never a subclass or anything with behaviour.
 """
 import builtins
 import gc
@@ -61,6 +75,85 @@ HARMLESS_EVENTS = frozenset(("builtins.id",))
 
 class SandboxViolation(RuntimeError):
     pass
+
+
+class WireError(ValueError):
+    """A value that cannot cross the process boundary as plain data."""
+
+
+_WIRE_DEPTH = 100
+
+
+def to_wire(value, depth=0):
+    """`value` as JSON-ready plain data: exact built-in types only (a subclass is refused,
+    since its methods would run on the side that reads it)."""
+    t = _type(value)
+    if t is str or t is int or t is bool or value is None:
+        return value
+    if t is float:
+        return value if value - value == 0 else {"$": "float", "v": _str(value)}
+    if depth > _WIRE_DEPTH:
+        raise WireError("the value is nested more than %d levels deep" % _WIRE_DEPTH)
+    if t is list:
+        return [to_wire(item, depth + 1) for item in value]
+    if t is tuple or t is set or t is frozenset:
+        items = [to_wire(item, depth + 1) for item in value]
+        return {"$": t.__name__, "v": items}
+    if t is dict:
+        return {"$": "dict", "v": [[to_wire(k, depth + 1), to_wire(v, depth + 1)] for k, v in value.items()]}
+    if t is bytes or t is bytearray:
+        return {"$": t.__name__, "v": value.hex()}
+    if t is complex:
+        return {"$": "complex", "v": [to_wire(value.real), to_wire(value.imag)]}
+    raise WireError("a value of type %s cannot cross the process boundary (only None, bool, "
+                    "int, float, str, bytes, complex, list, tuple, dict and set can)" % t.__name__)
+
+
+_FLOATS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
+
+
+def from_wire(wire, depth=0):
+    """The value `wire` (as json.loads gave it) stands for, built from exact built-in types."""
+    t = _type(wire)
+    if t is str or t is int or t is bool or t is float or wire is None:
+        return wire
+    if depth > _WIRE_DEPTH:
+        raise WireError("the value is nested more than %d levels deep" % _WIRE_DEPTH)
+    if t is list:
+        return [from_wire(item, depth + 1) for item in wire]
+    if t is not dict or _set(wire) != {"$", "v"}:
+        raise WireError("not a wire value")
+    tag, v = wire["$"], wire["v"]
+    try:
+        if tag == "float" and v in _FLOATS:
+            return _FLOATS[v]
+        if tag in ("tuple", "set", "frozenset") and _type(v) is list:
+            items = [from_wire(item, depth + 1) for item in v]
+            return tuple(items) if tag == "tuple" else set(items) if tag == "set" else frozenset(items)
+        if tag == "dict" and _type(v) is list:
+            return {from_wire(k, depth + 1): from_wire(x, depth + 1) for k, x in v}
+        if tag in ("bytes", "bytearray") and _type(v) is str:
+            return bytes.fromhex(v) if tag == "bytes" else bytearray.fromhex(v)
+        if tag == "complex" and _type(v) is list and _len(v) == 2:
+            real, imag = from_wire(v[0], depth + 1), from_wire(v[1], depth + 1)
+            if _type(real) is float and _type(imag) is float:
+                return complex(real, imag)
+    except (TypeError, ValueError) as exc:  # an unhashable key or member, a bad hex string
+        raise WireError("a malformed %s: %s" % (tag, exc)) from None
+    raise WireError("not a wire value")
+
+
+def wire_json(value):
+    return _dumps(to_wire(value), separators=(",", ":"), allow_nan=False)
+
+
+def _no_constants(name):
+    raise WireError("%s is not plain JSON" % name)
+
+
+def wire_loads(text):
+    """from_wire of a JSON text, which may not use NaN/Infinity literals (they are tagged)."""
+    return from_wire(_loads(text, parse_constant=_no_constants))
 
 
 _reading_traceback = [False]  # lets the hook allow the harness's own traceback walk
@@ -212,8 +305,8 @@ def main():
 
     try:
         exec(code, namespace)
-        fn = namespace.get(entry)
-        if fn is None or not callable(fn):
+        fn = namespace.get(entry) if entry is not None else None
+        if entry is not None and (fn is None or not callable(fn)):
             raise AttributeError("the program does not define a callable %s()" % entry)
     except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt included
         send({"load_error": _exception_text(exc, path), "violations": violations[:5]})
@@ -237,6 +330,14 @@ def main():
         if op == b"G":
             collect()
             send({"ok": True})
+            continue
+        if op == b"F" or op == b"D":
+            reply = call_by_name(namespace, _loads(line[1:]), path) if op == b"F" \
+                else {"names": describe_names(namespace, _loads(line[1:]))}
+            if violations:
+                reply["violations"] = violations[:5]
+                del violations[:]
+            send(reply)
             continue
         if op not in (b"C", b"E", b"N"):
             return
@@ -271,5 +372,79 @@ def main():
                   "mutated": reply["mutated"]})
 
 
+_FUNCTION_TYPES = (_type(len), _type(lambda: None))
+_CONTAINERS = frozenset((list, dict, set, bytearray))
+
+
+def call_by_name(namespace, request, path):
+    """One call of the boundary (op F): the function named, with wire arguments; the reply
+    carries the result as wire data, and the container arguments the call changed in place."""
+    fn = namespace.get(request.get("fn"))
+    if fn is None or not callable(fn) or _type(fn) is _type:
+        return {"error": "the program does not define a function %s()" % (request.get("fn"),),
+                "error_type": "AttributeError"}
+    try:
+        args_wire, kwargs_wire = request["args"], request["kwargs"]
+        args, kwargs = from_wire(args_wire), from_wire(kwargs_wire)
+        if _type(args) is not list or _type(kwargs) is not dict or not all(_type(k) is _str for k in kwargs):
+            raise WireError("expected a list of arguments and a dict of keyword arguments")
+        # what was sent, by position ("0", "1", ...) or keyword, to tell what the call changed
+        sent = {_str(i): w for i, w in enumerate(args_wire)}
+        sent.update({k: w for k, w in kwargs_wire["v"]})
+    except (WireError, KeyError, TypeError, ValueError) as exc:
+        return {"error": "the arguments are not plain data: %s" % exc, "error_type": "TypeError"}
+    reply = {}
+    try:
+        out = fn(*args, **kwargs)
+    except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt included
+        reply["error"] = _exception_text(exc, path)
+        reply["error_type"] = _type(exc).__name__ if isinstance(exc, Exception) else "BaseException"
+    else:
+        try:
+            reply["output"] = to_wire(out)
+        except BaseException as exc:  # noqa: BLE001 - WireError, or a hostile __hash__/__iter__
+            reply["error"] = "the result cannot cross the process boundary: " + _exception_text(exc, path)
+            reply["error_type"] = "TypeError"
+    changed = {}
+    try:
+        given = {_str(i): value for i, value in enumerate(args)}
+        given.update(kwargs)
+        for key, value in given.items():
+            if _type(value) in _CONTAINERS:
+                after = to_wire(value)
+                if after != sent[key]:
+                    changed[key] = after
+    except BaseException as exc:  # noqa: BLE001 - an argument filled with something that cannot cross
+        reply.pop("output", None)
+        reply["error"] = "an argument the call changed cannot cross the process boundary: " + _exception_text(exc, path)
+        reply["error_type"] = "TypeError"
+    reply["changed"] = changed
+    return reply
+
+
+def describe_names(namespace, names):
+    """What each module-level name is (op D): a function the boundary forwards, plain data it
+    copies, or something it cannot stand in for (a class, a module, an object)."""
+    described = {}
+    for name in names:
+        if _type(name) is not _str:
+            continue
+        if name not in namespace:
+            described[name] = {"kind": "missing"}
+            continue
+        value = namespace[name]
+        if _type(value) in _FUNCTION_TYPES:
+            described[name] = {"kind": "function"}
+            continue
+        try:
+            described[name] = {"kind": "value", "value": to_wire(value)}
+        except BaseException:  # noqa: BLE001
+            what = "class" if isinstance(value, _type) else "module" if _type(value) is _type(sys) \
+                else "object of type %s" % _type(value).__name__
+            described[name] = {"kind": "unsupported", "what": what}
+    return described
+
+
 if __name__ == "__main__":
     main()
+    os._exit(0)  # no thread the program started keeps this process alive once its parent is done

@@ -60,9 +60,9 @@ class Candidate:
         reply = prog.call([3, 1, 2], timeout=2.0)
     """
 
-    def __init__(self, path: str, entry: str, policy: Optional[Policy] = None, *,
+    def __init__(self, path: str, entry: Optional[str], policy: Optional[Policy] = None, *,
                  load_timeout: float = 10.0, name: str = "program",
-                 python: str = sys.executable, child_script: str = CHILD):
+                 python: str = sys.executable, child_script: str = CHILD, own_session: bool = True):
         self.name = name
         self.policy = policy or Policy()
         self._stderr_tail = bytearray()
@@ -71,7 +71,7 @@ class Candidate:
         self.proc = subprocess.Popen(
             [python, "-I", "-S", "-B", child_script],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            start_new_session=True, close_fds=True, env={},
+            start_new_session=own_session, close_fds=True, env={},
         )
         self.pid = self.proc.pid
         self._clock = _cpu_clock(self.pid)
@@ -108,6 +108,18 @@ class Candidate:
         (or None, for programs whose result is small) instead of calling the program: the
         cost of everything that is not the program."""
         return self._timed(b"E" if returns_input else b"N", args, timeout, "echoing an input")
+
+    def request(self, op: bytes, payload: Any, timeout: float, what: str) -> dict:
+        """One untimed request of the boundary's protocol (op F or D of _child.py): the reply as
+        parsed JSON, or CandidateFailure when the process died, hung, answered garbage or did
+        something the sandbox refuses."""
+        reply = self._decode(self._exchange(op + json.dumps(payload, separators=(",", ":")).encode(),
+                                            timeout, what))
+        if reply.get("violations"):
+            self.kill()
+            raise CandidateFailure("the %s did something the sandbox refuses%s"
+                                   % (self.name, _violations_text(reply)))
+        return reply
 
     def _timed(self, op: bytes, args: tuple, timeout: float, what: str) -> Reply:
         # Garbage of earlier calls is collected first, untimed, so no call pays for another's.
@@ -210,9 +222,11 @@ class Candidate:
 
     # ------------------------------------------------------------------ lifetime
     def kill(self) -> None:
-        """Kills the program's whole process group and waits for it."""
+        """Kills the program's whole process group (when it has its own) and waits for it."""
         self._closed = True
         try:  # the group too: anything the program started dies with it
+            if os.getpgid(self.pid) != self.pid:
+                raise ProcessLookupError  # it shares its parent's group: that is not ours to kill
             os.killpg(self.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             if self.proc.poll() is None:

@@ -1,0 +1,226 @@
+"""The process boundary between a judge (a project's tests, an OpenEvolve evaluator.py) and the
+candidate it judges: the judge imports a stand-in module whose functions forward each call to
+the candidate, which runs in a locked-down process of its own (the speed harness's child:
+restricted built-ins, the reference's imports only, an audit hook, no files, no stdout).
+
+    plan = write_standin("project/stats.py", "candidate.py", reference_path="original/stats.py")
+    # the judge's `from stats import mean` now gets a forwarder; plan.unsupported says what not
+
+Only plain data of exact built-in types crosses back (_child.to_wire): no subclass, nothing
+with behaviour, so the candidate's code never runs in the judge. Its exit, exec, signals,
+threads and printing stay in its own process; an exception it raises arrives as the built-in
+exception of that name (so `assertRaises(ValueError)` still works) or as CandidateRaised.
+Containers a call changes in place (a list sorted in place) are changed in the caller too.
+
+What a stand-in cannot carry (the plan's `unsupported`): classes and other objects defined by
+the module, generators and coroutines, callbacks passed as arguments, and module state the
+judge reads after a call changed it (it sees the values as they were when it imported).
+"""
+from __future__ import annotations
+
+import ast
+import atexit
+import builtins
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Optional
+
+from ._child import WireError, from_wire, to_wire
+from .candidate import Candidate, CandidateFailure
+from .policy import Policy
+
+HARNESS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+#: The exceptions a candidate's exception is re-raised as in the judge, by name. Only
+#: Exception subclasses: a candidate cannot raise SystemExit or KeyboardInterrupt in the judge.
+BUILTIN_EXCEPTIONS = {name: value for name, value in vars(builtins).items()
+                      if isinstance(value, type) and issubclass(value, Exception)}
+
+
+class CandidateRaised(Exception):
+    """The candidate's function raised an exception that is not a built-in one (its type
+    name and message are in the text)."""
+
+
+@dataclass
+class StandinPlan:
+    """What a stand-in for a module offers: `functions` are forwarded, `values` copied (plain
+    data, read from the candidate when the stand-in is imported); `unsupported` names what the
+    module has that a stand-in cannot carry, each with the reason."""
+
+    functions: List[str] = field(default_factory=list)
+    values: List[str] = field(default_factory=list)
+    unsupported_names: Dict[str, str] = field(default_factory=dict)
+
+    @property
+    def unsupported(self) -> List[str]:
+        return list(self.unsupported_names.values())
+
+    @property
+    def names(self) -> List[str]:
+        return self.functions + self.values
+
+
+def imports_of(source: str) -> frozenset:
+    """The modules `source` imports (absolute imports), the candidate's allow-list."""
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module)
+            names.update("%s.%s" % (node.module, alias.name) for alias in node.names)
+    return frozenset(names)
+
+
+def plan_module(source: str) -> StandinPlan:
+    """The stand-in plan for a module with this source (the reference's: what the judge was
+    written against)."""
+    plan = StandinPlan()
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef):
+            if any(isinstance(inner, (ast.Yield, ast.YieldFrom)) for inner in ast.walk(node)):
+                plan.unsupported_names[node.name] = "%s() is a generator (its values cannot be forwarded one by one)" % node.name
+            else:
+                plan.functions.append(node.name)
+        elif isinstance(node, ast.AsyncFunctionDef):
+            plan.unsupported_names[node.name] = "%s() is a coroutine function" % node.name
+        elif isinstance(node, ast.ClassDef):
+            plan.unsupported_names[node.name] = "class %s" % node.name
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name) and name.id not in plan.values and not name.id.startswith("__"):
+                        plan.values.append(name.id)
+    return plan
+
+
+STANDIN_TEMPLATE = '''\
+# Written by Peagen (peagen_harness.boundary): a stand-in for the program under evaluation.
+# The program runs in a process of its own; each function here forwards its calls there.
+import sys as _peagen_sys
+if {harness!r} not in _peagen_sys.path:
+    _peagen_sys.path.append({harness!r})
+from peagen_harness.boundary import install_standin as _peagen_install_standin
+_peagen_install_standin(globals(), {config!r})
+del _peagen_sys, _peagen_install_standin
+'''
+
+
+def write_standin(dest_path: str, candidate_path: str, *, reference_path: Optional[str] = None,
+                  allowed_imports: Optional[Iterable[str]] = None, module_name: str = "program",
+                  call_timeout: float = 60.0, load_timeout: float = 30.0) -> StandinPlan:
+    """Writes at `dest_path` a module that stands in for `candidate_path`. The plan (which
+    names it offers) and the import allow-list come from the reference when given (the
+    trusted original the judge was written for), else from the candidate's own source."""
+    with open(reference_path or candidate_path, encoding="utf-8") as fh:
+        source = fh.read()
+    plan = plan_module(source)
+    config = {
+        "candidate": os.path.abspath(candidate_path),
+        "module": module_name,
+        "functions": plan.functions,
+        "values": plan.values,
+        "unsupported": plan.unsupported_names,
+        "allowed_imports": sorted(imports_of(source) if allowed_imports is None else allowed_imports),
+        "call_timeout": call_timeout,
+        "load_timeout": load_timeout,
+    }
+    with open(dest_path, "w", encoding="utf-8") as fh:
+        fh.write(STANDIN_TEMPLATE.format(harness=HARNESS_DIR, config=json.dumps(config)))
+    return plan
+
+
+def install_standin(namespace: Dict[str, Any], config_text: str) -> None:
+    """Fills the stand-in module's namespace (called by the file write_standin wrote): starts
+    the candidate's process, forwards its functions, copies its plain-data values."""
+    config = json.loads(config_text)
+    try:
+        program = Candidate(config["candidate"], None, Policy(allowed_imports=frozenset(config["allowed_imports"])),
+                            load_timeout=config["load_timeout"], name="candidate", own_session=False)
+    except CandidateFailure as exc:
+        raise ImportError("%s (run in a process of its own by Peagen)" % exc) from None
+    atexit.register(program.close)
+    timeout = float(config["call_timeout"])
+    described = program.request(b"D", config["functions"] + config["values"], timeout, "describing the module")
+    unsupported = dict(config["unsupported"])
+    for name, what in (described.get("names") or {}).items():
+        kind = what.get("kind") if isinstance(what, dict) else None
+        if kind == "function":
+            namespace[name] = _forwarder(program, name, namespace.get("__name__", config["module"]), timeout)
+        elif kind == "value":
+            try:
+                namespace[name] = from_wire(what.get("value"))
+            except WireError:
+                unsupported[name] = "%s: not plain data" % name
+        elif kind == "unsupported":
+            unsupported[name] = "%s is a %s in the candidate" % (name, what.get("what"))
+
+    def __getattr__(name: str) -> Any:
+        if name in unsupported:
+            raise AttributeError("%s: Peagen runs the candidate in a process of its own and this stand-in "
+                                 "forwards only module-level functions and plain data; see docs/trust.md "
+                                 "for the in-process mode" % unsupported[name])
+        raise AttributeError("module %r has no attribute %r" % (namespace.get("__name__"), name))
+
+    namespace["__getattr__"] = __getattr__
+    namespace["__peagen_standin__"] = {"unsupported": sorted(unsupported.values())}
+
+
+def _forwarder(program: Candidate, name: str, module: str, timeout: float) -> Any:
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        return call(program, name, args, kwargs, timeout)
+
+    forward.__name__ = forward.__qualname__ = name
+    forward.__module__ = module
+    forward.__doc__ = "Forwards to %s() of the candidate, in a process of its own (Peagen)." % name
+    return forward
+
+
+def call(program: Candidate, name: str, args: tuple, kwargs: Dict[str, Any], timeout: float) -> Any:
+    """Calls `name` in the candidate's process; returns plain data, updates the container
+    arguments it changed in place, raises what it raised (see the module's docstring)."""
+    try:
+        payload = {"fn": name, "args": to_wire(list(args)), "kwargs": to_wire(dict(kwargs))}
+    except WireError as exc:
+        raise TypeError("%s() runs in a process of its own and its arguments must be plain data: %s"
+                        % (name, exc)) from None
+    reply = program.request(b"F", payload, timeout, "calling %s()" % name)
+    try:
+        changed = {key: from_wire(wire) for key, wire in (reply.get("changed") or {}).items()}
+        output = from_wire(reply.get("output")) if "output" in reply else None
+    except (WireError, AttributeError) as exc:
+        program.kill()
+        raise CandidateFailure("the candidate's process answered garbage: %s" % exc) from None
+    for key, value in changed.items():
+        target = args[int(key)] if key.isdigit() and int(key) < len(args) else kwargs.get(key)
+        _update_in_place(target, value)
+    if "error" in reply:
+        text = str(reply.get("error"))[:2000]
+        raise _exception(str(reply.get("error_type")), text)
+    if "output" not in reply:
+        program.kill()
+        raise CandidateFailure("the candidate's process answered garbage")
+    return output
+
+
+def _update_in_place(target: Any, value: Any) -> None:
+    kind = type(target)
+    if kind is not type(value):
+        return
+    if kind in (list, bytearray):
+        target[:] = value
+    elif kind in (dict, set):
+        target.clear()
+        target.update(value)
+
+
+def _exception(type_name: str, text: str) -> Exception:
+    cls = BUILTIN_EXCEPTIONS.get(type_name)
+    if cls is not None:
+        try:
+            return cls(text)
+        except Exception:  # noqa: BLE001 - e.g. UnicodeDecodeError takes five arguments
+            pass
+    return CandidateRaised(text)
