@@ -227,7 +227,8 @@ def _failure_name(test: str, outcome: Optional[str]) -> str:
 
 
 def judge(command: str, project_dir: str, program: str, candidate: str, *, reference: Optional[str] = None,
-          expected: Optional[List[str]] = None, boundary: bool = True, timeout: float = 300) -> Tuple[TestRun, Outcomes]:
+          expected: Optional[List[str]] = None, boundary: bool = True, timeout: float = 300,
+          call_timeout: float = 60) -> Tuple[TestRun, Outcomes]:
     """The project's tests in a fresh copy of it, with `candidate` as `program` (behind the
     process boundary unless told otherwise); counted against `expected` (see count())."""
     work = tempfile.mkdtemp(prefix="peagen-tests-")
@@ -237,7 +238,7 @@ def judge(command: str, project_dir: str, program: str, candidate: str, *, refer
         private = os.path.join(work, "candidate" + os.path.splitext(program)[1])
         shutil.copyfile(candidate, private)
         place_program(copy, program, private, reference or os.path.join(project_dir, program),
-                      boundary and boundary_supported(program), timeout)
+                      boundary and boundary_supported(program), min(timeout, call_timeout))
         run = run_tests(command, copy, os.path.join(work, "report"), timeout)
         return count(run, expected, timeout), run
     finally:
@@ -260,6 +261,8 @@ def main() -> int:
     parser.add_argument("--project", required=True, help="the project's files, relative to the example directory")
     parser.add_argument("--program", required=True, help="the evolved file's path inside the project")
     parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument("--call-timeout", type=float, default=60,
+                        help="seconds one call of the candidate may take behind the process boundary")
     parser.add_argument("--in-process", action="store_true",
                         help="run the candidate inside the tests' process (weaker: see docs/trust.md)")
     parser.add_argument("--seed", type=int, default=1)
@@ -285,7 +288,7 @@ def main() -> int:
                 return 0
         boundary = boundary_supported(args.program) and not args.in_process
         reference, reference_run = judge(args.tests, args.project, args.program, original, boundary=boundary,
-                                         timeout=args.timeout)
+                                         timeout=args.timeout, call_timeout=args.call_timeout)
         fallback = None
         if boundary and reference.passed < reference.total and BOUNDARY_TROUBLE.search(reference_run.output):
             # The original itself fails tests because of the boundary: do they pass in their own process?
@@ -300,7 +303,7 @@ def main() -> int:
                 boundary, reference, reference_run = False, inside, inside_run
         expected = list(reference_run.tests) or None
         run = judge(args.tests, args.project, args.program, args.candidate, reference=original, expected=expected,
-                    boundary=boundary, timeout=args.timeout)[0]
+                    boundary=boundary, timeout=args.timeout, call_timeout=args.call_timeout)[0]
         tie = 0.01 * reference.cpu_seconds / max(1e-9, reference.cpu_seconds + run.cpu_seconds)
         metrics.update(tests_passed=run.passed, tests_total=run.total, tests_cpu_ms=round(run.cpu_seconds * 1000, 3),
                        reference_tests_passed=reference.passed, process_boundary=1 if boundary else 0,
