@@ -109,20 +109,9 @@ def read(path):
         return fh.read()
 
 
-def imported_modules(source):
-    """The modules the original program imports: the candidate may import the same ones."""
-    names = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            names.add(node.module)
-            names.update("%s.%s" % (node.module, alias.name) for alias in node.names)
-    return frozenset(names)
-
-
 REFERENCE_SOURCE = read(REFERENCE)
-POLICY = harness.Policy(allowed_imports=imported_modules(REFERENCE_SOURCE))
+# The candidate may import what the original program imports, nothing else.
+POLICY = harness.Policy(allowed_imports=harness.imports_of(REFERENCE_SOURCE))
 
 
 def parameter_kinds(source):
