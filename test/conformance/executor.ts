@@ -168,7 +168,33 @@ export function describeExecutorConformance(name: string, factory: () => Promise
       assert.equal(result.stdout, 'harness says hello\n');
     });
 
+    it('lets the command write into its writable mount, whose files stay on the host after the run', async () => {
+      const output = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-out-'));
+      try {
+        // Paths as arguments: the process executor translates arguments, not shell text.
+        const result = await run(['sh', '-c', 'mkdir "$1/lib" && echo built > "$1/lib/made.txt" && cat "$2/check.py" > /dev/null', 'sh', '/peagen-out', '/harness'], {
+          mounts: [{ hostPath: harness, sandboxPath: '/harness' }],
+          writableMount: { hostPath: output, sandboxPath: '/peagen-out' },
+        });
+        assert.equal(result.exitCode, 0, result.stderr);
+        assert.equal(fs.readFileSync(path.join(output, 'lib', 'made.txt'), 'utf8'), 'built\n');
+      } finally {
+        fs.rmSync(output, { recursive: true, force: true });
+      }
+    });
+
     if (traits.isolates) {
+      it('keeps read-only mounts read-only beside a writable mount', async () => {
+        const output = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-out-'));
+        try {
+          const result = await sh('echo hacked > /harness/check.py', { mounts: [{ hostPath: harness, sandboxPath: '/harness' }], writableMount: { hostPath: output, sandboxPath: '/peagen-out' } });
+          assert.notEqual(result.exitCode, 0);
+          assert.match(fs.readFileSync(path.join(harness, 'check.py'), 'utf8'), /harness says/);
+        } finally {
+          fs.rmSync(output, { recursive: true, force: true });
+        }
+      });
+
       it('does not let the command change a read-only mount', async () => {
         const result = await sh('echo hacked > /harness/check.py', { mounts: [{ hostPath: harness, sandboxPath: '/harness' }] });
         assert.notEqual(result.exitCode, 0);
@@ -367,13 +393,14 @@ export function describeExecutorConformance(name: string, factory: () => Promise
         assert.equal(result.stoppedBy, 'cancelled');
       });
 
-      it('runs a request that does not fit (other mounts, memory, pids or network) cold, with the right answer', async () => {
+      it('runs a request that does not fit (other mounts, a writable mount, memory, pids or network) cold, with the right answer', async () => {
         const cases: Array<[PrepareOptions, Partial<ExecutionRequest>]> = [
           [{ mountPoints: ['/harness'] }, {}],
           [{}, { mounts: harnessMount() }],
           [{ limits: { memoryMb: 256 } }, { limits: { memoryMb: 300 } }],
           [{ limits: { pids: 40 } }, {}],
           [{}, { limits: { network: true } }],
+          [{}, { writableMount: { hostPath: harness, sandboxPath: '/peagen-out' } }],
         ];
         for (const [options, extra] of cases) {
           const prepared = await executor.prepare(options);
