@@ -21,6 +21,28 @@ import { describeInstallFailure } from './installFailure';
 /** An installer downloads and unpacks: more time, memory and processes than an evaluation gets by default. */
 export const INSTALL_LIMITS: LimitOverrides = { timeoutMs: 15 * 60_000, memoryMb: 2048, pids: 256, outputBytes: 1 << 20, network: true };
 
+/**
+ * argv: the venv's directory, then the requirements. The interpreter's own pip (22.3+, which
+ * has --python) installs into a venv made without one (copying pip into it is most of the time
+ * a venv takes); an interpreter without it gets a venv with pip. Wheels only: installing a
+ * wheel runs none of the package's code, building one would.
+ */
+const PYTHON_INSTALL = `
+import subprocess, sys, venv
+target, requirements = sys.argv[1], sys.argv[2:]
+try:
+    import pip
+    own_pip = tuple(int(part) for part in pip.__version__.split(".")[:2]) >= (22, 3)
+except Exception:
+    own_pip = False
+venv.create(target, with_pip=not own_pip, symlinks=True)
+if not requirements:
+    sys.exit(0)
+python = target + "/bin/python"
+pip = [sys.executable, "-m", "pip", "--python", python] if own_pip else [python, "-m", "pip"]
+sys.exit(subprocess.call(pip + ["install", "--no-input", "--no-warn-script-location", "--only-binary=:all:", "--"] + requirements))
+`;
+
 /** Installs `spec` into the host directory `target` (empty), in a sandbox of `executor`. */
 export async function installInSandbox(executor: Executor, spec: EnvironmentSpec, target: string, settings: Record<string, string>, signal?: AbortSignal): Promise<void> {
   const sandboxPath = environmentSandboxPath(spec.kind);
@@ -41,16 +63,9 @@ export async function installInSandbox(executor: Executor, spec: EnvironmentSpec
   };
 
   if (spec.kind === 'python') {
-    // The interpreter's own pip installs into a venv that has none (--python, pip 22.3+):
-    // copying pip into every venv is most of the time a venv takes.
-    await run(['python3', '-m', 'venv', '--without-pip', sandboxPath], 'creating a venv');
-    if (spec.requirements.length === 0) return;
-    await run(
-      // Wheels only: installing a wheel runs none of the package's code, building one would.
-      // The requirements are arguments, not a file: pip reads no options from the example.
-      ['python3', '-m', 'pip', '--python', `${sandboxPath}/bin/python`, 'install', '--no-input', '--no-warn-script-location', '--only-binary=:all:', '--', ...spec.requirements],
-      'pip install',
-    );
+    // One run: the venv, then pip. The requirements are arguments, not a file: pip reads no
+    // options from the example.
+    await run(['python3', '-c', PYTHON_INSTALL, sandboxPath, ...spec.requirements], 'pip install');
     return;
   }
   // Only the checked dependencies: no scripts, overrides, workspaces or devDependencies of the example's package.json.
