@@ -13,6 +13,7 @@
  *   /tmp                       TMPDIR, a fresh tmpfs (counted against the memory limit)
  *   /proc, /dev                the sandbox's own
  *   mounts                     read-only, at their sandboxPath
+ *   writableMount              read-write, at its sandboxPath (an environment install)
  *
  * Nothing else of the host is visible: not /root, /home, /run, /var, /sys, nor the host's /tmp.
  * The root stays read-only. Inside, the command runs as uid 1000 ("sandbox") of its own user
