@@ -16,8 +16,10 @@ import { EnvironmentError } from '../../daemon/evaluation/environment/environmen
 import { evaluateProgram } from '../../daemon/evaluation/evaluateProgram';
 import { loadExample } from '../../daemon/evaluation/example';
 import { BwrapExecutor } from '../../daemon/sandbox/bwrap/BwrapExecutor';
+import { DockerExecutor } from '../../daemon/sandbox/docker/DockerExecutor';
 import type { Executor } from '../../daemon/sandbox/Executor';
 import { ProcessExecutor } from '../../daemon/sandbox/ProcessExecutor';
+import { releaseDockerEngine, useDockerEngine } from '../fixtures/dockerEngine';
 import { buildTinyWheel, packTinyNodePackage, writeNodeEnvironmentExample, writePythonEnvironmentExample } from '../fixtures/environmentExamples';
 import { type PackageIndex, startPackageIndex } from '../fixtures/packageIndex';
 import { REPO, tempDir } from '../fixtures/paths';
@@ -252,6 +254,35 @@ describe('example environments: requirements.txt and package.json', function () 
         return true;
       });
       assert.deepEqual(cached(badCache), []);
+    });
+  });
+
+  describe('Docker (the install runs in a container of the sandbox image)', () => {
+    let docker: DockerExecutor;
+
+    before(async function () {
+      this.timeout(600_000);
+      const engine = await useDockerEngine();
+      // Host networking: the test's index listens on the host's loopback, which the default bridge cannot reach.
+      docker = new DockerExecutor({ dockerHost: engine.dockerHost, image: engine.image, networkMode: 'host' });
+    });
+    after(async () => {
+      await docker?.close();
+      await releaseDockerEngine();
+    });
+
+    it('installs requirements.txt and package.json with the host\'s pip and npm mounted into the image, which has neither', async () => {
+      for (const write of [writePythonEnvironmentExample, writeNodeEnvironmentExample]) {
+        const example = tempDir('env-example-docker');
+        write(example);
+        const cache = tempDir('env-cache-docker');
+        const evaluation = await evaluate(docker, example, cache);
+        assert.equal(evaluation.correct, true, evaluation.errorText);
+        assert.equal(evaluation.executor, 'docker');
+        assert.equal(evaluation.metrics.answer, 22);
+        assert.equal(evaluation.environments?.[0]?.installed, true);
+        assert.deepEqual(cached(cache), [path.basename(evaluation.environments[0].dir)]);
+      }
     });
   });
 });

@@ -68,7 +68,7 @@ export async function ensureEnvironment(executor: Executor, spec: EnvironmentSpe
     // Evaluations of this process share one install; other processes wait on the lock.
     let install = inFlight.get(dir);
     if (!install) {
-      install = installOnce(executor, spec, settings, cacheDir, dir, options.signal).finally(() => inFlight.delete(dir));
+      install = installOnce(executor, spec, runtime, settings, cacheDir, dir, options.signal).finally(() => inFlight.delete(dir));
       inFlight.set(dir, install);
     }
     installed = await install;
@@ -100,7 +100,7 @@ function installerSettings(options: Pick<EnvironmentOptions, 'installerEnv'>): R
   return { ...Object.fromEntries(inherited), ...options.installerEnv };
 }
 
-async function installOnce(executor: Executor, spec: EnvironmentSpec, settings: Record<string, string>, cacheDir: string, dir: string, signal: AbortSignal | undefined): Promise<boolean> {
+async function installOnce(executor: Executor, spec: EnvironmentSpec, runtime: Runtime, settings: Record<string, string>, cacheDir: string, dir: string, signal: AbortSignal | undefined): Promise<boolean> {
   fs.mkdirSync(cacheDir, { recursive: true });
   return withInstallLock(
     `${dir}.lock`,
@@ -110,7 +110,7 @@ async function installOnce(executor: Executor, spec: EnvironmentSpec, settings: 
       const temp = path.join(cacheDir, `.installing-${path.basename(dir)}-${process.pid}-${randomBytes(4).toString('hex')}`);
       try {
         fs.mkdirSync(temp, { mode: 0o755 });
-        await installInSandbox(executor, spec, temp, settings, signal);
+        await installInSandbox(executor, spec, { target: temp, installer: runtime.installer, settings }, signal);
         fs.renameSync(temp, dir);
       } catch (error) {
         fs.rmSync(temp, { recursive: true, force: true });
@@ -142,11 +142,13 @@ function packagesPathOf(kind: EnvironmentKind, dir: string): string {
 
 // ------------------------------------------------------------------ runtimes
 
-interface Runtime {
+export interface Runtime {
   /** What compiled packages depend on: python3.11, node-abi115. */
   tag: string;
   /** The interpreter's exact version (3.11.7, v20.11.1): part of the environment's key. */
   version: string;
+  /** The host's pip (its package directory) or npm (its package root) for that interpreter; mounted read-only into the install sandbox. */
+  installer: string | undefined;
 }
 
 /** The sandbox's interpreter: environments must be built for the Python/Node that imports them. */
@@ -160,8 +162,18 @@ function runtimeOf(kind: EnvironmentKind): Promise<Runtime> {
   return runtime;
 }
 
-/** `python3.11 3.11.7`. */
-const PYTHON_PROBE = 'import platform, sys; print("python%d.%d %s" % (sys.version_info[0], sys.version_info[1], platform.python_version()))';
+/** `python3.11 3.11.7 /usr/lib/python3/dist-packages/pip` (`-` for no pip). */
+const PYTHON_PROBE = `
+import os, platform, sys
+try:
+    import pip
+    installer = os.path.dirname(os.path.abspath(pip.__file__))
+    if not os.path.exists(os.path.join(installer, "__pip-runner__.py")):  # pip < 22.3
+        installer = "-"
+except Exception:
+    installer = "-"
+print("python%d.%d %s %s" % (sys.version_info[0], sys.version_info[1], platform.python_version(), installer))
+`;
 
 async function findRuntime(kind: EnvironmentKind): Promise<Runtime> {
   const searchPath = sandboxEnv(undefined, '', '').PATH ?? '';
@@ -178,8 +190,15 @@ async function findRuntime(kind: EnvironmentKind): Promise<Runtime> {
     const child = spawn(program, query, { stdio: ['ignore', 'pipe', 'ignore'] });
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('error', (error) => reject(new EnvironmentError(`cannot run ${program}: ${error.message}`)));
-    child.on('close', (code) => (code === 0 && /^[\w.-]+ [\w.+-]+$/.test(out.trim()) ? resolve(out.trim()) : reject(new EnvironmentError(`cannot ask ${program} for its version (exit status ${code})`))));
+    child.on('close', (code) => (code === 0 && /^[\w.-]+ [\w.+-]+( \S.*)?$/.test(out.trim()) ? resolve(out.trim()) : reject(new EnvironmentError(`cannot ask ${program} for its version (exit status ${code})`))));
   });
-  const [tag = '', version = ''] = answer.split(' ');
-  return { tag, version };
+  const [tag = '', version = '', ...rest] = answer.split(' ');
+  if (kind === 'python') {
+    const pip = rest.join(' ');
+    return { tag, version, installer: pip !== '-' && pip !== '' ? pip : undefined };
+  }
+  // npm's package root, from its bin/npm-cli.js (what the `npm` on the sandbox's PATH links to).
+  const npm = find('npm');
+  const npmCli = npm && fs.realpathSync(npm);
+  return { tag, version, installer: npmCli?.endsWith(path.join('bin', 'npm-cli.js')) ? path.dirname(path.dirname(npmCli)) : undefined };
 }
