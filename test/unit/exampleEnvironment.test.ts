@@ -45,6 +45,26 @@ describe('example environments: what is installed, and how failures and concurre
       );
     });
 
+    it('refuses a requirements.txt or package.json that links out of the example, without quoting what it links to', () => {
+      const secret = path.join(tempDir('env-secret'), 'token.txt');
+      fs.writeFileSync(secret, 'API_TOKEN=s3cr3t\n');
+      for (const name of ['requirements.txt', 'package.json']) {
+        const dir = example({});
+        fs.symlinkSync(secret, path.join(dir, name));
+        assert.throws(() => environmentSpecsOf(dir), (error: Error) => {
+          assert.ok(error instanceof EnvironmentError);
+          assert.match(error.message, /outside the example directory/);
+          assert.doesNotMatch(error.message, /s3cr3t/);
+          return true;
+        });
+      }
+      // A link inside the example is its own file.
+      const dir = example({ 'reqs.txt': 'numpy==2.0\n' });
+      fs.symlinkSync('reqs.txt', path.join(dir, 'requirements.txt'));
+      const [spec] = environmentSpecsOf(dir);
+      assert.deepEqual(spec?.kind === 'python' && spec.requirements, ['numpy==2.0']);
+    });
+
     it('refuses a package.json it cannot read, naming the file', () => {
       const dir = example({ 'package.json': '{"dependencies": ' });
       assert.throws(() => environmentSpecsOf(dir), (error: Error) => error instanceof EnvironmentError && error.message.includes(path.join(dir, 'package.json')));

@@ -76,10 +76,21 @@ export function nodeDependencies(manifest: string, exampleDir: string): Record<s
   return dependencies as Record<string, string>;
 }
 
+/**
+ * The file's text, or undefined when there is none. It must be a file of the example: a link
+ * out of the example directory is refused, since refusals quote its lines (and accepted lines
+ * go to the package index), which would show another file of this host to whoever wrote the example.
+ */
 function readIfPresent(file: string): string | undefined {
   try {
-    return fs.readFileSync(file, 'utf8');
+    const real = fs.realpathSync(file);
+    const exampleDir = fs.realpathSync(path.dirname(file));
+    if (path.dirname(real) !== exampleDir) {
+      throw new EnvironmentError(`${file} links to ${real}, outside the example directory: make it a file of the example`);
+    }
+    return fs.readFileSync(real, 'utf8');
   } catch (error) {
+    if (error instanceof EnvironmentError) throw error;
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new EnvironmentError(`cannot read ${file}: ${(error as Error).message}`);
   }
