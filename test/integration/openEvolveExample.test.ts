@@ -48,11 +48,13 @@ describe('an OpenEvolve-layout example, run unchanged (real CLI, real sandboxed 
     project.cleanup();
   });
 
-  it('the adapter passes its Python tests', () => {
-    const run = spawnSync('python3', [path.join(REPO, 'harness', 'python', 'tests', 'test_openevolve_adapter.py')], { encoding: 'utf8' });
-    assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
-    assert.match(run.stderr, /^OK/m);
-  });
+  for (const tests of ['test_openevolve_adapter.py', 'test_openevolve_boundary.py']) {
+    it(`the adapter passes its Python tests (${tests})`, () => {
+      const run = spawnSync('python3', [path.join(REPO, 'harness', 'python', 'tests', tests)], { encoding: 'utf8' });
+      assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+      assert.match(run.stderr, /^OK/m);
+    });
+  }
 
   it('with the offline mutator: improves the seed, says the warning once, keeps it in the report, uses random_seed', async () => {
     const result = await project.run(['--json', 'evolve', 'run', EXAMPLE, '--sync', '--evaluations', '10', '--workers', '1', '--project', project.dir]);
