@@ -19,7 +19,7 @@ const EXAMPLE = path.join(REPO, 'examples', 'openevolve_schedule');
 const SEED_SCORE = 0.5451338865936847;
 /** Without the rotation (two deleted statements away): what the offline mutator can reach. */
 const NO_ROTATION_SCORE = 0.8660181790269539;
-const CAVEAT = /runs and times the candidate in its own process/g;
+const CAVEAT = /judges the candidate its own way/g;
 
 /** Edits a model might propose for the scheduler: two that improve it, one that harms it. */
 const SCHEDULE_MOVES: MoveTable = {

@@ -43,7 +43,7 @@ describe('OpenEvolve layout: an example without peagen.example.json', () => {
     assert.equal(example.seedProgram(), fs.readFileSync(path.join(example.dir, 'initial_program.py'), 'utf8'));
     assert.match(example.notes[0]!, /OpenEvolve's layout .*objective: combined_score, maximised/);
     assert.equal(example.cautions.length, 1);
-    assert.match(example.cautions[0]!, /runs and times the candidate in its own process/);
+    assert.match(example.cautions[0]!, /judges the candidate its own way/);
   });
 
   it('a peagen.example.json beside the files wins: the directory is a Peagen example', () => {
@@ -171,7 +171,7 @@ describe("config.yaml's part in a run: the user's settings win", () => {
   it('the estimate of a run (what an editor shows before it starts) says the warning once', () => {
     const dir = layout(yaml);
     const estimate = estimateRun({ exampleDir: dir, projectDir: dir, stop: { evaluations: 1 }, workers: 1, mutator: 'offline' }, noConfig(), {});
-    assert.equal(estimate.notes.filter((note) => note.includes('its own process')).length, 1);
+    assert.equal(estimate.notes.filter((note) => note.includes('judges the candidate its own way')).length, 1);
     assert.ok(estimate.notes.some((note) => note.startsWith('warning: ')));
   });
 });
