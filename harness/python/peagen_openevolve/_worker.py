@@ -18,7 +18,7 @@ import random
 import sys
 
 from . import DEFAULT_METRIC, EvaluatorUnusable, load_evaluator, provide_compat_modules, verdict
-from .privacy import refuse_inspection
+from .privacy import drop_capabilities, refuse_inspection
 
 
 def main() -> None:
@@ -29,8 +29,11 @@ def main() -> None:
     parser.add_argument("--cascade")
     parser.add_argument("--seed", type=int)
     args = parser.parse_args()
-    # Before anything of the example's runs: a candidate process that escaped its sandbox
-    # cannot open this process's files (/proc/PID/fd) or memory to write the result itself.
+    # Before anything of the example's runs: without capabilities, neither this process (the
+    # candidate too, in the in-process mode) nor the candidate's own can open the adapter's
+    # files (/proc/PID/fd) or read its memory (the seal), and a candidate process that escaped
+    # its sandbox cannot open this one's to write the result itself.
+    drop_capabilities()
     refuse_inspection()
     result = args.result_fd
     os.set_inheritable(result, False)

@@ -181,5 +181,40 @@ class InProcess(ExampleCase):
         self.assertIn("ended before it sent its result (exit status 0)", result.line["error"])
 
 
+class AdapterPrivacy(ExampleCase):
+    """The seal lives in the adapter's memory, its verdict channel among its file descriptors:
+    the worker (evaluator.py, and the candidate in the in-process mode) runs without
+    capabilities, and the adapter is not dumpable, so even as root the worker reaches neither."""
+
+    def test_the_evaluators_process_cannot_open_the_adapters_fds_memory_or_environment(self):
+        with open(os.path.join(self.example, "evaluator.py"), "w") as fh:
+            fh.write(textwrap.dedent("""
+                import os
+
+                def evaluate(program_path):
+                    adapter = os.getppid()
+                    reached = {}
+                    paths = ["/proc/%d/mem" % adapter, "/proc/%d/environ" % adapter]
+                    try:
+                        paths += ["/proc/%d/fd/%s" % (adapter, fd) for fd in os.listdir("/proc/%d/fd" % adapter)]
+                    except OSError:
+                        pass
+                    for path in paths:
+                        try:
+                            with open(path, "rb", buffering=0) as fh:
+                                fh.read(1)
+                            reached[path] = 1.0
+                        except OSError:
+                            pass
+                    reached["combined_score"] = 0.1
+                    return reached
+            """))
+        with open(os.path.join(EXAMPLE, "initial_program.py")) as fh:
+            result = self.evaluate(fh.read())
+        self.assertTrue(result.sealed, result.describe())
+        reached = {key for key in result.line["metrics"] if key.startswith("/proc/")}
+        self.assertEqual(reached, set(), result.describe())
+
+
 if __name__ == "__main__":
     unittest.main()
