@@ -200,9 +200,8 @@ class AdapterPrivacy(ExampleCase):
                     except OSError:
                         pass
                     for path in paths:
-                        try:
-                            with open(path, "rb", buffering=0) as fh:
-                                fh.read(1)
+                        try:  # opening is enough: the seal is in mem, the verdict channel an fd
+                            os.close(os.open(path, os.O_RDONLY | os.O_NONBLOCK))
                             reached[path] = 1.0
                         except OSError:
                             pass
