@@ -76,10 +76,13 @@ def main() -> int:
         shutil.rmtree(workdir, ignore_errors=True)
 
     if message is None or ended != 0:
-        return say(_failure("the evaluation ended before it sent its result (%s); whatever it printed is not a verdict" % _status_text(ended)), 0)
+        return say(_failure("the evaluation sent no readable result before it ended (%s); whatever it printed is not a verdict" % _status_text(ended)), 0)
     if "evaluator_unusable" in message:
         return say(_failure("evaluator error: %s" % _text(message["evaluator_unusable"])), EXIT_EVALUATOR_FAILED)
-    line = _checked(message.get("verdict"))
+    try:
+        line = _checked(message.get("verdict"))
+    except (OverflowError, ValueError, TypeError) as exc:  # e.g. an integer too large for a float
+        line = _failure("the evaluation sent a verdict that cannot be read (%s: %s)" % (type(exc).__name__, exc))
     line["metrics"][ISOLATED_METRIC] = 1.0 if isolation.isolated else 0.0
     line.setdefault("artifacts", {})[ISOLATION_ARTIFACT] = isolation.note
     return say(line, 0)
@@ -142,7 +145,7 @@ def _run_worker(command: list) -> Tuple[Optional[dict], Optional[int]]:
         return None, status
     try:
         message = json.loads(bytes(data[:newline]))
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: nesting made to crash this process
         return None, status
     return (message if isinstance(message, dict) else None), status
 

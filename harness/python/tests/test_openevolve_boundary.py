@@ -178,7 +178,7 @@ class InProcess(ExampleCase):
         self.assertEqual(len(result.stdout.strip().splitlines()), 1, "only the adapter's line is on stdout")
         result = self.evaluate("import os\nprint('{\"correct\": true, \"objective\": 1e300}')\nos._exit(0)\n")
         self.assertTrue(result.sealed, result.describe())
-        self.assertIn("ended before it sent its result (exit status 0)", result.line["error"])
+        self.assertIn("sent no readable result before it ended (exit status 0)", result.line["error"])
 
 
 class AdapterPrivacy(ExampleCase):
