@@ -14,6 +14,14 @@
  *   {"op":"load","source","filename","entry","allow":[...]} -> {"ok":true} | {"ok":false,"error"}
  *   {"op":"call","args":<wire>}                            -> {"ok":true,"type","value":<wire>} | {"ok":false,"error"}
  *   {"op":"echo","chars":k,"pad":"..."}                     -> {"ok":true,"type":"string","value":"xx..."} (k x's)
+ * With "entry": null the program's exports are kept whole, for the process boundary of
+ * peagen-standin.js, which calls them by name:
+ *   {"op":"invoke","name","args":<wire>} -> {"ok":true,"type","value":<wire>,"changed":{"<i>":<wire>}}
+ *                                           | {"ok":false,"error","name"}  (changed: the arguments
+ *                                           the call changed in place, by position)
+ *   {"op":"describe"}                   -> {"ok":true,"names":{name: {"kind":"function"} |
+ *                                           {"kind":"value","value":<wire>} | {"kind":"unsupported","what"}}}
+ *                                           (the name "" is module.exports itself when it is a function)
  * fd 1 is /dev/null and fd 2 carries only this runner's own diagnostics.
  *
  * Why this is safe to time from outside:
@@ -211,6 +219,7 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
 
 let realm; // the helpers REALM_BOOTSTRAP returned
 let entryFunction = null;
+let exportsObject = null; // the program's exports, when loaded without an entry
 
 function pickEntry(exportsValue, entry) {
   if (typeof exportsValue === 'function') return exportsValue;
@@ -252,7 +261,9 @@ async function load(request) {
     new vm.Script(`(function (exports, require, module, __filename, __dirname) {${request.source}\n})`, { filename: request.filename });
   } catch (err) {
     if (!looksLikeModuleSyntax(err) || !SourceTextModule) throw err;
-    entryFunction = pickEntry(await loadModule(request, context), request.entry);
+    const namespace = await loadModule(request, context);
+    if (request.entry === null) exportsObject = namespace;
+    else entryFunction = pickEntry(namespace, request.entry);
     return;
   }
   // The standard globals are bound as parameters of an outer function: a lookup through the
@@ -268,7 +279,8 @@ async function load(request) {
   const module = realm.module;
   realm.setFilename(StringCtor(request.filename));
   ReflectApply(wrapper, module.exports, [module.exports, realm.require, module, request.filename, '.']);
-  entryFunction = pickEntry(module.exports, request.entry);
+  if (request.entry === null) exportsObject = module.exports;
+  else entryFunction = pickEntry(module.exports, request.entry);
 }
 
 async function loadModule(request, context) {
@@ -324,6 +336,77 @@ function call(request) {
   reply.ok(typeof value, wire, before !== encodeArgs(args));
 }
 
+/** The error's constructor name as the parent may rebuild it (a built-in error's name only). */
+function errorName(err) {
+  try {
+    const name = err !== null && typeof err === 'object' ? err.name : undefined;
+    return typeof name === 'string' && /^(?:Range|Type|Syntax|Reference|Eval|URI)?Error$/.test(name) ? name : 'Error';
+  } catch {
+    return 'Error';
+  }
+}
+
+/** The exports the boundary may read: own enumerable data properties only (no getters run). */
+function exported(name) {
+  if (name === '' && typeof exportsObject === 'function') return exportsObject; // module.exports = function
+  if (exportsObject === null || (typeof exportsObject !== 'object' && typeof exportsObject !== 'function')) return undefined;
+  const own = Object.getOwnPropertyDescriptor(exportsObject, name);
+  return own && 'value' in own ? own.value : undefined;
+}
+
+function invoke(request) {
+  const fn = exported(StringCtor(request.name));
+  if (typeof fn !== 'function') {
+    reply.fail(`the program does not export a function ${StringCtor(request.name)}()`);
+    return;
+  }
+  const args = realm.decodeArgs(stringify(request.args));
+  let value;
+  let wire;
+  let error = null;
+  try {
+    value = ReflectApply(fn, undefined, args);
+  } catch (err) {
+    error = `{"ok":false,"error":${stringify(describe(err))},"name":${stringify(errorName(err))}}`;
+  }
+  if (error === null) {
+    try {
+      wire = encode(value, 0, { chars: 0 });
+    } catch (err) {
+      error = `{"ok":false,"error":${stringify(`the output cannot be sent back: ${describe(err)}`)},"name":"TypeError"}`;
+    }
+  }
+  const changed = [];
+  for (let i = 0; i < args.length; i += 1) {
+    const after = encodeArgs(args[i]);
+    if (after === null) {
+      error = '{"ok":false,"error":"an argument the call changed cannot be sent back","name":"TypeError"}';
+    } else if (after !== stringify(request.args[i])) changed[changed.length] = `${stringify(StringCtor(i))}:${after}`;
+  }
+  const changedText = `{${changed.join(',')}}`;
+  if (error !== null) writeAll(`${stringSlice(error, 0, -1)},"changed":${changedText}}\n`);
+  else writeAll(`{"ok":true,"type":${stringify(typeof value)},"value":${wire},"changed":${changedText}}\n`);
+}
+
+function describeExports() {
+  const names = typeof exportsObject === 'function' ? ['"":{"kind":"function"}'] : [];
+  const keys = exportsObject !== null && (typeof exportsObject === 'object' || typeof exportsObject === 'function') ? ObjectKeys(exportsObject) : [];
+  for (const name of keys) {
+    const value = exported(name);
+    let text;
+    if (typeof value === 'function') text = '{"kind":"function"}';
+    else {
+      try {
+        text = `{"kind":"value","value":${encode(value, 0, { chars: 0 })}}`;
+      } catch {
+        text = `{"kind":"unsupported","what":${stringify(typeof value)}}`;
+      }
+    }
+    names[names.length] = `${stringify(StringCtor(name))}:${text}`;
+  }
+  writeAll(`{"ok":true,"names":{${names.join(',')}}}\n`);
+}
+
 function echo(request) {
   // Same shape and size as a call's reply, without touching candidate code.
   reply.ok('string', `"${stringRepeat('x', request.chars)}"`, false);
@@ -338,7 +421,8 @@ async function main() {
     else if (request.op === 'call') {
       if (entryFunction === null) reply.fail('no program is loaded');
       else call(request);
-    } else if (request.op === 'load') {
+    } else if (request.op === 'invoke') invoke(request);
+    else if (request.op === 'describe') describeExports(); else if (request.op === 'load') {
       if (loaded) reply.fail('a program is already loaded');
       else {
         try {

@@ -176,7 +176,8 @@ class Candidate {
   constructor(source, filename, options) {
     this.source = source;
     this.filename = filename;
-    this.entry = options.entry || 'default';
+    this.entry = options.entry === null ? null : options.entry || 'default'; // null: every export, called by name
+    this.detached = options.detached !== false;
     this.allow = [...(options.allow || [])];
     this.callTimeoutMs = options.callTimeoutMs || 5000;
     this.loadTimeoutMs = options.loadTimeoutMs || 10000;
@@ -215,7 +216,9 @@ class Candidate {
         JSON.stringify(this.allow),
         packages,
       ],
-      { stdio: ['pipe', 'ignore', 'pipe', 'pipe'], detached: true, env: {} },
+      // detached: a process group of its own, killed whole; the process boundary's children
+      // stay in the judge's group instead, so that the test runner's group kill reaches them.
+      { stdio: ['pipe', 'ignore', 'pipe', 'pipe'], detached: this.detached, env: {} },
     );
     this.pid = this.proc.pid;
     let buf = '';
@@ -370,6 +373,7 @@ class Candidate {
   close() {
     if (this.proc.exitCode === null && this.proc.signalCode === null) {
       try {
+        if (!this.detached) throw new Error('not a group of its own');
         process.kill(-this.proc.pid, 'SIGKILL');
       } catch {
         try {

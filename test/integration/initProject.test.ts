@@ -95,6 +95,31 @@ describe('peagen init --objective tests (real CLI)', function () {
     assert.match(fs.readFileSync(path.join(report.runDir, 'report.md'), 'utf8'), /- Best: tests passed 1\.\d+ \(tests passed 6\/6\)/);
   });
 
+  it('on a JavaScript project: reads "tests passed 3/4" from node --test\'s report, and evolve run reaches all of them', async () => {
+    const js = new EvolveProject();
+    try {
+      fs.cpSync(path.join(REPO, 'test', 'fixtures', 'initProjects', 'js'), js.dir, { recursive: true });
+      // A bug a deletion fixes: negative values are read as positive.
+      const file = path.join(js.dir, 'running.js');
+      fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('  let best = -Infinity;\n', '  let best = -Infinity;\n  values = values.map(Math.abs);\n'));
+      const init = await js.run(['--json', 'init', 'running.js', '--function', 'runningMax', '--tests', 'node --test', '--objective', 'tests']);
+      assert.equal(init.code, 0, init.stderr);
+      const made = parseJson<InitOutput>(init);
+      const seed = await js.run(['eval', made.dir]);
+      assert.equal(seed.code, 0, seed.stderr);
+      assert.match(seed.stdout, /correct — tests passed 3\/4/);
+      assert.match(seed.stdout, /FAIL: runningMax with negative values/, 'the failing test is named');
+
+      const run = await js.run(['--json', 'evolve', 'run', made.dir, '--sync', '--mutator', 'offline', '--evaluations', '30', '--target', '1', '--quick', '--seed', '3', '--project', js.dir]);
+      assert.equal(run.code, 0, run.stderr);
+      const report = parseJson<RunOutput & { seed: { tests?: string }; best: { tests?: string } | null }>(run);
+      assert.equal(report.seed.tests, 'tests passed 3/4');
+      assert.equal(report.best?.tests, 'tests passed 4/4', `stopped by ${report.stopReason}`);
+    } finally {
+      js.cleanup();
+    }
+  });
+
   it('counts what the runner printed: a candidate that prints a passing summary of its own after it (at shutdown) earns nothing by it', async () => {
     const init = await user.run(['--json', 'init', 'stats.py', '--function', 'moving_average', '--tests', 'python3 -m unittest', '--objective', 'tests']);
     assert.equal(init.code, 0, init.stderr);

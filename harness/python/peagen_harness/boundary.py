@@ -53,6 +53,10 @@ class StandinPlan:
     unsupported_names: Dict[str, str] = field(default_factory=dict)
 
     @property
+    def forwardable(self) -> List[str]:
+        return list(self.functions)
+
+    @property
     def unsupported(self) -> List[str]:
         return list(self.unsupported_names.values())
 

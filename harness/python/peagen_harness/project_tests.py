@@ -4,12 +4,24 @@ the whole evaluator of `objective: tests` examples.
     run = run_project_tests("python3 -m unittest", project_dir, "pkg/stats.py", candidate_path)
     run.passed, run.total, run.failed  # e.g. 9, 10, ["FAIL: test_pairs (test_stats.Test.test_pairs)"]
 
-The tests run in a copy of the project (`project_dir` is read-only in the sandbox) with the
-candidate written over the file it evolves, in their own session, killed as a group when they
-end or time out. Counting reads the runner's own summary (unittest, pytest, node --test TAP),
-the WORST of all it printed, so a summary the candidate prints (while loading, or after the
-runner's at shutdown) can only lower the count; a
-command whose output has no summary counts as one test that passed when it exits with 0.
+The tests run in a copy of the project (`project_dir` is read-only in the sandbox), in their
+own session, killed as a group when they end or time out. The candidate never runs in their
+process: the file it evolves is replaced by a stand-in (peagen_harness.boundary for Python,
+harness/js/peagen-standin.js for JavaScript) whose functions forward each call to the candidate
+in a locked-down process of its own, so an assertion only ever sees plain data, and the
+candidate's exit, exec, signals and printing cannot reach the tests. Outcomes are read from the
+runner's own structured report (peagen_harness.test_report), never from what was printed:
+
+  * the tests are the ones the ORIGINAL program's run reported: the total is theirs, and a test
+    the candidate's run did not report (uncollected, crashed) counts as failed;
+  * skipped tests, errors and expected successes that did not happen count as failed;
+  * a test command whose runner writes no report (not unittest, pytest or node --test) counts
+    as one test, passed when it exits with status 0.
+
+When the original's tests pass only with the program in their own process (its module has
+classes the tests use, callbacks, state they read), the evaluation falls back to that mode and
+says so in its metrics (`process_boundary: 0`) and on stderr: docs/trust.md says what a
+candidate can do then.
 
 As an evaluator (for a hand-written peagen.example.json):
     "evaluator": ["python3", "-m", "peagen_harness.project_tests", "--tests", "python3 -m unittest",
@@ -22,16 +34,20 @@ run's CPU time against the original's); metrics tests_passed, tests_total, tests
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import resource
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import List, Optional
+from typing import List, Optional, Tuple
+
+from .timing import EvaluatorError
 
 SKIPPED_DIRS = ("__pycache__", ".peagen", "node_modules", ".git")
 
@@ -64,59 +80,103 @@ def assemble(project_dir: str, program: str, candidate: str, into: str) -> str:
     return copy
 
 
-def _summaries(output: str) -> List[TestRun]:
-    """Every summary a known runner printed (unittest, node --test TAP, pytest), in order."""
-    runs: List[TestRun] = []
-    starts = [m.start() for m in re.finditer(r"^Ran \d+ tests? in ", output, re.MULTILINE)]
-    for index, start in enumerate(starts):  # unittest: "Ran N tests in", then "FAILED (failures=F, errors=E)" or "OK"
-        part = output[start:starts[index + 1] if index + 1 < len(starts) else len(output)]
-        ran = int(re.match(r"Ran (\d+)", part).group(1))
-        bad = sum(int(n) for n in re.findall(r"(?:failures|errors|unexpected successes)=(\d+)", part))
-        runs.append(TestRun(ran - bad, ran))
-    for block in re.finditer(r"^# tests (\d+)\n(?:# .*\n)*", output + "\n", re.MULTILINE):  # node --test
-        passed = int((re.search(r"^# pass (\d+)", block.group(0), re.MULTILINE) or [0, 0])[1])
-        failing = int((re.search(r"^# fail (\d+)", block.group(0), re.MULTILINE) or [0, 0])[1])
-        runs.append(TestRun(passed, passed + failing))
-    for line in re.findall(r"^=+ (.*\b(?:passed|failed|error)\b.*) in [\d.]+s", output, re.MULTILINE):  # pytest
-        passed = int((re.search(r"(\d+) passed", line) or [0, 0])[1])
-        bad = sum(int(n) for n in re.findall(r"(\d+) (?:failed|errors?)", line))
-        runs.append(TestRun(passed, passed + bad))
-    return runs
+JS_EXTENSIONS = (".js", ".cjs", ".mjs")
+HARNESS_PYTHON = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HARNESS_JS = os.path.join(os.path.dirname(HARNESS_PYTHON), "js")
+REPORT_HOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "report_hook")
+NODE_REPORTER = os.path.join(HARNESS_JS, "peagen-test-report.mjs")
 
 
-def count(output: str, status: Optional[int]) -> TestRun:
-    """passed / total and the failing tests' names, from the runner's summary.
+def boundary_supported(program: str) -> bool:
+    return program.endswith(".py") or program.endswith(JS_EXTENSIONS)
 
-    The candidate's code runs inside the test process and can print a summary of its own, also
-    after the runner's (at shutdown), but it cannot take back what the runner printed: so of
-    all the summaries in the output the WORST share counts, and a forged one can only lower it.
-    """
-    # A summary of no tests counts as one test that failed: a run that tested nothing passed nothing.
-    summaries = [run if run.total > 0 else TestRun(0, 1, ["the test command ran no tests"]) for run in _summaries(output)]
-    failed = re.findall(r"^((?:FAIL|ERROR): .+)$", output, re.MULTILINE)  # unittest
-    failed += [name.strip() for name in re.findall(r"^\s*not ok \d+ - (.+)$", output, re.MULTILINE)]  # TAP
-    failed += re.findall(r"^FAILED (\S+)", output, re.MULTILINE)  # pytest
-    if summaries:
-        worst = min(summaries, key=lambda run: run.passed / run.total)
-        run = TestRun(worst.passed, worst.total, failed or worst.failed)
+
+def place_program(copy: str, program: str, candidate: str, reference: str, boundary: bool, timeout: float) -> None:
+    """Puts the program under test at `program` in the project's copy: a stand-in that forwards
+    to the candidate in its own process (boundary), or the candidate's file itself."""
+    target = os.path.join(copy, program)
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    if not boundary:
+        shutil.copyfile(candidate, target)
+    elif program.endswith(".py"):
+        from .boundary import write_standin
+        write_standin(target, candidate, reference_path=reference, module_name=os.path.basename(program)[:-3],
+                      call_timeout=timeout)
     else:
-        run = TestRun(1 if status == 0 else 0, 1, [] if status == 0 else ["the test command"])
-    if status != 0 and run.passed == run.total:
-        # A runner that says all passed but exits non-zero (a crash after the summary) did not pass.
-        run.passed = max(0, run.total - 1)
-        run.failed.append("the test command exited with status %s" % status)
-    run.status = status
-    return run
+        _write_js_standin(target, candidate, reference, timeout)
 
 
-def run_tests(command: str, cwd: str, timeout: float = 300) -> TestRun:
-    """Runs the shell command in cwd, in its own session (whatever it starts dies with it). `sh`
-    is found on PATH: the sandbox image has it in /usr/bin (busybox), not necessarily /bin."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+def _js_imports(source: str) -> List[str]:
+    """The packages and Node built-ins the reference requires or imports (the candidate's
+    allow-list; a relative import cannot be served in the candidate's process)."""
+    found = re.findall(r"""(?:require\(\s*|\bfrom\s+|^\s*import\s+)['"]([^'"./][^'"]*)['"]""", source, re.MULTILINE)
+    return sorted(set(found))
+
+
+def _write_js_standin(target: str, candidate: str, reference: str, timeout: float) -> None:
+    with open(reference, encoding="utf-8") as fh:
+        source = fh.read()
+    config = {"candidate": os.path.abspath(candidate), "allow": _js_imports(source),
+              "callTimeoutMs": int(timeout * 1000), "loadTimeoutMs": 30_000}
+    harness = os.path.join(HARNESS_JS, "peagen-standin.js")
+    esm = target.endswith(".mjs") or re.search(r"^\s*export\s", source, re.MULTILINE) is not None
+    head = "// Written by Peagen: a stand-in for the program under evaluation, which runs in a process of its own.\n"
+    if not esm:
+        text = "'use strict';\n%smodule.exports = require(%s).standin(%s);\n" % (head, json.dumps(harness), json.dumps(config))
+    else:
+        # An ES module's exports are static: their names are read from the reference, loaded in the child.
+        listed = subprocess.run(["node", harness, "--names", reference, json.dumps(config["allow"])],
+                                capture_output=True, text=True, timeout=60)
+        try:
+            names = [n for n in json.loads(listed.stdout) if re.match(r"^[A-Za-z_$][\w$]*$", n)]
+        except ValueError:
+            raise EvaluatorError("cannot list the exports of the original program: %s" % listed.stderr[-500:]) from None
+        named = [n for n in names if n != "default"]
+        text = "%simport { createRequire } from 'node:module';\nconst api = createRequire(import.meta.url)(%s).standin(%s);\n" % (
+            head, json.dumps(harness), json.dumps(config))
+        if named:
+            text += "export const { %s } = api;\n" % ", ".join(named)
+        if "default" in names:
+            text += "export default api.default;\n"
+    with open(target, "w", encoding="utf-8") as fh:
+        fh.write(text)
+
+
+def report_env(command: str, report_dir: str) -> dict:
+    """The environment the tests run in: the runners' structured reports switched on (a folder of
+    their own), nothing of Peagen's capture."""
     env = dict(os.environ)
     env.pop("PEAGEN_CAPTURE_FILE", None)
+    env["PEAGEN_TEST_REPORT_DIR"] = report_dir
+    env["PYTHONPATH"] = os.pathsep.join([REPORT_HOOK, HARNESS_PYTHON] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env["PYTEST_PLUGINS"] = ",".join([p for p in env.get("PYTEST_PLUGINS", "").split(",") if p] + ["peagen_harness.pytest_report"])
+    if "--test-reporter" not in command:
+        # A reporter of ours beside the one the user sees (Node needs a destination for each).
+        ours = "--test-reporter=spec --test-reporter-destination=stdout --test-reporter=%s --test-reporter-destination=%s" % (
+            NODE_REPORTER, os.path.join(report_dir, "node.jsonl"))
+        env["NODE_OPTIONS"] = (env.get("NODE_OPTIONS", "") + " " + ours).strip()
+    return env
+
+
+@dataclass
+class Outcomes:
+    """One run of the tests: each test's outcome as its runner reported it (empty when no
+    runner wrote a report), and how the command ended."""
+    tests: dict
+    status: Optional[int]
+    timed_out: bool
+    output: str
+    cpu_seconds: float
+
+
+def run_tests(command: str, cwd: str, report_dir: str, timeout: float = 300) -> Outcomes:
+    """Runs the shell command in cwd, in its own session (whatever it starts dies with it). `sh`
+    is found on PATH: the sandbox image has it in /usr/bin (busybox), not necessarily /bin."""
+    from .test_report import read_reports
+    os.makedirs(report_dir, exist_ok=True)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen(["sh", "-c", command], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True, env=env)
+                            stderr=subprocess.STDOUT, start_new_session=True, env=report_env(command, report_dir))
     timed_out = False
     try:
         out, _ = proc.communicate(timeout=timeout)
@@ -129,27 +189,70 @@ def run_tests(command: str, cwd: str, timeout: float = 300) -> TestRun:
             pass
         proc.wait()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    text = out.decode("utf-8", "replace")
-    if timed_out:
-        run = TestRun(0, 1, ["the tests did not finish in %d s" % timeout], text, status=None)
-    else:
-        run = count(text, proc.returncode)
-        run.output = text
-    run.cpu_seconds = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    return run
+    return Outcomes(read_reports(report_dir), None if timed_out else proc.returncode, timed_out,
+                    out.decode("utf-8", "replace"),
+                    (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime))
 
 
-def run_project_tests(command: str, project_dir: str, program: str, candidate: str, timeout: float = 300) -> TestRun:
+def count(run: Outcomes, expected: Optional[List[str]] = None, timeout: float = 300) -> TestRun:
+    """passed / total of a run. `expected`: the tests the original's run reported, which are
+    the total (a test missing from this run failed); None: the tests this run reported. A run
+    with no report (and none expected) is one test, passed when the command exited with 0."""
+    if run.timed_out:
+        return TestRun(0, len(expected) if expected else 1, ["the tests did not finish in %d s" % timeout], run.output,
+                       run.cpu_seconds)
+    ids = list(run.tests) if expected is None else expected
+    if not ids:
+        passed = 1 if run.status == 0 else 0
+        return TestRun(passed, 1, [] if passed else ["the test command (exit status %s)" % run.status], run.output,
+                       run.cpu_seconds, run.status)
+    failed = [_failure_name(test, run.tests.get(test)) for test in ids if run.tests.get(test) != "passed"]
+    return TestRun(len(ids) - len(failed), len(ids), failed, run.output, run.cpu_seconds, run.status)
+
+
+#: What the original's failing tests say when the boundary, not the original, failed them (the
+#: texts of boundary.py, peagen-standin.js and the child's sandbox). The original is trusted,
+#: so its output may decide; an honest failure costs no second run of the original.
+BOUNDARY_TROUBLE = re.compile(r"process boundary|process of its own|refused by the sandbox|the candidate's process|"
+                              r"not allowed here|cannot be sent")
+
+FAILURE_WORDS = {"failed": "FAIL", "error": "ERROR", "skipped": "SKIPPED (counts as failed)", None: "NOT RUN"}
+
+
+def _failure_name(test: str, outcome: Optional[str]) -> str:
+    """As unittest names a failure: `FAIL: test_name (its full id)`."""
+    full = test.split(":", 1)[1]
+    short = re.split(r"::|\.", full)[-1] if not test.startswith("node:") else full.rsplit("::", 1)[-1]
+    return "%s: %s (%s)" % (FAILURE_WORDS.get(outcome, "FAIL"), short, full)
+
+
+def judge(command: str, project_dir: str, program: str, candidate: str, *, reference: Optional[str] = None,
+          expected: Optional[List[str]] = None, boundary: bool = True, timeout: float = 300,
+          call_timeout: float = 60) -> Tuple[TestRun, Outcomes]:
+    """The project's tests in a fresh copy of it, with `candidate` as `program` (behind the
+    process boundary unless told otherwise); counted against `expected` (see count())."""
     work = tempfile.mkdtemp(prefix="peagen-tests-")
     try:
-        return run_tests(command, assemble(project_dir, program, candidate, work), timeout)
+        copy = assemble(project_dir, program, candidate, work)
+        # The candidate's process reads its own copy, outside the project the tests can see.
+        private = os.path.join(work, "candidate" + os.path.splitext(program)[1])
+        shutil.copyfile(candidate, private)
+        place_program(copy, program, private, reference or os.path.join(project_dir, program),
+                      boundary and boundary_supported(program), min(timeout, call_timeout))
+        run = run_tests(command, copy, os.path.join(work, "report"), timeout)
+        return count(run, expected, timeout), run
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
+def run_project_tests(command: str, project_dir: str, program: str, candidate: str, timeout: float = 300) -> TestRun:
+    """The tests gate of generated evaluators: the candidate's run alone, behind the process
+    boundary, every test it reports counted."""
+    return judge(command, project_dir, program, candidate, timeout=timeout)[0]
+
+
 def main() -> int:
     from .policy import Policy
-    from .timing import EvaluatorError
     from .verdict import EXIT_EVALUATOR_FAILED, emit_verdict
 
     parser = argparse.ArgumentParser(prog="python3 -m peagen_harness.project_tests")
@@ -158,6 +261,10 @@ def main() -> int:
     parser.add_argument("--project", required=True, help="the project's files, relative to the example directory")
     parser.add_argument("--program", required=True, help="the evolved file's path inside the project")
     parser.add_argument("--timeout", type=float, default=300)
+    parser.add_argument("--call-timeout", type=float, default=60,
+                        help="seconds one call of the candidate may take behind the process boundary")
+    parser.add_argument("--in-process", action="store_true",
+                        help="run the candidate inside the tests' process (weaker: see docs/trust.md)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
@@ -172,19 +279,38 @@ def main() -> int:
         with open(args.candidate, encoding="utf-8") as fh:
             source = fh.read()
         if original.endswith(".py"):
-            # The candidate runs inside the test process: what it may import and call is checked first.
+            # Cheap rejection before any test runs: what the candidate may import and call.
             policy = Policy(allowed_imports=_imports(reference_source))
             tolerated = {p.split(": ", 1)[-1] for p in policy.check_source(reference_source)}
             problems = [p for p in policy.check_source(source) if p.split(": ", 1)[-1] not in tolerated]
             if problems:
                 emit_verdict(False, 0, "maximize", metrics, "rejected by the static check: " + "; ".join(problems[:5]))
                 return 0
-        reference = run_project_tests(args.tests, args.project, args.program, original, args.timeout)
-        run = run_project_tests(args.tests, args.project, args.program, args.candidate, args.timeout)
+        boundary = boundary_supported(args.program) and not args.in_process
+        reference, reference_run = judge(args.tests, args.project, args.program, original, boundary=boundary,
+                                         timeout=args.timeout, call_timeout=args.call_timeout)
+        fallback = None
+        if boundary and reference.passed < reference.total and BOUNDARY_TROUBLE.search(reference_run.output):
+            # The original itself fails tests because of the boundary: do they pass in their own process?
+            inside, inside_run = judge(args.tests, args.project, args.program, original, boundary=False,
+                                       timeout=args.timeout)
+            if inside.passed > reference.passed:
+                fallback = ("the original passes %d of its tests in the tests' own process but %d behind the "
+                            "process boundary (%s): the candidate runs in the tests' process, which it can "
+                            "tamper with (docs/trust.md)" % (inside.passed, reference.passed,
+                                                             "; ".join(reference.failed[:3])))
+                sys.stderr.write("peagen: %s\n" % fallback)
+                boundary, reference, reference_run = False, inside, inside_run
+        expected = list(reference_run.tests) or None
+        run = judge(args.tests, args.project, args.program, args.candidate, reference=original, expected=expected,
+                    boundary=boundary, timeout=args.timeout, call_timeout=args.call_timeout)[0]
         tie = 0.01 * reference.cpu_seconds / max(1e-9, reference.cpu_seconds + run.cpu_seconds)
         metrics.update(tests_passed=run.passed, tests_total=run.total, tests_cpu_ms=round(run.cpu_seconds * 1000, 3),
-                       reference_tests_passed=reference.passed, eval_seconds=round(time.monotonic() - started, 3))
+                       reference_tests_passed=reference.passed, process_boundary=1 if boundary else 0,
+                       tests_report=1 if expected else 0, eval_seconds=round(time.monotonic() - started, 3))
         error = None if run.passed == run.total else run.failure_text()
+        if error and fallback:
+            error = "%s\n(%s)" % (error, fallback)
         emit_verdict(True, (run.passed + tie) / run.total, "maximize", metrics, error)
         return 0
     except (EvaluatorError, OSError) as exc:
@@ -193,15 +319,8 @@ def main() -> int:
 
 
 def _imports(source: str) -> frozenset:
-    import ast
-    names = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            names.add(node.module)
-            names.update("%s.%s" % (node.module, alias.name) for alias in node.names)
-    return frozenset(names)
+    from .boundary import imports_of
+    return imports_of(source)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,20 @@
+"""A pytest plugin (Peagen names it in PYTEST_PLUGINS while it runs a project's tests): records
+each test's outcome with peagen_harness.test_report, from pytest's own reports, and every
+collection error as a failed test, so a test that was never collected is never a pass."""
+from peagen_harness.test_report import record
+
+
+def pytest_runtest_logreport(report):
+    if report.when == "call" or report.outcome != "passed":
+        if report.passed or (report.skipped and hasattr(report, "wasxfail")):  # xfail: as the test says
+            outcome = "passed"
+        elif report.skipped:
+            outcome = "skipped"
+        else:
+            outcome = "failed" if report.when == "call" else "error"
+        record("pytest", report.nodeid, outcome)
+
+
+def pytest_collectreport(report):
+    if report.failed:
+        record("pytest", "collecting " + (report.nodeid or "the tests"), "error")

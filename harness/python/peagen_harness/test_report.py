@@ -1,0 +1,59 @@
+"""Test outcomes as the test runner itself reports them, one JSON line per outcome, written by
+the judge's own process into a folder only the trusted side reads (PEAGEN_TEST_REPORT_DIR):
+
+  * unittest: report_hook/sitecustomize.py records what unittest's TestResult is told
+    (python3 -m unittest, unittest.main(), any spelling, -q or -v);
+  * pytest: the plugin peagen_harness.pytest_report (named in PYTEST_PLUGINS);
+  * node --test: harness/js/peagen-test-report.mjs, a test reporter named in NODE_OPTIONS.
+
+Nothing is read from what the tests print, so a summary printed by anyone counts for nothing.
+Under the process boundary the candidate cannot reach these files at all (its process may not
+open any); in the in-process mode it could, which is why that mode is weaker (docs/trust.md).
+"""
+from __future__ import annotations
+
+import json
+import os
+from typing import Dict
+
+REPORT_DIR_ENV = "PEAGEN_TEST_REPORT_DIR"
+#: The outcomes, worst last: a test recorded twice (a failing subtest, a teardown error after
+#: a pass) has the worst of its outcomes.
+OUTCOMES = ("passed", "skipped", "failed", "error")
+
+_stream = None
+
+
+def record(runner: str, test_id: str, outcome: str) -> None:
+    """Appends one outcome to this process's report file (flushed at once: a run killed
+    halfway keeps what it recorded, and the tests it never reached count as failed)."""
+    global _stream
+    folder = os.environ.get(REPORT_DIR_ENV)
+    if not folder or outcome not in OUTCOMES:
+        return
+    if _stream is None:
+        _stream = open(os.path.join(folder, "python-%d.jsonl" % os.getpid()), "a", encoding="utf-8")
+    _stream.write(json.dumps({"runner": runner, "id": str(test_id), "outcome": outcome}) + "\n")
+    _stream.flush()
+
+
+def read_reports(folder: str) -> Dict[str, str]:
+    """Test id -> its worst outcome, over every report file in `folder` (empty: no report).
+    Lines that are not well-formed outcomes are skipped."""
+    outcomes: Dict[str, str] = {}
+    for name in sorted(os.listdir(folder)):
+        if not name.endswith(".jsonl"):
+            continue
+        with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as fh:
+            for line in fh:
+                try:
+                    entry = json.loads(line)
+                except ValueError:
+                    continue
+                if not isinstance(entry, dict) or entry.get("outcome") not in OUTCOMES:
+                    continue
+                key = "%s:%s" % (entry.get("runner"), entry.get("id"))
+                before = outcomes.get(key)
+                if before is None or OUTCOMES.index(entry["outcome"]) > OUTCOMES.index(before):
+                    outcomes[key] = entry["outcome"]
+    return outcomes
