@@ -43,7 +43,7 @@ const ADAPTER_MODULE = 'peagen_openevolve';
  * process and its verdict out of reach, but cannot harden a judgement it did not write.
  */
 export const OPENEVOLVE_CAVEAT =
-  "evaluator.py is OpenEvolve's kind of evaluator: it judges the candidate its own way (what it checks, how it times). Peagen runs the candidate in a locked-down process of its own behind a stand-in when initial_program.py allows it (module-level functions and plain data; otherwise in evaluator.py's process, where it can fool it, and each verdict says which: peagen_candidate_isolated), and its sandbox bounds time, memory, processes and network. Port it to the harness (peagen_harness) for a hardened evaluation: see docs/openevolve.md";
+  "evaluator.py is OpenEvolve's kind of evaluator: it judges the candidate its own way (what it checks, how it times). Peagen runs the candidate in a locked-down process of its own behind a stand-in when initial_program.py allows it (module-level functions and plain data; otherwise in evaluator.py's process, where it can fool it, and each verdict says which: process_boundary), and its sandbox bounds time, memory, processes and network. Port it to the harness (peagen_harness) for a hardened evaluation: see docs/openevolve.md";
 
 /** What config.yaml asks of a run, in Peagen's terms; absent when it does not say. */
 export interface OpenEvolveSettings {

@@ -35,7 +35,7 @@ for (const executor of [new ProcessExecutor(() => {}), new BwrapExecutor()] as E
       const evaluation = await evaluateProgram(executor, example, example.seedProgram(), { seed: 42 });
       assert.equal(evaluation.correct, true, evaluation.errorText);
       assert.ok(Math.abs((evaluation.objective ?? 0) - SEED_SCORE) < 1e-12, `objective ${evaluation.objective}`);
-      assert.equal(evaluation.metrics.peagen_candidate_isolated, 1);
+      assert.equal(evaluation.metrics.process_boundary, 1);
     });
 
     for (const file of fs.readdirSync(ATTACKS).filter((name) => name.endsWith('.py'))) {
@@ -69,7 +69,7 @@ describe("the OpenEvolve adapter's boundary, through the daemon's evaluation (do
     const seed = await evaluateProgram(executor, example, example.seedProgram(), { seed: 42 });
     assert.equal(seed.correct, true, seed.errorText);
     assert.ok(Math.abs((seed.objective ?? 0) - SEED_SCORE) < 1e-12, `objective ${seed.objective}`);
-    assert.equal(seed.metrics.peagen_candidate_isolated, 1);
+    assert.equal(seed.metrics.process_boundary, 1);
     const forged = await evaluateProgram(executor, example, fs.readFileSync(path.join(ATTACKS, 'verdict_on_every_fd.py'), 'utf8'), { seed: 42 });
     assert.equal(forged.correct, false, JSON.stringify(forged));
     assert.equal(forged.failure?.reason, 'incorrect');

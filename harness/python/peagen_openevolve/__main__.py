@@ -26,7 +26,7 @@ import tempfile
 from typing import Any, Dict, Optional, Tuple
 
 from . import DEFAULT_METRIC, EXIT_EVALUATOR_FAILED, TEXT_LIMIT
-from .isolation import ISOLATED_METRIC, ISOLATION_ARTIFACT, prepare
+from .isolation import BOUNDARY_METRIC, ISOLATION_ARTIFACT, prepare
 from .privacy import refuse_inspection
 
 #: The worker's message is a verdict, not a data channel.
@@ -83,8 +83,12 @@ def main() -> int:
         line = _checked(message.get("verdict"))
     except (OverflowError, ValueError, TypeError) as exc:  # e.g. an integer too large for a float
         line = _failure("the evaluation sent a verdict that cannot be read (%s: %s)" % (type(exc).__name__, exc))
-    line["metrics"][ISOLATED_METRIC] = 1.0 if isolation.isolated else 0.0
+    line["metrics"][BOUNDARY_METRIC] = 1.0 if isolation.isolated else 0.0
     line.setdefault("artifacts", {})[ISOLATION_ARTIFACT] = isolation.note
+    if not isolation.isolated and line["correct"]:
+        # Also where the daemon shows it: a correct verdict's error text is its caveat. Not a
+        # failure's: that text is what the model is told, and it needs no hint.
+        line["error"] = "warning: " + isolation.note
     return say(line, 0)
 
 

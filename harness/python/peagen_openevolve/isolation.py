@@ -19,9 +19,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-#: A metric in every verdict: 1 when the candidate ran behind the boundary, 0 when it ran in
-#: the evaluator's process (then the score is only as trustworthy as the candidate).
-ISOLATED_METRIC = "peagen_candidate_isolated"
+#: A metric in every verdict, named as objective tests name it: 1 when the candidate ran
+#: behind the boundary, 0 when it ran in the evaluator's process (then the score is only as
+#: trustworthy as the candidate).
+BOUNDARY_METRIC = "process_boundary"
 #: The artifact that says which mode ran, and why.
 ISOLATION_ARTIFACT = "peagen_isolation"
 
@@ -66,7 +67,7 @@ def prepare(candidate_path: str, example_dir: str, workdir: str) -> Isolation:
         return _in_process(candidate_path, "the reference program %s needs more than calls to its module-level functions (%s)"
                            % (os.path.basename(reference), "; ".join(plan.unsupported)))
     return Isolation(standin, True, "the candidate ran in its own locked-down process; evaluator.py called its functions (%s) "
-                     "through a stand-in and got plain data back" % ", ".join(plan.functions))
+                     "through a stand-in and got plain data back" % ", ".join(plan.forwardable))
 
 
 def _in_process(candidate_path: str, why: str) -> Isolation:

@@ -37,7 +37,7 @@ class AdapterCase(unittest.TestCase):
         line = json.loads(lines[0])
         # Which mode ran (the Boundary tests look at it): set aside, so that the others compare
         # what the evaluator returned.
-        self.isolated = line["metrics"].pop("peagen_candidate_isolated", None)
+        self.isolated = line["metrics"].pop("process_boundary", None)
         self.isolation_note = line.get("artifacts", {}).pop("peagen_isolation", None)
         if line.get("artifacts") == {}:
             del line["artifacts"]

@@ -84,7 +84,7 @@ class Boundary(ExampleCase):
             result = self.evaluate(fh.read())
         self.assertTrue(result.sealed, result.describe())
         self.assertAlmostEqual(result.score, SEED_SCORE, places=12)
-        self.assertEqual(result.line["metrics"]["peagen_candidate_isolated"], 1.0)
+        self.assertEqual(result.line["metrics"]["process_boundary"], 1.0)
         self.assertIn("its own locked-down process", result.line["artifacts"]["peagen_isolation"])
 
     def test_an_honest_wrong_answer_scores_0(self):
@@ -100,7 +100,7 @@ class Boundary(ExampleCase):
                 # The verdict is the adapter's own, sealed, and says why the candidate failed.
                 self.assertTrue(result.sealed, result.describe())
                 self.assertEqual(result.line["correct"], False)
-                self.assertEqual(result.line["metrics"]["peagen_candidate_isolated"], 1.0)
+                self.assertEqual(result.line["metrics"]["process_boundary"], 1.0)
 
     def test_a_list_subclass_is_refused_at_the_boundary_not_judged(self):
         result = self.evaluate(attack("shifty_list.py"))
@@ -159,10 +159,12 @@ class InProcess(ExampleCase):
         with open(os.path.join(EXAMPLE, "initial_program.py")) as fh:
             result = self.evaluate(fh.read())
         self.assertAlmostEqual(result.score, SEED_SCORE, places=12, msg=result.describe())
-        self.assertEqual(result.line["metrics"]["peagen_candidate_isolated"], 0.0)
+        self.assertEqual(result.line["metrics"]["process_boundary"], 0.0)
         self.assertIn("not trustworthy", result.line["artifacts"]["peagen_isolation"])
         self.assertIn("class Scheduler", result.line["artifacts"]["peagen_isolation"])
         self.assertIn("warning: the candidate ran inside evaluator.py's process", result.stderr)
+        # Where the daemon shows it to the user: a correct verdict's error text.
+        self.assertIn("warning: the candidate ran inside evaluator.py's process", result.line["error"])
 
     def test_attacks_on_the_verdict_channel_still_fail(self):
         for name in ("verdict_on_every_fd.py", "atexit_verdict.py", "lingering_thread.py", "signals_parent.py", "forged_json_dumps.py"):
