@@ -61,8 +61,9 @@ def main() -> int:
         verdict_out.flush()
         return status
 
-    workdir = tempfile.mkdtemp(prefix="peagen-openevolve-")
+    workdir = None
     try:
+        workdir = tempfile.mkdtemp(prefix="peagen-openevolve-")
         isolation = prepare(os.path.abspath(args.program), os.getcwd(), workdir)
         if not isolation.isolated:
             sys.stderr.write("peagen_openevolve: warning: %s\n" % isolation.note)
@@ -72,8 +73,12 @@ def main() -> int:
         if args.seed is not None:
             worker += ["--seed", str(args.seed)]
         message, ended = _run_worker(worker)
+    except OSError as exc:  # no writable temporary directory, no process to start: not the candidate's fault
+        return say(_failure("evaluator error: the adapter could not run the evaluation (%s: %s)" % (type(exc).__name__, exc)),
+                   EXIT_EVALUATOR_FAILED)
     finally:
-        shutil.rmtree(workdir, ignore_errors=True)
+        if workdir is not None:
+            shutil.rmtree(workdir, ignore_errors=True)
 
     if message is None or ended != 0:
         return say(_failure("the evaluation sent no readable result before it ended (%s); whatever it printed is not a verdict" % _status_text(ended)), 0)
