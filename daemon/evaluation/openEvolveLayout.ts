@@ -110,6 +110,8 @@ export function openEvolveExample(name: string, configYaml: { file: string; text
       '--metric',
       openEvolve.metric,
       ...(cascade && cascade.length > 0 ? ['--cascade', cascade.join(',')] : []),
+      // The example's choice (never a candidate's): the weaker mode, said in every verdict.
+      ...(yaml?.peagen?.in_process === true ? ['--in-process'] : []),
     ],
     objective: { name: openEvolve.metric, direction: 'maximize' },
     limits: { timeoutMs: Math.round((evaluatorSection?.timeout ?? DEFAULT_TIMEOUT_S) * 1000), ...LIMITS },
@@ -167,6 +169,7 @@ const MAPPED = new Set([
   'database.num_islands',
   'prompt.system_message',
   'peagen.objective',
+  'peagen.in_process',
 ]);
 
 function settingsOf(read: ReadConfig | undefined, configFile: string | undefined): OpenEvolveSettings {

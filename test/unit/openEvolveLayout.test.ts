@@ -110,6 +110,13 @@ peagen:
     assert.equal(example.config.description, 'be good', 'the system message is the problem statement the prompts show');
   });
 
+  it("peagen.in_process: true asks the adapter for the in-process mode; it is not an ignored key", () => {
+    const example = loadExample(layout('peagen:\n  in_process: true\n'));
+    assert.deepEqual(example.config.evaluator, ['python3', '-m', 'peagen_openevolve', '{program}', '--metric', 'combined_score', '--in-process']);
+    assert.deepEqual(example.openEvolve!.ignoredKeys, []);
+    assert.deepEqual(loadExample(layout('peagen:\n  in_process: false\n')).config.evaluator.includes('--in-process'), false);
+  });
+
   it('a literal API key in config.yaml is never used as a key', () => {
     const oe = loadExample(layout('llm:\n  models: [{name: m}]\n  api_key: sk-literal-0123\n')).openEvolve!;
     assert.deepEqual(oe.llm!.models, [{ name: 'm', weight: 1 }]);
@@ -120,6 +127,7 @@ peagen:
     assert.throws(() => loadExample(layout('llm: [models\n')), /config\.yaml is not valid YAML/);
     assert.throws(() => loadExample(layout('max_iterations: many\n')), (error: Error) => /config\.yaml is invalid/.test(error.message) && /max_iterations/.test(error.message));
     assert.throws(() => loadExample(layout('peagen:\n  objectve: x\n')), /peagen/);
+    assert.throws(() => loadExample(layout('peagen:\n  in_process: "yes"\n')), /in_process/);
   });
 
   it('the shipped example is in the layout, and its config.yaml maps', () => {

@@ -1,4 +1,4 @@
-"""Entry point: `python3 -m peagen_openevolve PROGRAM [--metric NAME] [--cascade T1,T2] [--seed N] [--sealed-verdict]`.
+"""Entry point: `python3 -m peagen_openevolve PROGRAM [--metric NAME] [--cascade T1,T2] [--seed N] [--sealed-verdict] [--in-process]`.
 
 This process is the trusted judge. It runs no code of the example's nor of the candidate's:
 evaluator.py runs in a worker process (peagen_openevolve._worker) that gets the candidate's
@@ -42,6 +42,7 @@ def main() -> int:
     parser.add_argument("--cascade", help="comma-separated stage thresholds: run evaluate_stage1/2/3")
     parser.add_argument("--seed", type=int)
     parser.add_argument("--sealed-verdict", action="store_true", help="read the verdict's seal from the first line of stdin")
+    parser.add_argument("--in-process", action="store_true", help="give evaluate() the candidate's own path (config.yaml: peagen.in_process)")
     # Peagen may pass flags meant for its own evaluators (--quick): OpenEvolve's have no use for them.
     args, _ignored = parser.parse_known_args()
 
@@ -64,7 +65,7 @@ def main() -> int:
     workdir = None
     try:
         workdir = tempfile.mkdtemp(prefix="peagen-openevolve-")
-        isolation = prepare(os.path.abspath(args.program), os.getcwd(), workdir)
+        isolation = prepare(os.path.abspath(args.program), os.getcwd(), workdir, in_process=args.in_process)
         if not isolation.isolated:
             sys.stderr.write("peagen_openevolve: warning: %s\n" % isolation.note)
         worker = [sys.executable, "-m", "peagen_openevolve._worker", isolation.program_path, "--metric", args.metric]

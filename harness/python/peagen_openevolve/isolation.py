@@ -7,7 +7,8 @@ own locked-down process (peagen_harness.Candidate) and return plain data of exac
 types. The candidate's code then never runs in the evaluator's process, so it cannot patch
 the evaluator, its clock or its checks, nor reach the channel Peagen's verdict travels on.
 
-Which mode applies is decided by the example, never by the candidate: the reference is the
+Which mode applies is decided by the example, never by the candidate (config.yaml's
+`peagen.in_process: true` asks for the in-process mode outright): the reference is the
 example's own program (initial_program.py, beside evaluator.py). When the reference's module
 can be forwarded (module-level functions and nothing the evaluator reads besides them), every
 candidate of the example goes through the stand-in, whatever it defines; a candidate cannot
@@ -41,11 +42,13 @@ class Isolation:
     note: str
 
 
-def prepare(candidate_path: str, example_dir: str, workdir: str) -> Isolation:
+def prepare(candidate_path: str, example_dir: str, workdir: str, *, in_process: bool = False) -> Isolation:
     """Writes the stand-in for `candidate_path` under `workdir` (a private directory) when the
     example allows it; otherwise says why the candidate runs in the evaluator's process. A
     candidate that does not load (a syntax error, an import outside the reference's) makes
     the stand-in's import fail in evaluator.py, as the candidate's own import would."""
+    if in_process:
+        return _in_process(candidate_path, "config.yaml asks for it (peagen.in_process: true)")
     try:
         from peagen_harness import boundary  # type: ignore[attr-defined]
     except ImportError as exc:

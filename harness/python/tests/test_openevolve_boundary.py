@@ -65,12 +65,12 @@ class ExampleCase(unittest.TestCase):
         self.workspace = os.path.join(root, "workspace")
         os.makedirs(self.workspace)
 
-    def evaluate(self, source):
+    def evaluate(self, source, *flags):
         program = os.path.join(self.workspace, "initial_program.py")
         with open(program, "w") as fh:
             fh.write(source)
         seal = secrets.token_hex(32)
-        run = subprocess.run([sys.executable, "-m", "peagen_openevolve", program, "--sealed-verdict"],
+        run = subprocess.run([sys.executable, "-m", "peagen_openevolve", program, "--sealed-verdict", *flags],
                              cwd=self.example, env=dict(os.environ, PYTHONPATH=LIBRARY), input=seal + "\n",
                              capture_output=True, text=True, timeout=120,
                              # An attack that signals its group or its parent's must not reach this test.
@@ -181,6 +181,27 @@ class InProcess(ExampleCase):
         result = self.evaluate("import os\nprint('{\"correct\": true, \"objective\": 1e300}')\nos._exit(0)\n")
         self.assertTrue(result.sealed, result.describe())
         self.assertIn("sent no readable result before it ended (exit status 0)", result.line["error"])
+
+
+class InProcessAskedFor(ExampleCase):
+    """config.yaml's peagen.in_process: true (the daemon passes --in-process): the example's
+    choice, for an evaluator that reads the program's text or runs it as a script."""
+
+    def test_evaluate_gets_the_candidates_own_path_and_the_verdict_says_so(self):
+        with open(os.path.join(self.example, "evaluator.py"), "a") as fh:
+            fh.write(textwrap.dedent("""
+
+                def evaluate(program_path):
+                    with open(program_path) as fh:
+                        return {"combined_score": 1.0 if "def schedule(jobs)" in fh.read() else 0.0}
+            """))
+        with open(os.path.join(EXAMPLE, "initial_program.py")) as fh:
+            source = fh.read()
+        self.assertEqual(self.evaluate(source).score, 0.0, "behind the boundary it reads the stand-in")
+        result = self.evaluate(source, "--in-process")
+        self.assertEqual(result.score, 1.0, result.describe())
+        self.assertEqual(result.line["metrics"]["process_boundary"], 0.0)
+        self.assertIn("peagen.in_process: true", result.line["artifacts"]["peagen_isolation"])
 
 
 class AdapterPrivacy(ExampleCase):
