@@ -19,7 +19,7 @@
  *                                         for an ES-module stand-in whose exports are static.
  */
 const path = require('path');
-const { MessageChannel, Worker, receiveMessageOnPort } = require('worker_threads');
+const { Worker, receiveMessageOnPort } = require('worker_threads');
 const { CandidateFailure, Opaque, decodeWire, encodeWire } = require('./peagen-harness.js');
 
 const WORKER = path.join(__dirname, 'peagen-standin-worker.js');

@@ -10,6 +10,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { EvolveProject } from '../fixtures/evolveFixtures';
 import { REPO, tempDir } from '../fixtures/paths';
 
 interface Verdict {
@@ -38,12 +39,10 @@ function evaluate(dir: string, tests: string, program: string, candidate: string
 
 const hasPytest = spawnSync('python3', ['-c', 'import pytest']).status === 0;
 
-// The original imports os, sys and time, so that the cheats that need them pass the static
-// check: the boundary, not the allow-list, must stop them.
-const PYTHON_ORIGINAL = `import os
-import sys
-import time
-
+// The original imports what the cheats need, so that they pass the static check: the
+// boundary, not the allow-list, must stop them.
+const PYTHON_IMPORTS = 'import atexit\nimport builtins\nimport os\nimport sys\nimport threading\nimport time\n';
+const PYTHON_ORIGINAL = `${PYTHON_IMPORTS}
 
 def mean(values):
     return sum(values) / len(values)
@@ -87,7 +86,7 @@ class MeanTest(unittest.TestCase):
     def test_skipped(self):
         pass
 `;
-const pythonProgram = (body: string): string => `import os\nimport sys\nimport time\n\n\n${body}\n`;
+const pythonProgram = (body: string): string => `${PYTHON_IMPORTS}\n\n${body}\n`;
 
 /** Each cheat with its functions; none computes the answers. */
 const PYTHON_CHEATS: Record<string, string> = {
@@ -191,6 +190,30 @@ def mean(values):
 
 def moving_average(values, window):
     raise SkipTest("skip me")`,
+  'atexit, builtins replaced and a thread that outlives the call': `def _spin():
+    while True:
+        pass
+
+
+def mean(values):
+    threading.Thread(target=_spin).start()
+    return 0
+
+
+def moving_average(values, window):
+    builtins.len = lambda x: 6
+    builtins.isinstance = lambda *a: True
+    atexit.register(lambda: print("Ran 6 tests in 0.001s\\n\\nOK"))
+    return 0`,
+  'answers cached by input': `_cache = {}
+
+
+def mean(values):
+    return _cache.setdefault(("mean", tuple(values)), 0)
+
+
+def moving_average(values, window):
+    return _cache.setdefault(("ma", tuple(values), window), 0)`,
   'an answer that hangs': `def mean(values):
     while True:
         pass
@@ -233,7 +256,7 @@ describe('reward hacking: objective tests on a Python project (the real evaluato
 
       for (const [trick, body] of Object.entries(PYTHON_CHEATS)) {
         it(`${trick}: scores no more than return 0`, () => {
-          const verdict = evaluate(dir, tests, 'stats.py', pythonProgram(body), trick.includes('hangs') ? ['--call-timeout', '2'] : []);
+          const verdict = evaluate(dir, tests, 'stats.py', pythonProgram(body), /hangs|thread/.test(trick) ? ['--call-timeout', '2'] : []);
           assert.ok(verdict.metrics.tests_passed <= scores.zero!.metrics.tests_passed, `${trick} passed ${verdict.metrics.tests_passed}/${verdict.metrics.tests_total}: ${verdict.error}`);
           // The total is the original's, unless the static check refused the cheat before any test ran.
           if (verdict.metrics.tests_total !== 0 || !/static check/.test(verdict.error ?? '')) assert.equal(verdict.metrics.tests_total, 6, verdict.error);
@@ -344,4 +367,37 @@ describe('reward hacking: objective tests on a JavaScript project (the real eval
       }
     });
   }
+});
+
+describe('reward hacking: the speed objective of peagen init (real CLI)', function () {
+  this.timeout(240_000);
+
+  it('special-casing the inputs captured from the tests fails: the evaluator also draws inputs of its own', async () => {
+    const user = new EvolveProject();
+    try {
+      fs.cpSync(path.join(REPO, 'test', 'fixtures', 'initProjects', 'python'), user.dir, { recursive: true });
+      const init = await user.run(['--json', 'init', 'stats.py', '--function', 'moving_average', '--tests', 'python3 -m unittest']);
+      assert.equal(init.code, 0, init.stderr);
+      const made = JSON.parse(init.stdout) as { dir: string };
+      const recorded = JSON.parse(fs.readFileSync(path.join(made.dir, 'peagen_inputs.json'), 'utf8')) as { calls: unknown[][]; answers: ({ value: unknown } | null)[] };
+      assert.ok(recorded.calls.length >= 3, 'the tests\' calls were captured');
+      // A lookup table of the tests' calls and their recorded answers, and nothing computed.
+      const table = recorded.calls.map((call, i) => [JSON.stringify(call), recorded.answers[i]?.value ?? null]);
+      const program = fs.readFileSync(path.join(made.dir, 'stats.py'), 'utf8');
+      const cheat = program.replace(
+        /def moving_average\(values, window\):[\s\S]*?(?=\n# EVOLVE-BLOCK-END)/,
+        `_ANSWERS = ${JSON.stringify(Object.fromEntries(table)).replace(/\bnull\b/g, 'None')}\n\n\ndef moving_average(values, window):\n    key = str([values, window]).replace(" ", "")\n    if key not in _ANSWERS:\n        return []\n    if _ANSWERS[key] is None:\n        raise ValueError("window must be positive")\n    return [float(x) for x in _ANSWERS[key]]\n`,
+      );
+      assert.notEqual(cheat, program);
+      fs.writeFileSync(path.join(user.dir, 'cheat.py'), cheat);
+      const verdict = await user.run(['eval', made.dir, '--program', path.join(user.dir, 'cheat.py'), '--json']);
+      const parsed = JSON.parse(verdict.stdout) as { correct: boolean; error?: string; failure?: { message: string } };
+      assert.equal(parsed.correct, false, 'a table of the tests\' answers is not a faster moving_average');
+      // It answers every captured call right (the table works) and fails on an input the evaluator drew.
+      assert.doesNotMatch(parsed.failure?.message ?? '', /the tests' call/, parsed.failure?.message);
+      assert.match(parsed.failure?.message ?? '', /moving_average/, parsed.failure?.message);
+    } finally {
+      user.cleanup();
+    }
+  });
 });

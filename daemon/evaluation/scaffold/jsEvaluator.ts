@@ -17,8 +17,10 @@ export const JS_EVALUATOR = String.raw`#!/usr/bin/env node
  * Built on Peagen's evaluation harness (peagen-harness, as examples/slow_fib_js/evaluate.js),
  * because evolution optimises whatever this file rewards and the candidates are written by a model:
  *  1. The project's tests: TESTS (a shell command) in a copy of the project's files (PROJECT, a
- *     copy made by peagen init) with the candidate in place of PROJECT_PROGRAM; without TESTS,
- *     node --test in a copy of this directory when it has tests. A failing test rejects it.
+ *     copy made by peagen init) with the candidate in place of PROJECT_PROGRAM, behind a stand-in
+ *     that forwards each call to it in its own process (peagen_harness.project_tests, run with
+ *     python3); without TESTS, node --test in a copy of this directory when it has tests. A
+ *     failing test rejects it.
  *  2. Correctness: the candidate runs in its own locked-down process (peagen-harness Candidate:
  *     no process, no require but the builtin modules the original program requires, no eval)
  *     and gets one input per call; each answer must equal the answer of the pristine reference
@@ -43,7 +45,7 @@ const crypto = require('crypto');
 const fs = require('fs');
 const os = require('os');
 const path = require('path');
-const { spawn } = require('child_process');
+const { spawnSync } = require('child_process');
 
 const FUNCTION = __FUNCTION__;
 const PROGRAM = __PROGRAM__;
@@ -54,13 +56,19 @@ const PROJECT_PROGRAM = __PROJECT_PROGRAM__; // where the program lives in that 
 const OBJECTIVE = __OBJECTIVE__; // 'speed' or 'score'
 const INPUTS = path.join(__dirname, 'peagen_inputs.json'); // captured calls: {source, calls: [[arg, ...], ...]}
 
+let harnessFile; // where peagen-harness was loaded from: its python/ is beside its js/
 function loadHarness() {
   try {
-    return require('peagen-harness'); // in every Peagen sandbox: NODE_PATH has it
+    const loaded = require('peagen-harness'); // in every Peagen sandbox: NODE_PATH has it
+    harnessFile = require.resolve('peagen-harness');
+    return loaded;
   } catch (err) {
     if (!err || err.code !== 'MODULE_NOT_FOUND') throw err;
   }
-  if (process.env.PEAGEN_HARNESS_LIB) return require(path.join(process.env.PEAGEN_HARNESS_LIB, 'js', 'peagen-harness.js'));
+  if (process.env.PEAGEN_HARNESS_LIB) {
+    harnessFile = path.join(process.env.PEAGEN_HARNESS_LIB, 'js', 'peagen-harness.js');
+    return require(harnessFile);
+  }
   console.log(JSON.stringify({ correct: false, objective: 0, direction: 'maximize', metrics: {}, error: 'evaluator error: peagen-harness is not loadable: run this evaluator through Peagen, or set NODE_PATH=<peagen>/harness/js' }));
   process.exit(2);
 }
@@ -159,57 +167,25 @@ function hasTests(root) {
   return false;
 }
 
-/** passed / total and the failing tests' names from the runner's last summary (node --test TAP, unittest), else the exit status. */
-function countTests(out, code) {
-  const last = (re) => {
-    const all = [...out.matchAll(re)];
-    return all.length ? Number(all[all.length - 1][1]) : null;
-  };
-  let run;
-  if (last(/^# tests (\d+)/gm) !== null) {
-    const passed = last(/^# pass (\d+)/gm) || 0;
-    run = { passed, total: passed + (last(/^# fail (\d+)/gm) || 0), failed: [...out.matchAll(/^\s*not ok \d+ - (.+)$/gm)].map((m) => m[1].trim()) };
-  } else if (last(/^Ran (\d+) tests? in /gm) !== null) {
-    const ran = last(/^Ran (\d+) tests? in /gm);
-    const tail = out.slice(out.lastIndexOf('\nRan '));
-    const bad = [...tail.matchAll(/(?:failures|errors)=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
-    run = { passed: ran - bad, total: ran, failed: [...out.matchAll(/^((?:FAIL|ERROR): .+)$/gm)].map((m) => m[1]) };
-  } else {
-    run = { passed: code === 0 ? 1 : 0, total: 1, failed: code === 0 ? [] : ['the test command'] };
-  }
-  if (code !== 0 && run.passed === run.total) run = { ...run, passed: Math.max(0, run.total - 1), failed: [...run.failed, 'the test command exited with status ' + code] };
-  return run.total === 0 ? { passed: 0, total: 1, failed: ['the test command ran no tests'] } : run;
-}
-
-/** Why the project's tests fail with the candidate in place (the failing tests by name), or null when they pass or there are none. */
-async function projectTests(candidate) {
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-eval-'));
+/**
+ * Why the project's tests fail with the candidate (the failing tests by name), or null when they
+ * pass or there are none. The tests run as every objective-tests evaluation runs them
+ * (peagen_harness.project_tests, docs/trust.md): in a copy of the project where the program is
+ * a stand-in forwarding each call to the candidate in its own locked-down process, outcomes
+ * from node --test's own report.
+ */
+function projectTests(candidate) {
+  if (TESTS === null && !hasTests(__dirname)) return null;
+  const harnessDir = path.dirname(path.dirname(fs.realpathSync(harnessFile)));
+  const script = 'import json, sys\nfrom peagen_harness.project_tests import run_project_tests\n' +
+    'run = run_project_tests(*sys.argv[1:5])\nprint(json.dumps(None if run.passed == run.total else run.failure_text()))';
+  const args = [TESTS ?? 'node --test', TESTS !== null ? path.join(__dirname, PROJECT) : __dirname, TESTS !== null ? PROJECT_PROGRAM : PROGRAM, path.resolve(candidate)];
+  const pythonPath = [path.join(harnessDir, 'python'), process.env.PYTHONPATH].filter(Boolean).join(path.delimiter);
+  const run = spawnSync('python3', ['-c', script, ...args], { encoding: 'utf8', env: { ...process.env, PYTHONPATH: pythonPath }, maxBuffer: 64 * 1024 * 1024 });
   try {
-    const copy = path.join(work, 'project');
-    const skip = (from) => !['node_modules', '.peagen', '.git'].includes(path.basename(from));
-    fs.cpSync(TESTS !== null ? path.join(__dirname, PROJECT) : __dirname, copy, { recursive: true, filter: skip });
-    fs.copyFileSync(candidate, path.join(copy, TESTS !== null ? PROJECT_PROGRAM : PROGRAM));
-    if (TESTS === null && !hasTests(copy)) return null;
-    // Its own process group: whatever the candidate starts from the tests is killed with them.
-    // sh from PATH: the sandbox image has it in /usr/bin (busybox), not necessarily /bin.
-    const command = TESTS !== null ? ['sh', ['-c', TESTS]] : [process.execPath, ['--test']];
-    const child = spawn(command[0], command[1], { cwd: copy, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out = (out + chunk).slice(-200000)));
-    child.stderr.on('data', (chunk) => (out = (out + chunk).slice(-200000)));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 300000);
-    const code = await new Promise((resolve) => child.on('exit', (status) => resolve(status)));
-    clearTimeout(timer);
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {
-      /* the group is gone */
-    }
-    const run = countTests(out, code);
-    if (run.passed === run.total) return null;
-    return "the project's tests failed (tests passed " + run.passed + '/' + run.total + '): ' + run.failed.slice(0, 5).join('; ') + '\n' + out.slice(-2000);
-  } finally {
-    fs.rmSync(work, { recursive: true, force: true });
+    return JSON.parse(run.stdout.trim().split('\n').pop());
+  } catch {
+    throw new EvaluatorError('cannot run the project\'s tests (python3 -m peagen_harness.project_tests): ' + (run.error ? run.error.message : run.stderr.slice(-1000)));
   }
 }
 
@@ -250,7 +226,7 @@ async function evaluate(metrics) {
   const quick = args.quick;
   Object.assign(metrics, { inputs_checked: 0, seed: args.seed, quick: quick ? 1 : 0 }, OBJECTIVE === 'speed' ? { speedup: 0 } : {});
   if (!fs.existsSync(args.candidate)) reject('cannot read the candidate: ' + args.candidate);
-  const failed = await projectTests(args.candidate);
+  const failed = projectTests(args.candidate);
   if (failed !== null) reject(failed);
 
   const options = { entry: FUNCTION, allow: ALLOW, callTimeoutMs: 5000, loadTimeoutMs: 15000 };

@@ -17,8 +17,9 @@ evolution optimises whatever this file rewards and the candidates are written by
   1. Static check of the candidate (peagen_harness.Policy): imports only of modules the original
      program imports; no eval/exec/getattr/open/dunder tricks (unless the original uses them).
   2. The project's tests: TESTS (a shell command) in a copy of the project's files (PROJECT, a
-     copy made by peagen init) with the candidate in place of PROJECT_PROGRAM; without TESTS,
-     pytest in a copy of this directory when it has tests. A failing test rejects the candidate.
+     copy made by peagen init) with the candidate in place of PROJECT_PROGRAM, behind a stand-in
+     that forwards each call to it in its own process (peagen_harness.project_tests); without
+     TESTS, pytest in a copy of this directory when it has tests. A failing test rejects it.
   3. Correctness: the candidate runs in its own sandboxed process (peagen_harness.Candidate) and
      gets one input per call; each answer must equal the answer of the pristine reference
      (__REFERENCE__, next to this file), in its own process too. The inputs: the calls the
@@ -44,6 +45,7 @@ import ast
 import json
 import os
 import random
+import shlex
 import shutil
 import signal
 import statistics
@@ -107,20 +109,9 @@ def read(path):
         return fh.read()
 
 
-def imported_modules(source):
-    """The modules the original program imports: the candidate may import the same ones."""
-    names = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            names.add(node.module)
-            names.update("%s.%s" % (node.module, alias.name) for alias in node.names)
-    return frozenset(names)
-
-
 REFERENCE_SOURCE = read(REFERENCE)
-POLICY = harness.Policy(allowed_imports=imported_modules(REFERENCE_SOURCE))
+# The candidate may import what the original program imports, nothing else.
+POLICY = harness.Policy(allowed_imports=harness.imports_of(REFERENCE_SOURCE))
 
 
 def parameter_kinds(source):
@@ -215,35 +206,22 @@ def has_tests(root):
 
 
 def project_tests(candidate, work):
-    """None when the project has no tests or they pass with the candidate in place, else why not."""
+    """None when the project has no tests or they pass with the candidate behind the process
+    boundary (docs/trust.md: the tests import a stand-in that forwards each call to the
+    candidate in its own locked-down process), else why not."""
+    from peagen_harness.project_tests import run_project_tests
     if TESTS is not None:
-        from peagen_harness.project_tests import run_project_tests
         run = run_project_tests(TESTS, os.path.join(HERE, PROJECT), PROJECT_PROGRAM, candidate)
-        return None if run.passed == run.total else run.failure_text()
-    try:
-        import pytest  # noqa: F401
-    except ImportError:
-        return None
-    copy = os.path.join(work, "project")
-    shutil.copytree(HERE, copy, ignore=shutil.ignore_patterns("__pycache__", ".peagen", "node_modules", ".git"))
-    shutil.copyfile(candidate, os.path.join(copy, PROGRAM))
-    if not has_tests(copy):
-        return None
-    # Its own session: whatever the candidate starts from the tests is killed with them.
-    proc = subprocess.Popen([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"], cwd=copy,
-                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            start_new_session=True)
-    try:
-        out, _ = proc.communicate(timeout=300)
-    except subprocess.TimeoutExpired:
-        out = b"timeout after 300 s"
-    finally:
+    else:
         try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        proc.wait()
-    return None if proc.returncode == 0 else out.decode("utf-8", "replace")
+            import pytest  # noqa: F401
+        except ImportError:
+            return None
+        if not has_tests(HERE):
+            return None
+        run = run_project_tests(shlex.quote(sys.executable) + " -m pytest -q -x -p no:cacheprovider", HERE, PROGRAM,
+                                candidate)
+    return None if run.passed == run.total else run.failure_text()
 
 
 def show(reply):

@@ -28,7 +28,7 @@ from typing import Any, Dict, Iterable, List, Optional
 
 from ._child import WireError, from_wire, to_wire
 from .candidate import Candidate, CandidateFailure
-from .policy import Policy
+from .policy import Policy, imports_of
 
 HARNESS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: The exceptions a candidate's exception is re-raised as in the judge, by name. Only
@@ -63,18 +63,6 @@ class StandinPlan:
     @property
     def names(self) -> List[str]:
         return self.functions + self.values
-
-
-def imports_of(source: str) -> frozenset:
-    """The modules `source` imports (absolute imports), the candidate's allow-list."""
-    names = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            names.add(node.module)
-            names.update("%s.%s" % (node.module, alias.name) for alias in node.names)
-    return frozenset(names)
 
 
 def plan_module(source: str) -> StandinPlan:

@@ -44,6 +44,19 @@ class Policy:
         return static_check(source, self)
 
 
+def imports_of(source: str) -> FrozenSet[str]:
+    """The modules `source` imports (absolute imports, and `module.name` for each name imported
+    from a module): what a candidate of this original may import."""
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module)
+            names.update("%s.%s" % (node.module, alias.name) for alias in node.names)
+    return frozenset(names)
+
+
 def _module_valued(module_name: str, attr: str) -> bool:
     try:
         mod = importlib.import_module(module_name)

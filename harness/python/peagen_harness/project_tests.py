@@ -252,7 +252,7 @@ def run_project_tests(command: str, project_dir: str, program: str, candidate: s
 
 
 def main() -> int:
-    from .policy import Policy
+    from .policy import Policy, imports_of
     from .verdict import EXIT_EVALUATOR_FAILED, emit_verdict
 
     parser = argparse.ArgumentParser(prog="python3 -m peagen_harness.project_tests")
@@ -280,7 +280,7 @@ def main() -> int:
             source = fh.read()
         if original.endswith(".py"):
             # Cheap rejection before any test runs: what the candidate may import and call.
-            policy = Policy(allowed_imports=_imports(reference_source))
+            policy = Policy(allowed_imports=imports_of(reference_source))
             tolerated = {p.split(": ", 1)[-1] for p in policy.check_source(reference_source)}
             problems = [p for p in policy.check_source(source) if p.split(": ", 1)[-1] not in tolerated]
             if problems:
@@ -316,11 +316,6 @@ def main() -> int:
     except (EvaluatorError, OSError) as exc:
         emit_verdict(False, 0, "maximize", metrics, "evaluator error: %s" % exc)
         return EXIT_EVALUATOR_FAILED
-
-
-def _imports(source: str) -> frozenset:
-    from .boundary import imports_of
-    return imports_of(source)
 
 
 if __name__ == "__main__":
