@@ -2,8 +2,8 @@
  * Evaluates one candidate: the example's trusted evaluator runs in a fresh sandbox with the
  * example directory mounted read-only at /harness (so nothing the candidate does can touch
  * the harness) and the candidate alone in the writable workspace. The libraries the example's
- * requirements.txt / package.json name are installed once per host and mounted read-only
- * beside it (environment/).
+ * requirements.txt / package.json name are installed once per host, in a sandbox of the same
+ * executor, and mounted read-only beside it (environment/).
  */
 import type { Evaluation } from '../../shared/evaluation';
 import { type Executor, type LimitOverrides, WORKSPACE_PATH } from '../sandbox/Executor';
@@ -50,11 +50,12 @@ export async function evaluateProgram(executor: Executor, example: Example, prog
     return { correct: false, objective: null, direction: example.config.objective.direction, metrics: {}, failure: { reason: 'crash', message }, errorText: message, executor: executor.name, exitCode: null, wallMs: 0 };
   }
   const library = harnessLibraryAccess();
-  // Installed (once per host, outside the sandbox) before the sandbox is made; an install
-  // failure is an EnvironmentError, which callers report as it is.
+  // Installed (once per host, in a sandbox of this executor) before the evaluation's sandbox
+  // is made; an install failure or a refused request is an EnvironmentError, which callers
+  // report as it is.
   const installed = [];
   for (const spec of environmentSpecsOf(example.dir)) {
-    installed.push(await ensureEnvironment(spec, { ...options.environments, ...(options.signal && { signal: options.signal }) }));
+    installed.push(await ensureEnvironment(executor, spec, { ...options.environments, ...(options.signal && { signal: options.signal }) }));
   }
   const environment = environmentAccess(installed, library.env);
   // The OpenEvolve adapter runs evaluator.py (and, in its in-process mode, the candidate) in

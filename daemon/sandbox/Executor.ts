@@ -43,6 +43,16 @@ export interface ReadOnlyMount {
   sandboxPath: string;
 }
 
+/**
+ * The one host directory a command may write into (bound read-write at `sandboxPath`), for a
+ * run whose product must outlive its sandbox: an example's environment is installed there.
+ */
+export interface WritableMount {
+  hostPath: string;
+  /** Absolute path inside the sandbox. Never under {@link WORKSPACE_PATH}. */
+  sandboxPath: string;
+}
+
 export interface ExecutionRequest {
   /** argv; `command[0]` is looked up on the sandbox's PATH. */
   command: string[];
@@ -53,6 +63,11 @@ export interface ExecutionRequest {
   /** Working directory inside the sandbox; default {@link WORKSPACE_PATH}. */
   cwd?: string;
   mounts?: ReadOnlyMount[];
+  /**
+   * Bound read-write; the rest of the host stays read-only or absent. A prepared sandbox has
+   * none, so such a request runs cold.
+   */
+  writableMount?: WritableMount;
   /**
    * The sandbox's whole environment besides PATH, HOME (an empty writable directory) and
    * TMPDIR: nothing else from the host leaks in (no API keys, no PEAGEN_* secrets).

@@ -44,7 +44,8 @@ export class ProcessExecutor implements Executor {
     trackExecutor(this);
     const dir = SandboxDir.create(request.workspace, { files: request.files });
     try {
-      const map = pathMap(WORKSPACE_PATH, dir.workspace, request.mounts);
+      // No isolation: the writable mount is the host directory itself, like every other path.
+      const map = pathMap(WORKSPACE_PATH, dir.workspace, [...(request.mounts ?? []), ...(request.writableMount ? [request.writableMount] : [])]);
       const env = Object.fromEntries(
         Object.entries(sandboxEnv(request.env, dir.home, dir.tmp)).map(([key, value]) => [key, translateList(value, map)]),
       );

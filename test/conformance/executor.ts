@@ -31,7 +31,8 @@ export interface ExecutorTraits {
 /**
  * The same executor, but every run() goes through a sandbox prepared for exactly that
  * request (`prepare({ mountPoints, limits })`, then `run`), and must be warm: the whole
- * conformance and isolation suites then hold for warm runs too.
+ * conformance and isolation suites then hold for warm runs too (but for a request with a
+ * writable mount, which no prepared sandbox has).
  */
 export function warmEveryRun(inner: Executor): Executor {
   return {
@@ -39,6 +40,8 @@ export function warmEveryRun(inner: Executor): Executor {
     isolates: inner.isolates,
     available: () => inner.available(),
     async run(request) {
+      // A prepared sandbox has no writable mount: such a request is always run cold.
+      if (request.writableMount) return inner.run(request);
       const prepared = await inner.prepare({ mountPoints: (request.mounts ?? []).map((mount) => mount.sandboxPath), ...(request.limits && { limits: request.limits }) });
       const { warm, ...result } = await prepared.run(request);
       assert.equal(warm, true, `a request that fits its prepared sandbox ran cold: ${JSON.stringify(request.command)}`);
@@ -168,7 +171,33 @@ export function describeExecutorConformance(name: string, factory: () => Promise
       assert.equal(result.stdout, 'harness says hello\n');
     });
 
+    it('lets the command write into its writable mount, whose files stay on the host after the run', async () => {
+      const output = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-out-'));
+      try {
+        // Paths as arguments: the process executor translates arguments, not shell text.
+        const result = await run(['sh', '-c', 'mkdir "$1/lib" && echo built > "$1/lib/made.txt" && cat "$2/check.py" > /dev/null', 'sh', '/peagen-out', '/harness'], {
+          mounts: [{ hostPath: harness, sandboxPath: '/harness' }],
+          writableMount: { hostPath: output, sandboxPath: '/peagen-out' },
+        });
+        assert.equal(result.exitCode, 0, result.stderr);
+        assert.equal(fs.readFileSync(path.join(output, 'lib', 'made.txt'), 'utf8'), 'built\n');
+      } finally {
+        fs.rmSync(output, { recursive: true, force: true });
+      }
+    });
+
     if (traits.isolates) {
+      it('keeps read-only mounts read-only beside a writable mount', async () => {
+        const output = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-out-'));
+        try {
+          const result = await sh('echo hacked > /harness/check.py', { mounts: [{ hostPath: harness, sandboxPath: '/harness' }], writableMount: { hostPath: output, sandboxPath: '/peagen-out' } });
+          assert.notEqual(result.exitCode, 0);
+          assert.match(fs.readFileSync(path.join(harness, 'check.py'), 'utf8'), /harness says/);
+        } finally {
+          fs.rmSync(output, { recursive: true, force: true });
+        }
+      });
+
       it('does not let the command change a read-only mount', async () => {
         const result = await sh('echo hacked > /harness/check.py', { mounts: [{ hostPath: harness, sandboxPath: '/harness' }] });
         assert.notEqual(result.exitCode, 0);
@@ -367,13 +396,14 @@ export function describeExecutorConformance(name: string, factory: () => Promise
         assert.equal(result.stoppedBy, 'cancelled');
       });
 
-      it('runs a request that does not fit (other mounts, memory, pids or network) cold, with the right answer', async () => {
+      it('runs a request that does not fit (other mounts, a writable mount, memory, pids or network) cold, with the right answer', async () => {
         const cases: Array<[PrepareOptions, Partial<ExecutionRequest>]> = [
           [{ mountPoints: ['/harness'] }, {}],
           [{}, { mounts: harnessMount() }],
           [{ limits: { memoryMb: 256 } }, { limits: { memoryMb: 300 } }],
           [{ limits: { pids: 40 } }, {}],
           [{}, { limits: { network: true } }],
+          [{}, { writableMount: { hostPath: harness, sandboxPath: '/peagen-out' } }],
         ];
         for (const [options, extra] of cases) {
           const prepared = await executor.prepare(options);

@@ -1,9 +1,11 @@
 /**
- * An example's requirements.txt / package.json: installed once per host into a cached
- * environment keyed by the file's hash, mounted read-only into every sandbox of the example,
- * importable by the evaluator and (within its allow-list) by the candidate, under the process
- * and bwrap executors. Offline: the packages are local (a wheel, a `file:` dependency) and
- * the installers are pointed at an index that does not answer.
+ * An example's requirements.txt / package.json: installed once per host, in a sandbox of the
+ * evaluation's executor, into a cached environment keyed by what it installs, mounted
+ * read-only into every sandbox of the example, importable by the evaluator and (within its
+ * allow-list) by the candidate, under the process and bwrap executors. Only released packages
+ * by name and version are installed: every way to make an installer build or link code of the
+ * example's choosing is refused before any installer starts. Offline: the packages come from a
+ * local index and registry (packageIndex.ts).
  */
 import * as assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
@@ -14,19 +16,13 @@ import { EnvironmentError } from '../../daemon/evaluation/environment/environmen
 import { evaluateProgram } from '../../daemon/evaluation/evaluateProgram';
 import { loadExample } from '../../daemon/evaluation/example';
 import { BwrapExecutor } from '../../daemon/sandbox/bwrap/BwrapExecutor';
+import { DockerExecutor } from '../../daemon/sandbox/docker/DockerExecutor';
 import type { Executor } from '../../daemon/sandbox/Executor';
 import { ProcessExecutor } from '../../daemon/sandbox/ProcessExecutor';
-import { writeNodeEnvironmentExample, writePythonEnvironmentExample } from '../fixtures/environmentExamples';
+import { releaseDockerEngine, useDockerEngine } from '../fixtures/dockerEngine';
+import { buildTinyWheel, packTinyNodePackage, writeNodeEnvironmentExample, writePythonEnvironmentExample } from '../fixtures/environmentExamples';
+import { type PackageIndex, startPackageIndex } from '../fixtures/packageIndex';
 import { REPO, tempDir } from '../fixtures/paths';
-
-/** No package index or registry answers: an install that needed one fails at once. */
-const OFFLINE = {
-  PIP_CONFIG_FILE: '/dev/null',
-  PIP_INDEX_URL: 'http://127.0.0.1:9/',
-  npm_config_registry: 'http://127.0.0.1:9/',
-  npm_config_fetch_retries: '0',
-  npm_config_cache: '',
-};
 
 /** Everything in the cache directory (finished environments, locks, half installs). */
 const cached = (cacheDir: string): string[] => (fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir).sort() : []);
@@ -35,16 +31,23 @@ describe('example environments: requirements.txt and package.json', function () 
   this.timeout(240_000);
   const processExecutor = new ProcessExecutor(() => {});
   const bwrap = new BwrapExecutor();
-  let npmCache: string;
+  let index: PackageIndex;
+  /** The only index and registry the installers know: this test's. */
+  let settings: Record<string, string>;
 
   before(async () => {
     const availability = await bwrap.available();
     assert.ok(availability.ok, availability.ok ? '' : availability.reason);
-    npmCache = tempDir('npm-cache');
+    const packages = tempDir('env-packages');
+    index = await startPackageIndex({ wheels: [buildTinyWheel(packages)], npm: [{ name: 'peagen-tinylib', version: '1.0.0', file: packTinyNodePackage(packages) }] });
+    settings = { PIP_CONFIG_FILE: '/dev/null', PIP_INDEX_URL: index.pipIndexUrl, npm_config_registry: index.npmRegistry, npm_config_fetch_retries: '0' };
   });
-  after(() => bwrap.close());
+  after(async () => {
+    await bwrap.close();
+    await index?.close();
+  });
 
-  const options = (cacheDir: string) => ({ environments: { cacheDir, installerEnv: { ...OFFLINE, npm_config_cache: npmCache } } });
+  const options = (cacheDir: string) => ({ environments: { cacheDir, installerEnv: settings } });
   const evaluate = (executor: Executor, dir: string, cacheDir: string, program?: string) => {
     const example = loadExample(dir);
     return evaluateProgram(executor, example, program ?? example.seedProgram(), options(cacheDir));
@@ -96,7 +99,7 @@ describe('example environments: requirements.txt and package.json', function () 
 
     it('fails with one error naming a package pip cannot find, and caches nothing', async () => {
       const bad = tempDir('env-example-py-bad');
-      writePythonEnvironmentExample(bad, '--no-index\nnosuchpkg-peagen==1.0\n');
+      writePythonEnvironmentExample(bad, 'nosuchpkg-peagen==1.0\n');
       const badCache = tempDir('env-cache-py-bad');
       await assert.rejects(evaluate(processExecutor, bad, badCache), (error: Error) => {
         assert.ok(error instanceof EnvironmentError, error.stack);
@@ -107,28 +110,54 @@ describe('example environments: requirements.txt and package.json', function () 
       assert.deepEqual(cached(badCache), []);
     });
 
-    it('never runs a package\'s own code to install it: a source package is refused before pip starts', async () => {
-      // A source package whose in-tree build backend would leave a mark outside every sandbox
-      // when pip imports it (it needs nothing from an index, so pip would build it here).
+    it("refuses every way to make pip build or link a package's own code, before any installer starts", async () => {
+      // A source package whose in-tree build backend would leave a mark when pip imports it,
+      // and a wheel directory for -f: every line below made pip build it on the host before.
       const source = tempDir('env-example-py-source');
       const mark = path.join(tempDir('env-mark'), 'backend-ran');
       fs.mkdirSync(path.join(source, 'srcpkg'));
+      fs.mkdirSync(path.join(source, 'pkgs'));
       fs.writeFileSync(path.join(source, 'srcpkg', 'pyproject.toml'), '[build-system]\nrequires = []\nbuild-backend = "backend"\nbackend-path = ["."]\n');
       fs.writeFileSync(path.join(source, 'srcpkg', 'backend.py'), `open(${JSON.stringify(mark)}, "w").write("ran")\n`);
+      const before = index.requests.length;
       for (const [requirements, refusal] of [
-        ['--no-index\n./srcpkg\n', /requirements\.txt:2: "\.\/srcpkg" names a source .* wheels only/],
-        ['--no-index\n-e ./srcpkg\n', /requirements\.txt:2: "-e \.\/srcpkg" asks pip to build a package from its source/],
+        ['./srcpkg\n', /requirements\.txt:1: "\.\/srcpkg" names a location/],
+        ['-e ./srcpkg\n', /requirements\.txt:1: "-e \.\/srcpkg" is an installer option/],
+        ['--edit ./srcpkg\n', /requirements\.txt:1: "--edit \.\/srcpkg" is an installer option/],
+        ['-e./srcpkg\n', /requirements\.txt:1: "-e\.\/srcpkg" is an installer option/],
+        ['-esrcpkg\n', /requirements\.txt:1: "-esrcpkg" is an installer option/],
+        ['peagen_tinylib==1.0\n-\\\ne ./srcpkg\n', /requirements\.txt:2: "-\\" ends with a line continuation/],
+        ['--only-binary=:none:\n-f ./pkgs\nsrcpkg\n', /requirements\.txt:1: "--only-binary=:none:" is an installer option/],
+        ['peagen_tinylib==1.0\n-f ./pkgs\n', /requirements\.txt:2: "-f \.\/pkgs" is an installer option/],
+        ['--index-url http://127.0.0.1:9/\npeagen_tinylib\n', /requirements\.txt:1: .* is an installer option/],
+        ['srcpkg @ file:///tmp/srcpkg\n', /names a location/],
+        ['git+https://example.org/pkg.git#egg=pkg\n', /names a location/],
       ] as const) {
         writePythonEnvironmentExample(source, requirements);
         const cache = tempDir('env-cache-py-source');
-        await assert.rejects(evaluate(processExecutor, source, cache), (error: Error) => {
-          assert.ok(error instanceof EnvironmentError, error.stack);
-          assert.match(error.message, refusal);
-          return true;
-        });
-        assert.equal(fs.existsSync(mark), false, 'the package\'s build backend ran outside the sandbox');
+        for (const executor of [processExecutor, bwrap]) {
+          await assert.rejects(evaluate(executor, source, cache), (error: Error) => {
+            assert.ok(error instanceof EnvironmentError, error.stack);
+            assert.match(error.message, refusal);
+            assert.match(error.message, /released packages by name and version only/);
+            return true;
+          });
+        }
+        assert.equal(fs.existsSync(mark), false, `the package's build backend ran (${JSON.stringify(requirements)})`);
         assert.deepEqual(cached(cache), []);
       }
+      assert.equal(index.requests.length, before, 'an installer ran');
+    });
+
+    it('installs in the executor\'s sandbox: the venv is made at the path evaluations see, not at a host path', async () => {
+      // pip runs in the executor's sandbox, so its environment is made where evaluations see it.
+      const cache = tempDir('env-cache-py-sandboxed');
+      const evaluation = await evaluate(bwrap, dir, cache);
+      assert.equal(evaluation.correct, true, evaluation.errorText);
+      const [use] = evaluation.environments ?? [];
+      const config = fs.readFileSync(path.join(use!.dir, 'pyvenv.cfg'), 'utf8');
+      assert.match(config, /\/peagen-env\/python/);
+      assert.ok(!config.includes(cache), config);
     });
   });
 
@@ -143,8 +172,7 @@ describe('example environments: requirements.txt and package.json', function () 
       assert.equal(first.metrics.answer, 22);
       const [use] = first.environments ?? [];
       assert.deepEqual({ kind: use?.kind, file: use?.file, installed: use?.installed }, { kind: 'node', file: 'package.json', installed: true });
-      // Packed into the environment, not a link back to the example (which a sandbox cannot see).
-      assert.equal(fs.lstatSync(path.join(use!.dir, 'node_modules', 'peagen-tinylib')).isSymbolicLink(), false);
+      assert.ok(index.requests.includes('/peagen-tinylib'), 'npm asked the registry');
 
       const again = await evaluate(processExecutor, dir, cacheDir);
       assert.equal(again.correct, true, again.errorText);
@@ -163,7 +191,8 @@ describe('example environments: requirements.txt and package.json', function () 
       const script = `
         const { ensureEnvironment } = require(${JSON.stringify(path.join(REPO, 'out', 'daemon', 'evaluation', 'environment', 'environmentCache.js'))});
         const { environmentSpecsOf } = require(${JSON.stringify(path.join(REPO, 'out', 'daemon', 'evaluation', 'environment', 'environmentSpec.js'))});
-        ensureEnvironment(environmentSpecsOf(process.argv[1])[0], JSON.parse(process.argv[2]))
+        const { ProcessExecutor } = require(${JSON.stringify(path.join(REPO, 'out', 'daemon', 'sandbox', 'ProcessExecutor.js'))});
+        ensureEnvironment(new ProcessExecutor(() => {}), environmentSpecsOf(process.argv[1])[0], JSON.parse(process.argv[2]))
           .then((env) => console.log(JSON.stringify({ dir: env.dir, installed: env.installed })));`;
       const args = ['-e', script, dir, JSON.stringify(options(shared).environments)];
       const outcomes = await Promise.all([promisify(execFile)(process.execPath, args), promisify(execFile)(process.execPath, args)]);
@@ -171,6 +200,44 @@ describe('example environments: requirements.txt and package.json', function () 
       assert.equal(a!.dir, b!.dir);
       assert.deepEqual([a!.installed, b!.installed].sort(), [false, true]);
       assert.deepEqual(cached(shared), [path.basename(a!.dir)]);
+    });
+
+    it('refuses file:, link:, git, URL, tarball, workspace: and alias dependencies before npm starts, naming the dependency', async () => {
+      const before = index.requests.length;
+      for (const spec of ['file:./tinylib', 'link:./tinylib', './tinylib', '../x', 'tinylib.tgz', 'git+https://example.org/x.git', 'github:user/repo', 'user/repo', 'https://example.org/x-1.0.0.tgz', 'workspace:*', 'npm:peagen-tinylib@1.0.0']) {
+        const refused = tempDir('env-example-node-refused');
+        writeNodeEnvironmentExample(refused, { 'peagen-tinylib': spec });
+        await assert.rejects(evaluate(processExecutor, refused, tempDir('env-cache-node-refused')), (error: Error) => {
+          assert.ok(error instanceof EnvironmentError, error.stack);
+          assert.ok(error.message.includes(`package.json: dependency "peagen-tinylib": "${spec}" names a location`), error.message);
+          assert.match(error.message, /registry packages only/);
+          return true;
+        });
+      }
+      assert.equal(index.requests.length, before, 'npm ran');
+    });
+
+    it("never serves one example's environment to another that would install something else", async () => {
+      // The same package.json text, two registries publishing different code under 1.0.0: the
+      // registry is part of the key, so each example gets what its own install would give.
+      const packages = tempDir('env-packages-other');
+      const other = await startPackageIndex({ npm: [{ name: 'peagen-tinylib', version: '1.0.0', file: packTinyNodePackage(packages, '1.0.0', '999') }] });
+      try {
+        const shared = tempDir('env-cache-node-keyed');
+        const honest = await evaluate(bwrap, dir, shared);
+        assert.equal(honest.correct, true, honest.errorText);
+        const example = loadExample(dir);
+        const rigged = await evaluateProgram(bwrap, example, example.seedProgram(), { environments: { cacheDir: shared, installerEnv: { ...settings, npm_config_registry: other.npmRegistry } } });
+        assert.equal(rigged.metrics.answer, 1000, rigged.errorText); // 999 + 1: its own registry's code
+        assert.notEqual(rigged.environments?.[0]?.dir, honest.environments?.[0]?.dir);
+        assert.equal(rigged.environments?.[0]?.installed, true);
+        const again = await evaluate(bwrap, dir, shared);
+        assert.equal(again.metrics.answer, 22, again.errorText);
+        assert.deepEqual(again.environments, honest.environments?.map((use) => ({ ...use, installed: false })));
+        assert.equal(cached(shared).length, 2);
+      } finally {
+        await other.close();
+      }
     });
 
     it('fails with one error naming a package npm cannot get, and caches nothing', async () => {
@@ -187,6 +254,35 @@ describe('example environments: requirements.txt and package.json', function () 
         return true;
       });
       assert.deepEqual(cached(badCache), []);
+    });
+  });
+
+  describe('Docker (the install runs in a container of the sandbox image)', () => {
+    let docker: DockerExecutor;
+
+    before(async function () {
+      this.timeout(600_000);
+      const engine = await useDockerEngine();
+      // Host networking: the test's index listens on the host's loopback, which the default bridge cannot reach.
+      docker = new DockerExecutor({ dockerHost: engine.dockerHost, image: engine.image, networkMode: 'host' });
+    });
+    after(async () => {
+      await docker?.close();
+      await releaseDockerEngine();
+    });
+
+    it('installs requirements.txt and package.json with the host\'s pip and npm mounted into the image, which has neither', async () => {
+      for (const write of [writePythonEnvironmentExample, writeNodeEnvironmentExample]) {
+        const example = tempDir('env-example-docker');
+        write(example);
+        const cache = tempDir('env-cache-docker');
+        const evaluation = await evaluate(docker, example, cache);
+        assert.equal(evaluation.correct, true, evaluation.errorText);
+        assert.equal(evaluation.executor, 'docker');
+        assert.equal(evaluation.metrics.answer, 22);
+        assert.equal(evaluation.environments?.[0]?.installed, true);
+        assert.deepEqual(cached(cache), [path.basename(evaluation.environments[0].dir)]);
+      }
     });
   });
 });

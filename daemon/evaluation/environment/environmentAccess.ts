@@ -9,8 +9,7 @@
 import type { EnvironmentUse } from '../../../shared/evaluation';
 import type { ReadOnlyMount } from '../../sandbox/Executor';
 import type { InstalledEnvironment } from './environmentCache';
-
-export const ENVIRONMENT_MOUNT_ROOT = '/peagen-env';
+import { environmentSandboxPath } from './environmentSpec';
 
 /** What the harness reads to give the candidate's process the environment's packages. */
 export const PYTHON_PACKAGES_ENV = 'PEAGEN_ENV_PYTHONPATH';
@@ -27,7 +26,8 @@ export function environmentAccess(environments: readonly InstalledEnvironment[],
   const env = { ...base };
   const mounts: ReadOnlyMount[] = [];
   for (const environment of environments) {
-    const sandboxDir = `${ENVIRONMENT_MOUNT_ROOT}/${environment.spec.kind}`;
+    // Where it was installed: a venv's or npm's absolute paths hold in every sandbox.
+    const sandboxDir = environmentSandboxPath(environment.spec.kind);
     mounts.push({ hostPath: environment.dir, sandboxPath: sandboxDir });
     const packages = `${sandboxDir}/${environment.packagesPath}`;
     const [listVar, harnessVar] = environment.spec.kind === 'python' ? ['PYTHONPATH', PYTHON_PACKAGES_ENV] : ['NODE_PATH', NODE_PACKAGES_ENV];

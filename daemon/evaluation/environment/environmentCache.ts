@@ -1,9 +1,11 @@
 /**
  * Installs an example's environment once per host and reuses it: pip into a venv for a
- * requirements.txt, npm into a node_modules for a package.json. It happens outside the
- * sandbox (installers need the network and the user's pip/npm settings; the sandbox has
- * neither), under the state directory (`<PEAGEN_HOME>/environments/`), keyed by the
- * runtime and the file's sha256.
+ * requirements.txt, npm into a node_modules for a package.json. The install runs in a sandbox
+ * of the evaluation's executor (sandboxedInstall.ts), under the state directory
+ * (`<PEAGEN_HOME>/environments/`). An environment is keyed by everything that decides what it
+ * holds: the example's file (and npm lock file), the interpreter's exact version, and the
+ * installer settings (index, registry): an edit, another interpreter or another index is
+ * another environment, and two examples share one only when they would install the same.
  *
  * Atomic: an install goes into a temporary directory that is renamed into place only when it
  * succeeded, so a crash or a failure leaves no half environment (its leftovers are swept by
@@ -16,11 +18,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stateDir } from '../../../shared/discovery';
 import { isAlive } from '../../../shared/processes';
+import type { Executor } from '../../sandbox/Executor';
 import { sandboxEnv } from '../../sandbox/sandboxDir';
 import { EnvironmentError } from './environmentError';
-import { type EnvironmentKind, type EnvironmentSpec, NODE_MANIFEST_FILE, nodeDependencies } from './environmentSpec';
-import { describeInstallFailure } from './installFailure';
+import { type EnvironmentKind, type EnvironmentSpec, sha256Of } from './environmentSpec';
 import { withInstallLock } from './installLock';
+import { installInSandbox } from './sandboxedInstall';
 
 export const ENVIRONMENTS_DIR = 'environments';
 
@@ -32,7 +35,11 @@ export function defaultEnvironmentCache(env: NodeJS.ProcessEnv = process.env): s
 export interface EnvironmentOptions {
   /** Where environments are cached; default {@link defaultEnvironmentCache}. */
   cacheDir?: string;
-  /** Variables added to the installer's environment (pip and npm read their settings there). */
+  /**
+   * Installer settings (PIP_INDEX_URL, npm_config_registry, proxies, ...): the operator's, never
+   * an example's. Added to those of this process's environment that name an index, a registry
+   * or a proxy; the install sandbox sees nothing else of the host's environment.
+   */
   installerEnv?: Record<string, string>;
   signal?: AbortSignal;
 }
@@ -51,16 +58,17 @@ const inFlight = new Map<string, Promise<boolean>>();
 const runtimes = new Map<EnvironmentKind, Promise<Runtime>>();
 
 /** The cached environment for `spec`, installed first when it is not there yet. */
-export async function ensureEnvironment(spec: EnvironmentSpec, options: EnvironmentOptions = {}): Promise<InstalledEnvironment> {
+export async function ensureEnvironment(executor: Executor, spec: EnvironmentSpec, options: EnvironmentOptions = {}): Promise<InstalledEnvironment> {
   const runtime = await runtimeOf(spec.kind);
   const cacheDir = options.cacheDir ?? defaultEnvironmentCache();
-  const dir = path.join(cacheDir, environmentDirName(spec, runtime));
+  const settings = installerSettings(options);
+  const dir = path.join(cacheDir, environmentDirName(spec, runtime, settings));
   let installed = false;
   if (!fs.existsSync(dir)) {
     // Evaluations of this process share one install; other processes wait on the lock.
     let install = inFlight.get(dir);
     if (!install) {
-      install = installOnce(spec, runtime, cacheDir, dir, options).finally(() => inFlight.delete(dir));
+      install = installOnce(executor, spec, runtime, settings, cacheDir, dir, options.signal).finally(() => inFlight.delete(dir));
       inFlight.set(dir, install);
     }
     installed = await install;
@@ -69,17 +77,30 @@ export async function ensureEnvironment(spec: EnvironmentSpec, options: Environm
 }
 
 /** Whether `spec` is already installed in the cache (nothing is installed to find out). */
-export async function isEnvironmentCached(spec: EnvironmentSpec, cacheDir = defaultEnvironmentCache()): Promise<boolean> {
+export async function isEnvironmentCached(spec: EnvironmentSpec, cacheDir = defaultEnvironmentCache(), options: Pick<EnvironmentOptions, 'installerEnv'> = {}): Promise<boolean> {
   const runtime = await runtimeOf(spec.kind);
-  return fs.existsSync(path.join(cacheDir, environmentDirName(spec, runtime)));
+  return fs.existsSync(path.join(cacheDir, environmentDirName(spec, runtime, installerSettings(options))));
 }
 
-/** `python3.11-<sha256 prefix>`, `node-abi115-<sha256 prefix>`: one per runtime and file content. */
-function environmentDirName(spec: EnvironmentSpec, runtime: Runtime): string {
-  return `${runtime.tag}-${spec.sha256.slice(0, 16)}`;
+/**
+ * `python3.11-<key prefix>`, `node-abi115-<key prefix>`. The key covers the example's file
+ * (every package it installs is named there: local files are refused, packageRequests.ts),
+ * the interpreter's exact version and the installer settings.
+ */
+export function environmentDirName(spec: EnvironmentSpec, runtime: Pick<Runtime, 'tag' | 'version'>, settings: Record<string, string>): string {
+  const sortedSettings = JSON.stringify(Object.entries(settings).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  return `${runtime.tag}-${sha256Of([spec.kind, spec.sha256, runtime.version, sortedSettings]).slice(0, 16)}`;
 }
 
-async function installOnce(spec: EnvironmentSpec, runtime: Runtime, cacheDir: string, dir: string, options: EnvironmentOptions): Promise<boolean> {
+/** Of this process's environment, what tells an installer where to get packages from (and through which proxy). */
+const OPERATOR_SETTINGS = /^(https?_proxy|no_proxy|all_proxy|pip_(index_url|extra_index_url|trusted_host|default_timeout|retries|cert)|npm_config_(registry|@[\w.-]+:registry|strict_ssl|fetch_retries|fetch_timeout|proxy|https_proxy|noproxy|cafile))$/i;
+
+function installerSettings(options: Pick<EnvironmentOptions, 'installerEnv'>): Record<string, string> {
+  const inherited = Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && OPERATOR_SETTINGS.test(entry[0]));
+  return { ...Object.fromEntries(inherited), ...options.installerEnv };
+}
+
+async function installOnce(executor: Executor, spec: EnvironmentSpec, runtime: Runtime, settings: Record<string, string>, cacheDir: string, dir: string, signal: AbortSignal | undefined): Promise<boolean> {
   fs.mkdirSync(cacheDir, { recursive: true });
   return withInstallLock(
     `${dir}.lock`,
@@ -89,7 +110,7 @@ async function installOnce(spec: EnvironmentSpec, runtime: Runtime, cacheDir: st
       const temp = path.join(cacheDir, `.installing-${path.basename(dir)}-${process.pid}-${randomBytes(4).toString('hex')}`);
       try {
         fs.mkdirSync(temp, { mode: 0o755 });
-        await (spec.kind === 'python' ? installPython : installNode)(spec, runtime, temp, options);
+        await installInSandbox(executor, spec, { target: temp, installer: runtime.installer, settings }, signal);
         fs.renameSync(temp, dir);
       } catch (error) {
         fs.rmSync(temp, { recursive: true, force: true });
@@ -97,7 +118,7 @@ async function installOnce(spec: EnvironmentSpec, runtime: Runtime, cacheDir: st
       }
       return true;
     },
-    options.signal,
+    signal,
   );
 }
 
@@ -111,121 +132,6 @@ function sweepAbandonedInstalls(cacheDir: string): void {
   }
 }
 
-async function installPython(spec: EnvironmentSpec, runtime: Runtime, temp: string, options: EnvironmentOptions): Promise<void> {
-  const env = installerEnv(options);
-  // With the interpreter's own pip, the venv needs none (copying pip into it is most of the
-  // time a venv takes): that pip installs into the venv (--python).
-  const venvPython = path.join(temp, 'bin', 'python');
-  await runInstaller(spec, [runtime.program, '-m', 'venv', ...(runtime.hasPip ? ['--without-pip'] : []), temp], { cwd: spec.exampleDir, env }, 'creating a venv');
-  const pip = runtime.hasPip ? [runtime.program, '-m', 'pip', '--python', venvPython] : [venvPython, '-m', 'pip'];
-  // pip reads relative paths in requirements.txt (local wheels) from its cwd. Wheels only: a
-  // wheel installs without running any of the package's code, while building a source
-  // distribution runs its setup code here, outside every sandbox, with the daemon's rights
-  // (and the requirements may come from a client of a shared daemon). A file that asks for a
-  // source build is refused before pip runs.
-  refuseSourceBuilds(spec);
-  await runInstaller(
-    spec,
-    [...pip, 'install', '--disable-pip-version-check', '--no-input', '--no-warn-script-location', '--only-binary=:all:', '-r', path.join(spec.exampleDir, spec.file)],
-    { cwd: spec.exampleDir, env },
-    'pip install',
-  );
-}
-
-/**
- * Why a requirements.txt line would make pip build a package from its source (run its code),
- * or null. --only-binary covers packages from an index; a local directory, an archive, a VCS
- * or URL reference and an editable install are built whatever it says, and a nested file
- * (-r, -c) is not read here, so those are refused.
- */
-export function sourceBuildOf(line: string): string | null {
-  const text = line.replace(/(^|\s)#.*$/, '').trim();
-  if (text === '') return null;
-  if (/^(-e|--editable|--no-binary)\b/.test(text)) return 'asks pip to build a package from its source';
-  if (/^(-r|--requirement|-c|--constraint)\b/.test(text)) return 'names another requirements file, which is not checked';
-  if (text.startsWith('-')) return null;
-  // A requirement: a name (PEP 508), or a path / URL, possibly as "name @ URL".
-  const reference = (/@\s*(\S+)/.exec(text)?.[1] ?? text.split(/[\s;]/)[0]!).replace(/#.*$/, '');
-  const isLocation = /[/\\]|:\/\/|^\.|^file:|\.(zip|tgz|tar|tar\.gz|tar\.bz2|tar\.xz)$/.test(reference);
-  if (isLocation && !reference.endsWith('.whl')) return 'names a source (a directory, an archive or a repository) that pip would build';
-  return null;
-}
-
-/** A requirements.txt that would make pip run a package's code to install it: refused with its line. */
-function refuseSourceBuilds(spec: EnvironmentSpec): void {
-  const file = path.join(spec.exampleDir, spec.file);
-  const lines = fs.readFileSync(file, 'utf8').split(/\r?\n/);
-  for (const [index, line] of lines.entries()) {
-    const why = sourceBuildOf(line);
-    if (why) {
-      throw new EnvironmentError(
-        `${file}:${index + 1}: "${line.trim()}" ${why}: building runs the package's own code outside the sandbox. Peagen installs wheels only: name a released version, or a .whl file (built once with "pip wheel")`,
-      );
-    }
-  }
-}
-
-async function installNode(spec: EnvironmentSpec, runtime: Runtime, temp: string, options: EnvironmentOptions): Promise<void> {
-  // npm installs beside a package.json: a copy whose `file:` dependencies are made absolute
-  // (they are relative to the example) and packed into the environment, not linked to it
-  // (--install-links): a link to the example would point nowhere inside a sandbox.
-  const manifestPath = path.join(spec.exampleDir, NODE_MANIFEST_FILE);
-  const manifest = JSON.parse(fs.readFileSync(manifestPath, 'utf8')) as Record<string, unknown>;
-  const dependencies = Object.fromEntries(
-    Object.entries(nodeDependencies(JSON.stringify(manifest), spec.exampleDir)).map(([name, version]) => [
-      name,
-      version.startsWith('file:') ? `file:${path.resolve(spec.exampleDir, version.slice('file:'.length))}` : version,
-    ]),
-  );
-  // Only what the evaluator and the candidate import: no scripts, no devDependencies.
-  fs.writeFileSync(path.join(temp, NODE_MANIFEST_FILE), `${JSON.stringify({ name: 'peagen-environment', private: true, dependencies }, null, 2)}\n`);
-  await runInstaller(
-    spec,
-    // --ignore-scripts: no package's install script runs here, outside every sandbox (as for pip's wheels only).
-    [runtime.npm, 'install', '--no-audit', '--no-fund', '--install-links', '--omit=dev', '--no-update-notifier', '--ignore-scripts'],
-    { cwd: temp, env: installerEnv(options) },
-    'npm install',
-  );
-}
-
-const SHELL_PYTHON_VARIABLES = new Set(['PYTHONPATH', 'PYTHONHOME', 'VIRTUAL_ENV']);
-
-function installerEnv(options: EnvironmentOptions): NodeJS.ProcessEnv {
-  // The user's own settings (proxies, indexes, registries, certificates) apply, but not a
-  // venv or Python path of the shell this runs from: the venv must see only its own packages.
-  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SHELL_PYTHON_VARIABLES.has(name)));
-  return { ...inherited, PIP_DISABLE_PIP_VERSION_CHECK: '1', npm_config_update_notifier: 'false', ...options.installerEnv };
-}
-
-function runInstaller(spec: EnvironmentSpec, argv: string[], options: { cwd: string; env: NodeJS.ProcessEnv }, what: string): Promise<void> {
-  const [program = '', ...args] = argv;
-  return new Promise((resolve, reject) => {
-    let output = '';
-    const keep = (chunk: Buffer): void => {
-      output = (output + chunk.toString('utf8')).slice(-64 * 1024);
-    };
-    const child = spawn(program, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('error', (error) => reject(new EnvironmentError(`cannot install ${describeSpec(spec)}: ${what} could not start (${error.message})`)));
-    child.on('close', (code, signal) => {
-      if (code === 0) return resolve();
-      const failure = describeInstallFailure(spec.kind, output);
-      const subject = failure.packageName !== undefined ? `the package "${failure.packageName}"` : 'a package';
-      reject(
-        new EnvironmentError(
-          `cannot install ${describeSpec(spec)}: ${what} failed on ${subject} (${signal ? `killed by ${signal}` : `exit status ${code}`}): ${failure.reason}. Fix ${spec.file} and run again; nothing was cached.`,
-          failure.packageName,
-        ),
-      );
-    });
-  });
-}
-
-function describeSpec(spec: EnvironmentSpec): string {
-  return path.join(spec.exampleDir, spec.file);
-}
-
 function packagesPathOf(kind: EnvironmentKind, dir: string): string {
   if (kind === 'node') return 'node_modules';
   const lib = path.join(dir, 'lib');
@@ -236,15 +142,13 @@ function packagesPathOf(kind: EnvironmentKind, dir: string): string {
 
 // ------------------------------------------------------------------ runtimes
 
-interface Runtime {
-  /** The interpreter the sandboxes run (the first on the sandbox PATH). */
-  program: string;
-  /** npm beside it (node only). */
-  npm: string;
+export interface Runtime {
   /** What compiled packages depend on: python3.11, node-abi115. */
   tag: string;
-  /** Python: whether the interpreter has pip (recent enough to install into another, --python). */
-  hasPip: boolean;
+  /** The interpreter's exact version (3.11.7, v20.11.1): part of the environment's key. */
+  version: string;
+  /** The host's pip (its package directory) or npm (its package root) for that interpreter; mounted read-only into the install sandbox. */
+  installer: string | undefined;
 }
 
 /** The sandbox's interpreter: environments must be built for the Python/Node that imports them. */
@@ -258,15 +162,17 @@ function runtimeOf(kind: EnvironmentKind): Promise<Runtime> {
   return runtime;
 }
 
-/** `python3.11 pip` (pip 22.3+, which has --python) or `python3.11 -`. */
+/** `python3.11 3.11.7 /usr/lib/python3/dist-packages/pip` (`-` for no pip). */
 const PYTHON_PROBE = `
-import sys
+import os, platform, sys
 try:
     import pip
-    pip_ok = tuple(int(part) for part in pip.__version__.split(".")[:2]) >= (22, 3)
+    installer = os.path.dirname(os.path.abspath(pip.__file__))
+    if not os.path.exists(os.path.join(installer, "__pip-runner__.py")):  # pip < 22.3
+        installer = "-"
 except Exception:
-    pip_ok = False
-print("python%d.%d %s" % (sys.version_info[0], sys.version_info[1], "pip" if pip_ok else "-"))
+    installer = "-"
+print("python%d.%d %s %s" % (sys.version_info[0], sys.version_info[1], platform.python_version(), installer))
 `;
 
 async function findRuntime(kind: EnvironmentKind): Promise<Runtime> {
@@ -278,18 +184,21 @@ async function findRuntime(kind: EnvironmentKind): Promise<Runtime> {
       .find((file) => fs.existsSync(file));
   const program = find(kind === 'python' ? 'python3' : 'node');
   if (!program) throw new EnvironmentError(`cannot install a ${kind} environment: no ${kind === 'python' ? 'python3' : 'node'} on the sandbox's PATH (${searchPath})`);
-  const npm = kind === 'node' ? (find('npm') ?? 'npm') : '';
-  const query =
-    kind === 'python'
-      ? ['-c', PYTHON_PROBE]
-      : ['-p', '"node-abi" + process.versions.modules'];
+  const query = kind === 'python' ? ['-c', PYTHON_PROBE] : ['-p', '"node-abi" + process.versions.modules + " " + process.version'];
   const answer = await new Promise<string>((resolve, reject) => {
     let out = '';
     const child = spawn(program, query, { stdio: ['ignore', 'pipe', 'ignore'] });
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('error', (error) => reject(new EnvironmentError(`cannot run ${program}: ${error.message}`)));
-    child.on('close', (code) => (code === 0 && /^[\w.-]+( (pip|-))?$/.test(out.trim()) ? resolve(out.trim()) : reject(new EnvironmentError(`cannot ask ${program} for its version (exit status ${code})`))));
+    child.on('close', (code) => (code === 0 && /^[\w.-]+ [\w.+-]+( \S.*)?$/.test(out.trim()) ? resolve(out.trim()) : reject(new EnvironmentError(`cannot ask ${program} for its version (exit status ${code})`))));
   });
-  const [tag = '', pip] = answer.split(' ');
-  return { program, npm, tag, hasPip: pip === 'pip' };
+  const [tag = '', version = '', ...rest] = answer.split(' ');
+  if (kind === 'python') {
+    const pip = rest.join(' ');
+    return { tag, version, installer: pip !== '-' && pip !== '' ? pip : undefined };
+  }
+  // npm's package root, from its bin/npm-cli.js (what the `npm` on the sandbox's PATH links to).
+  const npm = find('npm');
+  const npmCli = npm && fs.realpathSync(npm);
+  return { tag, version, installer: npmCli?.endsWith(path.join('bin', 'npm-cli.js')) ? path.dirname(path.dirname(npmCli)) : undefined };
 }

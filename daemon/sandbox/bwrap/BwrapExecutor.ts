@@ -13,6 +13,7 @@
  *   /tmp                       TMPDIR, a fresh tmpfs (counted against the memory limit)
  *   /proc, /dev                the sandbox's own
  *   mounts                     read-only, at their sandboxPath
+ *   writableMount              read-write, at its sandboxPath (an environment install)
  *
  * Nothing else of the host is visible: not /root, /home, /run, /var, /sys, nor the host's /tmp.
  * The root stays read-only. Inside, the command runs as uid 1000 ("sandbox") of its own user
@@ -261,13 +262,14 @@ export class BwrapExecutor implements Executor {
     const limits = resolveLimits(request.limits);
     if (!request.command[0]) throw new Error('the command is empty');
     const mounts = (request.mounts ?? []).map((mount) => ({ hostPath: mount.hostPath, sandboxPath: checkMount(mount.hostPath, mount.sandboxPath) }));
+    const writable = request.writableMount && { hostPath: request.writableMount.hostPath, sandboxPath: checkMount(request.writableMount.hostPath, request.writableMount.sandboxPath) };
     const owner = sandboxOwner();
     const dir = SandboxDir.create(request.workspace, { files: request.files, owner });
     removeOnExit.add(dir.root);
     let cgroup: SandboxCgroup | undefined;
     try {
       const env = commandEnv(setup, request);
-      const args = bwrapArgs(setup, limits, { dir, env, mounts, cwd: request.cwd ?? WORKSPACE_PATH, command: request.command });
+      const args = bwrapArgs(setup, limits, { dir, env, mounts, ...(writable && { writable }), cwd: request.cwd ?? WORKSPACE_PATH, command: request.command });
       const limited = limitSandbox(setup, limits, owner);
       cgroup = limited.cgroup;
       const child = spawnSandbox(dir, [...limited.wrapperArgs, '--', setup.bwrap, ...args], setup.clearenv ? {} : env, false);

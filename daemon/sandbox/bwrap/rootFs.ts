@@ -55,6 +55,8 @@ export function bwrapArgs(
     dir: SandboxDir;
     env: Record<string, string>;
     mounts: readonly { hostPath: string; sandboxPath: string }[];
+    /** The request's writable mount (an environment install), bound read-write. */
+    writable?: { hostPath: string; sandboxPath: string };
     cwd: string;
     command: readonly string[];
   },
@@ -74,6 +76,7 @@ export function bwrapArgs(
   args.push('--tmpfs', SANDBOX_TMP);
   args.push('--bind', run.dir.workspace, WORKSPACE_PATH, '--bind', run.dir.home, SANDBOX_HOME);
   for (const mount of run.mounts) args.push('--ro-bind', mount.hostPath, mount.sandboxPath);
+  if (run.writable) args.push('--bind', run.writable.hostPath, run.writable.sandboxPath);
   args.push('--remount-ro', '/', '--chdir', run.cwd);
   if (setup.clearenv) {
     args.push('--clearenv');

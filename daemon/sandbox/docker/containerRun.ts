@@ -22,7 +22,7 @@ import { OutputCapture } from '../outputCapture';
 import type { SandboxDir } from '../sandboxDir';
 import { type ContainerCgroup, locateCgroup, processInContainer } from './containerCgroup';
 import { processRunning } from '../processGroup';
-import { containerSpec, readOnlyMounts } from './containerSpec';
+import { containerSpec, openWritableMount, readOnlyMounts } from './containerSpec';
 import { explainEngineError, engineMessage } from './endpoint';
 import { ContainerEvents, WATCHED_EVENTS } from './events';
 import { noteProgramStarted } from '../runTiming';
@@ -55,8 +55,10 @@ export async function runInContainer(context: ContainerRunContext, dir: SandboxD
   let poll: NodeJS.Timeout | undefined;
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
+  let closeWritableMount = (): void => undefined;
   try {
     const mounts = readOnlyMounts(dir, request.mounts);
+    closeWritableMount = openWritableMount(request);
     try {
       container = await docker.createContainer(containerSpec(context, dir, mounts, limits, request));
     } catch (error) {
@@ -191,6 +193,7 @@ export async function runInContainer(context: ContainerRunContext, dir: SandboxD
     if (onAbort) request.signal?.removeEventListener('abort', onAbort);
     events?.destroy();
     if (container && !removed) await container.remove({ force: true }).catch(() => undefined);
+    closeWritableMount();
   }
 }
 

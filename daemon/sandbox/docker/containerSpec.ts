@@ -3,7 +3,7 @@
  * `limits.network`, a read-only root filesystem, user 65534, every capability dropped,
  * no-new-privileges, memory = memory+swap = `memoryMb`, a pids limit, tmpfs at /tmp and at
  * HOME (/home/sandbox), the workspace copy bind-mounted read-write at /workspace, the
- * request's mounts read-only at their sandbox paths, and exactly `sandboxEnv(...)` as the
+ * request's mounts read-only at their sandbox paths (its writable mount, if any, read-write), and exactly `sandboxEnv(...)` as the
  * environment (Docker adds HOSTNAME, the container's own name: `sandbox`). Its main process
  * is a holder (`sleep` under the engine's `docker-init`); the command runs by `exec`.
  */
@@ -60,7 +60,11 @@ export function containerSpec(
       MemorySwap: memoryBytes,
       PidsLimit: limits.pids + HOLDER_PIDS,
       Tmpfs: { [SANDBOX_TMP]: `${tmpfs},mode=1777`, [SANDBOX_HOME]: `${tmpfs},uid=65534,gid=65534` },
-      Mounts: [{ Type: 'bind', Source: dir.workspace, Target: WORKSPACE_PATH, ReadOnly: false }, ...mounts],
+      Mounts: [
+        { Type: 'bind', Source: dir.workspace, Target: WORKSPACE_PATH, ReadOnly: false },
+        ...mounts,
+        ...(request.writableMount ? [{ Type: 'bind' as const, Source: path.resolve(request.writableMount.hostPath), Target: checkedTarget(request.writableMount.sandboxPath), ReadOnly: false }] : []),
+      ],
       LogConfig: { Type: 'none', Config: {} },
       IpcMode: 'private',
       AutoRemove: false,
@@ -71,9 +75,7 @@ export function containerSpec(
 /** Read-only binds; a mount uid 65534 cannot read is copied into the sandbox directory. */
 export function readOnlyMounts(dir: SandboxDir, mounts: readonly ReadOnlyMount[] = []): Docker.MountSettings[] {
   return mounts.map((mount, index) => {
-    const target = path.posix.normalize(mount.sandboxPath);
-    if (!path.posix.isAbsolute(target) || target === '/') throw new Error(`mount path "${mount.sandboxPath}" must be an absolute path other than /`);
-    if (target === WORKSPACE_PATH || target.startsWith(`${WORKSPACE_PATH}/`)) throw new Error(`mount path "${mount.sandboxPath}" is inside ${WORKSPACE_PATH}`);
+    const target = checkedTarget(mount.sandboxPath);
     const stat = fs.statSync(mount.hostPath);
     const needed = stat.isDirectory() ? 0o005 : 0o004;
     let source = path.resolve(mount.hostPath);
@@ -89,4 +91,23 @@ export function readOnlyMounts(dir: SandboxDir, mounts: readonly ReadOnlyMount[]
     }
     return { Type: 'bind', Source: source, Target: target, ReadOnly: true };
   });
+}
+
+function checkedTarget(sandboxPath: string): string {
+  const target = path.posix.normalize(sandboxPath);
+  if (!path.posix.isAbsolute(target) || target === '/') throw new Error(`mount path "${sandboxPath}" must be an absolute path other than /`);
+  if (target === WORKSPACE_PATH || target.startsWith(`${WORKSPACE_PATH}/`)) throw new Error(`mount path "${sandboxPath}" is inside ${WORKSPACE_PATH}`);
+  return target;
+}
+
+/**
+ * The writable mount's host directory opened to uid 65534 (the container's user) for the run,
+ * and closed again after it: returns what restores its mode.
+ */
+export function openWritableMount(request: ExecutionRequest): () => void {
+  const mount = request.writableMount;
+  if (!mount) return () => undefined;
+  const { mode } = fs.statSync(mount.hostPath);
+  fs.chmodSync(mount.hostPath, 0o777);
+  return () => fs.chmodSync(mount.hostPath, mode & 0o7777);
 }

@@ -33,6 +33,7 @@ export function preparedShape(options: PrepareOptions = {}): PreparedShape {
 export function misfit(shape: PreparedShape, request: ExecutionRequest): string | undefined {
   // `env -i` (see goScript) would take a program named `a=b` for a variable.
   if (request.command[0]?.includes('=')) return `the program name "${request.command[0]}" contains "="`;
+  if (request.writableMount) return 'a writable mount (a prepared sandbox has none)';
   const limits = resolveLimits(request.limits);
   for (const key of BUILT_IN) {
     if (limits[key] !== shape.limits[key]) return `${key} is ${String(limits[key])}, prepared for ${String(shape.limits[key])}`;
