@@ -53,7 +53,16 @@ export const OpenEvolveConfigSchema = z.looseObject({
   database: z.looseObject({ num_islands: z.number().int().positive().nullish() }).nullish(),
   /** `system_message`: the problem as the model is told it. */
   prompt: z.looseObject({ system_message: z.string().nullish() }).nullish(),
-  /** Peagen's own section (OpenEvolve does not read it): the metric to maximise. */
-  peagen: z.strictObject({ objective: z.string().regex(/^[A-Za-z_][\w.-]*$/, 'a metric name').optional() }).nullish(),
+  /**
+   * Peagen's own section (OpenEvolve does not read it): the metric to maximise; `in_process`:
+   * evaluate() gets the candidate's own path and imports it into its process, as in OpenEvolve,
+   * instead of a stand-in (for an evaluator that reads the program's text or runs it as a script).
+   */
+  peagen: z
+    .strictObject({
+      objective: z.string().regex(/^[A-Za-z_][\w.-]*$/, 'a metric name').optional(),
+      in_process: z.boolean().optional(),
+    })
+    .nullish(),
 });
 export type OpenEvolveConfig = z.infer<typeof OpenEvolveConfigSchema>;

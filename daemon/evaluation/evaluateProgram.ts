@@ -13,6 +13,8 @@ import { environmentSpecsOf } from './environment/environmentSpec';
 import { candidateFiles, type Example } from './example';
 import { harnessLibraryAccess } from './harnessLibrary';
 import { interpretRun } from './interpretRun';
+import { usesOpenEvolveAdapter } from './openEvolveLayout';
+import { newVerdictSeal, SEALED_VERDICT_FLAG } from './verdictSeal';
 
 export const HARNESS_PATH = '/harness';
 
@@ -56,8 +58,12 @@ export async function evaluateProgram(executor: Executor, example: Example, prog
     installed.push(await ensureEnvironment(executor, spec, { ...options.environments, ...(options.signal && { signal: options.signal }) }));
   }
   const environment = environmentAccess(installed, library.env);
+  // The OpenEvolve adapter runs evaluator.py (and, in its in-process mode, the candidate) in
+  // the sandbox beside it: its verdict counts only with the seal it alone was given.
+  const seal = usesOpenEvolveAdapter(example.config) ? newVerdictSeal() : undefined;
   const run = await executor.run({
-    command: evaluatorCommand(example, options),
+    command: [...evaluatorCommand(example, options), ...(seal !== undefined ? [SEALED_VERDICT_FLAG] : [])],
+    ...(seal !== undefined && { stdin: `${seal}\n` }),
     // No workspace: it starts empty, the program's files are written in (no host directory
     // to make, share between runs, or leave behind).
     files,
@@ -67,6 +73,6 @@ export async function evaluateProgram(executor: Executor, example: Example, prog
     limits,
     ...(options.signal && { signal: options.signal }),
   });
-  const evaluation = interpretRun(run, example.config.objective.direction);
+  const evaluation = interpretRun(run, example.config.objective.direction, seal !== undefined ? { seal } : {});
   return environment.uses.length > 0 ? { ...evaluation, environments: environment.uses } : evaluation;
 }

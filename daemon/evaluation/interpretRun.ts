@@ -1,14 +1,16 @@
 /**
  * Turns one sandboxed evaluator run into an Evaluation: the metrics line when there is a
  * valid one, otherwise the reason the candidate has no score and the text that explains it.
+ * With a seal (verdictSeal.ts), only a last line that carries it is a verdict.
  */
 import * as z from 'zod';
 import { type Direction, type Evaluation, EvaluatorOutputSchema, type FailureReason } from '../../shared/evaluation';
 import type { ExecutionResult } from '../sandbox/Executor';
+import { unsealVerdict } from './verdictSeal';
 
 const ERROR_TEXT_LIMIT = 4_000;
 
-export function interpretRun(run: ExecutionResult, direction: Direction): Evaluation {
+export function interpretRun(run: ExecutionResult, direction: Direction, options: { seal?: string } = {}): Evaluation {
   const base = {
     direction,
     executor: run.executor,
@@ -46,6 +48,11 @@ export function interpretRun(run: ExecutionResult, direction: Direction): Evalua
     return run.exitCode === 0
       ? failed('invalid_output', 'the evaluator printed no JSON metrics line')
       : failed('crash', `the evaluator exited with ${run.exitCode === null ? `signal ${run.signal}` : `code ${run.exitCode}`} without metrics`);
+  }
+  if (options.seal !== undefined) {
+    const unsealed = unsealVerdict(json, options.seal);
+    if ('problem' in unsealed) return failed('invalid_output', unsealed.problem);
+    json = unsealed.verdict;
   }
   const output = EvaluatorOutputSchema.safeParse(json);
   if (!output.success) return failed('invalid_output', `the metrics line is not valid: ${z.prettifyError(output.error)}`);

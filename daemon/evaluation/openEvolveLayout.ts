@@ -3,8 +3,8 @@
  * to evolve between EVOLVE-BLOCK markers), `evaluator.py` (`evaluate(program_path)` returning
  * metrics with `combined_score`) and optionally `config.yaml`, but no peagen.example.json.
  * The example config is synthesised: the evaluator is Peagen's trusted adapter
- * (harness/python/peagen_openevolve), which imports the user's evaluator.py in the sandbox and
- * prints Peagen's verdict line. What config.yaml asks of a run is read here; which of it a run
+ * (harness/python/peagen_openevolve), which runs the user's evaluator.py in the sandbox with a
+ * stand-in for the candidate and prints Peagen's sealed verdict line (verdictSeal.ts). What config.yaml asks of a run is read here; which of it a run
  * uses is decided where the run is planned (evolution/controller/exampleRunSettings.ts).
  */
 import * as fs from 'node:fs';
@@ -38,9 +38,12 @@ const FEATURES = [
 /** harness/python/peagen_openevolve: the adapter, run as `python3 -m`. */
 const ADAPTER_MODULE = 'peagen_openevolve';
 
-/** Said once per run (CLI and report): the adapter cannot harden an evaluator it did not write. */
+/**
+ * Said once per run (CLI and report): the adapter keeps the candidate out of the evaluator's
+ * process and its verdict out of reach, but cannot harden a judgement it did not write.
+ */
 export const OPENEVOLVE_CAVEAT =
-  "evaluator.py is OpenEvolve's kind of evaluator: it runs and times the candidate in its own process, so a candidate can fool it (patch its clock, its checks or its answers); Peagen's sandbox bounds time, memory, processes and network, nothing more. Port it to the harness (peagen_harness) for a hardened evaluation: see docs/openevolve.md";
+  "evaluator.py is OpenEvolve's kind of evaluator: it judges the candidate its own way (what it checks, how it times). Peagen runs the candidate in a locked-down process of its own behind a stand-in when initial_program.py allows it (module-level functions and plain data; otherwise in evaluator.py's process, where it can fool it, and each verdict says which: process_boundary), and its sandbox bounds time, memory, processes and network. Port it to the harness (peagen_harness) for a hardened evaluation: see docs/openevolve.md";
 
 /** What config.yaml asks of a run, in Peagen's terms; absent when it does not say. */
 export interface OpenEvolveSettings {
@@ -107,6 +110,8 @@ export function openEvolveExample(name: string, configYaml: { file: string; text
       '--metric',
       openEvolve.metric,
       ...(cascade && cascade.length > 0 ? ['--cascade', cascade.join(',')] : []),
+      // The example's choice (never a candidate's): the weaker mode, said in every verdict.
+      ...(yaml?.peagen?.in_process === true ? ['--in-process'] : []),
     ],
     objective: { name: openEvolve.metric, direction: 'maximize' },
     limits: { timeoutMs: Math.round((evaluatorSection?.timeout ?? DEFAULT_TIMEOUT_S) * 1000), ...LIMITS },
@@ -164,6 +169,7 @@ const MAPPED = new Set([
   'database.num_islands',
   'prompt.system_message',
   'peagen.objective',
+  'peagen.in_process',
 ]);
 
 function settingsOf(read: ReadConfig | undefined, configFile: string | undefined): OpenEvolveSettings {

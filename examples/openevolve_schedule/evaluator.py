@@ -2,8 +2,9 @@
 by the one its order gives (1.0 is optimal), over fixed random instances.
 
 Written for OpenEvolve: evaluate(program_path) returns an EvaluationResult whose metrics hold
-combined_score. It imports the candidate into its own process, like OpenEvolve's evaluators;
-Peagen runs it through its adapter and says that it is not hardened.
+combined_score. It imports the program at program_path into its own process, like OpenEvolve's
+evaluators; Peagen's adapter gives it a stand-in there, whose functions run the candidate in a
+locked-down process of its own (docs/openevolve.md).
 """
 import importlib.util
 import random

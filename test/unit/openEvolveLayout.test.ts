@@ -43,7 +43,7 @@ describe('OpenEvolve layout: an example without peagen.example.json', () => {
     assert.equal(example.seedProgram(), fs.readFileSync(path.join(example.dir, 'initial_program.py'), 'utf8'));
     assert.match(example.notes[0]!, /OpenEvolve's layout .*objective: combined_score, maximised/);
     assert.equal(example.cautions.length, 1);
-    assert.match(example.cautions[0]!, /runs and times the candidate in its own process/);
+    assert.match(example.cautions[0]!, /judges the candidate its own way/);
   });
 
   it('a peagen.example.json beside the files wins: the directory is a Peagen example', () => {
@@ -110,6 +110,13 @@ peagen:
     assert.equal(example.config.description, 'be good', 'the system message is the problem statement the prompts show');
   });
 
+  it("peagen.in_process: true asks the adapter for the in-process mode; it is not an ignored key", () => {
+    const example = loadExample(layout('peagen:\n  in_process: true\n'));
+    assert.deepEqual(example.config.evaluator, ['python3', '-m', 'peagen_openevolve', '{program}', '--metric', 'combined_score', '--in-process']);
+    assert.deepEqual(example.openEvolve!.ignoredKeys, []);
+    assert.deepEqual(loadExample(layout('peagen:\n  in_process: false\n')).config.evaluator.includes('--in-process'), false);
+  });
+
   it('a literal API key in config.yaml is never used as a key', () => {
     const oe = loadExample(layout('llm:\n  models: [{name: m}]\n  api_key: sk-literal-0123\n')).openEvolve!;
     assert.deepEqual(oe.llm!.models, [{ name: 'm', weight: 1 }]);
@@ -120,6 +127,7 @@ peagen:
     assert.throws(() => loadExample(layout('llm: [models\n')), /config\.yaml is not valid YAML/);
     assert.throws(() => loadExample(layout('max_iterations: many\n')), (error: Error) => /config\.yaml is invalid/.test(error.message) && /max_iterations/.test(error.message));
     assert.throws(() => loadExample(layout('peagen:\n  objectve: x\n')), /peagen/);
+    assert.throws(() => loadExample(layout('peagen:\n  in_process: "yes"\n')), /in_process/);
   });
 
   it('the shipped example is in the layout, and its config.yaml maps', () => {
@@ -171,7 +179,7 @@ describe("config.yaml's part in a run: the user's settings win", () => {
   it('the estimate of a run (what an editor shows before it starts) says the warning once', () => {
     const dir = layout(yaml);
     const estimate = estimateRun({ exampleDir: dir, projectDir: dir, stop: { evaluations: 1 }, workers: 1, mutator: 'offline' }, noConfig(), {});
-    assert.equal(estimate.notes.filter((note) => note.includes('its own process')).length, 1);
+    assert.equal(estimate.notes.filter((note) => note.includes('judges the candidate its own way')).length, 1);
     assert.ok(estimate.notes.some((note) => note.startsWith('warning: ')));
   });
 });

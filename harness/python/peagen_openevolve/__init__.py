@@ -1,11 +1,11 @@
 """peagen_openevolve: runs an evaluator written for OpenEvolve as a Peagen evaluator.
 
-    python3 -m peagen_openevolve PROGRAM [--metric NAME] [--cascade T1,T2,...] [--seed N]
+    python3 -m peagen_openevolve PROGRAM [--metric NAME] [--cascade T1,T2,...] [--seed N] [--sealed-verdict]
 
 Run with the example directory as the working directory: it imports that directory's
 `evaluator.py`, calls `evaluate(PROGRAM)` (or the `evaluate_stage1/2/3` cascade), and prints
-Peagen's verdict line (shared/evaluation.ts, EvaluatorOutputSchema) as the last line of the
-real stdout:
+Peagen's verdict line (shared/evaluation.ts, EvaluatorOutputSchema) as the only line of the
+real stdout, with `seal` when --sealed-verdict gave it one (daemon/evaluation/verdictSeal.ts):
 
 - objective: the metric named by --metric (default `combined_score`). Without it, OpenEvolve's
   own rule: the mean of the numeric metrics. Direction: maximize.
@@ -14,9 +14,12 @@ real stdout:
   exception or an `error` text makes the candidate incorrect with that text as the reason.
 - artifacts: the EvaluationResult's artifacts, as text.
 
-Unlike an evaluator built on peagen_harness, such an evaluator runs the candidate in its own
-process (it usually imports it): the candidate can patch the clock or the evaluator's checks.
-Peagen's sandbox still bounds it (time, memory, processes, no network), nothing more.
+The adapter (__main__.py) is the trusted judge: evaluator.py runs in a worker process
+(_worker.py) and imports, instead of the candidate, a stand-in whose functions run it in its
+own locked-down process (isolation.py, peagen_harness.boundary); the judge alone prints the
+verdict. When the example's initial_program.py cannot be carried by a stand-in, the candidate
+runs in the worker, as OpenEvolve runs it, and the verdict says so. This module holds what the
+worker does with evaluator.py and what it returns.
 """
 from __future__ import annotations
 
