@@ -19,7 +19,7 @@ could only send wrong answers. What happens here makes such a takeover hard:
 
 Protocol, one line each way, first byte = operation:
   parent: b"L" + json {"path", "entry", "allowed_imports", "removed_builtins",
-                        "recursion_limit", "allowed_audit_events", "import_paths"}
+                        "recursion_limit", "allowed_audit_events", "import_paths", "seed"}
   child : {"ready": true} | {"load_error": str, "violations": [...]}
   parent: b"G"  (collect garbage; untimed)          child: {"ok": true}
   parent: b"C" + json [args]  (call the entry)      child: reply
@@ -247,6 +247,8 @@ def main():
         except ImportError:
             pass
     modules = sys.modules
+    if config.get("seed") is not None and "random" in modules:
+        modules["random"].seed(config["seed"])  # the evaluation's seed: a program that draws numbers is reproducible
 
     def refuse(what):
         violations.append(what)

@@ -102,10 +102,11 @@ del _peagen_sys, _peagen_install_standin
 
 def write_standin(dest_path: str, candidate_path: str, *, reference_path: Optional[str] = None,
                   allowed_imports: Optional[Iterable[str]] = None, module_name: str = "program",
-                  call_timeout: float = 60.0, load_timeout: float = 30.0) -> StandinPlan:
+                  call_timeout: float = 60.0, load_timeout: float = 30.0, seed: Optional[int] = None) -> StandinPlan:
     """Writes at `dest_path` a module that stands in for `candidate_path`. The plan (which
     names it offers) and the import allow-list come from the reference when given (the
-    trusted original the judge was written for), else from the candidate's own source."""
+    trusted original the judge was written for), else from the candidate's own source. `seed`
+    seeds the candidate's `random` in its process, so that an evaluation is reproducible."""
     with open(reference_path or candidate_path, encoding="utf-8") as fh:
         source = fh.read()
     plan = plan_module(source)
@@ -118,6 +119,7 @@ def write_standin(dest_path: str, candidate_path: str, *, reference_path: Option
         "allowed_imports": sorted(imports_of(source) if allowed_imports is None else allowed_imports),
         "call_timeout": call_timeout,
         "load_timeout": load_timeout,
+        "seed": seed,
     }
     with open(dest_path, "w", encoding="utf-8") as fh:
         fh.write(STANDIN_TEMPLATE.format(harness=HARNESS_DIR, config=json.dumps(config)))
@@ -130,7 +132,8 @@ def install_standin(namespace: Dict[str, Any], config_text: str) -> None:
     config = json.loads(config_text)
     try:
         program = Candidate(config["candidate"], None, Policy(allowed_imports=frozenset(config["allowed_imports"])),
-                            load_timeout=config["load_timeout"], name="candidate", own_session=False)
+                            load_timeout=config["load_timeout"], name="candidate", own_session=False,
+                            seed=config.get("seed"))
     except CandidateFailure as exc:
         raise ImportError("%s (run in a process of its own by Peagen)" % exc) from None
     atexit.register(program.close)

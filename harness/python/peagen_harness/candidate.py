@@ -62,7 +62,8 @@ class Candidate:
 
     def __init__(self, path: str, entry: Optional[str], policy: Optional[Policy] = None, *,
                  load_timeout: float = 10.0, name: str = "program",
-                 python: str = sys.executable, child_script: str = CHILD, own_session: bool = True):
+                 python: str = sys.executable, child_script: str = CHILD, own_session: bool = True,
+                 seed: Optional[int] = None):
         self.name = name
         self.policy = policy or Policy()
         self._stderr_tail = bytearray()
@@ -86,6 +87,7 @@ class Candidate:
             "recursion_limit": self.policy.recursion_limit,
             "allowed_audit_events": sorted(self.policy.allowed_audit_events),
             "import_paths": _environment_paths(),
+            "seed": seed,  # seeds the program's `random` (when it may import it)
         }
         first = self._decode(self._exchange(b"L" + json.dumps(config).encode(), load_timeout,
                                             "loading the program"))

@@ -91,7 +91,8 @@ def boundary_supported(program: str) -> bool:
     return program.endswith(".py") or program.endswith(JS_EXTENSIONS)
 
 
-def place_program(copy: str, program: str, candidate: str, reference: str, boundary: bool, timeout: float) -> None:
+def place_program(copy: str, program: str, candidate: str, reference: str, boundary: bool, timeout: float,
+                  seed: Optional[int] = None) -> None:
     """Puts the program under test at `program` in the project's copy: a stand-in that forwards
     to the candidate in its own process (boundary), or the candidate's file itself."""
     target = os.path.join(copy, program)
@@ -101,7 +102,7 @@ def place_program(copy: str, program: str, candidate: str, reference: str, bound
     elif program.endswith(".py"):
         from .boundary import write_standin
         write_standin(target, candidate, reference_path=reference, module_name=os.path.basename(program)[:-3],
-                      call_timeout=timeout)
+                      call_timeout=timeout, seed=seed)
     else:
         _write_js_standin(target, candidate, reference, timeout)
 
@@ -228,7 +229,7 @@ def _failure_name(test: str, outcome: Optional[str]) -> str:
 
 def judge(command: str, project_dir: str, program: str, candidate: str, *, reference: Optional[str] = None,
           expected: Optional[List[str]] = None, boundary: bool = True, timeout: float = 300,
-          call_timeout: float = 60) -> Tuple[TestRun, Outcomes]:
+          call_timeout: float = 60, seed: Optional[int] = None) -> Tuple[TestRun, Outcomes]:
     """The project's tests in a fresh copy of it, with `candidate` as `program` (behind the
     process boundary unless told otherwise); counted against `expected` (see count())."""
     work = tempfile.mkdtemp(prefix="peagen-tests-")
@@ -238,7 +239,7 @@ def judge(command: str, project_dir: str, program: str, candidate: str, *, refer
         private = os.path.join(work, "candidate" + os.path.splitext(program)[1])
         shutil.copyfile(candidate, private)
         place_program(copy, program, private, reference or os.path.join(project_dir, program),
-                      boundary and boundary_supported(program), min(timeout, call_timeout))
+                      boundary and boundary_supported(program), min(timeout, call_timeout), seed)
         run = run_tests(command, copy, os.path.join(work, "report"), timeout)
         return count(run, expected, timeout), run
     finally:
@@ -288,7 +289,7 @@ def main() -> int:
                 return 0
         boundary = boundary_supported(args.program) and not args.in_process
         reference, reference_run = judge(args.tests, args.project, args.program, original, boundary=boundary,
-                                         timeout=args.timeout, call_timeout=args.call_timeout)
+                                         timeout=args.timeout, call_timeout=args.call_timeout, seed=args.seed)
         fallback = None
         if boundary and reference.passed < reference.total and BOUNDARY_TROUBLE.search(reference_run.output):
             # The original itself fails tests because of the boundary: do they pass in their own process?
@@ -303,7 +304,7 @@ def main() -> int:
                 boundary, reference, reference_run = False, inside, inside_run
         expected = list(reference_run.tests) or None
         run = judge(args.tests, args.project, args.program, args.candidate, reference=original, expected=expected,
-                    boundary=boundary, timeout=args.timeout, call_timeout=args.call_timeout)[0]
+                    boundary=boundary, timeout=args.timeout, call_timeout=args.call_timeout, seed=args.seed)[0]
         tie = 0.01 * reference.cpu_seconds / max(1e-9, reference.cpu_seconds + run.cpu_seconds)
         metrics.update(tests_passed=run.passed, tests_total=run.total, tests_cpu_ms=round(run.cpu_seconds * 1000, 3),
                        reference_tests_passed=reference.passed, process_boundary=1 if boundary else 0,

@@ -65,7 +65,7 @@ def main() -> int:
     workdir = None
     try:
         workdir = tempfile.mkdtemp(prefix="peagen-openevolve-")
-        isolation = prepare(os.path.abspath(args.program), os.getcwd(), workdir, in_process=args.in_process)
+        isolation = prepare(os.path.abspath(args.program), os.getcwd(), workdir, in_process=args.in_process, seed=args.seed)
         if not isolation.isolated:
             sys.stderr.write("peagen_openevolve: warning: %s\n" % isolation.note)
         worker = [sys.executable, "-m", "peagen_openevolve._worker", isolation.program_path, "--metric", args.metric]

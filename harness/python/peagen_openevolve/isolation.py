@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Optional
 
 #: A metric in every verdict, named as objective tests name it: 1 when the candidate ran
 #: behind the boundary, 0 when it ran in the evaluator's process (then the score is only as
@@ -42,7 +43,8 @@ class Isolation:
     note: str
 
 
-def prepare(candidate_path: str, example_dir: str, workdir: str, *, in_process: bool = False) -> Isolation:
+def prepare(candidate_path: str, example_dir: str, workdir: str, *, in_process: bool = False,
+            seed: Optional[int] = None) -> Isolation:
     """Writes the stand-in for `candidate_path` under `workdir` (a private directory) when the
     example allows it; otherwise says why the candidate runs in the evaluator's process. A
     candidate that does not load (a syntax error, an import outside the reference's) makes
@@ -62,7 +64,7 @@ def prepare(candidate_path: str, example_dir: str, workdir: str, *, in_process: 
     os.makedirs(os.path.join(workdir, "standin"), exist_ok=True)
     standin = os.path.join(workdir, "standin", os.path.basename(candidate_path))
     try:
-        plan = boundary.write_standin(standin, candidate_path, reference_path=reference)
+        plan = boundary.write_standin(standin, candidate_path, reference_path=reference, seed=seed)
     except Exception as exc:  # noqa: BLE001 - the example's own program cannot be read: its fault, said as such
         return _in_process(candidate_path, "the reference program %s cannot be planned (%s: %s)"
                            % (os.path.basename(reference), type(exc).__name__, exc))

@@ -1,0 +1,137 @@
+"""Tests of peagen_harness.boundary, the stand-in a judge imports instead of the candidate:
+python3 harness/python/tests/test_boundary.py"""
+import importlib.util
+import math
+import os
+import sys
+import tempfile
+import textwrap
+import unittest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from peagen_harness import CandidateFailure  # noqa: E402
+from peagen_harness._child import WireError, from_wire, to_wire  # noqa: E402
+from peagen_harness.boundary import CandidateRaised, write_standin  # noqa: E402
+
+
+class StandIn:
+    """A candidate (and optionally a reference) written to files, and the stand-in imported."""
+
+    def __init__(self, source, reference=None, **options):
+        self.dir = tempfile.TemporaryDirectory()
+        candidate = os.path.join(self.dir.name, "candidate.py")
+        with open(candidate, "w") as fh:
+            fh.write(textwrap.dedent(source))
+        ref = None
+        if reference is not None:
+            ref = os.path.join(self.dir.name, "reference.py")
+            with open(ref, "w") as fh:
+                fh.write(textwrap.dedent(reference))
+        path = os.path.join(self.dir.name, "standin.py")
+        self.plan = write_standin(path, candidate, reference_path=ref, **options)
+        spec = importlib.util.spec_from_file_location("standin_%d" % id(self), path)
+        self.module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(self.module)
+
+    def __enter__(self):
+        return self.module
+
+    def __exit__(self, *exc):
+        self.dir.cleanup()
+
+
+class WireTest(unittest.TestCase):
+    def test_plain_data_round_trips_with_its_exact_types(self):
+        value = [1, 2.5, "x", None, True, (1, (2,)), {3, 4}, frozenset({5}), {"a": 1, 2: [3]},
+                 b"\x00\xff", bytearray(b"ab"), 1 + 2j, float("inf"), 10 ** 40]
+        back = from_wire(to_wire(value))
+        self.assertEqual(back, value)
+        self.assertEqual([type(v) for v in back], [type(v) for v in value])
+        self.assertTrue(math.isnan(from_wire(to_wire(float("nan")))))
+
+    def test_a_subclass_or_an_object_never_crosses(self):
+        class Sneaky(float):
+            def __eq__(self, other):
+                return True
+        for value in (Sneaky(1), [1, Sneaky(2)], {"k": object()}, str.__new__(type("S", (str,), {}), "x")):
+            with self.assertRaises(WireError):
+                to_wire(value)
+
+    def test_malformed_wire_is_refused(self):
+        for wire in ({"$": "dict", "v": [[[1], 2]]}, {"$": "nope", "v": 1}, {"a": 1}, {"$": "bytes", "v": "zz"}):
+            with self.assertRaises(WireError):
+                from_wire(wire)
+
+
+class StandInTest(unittest.TestCase):
+    def test_functions_forward_values_copy_and_arguments_change_in_place(self):
+        with StandIn("""
+            LIMIT = (1, 2)
+
+            def total(values, scale=1):
+                return sum(values) * scale
+
+            def sort_in_place(values):
+                values.sort()
+        """) as mod:
+            self.assertEqual(mod.total([1, 2, 3], scale=2), 12)
+            self.assertEqual(mod.LIMIT, (1, 2))
+            values = [3, 1, 2]
+            self.assertIsNone(mod.sort_in_place(values))
+            self.assertEqual(values, [1, 2, 3])
+
+    def test_exceptions_arrive_as_the_builtin_of_that_name_and_never_as_an_exit(self):
+        with StandIn("""
+            def bad(x):
+                raise ValueError("no %s" % x)
+
+            def leave():
+                raise SystemExit(0)
+
+            class Custom(Exception):
+                pass
+
+            def custom():
+                raise Custom("mine")
+        """) as mod:
+            with self.assertRaisesRegex(ValueError, "no 3"):
+                mod.bad(3)
+            with self.assertRaises(CandidateRaised):
+                mod.leave()
+            with self.assertRaisesRegex(CandidateRaised, "Custom: mine"):
+                mod.custom()
+
+    def test_a_lying_result_or_a_dead_process_is_a_failure_in_the_judge(self):
+        with StandIn("""
+            import os
+
+            class Yes(list):
+                def __eq__(self, other):
+                    return True
+
+            def lie():
+                return Yes()
+
+            def die():
+                os.execv("/bin/true", ["true"])
+        """) as mod:
+            with self.assertRaises(TypeError):
+                mod.lie()
+            with self.assertRaises(CandidateFailure):
+                mod.die()
+
+    def test_what_the_reference_has_and_a_stand_in_cannot_carry_is_named(self):
+        with StandIn("def f():\n    return 1\n", reference="class Box:\n    pass\n\n\ndef f():\n    return 0\n") as mod:
+            self.assertEqual(mod.f(), 1)
+            with self.assertRaisesRegex(AttributeError, "class Box: Peagen runs the candidate in a process of its own"):
+                mod.Box  # noqa: B018
+
+    def test_the_seed_makes_a_program_that_draws_numbers_reproducible(self):
+        program = "import random\n\n\ndef draw():\n    return random.random()\n"
+        with StandIn(program, seed=7) as first, StandIn(program, seed=7) as second, StandIn(program, seed=8) as other:
+            self.assertEqual(first.draw(), second.draw())
+            self.assertNotEqual(first.draw(), other.draw())
+
+
+if __name__ == "__main__":
+    unittest.main()
