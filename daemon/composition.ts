@@ -63,14 +63,7 @@ export function hostPathsOf(config: PeagenConfig): HostPathPolicy | undefined {
  * only with a cluster secret, and task code from a shared queue only in an isolating sandbox
  * unless sandbox.allowUnisolated. Says at start when this worker will refuse such tasks.
  */
-export function admissionOf(config: PeagenConfig, registry: HandlerRegistry, executor: Executor, queue: TaskQueue, log: (line: string) => void, env: NodeJS.ProcessEnv = process.env): TaskAdmission {
-  let secret: string | undefined;
-  try {
-    secret = taskSecretFrom(env);
-  } catch (error) {
-    if (error instanceof TaskSecretError) throw new ConfigError(error.message);
-    throw error;
-  }
+function admissionOf(config: PeagenConfig, registry: HandlerRegistry, executor: Executor, queue: TaskQueue, log: (line: string) => void, secret: string | undefined): TaskAdmission {
   const admission = new TaskAdmission(registry, {
     isolates: executor.isolates,
     executorName: executor.name,
@@ -78,13 +71,24 @@ export function admissionOf(config: PeagenConfig, registry: HandlerRegistry, exe
     privateQueue: queue.backend === 'memory',
     secret,
   });
-  if (admission.refusesForeignTaskCode) {
+  const refused = admission.refusedForeignKinds;
+  if (refused.length > 0) {
     log(
-      `warning: the ${executor.name} executor does not isolate, so this worker refuses execute and evaluate tasks queued by other processes on ${queue.url} ` +
+      `warning: the ${executor.name} executor does not isolate, so this worker refuses ${refused.join(' and ')} tasks queued by other processes on ${queue.url} ` +
         '(dead letter isolation_required); install Docker or bubblewrap here, or allow it with --allow-unisolated (sandbox.allowUnisolated, PEAGEN_ALLOW_UNISOLATED=1) if everyone who can write to the queue is trusted',
     );
   }
   return admission;
+}
+
+/** The cluster's task secret (PEAGEN_TASK_SECRET), read before anything is opened: a bad one is a configuration error. */
+export function taskSecretOf(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  try {
+    return taskSecretFrom(env);
+  } catch (error) {
+    if (error instanceof TaskSecretError) throw new ConfigError(error.message);
+    throw error;
+  }
 }
 
 /** Capabilities this host proves beyond the configured ones: `llm` when a model is configured here. */
@@ -101,12 +105,13 @@ export async function assembleEngine(config: PeagenConfig, options: Omit<EngineO
       'daemon.workers is false but the queue is memory:// (private to this process); point QUEUE_URL at a shared Redis (redis://host:port) so that `peagen worker start` elsewhere can serve it',
     );
   }
+  const secret = taskSecretOf();
   const executor = await selectExecutor(config.sandbox, log, activePlugins(config, log).executors);
   try {
     const queue = await createQueue(config.queue.url, config.queue);
     const hostPaths = hostPathsOf(config);
     const registry = createWorkerRegistry(config, executor.executor, log, hostPaths);
-    const admission = admissionOf(config, registry, executor.executor, queue, log);
+    const admission = admissionOf(config, registry, executor.executor, queue, log, secret);
     return new Engine(config, { queue, registry, admission, ...(hostPaths && { hostPaths }) }, { tracer: taskTracer, childReport: sandboxTimingReport, ...options, executor, extraCaps: detectedCapabilities(registry) });
   } catch (error) {
     await executor.executor.close();
@@ -135,6 +140,7 @@ export async function assembleWarmSpawner(
   options: Pick<WarmSpawnerOptions, 'warmPool' | 'maxWorkers' | 'exitAfterIdleMs' | 'entry'> & Partial<WarmSpawnerOptions>,
 ): Promise<AssembledSpawner> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const secret = taskSecretOf();
   const selection = await selectExecutor(config.sandbox, log, activePlugins(config, log).executors);
   const executor = selection.executor;
   let queue: TaskQueue | undefined;
@@ -147,7 +153,7 @@ export async function assembleWarmSpawner(
       registry,
       caps,
       // This process submits nothing: every task it claims is another's.
-      gate: admissionOf(config, registry, executor, queue, log).gate,
+      gate: admissionOf(config, registry, executor, queue, log, secret).gate,
       // Children use the executor chosen here rather than choosing again: `auto` is resolved
       // to the built-in it chose; a named one (built in or a plugin's) is passed on as named,
       // since a plugin's executor object may carry another name than the one it is chosen by.

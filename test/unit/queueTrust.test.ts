@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
-import { admissionOf } from '../../daemon/composition';
+import { taskSecretOf } from '../../daemon/composition';
 import { ConfigError, ConfigSchema, loadConfig } from '../../daemon/config';
 import { Engine } from '../../daemon/engine/Engine';
 import { MemoryQueue } from '../../daemon/fabric/queue/MemoryQueue';
@@ -74,8 +74,7 @@ describe('the queue trusts its writers no more than it must', () => {
       assert.equal(taskSecretFrom({ PEAGEN_TASK_SECRET: '' }), undefined);
       assert.equal(taskSecretFrom({ PEAGEN_TASK_SECRET: SECRET }), SECRET);
       assert.throws(() => taskSecretFrom({ PEAGEN_TASK_SECRET: 'hunter2' }), /PEAGEN_TASK_SECRET is 7 characters long; use at least 16 random characters \(e\.g\. `openssl rand -hex 32`\)/);
-      const queue = new MemoryQueue();
-      assert.throws(() => admissionOf(ConfigSchema.parse({}), new HandlerRegistry(), processExecutor(), queue, () => {}, { PEAGEN_TASK_SECRET: 'short' }), (error: unknown) => error instanceof ConfigError);
+      assert.throws(() => taskSecretOf({ PEAGEN_TASK_SECRET: 'short' }), (error: unknown) => error instanceof ConfigError, 'exit code 2, before anything is opened');
     });
   });
 
@@ -88,7 +87,7 @@ describe('the queue trusts its writers no more than it must', () => {
 
     it('refuses foreign task code on an unisolated executor, and nothing else', () => {
       const admission = new TaskAdmission(registry, unisolated);
-      assert.equal(admission.refusesForeignTaskCode, true);
+      assert.deepEqual(admission.refusedForeignKinds, ['execute']);
       const refusal = admission.gate(execute());
       assert.equal(refusal?.code, 'isolation_required');
       assert.equal(refusal?.retryable, false, 'no other worker may take it either');
@@ -100,7 +99,7 @@ describe('the queue trusts its writers no more than it must', () => {
       for (const policy of [{ isolates: true }, { allowUnisolated: true }, { privateQueue: true }]) {
         const admission = new TaskAdmission(registry, { ...unisolated, ...policy });
         assert.equal(admission.gate(execute()), undefined, JSON.stringify(policy));
-        assert.equal(admission.refusesForeignTaskCode, false);
+        assert.deepEqual(admission.refusedForeignKinds, []);
       }
       const admission = new TaskAdmission(registry, unisolated);
       const own = execute();

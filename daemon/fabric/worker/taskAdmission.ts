@@ -52,6 +52,8 @@ export class TaskAdmission {
 
   /** This process queues `task`: it is trusted as it is, and only as it is. */
   submittedHere(task: Task): void {
+    // On a private queue every task is this process's, and nobody else can change one.
+    if (this.policy.privateQueue) return;
     if (this.submitted.size >= MAX_SUBMITTED_HERE) this.submitted.delete(this.submitted.keys().next().value!);
     this.submitted.set(task.id, digest(task));
   }
@@ -61,10 +63,11 @@ export class TaskAdmission {
     this.submitted.delete(taskId);
   }
 
-  /** Whether this worker refuses unisolated runs of foreign tasks (for a warning at start). */
-  get refusesForeignTaskCode(): boolean {
+  /** The task kinds this worker refuses from other processes for want of isolation (for a warning at start). */
+  get refusedForeignKinds(): string[] {
     const { isolates, allowUnisolated, privateQueue } = this.policy;
-    return !isolates && !allowUnisolated && !privateQueue && this.registry.list().some((handler) => handler.runsTaskCode === true);
+    if (isolates || allowUnisolated || privateQueue) return [];
+    return this.registry.list().flatMap((handler) => (handler.runsTaskCode === true ? [handler.kind] : []));
   }
 
   readonly gate: TaskGate = (task) => {
