@@ -12,6 +12,8 @@ import { createQueue } from './fabric/queue/createQueue';
 import type { TaskQueue } from './fabric/queue/TaskQueue';
 import { HandlerRegistry } from './fabric/worker/HandlerRegistry';
 import type { ChildScope } from './fabric/worker/oneShot';
+import { TaskAdmission } from './fabric/worker/taskAdmission';
+import { TaskSecretError, taskSecretFrom } from './fabric/queue/taskSignature';
 import { WarmSpawner, type WarmSpawnerOptions, type WarmSpawnerStopRecord } from './fabric/worker/WarmSpawner';
 import { createRegistry } from './handlers';
 import { sandboxTimingReport } from './observability/sandboxMetrics';
@@ -19,12 +21,15 @@ import { taskTracer } from './observability/tracing';
 import { activePlugins, allowListOf } from './plugins/activePlugins';
 import { type Executor, executorCapabilities } from './sandbox/Executor';
 import { bundledExamplesDir, HostPathPolicy } from './sandbox/hostPaths';
+import { ceilingExecutor } from './sandbox/limitCeilings';
 import { newSandboxOwner, SANDBOX_OWNER_ENV } from './sandbox/owner';
 import { selectExecutor } from './selectExecutor';
 
 /** The handlers a worker with this configuration runs; sandboxed ones only with an executor. */
 export function createWorkerRegistry(config: PeagenConfig, executor?: Executor, log?: (line: string) => void, hostPaths = hostPathsOf(config)): HandlerRegistry {
-  const registry = createRegistry(allowListOf(config), executor, { llm: config.llm, ...(log && { log }) }, hostPaths);
+  // No task's limits go above this worker's ceilings, whichever handler runs it.
+  const bounded = executor && ceilingExecutor(executor, config.sandbox.maxLimits);
+  const registry = createRegistry(allowListOf(config), bounded, { llm: config.llm, ...(log && { log }) }, hostPaths);
   return config.worker.kinds ? onlyKinds(registry, config.worker.kinds) : registry;
 }
 
@@ -53,6 +58,39 @@ export function hostPathsOf(config: PeagenConfig): HostPathPolicy | undefined {
   return new HostPathPolicy(config.worker.roots ?? [process.cwd(), bundledExamplesDir()]);
 }
 
+/**
+ * Which claimed tasks this worker runs at all (fabric/worker/taskAdmission.ts): signed ones
+ * only with a cluster secret, and task code from a shared queue only in an isolating sandbox
+ * unless sandbox.allowUnisolated. Says at start when this worker will refuse such tasks.
+ */
+function admissionOf(config: PeagenConfig, registry: HandlerRegistry, executor: Executor, queue: TaskQueue, log: (line: string) => void, secret: string | undefined): TaskAdmission {
+  const admission = new TaskAdmission(registry, {
+    isolates: executor.isolates,
+    executorName: executor.name,
+    allowUnisolated: config.sandbox.allowUnisolated,
+    privateQueue: queue.backend === 'memory',
+    secret,
+  });
+  const refused = admission.refusedForeignKinds;
+  if (refused.length > 0) {
+    log(
+      `warning: the ${executor.name} executor does not isolate, so this worker refuses ${refused.join(' and ')} tasks queued by other processes on ${queue.url} ` +
+        '(dead letter isolation_required); install Docker or bubblewrap here, or allow it with --allow-unisolated (sandbox.allowUnisolated, PEAGEN_ALLOW_UNISOLATED=1) if everyone who can write to the queue is trusted',
+    );
+  }
+  return admission;
+}
+
+/** The cluster's task secret (PEAGEN_TASK_SECRET), read before anything is opened: a bad one is a configuration error. */
+export function taskSecretOf(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  try {
+    return taskSecretFrom(env);
+  } catch (error) {
+    if (error instanceof TaskSecretError) throw new ConfigError(error.message);
+    throw error;
+  }
+}
+
 /** Capabilities this host proves beyond the configured ones: `llm` when a model is configured here. */
 export function detectedCapabilities(registry: HandlerRegistry): string[] {
   return registry.provides().includes('llm') ? ['llm'] : [];
@@ -67,12 +105,14 @@ export async function assembleEngine(config: PeagenConfig, options: Omit<EngineO
       'daemon.workers is false but the queue is memory:// (private to this process); point QUEUE_URL at a shared Redis (redis://host:port) so that `peagen worker start` elsewhere can serve it',
     );
   }
+  const secret = taskSecretOf();
   const executor = await selectExecutor(config.sandbox, log, activePlugins(config, log).executors);
   try {
     const queue = await createQueue(config.queue.url, config.queue);
     const hostPaths = hostPathsOf(config);
     const registry = createWorkerRegistry(config, executor.executor, log, hostPaths);
-    return new Engine(config, { queue, registry, ...(hostPaths && { hostPaths }) }, { tracer: taskTracer, childReport: sandboxTimingReport, ...options, executor, extraCaps: detectedCapabilities(registry) });
+    const admission = admissionOf(config, registry, executor.executor, queue, log, secret);
+    return new Engine(config, { queue, registry, admission, ...(hostPaths && { hostPaths }) }, { tracer: taskTracer, childReport: sandboxTimingReport, ...options, executor, extraCaps: detectedCapabilities(registry) });
   } catch (error) {
     await executor.executor.close();
     throw error;
@@ -100,6 +140,7 @@ export async function assembleWarmSpawner(
   options: Pick<WarmSpawnerOptions, 'warmPool' | 'maxWorkers' | 'exitAfterIdleMs' | 'entry'> & Partial<WarmSpawnerOptions>,
 ): Promise<AssembledSpawner> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const secret = taskSecretOf();
   const selection = await selectExecutor(config.sandbox, log, activePlugins(config, log).executors);
   const executor = selection.executor;
   let queue: TaskQueue | undefined;
@@ -111,6 +152,8 @@ export async function assembleWarmSpawner(
       queue,
       registry,
       caps,
+      // This process submits nothing: every task it claims is another's.
+      gate: admissionOf(config, registry, executor, queue, log, secret).gate,
       // Children use the executor chosen here rather than choosing again: `auto` is resolved
       // to the built-in it chose; a named one (built in or a plugin's) is passed on as named,
       // since a plugin's executor object may carry another name than the one it is chosen by.

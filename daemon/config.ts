@@ -7,6 +7,7 @@ import * as path from 'node:path';
 import * as z from 'zod';
 import { CapabilitySchema } from '../shared/task';
 import { LlmConfigSchema } from './evolution/llm/llmConfig';
+import { DEFAULT_MAX_LIMITS } from './sandbox/limitCeilings';
 
 export const CONFIG_FILE_NAME = 'peagen.json';
 
@@ -70,6 +71,27 @@ const SandboxSchema = z
       .default('auto'),
     image: z.string().min(1).default('peagen-sandbox:latest'),
     dockerHost: z.string().optional(),
+    /**
+     * Run `execute` and `evaluate` tasks from a shared queue on an executor that does not
+     * isolate (`process`). Off: such a worker refuses them (dead letter `isolation_required`),
+     * since anyone who can write to the queue could run code as this worker's user. Tasks this
+     * process submits itself (a memory:// queue, its own runs) are never refused for it.
+     */
+    allowUnisolated: z.boolean().default(false),
+    /**
+     * The most any task may ask of a sandbox here: a task's limits above these are lowered to
+     * them, and the result says which (`limitsLowered`). The network stays off unless allowed here.
+     */
+    maxLimits: z
+      .object({
+        timeoutMs: z.number().int().positive().default(DEFAULT_MAX_LIMITS.timeoutMs),
+        memoryMb: z.number().int().positive().default(DEFAULT_MAX_LIMITS.memoryMb),
+        pids: z.number().int().positive().default(DEFAULT_MAX_LIMITS.pids),
+        outputBytes: z.number().int().positive().default(DEFAULT_MAX_LIMITS.outputBytes),
+        network: z.boolean().default(DEFAULT_MAX_LIMITS.network),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict();
 
@@ -123,6 +145,7 @@ const KNOWN_KEYS: Record<string, readonly string[]> = {
   queue: Object.keys(QueueSchema.shape),
   worker: Object.keys(WorkerSchema.shape),
   sandbox: Object.keys(SandboxSchema.shape),
+  'sandbox.maxLimits': Object.keys(SandboxSchema.shape.maxLimits.unwrap().shape),
   daemon: Object.keys(DaemonSchema.shape),
   llm: Object.keys(LlmConfigSchema.shape),
   observability: Object.keys(ObservabilitySchema.shape),
@@ -208,6 +231,8 @@ interface EnvBinding {
 }
 
 const asIs = (value: string): string => value;
+const YES_OR_NO: Record<string, boolean> = { '1': true, true: true, '0': false, false: false };
+const yesOrNo = (value: string): boolean | undefined => YES_OR_NO[value.trim().toLowerCase()];
 const wholeNumber = (value: string): number | undefined => (/^\s*\d+\s*$/.test(value) ? Number(value) : undefined);
 
 const ENV_BINDINGS: readonly EnvBinding[] = [
@@ -229,6 +254,7 @@ const ENV_BINDINGS: readonly EnvBinding[] = [
     expected: 'a whole number of seconds greater than 0',
   },
   { variable: 'PEAGEN_EXECUTOR', section: 'sandbox', key: 'executor', parse: asIs },
+  { variable: 'PEAGEN_ALLOW_UNISOLATED', section: 'sandbox', key: 'allowUnisolated', parse: yesOrNo, expected: '1 or 0 (true or false)' },
   { variable: 'DOCKER_HOST', section: 'sandbox', key: 'dockerHost', parse: asIs, fileWins: true },
   { variable: 'PEAGEN_METRICS_LISTEN', section: 'observability', key: 'metricsListen', parse: asIs },
   { variable: 'PEAGEN_WORKER_METRICS_LISTEN', section: 'observability', key: 'workerMetricsListen', parse: asIs },

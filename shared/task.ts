@@ -44,6 +44,12 @@ export const TaskSchema = z.object({
   /** Epoch milliseconds after which the task is no longer worth running. */
   deadline: z.number().int().positive().optional(),
   trace: traceField,
+  /**
+   * `v1:<hex>`: an HMAC-SHA256 of the task's content with the cluster's task secret
+   * (PEAGEN_TASK_SECRET), set by the process that queued it. Workers that hold the secret run
+   * no task without a valid one (daemon/fabric/taskSignature.ts); others ignore it.
+   */
+  signature: z.string().max(200).optional(),
 });
 export type Task = z.infer<typeof TaskSchema>;
 

@@ -15,6 +15,8 @@ import type { HandlerRegistry } from '../fabric/worker/HandlerRegistry';
 import { WorkerPool } from '../fabric/worker/WorkerPool';
 import type { ChildReport, ChildScope } from '../fabric/worker/oneShot';
 import type { TaskTracer } from '../fabric/worker/runTask';
+import type { TaskAdmission } from '../fabric/worker/taskAdmission';
+import { signTask } from '../fabric/queue/taskSignature';
 import { type Executor, executorCapabilities, type ExecutorSelection } from '../sandbox/Executor';
 import type { HostPathPolicy } from '../sandbox/hostPaths';
 import { newSandboxOwner, SANDBOX_OWNER_ENV } from '../sandbox/owner';
@@ -57,6 +59,11 @@ export interface EngineParts {
   registry: HandlerRegistry;
   /** On a shared queue: the host paths its handlers take; tasks submitted here are trusted. */
   hostPaths?: HostPathPolicy;
+  /**
+   * Which claimed tasks the workers here run at all (signatures, isolation); tasks submitted
+   * here are signed with its secret and trusted as submitted. Without it every task runs.
+   */
+  admission?: TaskAdmission;
 }
 
 export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
@@ -73,6 +80,7 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
   readonly executor: ExecutorSelection | undefined;
   private readonly unsubscribe: () => void;
   private readonly hostPaths: HostPathPolicy | undefined;
+  private readonly admission: TaskAdmission | undefined;
   private readonly heartbeat: Heartbeat | undefined;
 
   constructor(
@@ -88,6 +96,7 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
     this.unsubscribe = this.queue.subscribe((event) => this.forward(event));
     this.registry = parts.registry;
     this.hostPaths = parts.hostPaths;
+    this.admission = parts.admission;
     const executor = options.executor?.executor;
     if (!options.withoutWorkers) {
       this.pool = new WorkerPool({
@@ -107,6 +116,7 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
         ...(options.log && { log: options.log }),
         ...(options.tracer && { tracer: options.tracer }),
         ...(options.childReport && { childReport: options.childReport }),
+        ...(parts.admission && { gate: parts.admission.gate }),
       });
       this.pool.start();
       const pool = this.pool;
@@ -126,7 +136,8 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
    * so a caller can follow its updates from the first (`queued`) on.
    */
   async submit(spec: TaskSpec, beforeEnqueue?: (task: Task) => void): Promise<Task> {
-    const task = newTask(spec);
+    const secret = this.admission?.policy.secret;
+    const task = secret === undefined ? newTask(spec) : signTask(newTask(spec), secret);
     // A private queue has no other workers: refuse what nobody here can ever run
     // instead of letting it wait forever.
     if (this.queue.backend === 'memory' && !canAccept(task, this.registry.acceptorsFor(this.caps))) {
@@ -137,10 +148,13 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
     }
     beforeEnqueue?.(task);
     this.hostPaths?.trust(task.id);
+    this.admission?.submittedHere(task);
     try {
       await this.queue.enqueue(task);
     } catch (error) {
       this.hostPaths?.forget(task.id);
+      // A duplicate id is another's task: it must not be trusted as this one.
+      this.admission?.forget(task.id);
       throw error;
     }
     return task;
@@ -189,7 +203,10 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
   /** Queue state events become client updates; results are fetched with getResult. */
   private forward(event: TaskEvent): void {
     if (event.type !== 'state') return;
-    if (event.state === 'done' || event.state === 'dead' || event.state === 'cancelled') this.hostPaths?.forget(event.taskId);
+    if (event.state === 'done' || event.state === 'dead' || event.state === 'cancelled') {
+      this.hostPaths?.forget(event.taskId);
+      this.admission?.forget(event.taskId);
+    }
     this.emit('update', {
       taskId: event.taskId,
       kind: event.kind,

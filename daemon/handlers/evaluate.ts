@@ -20,6 +20,7 @@ export function createEvaluateHandler(executor: Executor, hostPaths?: HostPathPo
   return {
     kind: 'evaluate',
     provides: ['cpu', ...executorCapabilities(executor)],
+    runsTaskCode: true,
     payloadSchema: EvaluatePayloadSchema,
     async handle(task, context) {
       const exampleDir = servedPath(hostPaths, task, task.payload.exampleDir, 'example directory');

@@ -14,6 +14,7 @@ export function createExecuteHandler(executor: Executor, hostPaths?: HostPathPol
   return {
     kind: 'execute',
     provides: ['cpu', ...executorCapabilities(executor)],
+    runsTaskCode: true,
     payloadSchema: ExecutePayloadSchema,
     async handle(task, context) {
       const { payload } = task;

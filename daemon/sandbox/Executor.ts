@@ -96,6 +96,8 @@ export interface ExecutionResult {
   peakMemoryKb?: number;
   /** Set when the executor (not the command) ended the run. */
   stoppedBy?: StopReason;
+  /** Limits the request asked above this worker's ceilings, and what they were lowered to (limitCeilings.ts). */
+  limitsLowered?: string[];
 }
 
 export type ExecutorName = 'docker' | 'bwrap' | 'process';

@@ -88,7 +88,9 @@ describe('the peagen CLI on a Redis queue', function () {
     fs.writeFileSync(path.join(served, 'note'), 'served\n');
     fs.rmSync(path.join(home, 'escape'), { force: true });
     fs.symlinkSync(outside, path.join(home, 'escape'));
-    const child = spawn(process.execPath, [CLI, 'worker', 'start', '--caps', 'cpu'], {
+    // The process executor, opted in: the host path policy is then all that stands between a
+    // queue writer and the host's files (queueTrust.test.ts shows the refusal without the opt-in).
+    const child = spawn(process.execPath, [CLI, 'worker', 'start', '--caps', 'cpu', '--allow-unisolated'], {
       cwd: home,
       env: { ...cliEnv(url), PEAGEN_EXECUTOR: 'process' },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ConfigSchema, type PeagenConfig } from '../../daemon/config';
 import { MemoryQueue } from '../../daemon/fabric/queue/MemoryQueue';
+import { TASK_SECRET_ENV } from '../../daemon/fabric/queue/taskSignature';
 import { WarmSpawner, type WarmSpawnerOptions } from '../../daemon/fabric/worker/WarmSpawner';
 import { WorkerPool } from '../../daemon/fabric/worker/WorkerPool';
 import { createRegistry } from '../../daemon/handlers';
@@ -266,6 +267,29 @@ describe('warm spawner (real one-shot processes, memory queue)', function () {
     assert.ok((record.exitReasons.shutdown ?? 0) >= 2, `the running task and the ready worker end with shutdown: ${JSON.stringify(record.exitReasons)}`);
     assert.deepEqual(await queue.stats(), { pending: 1, inFlight: 0, delayed: 0, dead: 1 }, 'the interrupted task is handed back');
     assert.equal(record.tasks.released, 1);
+  });
+
+  it('dead-letters a task its gate refuses without handing it to the process, which goes; the next task runs; the task secret never reaches a process', async () => {
+    const saved = process.env[TASK_SECRET_ENV];
+    process.env[TASK_SECRET_ENV] = 'a-cluster-secret-of-32-characters';
+    try {
+      const gate = (task: Task) => ((task.payload as { refuse?: boolean }).refuse ? { code: 'isolation_required', message: 'refused by the test gate', retryable: false } : undefined);
+      const warm = startSpawner({ warmPool: 1, maxWorkers: 1, exitAfterIdleMs: 60_000, gate });
+      await waitFor('a ready worker', () => warm.status().ready === 1);
+      for (const pid of oneShotChildrenOf(process.pid)) assert.equal(environOf(pid)[TASK_SECRET_ENV], undefined, 'the secret stays in the parent');
+      const refused = newTask({ kind: 'echo', requires: ['cpu'], payload: { refuse: true } });
+      await queue.enqueue(refused);
+      const result = await queue.waitForResult(refused.id, 30_000);
+      assert.equal(result?.error?.code, 'dead_letter');
+      assert.deepEqual((await queue.listDead()).map((letter) => letter.reason), ['isolation_required: refused by the test gate']);
+      await waitFor('the unused process to go', () => (warm.exitReasons.cancelled ?? 0) === 1);
+      const next = newTask({ kind: 'echo', requires: ['cpu'], payload: { message: 'next' } });
+      await queue.enqueue(next);
+      assert.deepEqual((await queue.waitForResult(next.id, 30_000))?.data, { message: 'next' });
+    } finally {
+      if (saved === undefined) delete process.env[TASK_SECRET_ENV];
+      else process.env[TASK_SECRET_ENV] = saved;
+    }
   });
 
   it('records setup_failed for workers that cannot set up, and backs off instead of forking in a loop', async () => {

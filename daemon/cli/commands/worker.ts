@@ -17,6 +17,7 @@ interface WorkerStartOptions {
   maxWorkers?: number;
   exitAfterIdle?: number;
   metricsListen?: string;
+  allowUnisolated?: boolean;
 }
 
 const WARM_HELP = `
@@ -50,6 +51,10 @@ export function registerWorkerCommands(program: Command): void {
       'host:port of this pool\'s /metrics, /healthz and /readyz, or "off" (default observability.workerMetricsListen, 127.0.0.1:9465; the next free port when taken)',
       parseMetricsListen,
     )
+    .option(
+      '--allow-unisolated',
+      'run execute and evaluate tasks queued by other processes even on the process executor (no isolation: only when everyone who can write to the queue is trusted; sandbox.allowUnisolated, PEAGEN_ALLOW_UNISOLATED=1)',
+    )
     .addHelpText('after', WARM_HELP)
     .action(async (options: WorkerStartOptions, command: Command) => {
       const ctx = CliContext.of(command);
@@ -57,6 +62,7 @@ export function registerWorkerCommands(program: Command): void {
       const base = ctx.config;
       const config: PeagenConfig = {
         ...base,
+        ...(options.allowUnisolated && { sandbox: { ...base.sandbox, allowUnisolated: true } }),
         worker: {
           ...base.worker,
           ...(options.caps && { caps: options.caps }),

@@ -5,9 +5,10 @@
  * process to the run holding the lease, and reports the outcome (ack, fail or release).
  */
 import { EventEmitter } from 'node:events';
-import type { Result, Task } from '../../../shared/task';
+import type { Result, Task, TaskError } from '../../../shared/task';
 import type { Claim, FailOutcome, TaskEvent, WorkerQueue } from '../queue/TaskQueue';
 import type { TaskOutcome } from './runTask';
+import type { TaskGate } from './taskAdmission';
 
 /** `stale`: the lease was lost (or the queue unreachable), so nothing was reported. */
 export type TaskEnd = FailOutcome | 'done' | 'released';
@@ -41,11 +42,15 @@ export class ClaimRunner extends EventEmitter<ClaimRunnerEvents> {
   private readonly earlyCancels = new Map<string, number>();
   private readonly unsubscribe: () => void;
 
-  /** `ownerId`: the worker's id; its consumers are named `${ownerId}/...`. */
+  /**
+   * `ownerId`: the worker's id; its consumers are named `${ownerId}/...`. `gate`: which claimed
+   * tasks may run at all (see taskAdmission.ts); a refused one is dead-lettered unrun.
+   */
   constructor(
     private readonly queue: WorkerQueue,
     private readonly ownerId: string,
     private readonly log?: (line: string) => void,
+    private readonly gate?: TaskGate,
   ) {
     super();
     this.unsubscribe = queue.subscribe((event) => this.onQueueEvent(event));
@@ -66,6 +71,8 @@ export class ClaimRunner extends EventEmitter<ClaimRunnerEvents> {
   }
 
   async run(claim: Claim, consumer: string, execute: RunClaimed): Promise<TaskEnd> {
+    const refused = this.gate?.(claim.task);
+    if (refused) return this.refuse(claim, consumer, refused);
     const { queue } = this;
     const controller = new AbortController();
     this.running.set(claim.leaseId, { claim, controller });
@@ -119,6 +126,23 @@ export class ClaimRunner extends EventEmitter<ClaimRunnerEvents> {
       end = 'stale';
     }
     if (end === 'stale') this.log?.(`worker ${consumer}: lease on ${claim.task.id} was lost; its result was discarded`);
+    this.emit('taskEnd', claim.task, end, result);
+    return end;
+  }
+
+  /** A task this worker must not run: dead-lettered at once with the reason, for every worker. */
+  private async refuse(claim: Claim, consumer: string, error: TaskError): Promise<TaskEnd> {
+    this.log?.(`worker ${consumer}: refused task ${claim.task.id} (${claim.task.kind}): ${error.code}: ${error.message}`);
+    this.emit('taskStart', claim.task);
+    let end: TaskEnd;
+    let result: Result | undefined;
+    try {
+      end = await this.queue.fail(claim, { ...error, retryable: false });
+      if (end === 'dead' || end === 'cancelled') result = (await this.queue.getResult(claim.task.id)) ?? undefined;
+    } catch (failure) {
+      this.log?.(`worker ${consumer}: could not report task ${claim.task.id} (${(failure as Error).message})`);
+      end = 'stale';
+    }
     this.emit('taskEnd', claim.task, end, result);
     return end;
   }

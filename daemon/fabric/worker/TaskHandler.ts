@@ -23,6 +23,13 @@ export interface TaskHandler<Payload = unknown> {
   readonly provides: readonly string[];
   /** Checked before `handle`; a payload that fails it becomes an `invalid_payload` error. */
   readonly payloadSchema: ZodType<Payload>;
+  /**
+   * The handler runs code the task supplies (a command, a candidate program): a worker then
+   * runs such tasks from a shared queue only in an isolating sandbox, unless its own
+   * configuration allows otherwise (see taskAdmission.ts). A plugin handler that runs
+   * anything a task names must say so.
+   */
+  readonly runsTaskCode?: boolean;
   handle(task: Task & { payload: Payload }, context: HandlerContext): Promise<HandlerOutput>;
 }
 

@@ -19,6 +19,7 @@ import type { Result, Task } from '../../../shared/task';
 import { type Acceptor, canAccept, type Claim, type QueueAdmin, type TaskEvent, type WorkerQueue } from '../queue/TaskQueue';
 import { ClaimRunner, type TaskEnd } from './ClaimRunner';
 import type { HandlerRegistry } from './HandlerRegistry';
+import type { TaskGate } from './taskAdmission';
 import { type ChildReport, type ChildScope, type ExitReason, isExitReason, type OneShotEnd, OneShotProcess } from './oneShot';
 
 export interface WarmSpawnerOptions {
@@ -43,6 +44,8 @@ export interface WarmSpawnerOptions {
   /** Receives what each child reports beside its outcome. */
   childReport?: ChildReport;
   childEnv?: Record<string, string>;
+  /** Which claimed tasks may run at all (taskAdmission.ts); a refused one is dead-lettered unrun. */
+  gate?: TaskGate;
   /** Name of this spawner in leases and results. */
   id?: string;
   /** How long one claim call waits (children claim again until they get a task). */
@@ -162,7 +165,7 @@ export class WarmSpawner extends EventEmitter<WarmSpawnerEvents> {
     if (this.accepts.length === 0) {
       this.options.log?.(`spawner ${this.id}: no handler fits caps [${this.options.caps.join(', ')}]; it will claim nothing`);
     }
-    this.runner = new ClaimRunner(this.options.queue, this.id, this.options.log);
+    this.runner = new ClaimRunner(this.options.queue, this.id, this.options.log, this.options.gate);
     this.runner.on('taskStart', (task) => this.emit('taskStart', task));
     this.runner.on('taskEnd', (task, end, result) => {
       this.tasks[end] = (this.tasks[end] ?? 0) + 1;
@@ -342,10 +345,15 @@ export class WarmSpawner extends EventEmitter<WarmSpawnerEvents> {
       this.markBusy();
       // A ready process was used: make its replacement now, not after the task.
       this.requestReconcile();
+      let handedOver = false;
       await this.runner?.run(claim, consumer, async (task, signal) => {
+        handedOver = true;
         end = await worker.process.run(task, { workerId: consumer, config: this.options.config, signal });
         return end.outcome;
       });
+      // The task was refused before it reached the process (see taskAdmission.ts): the
+      // process has nothing to run and goes like a cancelled one.
+      if (!handedOver) worker.process.kill('cancelled');
     } else {
       worker.process.kill(isExitReason(worker.claiming.signal.reason) ? worker.claiming.signal.reason : 'idle');
     }

@@ -15,6 +15,7 @@ import { ClaimRunner, type TaskEnd } from './ClaimRunner';
 import type { HandlerRegistry } from './HandlerRegistry';
 import { type ChildReport, type ChildScope, type ExitReason, runOneShot } from './oneShot';
 import { runTask, type TaskOutcome, type TaskTracer } from './runTask';
+import type { TaskGate } from './taskAdmission';
 
 export type { TaskEnd } from './ClaimRunner';
 
@@ -51,6 +52,8 @@ export interface WorkerPoolOptions {
   tracer?: TaskTracer;
   /** Receives what each one-shot child reports beside its outcome. */
   childReport?: ChildReport;
+  /** Which claimed tasks may run at all (taskAdmission.ts); a refused one is dead-lettered unrun. */
+  gate?: TaskGate;
 }
 
 export interface WorkerPoolEvents {
@@ -106,7 +109,7 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
     if (accepts.length === 0) {
       this.options.log?.(`worker ${this.id}: no handler fits caps [${this.options.caps.join(', ')}]; it will claim nothing`);
     }
-    this.runner = new ClaimRunner(this.options.queue, this.id, this.options.log);
+    this.runner = new ClaimRunner(this.options.queue, this.id, this.options.log, this.options.gate);
     this.runner.on('taskStart', (task) => this.emit('taskStart', task));
     this.runner.on('taskEnd', (task, end, result) => this.emit('taskEnd', task, end, result));
     // Every slot waiting for a task listens to stopClaiming: an evolve run with 4 workers has

@@ -11,6 +11,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import type { Task } from '../../../shared/task';
 import type { HandlerRegistry } from './HandlerRegistry';
 import { ONE_SHOT_ENV } from './oneShotEnv';
+import { TASK_SECRET_ENV } from '../queue/taskSignature';
 import { runTask, type TaskOutcome, type TaskTracer } from './runTask';
 
 /**
@@ -111,7 +112,9 @@ export class OneShotProcess {
     this.exited = new Promise((resolve) => (this.settleExit = resolve));
     this.scope = options.childScope?.();
     this.child = fork(options.entry, [], {
-      env: { ...process.env, ...options.env, ...this.scope?.env, [ONE_SHOT_ENV]: '1' },
+      // The task secret stays in the parent, which checks signatures before a task is handed
+      // over: the child never needs it, and a task it runs unisolated cannot read it there.
+      env: { ...process.env, [TASK_SECRET_ENV]: undefined, ...options.env, ...this.scope?.env, [ONE_SHOT_ENV]: '1' },
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
       ...(options.execPath && { execPath: options.execPath }),
     });
