@@ -36,6 +36,18 @@ export function lowerToCeilings(limits: LimitOverrides | undefined, ceilings: Ex
   return { limits: result, lowered };
 }
 
+/** The executor each ceiling executor wraps (withoutCeilings). */
+const uncapped = new WeakMap<Executor, Executor>();
+
+/**
+ * The executor under `executor`'s ceilings, for Peagen's own runs that no task wrote: an
+ * example environment's install (its requirements checked, pip or npm with no package code
+ * run) needs the registry's network, which the ceilings rightly keep from task code.
+ */
+export function withoutCeilings(executor: Executor): Executor {
+  return uncapped.get(executor) ?? executor;
+}
+
 /** `inner`, with every run's (and prepared sandbox's) limits lowered to `ceilings`; results carry `limitsLowered`. */
 export function ceilingExecutor(inner: Executor, ceilings: ExecutionLimits): Executor {
   const run = async <T extends object>(request: ExecutionRequest, runner: (request: ExecutionRequest) => Promise<T>): Promise<T & { limitsLowered?: string[] }> => {
@@ -48,7 +60,7 @@ export function ceilingExecutor(inner: Executor, ceilings: ExecutionLimits): Exe
     run: (request) => run(request, (lowered) => prepared.run(lowered)),
     discard: () => prepared.discard(),
   });
-  return {
+  const bounded: Executor = {
     name: inner.name,
     isolates: inner.isolates,
     available: () => inner.available(),
@@ -57,4 +69,6 @@ export function ceilingExecutor(inner: Executor, ceilings: ExecutionLimits): Exe
     reclaim: (owner) => inner.reclaim(owner),
     close: () => inner.close(),
   };
+  uncapped.set(bounded, withoutCeilings(inner));
+  return bounded;
 }

@@ -17,7 +17,7 @@ import { HandlerRegistry } from '../../daemon/fabric/worker/HandlerRegistry';
 import { type AdmissionPolicy, TaskAdmission } from '../../daemon/fabric/worker/taskAdmission';
 import type { TaskHandler } from '../../daemon/fabric/worker/TaskHandler';
 import type { ExecutionRequest, Executor } from '../../daemon/sandbox/Executor';
-import { ceilingExecutor, DEFAULT_MAX_LIMITS, lowerToCeilings } from '../../daemon/sandbox/limitCeilings';
+import { ceilingExecutor, DEFAULT_MAX_LIMITS, lowerToCeilings, withoutCeilings } from '../../daemon/sandbox/limitCeilings';
 import { newTask, parseTask, type Task } from '../../shared/task';
 import { tempDir } from '../fixtures/paths';
 
@@ -163,6 +163,10 @@ describe('the queue trusts its writers no more than it must', () => {
       const prepared = await bounded.prepare({ limits: { network: true } });
       assert.deepEqual((await prepared.run({ command: ['true'], limits: { network: true } })).limitsLowered, ["network true lowered to false (this worker's sandbox.maxLimits.network)"]);
       assert.deepEqual(seen, [{ network: false }, {}, { network: false }]);
+      // Peagen's own install (no task code) reaches the registry: the executor under the ceilings.
+      assert.equal(withoutCeilings(bounded), inner);
+      assert.equal(withoutCeilings(ceilingExecutor(bounded, DEFAULT_MAX_LIMITS)), inner);
+      assert.equal(withoutCeilings(inner), inner);
     });
   });
 

@@ -19,6 +19,7 @@ import * as path from 'node:path';
 import { stateDir } from '../../../shared/discovery';
 import { isAlive } from '../../../shared/processes';
 import type { Executor } from '../../sandbox/Executor';
+import { withoutCeilings } from '../../sandbox/limitCeilings';
 import { sandboxEnv } from '../../sandbox/sandboxDir';
 import { EnvironmentError } from './environmentError';
 import { type EnvironmentKind, type EnvironmentSpec, sha256Of } from './environmentSpec';
@@ -110,7 +111,8 @@ async function installOnce(executor: Executor, spec: EnvironmentSpec, runtime: R
       const temp = path.join(cacheDir, `.installing-${path.basename(dir)}-${process.pid}-${randomBytes(4).toString('hex')}`);
       try {
         fs.mkdirSync(temp, { mode: 0o755 });
-        await installInSandbox(executor, spec, { target: temp, installer: runtime.installer, settings }, signal);
+        // The worker's ceilings are for task code; the install runs none and needs the registry.
+        await installInSandbox(withoutCeilings(executor), spec, { target: temp, installer: runtime.installer, settings }, signal);
         fs.renameSync(temp, dir);
       } catch (error) {
         fs.rmSync(temp, { recursive: true, force: true });
