@@ -8,3 +8,4 @@ export { ResponseError } from 'vscode-languageserver-protocol/node';
 export { ConfigError } from '../config';
 export { RedisConnectError } from '../fabric/queue/redis/connectError';
 export { DaemonUnavailableError } from '../rpc/client';
+export { DamagedRunError } from '../evolution/controller/runDir';

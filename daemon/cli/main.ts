@@ -47,8 +47,10 @@ interface ErrorReport {
 
 async function reportOf(error: unknown): Promise<ErrorReport> {
   if (error instanceof CliError) return { code: error.code, message: error.message, exitCode: error.exitCode };
-  const { ConfigError, DaemonUnavailableError, RedisConnectError, ResponseError } = await import('./errorClasses');
+  const { ConfigError, DamagedRunError, DaemonUnavailableError, RedisConnectError, ResponseError } = await import('./errorClasses');
   if (error instanceof ConfigError) return { code: 'config', message: error.message, exitCode: ExitCode.Usage };
+  // A run's file that is not what Peagen wrote: the message names it and what to do; no stack trace.
+  if (error instanceof DamagedRunError) return { code: 'failed', message: error.message, exitCode: ExitCode.Failed };
   // The queue's server is down or refused us: the message says what to do; no stack trace.
   if (error instanceof RedisConnectError) return { code: 'failed', message: error.message, exitCode: ExitCode.Failed };
   if (error instanceof DaemonUnavailableError) return { code: 'no_daemon', message: error.message, exitCode: ExitCode.NoDaemon };

@@ -20,7 +20,8 @@ import { activePlugins } from '../../plugins/activePlugins';
 import { readReport, type RunReport } from '../../evolution/controller/report';
 import { objectiveValue, seedComparison, shortComparison, type ObjectiveTerms } from '../../../shared/objectiveText';
 import type { StopConditions } from '../../../shared/runManifest';
-import { RunDir, RUNS_DIR } from '../../evolution/controller/runDir';
+import { checkedBestFolder, recordedBest } from '../../evolution/controller/recordedBest';
+import { DamagedRunError, RunDir, RUNS_DIR } from '../../evolution/controller/runDir';
 import { RunBusyError } from '../../evolution/controller/runLock';
 import { readJournal } from '../../evolution/evodb/journal';
 import { SELECTOR_NAMES } from '../../evolution/selection/createSelector';
@@ -239,6 +240,8 @@ async function runLocally(ctx: CliContext, prepared: PreparedRun, flags: RunFlag
   } catch (error) {
     // Another process took the run between the check in prepareRun and the start: nothing ran.
     if (error instanceof RunBusyError) throw new CliError(error.message, ExitCode.Usage);
+    // A run file that is not what Peagen wrote: resuming again would meet it again.
+    if (error instanceof DamagedRunError) throw new CliError(error.message, ExitCode.Failed);
     throw new CliError(`the run stopped with an error: ${(error as Error).message}\nits state is checkpointed in ${runDir.dir}; after fixing the cause: peagen evolve run --resume ${manifest.runId}`, ExitCode.Failed);
   } finally {
     display.done();
@@ -401,16 +404,20 @@ export function registerEvolveCommands(program: Command): void {
       "print a run's best program (run id or directory): the smallest diff from the seed that keeps its gain, when the run reduced it; a multi-file program prints as one text with a header line per file",
     )
     .option('--full', 'the full best, with every change, when best/ holds its reduction')
+    .option('--recorded', "the program the run recorded in its journal, not best/ (when best/ was altered)")
     .option('--output <file>', 'write it to this file instead (a multi-file program: to this directory, one file each)')
     .option('--project <dir>', 'where .peagen/runs/ is kept')
-    .action((run: string, flags: { full?: boolean; output?: string; project?: string }, command: Command) => {
+    .action((run: string, flags: { full?: boolean; recorded?: boolean; output?: string; project?: string }, command: Command) => {
       const ctx = CliContext.of(command);
       const runDir = resolveRun(run, flags.project);
       const manifest = runDir.readManifest();
       const report = readReport(runDir);
+      // best/ is checked against the run's record (its journal), never handed out on trust.
+      const recorded = recordedBest(runDir, manifest, activePlugins(ctx.config).selectors);
       // best/ holds the reduction when the run reduced its best (best-full/ the full best).
-      const reduction = report?.reduction?.reduced !== undefined && fs.existsSync(runDir.bestFiles(manifest, 'best-full')[0]!) ? report.reduction : undefined;
-      const code = runDir.readBestProgram(manifest, flags.full && reduction ? 'best-full' : 'best');
+      const reduction = recorded?.reduced && report?.reduction?.reduced !== undefined ? report.reduction : undefined;
+      const folder = flags.full && recorded?.reduced ? 'best-full' : 'best';
+      const code = flags.recorded ? (folder === 'best' && recorded?.reduced ? recorded.reduced.code : recorded?.best.code) : checkedBestFolder(runDir, manifest, recorded, folder);
       if (code === undefined) throw new CliError(`run ${runDir.id} has no best program yet`, ExitCode.Failed);
       // Both figures, where a person reads them: stdout stays the program alone.
       const which = reduction ? `${flags.full ? 'the full best' : 'the reduced best'}: ${reduction.summary}${flags.full ? '' : ' (--full for the full best)'}` : undefined;
