@@ -54,7 +54,7 @@ export function loadRunState(runDir: RunDir, manifest: RunManifest, onEvent?: (s
     checkpoint = parsed.data as unknown as Checkpoint;
   } catch (error) {
     // No checkpoint yet (killed before the first): the journal alone rebuilds the state.
-    if (error instanceof CheckpointError && (error.problem === 'corrupt' || error.problem === 'invalid')) throw new DamagedRunError(runDir.checkpointFile, 'is not a run checkpoint', CHECKPOINT_ADVICE);
+    if (error instanceof CheckpointError && (error.problem === 'corrupt' || error.problem === 'invalid')) throw new DamagedRunError(runDir.checkpointFile, error.message, CHECKPOINT_ADVICE);
     if (!(error instanceof CheckpointError && error.problem === 'missing')) throw error;
   }
   let state: RunState;

@@ -40,12 +40,13 @@ const DAMAGED_RUN_ADVICE = "a run's files are written by Peagen alone: restore t
  */
 export class DamagedRunError extends Error {
   override name = 'DamagedRunError';
+  /** `problem` follows the file's name in the message (`is not JSON`), unless it names the file itself. */
   constructor(
     readonly file: string,
     problem: string,
     advice = DAMAGED_RUN_ADVICE,
   ) {
-    super(`${file} ${problem}; ${advice}`);
+    super(`${problem.includes(file) ? '' : `${file} `}${problem}; ${advice}`);
   }
 }
 
@@ -182,7 +183,7 @@ export class RunDir {
       contents = readJournal(this.journalFile);
     } catch (error) {
       if (!(error instanceof JournalError)) throw error;
-      throw new DamagedRunError(this.journalFile, error.line === undefined ? `cannot be read (${error.message})` : `line ${error.line} is not a JSON object`);
+      throw new DamagedRunError(this.journalFile, error.line === undefined ? error.message : `line ${error.line} is not a JSON object`);
     }
     let lastSeq = 0;
     return contents.events.map((raw, index) => {
