@@ -132,6 +132,29 @@ describe('hostile run files: run.json, best/ and the journal are checked when re
     assertClearRefusal(resumed.stderr);
     assert.deepEqual(snapshot(project.dir, runDir), outside, 'nothing else in the project changed');
   });
+
+  it('a damaged report.json or run.json: `evolve show` names it, and `evolve list` lists that run as damaged beside the others', async () => {
+    const other = path.join(path.dirname(runDir), '20250101-000000-lookup_table-beef');
+    fs.cpSync(pristine, other, { recursive: true });
+    try {
+      const report = JSON.parse(fs.readFileSync(path.join(runDir, 'report.json'), 'utf8')) as Record<string, unknown>;
+      fs.writeFileSync(path.join(runDir, 'report.json'), JSON.stringify({ ...report, progress: 'all of it' }));
+      const shown = await project.run(['evolve', 'show', runId, '--project', project.dir]);
+      assert.equal(shown.code, 1, shown.stderr);
+      assert.match(shown.stderr, /report\.json is not a run report this Peagen can read \(.*at progress\); it sums up the run's journal, which keeps everything: delete it/);
+      assertClearRefusal(shown.stderr);
+
+      fs.writeFileSync(path.join(runDir, 'report.json'), JSON.stringify(report));
+      fs.writeFileSync(path.join(other, 'run.json'), '{"version": 1, "runId": ');
+      const listed = await project.run(['--json', 'evolve', 'list', '--project', project.dir]);
+      assert.equal(listed.code, 0, listed.stderr);
+      const runs = (JSON.parse(listed.stdout) as { runs: { runId: string; state: string; problem?: string }[] }).runs;
+      assert.deepEqual(runs.map((run) => [run.runId, run.state]), [[path.basename(other), 'damaged'], [runId, 'finished']]);
+      assert.match(runs[0]!.problem!, /run\.json is not JSON/);
+    } finally {
+      fs.rmSync(other, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('hostile requests: workspace files are checked at the RPC boundary, before anything is written (real daemon)', function () {

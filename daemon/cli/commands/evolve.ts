@@ -19,7 +19,7 @@ import { runTaskKinds } from '../../evolution/controller/taskSpecs';
 import { activePlugins } from '../../plugins/activePlugins';
 import { readReport, type RunReport } from '../../evolution/controller/report';
 import { objectiveValue, seedComparison, shortComparison, type ObjectiveTerms } from '../../../shared/objectiveText';
-import type { StopConditions } from '../../../shared/runManifest';
+import type { RunManifest, StopConditions } from '../../../shared/runManifest';
 import { checkedBestFolder, recordedBest } from '../../evolution/controller/recordedBest';
 import { DamagedRunError, RunDir, RUNS_DIR } from '../../evolution/controller/runDir';
 import { RunBusyError } from '../../evolution/controller/runLock';
@@ -361,8 +361,16 @@ export function registerEvolveCommands(program: Command): void {
     .action((flags: { project?: string }, command: Command) => {
       const ctx = CliContext.of(command);
       const runs = RunDir.list(flags.project ?? process.cwd()).map((runDir) => {
-        const manifest = runDir.readManifest();
-        const report = readReport(runDir);
+        let manifest: RunManifest;
+        let report: RunReport | undefined;
+        try {
+          manifest = runDir.readManifest();
+          report = readReport(runDir);
+        } catch (error) {
+          // One damaged run is listed as such, with what to do; it never hides the others.
+          if (error instanceof DamagedRunError) return { runId: runDir.id, state: 'damaged' as const, problem: error.message, dir: runDir.dir };
+          throw error;
+        }
         const terms: ObjectiveTerms = { name: manifest.settings.objectiveName, direction: manifest.settings.direction, unit: manifest.settings.objectiveUnit };
         return {
           runId: manifest.runId,
@@ -382,7 +390,11 @@ export function registerEvolveCommands(program: Command): void {
       ctx.output({ runs }, () =>
         runs.length === 0
           ? 'no runs here yet (start one with `peagen evolve run examples/bad_sort`)'
-          : runs.map((run) => `${run.runId}  ${run.example}  ${run.state}  best ${run.bestText}${run.versusSeed ? ` (${run.versusSeed})` : ''}  ${run.evaluations ?? '?'} evals`).join('\n'),
+          : runs
+              .map((run) =>
+                'problem' in run ? `${run.runId}  damaged: ${run.problem}` : `${run.runId}  ${run.example}  ${run.state}  best ${run.bestText}${run.versusSeed ? ` (${run.versusSeed})` : ''}  ${run.evaluations ?? '?'} evals`,
+              )
+              .join('\n'),
       );
     });
 
