@@ -219,10 +219,14 @@ export class RunDir {
     try {
       text = fs.readFileSync(file, 'utf8');
     } catch {
-      throw new Error(`the recorded LLM exchange ${hash.slice(0, 12)} is missing from ${path.dirname(file)}`);
+      throw new DamagedRunError(file, `is missing: the recorded LLM exchange ${hash.slice(0, 12)} the journal names is not in the run`);
     }
-    if (createHash('sha256').update(text).digest('hex') !== hash) throw new Error(`the recorded LLM exchange ${file} was modified (its hash does not match)`);
-    return JSON.parse(text) as LlmExchange;
+    if (createHash('sha256').update(text).digest('hex') !== hash) throw new DamagedRunError(file, 'was modified (its content hash is not its name)');
+    try {
+      return JSON.parse(text) as LlmExchange;
+    } catch {
+      throw new DamagedRunError(file, 'is not JSON');
+    }
   }
 
   /** Stores a program once, by id (it never changes once admitted to the archive). */

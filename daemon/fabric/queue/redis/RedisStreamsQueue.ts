@@ -16,7 +16,9 @@
  *                               (what a KEDA ScaledObject scales on). The group's pending list
  *                               (XPENDING) holds the running ones; a lease is the entry's idle
  *                               time, renewed by XCLAIM and reclaimed with XAUTOCLAIM.
- *   PREFIX:streams              set of those stream keys.
+ *   PREFIX:streams              set of those stream keys. A listed key that holds something else
+ *                               (another program wrote it) is skipped by every script and named
+ *                               by stats() with the command that deletes it (./badKey.ts).
  *   PREFIX:task:<id>            hash: the task JSON as enqueued, kind, stream, state (pending,
  *                               inflight, delayed, done, cancelled, dead), attempts, entry (the
  *                               live delivery = the lease id), consumer, cancel (reason),
