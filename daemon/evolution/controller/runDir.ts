@@ -221,7 +221,7 @@ export class RunDir {
     } catch {
       throw new DamagedRunError(file, `is missing: the recorded LLM exchange ${hash.slice(0, 12)} the journal names is not in the run`);
     }
-    if (createHash('sha256').update(text).digest('hex') !== hash) throw new DamagedRunError(file, 'was modified (its content hash is not its name)');
+    if (createHash('sha256').update(text).digest('hex') !== hash) throw new DamagedRunError(file, `holds the recorded LLM exchange ${hash.slice(0, 12)}, which was modified (its content hash is not its name)`);
     try {
       return JSON.parse(text) as LlmExchange;
     } catch {
