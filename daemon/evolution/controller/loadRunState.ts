@@ -32,10 +32,10 @@ export interface LoadedRunState {
   timeline: TimelinePoint[];
 }
 
-/** `selectors`: the allowed plugins' selectors (for a run whose selector a plugin provides). */
 /**
- * The checkpoint's outline; its state snapshot is checked by RunState as it is rebuilt. The
- * checkpoint only saves time: one that cannot be used is removed and the journal replayed.
+ * The checkpoint's outline, checked when it is read back; its state snapshot is checked by
+ * RunState (and EvoDB) as it is rebuilt. A checkpoint only saves time, so the way out of a
+ * damaged one is to delete it: the journal alone rebuilds the state.
  */
 const CheckpointSchema = z.object({
   journalSeq: z.number().int().nonnegative(),
