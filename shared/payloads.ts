@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { DirectionSchema } from './evaluation';
+import { filesByRelativePath } from './relativePath';
 
 export const EchoPayloadSchema = z.object({ message: z.unknown().optional() });
 export const SleepPayloadSchema = z.object({ ms: z.number().int().nonnegative().max(3_600_000) });
@@ -108,13 +109,19 @@ export const LimitsSchema = z
   })
   .partial();
 
+/** Files one task may write into a sandbox's workspace (a multi-file program's files, typically). */
+export const MAX_WORKSPACE_FILES = 2_000;
+
 /** Run a command in a fresh sandbox: the `execute` task. */
 export const ExecutePayloadSchema = z.object({
   command: z.array(z.string()).min(1),
   /** Host directory copied into the sandbox's writable workspace. */
   workspace: z.string().min(1),
-  /** Files written into the workspace copy, by relative path (e.g. the candidate program). */
-  files: z.record(z.string(), z.string()).default({}),
+  /**
+   * Files written into the workspace copy, by relative path (e.g. the candidate program): safe
+   * relative paths only, at most MAX_WORKSPACE_FILES, checked before the sandbox is made.
+   */
+  files: filesByRelativePath(z.string(), MAX_WORKSPACE_FILES).default({}),
   mounts: z.array(z.object({ hostPath: z.string().min(1), sandboxPath: z.string().regex(/^\/./) })).default([]),
   env: z.record(z.string(), z.string()).default({}),
   cwd: z.string().optional(),

@@ -13,6 +13,7 @@
  *
  * A single-file program is never a bundle: its code is the file's text, as before.
  */
+import { relativePathProblem } from './relativePath';
 
 export interface ProgramFile {
   /** Relative path with `/` separators, inside the example directory. */
@@ -26,18 +27,12 @@ const HEADER = /^#==> peagen-file ("(?:[^"\\]|\\.)*")( no-final-newline)?$/;
 
 export class ProgramBundleError extends Error {}
 
+/** Why `path` cannot name a file of a program, or null when it can: the one check of shared/relativePath.ts. */
+export const programPathProblem = relativePathProblem;
+
 /** Whether `code` is a multi-file bundle (a single file's text never starts with a header). */
 export function isProgramBundle(code: string): boolean {
   return code.startsWith(`${HEADER_PREFIX}"`);
-}
-
-/** Why `path` cannot name a file of a program, or null when it can. */
-export function programPathProblem(path: string): string | null {
-  if (path === '') return 'the path is empty';
-  if (path.includes('\\') || [...path].some((char) => char.charCodeAt(0) < 0x20 || char.charCodeAt(0) === 0x7f)) return `"${path}" holds a backslash or a control character (use / between folders)`;
-  if (path.startsWith('/') || /^[A-Za-z]:/.test(path)) return `"${path}" is absolute (give it relative to the example directory)`;
-  if (path.split('/').some((part) => part === '' || part === '.' || part === '..')) return `"${path}" has an empty, "." or ".." part (give a plain path inside the example directory)`;
-  return null;
 }
 
 /** The bundle of `files`, in their order; throws ProgramBundleError when it would be ambiguous. */
@@ -46,7 +41,7 @@ export function bundleProgram(files: readonly ProgramFile[]): string {
   const seen = new Set<string>();
   let bundle = '';
   for (const file of files) {
-    const problem = programPathProblem(file.path);
+    const problem = relativePathProblem(file.path);
     if (problem) throw new ProgramBundleError(`cannot bundle the program: ${problem}`);
     if (seen.has(file.path)) throw new ProgramBundleError(`cannot bundle the program: "${file.path}" is named twice`);
     seen.add(file.path);
@@ -86,7 +81,7 @@ export function unbundleProgram(code: string): ProgramFile[] {
       } catch {
         throw new ProgramBundleError(`malformed file path in the bundle: ${match[1]!.slice(0, 200)}`);
       }
-      const problem = programPathProblem(path);
+      const problem = relativePathProblem(path);
       if (problem) throw new ProgramBundleError(`the bundle names a file it cannot hold: ${problem}`);
       if (files.some((file) => file.path === path) || current?.path === path) throw new ProgramBundleError(`the bundle names ${path} twice`);
       current = { path, open: match[2] !== undefined, start: lineEnd + 1 };

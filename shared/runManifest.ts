@@ -8,6 +8,7 @@
 import * as z from 'zod';
 import { DirectionSchema } from './evaluation';
 import { MAX_CHOICES } from './payloads';
+import { SafeRelativePathSchema } from './relativePath';
 
 /** The manifest's name in a run's directory. */
 export const RUN_MANIFEST_FILE = 'run.json';
@@ -77,13 +78,17 @@ export const RunManifestSchema = z.object({
   /** Absolute path of the example directory (peagen.example.json). */
   exampleDir: z.string(),
   exampleName: z.string(),
-  /** The example's program file, relative to exampleDir (a multi-file program's first file). */
-  program: z.string(),
+  /**
+   * The example's program file, relative to exampleDir (a multi-file program's first file).
+   * Paths in run.json are read back from disk: a run's files are written from them
+   * (best/), so only safe relative paths are accepted (shared/relativePath.ts).
+   */
+  program: SafeRelativePathSchema,
   /**
    * A multi-file program's files, relative to exampleDir, in their fixed order (its code is
    * their bundle: shared/programFiles.ts); absent for a single-file program.
    */
-  programFiles: z.array(z.string()).min(2).optional(),
+  programFiles: z.array(SafeRelativePathSchema).min(2).optional(),
   settings: RunSettingsSchema,
   stop: StopConditionsSchema,
   evaluatorArgs: z.array(z.string()),

@@ -7,26 +7,34 @@
 import * as z from 'zod';
 import { blocksOfLines } from './evolveBlocks';
 import { type LineRegion, toDocument } from './lines';
+import { filesByRelativePath, SafeRelativePathSchema } from './relativePath';
 
 /** A LineRegion (shared/lines.ts) as it travels: 0-based lines, `endLine` exclusive. */
 export const LineRegionSchema = z.object({ startLine: z.number().int().nonnegative(), endLine: z.number().int().nonnegative() }) satisfies z.ZodType<LineRegion>;
 
 /** What one example may weigh on the wire: its files together, before base64. */
 export const MAX_EXAMPLE_BYTES = 8 * 1024 * 1024;
+/** How many files one example may send: far more than an example needs, few enough to write at once. */
+export const MAX_EXAMPLE_FILES = 2_000;
 /** Never sent with an example: Peagen's own state, dependencies, caches. */
 export const SKIPPED_EXAMPLE_ENTRIES: ReadonlySet<string> = new Set(['.peagen', 'node_modules', '__pycache__', '.git']);
 
-/** A relative path that stays inside its directory: `/`-separated, no `.` or `..` parts, not absolute. */
-export function isPlainRelativePath(value: string): boolean {
-  return !/^[A-Za-z]:/.test(value) && !value.includes('\\') && value.split('/').every((part) => part !== '' && part !== '.' && part !== '..');
+/** The bytes a base64 text decodes to, without decoding it. */
+function base64Bytes(text: string): number {
+  const padding = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  return Math.max(0, Math.floor((text.length * 3) / 4) - padding);
 }
 
-const RelativePathSchema = z.string().min(1).max(1024).refine(isPlainRelativePath, { message: 'must be a relative path with / separators, without . or .. parts' });
-
-/** An example directory's files by relative path, base64: what the daemon writes its copy from. */
-export const ExampleFilesSchema = z
-  .record(RelativePathSchema, z.string().max(Math.ceil((MAX_EXAMPLE_BYTES * 4) / 3) + 4))
-  .refine((files) => Object.keys(files).length > 0, { message: 'the example has no files' });
+/**
+ * An example directory's files by relative path, base64: what the daemon writes its copy
+ * from. The request's limits (MAX_EXAMPLE_FILES, MAX_EXAMPLE_BYTES) are checked here, at the
+ * RPC boundary, before the daemon does any work for it.
+ */
+export const ExampleFilesSchema = filesByRelativePath(z.string().max(Math.ceil((MAX_EXAMPLE_BYTES * 4) / 3) + 4), MAX_EXAMPLE_FILES)
+  .refine((files) => Object.keys(files).length > 0, { message: 'the example has no files' })
+  .refine((files) => Object.values(files).reduce((total, text) => total + base64Bytes(text), 0) <= MAX_EXAMPLE_BYTES, {
+    message: `the example's files weigh more than ${MAX_EXAMPLE_BYTES / 1024 / 1024} MB together: keep data sets out of the example directory`,
+  });
 export type ExampleFiles = z.infer<typeof ExampleFilesSchema>;
 
 export const SelectionRecordSchema = z.object({
@@ -45,7 +53,7 @@ export const SelectionRecordSchema = z.object({
   /** The example the job was made from, as the client names it. */
   exampleDir: z.string(),
   /** The program file inside the job, relative to it. */
-  program: z.string(),
+  program: SafeRelativePathSchema,
   createdAt: z.string(),
 });
 export type SelectionRecord = z.infer<typeof SelectionRecordSchema>;

@@ -166,6 +166,11 @@ export interface QueueStats {
   /** Waiting for a retry back-off to pass. */
   delayed: number;
   dead: number;
+  /**
+   * Keys the queue found damaged and skipped (e.g. a stream key that something else wrote as
+   * a string), each with how to fix it. Absent when there is none.
+   */
+  problems?: string[];
 }
 
 /** A worker pool as the queue's cluster directory knows it; renewed by heartbeat. */

@@ -7,4 +7,6 @@
 export { ResponseError } from 'vscode-languageserver-protocol/node';
 export { ConfigError } from '../config';
 export { RedisConnectError } from '../fabric/queue/redis/connectError';
+export { QueueKeyError } from '../fabric/queue/redis/badKey';
 export { DaemonUnavailableError } from '../rpc/client';
+export { DamagedRunError } from '../evolution/controller/runDir';

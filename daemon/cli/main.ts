@@ -47,10 +47,14 @@ interface ErrorReport {
 
 async function reportOf(error: unknown): Promise<ErrorReport> {
   if (error instanceof CliError) return { code: error.code, message: error.message, exitCode: error.exitCode };
-  const { ConfigError, DaemonUnavailableError, RedisConnectError, ResponseError } = await import('./errorClasses');
+  const { ConfigError, DamagedRunError, DaemonUnavailableError, QueueKeyError, RedisConnectError, ResponseError } = await import('./errorClasses');
   if (error instanceof ConfigError) return { code: 'config', message: error.message, exitCode: ExitCode.Usage };
+  // A run's file that is not what Peagen wrote: the message names it and what to do; no stack trace.
+  if (error instanceof DamagedRunError) return { code: 'failed', message: error.message, exitCode: ExitCode.Failed };
   // The queue's server is down or refused us: the message says what to do; no stack trace.
   if (error instanceof RedisConnectError) return { code: 'failed', message: error.message, exitCode: ExitCode.Failed };
+  // A queue key something else wrote: the message names it and the command that deletes it.
+  if (error instanceof QueueKeyError) return { code: 'failed', message: error.message, exitCode: ExitCode.Failed };
   if (error instanceof DaemonUnavailableError) return { code: 'no_daemon', message: error.message, exitCode: ExitCode.NoDaemon };
   if (error instanceof ResponseError) return { code: 'daemon_error', message: `the daemon answered: ${error.message}`, exitCode: ExitCode.Failed };
   const message = error instanceof Error ? error.message : String(error);

@@ -23,6 +23,7 @@ export function describeStatus(status: Status.Response, options: StatusTextOptio
   const { queue, workers } = status;
   return [
     `queue: ${queue.backend} (${queue.url}) — ${queue.pending} pending, ${queue.inFlight} in flight, ${queue.delayed} waiting to retry, ${queue.dead} dead`,
+    ...(queue.problems ?? []).map((problem) => `  warning: ${problem}`),
     ...describeDepth(status.cluster),
     workers.count > 0
       ? `workers here: ${workers.count} ${workers.mode} (${workers.busy} busy), caps [${workers.caps.join(', ')}]`

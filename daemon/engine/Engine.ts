@@ -10,6 +10,7 @@ import { EventEmitter } from 'node:events';
 import type { ClusterStatus, SandboxStatus, TaskUpdate, WorkerPoolStatus } from '../../shared/protocol';
 import { newTask, type QueueStats, type Result, type Task, type TaskSpec } from '../../shared/task';
 import type { PeagenConfig } from '../config';
+import { QueueKeyError } from '../fabric/queue/redis/badKey';
 import { canAccept, type TaskEvent, type TaskQueue } from '../fabric/queue/TaskQueue';
 import type { HandlerRegistry } from '../fabric/worker/HandlerRegistry';
 import { WorkerPool } from '../fabric/worker/WorkerPool';
@@ -174,7 +175,7 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
 
   async status(): Promise<EngineStatus> {
     return {
-      queue: { backend: this.queue.backend, url: this.queue.url, ...(await this.queue.stats()) },
+      queue: { backend: this.queue.backend, url: this.queue.url, ...(await this.queueStats()) },
       workers: this.pool?.status() ?? { count: 0, busy: 0, caps: [], mode: this.config.worker.mode },
       sandbox: this.executor
         ? { executor: this.executor.executor.name, isolates: this.executor.executor.isolates, reason: this.executor.reason }
@@ -187,8 +188,16 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
    * for by status requests only: it costs queue round trips that task updates must not pay.
    */
   async cluster(): Promise<ClusterStatus> {
-    const [workers, depth] = await Promise.all([this.queue.listWorkers(), this.queue.depth()]);
+    const [workers, depth] = await Promise.all([this.queue.listWorkers(), this.queue.depth().catch(unlessDamagedKey([]))]);
     return { workers, depth };
+  }
+
+  /**
+   * The queue's counts; a queue key that something else wrote (QueueKeyError) never blocks a
+   * status: it is reported as the problem, with its fix, and the counts as unknown (zero).
+   */
+  private queueStats(): Promise<QueueStats> {
+    return this.queue.stats().catch((error: unknown) => unlessDamagedKey<QueueStats>({ pending: 0, inFlight: 0, delayed: 0, dead: 0, problems: [(error as Error).message] })(error));
   }
 
   /** Stops the workers (finishing or handing back their tasks), then the queue. */
@@ -220,4 +229,12 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
 function sandboxScope(executor: Executor): ChildScope {
   const owner = newSandboxOwner();
   return { env: { [SANDBOX_OWNER_ENV]: owner }, release: () => executor.reclaim(owner) };
+}
+
+/** `fallback` when the error is a damaged queue key (its message says which and how to fix it); any other error again. */
+function unlessDamagedKey<T>(fallback: T): (error: unknown) => T {
+  return (error) => {
+    if (error instanceof QueueKeyError) return fallback;
+    throw error;
+  };
 }

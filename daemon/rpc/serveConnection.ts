@@ -43,6 +43,7 @@ import { TaskFollowers } from './taskFollowers';
 import type { RunManager } from '../evolution/controller/RunManager';
 import { RunSetupError } from '../evolution/controller/prepareRun';
 import { MutatorChoiceError } from '../evolution/controller/chooseMutator';
+import { DamagedRunError } from '../evolution/controller/runDir';
 import { scaffoldFor } from '../evaluation/scaffold/scaffoldExample';
 import { mutateProgram } from '../usecases/mutateProgram';
 import { RegionError } from '../usecases/selectionProgram';
@@ -201,7 +202,11 @@ export function serveConnection(connection: ProtocolConnection, engine: Engine, 
   /** A run request the daemon cannot act on is the client's to fix: InvalidParams, with the reason. */
   const asParamsError = (error: unknown): never => {
     const clients =
-      error instanceof RunSetupError || error instanceof SelectionJobError || error instanceof RegionError || error instanceof MutatorChoiceError;
+      error instanceof RunSetupError ||
+      error instanceof SelectionJobError ||
+      error instanceof RegionError ||
+      error instanceof MutatorChoiceError ||
+      error instanceof DamagedRunError;
     if (clients || (error instanceof Error && /^no run "/.test(error.message))) throw new ResponseError(ErrorCodes.InvalidParams, error.message);
     throw error;
   };

@@ -8,6 +8,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { relativePathProblem } from '../../shared/relativePath';
 import { checkSandboxOwner, sandboxOwner } from './owner';
 import { killRecordedGroup, processStartTime } from './processGroup';
 
@@ -58,11 +59,16 @@ export class SandboxDir {
    * the candidate must not reach the original) and writes `files` into it.
    */
   fill(workspace: string | undefined, options: Pick<SandboxDirOptions, 'files' | 'worldWritable'> = {}): void {
+    // Every name is checked before anything is copied or written: a refused request leaves nothing half made.
+    const files = Object.entries(options.files ?? {});
+    for (const [relative] of files) {
+      const problem = relativePathProblem(relative);
+      if (problem) throw new Error(`cannot write the file into the sandbox's workspace: ${problem}`);
+    }
     if (workspace === undefined) fs.mkdirSync(this.workspace, { recursive: true });
     else fs.cpSync(workspace, this.workspace, { recursive: true, dereference: true, errorOnExist: false });
-    for (const [relative, content] of Object.entries(options.files ?? {})) {
-      const target = path.resolve(this.workspace, relative);
-      if (!target.startsWith(`${this.workspace}${path.sep}`)) throw new Error(`file "${relative}" would land outside the workspace`);
+    for (const [relative, content] of files) {
+      const target = path.join(this.workspace, ...relative.split('/'));
       fs.mkdirSync(path.dirname(target), { recursive: true });
       fs.writeFileSync(target, content);
     }

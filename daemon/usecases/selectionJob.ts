@@ -9,9 +9,11 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as z from 'zod';
 import { EXAMPLE_CONFIG_FILE, type ExampleConfig, ExampleConfigSchema } from '../../shared/evaluation';
 import type { PrepareSelection } from '../../shared/protocol';
-import { type ExampleFiles, isPlainRelativePath, MAX_EXAMPLE_BYTES, type SelectionRecord, SelectionRecordSchema } from '../../shared/selection';
+import { relativePathProblem } from '../../shared/relativePath';
+import { type ExampleFiles, MAX_EXAMPLE_BYTES, MAX_EXAMPLE_FILES, type SelectionRecord, SelectionRecordSchema } from '../../shared/selection';
 import { selectionProgram } from './selectionProgram';
 import { openEvolveExample } from '../evaluation/openEvolveLayout';
 import { OPENEVOLVE_CONFIG_FILE, OPENEVOLVE_EVALUATOR_FILE, OPENEVOLVE_PROGRAM_FILE } from '../../shared/openEvolveConfig';
@@ -44,7 +46,9 @@ export function prepareSelection(params: PrepareSelection.Params, home: string):
     throw new SelectionJobError(`the example's program spans several files (${config.program.join(', ')}); Evolve Selection evolves one region of one file: run the example with \`peagen evolve run ${clientExample}\` instead, or pick a single-file example`);
   }
   const programFile = inside ?? config.program;
-  if (!isPlainRelativePath(programFile)) throw new SelectionJobError(`the example's program "${config.program}" must be a path inside the example`);
+  const programProblem = relativePathProblem(programFile);
+  if (programProblem) throw new SelectionJobError(`the example's program "${config.program}" must be a path inside the example: ${programProblem}`);
+  refuseFileAndFolder([...files.keys(), programFile, EXAMPLE_CONFIG_FILE, BASE_TEXT_FILE, SELECTION_FILE]);
   const contentHash = sha256(JSON.stringify([...files.keys()].sort().map((name) => [name, sha256(files.get(name)!)])));
   const key = sha256(JSON.stringify([params.sourceFile, params.region, clientExample, params.text, contentHash]));
   const stem = (params.sourceFile.split(/[\\/]/).pop() ?? '').replace(/\.[^.]*$/, '').replace(/[^A-Za-z0-9_-]/g, '_') || 'selection';
@@ -66,19 +70,17 @@ export function prepareSelection(params: PrepareSelection.Params, home: string):
     program: programFile,
     createdAt: new Date().toISOString(),
   };
+  // Everything was checked above; a write that fails all the same (a full disk) leaves no
+  // half-written copy behind.
   const temp = `${dir}.${process.pid}.tmp`;
   fs.rmSync(temp, { recursive: true, force: true });
-  for (const [name, content] of files) {
-    fs.mkdirSync(path.dirname(path.join(temp, name)), { recursive: true });
-    fs.writeFileSync(path.join(temp, name), content);
-  }
-  fs.mkdirSync(path.dirname(path.join(temp, programFile)), { recursive: true });
-  fs.writeFileSync(path.join(temp, programFile), program.code);
-  fs.writeFileSync(path.join(temp, EXAMPLE_CONFIG_FILE), `${JSON.stringify({ ...config, program: programFile }, null, 2)}\n`);
-  fs.writeFileSync(path.join(temp, BASE_TEXT_FILE), params.text);
-  fs.writeFileSync(path.join(temp, SELECTION_FILE), `${JSON.stringify(record, null, 2)}\n`);
-  fs.mkdirSync(path.dirname(dir), { recursive: true });
   try {
+    for (const [name, content] of files) writeInside(temp, name, content);
+    writeInside(temp, programFile, program.code);
+    writeInside(temp, EXAMPLE_CONFIG_FILE, `${JSON.stringify({ ...config, program: programFile }, null, 2)}\n`);
+    writeInside(temp, BASE_TEXT_FILE, params.text);
+    writeInside(temp, SELECTION_FILE, `${JSON.stringify(record, null, 2)}\n`);
+    fs.mkdirSync(path.dirname(dir), { recursive: true });
     fs.renameSync(temp, dir);
   } catch (error) {
     fs.rmSync(temp, { recursive: true, force: true });
@@ -100,8 +102,22 @@ export function readSelectionJob(dir: string): { record: SelectionRecord; baseTe
   } catch {
     return undefined;
   }
-  const record = SelectionRecordSchema.parse(JSON.parse(raw));
-  return { record, baseText: fs.readFileSync(path.join(dir, BASE_TEXT_FILE), 'utf8') };
+  // Read back from disk: checked like any input, refused with the file and the way out.
+  let parsed: ReturnType<typeof SelectionRecordSchema.safeParse> | undefined;
+  try {
+    parsed = SelectionRecordSchema.safeParse(JSON.parse(raw));
+  } catch {
+    parsed = undefined;
+  }
+  const file = path.join(dir, SELECTION_FILE);
+  if (!parsed?.success) throw new SelectionJobError(`${file} is damaged (${parsed ? z.prettifyError(parsed.error).replace(/\s+/g, ' ') : 'not JSON'}): remove ${dir} and make the selection job again`);
+  let baseText: string;
+  try {
+    baseText = fs.readFileSync(path.join(dir, BASE_TEXT_FILE), 'utf8');
+  } catch {
+    throw new SelectionJobError(`${path.join(dir, BASE_TEXT_FILE)} is missing: remove ${dir} and make the selection job again`);
+  }
+  return { record: parsed.data, baseText };
 }
 
 function jobOf(jobId: string, record: SelectionRecord, config: ExampleConfig): NonNullable<PrepareSelection.Response['job']> {
@@ -112,21 +128,37 @@ function decodeFiles(encoded: ExampleFiles): Map<string, Buffer> {
   // A Map: a file may be named __proto__.
   const files = new Map<string, Buffer>();
   let total = 0;
-  for (const [name, base64] of Object.entries(encoded)) {
+  const entries = Object.entries(encoded);
+  // The RPC schema checked these already; this use case may be called without it.
+  if (entries.length > MAX_EXAMPLE_FILES) throw new SelectionJobError(`the example sends ${entries.length} files, more than ${MAX_EXAMPLE_FILES}: keep data sets and generated files out of the example directory`);
+  for (const [name, base64] of entries) {
+    const problem = relativePathProblem(name);
+    if (problem) throw new SelectionJobError(`the example's file names must be safe relative paths: ${problem}`);
     const content = Buffer.from(base64, 'base64');
     total += content.length;
     if (total > MAX_EXAMPLE_BYTES) throw new SelectionJobError(`the example's files weigh more than ${MAX_EXAMPLE_BYTES / 1024 / 1024} MB: keep data sets out of the example directory`);
     files.set(name, content);
   }
-  // A file and a directory of the same name cannot both be written.
-  for (const name of files.keys()) {
+  return files;
+}
+
+/** A file and a directory of the same name cannot both be written: refused before anything is. */
+function refuseFileAndFolder(names: readonly string[]): void {
+  const fileNames = new Set(names);
+  for (const name of names) {
     const parts = name.split('/');
     for (let depth = 1; depth < parts.length; depth++) {
       const parent = parts.slice(0, depth).join('/');
-      if (files.has(parent)) throw new SelectionJobError(`the example's files name ${parent} both as a file and as a directory`);
+      if (fileNames.has(parent)) throw new SelectionJobError(`the example's files name ${parent} both as a file and as a directory`);
     }
   }
-  return files;
+}
+
+/** Writes `name` (a checked relative path) under `root`. */
+function writeInside(root: string, name: string, content: string | Buffer): void {
+  const target = path.join(root, ...name.split('/'));
+  fs.mkdirSync(path.dirname(target), { recursive: true });
+  fs.writeFileSync(target, content);
 }
 
 /** The example's config: its peagen.example.json, or the one synthesised for OpenEvolve's layout. */

@@ -5,11 +5,12 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { type ExampleFiles, MAX_EXAMPLE_BYTES, SKIPPED_EXAMPLE_ENTRIES } from '../../shared/selection';
+import { type ExampleFiles, MAX_EXAMPLE_BYTES, MAX_EXAMPLE_FILES, SKIPPED_EXAMPLE_ENTRIES } from '../../shared/selection';
 
 export function readExampleFiles(exampleDir: string): ExampleFiles {
   const files: ExampleFiles = {};
   let total = 0;
+  let count = 0;
   const seen = new Set<string>();
   const walk = (dir: string, prefix: string): void => {
     // A link back up the tree is walked once.
@@ -28,6 +29,10 @@ export function readExampleFiles(exampleDir: string): ExampleFiles {
         total += content.length;
         if (total > MAX_EXAMPLE_BYTES) {
           throw new Error(`the example ${exampleDir} weighs more than ${MAX_EXAMPLE_BYTES / 1024 / 1024} MB (at ${name}): keep data sets out of the example directory, or let the evaluator generate them`);
+        }
+        // The daemon refuses more (shared/selection.ts): say so here, naming the directory.
+        if (++count > MAX_EXAMPLE_FILES) {
+          throw new Error(`the example ${exampleDir} has more than ${MAX_EXAMPLE_FILES} files (at ${name}): keep data sets and generated files out of the example directory`);
         }
         files[name] = content.toString('base64');
       }

@@ -25,6 +25,7 @@ describe('event journal', () => {
         { seq: 1, type: 'start', run: 'r1' },
         { seq: 2, type: 'child' },
       ],
+      lines: [1, 2],
       tornTail: false,
     });
   });
@@ -47,7 +48,7 @@ describe('event journal', () => {
     journal.append({ type: 'a' });
     journal.append({ type: 'b' });
     fs.appendFileSync(file, '{"seq":3,"type":"chi'); // killed mid-append
-    assert.deepEqual(readJournal(file), { events: [{ seq: 1, type: 'a' }, { seq: 2, type: 'b' }], tornTail: true });
+    assert.deepEqual(readJournal(file), { events: [{ seq: 1, type: 'a' }, { seq: 2, type: 'b' }], lines: [1, 2], tornTail: true });
 
     const reopened = new Journal(file);
     assert.equal(reopened.append({ type: 'c' }), 3, 'the torn event never happened');
@@ -57,13 +58,14 @@ describe('event journal', () => {
         { seq: 2, type: 'b' },
         { seq: 3, type: 'c' },
       ],
+      lines: [1, 2, 3],
       tornTail: false,
     });
   });
 
   it('keeps a last event whose newline was not written, and appends on a fresh line', () => {
     fs.writeFileSync(file, '{"seq":1,"type":"a"}\n{"seq":2,"type":"b"}');
-    assert.deepEqual(readJournal(file), { events: [{ seq: 1, type: 'a' }, { seq: 2, type: 'b' }], tornTail: false });
+    assert.deepEqual(readJournal(file), { events: [{ seq: 1, type: 'a' }, { seq: 2, type: 'b' }], lines: [1, 2], tornTail: false });
     new Journal(file).append({ type: 'c' });
     assert.equal(readJournal(file).events.length, 3);
   });
@@ -81,7 +83,7 @@ describe('event journal', () => {
   it('explains a missing journal and refuses a non-object event', () => {
     assert.throws(() => readJournal(file), /no journal at .*events\.jsonl/);
     const journal = new Journal(file);
-    assert.deepEqual(readJournal(file), { events: [], tornTail: false });
+    assert.deepEqual(readJournal(file), { events: [], lines: [], tornTail: false });
     assert.throws(() => journal.append([1, 2]), /must be an object/);
     const cyclic: Record<string, unknown> = {};
     cyclic.self = cyclic;

@@ -81,7 +81,7 @@ describe('run.json (shared/runManifest.ts)', () => {
   it('a manifest this Peagen cannot read is refused, saying which file', () => {
     const dir = RunDir.create(project, 'bad_sort');
     fs.writeFileSync(dir.manifestFile, OLD_MANIFEST.replace('"maximize"', '"sideways"'));
-    assert.throws(() => dir.readManifest(), /run\.json is not a run this Peagen can read/);
+    assert.throws(() => dir.readManifest(), /run\.json is not a run manifest this Peagen can read/);
   });
 
   it('StartRun asks for the stop conditions run.json records (one schema)', () => {

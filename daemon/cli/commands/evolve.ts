@@ -19,8 +19,9 @@ import { runTaskKinds } from '../../evolution/controller/taskSpecs';
 import { activePlugins } from '../../plugins/activePlugins';
 import { readReport, type RunReport } from '../../evolution/controller/report';
 import { objectiveValue, seedComparison, shortComparison, type ObjectiveTerms } from '../../../shared/objectiveText';
-import type { StopConditions } from '../../../shared/runManifest';
-import { RunDir, RUNS_DIR } from '../../evolution/controller/runDir';
+import type { RunManifest, StopConditions } from '../../../shared/runManifest';
+import { checkedBestFolder, recordedBest } from '../../evolution/controller/recordedBest';
+import { DamagedRunError, RunDir, RUNS_DIR } from '../../evolution/controller/runDir';
 import { RunBusyError } from '../../evolution/controller/runLock';
 import { readJournal } from '../../evolution/evodb/journal';
 import { SELECTOR_NAMES } from '../../evolution/selection/createSelector';
@@ -239,6 +240,8 @@ async function runLocally(ctx: CliContext, prepared: PreparedRun, flags: RunFlag
   } catch (error) {
     // Another process took the run between the check in prepareRun and the start: nothing ran.
     if (error instanceof RunBusyError) throw new CliError(error.message, ExitCode.Usage);
+    // A run file that is not what Peagen wrote: resuming again would meet it again.
+    if (error instanceof DamagedRunError) throw new CliError(error.message, ExitCode.Failed);
     throw new CliError(`the run stopped with an error: ${(error as Error).message}\nits state is checkpointed in ${runDir.dir}; after fixing the cause: peagen evolve run --resume ${manifest.runId}`, ExitCode.Failed);
   } finally {
     display.done();
@@ -358,8 +361,16 @@ export function registerEvolveCommands(program: Command): void {
     .action((flags: { project?: string }, command: Command) => {
       const ctx = CliContext.of(command);
       const runs = RunDir.list(flags.project ?? process.cwd()).map((runDir) => {
-        const manifest = runDir.readManifest();
-        const report = readReport(runDir);
+        let manifest: RunManifest;
+        let report: RunReport | undefined;
+        try {
+          manifest = runDir.readManifest();
+          report = readReport(runDir);
+        } catch (error) {
+          // One damaged run is listed as such, with what to do; it never hides the others.
+          if (error instanceof DamagedRunError) return { runId: runDir.id, state: 'damaged' as const, problem: error.message, dir: runDir.dir };
+          throw error;
+        }
         const terms: ObjectiveTerms = { name: manifest.settings.objectiveName, direction: manifest.settings.direction, unit: manifest.settings.objectiveUnit };
         return {
           runId: manifest.runId,
@@ -379,7 +390,11 @@ export function registerEvolveCommands(program: Command): void {
       ctx.output({ runs }, () =>
         runs.length === 0
           ? 'no runs here yet (start one with `peagen evolve run examples/bad_sort`)'
-          : runs.map((run) => `${run.runId}  ${run.example}  ${run.state}  best ${run.bestText}${run.versusSeed ? ` (${run.versusSeed})` : ''}  ${run.evaluations ?? '?'} evals`).join('\n'),
+          : runs
+              .map((run) =>
+                'problem' in run ? `${run.runId}  damaged: ${run.problem}` : `${run.runId}  ${run.example}  ${run.state}  best ${run.bestText}${run.versusSeed ? ` (${run.versusSeed})` : ''}  ${run.evaluations ?? '?'} evals`,
+              )
+              .join('\n'),
       );
     });
 
@@ -401,16 +416,20 @@ export function registerEvolveCommands(program: Command): void {
       "print a run's best program (run id or directory): the smallest diff from the seed that keeps its gain, when the run reduced it; a multi-file program prints as one text with a header line per file",
     )
     .option('--full', 'the full best, with every change, when best/ holds its reduction')
+    .option('--recorded', "the program the run recorded in its journal, not best/ (when best/ was altered)")
     .option('--output <file>', 'write it to this file instead (a multi-file program: to this directory, one file each)')
     .option('--project <dir>', 'where .peagen/runs/ is kept')
-    .action((run: string, flags: { full?: boolean; output?: string; project?: string }, command: Command) => {
+    .action((run: string, flags: { full?: boolean; recorded?: boolean; output?: string; project?: string }, command: Command) => {
       const ctx = CliContext.of(command);
       const runDir = resolveRun(run, flags.project);
       const manifest = runDir.readManifest();
       const report = readReport(runDir);
+      // best/ is checked against the run's record (its journal), never handed out on trust.
+      const recorded = recordedBest(runDir, manifest, activePlugins(ctx.config).selectors);
       // best/ holds the reduction when the run reduced its best (best-full/ the full best).
-      const reduction = report?.reduction?.reduced !== undefined && fs.existsSync(runDir.bestFiles(manifest, 'best-full')[0]!) ? report.reduction : undefined;
-      const code = runDir.readBestProgram(manifest, flags.full && reduction ? 'best-full' : 'best');
+      const reduction = recorded?.reduced && report?.reduction?.reduced !== undefined ? report.reduction : undefined;
+      const folder = flags.full && recorded?.reduced ? 'best-full' : 'best';
+      const code = flags.recorded ? (folder === 'best' && recorded?.reduced ? recorded.reduced.code : recorded?.best.code) : checkedBestFolder(runDir, manifest, recorded, folder);
       if (code === undefined) throw new CliError(`run ${runDir.id} has no best program yet`, ExitCode.Failed);
       // Both figures, where a person reads them: stdout stays the program alone.
       const which = reduction ? `${flags.full ? 'the full best' : 'the reduced best'}: ${reduction.summary}${flags.full ? '' : ' (--full for the full best)'}` : undefined;

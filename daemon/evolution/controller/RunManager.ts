@@ -13,7 +13,7 @@ import { loadRunState } from './loadRunState';
 import { estimateRun, prepareRun, type RunRequest, RunSetupError } from './prepareRun';
 import { readReport } from './report';
 import type { RunManifest } from '../../../shared/runManifest';
-import { RunDir } from './runDir';
+import { DamagedRunError, RunDir } from './runDir';
 import type { LlmExchange } from '../mutation/Mutator';
 import type { RunState } from './RunState';
 import { engineTaskClient } from './taskClients';
@@ -119,21 +119,32 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
     return workspaceHome(workspace, this.stateDir);
   }
 
+  /** The workspace's runs; a damaged run is left out of the list and its problem logged (it never hides the others). */
   list(workspace: WorkspaceRef): RunSummary[] {
-    return RunDir.list(this.home(workspace)).map((runDir) => {
-      const manifest = runDir.readManifest();
-      const live = this.active.get(manifest.runId)?.progress;
-      let best: number | null = live?.best?.objective ?? null;
-      let evaluations = live?.evaluations ?? 0;
-      let state: RunSummary['state'] = live ? live.state : 'interrupted';
-      if (!live) {
-        const report = readReport(runDir);
-        best = report?.best?.objective ?? null;
-        evaluations = report?.progress.evaluations ?? 0;
-        state = !report || report.stopReason === 'interrupted' ? 'interrupted' : report.stopReason === 'error' ? 'failed' : 'finished';
+    return RunDir.list(this.home(workspace)).flatMap((runDir) => {
+      try {
+        return [this.summary(runDir)];
+      } catch (error) {
+        if (!(error instanceof DamagedRunError)) throw error;
+        this.log(`run ${runDir.id} is not listed: ${error.message}`);
+        return [];
       }
-      return { runId: manifest.runId, example: manifest.exampleName, dir: runDir.dir, state, startedAt: manifest.createdAt, best, evaluations };
     });
+  }
+
+  private summary(runDir: RunDir): RunSummary {
+    const manifest = runDir.readManifest();
+    const live = this.active.get(manifest.runId)?.progress;
+    let best: number | null = live?.best?.objective ?? null;
+    let evaluations = live?.evaluations ?? 0;
+    let state: RunSummary['state'] = live ? live.state : 'interrupted';
+    if (!live) {
+      const report = readReport(runDir);
+      best = report?.best?.objective ?? null;
+      evaluations = report?.progress.evaluations ?? 0;
+      state = !report || report.stopReason === 'interrupted' ? 'interrupted' : report.stopReason === 'error' ? 'failed' : 'finished';
+    }
+    return { runId: manifest.runId, example: manifest.exampleName, dir: runDir.dir, state, startedAt: manifest.createdAt, best, evaluations };
   }
 
   private stateOf(runId: string, workspace: WorkspaceRef): { state: RunState; manifest: RunManifest } {

@@ -24,7 +24,7 @@ import type { MergeEvent } from '../runEvents';
 import { type Checkpoint, type LoadedRunState, loadRunState } from './loadRunState';
 import { buildReport, readReport, writeReport } from './report';
 import type { RunManifest } from '../../../shared/runManifest';
-import { RunDir } from './runDir';
+import { DamagedRunError, RunDir } from './runDir';
 import { lockRun, type RunLock } from './runLock';
 import { SEARCH_POLICY } from './RunState';
 import type { SelectorPlugin } from '../selection/ParentSelector';
@@ -133,7 +133,7 @@ function open(runDir: RunDir, selectors: readonly SelectorPlugin[] = []): OpenRu
     loaded = loadRunState(runDir, manifest, undefined, selectors);
   } catch (error) {
     const message = (error as Error).message;
-    const damaged = error instanceof CheckpointError && error.problem !== 'newer' && error.problem !== 'missing';
+    const damaged = (error instanceof CheckpointError && error.problem !== 'newer' && error.problem !== 'missing') || (error instanceof DamagedRunError && error.file === runDir.checkpointFile);
     throw new MergeRefused(
       damaged
         ? `run ${runDir.id}: ${message}; nothing was merged. Its journal holds every event: move ${runDir.checkpointFile} aside and the state is rebuilt from the journal (\`peagen evolve replay ${runDir.id} --no-measure\` checks the journal replays)`

@@ -8,10 +8,9 @@
  * not redone (the event summarises them).
  */
 import type { Evaluation } from '../../../shared/evaluation';
-import type { ProposalEvent, ReduceEvent, RunEvent } from '../runEvents';
+import type { ProposalEvent, ReduceEvent } from '../runEvents';
 import { lineDiff, withChanges } from '../reduce/minimalDiff';
-import { isFreePlan, RunEventSchema } from '../runEvents';
-import { readJournal } from '../evodb/journal';
+import { isFreePlan } from '../runEvents';
 import { programId } from '../../../shared/programId';
 import { loadExample } from '../../evaluation/example';
 import { EXACT_CHECK } from '../mutation/childCheck';
@@ -56,12 +55,10 @@ export async function replayRun(runDir: RunDir, options: ReplayOptions = {}): Pr
   const manifest = runDir.readManifest();
   const example = loadExample(manifest.exampleDir);
   const state = new RunState(manifest.settings, undefined, undefined, options.plugins?.selectors);
-  const { events } = readJournal(runDir.journalFile);
   let plans = 0;
   let children = 0;
   let count = 0;
-  for (const raw of events as ({ at: string } & Record<string, unknown>)[]) {
-    const event: RunEvent = RunEventSchema.parse(raw);
+  for (const { event, at } of runDir.readEvents()) {
     count++;
     if (event.type === 'plan') plans++;
     if (event.type === 'proposal' && event.ok) {
@@ -70,7 +67,7 @@ export async function replayRun(runDir: RunDir, options: ReplayOptions = {}): Pr
       children++;
     }
     if (event.type === 'reduce') rederiveReduction(event, state);
-    applyEvent(state, event, raw.at);
+    applyEvent(state, event, at);
   }
   const best = state.best;
   if (!best || best.objective === null) throw new ReplayMismatch(`run ${runDir.id} has no best program to replay`);

@@ -4,6 +4,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as z from 'zod';
 import type { EnvironmentUse } from '../../../shared/evaluation';
 import type { BestReduction, Program, RunProgress, StopReason } from '../../../shared/evolution';
 import { nicheLabel } from '../../../shared/nicheLabel';
@@ -15,7 +16,7 @@ import { bestFirst } from '../selection/archiveQueries';
 import type { TimelinePoint } from './loadRunState';
 import { bestReductionOf } from '../reduce/bestReduction';
 import type { RunManifest } from '../../../shared/runManifest';
-import type { RunDir } from './runDir';
+import { DamagedRunError, type RunDir } from './runDir';
 import type { MergeRecord, RunState, Tally } from './RunState';
 
 export interface RunReport {
@@ -461,14 +462,43 @@ function economicsLines(report: RunReport): string[] {
   ];
 }
 
-/** The run's report.json, or undefined while it has none (running, or killed). */
+/**
+ * What the readers of report.json (`evolve list|show|best`, the daemon's run list) rely on,
+ * checked when it is read back: the rest is only printed. Loose objects: newer fields pass.
+ */
+const ReportOutlineSchema = z.looseObject({
+  stopReason: z.string(),
+  seed: z.looseObject({ objective: z.number().nullable().optional() }),
+  best: z.looseObject({ objective: z.number(), improvement: z.number().nullable().optional() }).nullable(),
+  progress: z.looseObject({ evaluations: z.number() }),
+  reduction: z.looseObject({ summary: z.string().optional() }).optional(),
+});
+
+/**
+ * The run's report.json, or undefined while it has none (running, or killed).
+ * @throws DamagedRunError when it is there but is not a report this Peagen wrote.
+ */
 export function readReport(runDir: RunDir): RunReport | undefined {
+  let text: string;
   try {
-    return JSON.parse(fs.readFileSync(runDir.reportJsonFile, 'utf8')) as RunReport;
+    text = fs.readFileSync(runDir.reportJsonFile, 'utf8');
   } catch {
     return undefined;
   }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    // A report cut short by a crash between its write and its rename cannot be left: writeWhole renames whole files.
+    throw new DamagedRunError(runDir.reportJsonFile, 'is not JSON', REPORT_ADVICE);
+  }
+  const outline = ReportOutlineSchema.safeParse(raw);
+  if (!outline.success) throw new DamagedRunError(runDir.reportJsonFile, `is not a run report this Peagen can read (${outline.error.issues[0]?.message ?? 'wrong form'} at ${outline.error.issues[0]?.path.join('.') ?? 'the top'})`, REPORT_ADVICE);
+  return raw as RunReport;
 }
+
+/** A report is a summary of the journal: without it the run is listed as not finished, and nothing is lost. */
+const REPORT_ADVICE = "it sums up the run's journal, which keeps everything: delete it (or restore it from a copy of the run)";
 
 export function writeReport(runDir: RunDir, report: RunReport): void {
   writeWhole(runDir.reportJsonFile, `${JSON.stringify(report, null, 2)}\n`);

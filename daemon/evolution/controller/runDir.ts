@@ -19,8 +19,55 @@ import * as path from 'node:path';
 import * as z from 'zod';
 import { ExchangeHashSchema, type Program, ProgramIdSchema, ProgramSchema, RunIdSchema } from '../../../shared/evolution';
 import { bundleProgram, unbundleProgram } from '../../../shared/programFiles';
+import { programId } from '../../../shared/programId';
+import { relativePathProblem } from '../../../shared/relativePath';
 import { RUN_MANIFEST_FILE, type RunManifest, RunManifestSchema } from '../../../shared/runManifest';
+import { JournalError, readJournal } from '../evodb/journal';
 import type { LlmExchange } from '../mutation/Mutator';
+import { type RunEvent, RunEventSchema } from '../runEvents';
+
+/**
+ * What to do about a run file that is not what Peagen wrote: only Peagen writes a run's
+ * files, so the way back is a copy of the run, or a new run.
+ */
+const DAMAGED_RUN_ADVICE = "a run's files are written by Peagen alone: restore the run directory from a backup or copy, or start a new run (peagen evolve run EXAMPLE)";
+
+/**
+ * A file of a run directory is not what Peagen wrote there (edited, cut short, replaced by
+ * something else). Everything read back from a run directory is checked like any input, and
+ * refused with this error: the file, where in it, what is wrong and what to do. The CLI prints
+ * the message alone, never a stack trace.
+ */
+export class DamagedRunError extends Error {
+  override name = 'DamagedRunError';
+  /** `problem` follows the file's name in the message (`is not JSON`), unless it names the file itself. */
+  constructor(
+    readonly file: string,
+    problem: string,
+    advice = DAMAGED_RUN_ADVICE,
+  ) {
+    super(`${problem.includes(file) ? '' : `${file} `}${problem}; ${advice}`);
+  }
+}
+
+/** A zod error on one line, for a message that names the file and line already. */
+function oneLine(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${issue.message}${issue.path.length > 0 ? ` (at ${issue.path.join('.')})` : ''}`)
+    .join('; ');
+}
+
+/** The journal's meta fields beside each event's own. */
+const JournalLineSchema = z.object({ seq: z.number().int().positive(), at: z.string().optional() });
+
+/** One event of a run's journal, checked, with its seq, its time and the line it is on. */
+export interface JournalEntry {
+  event: RunEvent;
+  seq: number;
+  at: string;
+  line: number;
+}
 
 export const RUNS_DIR = path.join('.peagen', 'runs');
 
@@ -107,16 +154,48 @@ export class RunDir {
     fs.writeFileSync(this.manifestFile, `${JSON.stringify(manifest, null, 2)}\n`);
   }
 
+  /** The run's manifest, checked (paths in it name files of the run: only safe ones pass). @throws DamagedRunError */
   readManifest(): RunManifest {
+    let text: string;
+    try {
+      text = fs.readFileSync(this.manifestFile, 'utf8');
+    } catch (error) {
+      throw new DamagedRunError(this.manifestFile, `cannot be read (${(error as Error).message})`);
+    }
     let raw: unknown;
     try {
-      raw = JSON.parse(fs.readFileSync(this.manifestFile, 'utf8'));
+      raw = JSON.parse(text);
     } catch (error) {
-      throw new Error(`cannot read ${this.manifestFile}: ${(error as Error).message}`);
+      throw new DamagedRunError(this.manifestFile, `is not JSON (${(error as Error).message})`);
     }
     const parsed = RunManifestSchema.safeParse(raw);
-    if (!parsed.success) throw new Error(`${this.manifestFile} is not a run this Peagen can read: ${z.prettifyError(parsed.error)}`);
+    if (!parsed.success) throw new DamagedRunError(this.manifestFile, `is not a run manifest this Peagen can read: ${oneLine(parsed.error)}`);
     return parsed.data;
+  }
+
+  /**
+   * Every event of the run's journal, in order, each checked against its schema.
+   * @throws DamagedRunError naming the journal and the line that is not an event this Peagen wrote.
+   */
+  readEvents(): JournalEntry[] {
+    let contents;
+    try {
+      contents = readJournal(this.journalFile);
+    } catch (error) {
+      if (!(error instanceof JournalError)) throw error;
+      throw new DamagedRunError(this.journalFile, error.line === undefined ? error.message : `line ${error.line} is not a JSON object`);
+    }
+    let lastSeq = 0;
+    return contents.events.map((raw, index) => {
+      const line = contents.lines[index]!;
+      const meta = JournalLineSchema.safeParse(raw);
+      if (!meta.success) throw new DamagedRunError(this.journalFile, `line ${line} is not a journal event: ${oneLine(meta.error)}`);
+      if (meta.data.seq <= lastSeq) throw new DamagedRunError(this.journalFile, `line ${line} has seq ${meta.data.seq}, after seq ${lastSeq} (the journal's events are numbered in order)`);
+      lastSeq = meta.data.seq;
+      const event = RunEventSchema.safeParse(raw);
+      if (!event.success) throw new DamagedRunError(this.journalFile, `line ${line} is not a run event this Peagen can read: ${oneLine(event.error)}`);
+      return { event: event.data, seq: meta.data.seq, at: meta.data.at ?? '', line };
+    });
   }
 
   /** Stores an exchange under the sha256 of its content; returns the address. */
@@ -140,10 +219,14 @@ export class RunDir {
     try {
       text = fs.readFileSync(file, 'utf8');
     } catch {
-      throw new Error(`the recorded LLM exchange ${hash.slice(0, 12)} is missing from ${path.dirname(file)}`);
+      throw new DamagedRunError(file, `is missing: the recorded LLM exchange ${hash.slice(0, 12)} the journal names is not in the run`);
     }
-    if (createHash('sha256').update(text).digest('hex') !== hash) throw new Error(`the recorded LLM exchange ${file} was modified (its hash does not match)`);
-    return JSON.parse(text) as LlmExchange;
+    if (createHash('sha256').update(text).digest('hex') !== hash) throw new DamagedRunError(file, `holds the recorded LLM exchange ${hash.slice(0, 12)}, which was modified (its content hash is not its name)`);
+    try {
+      return JSON.parse(text) as LlmExchange;
+    } catch {
+      throw new DamagedRunError(file, 'is not JSON');
+    }
   }
 
   /** Stores a program once, by id (it never changes once admitted to the archive). */
@@ -156,14 +239,20 @@ export class RunDir {
     fs.renameSync(temp, file);
   }
 
+  /** A program the run stored, checked: its file must hold the program whose id (content hash) names it. @throws DamagedRunError */
   getProgram(id: string): Program {
     checkedId(ProgramIdSchema, id, 'program id');
     const file = path.join(this.dir, 'programs', `${id}.json`);
+    let raw: unknown;
     try {
-      return ProgramSchema.parse(JSON.parse(fs.readFileSync(file, 'utf8')));
+      raw = JSON.parse(fs.readFileSync(file, 'utf8'));
     } catch (error) {
-      throw new Error(`the run's program ${id.slice(0, 12)} cannot be read from ${file}: ${(error as Error).message}`);
+      throw new DamagedRunError(file, `cannot be read (${(error as Error).message})`);
     }
+    const parsed = ProgramSchema.safeParse(raw);
+    if (!parsed.success) throw new DamagedRunError(file, `is not a program this Peagen can read: ${oneLine(parsed.error)}`);
+    if (parsed.data.id !== id || programId(parsed.data.code) !== id) throw new DamagedRunError(file, `does not hold program ${id.slice(0, 12)} (its code was changed: its content hash is ${programId(parsed.data.code).slice(0, 12)})`);
+    return parsed.data;
   }
 
   writeBest(program: string, code: string): void {
@@ -173,7 +262,12 @@ export class RunDir {
   /** The files a best folder (best/, or best-full/ beside a reduced best) holds for the run's program: one, or each file of a multi-file program. */
   bestFiles(manifest: Pick<RunManifest, 'program' | 'programFiles'>, folder: BestFolder = 'best'): string[] {
     if (!manifest.programFiles) return [folder === 'best' ? this.bestFile(manifest.program) : this.bestFullFile(manifest.program)];
-    return manifest.programFiles.map((file) => path.join(this.dir, folder, ...file.split('/')));
+    return manifest.programFiles.map((file) => {
+      // readManifest checked them; a manifest from anywhere else is checked here, before a path is built.
+      const problem = relativePathProblem(file);
+      if (problem) throw new DamagedRunError(this.manifestFile, `names a program file that is not inside the run's ${folder}/ folder: ${problem}`);
+      return path.join(this.dir, folder, ...file.split('/'));
+    });
   }
 
   /** Writes a best program: its file, or every file of a multi-file program (keeping their folders). */

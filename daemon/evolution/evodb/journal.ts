@@ -21,6 +21,8 @@ export class JournalError extends Error {
 
 export interface JournalContents {
   events: unknown[];
+  /** The line (1-based) each event is on, for messages about it. */
+  lines: number[];
   /** The last line was cut short (and is not among the events). */
   tornTail: boolean;
 }
@@ -52,23 +54,26 @@ function scan(file: string): Scan {
   // After a final newline split() yields one empty string; anything else there is an unfinished line.
   const unfinished = lines.pop()!;
   const events: unknown[] = [];
+  const eventLines: number[] = [];
   lines.forEach((line, index) => {
     if (line.trim() === '') return;
     const event = parseEvent(line);
     if (!event) throw new JournalError(`journal ${file}: line ${index + 1} is corrupt (not a JSON object)`, index + 1);
     events.push(event);
+    eventLines.push(index + 1);
   });
   const lastNewline = bytes.lastIndexOf(0x0a);
   const intactBytes = lastNewline + 1;
-  if (unfinished.trim() === '') return { events, tornTail: false, intactBytes: bytes.length, endsWithNewline: unfinished === '' };
+  if (unfinished.trim() === '') return { events, lines: eventLines, tornTail: false, intactBytes: bytes.length, endsWithNewline: unfinished === '' };
   // Only an object's full text parses as an object, so an unfinished line that parses is a
   // complete event whose newline was not written.
   const event = parseEvent(unfinished);
   if (event) {
     events.push(event);
-    return { events, tornTail: false, intactBytes: bytes.length, endsWithNewline: false };
+    eventLines.push(lines.length + 1);
+    return { events, lines: eventLines, tornTail: false, intactBytes: bytes.length, endsWithNewline: false };
   }
-  return { events, tornTail: true, intactBytes, endsWithNewline: true };
+  return { events, lines: eventLines, tornTail: true, intactBytes, endsWithNewline: true };
 }
 
 /**
@@ -77,8 +82,8 @@ function scan(file: string): Scan {
  * is corrupt (the error names the line).
  */
 export function readJournal(file: string): JournalContents {
-  const { events, tornTail } = scan(file);
-  return { events, tornTail };
+  const { events, lines, tornTail } = scan(file);
+  return { events, lines, tornTail };
 }
 
 export class Journal {

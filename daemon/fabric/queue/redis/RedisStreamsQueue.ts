@@ -16,7 +16,9 @@
  *                               (what a KEDA ScaledObject scales on). The group's pending list
  *                               (XPENDING) holds the running ones; a lease is the entry's idle
  *                               time, renewed by XCLAIM and reclaimed with XAUTOCLAIM.
- *   PREFIX:streams              set of those stream keys.
+ *   PREFIX:streams              set of those stream keys. A listed key that holds something else
+ *                               (another program wrote it) is skipped by every script and named
+ *                               by stats() with the command that deletes it (./badKey.ts).
  *   PREFIX:task:<id>            hash: the task JSON as enqueued, kind, stream, state (pending,
  *                               inflight, delayed, done, cancelled, dead), attempts, entry (the
  *                               live delivery = the lease id), consumer, cancel (reason),
@@ -65,6 +67,7 @@ import {
   taskRecord,
 } from '../TaskQueue';
 import { waitForEvent } from '../waitForEvent';
+import { badKeyProblem, deleteKeyCommand, QueueKeyError } from './badKey';
 import { BlockingConnections } from './BlockingConnections';
 import { CallCoalescer } from './CallCoalescer';
 import { type ClaimBatch, ClaimDispatcher, type ClaimPort, type LeasedEntry } from './ClaimDispatcher';
@@ -399,8 +402,8 @@ export class RedisStreamsQueue implements TaskQueue {
   }
 
   async stats(): Promise<QueueStats> {
-    const { dead, sets } = await this.count();
-    const total = { pending: 0, inFlight: 0, delayed: 0, dead };
+    const { dead, sets, problems } = await this.count();
+    const total: QueueStats = { pending: 0, inFlight: 0, delayed: 0, dead, ...(problems.length > 0 && { problems }) };
     for (const set of sets) {
       total.pending += set.pending;
       total.inFlight += set.inFlight;
@@ -512,7 +515,41 @@ export class RedisStreamsQueue implements TaskQueue {
       this.options.deadLetterMaxLen,
       new Date().toISOString(),
     ];
-    return runScript(this.commands, script, [...headerKeys, ...keys], [...header, ...args]);
+    try {
+      return await runScript(this.commands, script, [...headerKeys, ...keys], [...header, ...args]);
+    } catch (error) {
+      throw await this.explainWrongType(error, [...headerKeys, ...keys]);
+    }
+  }
+
+  /**
+   * A script refused a key that holds something other than what the queue keeps there (its
+   * PEAGEN_BADKEY reply, or Redis's own WRONGTYPE): the error names the key and the command
+   * that deletes it, instead of Redis's line about the script. Any other error is kept.
+   */
+  private async explainWrongType(error: unknown, keys: readonly string[]): Promise<unknown> {
+    const message = error instanceof Error ? error.message : '';
+    const refused = /PEAGEN_BADKEY (\S+) (.*?)(?: script: [0-9a-f]+, on @user_script:\d+\.)?$/s.exec(message);
+    if (refused) return new QueueKeyError(badKeyProblem(this.address, refused[2]!, refused[1]!).replace(', so the queue skips it:', ', so no task can be queued there:'));
+    if (!message.includes('WRONGTYPE')) return error;
+    const wrong: string[] = [];
+    for (const key of new Set(keys)) {
+      const expected = this.expectedType(key);
+      const actual = await this.commands.type(key).catch(() => 'none');
+      if (expected && actual !== 'none' && actual !== expected) wrong.push(`${key} is a ${actual}, not a ${expected} (delete it with \`${deleteKeyCommand(this.address, key)}\`)`);
+    }
+    if (wrong.length === 0) return error;
+    return new QueueKeyError(`Redis keys of this queue hold something other than what Peagen keeps there (something else wrote them): ${wrong.join('; ')}`);
+  }
+
+  /** What Redis type the key scheme (above) keeps at `key`, when it is one of the queue's. */
+  private expectedType(key: string): string | undefined {
+    if (key === this.keys.streams()) return 'set';
+    if (key === this.keys.delayed() || key === this.keys.workersLapse()) return 'zset';
+    if (key === this.keys.dead() || key.startsWith(`${this.prefix}:tasks:`)) return 'stream';
+    if (key === this.keys.workers() || key.startsWith(`${this.prefix}:task:`)) return 'hash';
+    if (key.startsWith(`${this.prefix}:result:`)) return 'string';
+    return undefined;
   }
 
   /** A leased entry as a Claim, or why it holds no valid task (it is then dead-lettered). */
@@ -671,12 +708,16 @@ export class RedisStreamsQueue implements TaskQueue {
     }
   }
 
-  private async count(): Promise<{ dead: number; sets: RequirementSetDepth[] }> {
+  private async count(): Promise<{ dead: number; sets: RequirementSetDepth[]; problems: string[] }> {
     this.assertOpen();
     const reply = (await this.run('stats', [])) as (string | number)[];
     const sets: RequirementSetDepth[] = [];
     const streamPrefix = `${this.prefix}:tasks:`;
-    for (let index = 1; index + 4 < reply.length; index += 5) {
+    // Listed keys that are not streams: skipped by the script, named here with their fix.
+    const problems: string[] = [];
+    const damaged = Number(reply[1]);
+    for (let index = 2; index < 2 + 2 * damaged; index += 2) problems.push(badKeyProblem(this.address, String(reply[index]), String(reply[index + 1])));
+    for (let index = 2 + 2 * damaged; index + 4 < reply.length; index += 5) {
       const stream = String(reply[index]);
       const key = stream.slice(streamPrefix.length);
       const split = key.lastIndexOf(':');
@@ -689,7 +730,7 @@ export class RedisStreamsQueue implements TaskQueue {
         oldestPendingMs: Number(reply[index + 4]),
       });
     }
-    return { dead: Number(reply[0]), sets };
+    return { dead: Number(reply[0]), sets, problems };
   }
 
   private assertOpen(): void {

@@ -32,6 +32,7 @@ local function covers(kind, requires)
 end
 
 -- Stream names are `${prefix}:tasks:${kind}:${caps joined by ,}`; caps never hold ':' or ','.
+-- A listed key that is not a stream is skipped (stats names it): it never blocks a claim.
 local eligible = {}
 for _, stream in ipairs(redis.call('SMEMBERS', streamsKey)) do
   local set = string.sub(stream, #streamPrefix + 1)
@@ -39,7 +40,7 @@ for _, stream in ipairs(redis.call('SMEMBERS', streamsKey)) do
   if kind then
     local requires = {}
     for cap in string.gmatch(caps, '[^,]+') do table.insert(requires, cap) end
-    if covers(kind, requires) then table.insert(eligible, stream) end
+    if covers(kind, requires) and not streamProblem(stream) then table.insert(eligible, stream) end
   end
 end
 

@@ -66,8 +66,37 @@ local function emitState(id, kind, state, attempts, workerId, reason)
   redis.call('PUBLISH', eventsKey, cjson.encode(event))
 end
 
+-- Why `stream` cannot be used as a task stream of this queue, or nil when it can: the type of
+-- a key that something other than Peagen wrote (`string`, `list`...), or `foreign` for a name
+-- outside this queue's streams. Every script that walks the streams set skips such keys (stats names them), so one
+-- stray key never blocks the queue; a script about to write to one refuses before writing.
+local function streamProblem(stream)
+  if string.sub(stream, 1, #streamPrefix) ~= streamPrefix then return 'foreign' end
+  local kind = redis.call('TYPE', stream).ok
+  if kind == 'stream' or kind == 'none' then return nil end
+  return kind
+end
+
+-- Refuses (before any write) to use a stream key that holds something else; the adapter
+-- turns the reply into a message naming the key and how to delete it.
+local function refuseUnusableStream(stream)
+  local problem = streamProblem(stream)
+  if problem then error({ err = 'PEAGEN_BADKEY ' .. problem .. ' ' .. stream }) end
+end
+
+-- The streams listed in the streams set that can be used, and the others as {key, problem}.
+local function listedStreams()
+  local usable, unusable = {}, {}
+  for _, stream in ipairs(redis.call('SMEMBERS', streamsKey)) do
+    local problem = streamProblem(stream)
+    if problem then unusable[#unusable + 1] = { stream, problem } else usable[#usable + 1] = stream end
+  end
+  return usable, unusable
+end
+
 -- Makes sure the stream and its consumer group exist and that the stream is listed.
 local function ensureStream(stream)
+  refuseUnusableStream(stream)
   if redis.call('SISMEMBER', streamsKey, stream) == 1 and redis.call('EXISTS', stream) == 1 then return end
   redis.pcall('XGROUP', 'CREATE', stream, GROUP, '0', 'MKSTREAM')
   redis.call('SADD', streamsKey, stream)
@@ -182,9 +211,13 @@ end
 local function promoteDue()
   local due = redis.call('ZRANGEBYSCORE', delayedKey, '-inf', now, 'LIMIT', 0, 500)
   for _, id in ipairs(due) do
-    redis.call('ZREM', delayedKey, id)
     local record = redis.call('HMGET', taskKey(id), 'state', 'stream')
-    if record[1] == 'delayed' and record[2] then addToStream(id, record[2]) end
+    local ready = record[1] == 'delayed' and record[2]
+    -- A task whose stream key holds something else waits (stats names the key) until it is deleted.
+    if not (ready and streamProblem(record[2])) then
+      redis.call('ZREM', delayedKey, id)
+      if ready then addToStream(id, record[2]) end
+    end
   end
 end
 

@@ -3,6 +3,8 @@
 -- KEYS[4] the task's record, KEYS[5] its result, KEYS[6] the stream (= ARGV[11]).
 -- Answers '' when queued, or where the task with this id already is.
 local id, taskJson, kind, stream, attempts = ARGV[8], ARGV[9], ARGV[10], ARGV[11], ARGV[12]
+-- Before any write: a stream key that holds something else is refused, with its name.
+refuseUnusableStream(stream)
 local key = taskKey(id)
 local state = redis.call('HGET', key, 'state')
 if state == 'pending' then return 'pending' end

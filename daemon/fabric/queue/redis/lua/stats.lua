@@ -2,15 +2,22 @@
 -- what a worker would see now. Consumers without pending entries are dropped from the groups
 -- (their names are only diagnostics), so short-lived workers do not pile up.
 -- No keys of its own (the streams come from the streams set).
--- Answers {dead, stream1, waiting1, inFlight1, delayed1, oldestPendingMs1, stream2, ...}.
+-- A listed key that is not a stream is skipped and named, so that one stray key never blocks
+-- the counts. Answers {dead, n, badKey1, problem1, ..., badKeyn, problemn, stream1, waiting1,
+-- inFlight1, delayed1, oldestPendingMs1, stream2, ...}.
 promoteDue()
 local delayedBy = {}
 for _, id in ipairs(redis.call('ZRANGE', delayedKey, 0, -1)) do
   local stream = redis.call('HGET', taskKey(id), 'stream')
   if stream then delayedBy[stream] = (delayedBy[stream] or 0) + 1 end
 end
-local reply = { redis.call('XLEN', deadKey) }
-for _, stream in ipairs(redis.call('SMEMBERS', streamsKey)) do
+local usable, unusable = listedStreams()
+local reply = { redis.call('XLEN', deadKey), #unusable }
+for _, bad in ipairs(unusable) do
+  reply[#reply + 1] = bad[1]
+  reply[#reply + 1] = bad[2]
+end
+for _, stream in ipairs(usable) do
   reclaimStream(stream)
   local inFlight = 0
   local ok, summary = pcall(redis.call, 'XPENDING', stream, GROUP)
