@@ -16,24 +16,14 @@ import type { Engine } from '../../daemon/engine/Engine';
 import { RedisStreamsQueue } from '../../daemon/fabric/queue/redis/RedisStreamsQueue';
 import { signTask, TASK_SECRET_ENV } from '../../daemon/fabric/queue/taskSignature';
 import { newTask, type Result, type Task } from '../../shared/task';
-import { queueKeyPrefix } from '../../shared/redisAddress';
 import { tempDir } from '../fixtures/paths';
-import { startRedisServer, type RedisServer } from '../fixtures/redisServer';
+import { deleteWorkspaceKeys, startRedisServer, type RedisServer } from '../fixtures/redisServer';
 
 const SECRET = 'a-cluster-secret-of-32-characters';
 
 let prefixes = 0;
 const uniquePrefix = (): string => `t${process.pid}-trust-${++prefixes}`;
 
-/** Deletes every key of workspace `prefix` (SCAN, never KEYS). */
-async function deleteKeys(redis: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${queueKeyPrefix(prefix)}:*`, 'COUNT', 500);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
-}
 
 describe('a worker on a shared Redis queue trusts its writers no more than it must', function () {
   this.timeout(90_000);
@@ -56,7 +46,7 @@ describe('a worker on a shared Redis queue trusts its writers no more than it mu
     for (const { engine, queue, prefix } of opened.splice(0)) {
       await engine?.stop({ drain: false });
       await queue?.close();
-      await deleteKeys(admin, prefix);
+      await deleteWorkspaceKeys(admin, prefix);
     }
   });
   after(async () => {

@@ -9,10 +9,9 @@ import { Redis } from 'ioredis';
 import { createQueue, QueueAddressError } from '../../daemon/fabric/queue/createQueue';
 import { RESULT_SWEEP_MS, RedisStreamsQueue, type RedisQueueOptions } from '../../daemon/fabric/queue/redis/RedisStreamsQueue';
 import { type Acceptor, type Claim, MAX_TASK_BYTES, type TaskEvent } from '../../daemon/fabric/queue/TaskQueue';
-import { queueKeyPrefix } from '../../shared/redisAddress';
 import { newTask, type Task } from '../../shared/task';
 import { describeTaskQueueConformance } from '../conformance/taskQueue';
-import { startRedisServer, type RedisServer } from '../fixtures/redisServer';
+import { deleteWorkspaceKeys, startRedisServer, type RedisServer } from '../fixtures/redisServer';
 
 const CPU: Acceptor[] = [{ kind: 'echo', provides: ['cpu'] }];
 const GPU: Acceptor[] = [{ kind: 'echo', provides: ['cpu', 'gpu'] }];
@@ -26,12 +25,7 @@ export function uniquePrefix(name: string): string {
 export async function deleteKeys(url: string, prefix: string, password?: string): Promise<void> {
   const redis = new Redis(url, { ...(password && { password }), lazyConnect: true });
   await redis.connect();
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${queueKeyPrefix(prefix)}:*`, 'COUNT', 500);
-    cursor = next;
-    if (keys.length > 0) await redis.del(...keys);
-  } while (cursor !== '0');
+  await deleteWorkspaceKeys(redis, prefix);
   redis.disconnect();
 }
 
