@@ -70,7 +70,7 @@ const LANGUAGES: { language: string; fixture: string; file: string; fn: string; 
         expect: { maxSpeedup: 3 },
       },
       { name: 'writes its own verdict through fs', edit: (p) => `require('fs').writeSync(1, '${FORGED}\\n');\n${p}`, expect: { errorIncludes: 'require("fs") is not allowed' } },
-      { name: 'breaks a project test', edit: (p) => p.replace('  let best = -Infinity;', '  let best = 0;'), expect: { errorIncludes: "the project's tests failed (tests passed 3/4): runningMax with negative values" } },
+      { name: 'breaks a project test', edit: (p) => p.replace('  let best = -Infinity;', '  let best = 0;'), expect: { errorIncludes: "the project's tests failed (tests passed 3/4): FAIL: runningMax with negative values" } },
       { name: 'changes the shared input', edit: (p) => p.replace('  return values.map((value) => (best = Math.max(best, value)));\n', '  const maxima = values.map((value) => (best = Math.max(best, value)));\n  values.reverse();\n  return maxima;\n'), expect: { errorIncludes: 'answered (changing its arguments)' } },
     ],
   },
