@@ -29,8 +29,8 @@ const ALLOWED = [
   /^extension\/dist\/esm\/[\w-]+\.mjs$/,
   /^extension\/dist\/schemas\/[\w.-]+\.schema\.json$/,
   /^extension\/harness\/README\.md$/,
-  /^extension\/harness\/js\/[\w-]+\.js$/,
-  /^extension\/harness\/python\/peagen_harness\/\w+\.py$/,
+  /^extension\/harness\/js\/[\w-]+\.m?js$/,
+  /^extension\/harness\/python\/peagen_harness\/(report_hook\/)?\w+\.py$/,
   // The adapter for OpenEvolve-layout examples and its openevolve stand-in (docs/openevolve.md).
   /^extension\/harness\/python\/peagen_openevolve\/(compat\/openevolve\/)?\w+\.py$/,
   /^extension\/examples\/bad_sort\/(bad_sort\.py|evaluate\.py|reference_bad_sort\.py|peagen\.example\.json)$/,
@@ -108,6 +108,12 @@ describe('npm run package (the .vsix users install)', function () {
       'harness/python/peagen_openevolve/__main__.py',
       'harness/python/peagen_openevolve/compat/openevolve/evaluation_result.py',
       'harness/js/peagen-harness.js',
+      // The process boundary of objective tests and the runners' structured reports.
+      'harness/python/peagen_harness/boundary.py',
+      'harness/python/peagen_harness/report_hook/sitecustomize.py',
+      'harness/js/peagen-standin.js',
+      'harness/js/peagen-standin-worker.js',
+      'harness/js/peagen-test-report.mjs',
     ].map((file) => `extension/${path.posix.normalize(file)}`);
     const missing = referenced.filter((file) => !entries.includes(file));
     assert.deepEqual(missing, [], `missing from the .vsix; entries: ${entries.join(', ')}`);
