@@ -19,7 +19,6 @@ import math
 import os
 import select
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -117,11 +116,13 @@ def _stdin_from_devnull() -> None:
 
 def _run_worker(command: list) -> Tuple[Optional[dict], Optional[int]]:
     """Runs the worker to its end: (its one message, or None; its exit status, None if it had
-    to be killed). Its process group is killed afterwards: nothing it started outlives it."""
+    to be killed). It stays in this process's group, as does the candidate's child it starts:
+    when the sandbox kills this evaluation's group (a timeout, a candidate that killed this
+    process), they die with it. In a session of their own they outlived a killed adapter."""
     read_end, write_end = os.pipe()
     try:
         proc = subprocess.Popen(command + ["--result-fd", str(write_end)], stdin=subprocess.DEVNULL, stdout=2,
-                                pass_fds=(write_end,), start_new_session=True, env=_worker_environment())
+                                pass_fds=(write_end,), env=_worker_environment())
     finally:
         os.close(write_end)
     data = bytearray()
@@ -142,10 +143,6 @@ def _run_worker(command: list) -> Tuple[Optional[dict], Optional[int]]:
         except subprocess.TimeoutExpired:
             status = None
     finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         if proc.poll() is None:
             proc.kill()
         proc.wait()
