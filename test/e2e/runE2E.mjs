@@ -588,6 +588,13 @@ async function main() {
   };
   for (const d of Object.values(dirs)) mkdirSync(d, { recursive: true });
   writeFileSync(join(dirs.workspace, 'peagen.json'), '{}\n');
+  // VS Code 1.13x opens a Chat view and its agent set-up in the secondary side bar at start:
+  // not Peagen's, and it takes the width a person would see the editor and diffs in.
+  mkdirSync(join(dirs.userData, 'User'), { recursive: true });
+  writeFileSync(
+    join(dirs.userData, 'User', 'settings.json'),
+    JSON.stringify({ 'chat.disableAIFeatures': true, 'workbench.secondarySideBar.defaultVisibility': 'hidden' }, null, 2) + '\n',
+  );
   // A sample project to evolve: the bundled bad_sort example (its evaluator and program).
   cpSync(join(REPO, 'examples', 'bad_sort'), join(dirs.workspace, 'bad_sort'), {
     recursive: true,
@@ -611,7 +618,7 @@ async function main() {
   if (mode === 'vsix') {
     writeFileSync(
       join(dirs.runner, 'package.json'),
-      JSON.stringify({ name: 'peagen-e2e-runner', publisher: 'peagen-test', version: '0.0.0', engines: { vscode: '^1.100.0' } }, null, 2),
+      JSON.stringify({ name: 'peagen-e2e-runner', publisher: 'peagen-test', version: '0.0.0', engines: { vscode: '^1.104.0' } }, null, 2),
     );
     devPath = dirs.runner;
     expectRoot = dirs.extensions;
