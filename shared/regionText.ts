@@ -1,12 +1,13 @@
 /**
- * Line regions of a file's text and the edit that replaces one (no vscode import: unit-tested).
+ * Line regions of a file's text and the edit that replaces one: what the editor's Accept of a
+ * proposal and `peagen evolve apply` both write a program back with (shared/programWriteBack.ts).
  *
  * A file's lines are those of shared/lines.ts (its one rule for LF, CRLF and a final line
  * break), so a proposal replaces the lines the daemon's patches and the selection's region
  * count, and the edit gives the text the daemon's fromDocument would: the file's line ending
  * (LF for a mixed file) and whether it ends with a line break stay.
  */
-import { type LineDocument, type LineRegion, lineStarts, splitJoined, toDocument } from '../../shared/lines';
+import { type LineDocument, type LineRegion, lineStarts, splitJoined, toDocument } from './lines';
 
 export type { LineRegion };
 
