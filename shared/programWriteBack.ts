@@ -8,12 +8,19 @@
  * are the example's own (a hand-written example) goes back whole, the user's markers included.
  */
 import { formatPatch, structuredPatch } from 'diff';
+import type { LineRegion } from './lines';
 import { replaceRegion } from './regionText';
 import { replacementFromProgram, type SelectionRecord } from './selection';
 
+/** Where a region-placed program goes: the file's lines it replaces and their new text (its block's inner lines, no marker). */
+export function regionProgramEdit(record: Pick<SelectionRecord, 'replaceRange' | 'blockIndex'>, code: string): { region: LineRegion; replacement: string } {
+  return { region: { ...record.replaceRange }, replacement: replacementFromProgram(code, record.blockIndex) };
+}
+
 /** The text `baseText` (the file the program was made from) becomes with the evolved region in place. */
 export function regionProgramFileText(baseText: string, record: Pick<SelectionRecord, 'replaceRange' | 'blockIndex'>, code: string): string {
-  return replaceRegion(baseText, record.replaceRange, replacementFromProgram(code, record.blockIndex));
+  const edit = regionProgramEdit(record, code);
+  return replaceRegion(baseText, edit.region, edit.replacement);
 }
 
 /** One user file: its text before and after, `path` as the patch names it (relative, `/`-separated). */
