@@ -152,6 +152,35 @@ describe('minimal-diff reduction of the best (real CLI, scripted model)', functi
     }
   });
 
+  it('evolve apply refuses, saying why and writing nothing: a run whose confirmation found no measurable improvement, a run in use, files outside the project', async () => {
+    const copy = path.join(tempDir('reduce-apply-refusals'), path.basename(runDir));
+    fs.cpSync(runDir, copy, { recursive: true });
+    const apply = (): Promise<{ code: number | null; stdout: string; stderr: string }> => project.run(['evolve', 'apply', copy, '--project', exampleDir]);
+    try {
+      const reportFile = path.join(copy, 'report.json');
+      const report = JSON.parse(fs.readFileSync(reportFile, 'utf8')) as object;
+      fs.writeFileSync(reportFile, JSON.stringify({ ...report, confirmation: { verdict: 'no measurable improvement', summary: 'ratio 1.02x, 95% interval 0.91x to 1.14x' } }));
+      const noise = await apply();
+      assert.equal(noise.code, 1);
+      assert.match(noise.stderr, /: no measurable improvement \(ratio 1\.02x, 95% interval 0\.91x to 1\.14x\): measured again beside your code, its best is within the noise, so there is nothing to apply/);
+      fs.writeFileSync(reportFile, JSON.stringify(report));
+
+      fs.writeFileSync(path.join(copy, 'run.lock'), `${process.pid}\n`);
+      const busy = await apply();
+      assert.equal(busy.code, 1);
+      assert.match(busy.stderr, new RegExp(`is still running \\(process ${process.pid}\\)`));
+      fs.rmSync(path.join(copy, 'run.lock'));
+
+      // run.json names where the program goes: never written outside the project apply was given.
+      const outside = await project.run(['evolve', 'apply', copy, '--project', project.dir]);
+      assert.equal(outside.code, 1);
+      assert.match(outside.stderr, /program\.py is outside the project .*: apply writes only inside it/);
+      assert.equal(fs.readFileSync(path.join(exampleDir, 'program.py'), 'utf8'), SEED, 'nothing was written');
+    } finally {
+      fs.rmSync(path.dirname(copy), { recursive: true, force: true });
+    }
+  });
+
   it('refuses to replay a run whose recorded reduction does not derive from its seed and best', async () => {
     const copy = path.join(tempDir('reduce-tampered'), path.basename(runDir));
     fs.cpSync(runDir, copy, { recursive: true });
