@@ -130,7 +130,14 @@ function programDestinations(manifest: RunManifest, seed: string, code: string, 
       throw new ApplyRefused(`${path.join(manifest.exampleDir, 'base.txt')} is not the text ${record.sourceFile} had when the example was made (its hash differs from selection.json's): make the example again (peagen init)`);
     }
     if (!path.isAbsolute(record.sourceFile)) throw new ApplyRefused(`the example ${manifest.exampleDir} names its source file as "${record.sourceFile}", not a path on this machine: apply it in the editor that made it`);
-    return [destination(record.sourceFile, project, baseText, regionProgramFileText(baseText, record, code))];
+    let after: string;
+    try {
+      after = regionProgramFileText(baseText, record, code);
+    } catch (error) {
+      // The example's program lost the block its record names (its markers were edited by hand).
+      throw new ApplyRefused(`run ${runId}'s program cannot be put back into ${record.sourceFile}: ${(error as Error).message}; take it whole with \`peagen evolve best ${runId}\``);
+    }
+    return [destination(record.sourceFile, project, baseText, after)];
   }
   if (path.resolve(manifest.exampleDir).split(path.sep).includes(PEAGEN_DIR)) {
     throw new ApplyRefused(
@@ -152,10 +159,16 @@ function destination(file: string, project: string, before: string, after: strin
     throw new ApplyRefused(`${absolute} is outside the project ${project}: apply writes only inside it; run apply from the folder that holds the file (or name it with --project)`);
   }
   let current: string | undefined;
+  let bytes: Buffer | undefined;
   try {
-    current = fs.readFileSync(absolute, 'utf8');
+    bytes = fs.readFileSync(absolute);
+    current = bytes.toString('utf8');
   } catch {
     current = undefined;
+  }
+  // The run read the file as UTF-8 text: bytes that are not would be changed outside the change.
+  if (bytes && current !== undefined && !Buffer.from(current, 'utf8').equals(bytes)) {
+    throw new ApplyRefused(`${absolute} is not UTF-8 text, and apply writes text: it would change bytes outside the program's change; take the change with --diff and apply it with a tool that keeps the file's encoding`);
   }
   return { file: absolute, path: inProject.split(path.sep).join('/'), before, after, current };
 }

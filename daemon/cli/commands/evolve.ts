@@ -23,6 +23,7 @@ import type { RunManifest, StopConditions } from '../../../shared/runManifest';
 import { checkedBestFolder, recordedBest } from '../../evolution/controller/recordedBest';
 import { DamagedRunError, LATEST_RUN, RunDir, RUNS_DIR } from '../../evolution/controller/runDir';
 import { type AppliedFile, type ApplyPlan, ApplyRefused, planApply, writeApply } from '../../usecases/applyRun';
+import { SelectionJobError } from '../../usecases/selectionJob';
 import { RunBusyError } from '../../evolution/controller/runLock';
 import { readJournal } from '../../evolution/evodb/journal';
 import { SELECTOR_NAMES } from '../../evolution/selection/createSelector';
@@ -552,7 +553,7 @@ function applyRunCommand(ctx: CliContext, runDir: RunDir, flags: { diff?: boolea
     plan = planApply({ runDir, projectDir, ...(flags.full && { full: true }), selectors: activePlugins(ctx.config).selectors });
     if (!flags.diff) written = writeApply(plan);
   } catch (error) {
-    if (error instanceof ApplyRefused) throw new CliError(error.message, ExitCode.Failed);
+    if (error instanceof ApplyRefused || error instanceof SelectionJobError) throw new CliError(error.message, ExitCode.Failed);
     if (error instanceof DamagedRunError) throw new CliError(error.message, ExitCode.Failed);
     throw error;
   }
