@@ -133,7 +133,7 @@ export function registerMutateCommand(program: Command): void {
               const verdict = outcome.evaluation
                 ? `\n# evaluation: ${outcome.evaluation.correct ? `correct, ${example.config.objective.name} ${outcome.evaluation.objective?.toFixed(3)}` : `FAILED (${outcome.evaluation.failure?.reason}): ${outcome.evaluation.failure?.message}`}`
                 : '';
-              return `${head}${outcome.proposal.model ? ` by ${outcome.proposal.model}` : ''}${verdict}\n${userPatch(outcome.proposal.code).trimEnd()}`;
+              return `${head}${outcome.proposal.model ? ` by ${outcome.proposal.model}` : ''}${verdict}\n${userPatch(outcome.proposal.code).replace(/\n$/, '')}`;
             })
             .join('\n\n') + (flags.apply ? (firstChild ? `\n\napplied proposal ${outcomes.indexOf(firstChild) + 1} to ${file}` : '\n\nnothing applied: no proposal gave a child') : ''),
       );
