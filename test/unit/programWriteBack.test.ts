@@ -12,6 +12,8 @@ import { regionProgramFileText, unifiedPatch } from '../../shared/programWriteBa
 import { initExample } from '../../daemon/usecases/initExample';
 import { readSelectionJob } from '../../daemon/usecases/selectionJob';
 import { PEAGEN_GITIGNORE } from '../../daemon/usecases/peagenFolder';
+import { programTarget } from '../../extension/evolve/programMapping';
+import { replaceRegion } from '../../shared/regionText';
 
 describe('program write-back', () => {
   let project: string;
@@ -39,6 +41,11 @@ describe('program write-back', () => {
     assert.equal(back, text.replace('    return sorted(v)[0]', '    return min(v)'), 'exactly the change, the rest byte for byte (markers, CRLF)');
     assert.equal(regionProgramFileText(job.baseText, job.record, program), text, 'the unchanged program is the user file itself');
     assert.equal(fs.readFileSync(path.join(project, '.peagen', '.gitignore'), 'utf8'), PEAGEN_GITIGNORE);
+
+    // The editor's Accept of the run's proposal (the daemon places an init'ed example's program as a selection job's) writes the same text.
+    const target = programTarget({ kind: 'selection', record: job.record, baseText: job.baseText }, 'speedup', { code: evolved, objective: 2, lineage: { parents: [], generation: 1, mutator: 'offline', exchanges: [], seed: 1, repairs: 0, island: 0, createdAt: '' } });
+    assert.equal(target.file, file);
+    assert.equal(replaceRegion(fs.readFileSync(file, 'utf8'), target.region, target.replacement), back);
   });
 
   it('makes a git-form patch per changed file that gives the new texts back; nothing changed, no patch', () => {
