@@ -154,9 +154,12 @@ function programDestinations(manifest: RunManifest, seed: string, code: string, 
 /** One destination, refused outside the project (a run's files name it: never written anywhere else). */
 function destination(file: string, project: string, before: string, after: string): AppliedFile {
   const absolute = path.resolve(file);
-  const inProject = path.relative(realDir(project), path.join(realDir(path.dirname(absolute)), path.basename(absolute)));
+  // Where a write would land: a symbolic link is followed, so a link out of the project is outside it.
+  const real = fs.existsSync(absolute) ? realDir(absolute) : path.join(realDir(path.dirname(absolute)), path.basename(absolute));
+  const inProject = path.relative(realDir(project), real);
   if (inProject === '' || inProject.startsWith('..') || path.isAbsolute(inProject)) {
-    throw new ApplyRefused(`${absolute} is outside the project ${project}: apply writes only inside it; run apply from the folder that holds the file (or name it with --project)`);
+    const where = real === absolute ? '' : ` (a link to ${real})`;
+    throw new ApplyRefused(`${absolute}${where} is outside the project ${project}: apply writes only inside it; run apply from the folder that holds the file (or name it with --project)`);
   }
   let current: string | undefined;
   let bytes: Buffer | undefined;
@@ -173,7 +176,7 @@ function destination(file: string, project: string, before: string, after: strin
   return { file: absolute, path: inProject.split(path.sep).join('/'), before, after, current };
 }
 
-/** The directory with its symbolic links resolved (as it is, when it does not exist). */
+/** The path with its symbolic links resolved (as it is, when it does not exist). */
 function realDir(dir: string): string {
   try {
     return fs.realpathSync(dir);
