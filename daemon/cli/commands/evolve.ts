@@ -144,6 +144,7 @@ function summaryLines(report: RunReport, runDir: RunDir): string {
   const p = report.progress;
   lines.push(`${p.evaluations} evaluations (${p.failedEvaluations} failed), ${p.llmCalls} LLM calls, ${p.tokens.inputTokens + p.tokens.outputTokens} tokens, $${p.costUsd.toFixed(4)}`);
   lines.push(`report: ${runDir.reportFile}`);
+  if (report.best && report.best.id !== report.seed.id) lines.push(`take it home: peagen evolve apply ${report.runId} (--diff prints it as a patch)`);
   return lines.join('\n');
 }
 
