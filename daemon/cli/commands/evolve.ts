@@ -546,6 +546,7 @@ function runByIdIn(run: string, projectDir: string): { resume: string; projectDi
   return { resume: runDir.id, projectDir: project };
 }
 
+/** `evolve apply`: the plan (usecases/applyRun.ts) written, or printed as a patch; a refusal is a failed command with its reason. */
 function applyRunCommand(ctx: CliContext, runDir: RunDir, flags: { diff?: boolean; full?: boolean; project?: string }): void {
   const projectDir = flags.project ?? process.cwd();
   let plan: ApplyPlan;
@@ -554,8 +555,7 @@ function applyRunCommand(ctx: CliContext, runDir: RunDir, flags: { diff?: boolea
     plan = planApply({ runDir, projectDir, ...(flags.full && { full: true }), selectors: activePlugins(ctx.config).selectors });
     if (!flags.diff) written = writeApply(plan);
   } catch (error) {
-    if (error instanceof ApplyRefused || error instanceof SelectionJobError) throw new CliError(error.message, ExitCode.Failed);
-    if (error instanceof DamagedRunError) throw new CliError(error.message, ExitCode.Failed);
+    if (error instanceof ApplyRefused || error instanceof SelectionJobError || error instanceof DamagedRunError) throw new CliError(error.message, ExitCode.Failed);
     throw error;
   }
   const which =
