@@ -11,6 +11,11 @@
  * place of the file. Before that, init runs CMD once here, in a scratch copy with the function
  * traced (traceCalls.ts), and keeps the arguments it was called with (peagen_inputs.json): the
  * inputs the original's answers are compared with the candidates' on.
+ *
+ * Like an Evolve Selection job, the example records where its program came from
+ * (selection.json, base.txt): `peagen evolve apply` and the editor's Accept put the evolved
+ * function back into the user's file without the markers init added. init also gives the
+ * project's `.peagen/` a .gitignore of its own (peagenFolder.ts).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -26,7 +31,10 @@ import {
   type ScaffoldLanguage,
 } from '../evaluation/scaffold/scaffoldExample';
 import { CAPTURE_FILE_ENV, tracedSource } from '../evaluation/scaffold/traceCalls';
+import type { SelectionRecord } from '../../shared/selection';
+import { ensurePeagenFolder } from './peagenFolder';
 import { runTestCommand } from './runTestCommand';
+import { BASE_TEXT_FILE, SELECTION_FILE, sha256 } from './selectionJob';
 import { selectionProgram } from './selectionProgram';
 
 export const EXAMPLES_DIR = path.join('.peagen', 'examples');
@@ -106,7 +114,23 @@ export async function initExample(request: InitRequest): Promise<InitResult> {
   const dir = path.resolve(request.outDir ?? path.join(projectDir, EXAMPLES_DIR, scaffold.config.name));
   if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) throw new InitError(`${dir} already holds files: evolve that example (peagen evolve run ${dir}), or name another with --out`);
 
-  const files: Record<string, string> = { ...scaffold.files, [fileName]: program.code };
+  // Where the program goes back (`peagen evolve apply`, the editor's Accept): the user's file,
+  // the lines the evolved block's inner lines replace, and the text it was made from (which a
+  // file changed since then must still be), as an Evolve Selection job records it.
+  const record: SelectionRecord = {
+    version: 1,
+    sourceFile: file,
+    languageId: language,
+    region,
+    replaceRange: program.replaceRange,
+    blockIndex: program.blockIndex,
+    markersAdded: program.markersAdded,
+    baseTextHash: sha256(text),
+    exampleDir: dir,
+    program: fileName,
+    createdAt: new Date().toISOString(),
+  };
+  const files: Record<string, string> = { ...scaffold.files, [fileName]: program.code, [SELECTION_FILE]: `${JSON.stringify(record, null, 2)}\n`, [BASE_TEXT_FILE]: text };
   let inputs: InitResult['inputs'] = { from: 'signature', why: 'no --tests command was given' };
   if (request.tests) {
     const copy = projectFiles(projectDir, dir);
@@ -125,6 +149,7 @@ export async function initExample(request: InitRequest): Promise<InitResult> {
     } else {
       inputs = { from: 'signature', why: 'objective tests compares no answers' };
     }
+    ensurePeagenFolder(projectDir);
     fs.mkdirSync(dir, { recursive: true });
     for (const [relative, content] of copy) {
       const target = path.join(dir, PROJECT_COPY_DIR, relative);
@@ -132,6 +157,7 @@ export async function initExample(request: InitRequest): Promise<InitResult> {
       fs.writeFileSync(target, content);
     }
   }
+  ensurePeagenFolder(projectDir);
   fs.mkdirSync(dir, { recursive: true });
   for (const [name, content] of Object.entries(files)) fs.writeFileSync(path.join(dir, name), content);
   return {

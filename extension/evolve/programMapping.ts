@@ -1,7 +1,8 @@
 /**
  * Where a program of a run belongs in the workspace, from the placement the daemon answers
- * with the program (GetProgram): for a run of an Evolve Selection job, the replaced lines of
- * the selection's source file (the job's record and base text come over the protocol); for
+ * with the program (GetProgram): for a run of an Evolve Selection job (or of an example
+ * `peagen init` made, which records the same), the replaced lines of the source file, without
+ * the markers Peagen added (shared/programWriteBack.ts, as `peagen evolve apply`); for
  * any other run, the example's program file as a whole. vscode-free (programTarget.ts wraps it
  * as a ProposalInput).
  */
@@ -11,7 +12,7 @@ import { toDocument } from '../../shared/lines';
 import type { Program } from '../../shared/evolution';
 import type { ProgramPlacement } from '../../shared/protocol';
 import type { LineRegion } from '../../shared/lines';
-import { replacementFromProgram } from '../../shared/selection';
+import { regionProgramEdit } from '../../shared/programWriteBack';
 import { unbundleProgram } from '../../shared/programFiles';
 import { valueWithUnit } from '../../shared/objectiveText';
 
@@ -56,7 +57,7 @@ export function programTarget(placement: ProgramPlacement, objectiveName: string
   const title = programTitle(objectiveName, program, objectiveUnit);
   if (placement.kind === 'selection') {
     const { record, baseText } = placement;
-    return { file: record.sourceFile, baseText, region: record.replaceRange, replacement: replacementFromProgram(program.code, record.blockIndex), title };
+    return { file: record.sourceFile, baseText, ...regionProgramEdit(record, program.code), title };
   }
   if (placement.programFiles && placement.programFiles.length > 1) return multiFileTarget(placement.exampleDir, placement.programFiles, program.code, title);
   return { ...wholeFile(path.join(placement.exampleDir, placement.program), program.code), title };

@@ -46,7 +46,7 @@ describe('peagen CLI (dist/cli.js)', function () {
     assert.equal(help.code, 0);
     for (const command of ['init', 'render', 'mutate', 'evolve', 'worker', 'queue', 'daemon']) assert.match(help.stdout, new RegExp(`\\n  ${command}\\b`));
     for (const [parent, children] of Object.entries({
-      evolve: ['step', 'run', 'list', 'show', 'best', 'replay'],
+      evolve: ['step', 'run', 'list', 'show', 'best', 'apply', 'replay'],
       worker: ['start'],
       queue: ['stats', 'dlq'],
       'queue dlq': ['list', 'retry', 'inspect'],

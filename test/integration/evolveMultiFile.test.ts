@@ -5,6 +5,7 @@
  * `evolve best --output` hold both files.
  */
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EvolveProject, parseJson, readJournalEvents, type RunOutput } from '../fixtures/evolveFixtures';
@@ -101,6 +102,43 @@ describe('multi-file programs: evolve, replay and best/ (real CLI, examples/look
     assert.equal(json.bestId, run.best?.id);
     assert.equal(json.children, readJournalEvents(run.runDir).filter((event) => event.type === 'proposal' && event.ok).length);
     assert.equal(server.requests.length, calls, 'replay called no model');
+  });
+
+  it('`evolve apply` writes both files of the best into the example, and --diff patches both, which git apply takes', async () => {
+    // A copy of the example in a repository of its own, and of the run pointed at it (the run never writes the repo's examples/).
+    const home = tempDir('multifile-apply');
+    try {
+      const example = path.join(home, 'examples', 'lookup_table');
+      fs.cpSync(LOOKUP_DIR, example, { recursive: true });
+      const runCopy = path.join(home, '.peagen', 'runs', run.runId);
+      fs.cpSync(run.runDir, runCopy, { recursive: true });
+      const manifest = JSON.parse(fs.readFileSync(path.join(runCopy, 'run.json'), 'utf8')) as { exampleDir: string };
+      fs.writeFileSync(path.join(runCopy, 'run.json'), JSON.stringify({ ...manifest, exampleDir: example }));
+      const git = (args: string[], input?: string): number | null =>
+        spawnSync('git', ['-c', 'user.name=User', '-c', 'user.email=user@example.com', ...args], { cwd: home, encoding: 'utf8', ...(input !== undefined && { input }) }).status;
+      assert.equal(git(['init', '-q']), 0);
+      assert.equal(git(['add', 'examples']), 0);
+      assert.equal(git(['commit', '-qm', 'the example']), 0);
+
+      const diff = await project.run(['evolve', 'apply', run.runId.slice(0, 17), '--diff', '--project', home]);
+      assert.equal(diff.code, 0, diff.stderr);
+      assert.match(diff.stdout, /^diff --git a\/examples\/lookup_table\/lookup\.py b\/examples\/lookup_table\/lookup\.py$[\s\S]*^diff --git a\/examples\/lookup_table\/table\.py b\/examples\/lookup_table\/table\.py$/m);
+      assert.equal(git(['apply', '--check'], diff.stdout), 0, diff.stdout);
+
+      const applied = await project.run(['evolve', 'apply', '--project', home]);
+      assert.equal(applied.code, 0, applied.stderr);
+      for (const file of ['lookup.py', 'table.py']) assert.equal(fs.readFileSync(path.join(example, file), 'utf8'), fs.readFileSync(path.join(run.runDir, 'best', file), 'utf8'), file);
+
+      // One file edited since: nothing is written, not even the other one.
+      assert.equal(git(['checkout', '--', 'examples']), 0);
+      fs.appendFileSync(path.join(example, 'table.py'), '# mine\n');
+      const refused = await project.run(['evolve', 'apply', '--project', home]);
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /examples\/lookup_table\/table\.py was changed since run .* began/);
+      assert.equal(fs.readFileSync(path.join(example, 'lookup.py'), 'utf8'), seedOf('lookup.py'), 'the unedited file was not written either');
+    } finally {
+      fs.rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('`evolve best --output DIR` writes both files; a changed best/ file is caught by replay', async () => {

@@ -10,6 +10,7 @@
  * kept never depends on the machine's load.
  */
 import * as assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EvolveProject, readJournalEvents, readReportJson } from '../fixtures/evolveFixtures';
@@ -117,6 +118,67 @@ describe('minimal-diff reduction of the best (real CLI, scripted model)', functi
     assert.equal(result.identical, true);
     const reduce = readJournalEvents(runDir).find((event) => event.type === 'reduce');
     assert.equal(result.reducedId, reduce?.type === 'reduce' ? reduce.program?.id : undefined);
+  });
+
+  it("evolve apply writes the reduced best into the example's own program (the user's markers kept), --full the full best; --diff is a patch git apply takes", async () => {
+    // A hand-written example: its program file is the user's own, markers and all.
+    const git = (...args: string[]): string => {
+      const result = spawnSync('git', ['-c', 'user.name=User', '-c', 'user.email=user@example.com', ...args], { cwd: exampleDir, encoding: 'utf8' });
+      assert.equal(result.status, 0, result.stderr);
+      return result.stdout;
+    };
+    git('init', '-q');
+    git('add', '-A');
+    git('commit', '-qm', 'the example');
+    try {
+      const apply = (...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> => project.run(['evolve', 'apply', runDir, '--project', exampleDir, ...args]);
+      const diff = await apply('--diff');
+      assert.equal(diff.code, 0, diff.stderr);
+      assert.match(diff.stdout, /^diff --git a\/program\.py b\/program\.py\n/);
+      assert.equal(spawnSync('git', ['apply', '--check'], { cwd: exampleDir, input: diff.stdout }).status, 0, diff.stdout);
+      const reduced = await apply();
+      assert.equal(reduced.code, 0, reduced.stderr);
+      assert.match(reduced.stdout, /applied the reduced best \(score 3\.000 with 2 changed lines, 3\.000 with all 3; --full for every change\) of run .* to program\.py/);
+      assert.equal(fs.readFileSync(path.join(exampleDir, 'program.py'), 'utf8'), REDUCED, 'the reduced best, EVOLVE-BLOCK markers the user wrote included');
+      assert.equal(git('status', '--porcelain'), ' M program.py\n');
+      git('checkout', '--', 'program.py');
+      const full = await apply('--full');
+      assert.equal(full.code, 0, full.stderr);
+      assert.equal(fs.readFileSync(path.join(exampleDir, 'program.py'), 'utf8'), FULL_BEST);
+    } finally {
+      // The run's other tests read the example as it was.
+      fs.writeFileSync(path.join(exampleDir, 'program.py'), SEED);
+      fs.rmSync(path.join(exampleDir, '.git'), { recursive: true, force: true });
+    }
+  });
+
+  it('evolve apply refuses, saying why and writing nothing: a run whose confirmation found no measurable improvement, a run in use, files outside the project', async () => {
+    const copy = path.join(tempDir('reduce-apply-refusals'), path.basename(runDir));
+    fs.cpSync(runDir, copy, { recursive: true });
+    const apply = (): Promise<{ code: number | null; stdout: string; stderr: string }> => project.run(['evolve', 'apply', copy, '--project', exampleDir]);
+    try {
+      const reportFile = path.join(copy, 'report.json');
+      const report = JSON.parse(fs.readFileSync(reportFile, 'utf8')) as object;
+      fs.writeFileSync(reportFile, JSON.stringify({ ...report, confirmation: { verdict: 'no measurable improvement', summary: 'ratio 1.02x, 95% interval 0.91x to 1.14x' } }));
+      const noise = await apply();
+      assert.equal(noise.code, 1);
+      assert.match(noise.stderr, /: no measurable improvement \(ratio 1\.02x, 95% interval 0\.91x to 1\.14x\): measured again beside your code, its best is within the noise, so there is nothing to apply/);
+      fs.writeFileSync(reportFile, JSON.stringify(report));
+
+      fs.writeFileSync(path.join(copy, 'run.lock'), `${process.pid}\n`);
+      const busy = await apply();
+      assert.equal(busy.code, 1);
+      assert.match(busy.stderr, new RegExp(`is still running \\(process ${process.pid}\\)`));
+      fs.rmSync(path.join(copy, 'run.lock'));
+
+      // run.json names where the program goes: never written outside the project apply was given.
+      const outside = await project.run(['evolve', 'apply', copy, '--project', project.dir]);
+      assert.equal(outside.code, 1);
+      assert.match(outside.stderr, /program\.py is outside the project .*: apply writes only inside it/);
+      assert.equal(fs.readFileSync(path.join(exampleDir, 'program.py'), 'utf8'), SEED, 'nothing was written');
+    } finally {
+      fs.rmSync(path.dirname(copy), { recursive: true, force: true });
+    }
   });
 
   it('refuses to replay a run whose recorded reduction does not derive from its seed and best', async () => {

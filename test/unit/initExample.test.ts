@@ -31,7 +31,7 @@ describe('peagen init', () => {
       fs.writeFileSync(path.join(project, 'lib.py'), text);
       const made = await initExample({ file: path.join(project, 'lib.py'), functionName: 'slow', projectDir: project });
       assert.equal(made.dir, path.join(project, '.peagen', 'examples', 'lib-slow'));
-      assert.deepEqual(made.files, ['lib.py', 'peagen.example.json', 'peagen_evaluate.py', 'peagen_reference_lib.py']);
+      assert.deepEqual(made.files, ['base.txt', 'lib.py', 'peagen.example.json', 'peagen_evaluate.py', 'peagen_reference_lib.py', 'selection.json']);
       assert.equal(fs.readFileSync(path.join(made.dir, 'lib.py'), 'utf8'), 'def mean(v):\n    return sum(v) / len(v)\n\n\n# EVOLVE-BLOCK-START\ndef slow(v):\n    return sorted(v)[0]\n# EVOLVE-BLOCK-END\n');
       assert.equal(fs.readFileSync(path.join(made.dir, 'peagen_reference_lib.py'), 'utf8'), text);
       await assert.rejects(initExample({ file: path.join(project, 'lib.py'), functionName: 'slow', projectDir: project }), /already holds files/);

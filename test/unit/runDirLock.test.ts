@@ -31,6 +31,28 @@ describe('run directories: names and the run lock', () => {
     assert.equal(RunDir.resolve(dir, '/nowhere').dir, dir);
   });
 
+  it('names a run by latest (the run begun last, also within one second) or by any unique start of its id; an ambiguous start lists the runs, an unknown one says how to list them', () => {
+    assert.throws(() => RunDir.resolve('latest', project), /no runs under .* yet, so there is no latest one: start one with `peagen evolve run EXAMPLE`/);
+    const made = (id: string, createdAt: string): string => {
+      const dir = path.join(project, RUNS_DIR, id);
+      fs.mkdirSync(dir, { recursive: true });
+      fs.writeFileSync(path.join(dir, 'run.json'), JSON.stringify({ createdAt }));
+      return dir;
+    };
+    const older = made('20250101-120000-bad_sort-ffff', '2025-01-01T12:00:00.100Z');
+    const sameSecond = made('20250101-120000-bad_sort-0000', '2025-01-01T12:00:00.900Z');
+    const other = made('20250102-080000-stats-1a2b', '2025-01-02T08:00:00.000Z');
+    assert.equal(RunDir.resolve('latest', project).dir, other);
+    fs.rmSync(other, { recursive: true });
+    // Within one second the ids' random tails sort anyhow: run.json's time says which began last.
+    assert.equal(RunDir.resolve('latest', project).dir, sameSecond);
+    made('20250102-080000-stats-1a2b', '2025-01-02T08:00:00.000Z');
+    assert.equal(RunDir.resolve('20250102', project).dir, other);
+    assert.equal(RunDir.resolve('20250101-120000-bad_sort-f', project).dir, older);
+    assert.throws(() => RunDir.resolve('20250101', project), /"20250101" is the start of 2 run ids; type more of the one you mean:\n {2}20250101-120000-bad_sort-ffff\n {2}20250101-120000-bad_sort-0000$/, 'oldest first');
+    assert.throws(() => RunDir.resolve('2024', project), /no run "2024": no run id under .* is or begins with it \(list the runs with `peagen evolve list`; `latest` names the last one\)/);
+  });
+
   it('never looks an id up outside the runs directory: "../x" is only the directory it spells', () => {
     // A run directory two levels above the runs directory: joining "../../outside" to it would reach it.
     makeRun(path.join(project, '.peagen', '..', 'outside'));

@@ -1,5 +1,5 @@
 /**
- * `peagen evolve run|step|list|show|best|replay|merge`: evolutionary search as work on the task
+ * `peagen evolve run|step|list|show|best|apply|replay|merge`: evolutionary search as work on the task
  * fabric. The controller runs here; its mutate and evaluate tasks run on the daemon's
  * workers when a daemon runs (and --sync is not given), else on an embedded engine.
  */
@@ -21,7 +21,9 @@ import { readReport, type RunReport } from '../../evolution/controller/report';
 import { objectiveValue, seedComparison, shortComparison, type ObjectiveTerms } from '../../../shared/objectiveText';
 import type { RunManifest, StopConditions } from '../../../shared/runManifest';
 import { checkedBestFolder, recordedBest } from '../../evolution/controller/recordedBest';
-import { DamagedRunError, RunDir, RUNS_DIR } from '../../evolution/controller/runDir';
+import { DamagedRunError, LATEST_RUN, RunDir, RUNS_DIR } from '../../evolution/controller/runDir';
+import { type AppliedFile, type ApplyPlan, ApplyRefused, planApply, writeApply } from '../../usecases/applyRun';
+import { SelectionJobError } from '../../usecases/selectionJob';
 import { RunBusyError } from '../../evolution/controller/runLock';
 import { readJournal } from '../../evolution/evodb/journal';
 import { SELECTOR_NAMES } from '../../evolution/selection/createSelector';
@@ -104,7 +106,7 @@ function addRunOptions(command: Command): Command {
     .option('--seed <n>', 'seed of the run (selection, mutation, held-out inputs)', parsePositiveInt('--seed'))
     .option('--islands <n>', 'independent sub-populations that take turns and exchange their bests (default 1)', atLeastOne('--islands'))
     .option('--quick', "pass --quick to the evaluator (smaller inputs: faster, noisier)")
-    .option('--resume <run>', 'continue a run (its id or directory) from its checkpoint and journal')
+    .option('--resume <run>', `continue a run (its id, a unique start of one, ${LATEST_RUN}, or its directory) from its checkpoint and journal`)
     .option('--reduce-budget <n>', `evaluations to spend, as the run ends, reducing the best to the smallest diff from the seed that keeps 90% of its gain (0: none; default ${DEFAULT_REDUCE_BUDGET})`, parsePositiveInt('--reduce-budget'))
     .option('--sync', 'run everything in this process (in-memory queue, in-process workers), even when a daemon runs')
     .option('--project <dir>', 'where .peagen/runs/ is kept (default: the current directory)');
@@ -142,6 +144,7 @@ function summaryLines(report: RunReport, runDir: RunDir): string {
   const p = report.progress;
   lines.push(`${p.evaluations} evaluations (${p.failedEvaluations} failed), ${p.llmCalls} LLM calls, ${p.tokens.inputTokens + p.tokens.outputTokens} tokens, $${p.costUsd.toFixed(4)}`);
   lines.push(`report: ${runDir.reportFile}`);
+  if (report.best && report.best.id !== report.seed.id) lines.push(`take it home: peagen evolve apply ${report.runId} (--diff prints it as a patch)`);
   return lines.join('\n');
 }
 
@@ -400,7 +403,7 @@ export function registerEvolveCommands(program: Command): void {
 
   evolve
     .command('show <run>')
-    .description("a run's report (run id or directory)")
+    .description(`a run's report (run id, a unique start of one, ${LATEST_RUN}, or its directory)`)
     .option('--project <dir>', 'where .peagen/runs/ is kept')
     .action((run: string, flags: { project?: string }, command: Command) => {
       const ctx = CliContext.of(command);
@@ -413,7 +416,7 @@ export function registerEvolveCommands(program: Command): void {
   evolve
     .command('best <run>')
     .description(
-      "print a run's best program (run id or directory): the smallest diff from the seed that keeps its gain, when the run reduced it; a multi-file program prints as one text with a header line per file",
+      "print a run's best program (run id, a unique start of one, latest, or its directory): the smallest diff from the seed that keeps its gain, when the run reduced it; a multi-file program prints as one text with a header line per file",
     )
     .option('--full', 'the full best, with every change, when best/ holds its reduction')
     .option('--recorded', "the program the run recorded in its journal, not best/ (when best/ was altered)")
@@ -450,6 +453,18 @@ export function registerEvolveCommands(program: Command): void {
         if (which) process.stderr.write(`${which}\n`);
         process.stdout.write(code);
       }
+    });
+
+  evolve
+    .command('apply [run]')
+    .description(`write a run's best back into your files (default: the latest run of this folder): its reduction to the smallest diff that keeps the gain, without the EVOLVE-BLOCK markers peagen init added; refused when a file changed since the run began`)
+    .option('--diff', 'print the change as a patch against your files (git apply takes it) instead of writing it')
+    .option('--full', 'the full best, with every change, instead of its reduction')
+    .option('--project <dir>', 'where .peagen/runs/ is kept, and the folder files are written in (default: the current directory)')
+    .addHelpText('after', `\nA run is named by its directory, its id, any unique start of its id, or ${LATEST_RUN}.\nExample:\n  peagen evolve apply --diff | git apply --check\n  peagen evolve apply`)
+    .action((run: string | undefined, flags: { diff?: boolean; full?: boolean; project?: string }, command: Command) => {
+      const ctx = CliContext.of(command);
+      applyRunCommand(ctx, resolveRun(run ?? LATEST_RUN, flags.project), flags);
     });
 
   evolve
@@ -529,6 +544,39 @@ function runByIdIn(run: string, projectDir: string): { resume: string; projectDi
     throw new CliError(`${runDir.dir} is not under a project's ${RUNS_DIR}: resume it here with --sync`, ExitCode.Usage);
   }
   return { resume: runDir.id, projectDir: project };
+}
+
+/** `evolve apply`: the plan (usecases/applyRun.ts) written, or printed as a patch; a refusal is a failed command with its reason. */
+function applyRunCommand(ctx: CliContext, runDir: RunDir, flags: { diff?: boolean; full?: boolean; project?: string }): void {
+  const projectDir = flags.project ?? process.cwd();
+  let plan: ApplyPlan;
+  let written: AppliedFile[] = [];
+  try {
+    plan = planApply({ runDir, projectDir, ...(flags.full && { full: true }), selectors: activePlugins(ctx.config).selectors });
+    if (!flags.diff) written = writeApply(plan);
+  } catch (error) {
+    if (error instanceof ApplyRefused || error instanceof SelectionJobError || error instanceof DamagedRunError) throw new CliError(error.message, ExitCode.Failed);
+    throw error;
+  }
+  const which =
+    plan.program.which === 'reduced' ? `the reduced best (${plan.reduction ?? 'its smallest diff'}; --full for every change)` : flags.full ? 'the full best' : `the best${plan.reduction ? ` (${plan.reduction})` : ''}`;
+  const json = { runId: plan.runId, program: plan.program, ...(plan.reduction && { reduction: plan.reduction }), files: plan.files.map((file) => file.path), changedSinceRun: plan.changedSinceRun, patch: plan.patch };
+  if (flags.diff) {
+    if (plan.changedSinceRun.length > 0) ctx.info(`note: ${plan.changedSinceRun.join(', ')} changed since run ${plan.runId} began: the patch is against the text the run evolved`);
+    if (ctx.json) ctx.output(json, '');
+    else if (plan.patch === '') ctx.info(`run ${plan.runId}: its best changes nothing in ${plan.files.map((file) => file.path).join(', ')}`);
+    else {
+      ctx.info(`run ${plan.runId}: ${which}`);
+      process.stdout.write(plan.patch);
+    }
+    return;
+  }
+  const paths = written.map((file) => file.path);
+  ctx.output({ ...json, written: paths }, () =>
+    written.length === 0
+      ? `nothing to apply: ${plan.files.map((file) => file.path).join(', ')} already ${plan.files.length > 1 ? 'hold' : 'holds'} the best of run ${plan.runId}`
+      : `applied ${which} of run ${plan.runId} to ${paths.join(', ')}; review it with \`git diff\` (undo: git checkout -- ${paths.join(' ')})`,
+  );
 }
 
 function resolveRun(run: string, project: string | undefined): RunDir {

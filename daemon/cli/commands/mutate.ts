@@ -12,6 +12,8 @@ import { mutateOnce, type MutateOnceOutcome } from '../../usecases/mutateOnce';
 import { createBackends } from '../../evolution/llm/createBackends';
 import { isMultiFile, loadExample } from '../../evaluation/example';
 import { unbundleProgram } from '../../../shared/programFiles';
+import { regionProgramFileText, unifiedPatch } from '../../../shared/programWriteBack';
+import { readSelectionJob } from '../../usecases/selectionJob';
 import { activePlugins } from '../../plugins/activePlugins';
 import { pluginBackends } from '../../plugins/pluginGuards';
 import { CliContext, CliError, ExitCode, parsePositiveInt } from '../context';
@@ -103,6 +105,8 @@ export function registerMutateCommand(program: Command): void {
         interrupt.dispose();
         await fabric.close();
       }
+      // The patches name the files the user has (a/src/x.py), not the mutator's `a/program`.
+      const userPatch = (child: string): string => patchForUser(example.dir, file, bundled && flags.program === undefined, code, child);
       const firstChild = outcomes.find((outcome) => outcome.proposal?.ok);
       if (flags.apply && firstChild?.proposal?.ok) {
         if (bundled) for (const changed of unbundleProgram(firstChild.proposal.code)) fs.writeFileSync(path.join(example.dir, changed.path), changed.text);
@@ -116,7 +120,7 @@ export function registerMutateCommand(program: Command): void {
           proposals: outcomes.map((outcome) => ({
             seed: outcome.seed,
             ok: outcome.proposal?.ok ?? false,
-            ...(outcome.proposal?.ok ? { patch: outcome.proposal.patch, model: outcome.proposal.model, repairs: outcome.proposal.repairs } : { reason: outcome.proposal && !outcome.proposal.ok ? `${outcome.proposal.reason}: ${outcome.proposal.message}` : outcome.error }),
+            ...(outcome.proposal?.ok ? { patch: userPatch(outcome.proposal.code), model: outcome.proposal.model, repairs: outcome.proposal.repairs } : { reason: outcome.proposal && !outcome.proposal.ok ? `${outcome.proposal.reason}: ${outcome.proposal.message}` : outcome.error }),
             llmCalls: outcome.proposal?.exchanges.length ?? 0,
             ...(outcome.evaluation && { evaluation: outcome.evaluation }),
           })),
@@ -129,10 +133,41 @@ export function registerMutateCommand(program: Command): void {
               const verdict = outcome.evaluation
                 ? `\n# evaluation: ${outcome.evaluation.correct ? `correct, ${example.config.objective.name} ${outcome.evaluation.objective?.toFixed(3)}` : `FAILED (${outcome.evaluation.failure?.reason}): ${outcome.evaluation.failure?.message}`}`
                 : '';
-              return `${head}${outcome.proposal.model ? ` by ${outcome.proposal.model}` : ''}${verdict}\n${outcome.proposal.patch.trimEnd()}`;
+              return `${head}${outcome.proposal.model ? ` by ${outcome.proposal.model}` : ''}${verdict}\n${userPatch(outcome.proposal.code).replace(/\n$/, '')}`;
             })
             .join('\n\n') + (flags.apply ? (firstChild ? `\n\napplied proposal ${outcomes.indexOf(firstChild) + 1} to ${file}` : '\n\nnothing applied: no proposal gave a child') : ''),
       );
       if (!firstChild) process.exitCode = ExitCode.Failed;
     });
+}
+
+/**
+ * The patch parent → child against the user's files: for an example `peagen init` made (its
+ * own program not overridden by --program), their file without the markers init added; else
+ * the program's file(s), named relative to the current directory when inside it.
+ */
+function patchForUser(exampleDir: string, file: string, bundled: boolean, parent: string, child: string): string {
+  const named = (absolute: string, fallback: string): string => {
+    const relative = path.relative(process.cwd(), absolute);
+    return relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? fallback : relative.split(path.sep).join('/');
+  };
+  if (bundled) {
+    const before = new Map(unbundleProgram(parent).map((entry) => [entry.path, entry.text]));
+    return unifiedPatch(unbundleProgram(child).map((entry) => ({ path: named(path.join(exampleDir, ...entry.path.split('/')), entry.path), before: before.get(entry.path) ?? '', after: entry.text })));
+  }
+  let job;
+  try {
+    job = path.resolve(file) === path.resolve(exampleDir, path.basename(file)) ? readSelectionJob(exampleDir) : undefined;
+  } catch {
+    job = undefined;
+  }
+  if (job && job.record.program === path.basename(file) && path.isAbsolute(job.record.sourceFile)) {
+    const { record, baseText } = job;
+    try {
+      return unifiedPatch([{ path: named(record.sourceFile, path.basename(record.sourceFile)), before: regionProgramFileText(baseText, record, parent), after: regionProgramFileText(baseText, record, child) }]);
+    } catch {
+      // A program whose markers were changed maps back to no region: the program's own patch says what changed.
+    }
+  }
+  return unifiedPatch([{ path: named(path.resolve(file), path.basename(file)), before: parent, after: child }]);
 }

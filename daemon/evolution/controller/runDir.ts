@@ -23,6 +23,7 @@ import { programId } from '../../../shared/programId';
 import { relativePathProblem } from '../../../shared/relativePath';
 import { RUN_MANIFEST_FILE, type RunManifest, RunManifestSchema } from '../../../shared/runManifest';
 import { JournalError, readJournal } from '../evodb/journal';
+import { ensurePeagenFolder } from '../../usecases/peagenFolder';
 import type { LlmExchange } from '../mutation/Mutator';
 import { type RunEvent, RunEventSchema } from '../runEvents';
 
@@ -70,6 +71,8 @@ export interface JournalEntry {
 }
 
 export const RUNS_DIR = path.join('.peagen', 'runs');
+/** The name every command taking a run gives the run begun last in the project. */
+export const LATEST_RUN = 'latest';
 
 export class RunDir {
   constructor(readonly dir: string) {}
@@ -105,6 +108,8 @@ export class RunDir {
     const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
     const id = `${stamp}-${exampleName.replace(/[^A-Za-z0-9_-]/g, '_')}-${createHash('sha256').update(`${now.getTime()}${process.pid}${Math.random()}`).digest('hex').slice(0, 4)}`;
     const dir = path.join(path.resolve(projectDir), RUNS_DIR, id);
+    // A run holds a copy of every candidate: never something for the user's git.
+    ensurePeagenFolder(projectDir);
     fs.mkdirSync(path.join(dir, 'llm'), { recursive: true });
     return new RunDir(dir);
   }
@@ -121,18 +126,32 @@ export class RunDir {
   }
 
   /**
-   * A run named by its id (under the project's .peagen/runs) or by its directory. Only a plain
-   * name is looked up as an id: `../x` joined to the runs directory would name a directory
-   * outside it, so such a name counts only as the directory it spells.
+   * A run as a user names it (the one resolver of every command that takes a run): its
+   * directory, its id under the project's .peagen/runs, `latest` (the run begun last), or any
+   * prefix of one id. Only a plain name is looked up as an id: `../x` joined to the runs
+   * directory would name a directory outside it, so such a name counts only as the directory
+   * it spells. An ambiguous prefix lists the runs it matches.
    */
   static resolve(run: string, projectDir: string): RunDir {
     const root = path.join(path.resolve(projectDir), RUNS_DIR);
     const candidates = [path.resolve(run), ...(RunDir.isIdForm(run) ? [path.join(root, run)] : [])];
     for (const dir of candidates) if (fs.existsSync(path.join(dir, RUN_MANIFEST_FILE))) return new RunDir(dir);
     if (!RunDir.isIdForm(run)) {
-      throw new Error(`no run "${run}": ${path.resolve(run)} is not a run directory (it has no run.json), and "${run}" is not a run id (an id is a plain name under ${root}, like 20250101-120000-bad_sort-1a2b; see \`peagen evolve list\`)`);
+      throw new Error(`no run "${run}": ${path.resolve(run)} is not a run directory (it has no run.json), and "${run}" is not a run id (an id is a plain name under ${root}, like 20250101-120000-bad_sort-1a2b; list the runs with \`peagen evolve list\`)`);
     }
-    throw new Error(`no run "${run}": neither a run directory nor a run id under ${root} (see \`peagen evolve list\`)`);
+    const runs = RunDir.list(projectDir);
+    if (run === LATEST_RUN) {
+      const latest = runs.at(-1);
+      if (!latest) throw new Error(`no runs under ${root} yet, so there is no latest one: start one with \`peagen evolve run EXAMPLE\` (or pass --project DIR where the runs are)`);
+      return latest;
+    }
+    const matches = runs.filter((runDir) => runDir.id.startsWith(run));
+    if (matches.length === 1) return matches[0]!;
+    if (matches.length > 1) {
+      const shown = matches.slice(0, 10).map((runDir) => `  ${runDir.id}`);
+      throw new Error(`"${run}" is the start of ${matches.length} run ids; type more of the one you mean:\n${shown.join('\n')}${matches.length > 10 ? `\n  … and ${matches.length - 10} more (peagen evolve list)` : ''}`);
+    }
+    throw new Error(`no run "${run}": no run id under ${root} is or begins with it (list the runs with \`peagen evolve list\`; \`latest\` names the last one)`);
   }
 
   /** Whether `name` has the form of a run id (RunIdSchema): a plain name, never a path. */
@@ -140,14 +159,25 @@ export class RunDir {
     return RunIdSchema.safeParse(name).success;
   }
 
+  /** The project's runs, oldest first (an id begins with its start time to the second; within one second, by run.json's createdAt). */
   static list(projectDir: string): RunDir[] {
     const root = path.join(path.resolve(projectDir), RUNS_DIR);
     if (!fs.existsSync(root)) return [];
+    const started = (name: string): number => {
+      try {
+        // Read leniently: a damaged run.json is reported by whoever reads the run, not by the listing.
+        const createdAt = (JSON.parse(fs.readFileSync(path.join(root, name, RUN_MANIFEST_FILE), 'utf8')) as { createdAt?: unknown }).createdAt;
+        return typeof createdAt === 'string' ? Date.parse(createdAt) || 0 : 0;
+      } catch {
+        return 0;
+      }
+    };
     return fs
       .readdirSync(root)
       .filter((name) => fs.existsSync(path.join(root, name, RUN_MANIFEST_FILE)))
-      .sort()
-      .map((name) => new RunDir(path.join(root, name)));
+      .map((name) => ({ name, second: name.slice(0, 15), started: started(name) }))
+      .sort((a, b) => (a.second < b.second ? -1 : a.second > b.second ? 1 : a.started - b.started || (a.name < b.name ? -1 : 1)))
+      .map(({ name }) => new RunDir(path.join(root, name)));
   }
 
   writeManifest(manifest: RunManifest): void {
