@@ -618,7 +618,7 @@ export class EvolutionRun {
     try {
       const { client, example, manifest } = this.options;
       const result = await this.traced('evaluate', { 'peagen.seed': seed }, async (trace) => {
-        const taskId = await client.submit({ ...evaluateTaskSpec(example, code, seed, manifest.evaluatorArgs, manifest.runId), ...trace });
+        const taskId = await client.submit({ ...evaluateTaskSpec(example, code, seed, manifest.evaluatorArgs, manifest.runId, manifest.evalTimeoutMs), ...trace });
         tasks.add(taskId);
         const answer = await awaitResult(client, taskId, signal);
         tasks.delete(taskId);
