@@ -79,7 +79,7 @@ function testsReason(message: string): string | undefined {
 /** A seconds figure as people say it: `300 s`, `2.5 s`. */
 function seconds(ms: number): string {
   const s = ms / 1000;
-  return `${s >= 10 ? Math.round(s) : Number(s.toFixed(1))} s`;
+  return `${s >= 1 ? Math.round(s) : Number(s.toFixed(1))} s`;
 }
 
 interface Keyed {
