@@ -172,8 +172,9 @@ function isEvaluation(value: unknown): value is Pick<Evaluation, 'failure' | 'wa
   if (typeof candidate.correct !== 'boolean' || typeof candidate.wallMs !== 'number') return false;
   if (candidate.errorText !== undefined && typeof candidate.errorText !== 'string') return false;
   if (candidate.failure === undefined) return true;
-  const failure = candidate.failure as { reason?: unknown; message?: unknown } | null;
-  return typeof failure === 'object' && failure !== null && typeof failure.reason === 'string' && typeof failure.message === 'string';
+  if (typeof candidate.failure !== 'object' || candidate.failure === null) return false;
+  const failure = candidate.failure as { reason?: unknown; message?: unknown };
+  return typeof failure.reason === 'string' && typeof failure.message === 'string';
 }
 
 /** Groups shown in the summary line; report.json keeps them all. */
