@@ -64,6 +64,12 @@ describe('failure reasons from the journal', () => {
     assert.match(reasonsLine(groups), / \(and 1 more for 1 other reason\)$/);
   });
 
+  it('never passes a candidate\'s control characters on to the terminal', () => {
+    const [group] = failureReasonsOf([failedEvaluation('incorrect', 'output is \x1b[2J\x1b]0;owned\x07 wrong'), failedEvaluation('incorrect', "the project's tests failed:\nFAIL: test_\x1b[31mred (m.T)")]);
+    assert.equal(group!.reason, 'output is  [2J ]0;owned  wrong');
+    assert.ok(failureReasonsOf([failedEvaluation('incorrect', "the project's tests failed:\nFAIL: test_\x1b[31mred (m.T)")]).every((g) => !/\p{Cc}/u.test(g.reason)));
+  });
+
   it('skips what it cannot read and what is not a failure, and counts nothing for a clean run', () => {
     const events = [null, 'text', 42, { type: 'evaluation', evaluation: 'nope' }, { type: 'proposal', ok: true }, { type: 'abandon', job: 1, reason: 'stopped: wall_time' }];
     assert.deepEqual(failureReasonsOf(events), []);

@@ -45,8 +45,17 @@ const LIMIT_REASONS: Record<string, string> = {
   cancelled: 'was cancelled',
 };
 
+/**
+ * The first line with text, without control characters: a candidate's own words (an exception's
+ * message) reach the user's terminal here, and an escape sequence must not act on it.
+ */
 function firstLine(text: string): string {
-  return (text.split('\n').find((line) => line.trim() !== '') ?? '').trim();
+  return printable(text.split('\n').find((candidate) => candidate.trim() !== '') ?? '').trim();
+}
+
+function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ');
 }
 
 function shorten(text: string): string {
@@ -70,7 +79,7 @@ export function normaliseReason(line: string): string {
 /** `the project's tests failed` with the failing tests' names (unittest's and node --test's `FAIL: name`), when given. */
 function testsReason(message: string): string | undefined {
   if (!/the project's tests/i.test(firstLine(message))) return undefined;
-  const names = [...new Set(Array.from(message.matchAll(/^(?:FAIL|ERROR|not ok \d+ -):? (\S+)/gm), (match) => match[1]!))].sort();
+  const names = [...new Set(Array.from(message.matchAll(/^(?:FAIL|ERROR|not ok \d+ -):? (\S+)/gm), (match) => printable(match[1]!)))].sort();
   if (names.length === 0) return "the project's tests failed";
   const shown = names.slice(0, TESTS_NAMED).join(', ');
   return `tests failed: ${shown}${names.length > TESTS_NAMED ? ` and ${names.length - TESTS_NAMED} more` : ''}`;
