@@ -43,30 +43,41 @@ export function etaText(p: Pick<RunProgress, 'etaMs' | 'etaMaxMs'>): string | un
   return high === low ? `ETA ${low}` : `ETA ${low}–${high}`;
 }
 
-export function progressLine(p: RunProgress): string {
+/**
+ * The status line; with `width`, parts that matter least (the rate, the yield, the calls,
+ * the generation) are left out until it fits, so a narrow terminal still shows the best,
+ * what is running, the time and the ETA.
+ */
+export function progressLine(p: RunProgress, width = Infinity): string {
   const terms: ObjectiveTerms = { name: p.objectiveName, direction: p.direction, unit: p.objectiveUnit };
   // A factor over the seed says how a speedup or a time moved; a score's progress is its value next to the seed's.
   const improvement = comparesByFactor(terms) ? factorOverSeed(terms, p.seedObjective, p.best?.objective) : undefined;
   const versus = p.best ? shortComparison(terms, p.seedObjective, p.best.objective) : undefined;
   const best = p.best ? `${objectiveValue(p.best.objective, terms)}${versus !== undefined ? ` (${versus})` : ''}` : '—';
-  const parts = [
-    `best ${p.objectiveName} ${best}`,
-    `gen ${p.generation}`,
-    `${p.evaluations} evals (${p.failedEvaluations} failed)`,
-    `${p.evaluationsPerMinute.toFixed(1)}/min`,
+  // Each part with the order in which it is dropped when the line is too wide (0: never).
+  const parts: [string, number][] = [
+    [`best ${p.objectiveName} ${best}`, 0],
+    [`gen ${p.generation}`, 5],
+    [`${p.evaluations} evals (${p.failedEvaluations} failed)`, 6],
+    [`${p.evaluationsPerMinute.toFixed(1)}/min`, 4],
   ];
-  if (p.patchYield.answers > 0) parts.push(`yield ${Math.round(p.patchYield.firstTry * 100)}%/${Math.round(p.patchYield.afterRepair * 100)}%`);
+  if (p.patchYield.answers > 0) parts.push([`yield ${Math.round(p.patchYield.firstTry * 100)}%/${Math.round(p.patchYield.afterRepair * 100)}%`, 3]);
   if (p.llmCalls > 0) {
-    parts.push(`${p.llmCalls} calls${p.evaluations > 0 ? ` (${(p.llmCalls / p.evaluations).toFixed(2)}/eval)` : ''}, ${p.tokens.inputTokens + p.tokens.outputTokens} tok`);
+    parts.push([`${p.llmCalls} calls${p.evaluations > 0 ? ` (${(p.llmCalls / p.evaluations).toFixed(2)}/eval)` : ''}, ${p.tokens.inputTokens + p.tokens.outputTokens} tok`, 2]);
     // Improvement per call: doublings of the objective per 100 calls.
-    if (improvement !== undefined && improvement > 1) parts.push(`${((100 * Math.log2(improvement)) / p.llmCalls).toFixed(2)} doublings/100 calls`);
+    if (improvement !== undefined && improvement > 1) parts.push([`${((100 * Math.log2(improvement)) / p.llmCalls).toFixed(2)} doublings/100 calls`, 1]);
   }
   const running = runningText(p.inFlight);
-  if (running) parts.push(running);
-  parts.push(duration(p.elapsedMs));
+  if (running) parts.push([running, 0]);
+  parts.push([duration(p.elapsedMs), 0]);
   const eta = etaText(p);
-  if (eta) parts.push(eta);
-  return parts.join(' · ');
+  if (eta) parts.push([eta, 0]);
+  const line = (): string => parts.map(([text]) => text).join(' · ');
+  for (let drop = 1; drop <= 6 && line().length > width; drop++) {
+    const index = parts.findIndex(([, order]) => order === drop);
+    if (index >= 0) parts.splice(index, 1);
+  }
+  return line();
 }
 
 /**
@@ -128,7 +139,7 @@ export class ProgressDisplay {
       // After done() (a log line was printed) the next snapshot redraws; a tick alone does not.
       if (ticking && !this.drawn) return;
       const width = process.stderr.columns ?? 120;
-      this.write(`\r\x1b[2K${progressLine(progress).slice(0, width - 1)}`);
+      this.write(`\r\x1b[2K${progressLine(progress, width - 1).slice(0, width - 1)}`);
       this.drawn = true;
       return;
     }

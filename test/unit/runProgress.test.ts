@@ -53,6 +53,15 @@ describe('the progress line', () => {
     assert.equal(duration(2 * 3_600_000 + 5 * 60_000), '2h05m');
   });
 
+  it('on a narrow terminal leaves out the rate and the generation before what is running, the time or the ETA', () => {
+    const p = progress({ inFlight: stalled, etaMs: 3_000, etaMaxMs: 48_000, llmCalls: 40, tokens: { inputTokens: 9_000, outputTokens: 1_000 }, patchYield: { firstTry: 0.5, afterRepair: 0.75, answers: 40 } });
+    const narrow = progressLine(p, 100);
+    assert.ok(narrow.length <= 100, narrow);
+    assert.match(narrow, /^best speedup 1\.100 \(1\.1x\) · .*2 running: #19 4m12s\/5m00s, #20 3s\/5m00s · 12s · ETA 3s–48s$/);
+    assert.doesNotMatch(narrow, /calls|yield/);
+    assert.match(progressLine(p), /40 calls .* yield 50%\/75%|yield 50%\/75% .* 40 calls/, 'a wide line keeps everything');
+  });
+
   it('ages a snapshot: the run and its evaluations older, the ETA nearer, never below zero; a finished run stays as it was', () => {
     const aged = progressAged(progress({ inFlight: stalled, etaMs: 3_000, etaMaxMs: 48_000 }), 5_000);
     assert.equal(aged.elapsedMs, 17_000);
