@@ -138,7 +138,8 @@ export class ProgressDisplay {
     if (this.tty) {
       // After done() (a log line was printed) the next snapshot redraws; a tick alone does not.
       if (ticking && !this.drawn) return;
-      const width = process.stderr.columns ?? 120;
+      // 0 when the terminal does not say (script, some CI consoles): then a common width.
+      const width = process.stderr.columns || 120;
       this.write(`\r\x1b[2K${progressLine(progress, width - 1).slice(0, width - 1)}`);
       this.drawn = true;
       return;
