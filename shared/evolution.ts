@@ -138,8 +138,12 @@ export interface RunProgress {
   patchYield: { firstTry: number; afterRepair: number; answers: number };
   evaluationsPerMinute: number;
   elapsedMs: number;
-  /** Estimated time to the stop condition, when one bounds the run. */
+  /** Estimated time to the stop condition, when one bounds the run (never less than the evaluations in flight typically still need). */
   etaMs?: number;
+  /** The longest the run may still take when an evaluation in flight runs to its time limit; absent when that is no longer than etaMs. */
+  etaMaxMs?: number;
+  /** The evaluations running as the snapshot was taken, the longest-running first: `#19` (a job), `seed` or `reduce`. */
+  inFlight?: { label: string; elapsedMs: number; limitMs: number }[];
   stopReason?: StopReason;
   /** The mutator at work and, when no LLM is configured, that it is the offline one. */
   mutator: string;

@@ -88,6 +88,9 @@ export const MutatePayloadSchema = z.object({
 });
 export type MutatePayload = z.infer<typeof MutatePayloadSchema>;
 /** Evaluate one candidate program with an example's trusted evaluator: the `evaluate` task. */
+/** The longest `--eval-timeout`: a worker's default ceiling (sandbox.maxLimits.timeoutMs) is the same hour. */
+export const MAX_EVAL_TIMEOUT_MS = 60 * 60_000;
+
 export const EvaluatePayloadSchema = z.object({
   /** Absolute path of the example directory (holding peagen.example.json and the evaluator). */
   exampleDir: z.string().min(1),
@@ -97,6 +100,8 @@ export const EvaluatePayloadSchema = z.object({
   seed: z.number().int().optional(),
   /** Extra evaluator arguments, e.g. `--quick`. */
   args: z.array(z.string()).default([]),
+  /** The run's time limit per evaluation (`--eval-timeout`): replaces the example's own; the worker's ceiling still caps it. */
+  timeoutMs: z.number().int().positive().max(MAX_EVAL_TIMEOUT_MS).optional(),
 });
 export type EvaluatePayload = z.infer<typeof EvaluatePayloadSchema>;
 export const LimitsSchema = z

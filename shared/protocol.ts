@@ -10,6 +10,7 @@ import type { FeatureDescriptor } from './evaluation';
 import type { Evaluation } from './evaluation';
 import { type NicheElite, type Program, ProgramIdSchema, type RunProgress, RunIdSchema, type RunSummary } from './evolution';
 import { StopConditionsSchema } from './runManifest';
+import { MAX_EVAL_TIMEOUT_MS } from './payloads';
 import { ExampleFilesSchema, LineRegionSchema, type SelectionRecord } from './selection';
 import { type DeadLetter, type QueueStats, type RequirementSetDepth, ResultSchema, TaskSpecSchema, type TaskState, type WorkerRecord } from './task';
 
@@ -329,6 +330,8 @@ export namespace StartRun {
       resume: RunIdSchema.optional(),
       /** Evaluations to spend, as the run ends, reducing the best to its smallest diff from the seed (0: none; absent: the default). */
       reduceBudget: z.number().int().nonnegative().max(1000).optional(),
+      /** Each evaluation's time limit in ms (`--eval-timeout`), replacing the example's own. */
+      evalTimeoutMs: z.number().int().positive().max(MAX_EVAL_TIMEOUT_MS).optional(),
     })
     .refine((params) => (params.exampleDir === undefined) !== (params.selection === undefined) || (params.resume !== undefined && params.selection === undefined), {
       message: 'give exactly one of exampleDir and selection (or resume a run)',

@@ -92,6 +92,8 @@ export const RunManifestSchema = z.object({
   settings: RunSettingsSchema,
   stop: StopConditionsSchema,
   evaluatorArgs: z.array(z.string()),
+  /** The time limit of each evaluation (`--eval-timeout`), replacing the example's; absent: the example's own. */
+  evalTimeoutMs: z.number().int().positive().optional(),
   llm: z.object({
     temperature: z.number(),
     maxTokens: z.number().int().positive(),

@@ -25,6 +25,8 @@ export interface EvaluateOptions {
   signal?: AbortSignal;
   /** Caps the example's own time limit (e.g. by the task's deadline). */
   timeoutMs?: number;
+  /** Replaces the example's own time limit (a run's --eval-timeout); `timeoutMs` still caps it. */
+  timeLimitMs?: number;
   /** Where the example's requirements.txt / package.json environments are cached and how they are installed. */
   environments?: Omit<EnvironmentOptions, 'signal'>;
 }
@@ -39,7 +41,7 @@ export function evaluatorCommand(example: Pick<Example, 'config' | 'programFiles
 }
 
 export async function evaluateProgram(executor: Executor, example: Example, program: string, options: EvaluateOptions = {}): Promise<Evaluation> {
-  const limits: LimitOverrides = { ...example.config.limits };
+  const limits: LimitOverrides = { ...example.config.limits, ...(options.timeLimitMs !== undefined && { timeoutMs: options.timeLimitMs }) };
   if (options.timeoutMs !== undefined) limits.timeoutMs = Math.min(limits.timeoutMs ?? options.timeoutMs, options.timeoutMs);
   let files: Record<string, string>;
   try {

@@ -35,6 +35,7 @@ export function createEvaluateHandler(executor: Executor, hostPaths?: HostPathPo
         evaluation = await evaluateProgram(executor, example, task.payload.program ?? example.seedProgram(), {
           ...(task.payload.seed !== undefined && { seed: task.payload.seed }),
           args: task.payload.args,
+          ...(task.payload.timeoutMs !== undefined && { timeLimitMs: task.payload.timeoutMs }),
           signal: context.signal,
           ...(task.deadline !== undefined && { timeoutMs: Math.max(1, task.deadline - Date.now()) }),
         });

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ErrorCodes, ResponseError } from 'vscode-languageserver-protocol/node';
 import { StartRun, StopRun } from '../../../shared/protocol';
+import { MAX_EVAL_TIMEOUT_MS } from '../../../shared/payloads';
 import { readLiveRecord } from '../../../shared/discovery';
 import type { Command } from 'commander';
 import type { RunProgress } from '../../../shared/evolution';
@@ -18,6 +19,8 @@ import { replayRun } from '../../evolution/controller/replay';
 import { runTaskKinds } from '../../evolution/controller/taskSpecs';
 import { activePlugins } from '../../plugins/activePlugins';
 import { readReport, type RunReport } from '../../evolution/controller/report';
+import { reasonsLine } from '../../evolution/controller/failureReasons';
+import { offlineAdviceText, offlineFoundNothing } from '../../evolution/controller/modelAdvice';
 import { objectiveValue, seedComparison, shortComparison, type ObjectiveTerms } from '../../../shared/objectiveText';
 import type { RunManifest, StopConditions } from '../../../shared/runManifest';
 import { checkedBestFolder, recordedBest } from '../../evolution/controller/recordedBest';
@@ -52,6 +55,7 @@ interface RunFlags {
   quick?: boolean;
   resume?: string;
   reduceBudget?: number;
+  evalTimeout?: number;
   sync?: boolean;
   project?: string;
 }
@@ -74,6 +78,15 @@ function positiveNumber(name: string) {
     if (!Number.isFinite(parsed) || parsed <= 0) throw new CliError(`${name} must be a positive number (got "${value}")`, ExitCode.Usage);
     return parsed;
   };
+}
+
+/** `--eval-timeout <seconds>`: in ms, at most the hour a worker's sandbox allows by default. */
+function evalTimeoutMs(value: string): number {
+  const seconds = Number(value);
+  const ms = Math.round(seconds * 1000);
+  if (value.trim() === '' || !Number.isFinite(seconds) || ms < 1) throw new CliError(`--eval-timeout must be a positive number of seconds (got "${value}")`, ExitCode.Usage);
+  if (ms > MAX_EVAL_TIMEOUT_MS) throw new CliError(`--eval-timeout must be at most ${MAX_EVAL_TIMEOUT_MS / 1000} seconds (got "${value}"), the longest a worker's sandbox allows by default`, ExitCode.Usage);
+  return ms;
 }
 
 function finiteNumber(name: string) {
@@ -106,6 +119,7 @@ function addRunOptions(command: Command): Command {
     .option('--seed <n>', 'seed of the run (selection, mutation, held-out inputs)', parsePositiveInt('--seed'))
     .option('--islands <n>', 'independent sub-populations that take turns and exchange their bests (default 1)', atLeastOne('--islands'))
     .option('--quick', "pass --quick to the evaluator (smaller inputs: faster, noisier)")
+    .option('--eval-timeout <seconds>', "each evaluation's time limit, replacing the example's (its limits.timeoutMs; an OpenEvolve layout's evaluator.timeout, default 300 s; else 60 s); a resumed run keeps its own unless given", evalTimeoutMs)
     .option('--resume <run>', `continue a run (its id, a unique start of one, ${LATEST_RUN}, or its directory) from its checkpoint and journal`)
     .option('--reduce-budget <n>', `evaluations to spend, as the run ends, reducing the best to the smallest diff from the seed that keeps 90% of its gain (0: none; default ${DEFAULT_REDUCE_BUDGET})`, parsePositiveInt('--reduce-budget'))
     .option('--sync', 'run everything in this process (in-memory queue, in-process workers), even when a daemon runs')
@@ -143,6 +157,8 @@ function summaryLines(report: RunReport, runDir: RunDir): string {
   for (const use of report.environments ?? []) lines.push(`environment: ${describeEnvironmentUse(use)}`);
   const p = report.progress;
   lines.push(`${p.evaluations} evaluations (${p.failedEvaluations} failed), ${p.llmCalls} LLM calls, ${p.tokens.inputTokens + p.tokens.outputTokens} tokens, $${p.costUsd.toFixed(4)}`);
+  if (report.failureReasons && report.failureReasons.length > 0) lines.push(`why children failed: ${reasonsLine(report.failureReasons)}`);
+  if (offlineFoundNothing(report)) lines.push(offlineAdviceText());
   lines.push(`report: ${runDir.reportFile}`);
   if (report.best && report.best.id !== report.seed.id) lines.push(`take it home: peagen evolve apply ${report.runId} (--diff prints it as a patch)`);
   return lines.join('\n');
@@ -188,6 +204,7 @@ async function runEvolution(ctx: CliContext, exampleDir: string | undefined, fla
     ...(flags.quick && { quick: true }),
     ...(flags.resume && { resume: flags.resume }),
     ...(flags.reduceBudget !== undefined && { reduceBudget: flags.reduceBudget }),
+    ...(flags.evalTimeout !== undefined && { evalTimeoutMs: flags.evalTimeout }),
   };
   // The daemon runs the controller when one is running (and nothing asks for this process):
   // the run survives this terminal, and the editor sees it.

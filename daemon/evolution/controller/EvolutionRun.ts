@@ -31,7 +31,7 @@ import type { RunDir } from './runDir';
 import { RunState } from './RunState';
 import type { SelectorPlugin } from '../selection/ParentSelector';
 import { awaitResult, type TaskClient } from './TaskClient';
-import { evaluateTaskSpec, evaluationOf, freeProposal, mutateTaskSpec, proposalOf } from './taskSpecs';
+import { evaluateTaskSpec, evaluationLimitMs, evaluationOf, freeProposal, mutateTaskSpec, proposalOf } from './taskSpecs';
 import { DEFAULT_REDUCE_BUDGET, reduceBest, type Reduction } from '../reduce/reduceBest';
 import { unifiedDiff } from '../mutation/patch/unifiedDiff';
 import { bestReductionOf } from '../reduce/bestReduction';
@@ -95,6 +95,12 @@ const GENTLE_STOPS = new Set<StopReason>(['generations', 'evaluations', 'no_impr
  */
 export const FAILED_JOBS_STOP = 10;
 
+/**
+ * While evaluations run, progress is sent at least this often: a slow evaluation shows its
+ * time ticking (and the ETA counting it) instead of a frozen line.
+ */
+export const PROGRESS_HEARTBEAT_MS = 5_000;
+
 /** Weight of the newest sample in the pace averages. */
 const PACE_WEIGHT = 0.2;
 
@@ -114,6 +120,8 @@ export class EvolutionRun {
   /** Jobs still waiting for their proposal (phase 'mutate'): counted as they change, not by a walk over the jobs per decision. */
   private mutating = 0;
   private readonly evaluationWaiters: (() => void)[] = [];
+  /** The evaluations holding a slot now (label: `#job`, `seed`, `reduce`), for the progress line. */
+  private readonly running = new Set<{ label: string; startedAt: number }>();
   private readonly budget: BudgetGuard;
   private wake: (() => void) | undefined;
   private engineMs = 0;
@@ -139,7 +147,16 @@ export class EvolutionRun {
     const { manifest } = this.options;
     return inSpan(`evolve run ${this.runId}`, undefined, { 'peagen.run.id': this.runId, 'peagen.example': manifest.exampleName, 'peagen.run.resume': resume }, async (span) => {
       this.span = span;
-      const outcome = await this.runUntraced(resume);
+      const heartbeat = setInterval(() => {
+        if (this.running.size > 0) this.progress();
+      }, PROGRESS_HEARTBEAT_MS);
+      heartbeat.unref();
+      let outcome;
+      try {
+        outcome = await this.runUntraced(resume);
+      } finally {
+        clearInterval(heartbeat);
+      }
       span.setAttributes({ 'peagen.run.stop_reason': outcome.stopReason, 'peagen.run.evaluations': outcome.progress.evaluations });
       return outcome;
     });
@@ -229,7 +246,7 @@ export class EvolutionRun {
         best,
         direction: this.state.settings.direction,
         budget,
-        evaluate: (code, measurementSeed) => this.evaluate(code, measurementSeed, signal, tasks),
+        evaluate: (code, measurementSeed) => this.evaluate(code, measurementSeed, signal, tasks, 'reduce'),
       });
     } catch (error) {
       await Promise.allSettled([...tasks].map((taskId) => this.options.client.cancel(taskId)));
@@ -307,7 +324,7 @@ export class EvolutionRun {
     const signal = this.options.signal ?? new AbortController().signal;
     let evaluation: Evaluation | undefined;
     try {
-      evaluation = await this.evaluate(code, seed, signal, new Set());
+      evaluation = await this.evaluate(code, seed, signal, new Set(), 'seed');
     } catch (error) {
       // Ctrl-C during the seed's evaluation: nothing to keep yet but the run directory.
       if (signal.aborted) throw new Interrupted();
@@ -541,7 +558,7 @@ export class EvolutionRun {
     let round: 'first' | 'confirm' = open?.first ? 'confirm' : 'first';
     for (;;) {
       const seed = round === 'first' ? plan.seed : plan.seed + 1;
-      const evaluation = await this.evaluate(child.code, seed, signal, tasks);
+      const evaluation = await this.evaluate(child.code, seed, signal, tasks, `#${plan.job}`);
       if (signal.aborted) return;
       if (!evaluation) throw new Error('the evaluate task returned no evaluation');
       const event: EvaluationEvent = { type: 'evaluation', job: plan.job, childId: child.id, round, seed, evaluation };
@@ -612,13 +629,17 @@ export class EvolutionRun {
     };
   }
 
-  private async evaluate(code: string, seed: number, signal: AbortSignal, tasks: Set<string>): Promise<Evaluation | undefined> {
+  private async evaluate(code: string, seed: number, signal: AbortSignal, tasks: Set<string>, label: string): Promise<Evaluation | undefined> {
     await this.acquireEvaluationSlot(signal);
     const started = performance.now();
+    const running = { label, startedAt: Date.now() };
+    this.running.add(running);
+    // Shown as it starts: the line must not wait for another job's end to say what is running.
+    this.progress();
     try {
       const { client, example, manifest } = this.options;
       const result = await this.traced('evaluate', { 'peagen.seed': seed }, async (trace) => {
-        const taskId = await client.submit({ ...evaluateTaskSpec(example, code, seed, manifest.evaluatorArgs, manifest.runId), ...trace });
+        const taskId = await client.submit({ ...evaluateTaskSpec(example, code, seed, manifest.evaluatorArgs, manifest.runId, manifest.evalTimeoutMs), ...trace });
         tasks.add(taskId);
         const answer = await awaitResult(client, taskId, signal);
         tasks.delete(taskId);
@@ -631,6 +652,7 @@ export class EvolutionRun {
       this.pace.evaluationMs = EvolutionRun.average(this.pace.evaluationMs, performance.now() - started);
       return evaluation;
     } finally {
+      this.running.delete(running);
       this.releaseEvaluationSlot();
     }
   }
@@ -718,6 +740,29 @@ export class EvolutionRun {
     this.options.onProgress?.(this.snapshotProgress(this.stopReason ? 'stopping' : 'running'));
   }
 
+  /** The evaluations running now, the longest-running first, each with its time limit. */
+  private inFlight(): NonNullable<RunProgress['inFlight']> {
+    const now = Date.now();
+    const limitMs = evaluationLimitMs(this.options.manifest, this.options.example);
+    return [...this.running].map((entry) => ({ label: entry.label, elapsedMs: now - entry.startedAt, limitMs })).sort((a, b) => b.elapsedMs - a.elapsedMs);
+  }
+
+  /**
+   * The ETA from the pace of evaluations (`byPace`) knows nothing of one that has run for
+   * minutes: the run waits for its evaluations in flight (only a wall-time stop cancels them).
+   * The estimate is at least what they typically still need, and the worst case is when one
+   * runs to its time limit.
+   */
+  private etaCountingInFlight(byPace: number, inFlight: NonNullable<RunProgress['inFlight']>, elapsedMs: number): Pick<RunProgress, 'etaMs' | 'etaMaxMs'> {
+    const wallLeft = this.options.manifest.stop.wallMs !== undefined ? Math.max(0, this.options.manifest.stop.wallMs - elapsedMs) : Infinity;
+    const typical = this.pace.evaluationMs;
+    const stillTypical = Math.max(0, ...inFlight.map((entry) => (typical !== undefined ? typical - entry.elapsedMs : 0)));
+    const toLimit = Math.max(0, ...inFlight.map((entry) => entry.limitMs - entry.elapsedMs));
+    const etaMs = Math.min(wallLeft, Math.max(byPace, stillTypical));
+    const etaMaxMs = Math.min(wallLeft, Math.max(etaMs, toLimit));
+    return { etaMs, ...(etaMaxMs > etaMs && { etaMaxMs }) };
+  }
+
   snapshotProgress(state: RunProgress['state']): RunProgress {
     const { manifest } = this.options;
     const c = this.state.counters;
@@ -731,6 +776,8 @@ export class EvolutionRun {
     const etaCandidates: number[] = [];
     if (limit !== undefined && perMinute > 0) etaCandidates.push(((limit - c.evaluations) / perMinute) * 60_000);
     if (manifest.stop.wallMs !== undefined) etaCandidates.push(manifest.stop.wallMs - elapsedMs);
+    const inFlight = this.inFlight();
+    const eta = etaCandidates.length > 0 ? this.etaCountingInFlight(Math.max(0, Math.min(...etaCandidates)), inFlight, elapsedMs) : undefined;
     return {
       runId: manifest.runId,
       example: manifest.exampleName,
@@ -753,7 +800,8 @@ export class EvolutionRun {
       },
       evaluationsPerMinute: perMinute,
       elapsedMs,
-      ...(etaCandidates.length > 0 && { etaMs: Math.max(0, Math.min(...etaCandidates)) }),
+      ...eta,
+      ...(inFlight.length > 0 && { inFlight }),
       ...(this.stopReason && { stopReason: this.stopReason }),
       mutator: manifest.settings.mutator,
       ...(reduction && { reduction }),

@@ -215,6 +215,7 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
       ...(params.quick !== undefined && { quick: params.quick }),
       ...(params.resume !== undefined && { resume: params.resume }),
       ...(params.reduceBudget !== undefined && { reduceBudget: params.reduceBudget }),
+      ...(params.evalTimeoutMs !== undefined && { evalTimeoutMs: params.evalTimeoutMs }),
     };
   }
 }

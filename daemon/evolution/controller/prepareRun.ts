@@ -43,6 +43,8 @@ export interface RunRequest {
   resume?: string;
   /** Evaluations to spend reducing the best to its smallest diff as the run ends (0: none; default DEFAULT_REDUCE_BUDGET). */
   reduceBudget?: number;
+  /** Each evaluation's time limit in ms (`--eval-timeout`), replacing the example's own; kept on resume unless given again. */
+  evalTimeoutMs?: number;
   /**
    * The run's workers are built from the configuration given here (the CLI's own engine), so
    * an example's own model list (OpenEvolve's config.yaml) may choose the LLM. Default false:
@@ -152,7 +154,12 @@ function planRun(request: RunRequest, given: PeagenConfig, env: NodeJS.ProcessEn
     if (holder !== undefined) throw new RunSetupError(new RunBusyError(resumed.id, holder).message);
     // New stop conditions (e.g. more evaluations) replace the old ones; the rest stays as it was.
     if (Object.keys(request.stop).length > 0) manifest = { ...manifest, stop: request.stop };
-    manifest = { ...manifest, workers: request.workers, ...(request.reduceBudget !== undefined && { reduce: { budget: request.reduceBudget } }) };
+    manifest = {
+      ...manifest,
+      workers: request.workers,
+      ...(request.reduceBudget !== undefined && { reduce: { budget: request.reduceBudget } }),
+      ...(request.evalTimeoutMs !== undefined && { evalTimeoutMs: request.evalTimeoutMs }),
+    };
     if (write) {
       resumed.writeManifest(manifest);
       runDir = resumed;
@@ -202,6 +209,7 @@ function planRun(request: RunRequest, given: PeagenConfig, env: NodeJS.ProcessEn
       },
       stop: request.stop,
       evaluatorArgs: request.quick ? ['--quick'] : [],
+      ...(request.evalTimeoutMs !== undefined && { evalTimeoutMs: request.evalTimeoutMs }),
       llm: {
         temperature: config.llm.temperature,
         maxTokens: Math.min(...(backends.length > 0 ? backends.map((backend) => config.llm.backends.find((b) => b.name === backend.name)?.maxTokens ?? 4096) : [4096])),

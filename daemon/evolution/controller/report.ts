@@ -18,6 +18,9 @@ import { bestReductionOf } from '../reduce/bestReduction';
 import type { RunManifest } from '../../../shared/runManifest';
 import { DamagedRunError, type RunDir } from './runDir';
 import type { MergeRecord, RunState, Tally } from './RunState';
+import { readJournal } from '../evodb/journal';
+import { type FailureReasonGroup, failureReasonsOf } from './failureReasons';
+import { MODEL_SETUP_LINES, OFFLINE_MUTATOR_LIMITS, offlineFoundNothing } from './modelAdvice';
 
 export interface RunReport {
   runId: string;
@@ -89,6 +92,11 @@ export interface RunReport {
   };
   /** What the reader must know about how programs were judged (the run manifest's cautions). */
   cautions?: string[];
+  /**
+   * Why children failed, grouped from the journal, the most frequent first (failureReasons.ts).
+   * Absent when the journal could not be read, and from reports made before it was added.
+   */
+  failureReasons?: FailureReasonGroup[];
 }
 
 /** Where a run's LLM calls went and what they bought: what report.md's "Calls" section says. */
@@ -199,7 +207,17 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
     merges: structuredClone(state.merges),
     ...(bestReduction && { reduction: reductionOf(manifest, runDir, bestReduction, seed?.objective ?? null) }),
     ...(manifest.cautions && manifest.cautions.length > 0 && { cautions: [...manifest.cautions] }),
+    ...failureReasonsField(runDir),
   };
+}
+
+/** The journal's failures, grouped; nothing when it cannot be read (the report is still written). */
+function failureReasonsField(runDir: RunDir): Pick<RunReport, 'failureReasons'> {
+  try {
+    return { failureReasons: failureReasonsOf(readJournal(runDir.journalFile).events) };
+  } catch {
+    return {};
+  }
 }
 
 function withReduction(progress: RunProgress, reduction: BestReduction | undefined): RunProgress {
@@ -335,6 +353,7 @@ export function renderReportMarkdown(report: RunReport): string {
     ...report.patchYieldByModel.map((y) => `  - ${y.model}: ${pct(y.firstTry)} first try, ${pct(y.afterRepair)} after repair (${y.answers} proposals)`),
     '',
   );
+  lines.push(...failureReasonLines(report), ...offlineAdviceLines(report));
   if (report.niches && report.niches.length > 0) lines.push(...nicheLines(report, report.niches), '');
   if (report.merges && report.merges.length > 0) {
     lines.push('## Merged runs', '', ...report.merges.map((merge) => `- Merged in on ${merge.at}: ${merge.programs} programs, from ${merge.sources.map((source) => `run ${source.runId} (${source.programs})`).join(', ')}`), '');
@@ -393,6 +412,34 @@ function reductionLines(report: RunReport): string[] {
   }
   lines.push(`- Found by dropping the best's changes one at a time and measuring each trial (kept when correct and at least 90% of the gain): ${r.evaluations} evaluations.`, '');
   return lines;
+}
+
+/** Reasons listed in report.md; report.json has them all. */
+const REASON_ROWS = 10;
+
+/** report.md's "Why children failed": each reason with its count, the most frequent first. */
+function failureReasonLines(report: RunReport): string[] {
+  const groups = report.failureReasons;
+  if (!groups || groups.length === 0) return [];
+  const stage = { evaluation: 'evaluation', proposal: 'no child', task: 'task failed' } as const;
+  const shown = groups.slice(0, REASON_ROWS);
+  return [
+    '## Why children failed',
+    '',
+    '| children | reason | where |',
+    '| --- | --- | --- |',
+    ...shown.map((group) => `| ${group.count} | ${group.reason.replaceAll('|', '\\|')} | ${stage[group.stage]} |`),
+    ...(groups.length > shown.length ? ['', `… and ${groups.slice(shown.length).reduce((sum, group) => sum + group.count, 0)} more for ${groups.length - shown.length} other reasons, in report.json.`] : []),
+    '',
+    'Every failure, with its full text, is an event of `journal.jsonl` (`evaluation`, `proposal` or `abandon`).',
+    '',
+  ];
+}
+
+/** report.md's "Without a model": a run of the offline mutator that found nothing says what it cannot do and how to add a model. */
+function offlineAdviceLines(report: RunReport): string[] {
+  if (!offlineFoundNothing(report)) return [];
+  return ['## Without a model', '', OFFLINE_MUTATOR_LIMITS, '', 'To evolve with a model, set one of these and run again:', '', ...MODEL_SETUP_LINES.map((line) => `- ${line.replace(/(\{"llm".*?\}\]\}\})/, '`$1`')}`), ''];
 }
 
 /** A long run fills many niches; the strongest tell the story, and report.json has them all. */

@@ -12,6 +12,7 @@ import { unifiedDiff } from '../mutation/patch/unifiedDiff';
 import type { PlanEvent, ProposalEvent } from '../runEvents';
 import type { RunManifest } from '../../../shared/runManifest';
 import { RunState } from './RunState';
+import { DEFAULT_LIMITS } from '../../sandbox/Executor';
 
 const INSPIRATION_CHARS = 12_000;
 
@@ -110,8 +111,14 @@ export function freeProposal(plan: PlanEvent, state: RunState): ProposalEvent {
   return { ...common, ok: true, childId: programId(code), code, patch: unifiedDiff(parent.code, code), ...(plan.sibling?.model && { model: plan.sibling.model }) };
 }
 
-export function evaluateTaskSpec(example: Example, code: string, seed: number, args: readonly string[], runId: string): TaskSpec {
-  return { kind: 'evaluate', payload: { exampleDir: example.dir, program: code, seed, args: [...args] }, runId };
+/** @param timeoutMs the run's --eval-timeout (absent: the example's own limit). */
+export function evaluateTaskSpec(example: Example, code: string, seed: number, args: readonly string[], runId: string, timeoutMs?: number): TaskSpec {
+  return { kind: 'evaluate', payload: { exampleDir: example.dir, program: code, seed, args: [...args], ...(timeoutMs !== undefined && { timeoutMs }) }, runId };
+}
+
+/** How long one evaluation of the run may take: its --eval-timeout, else the example's limit, else the sandbox's default. */
+export function evaluationLimitMs(manifest: Pick<RunManifest, 'evalTimeoutMs'>, example: Pick<Example, 'config'>): number {
+  return manifest.evalTimeoutMs ?? example.config.limits.timeoutMs ?? DEFAULT_LIMITS.timeoutMs;
 }
 
 /** A mutate task's result data, checked enough to trust its shape. */
