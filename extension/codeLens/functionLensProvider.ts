@@ -9,18 +9,27 @@ import { functionLensTarget } from './functionLenses';
 
 export const EVOLVE_FUNCTION_COMMAND = 'peagen.evolveFunction';
 export const LENS_TITLE = 'Evolve this function';
+const TEST_FILES = '**/{test_*.py,*_test.py,test.py,tests,test,*.test.{js,cjs,mjs},*-test.{js,cjs,mjs},*_test.{js,cjs,mjs},test-*.{js,cjs,mjs},package.json,pyproject.toml,setup.cfg,pytest.ini,conftest.py}';
 
 export class FunctionLensProvider implements vscode.CodeLensProvider, vscode.Disposable {
   private readonly changed = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changed.event;
   private readonly disposables: vscode.Disposable[] = [this.changed];
+  private pending: ReturnType<typeof setTimeout> | undefined;
 
   constructor(private readonly workspaceDir: () => string | undefined) {
-    const watcher = vscode.workspace.createFileSystemWatcher('**/*.{py,js,cjs,mjs,json,toml,cfg,ini}', false, true, false);
+    // Only the files that tell where tests are (shared/projectTests.ts), not every file a run writes.
+    const watcher = vscode.workspace.createFileSystemWatcher(TEST_FILES, false, true, false);
+    const refresh = (uri: vscode.Uri): void => {
+      if (uri.path.includes('/.peagen/') || uri.path.includes('/node_modules/')) return;
+      clearTimeout(this.pending);
+      this.pending = setTimeout(() => this.changed.fire(), 300);
+    };
     this.disposables.push(
       watcher,
-      watcher.onDidCreate(() => this.changed.fire()),
-      watcher.onDidDelete(() => this.changed.fire()),
+      watcher.onDidCreate(refresh),
+      watcher.onDidDelete(refresh),
+      { dispose: () => clearTimeout(this.pending) },
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (event.affectsConfiguration('peagen.codeLens')) this.changed.fire();
       }),
