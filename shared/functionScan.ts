@@ -115,6 +115,9 @@ export function unservedFunctionReason(definition: readonly string[], name: stri
   return undefined;
 }
 
+/** A longer file is not scanned (generated or bundled code): init copies whole projects, not these. */
+export const MAX_SCANNED_CHARS = 2_000_000;
+
 export interface ServableFunction {
   name: string;
   /** The definition's lines, decorators included (0-based, end exclusive). */
@@ -130,6 +133,7 @@ export interface ServableFunction {
  * definitions.
  */
 export function servableFunctions(text: string, language: FunctionLanguage): ServableFunction[] {
+  if (text.length > MAX_SCANNED_CHARS) return [];
   const lines = text.split(/\r?\n/);
   const found: ServableFunction[] = [];
   const seen = new Set<string>();
@@ -145,9 +149,11 @@ export function servableFunctions(text: string, language: FunctionLanguage): Ser
     const name = nameDefinedBy(line, language);
     if (name === undefined || seen.has(name)) continue;
     seen.add(name);
-    // init works on the top-level-most definition of the name: only that one gets a lens.
-    const region = functionLines(lines, name, language);
-    if (!region || region.startLine > index || region.endLine <= index) continue;
+    // init works on the top-level-most definition of the name, the first at indent 0: this one.
+    // (Its lines found from here: searching the file again per function would make a lens
+    // refresh of a long file quadratic.)
+    const region = definitionLines(lines, index, language);
+    if (!region) continue;
     if (unservedFunctionReason(lines.slice(region.startLine, region.endLine), name, language)) continue;
     found.push({ name, region, definitionLine: index });
   }

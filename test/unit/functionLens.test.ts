@@ -67,6 +67,17 @@ describe('Evolve this function: the functions init serves', () => {
     assert.deepEqual(servableFunctions(text, 'javascript')[0]!.region, { startLine: 1, endLine: 5 });
   });
 
+  it('a long file is scanned in one pass (a lens refresh of 3000 functions takes well under a second), and a huge one not at all', () => {
+    const text = Array.from({ length: 3000 }, (_, index) => `def f${index}(values):\n    total = 0\n    for value in values:\n        total += value\n    return total\n`).join('\n');
+    const started = process.hrtime.bigint();
+    const found = servableFunctions(text, 'python');
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    assert.equal(found.length, 3000);
+    assert.deepEqual(found[2999]!.region, { startLine: 2999 * 6, endLine: 2999 * 6 + 5 });
+    assert.ok(ms < 500, `${ms} ms`);
+    assert.deepEqual(servableFunctions(`def f():\n    return 1\n${'#'.repeat(2_000_001)}`, 'python'), []);
+  });
+
   it('a function whose end cannot be told gets no lens', () => {
     assert.deepEqual(names('function broken(a) {\n  return a;\n', 'javascript'), []);
   });
