@@ -33,17 +33,21 @@ const FAST_LOOP = ['    seen = {}', '    count = 0', '    for value in values:',
 const DOCSTRING = '    """How many pairs i < j have values[i] + values[j] == target."""';
 
 /**
- * A model that knows one improvement (the pair count in one pass with a dictionary) and, for a
- * program that has it, a new harmless comment each time: a run stops after its evaluations,
- * and a model that only repeated itself would give no new child to evaluate.
+ * A model that knows one improvement (the pair count in one pass with a dictionary), written
+ * with a new harmless statement each time after the first, as a real model varies its answers:
+ * the run proposes children until its evaluations are spent, and one that was evaluated before
+ * (or a comment-only change) is no child.
  */
 function pairsResponder(): (request: { messages?: readonly { role: string; content: unknown }[] }) => string {
   let variant = 0;
-  const edit = (why: string, search: string, replace: string): string => `${why}\n\n\`\`\`python\n<<<<<<< SEARCH\n${search}\n=======\n${replace}\n>>>>>>> REPLACE\n\`\`\`\n`;
+  const edit = (search: string, replace: string): string =>
+    `Count the pairs in one pass with a dictionary of the values seen.\n\n\`\`\`python\n<<<<<<< SEARCH\n${search}\n=======\n${replace}\n>>>>>>> REPLACE\n\`\`\`\n`;
   return (request) => {
     const program = extractCurrentProgram(request.messages ?? []) ?? '';
-    if (program.includes(SLOW_LOOP)) return edit('Count the pairs in one pass with a dictionary of the values seen.', SLOW_LOOP, FAST_LOOP);
-    if (program.includes(DOCSTRING)) return edit('Say how it counts.', DOCSTRING, `${DOCSTRING}\n    # one pass, the values seen so far in a dictionary (note ${++variant})`);
+    const note = variant === 0 ? '' : `    checked = ${variant}\n`;
+    variant++;
+    if (program.includes(SLOW_LOOP)) return edit(SLOW_LOOP, `${note}${FAST_LOOP}`);
+    if (program.includes(DOCSTRING)) return edit(DOCSTRING, `${DOCSTRING}\n${note || '    checked = 0\n'}`.trimEnd());
     return 'The program looks as good as I can make it; I have no change to suggest.';
   };
 }
