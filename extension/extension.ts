@@ -5,6 +5,7 @@
 import * as vscode from 'vscode';
 import type { PeagenApi } from './api';
 import { registerCluster } from './cluster/registerCluster';
+import { registerCodeLens } from './codeLens/registerCodeLens';
 import { registerCommands } from './commands';
 import { DaemonConnection } from './daemonConnection';
 import { registerDashboard } from './dashboard/registerDashboard';
@@ -39,6 +40,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<Peagen
   const evolution = registerEvolutionView(services);
   const dashboard = registerDashboard(services);
   context.subscriptions.push(...proposals.disposables, ...evolve.disposables, ...evolution.disposables, ...dashboard.disposables);
+  context.subscriptions.push(...registerCodeLens(services, evolve.api));
 
   // Start in the background: activation must not wait on the daemon, and a failure is
   // shown in the status bar and the log rather than as a failed activation.

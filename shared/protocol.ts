@@ -304,6 +304,33 @@ export namespace ScaffoldEvaluator {
 }
 
 /**
+ * `peagen init --objective tests` for one function of a file of the client's workspace (the
+ * editor's "Evolve this function"): the same use case as the CLI, run by a daemon that shares
+ * the workspace's files (a daemon elsewhere refuses, saying what to run instead). The example
+ * goes where the CLI puts it (`<projectDir>/.peagen/examples/<file>-<function>/`); one made
+ * there before for the same tests is used again (`reused`).
+ */
+export namespace InitFunction {
+  export const method = 'peagen/init';
+  export const params = z.object({
+    ...WorkspaceParams,
+    /** The folder the tests run in (init copies it into the example), inside the workspace. */
+    testsDir: z.string().min(1).max(4096),
+    /** The source file, absolute, inside `testsDir`. */
+    sourceFile: z.string().min(1).max(4096),
+    functionName: z.string().min(1).max(200).regex(/^[A-Za-z_$][\w$]*$/, 'a function name'),
+    /** The tests' shell command, run in `testsDir`. */
+    tests: z.string().min(1).max(1000),
+  });
+  export type Params = z.infer<typeof params>;
+  export interface Response {
+    exampleDir: string;
+    reused: boolean;
+  }
+  export const type = new RequestType<Params, Response, void>(method);
+}
+
+/**
  * Evolution runs served by the daemon: the controller runs there, its tasks on the daemon's
  * fabric, and any client (the extension's Evolution view, the CLI) starts, follows and
  * inspects them.

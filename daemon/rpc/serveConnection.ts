@@ -22,6 +22,7 @@ import {
   type PluginStatus,
   ListRuns,
   MutateProgram,
+  InitFunction,
   PrepareSelection,
   RunProgressUpdate,
   ScaffoldEvaluator,
@@ -45,6 +46,8 @@ import { RunSetupError } from '../evolution/controller/prepareRun';
 import { MutatorChoiceError } from '../evolution/controller/chooseMutator';
 import { DamagedRunError } from '../evolution/controller/runDir';
 import { scaffoldFor } from '../evaluation/scaffold/scaffoldExample';
+import { InitError } from '../usecases/initExample';
+import { initFunction } from '../usecases/initFunction';
 import { mutateProgram } from '../usecases/mutateProgram';
 import { RegionError } from '../usecases/selectionProgram';
 import { prepareSelection, SelectionJobError } from '../usecases/selectionJob';
@@ -280,6 +283,17 @@ export function serveConnection(connection: ProtocolConnection, engine: Engine, 
       return asParamsError(error);
     } finally {
       listener.dispose();
+    }
+  });
+
+  // Unlike the requests above, init reads the client's files: initFunction refuses a daemon that does not share them.
+  connection.onRequest(InitFunction.method, async (raw: unknown) => {
+    const params = guard(InitFunction.params, raw);
+    try {
+      return (await initFunction(params)) satisfies InitFunction.Response;
+    } catch (error) {
+      if (error instanceof InitError) throw new ResponseError(ErrorCodes.InvalidParams, error.message);
+      throw error;
     }
   });
 

@@ -21,6 +21,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CapturedCalls } from '../../shared/capturedCalls';
+import { unservedFunctionReason } from '../../shared/functionScan';
 import { toDocument } from '../../shared/lines';
 import {
   CAPTURED_CALLS_FILE,
@@ -172,15 +173,8 @@ export async function initExample(request: InitRequest): Promise<InitResult> {
 
 /** Functions the generated evaluators cannot call as a plain function: say what to do instead. */
 function refuseUnhandled(definition: readonly string[], name: string, language: ScaffoldLanguage): void {
-  const head = definition.find((line) => !line.trim().startsWith('@')) ?? '';
-  if (/^\s+/.test(head)) {
-    throw new InitError(`${name} is a method or a nested function: peagen init evolves top-level functions; move it to the top level (a method can call it), or ${BY_HAND}`);
-  }
-  const isGenerator = language === 'python' ? definition.some((line) => /\byield\b/.test(line.replace(/#.*$/, ''))) : /function\s*\*/.test(head);
-  if (isGenerator) throw new InitError(`${name} is a generator: the evaluator compares returned answers; wrap it (def ${name}_list(...): return list(${name}(...))) and evolve that, or ${BY_HAND}`);
-  if (/^\s*(export\s+)?(async\s+def|async\s+function)\b|=\s*async\b/.test(head)) {
-    throw new InitError(`${name} is async: the evaluator calls plain functions; evolve the synchronous function it awaits, or ${BY_HAND}`);
-  }
+  const reason = unservedFunctionReason(definition, name, language);
+  if (reason) throw new InitError(`${reason}, or ${BY_HAND}`);
 }
 
 /** The project's files the tests may need (relative path → content), refusing one too large to copy into an example. */

@@ -24,7 +24,8 @@ export function workspaceHome(ref: WorkspaceRef, stateDir: string): string {
   return home;
 }
 
-function sharesWorkspace(projectDir: string, workspaceId: string): boolean {
+/** Whether `projectDir` here is the client's folder: it holds the id the client keeps there (not merely a folder of the same name). */
+export function sharesWorkspace(projectDir: string, workspaceId: string): boolean {
   if (!path.isAbsolute(projectDir)) return false;
   try {
     return fs.readFileSync(path.join(projectDir, WORKSPACE_ID_FILE), 'utf8').trim() === workspaceId;

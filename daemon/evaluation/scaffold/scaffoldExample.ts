@@ -12,13 +12,14 @@
  * and writes them beside the file for the user to review.
  */
 import { EXAMPLE_CONFIG_FILE, type ExampleConfig } from '../../../shared/evaluation';
+import { FUNCTION_DEFINITIONS, type FunctionLanguage, functionLines } from '../../../shared/functionScan';
 import { toDocument } from '../../../shared/lines';
 import type { ScaffoldEvaluator } from '../../../shared/protocol';
 import type { LineRegion } from '../../../shared/lines';
 import { JS_EVALUATOR } from './jsEvaluator';
 import { PYTHON_EVALUATOR } from './pythonEvaluator';
 
-export type ScaffoldLanguage = 'python' | 'javascript';
+export type ScaffoldLanguage = FunctionLanguage;
 
 export function scaffoldLanguage(languageId: string): ScaffoldLanguage | undefined {
   if (languageId === 'python') return 'python';
@@ -26,10 +27,7 @@ export function scaffoldLanguage(languageId: string): ScaffoldLanguage | undefin
   return undefined;
 }
 
-const DEFINITIONS: Record<ScaffoldLanguage, RegExp[]> = {
-  python: [/^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(/],
-  javascript: [/^\s*(?:export\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\(/, /^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)/],
-};
+const DEFINITIONS = FUNCTION_DEFINITIONS;
 
 /**
  * The function the region is about: the first top-level-most definition inside it, else the
@@ -59,70 +57,7 @@ export function functionAt(lines: readonly string[], region: LineRegion, languag
   return undefined;
 }
 
-/**
- * The lines of the top-level-most definition of `name` (0-based, end exclusive): Python from
- * its decorators to the last line indented under it; JavaScript from the definition to the
- * brace (or, for a bodiless arrow function, the semicolon) that closes it. Undefined when the
- * file defines no such function, or its end cannot be told.
- */
-export function functionLines(lines: readonly string[], name: string, language: ScaffoldLanguage): LineRegion | undefined {
-  const indent = (line: string): number => /^\s*/.exec(line)![0].length;
-  const defines = (line: string): boolean => DEFINITIONS[language].some((pattern) => pattern.exec(line)?.[1] === name);
-  const starts = lines.map((line, index) => ({ line, index })).filter(({ line }) => defines(line));
-  const first = starts.sort((a, b) => indent(a.line) - indent(b.line) || a.index - b.index)[0];
-  if (!first) return undefined;
-  let start = first.index;
-  if (language === 'python') {
-    while (start > 0 && lines[start - 1]!.trim().startsWith('@') && indent(lines[start - 1]!) === indent(first.line)) start--;
-    let end = first.index + 1;
-    for (let index = first.index + 1; index < lines.length; index++) {
-      const line = lines[index]!;
-      if (line.trim() === '') continue;
-      if (indent(line) <= indent(first.line)) break;
-      end = index + 1;
-    }
-    return { startLine: start, endLine: end };
-  }
-  const end = closingLine(lines, first.index);
-  return end === undefined ? undefined : { startLine: start, endLine: end + 1 };
-}
-
-/** The line where the JavaScript definition starting at `from` ends (strings, templates and comments skipped). */
-function closingLine(lines: readonly string[], from: number): number | undefined {
-  let depth = 0;
-  let opened = false;
-  let quote: string | undefined;
-  let blockComment = false;
-  for (let index = from; index < lines.length; index++) {
-    const line = lines[index]!;
-    for (let at = 0; at < line.length; at++) {
-      const char = line[at]!;
-      if (blockComment) {
-        if (char === '*' && line[at + 1] === '/') {
-          blockComment = false;
-          at++;
-        }
-      } else if (quote) {
-        if (char === '\\') at++;
-        else if (char === quote) quote = undefined;
-      } else if (char === '/' && line[at + 1] === '/') break;
-      else if (char === '/' && line[at + 1] === '*') {
-        blockComment = true;
-        at++;
-      } else if (char === '"' || char === "'" || char === '`') quote = char;
-      else if (char === '{' || char === '(' || char === '[') {
-        depth++;
-        if (char === '{' && depth === 1) opened = true;
-      } else if (char === '}' || char === ')' || char === ']') {
-        depth--;
-        if (opened && depth === 0 && char === '}') return index;
-      } else if (char === ';' && depth === 0 && !opened) return index;
-    }
-    // A template literal or a string may not span lines except a template: keep only that one open.
-    if (quote && quote !== '`') quote = undefined;
-  }
-  return undefined;
-}
+export { functionLines };
 
 /** What the example's objective is: see docs/evolve-your-code.md. */
 export type InitObjective = 'speed' | 'score' | 'tests';
@@ -165,15 +100,19 @@ const OBJECTIVES: Record<InitObjective, ExampleConfig['objective']> = {
   tests: { name: 'tests passed', direction: 'maximize' },
 };
 
+/** The example's name (and its folder's under .peagen/examples/): `<file stem>-<function>`. */
+export function exampleName(fileName: string, functionName: string): string {
+  return `${fileName.replace(/\.[^.]*$/, '')}-${functionName}`.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
 /** File name → content of the scaffolded example, relative to the source file's directory. */
 export function scaffoldFiles(input: ScaffoldInput): { files: Record<string, string>; evaluator: string; config: ExampleConfig } {
   const objective = input.objective ?? 'speed';
   const reference = `peagen_reference_${input.fileName}`;
   const evaluator = input.language === 'python' ? 'peagen_evaluate.py' : 'peagen_evaluate.js';
-  const stem = input.fileName.replace(/\.[^.]*$/, '');
   const goal = { speed: 'Speed up', score: 'Raise the score returned by', tests: 'Make the project\'s tests pass with' }[objective];
   const config: ExampleConfig = {
-    name: `${stem}-${input.functionName}`.replace(/[^A-Za-z0-9_-]/g, '_'),
+    name: exampleName(input.fileName, input.functionName),
     description: `${goal} ${input.functionName}() of ${input.fileName}${objective === 'speed' ? ' without changing its answers' : ''} (scaffolded by Peagen: review ${objective === 'tests' ? EXAMPLE_CONFIG_FILE : evaluator}).`,
     language: input.language,
     program: input.fileName,

@@ -1,0 +1,57 @@
+/**
+ * The editor's "Evolve this function" (InitFunction): `peagen init FILE --function NAME
+ * --objective tests --tests CMD` run from the tests' folder, as the CLI does (initExample.ts),
+ * by a daemon that shares the client's files. The example lands where the CLI puts it; one
+ * already there for the same tests is used as it is (the user may have reviewed it), one made
+ * for another objective or command is not overwritten.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { EXAMPLE_CONFIG_FILE } from '../../shared/evaluation';
+import type { InitFunction } from '../../shared/protocol';
+import { exampleName } from '../evaluation/scaffold/scaffoldExample';
+import { EXAMPLES_DIR, InitError, initExample } from './initExample';
+import { sharesWorkspace } from './workspaceHome';
+
+const inside = (dir: string, file: string): boolean => {
+  const relative = path.relative(dir, file);
+  return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+};
+
+export async function initFunction(params: InitFunction.Params): Promise<InitFunction.Response> {
+  const cli = `peagen init ${path.basename(params.sourceFile)} --function ${params.functionName} --objective tests --tests "${params.tests}"`;
+  if (params.workspaceId !== undefined && !sharesWorkspace(params.projectDir, params.workspaceId)) {
+    throw new InitError(
+      `this daemon does not see the folder ${params.projectDir} (it runs elsewhere, e.g. peagen.daemon.address names another machine): run \`${cli}\` in ${params.testsDir} where the files are, then Evolve Selection with that example; or clear peagen.daemon.address to use a daemon of this window`,
+    );
+  }
+  const testsDir = path.resolve(params.testsDir);
+  const sourceFile = path.resolve(params.sourceFile);
+  const workspace = path.resolve(params.projectDir);
+  if (!(testsDir === workspace || inside(workspace, testsDir))) throw new InitError(`the tests' folder ${testsDir} is outside the workspace ${workspace}`);
+  if (!inside(testsDir, sourceFile)) throw new InitError(`${sourceFile} is outside the tests' folder ${testsDir}: its tests must run from a folder that holds it`);
+
+  const exampleDir = path.join(testsDir, EXAMPLES_DIR, exampleName(path.basename(sourceFile), params.functionName));
+  const configFile = path.join(exampleDir, EXAMPLE_CONFIG_FILE);
+  if (fs.existsSync(configFile)) {
+    const reason = notReusable(configFile, params.tests);
+    if (reason) throw new InitError(`${exampleDir} already holds an example of ${params.functionName} ${reason}: delete that folder to make one for the tests, or evolve it with Evolve Selection`);
+    return { exampleDir, reused: true };
+  }
+  const made = await initExample({ file: sourceFile, functionName: params.functionName, projectDir: testsDir, objective: 'tests', tests: params.tests, outDir: exampleDir });
+  return { exampleDir: made.dir, reused: false };
+}
+
+/** Why an existing example is not one for `tests` (undefined: it is). */
+function notReusable(configFile: string, tests: string): string | undefined {
+  let evaluator: unknown;
+  try {
+    evaluator = (JSON.parse(fs.readFileSync(configFile, 'utf8')) as { evaluator?: unknown }).evaluator;
+  } catch (error) {
+    return `that cannot be read (${(error as Error).message})`;
+  }
+  if (!Array.isArray(evaluator) || !evaluator.includes('peagen_harness.project_tests')) return 'made for another objective (not --objective tests)';
+  const command = evaluator[evaluator.indexOf('--tests') + 1];
+  if (command !== tests) return `for another test command (${typeof command === 'string' ? command : 'none'})`;
+  return undefined;
+}

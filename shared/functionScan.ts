@@ -1,0 +1,175 @@
+/**
+ * The functions `peagen init` can make an example for, found by reading lines: a top-level
+ * `def`, `function`, `export function` or `const f = (...) =>`. One module for both sides, so
+ * the editor's "Evolve this function" lens is shown above exactly the functions init serves
+ * (daemon/usecases/initExample.ts finds and checks the function with the same code). No
+ * language server is needed: code-server and offline editors often have no Python extension.
+ */
+import type { LineRegion } from './lines';
+
+export type FunctionLanguage = 'python' | 'javascript';
+
+/** The patterns of a definition line; group 1 is the function's name. */
+export const FUNCTION_DEFINITIONS: Record<FunctionLanguage, RegExp[]> = {
+  python: [/^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(/],
+  javascript: [/^\s*(?:export\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\(/, /^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)/],
+};
+
+/** The language init handles for a file name (.py, .js, .cjs, .mjs); TypeScript is not run by init. */
+export function functionLanguageOfFile(fileName: string): FunctionLanguage | undefined {
+  const extension = /\.([^./\\]+)$/.exec(fileName)?.[1]?.toLowerCase();
+  if (extension === 'py') return 'python';
+  if (extension === 'js' || extension === 'cjs' || extension === 'mjs') return 'javascript';
+  return undefined;
+}
+
+const indentOf = (line: string): number => /^\s*/.exec(line)![0].length;
+
+function nameDefinedBy(line: string, language: FunctionLanguage): string | undefined {
+  for (const pattern of FUNCTION_DEFINITIONS[language]) {
+    const found = pattern.exec(line);
+    if (found) return found[1];
+  }
+  return undefined;
+}
+
+/**
+ * The lines of the top-level-most definition of `name` (0-based, end exclusive): Python from
+ * its decorators to the last line indented under it; JavaScript from the definition to the
+ * brace (or, for a bodiless arrow function, the semicolon) that closes it. Undefined when the
+ * file defines no such function, or its end cannot be told.
+ */
+export function functionLines(lines: readonly string[], name: string, language: FunctionLanguage): LineRegion | undefined {
+  const starts = lines.map((line, index) => ({ line, index })).filter(({ line }) => nameDefinedBy(line, language) === name);
+  const first = starts.sort((a, b) => indentOf(a.line) - indentOf(b.line) || a.index - b.index)[0];
+  if (!first) return undefined;
+  return definitionLines(lines, first.index, language);
+}
+
+function definitionLines(lines: readonly string[], at: number, language: FunctionLanguage): LineRegion | undefined {
+  const head = lines[at]!;
+  let start = at;
+  if (language === 'python') {
+    while (start > 0 && lines[start - 1]!.trim().startsWith('@') && indentOf(lines[start - 1]!) === indentOf(head)) start--;
+    let end = at + 1;
+    for (let index = at + 1; index < lines.length; index++) {
+      const line = lines[index]!;
+      if (line.trim() === '') continue;
+      if (indentOf(line) <= indentOf(head)) break;
+      end = index + 1;
+    }
+    return { startLine: start, endLine: end };
+  }
+  const end = closingLine(lines, at);
+  return end === undefined ? undefined : { startLine: start, endLine: end + 1 };
+}
+
+/** The line where the JavaScript definition starting at `from` ends (strings, templates and comments skipped). */
+function closingLine(lines: readonly string[], from: number): number | undefined {
+  let depth = 0;
+  let opened = false;
+  let quote: string | undefined;
+  let blockComment = false;
+  for (let index = from; index < lines.length; index++) {
+    const line = lines[index]!;
+    for (let at = 0; at < line.length; at++) {
+      const char = line[at]!;
+      if (blockComment) {
+        if (char === '*' && line[at + 1] === '/') {
+          blockComment = false;
+          at++;
+        }
+      } else if (quote) {
+        if (char === '\\') at++;
+        else if (char === quote) quote = undefined;
+      } else if (char === '/' && line[at + 1] === '/') break;
+      else if (char === '/' && line[at + 1] === '*') {
+        blockComment = true;
+        at++;
+      } else if (char === '"' || char === "'" || char === '`') quote = char;
+      else if (char === '{' || char === '(' || char === '[') {
+        depth++;
+        if (char === '{' && depth === 1) opened = true;
+      } else if (char === '}' || char === ')' || char === ']') {
+        depth--;
+        if (opened && depth === 0 && char === '}') return index;
+      } else if (char === ';' && depth === 0 && !opened) return index;
+    }
+    // A template literal or a string may not span lines except a template: keep only that one open.
+    if (quote && quote !== '`') quote = undefined;
+  }
+  return undefined;
+}
+
+/**
+ * Why init cannot serve the function whose definition (decorators first) is `definition`: a
+ * method or nested function, a generator, an async function. Undefined when it can. The
+ * evaluators call a plain top-level function and compare what it returns.
+ */
+export function unservedFunctionReason(definition: readonly string[], name: string, language: FunctionLanguage): string | undefined {
+  const head = definition.find((line) => !line.trim().startsWith('@')) ?? '';
+  if (/^\s+/.test(head)) return `${name} is a method or a nested function: peagen init evolves top-level functions; move it to the top level (a method can call it)`;
+  const isGenerator = language === 'python' ? definition.some((line) => /\byield\b/.test(line.replace(/#.*$/, ''))) : /function\s*\*/.test(head);
+  if (isGenerator) return `${name} is a generator: the evaluator compares returned answers; wrap it (def ${name}_list(...): return list(${name}(...))) and evolve that`;
+  if (/^\s*(export\s+)?(async\s+def|async\s+function)\b|=\s*async\b/.test(head)) return `${name} is async: the evaluator calls plain functions; evolve the synchronous function it awaits`;
+  return undefined;
+}
+
+/** A longer file is not scanned (generated or bundled code): init copies whole projects, not these. */
+export const MAX_SCANNED_CHARS = 2_000_000;
+
+export interface ServableFunction {
+  name: string;
+  /** The definition's lines, decorators included (0-based, end exclusive). */
+  region: LineRegion;
+  /** The line of `def` / `function` / `const` itself: where a lens goes. */
+  definitionLine: number;
+}
+
+/**
+ * Every top-level function of the file that `peagen init` can serve, in file order: the first
+ * definition of each name (init takes the top-level-most one), not a generator, not async,
+ * with an end that can be told. Lines inside a Python triple-quoted string are not read as
+ * definitions.
+ */
+export function servableFunctions(text: string, language: FunctionLanguage): ServableFunction[] {
+  if (text.length > MAX_SCANNED_CHARS) return [];
+  const lines = text.split(/\r?\n/);
+  const found: ServableFunction[] = [];
+  const seen = new Set<string>();
+  let inPythonString: string | undefined;
+  for (let index = 0; index < lines.length; index++) {
+    const line = lines[index]!;
+    if (language === 'python') {
+      const wasInString = inPythonString !== undefined;
+      inPythonString = tripleQuoteStateAfter(line, inPythonString);
+      if (wasInString) continue;
+    }
+    if (indentOf(line) !== 0) continue;
+    const name = nameDefinedBy(line, language);
+    if (name === undefined || seen.has(name)) continue;
+    seen.add(name);
+    // init works on the top-level-most definition of the name, the first at indent 0: this one.
+    // (Its lines found from here: searching the file again per function would make a lens
+    // refresh of a long file quadratic.)
+    const region = definitionLines(lines, index, language);
+    if (!region) continue;
+    if (unservedFunctionReason(lines.slice(region.startLine, region.endLine), name, language)) continue;
+    found.push({ name, region, definitionLine: index });
+  }
+  return found;
+}
+
+/** Whether a Python triple-quoted string is open after `line` (the quote that opened it), given the state before it. */
+function tripleQuoteStateAfter(line: string, open: string | undefined): string | undefined {
+  let state = open;
+  const code = state === undefined ? line.replace(/#.*$/, '') : line;
+  for (let at = 0; at < code.length; at++) {
+    const quote = code.startsWith('"""', at) ? '"""' : code.startsWith("'''", at) ? "'''" : undefined;
+    if (!quote) continue;
+    if (state === undefined) state = quote;
+    else if (state === quote) state = undefined;
+    at += 2;
+  }
+  return state;
+}
