@@ -202,6 +202,24 @@ describe('the commands of README.md and docs/*.md, run as written', function () 
     assert.ok(readme.some((args) => args.startsWith('init ')), 'README shows init on your own code');
   });
 
+  it('every relative link of the pages leads to a file, and a heading of it, that exist', () => {
+    /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces to dashes. */
+    const slug = (heading: string): string => heading.trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-');
+    const headings = (file: string): Set<string> => new Set([...fs.readFileSync(file, 'utf8').matchAll(/^#+ (.*)$/gm)].map((match) => slug(match[1]!)));
+    const broken: string[] = [];
+    for (const page of PAGES) {
+      const prose = fs.readFileSync(path.join(REPO, page), 'utf8').replace(/^```[\s\S]*?^```/gm, '');
+      for (const [, link] of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
+        if (/^[a-z]+:/i.test(link!)) continue;
+        const [file, anchor] = link!.split('#');
+        const target = file === '' ? path.join(REPO, page) : path.resolve(REPO, path.dirname(page), file!);
+        if (!fs.existsSync(target)) broken.push(`${page}: ${link} (no such file)`);
+        else if (anchor !== undefined && target.endsWith('.md') && !headings(target).has(anchor)) broken.push(`${page}: ${link} (no such heading)`);
+      }
+    }
+    assert.deepEqual(broken, []);
+  });
+
   it('docs/cli.md names every command and every option that --help lists', () => {
     /** The command a synopsis line is about: the longest command path its words start with. */
     const synopsisPath = (line: string): string => {
