@@ -43,6 +43,8 @@ export interface RunRequest {
   resume?: string;
   /** Evaluations to spend reducing the best to its smallest diff as the run ends (0: none; default DEFAULT_REDUCE_BUDGET). */
   reduceBudget?: number;
+  /** Pairs to measure the best against the seed again as the run ends (0: none). */
+  confirmPairs?: number;
   /**
    * The run's workers are built from the configuration given here (the CLI's own engine), so
    * an example's own model list (OpenEvolve's config.yaml) may choose the LLM. Default false:
@@ -152,7 +154,7 @@ function planRun(request: RunRequest, given: PeagenConfig, env: NodeJS.ProcessEn
     if (holder !== undefined) throw new RunSetupError(new RunBusyError(resumed.id, holder).message);
     // New stop conditions (e.g. more evaluations) replace the old ones; the rest stays as it was.
     if (Object.keys(request.stop).length > 0) manifest = { ...manifest, stop: request.stop };
-    manifest = { ...manifest, workers: request.workers, ...(request.reduceBudget !== undefined && { reduce: { budget: request.reduceBudget } }) };
+    manifest = { ...manifest, workers: request.workers, ...(request.reduceBudget !== undefined && { reduce: { budget: request.reduceBudget } }), ...(request.confirmPairs !== undefined && { confirm: { pairs: request.confirmPairs } }) };
     if (write) {
       resumed.writeManifest(manifest);
       runDir = resumed;
@@ -212,6 +214,7 @@ function planRun(request: RunRequest, given: PeagenConfig, env: NodeJS.ProcessEn
       },
       workers: request.workers,
       ...(request.reduceBudget !== undefined && { reduce: { budget: request.reduceBudget } }),
+      ...(request.confirmPairs !== undefined && { confirm: { pairs: request.confirmPairs } }),
       ...(example.cautions.length > 0 && { cautions: example.cautions }),
     };
     runDir?.writeManifest(manifest);
