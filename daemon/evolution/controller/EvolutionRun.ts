@@ -324,7 +324,7 @@ export class EvolutionRun {
     const event: ConfirmEvent = { type: 'confirm', confirmation };
     this.state.applyConfirm(event);
     this.record(event);
-    log(`${confirmationLine(manifest.settings.objectiveName, confirmation)} (${confirmation.pairs} pairs, ${(confirmation.elapsedMs / 1000).toFixed(1)} s)`);
+    log(`${confirmationLine(manifest.settings.objectiveName, confirmation)} in ${(confirmation.elapsedMs / 1000).toFixed(1)} s`);
   }
 
   /** The gain test (confirm/confirmGain.ts) of `code` against the seed, through the run's evaluation path. */
