@@ -137,7 +137,7 @@ describe('confirmGain: seed and best measured again, interleaved', () => {
     assert.match(outcome.confirmation.reason ?? '', /candidate failed a re-measure/);
   });
 
-  it('begins no pair past its time budget', async () => {
+  it('begins no pair past its time budget once it has the two an interval needs', async () => {
     let clock = 0;
     let evaluations = 0;
     const outcome = await confirmGain({
@@ -155,9 +155,10 @@ describe('confirmGain: seed and best measured again, interleaved', () => {
         return Promise.resolve(evaluation(code === 'a' ? 1 : 1.05 + (evaluations % 4) * 0.1));
       },
     });
-    assert.equal(outcome.confirmation.pairs, 1, 'a second pair (1 s each) would end past 1.5 s');
+    assert.equal(outcome.confirmation.pairs, 2, 'two pairs whatever the time; a third (1 s each) would end past 1.5 s');
+    assert.equal(outcome.evaluations, 4);
     assert.equal(outcome.confirmation.verdict, NO_MEASURABLE_IMPROVEMENT);
-    assert.match(outcome.confirmation.reason ?? '', /time \(2 s\) ran out after 1 pair/);
+    assert.match(outcome.confirmation.reason ?? '', /time \(2 s\) ran out after 2 pairs/);
   });
 });
 

@@ -108,7 +108,7 @@ function addRunOptions(command: Command): Command {
     .option('--quick', "pass --quick to the evaluator (smaller inputs: faster, noisier)")
     .option('--resume <run>', 'continue a run (its id or directory) from its checkpoint and journal')
     .option('--reduce-budget <n>', `evaluations to spend, as the run ends, reducing the best to the smallest diff from the seed that keeps 90% of its gain (0: none; default ${DEFAULT_REDUCE_BUDGET})`, parsePositiveInt('--reduce-budget'))
-    .option('--confirm-pairs <n>', 'as the run ends, measure the best against the seed again, interleaved, in at most N pairs until the gain is measurable (0: none; default 5)', parsePositiveInt('--confirm-pairs'))
+    .option('--confirm-pairs <n>', 'as the run ends, measure the best against the seed again, interleaved, in at most N pairs (at least 2) until the gain is measurable (0: none; default 5)', parsePositiveInt('--confirm-pairs'))
     .option('--sync', 'run everything in this process (in-memory queue, in-process workers), even when a daemon runs')
     .option('--project <dir>', 'where .peagen/runs/ is kept (default: the current directory)');
 }

@@ -8,11 +8,11 @@
  */
 import type { Evaluation } from '../../../shared/evaluation';
 import { GAIN, NO_MEASURABLE_IMPROVEMENT, type GainConfirmation, type Measurement } from '../../../shared/evolution';
-import { gainInterval, type Direction, type MeasuredPair, stopDecision } from './interval';
+import { gainInterval, type Direction, type MeasuredPair, MIN_PAIRS, stopDecision } from './interval';
 
 /** Pairs measured at most unless the run says otherwise. */
 export const DEFAULT_CONFIRM_PAIRS = 5;
-/** Time the confirmation may take unless the run says otherwise: a new pair is not begun past it. */
+/** Time the confirmation may take unless the run says otherwise: no pair beyond the first two is begun that would end past it. */
 export const DEFAULT_CONFIRM_MS = 120_000;
 /** Evaluation seeds of the pairs start here after the run's seed: different inputs from the run's own measurements. */
 const PAIR_SEED_OFFSET = 100_003;
@@ -49,7 +49,8 @@ export function pairSeed(runSeed: number, index: number): number {
 
 export async function confirmGain(input: ConfirmInput): Promise<ConfirmOutcome> {
   const now = input.now ?? (() => performance.now());
-  const maxPairs = Math.max(1, input.maxPairs ?? DEFAULT_CONFIRM_PAIRS);
+  // An interval needs two pairs: a smaller budget could only ever say "no measurable improvement".
+  const maxPairs = Math.max(MIN_PAIRS, input.maxPairs ?? DEFAULT_CONFIRM_PAIRS);
   const maxMs = input.maxMs ?? DEFAULT_CONFIRM_MS;
   const started = now();
   const pairs: MeasuredPair[] = [];
@@ -60,9 +61,10 @@ export async function confirmGain(input: ConfirmInput): Promise<ConfirmOutcome> 
   let decision = stopDecision(pairs, input.direction, input.byFactor, maxPairs);
   while (decision === 'continue') {
     const elapsed = now() - started;
-    // Not a pair begun that the time left cannot hold (judged by the pairs so far).
+    // Beyond the two pairs any interval needs, no pair is begun that the time left cannot hold
+    // (judged by the pairs so far): slow evaluations get their interval, just not a narrow one.
     const perPair = pairs.length > 0 ? elapsed / pairs.length : 0;
-    if (pairs.length > 0 && elapsed + perPair > maxMs) {
+    if (pairs.length >= MIN_PAIRS && elapsed + perPair > maxMs) {
       reason = `the confirmation's time (${Math.round(maxMs / 1000)} s) ran out after ${pairs.length} pair${pairs.length === 1 ? '' : 's'}`;
       break;
     }

@@ -189,8 +189,8 @@ export class EvolutionRun {
     const reason = this.stopReason ?? 'interrupted';
     if (reason !== 'interrupted') {
       this.record({ type: 'stop', reason });
-      await this.confirmBest();
-      await this.reduceBest();
+      // A confirmation cut short by a stop asked for ends the run there: nothing more is measured.
+      if (await this.confirmBest()) await this.reduceBest();
     }
     this.writeCheckpoint();
     const best = this.state.best;
@@ -299,12 +299,12 @@ export class EvolutionRun {
    * journals the verdict: only a gain is offered. A best confirmed before (a resumed run that
    * found nothing better) is not measured again; a stop asked for ends it with no verdict.
    */
-  private async confirmBest(): Promise<void> {
+  private async confirmBest(): Promise<boolean> {
     const { manifest, log } = this.options;
     const pairs = manifest.confirm?.pairs ?? DEFAULT_CONFIRM_PAIRS;
     const best = this.state.best;
     const seed = this.state.seedId ? this.state.archive.get(this.state.seedId) : undefined;
-    if (pairs <= 0 || !best || !seed || best.id === seed.id || best.objective === null || this.state.bestConfirmation) return;
+    if (pairs <= 0 || !best || !seed || best.id === seed.id || best.objective === null || this.state.bestConfirmation) return true;
     const stop = new AbortController();
     this.stopReduction = () => stop.abort();
     const signal = this.options.signal ? AbortSignal.any([this.options.signal, stop.signal]) : stop.signal;
@@ -316,15 +316,16 @@ export class EvolutionRun {
     } catch (error) {
       await Promise.allSettled([...tasks].map((taskId) => this.options.client.cancel(taskId)));
       log(signal.aborted ? 'the confirmation of the best was interrupted: its gain is not confirmed' : `could not measure the best again (its gain is not confirmed): ${(error as Error).message}`);
-      return;
+      return false;
     } finally {
       this.stopReduction = undefined;
     }
-    if (signal.aborted) return;
+    if (signal.aborted) return false;
     const event: ConfirmEvent = { type: 'confirm', confirmation };
     this.state.applyConfirm(event);
     this.record(event);
     log(`${confirmationLine(manifest.settings.objectiveName, confirmation)} in ${(confirmation.elapsedMs / 1000).toFixed(1)} s`);
+    return true;
   }
 
   /** The gain test (confirm/confirmGain.ts) of `code` against the seed, through the run's evaluation path. */
