@@ -34,7 +34,7 @@ function evaluation(objective: number): Evaluation {
  * times every program as the same noisy 1.0 ± 20%, except that the copy's two measurements in
  * the run were lucky (1.25 and 1.2): a would-be best the run confirmed with its own two seeds.
  */
-function noisyClient(seed: string, runSeed: number): TaskClient & { evaluated: string[] } {
+function noisyClient(seed: string, runSeed: number, confirmFails = false): TaskClient & { evaluated: string[] } {
   const fn = seed.slice(seed.indexOf('def bad_sort'), seed.indexOf('# EVOLVE-BLOCK-END'));
   const copy = seed.replace('# EVOLVE-BLOCK-END', `${fn}# EVOLVE-BLOCK-END`);
   const specs = new Map<string, TaskSpec>();
@@ -57,6 +57,7 @@ function noisyClient(seed: string, runSeed: number): TaskClient & { evaluated: s
       evaluated.push(which);
       // The confirmation's pairs have evaluation seeds of their own.
       const inRun = ![0, 1, 2, 3, 4, 5, 6, 7].some((index) => pairSeed(runSeed, index) === payload.seed);
+      if (!inRun && confirmFails) return { taskId, status: 'error', error: { code: 'worker_lost', message: 'the worker went away', retryable: false }, attempts: 3 };
       const objective = which === 'seed' && inRun ? 1 : which === 'copy' && inRun ? (payload.seed % 2 === 0 ? 1.25 : 1.2) : 0.8 + 0.4 * rng.next();
       return { taskId, status: 'ok', data: evaluation(objective), attempts: 1 };
     },
@@ -104,6 +105,21 @@ describe('a gain is confirmed before it is offered', function () {
       const json = JSON.parse(fs.readFileSync(prepared.runDir.reportJsonFile, 'utf8')) as RunReport;
       assert.equal(json.confirmation?.verdict, NO_MEASURABLE_IMPROVEMENT);
     });
+  });
+
+  it('a best that cannot be measured again (its tasks fail) is not offered either: no measurable improvement, with why', async () => {
+    const projectDir = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-confirm-fail-'));
+    try {
+      const prepared = prepareRun({ exampleDir: BAD_SORT_DIR, projectDir, stop: { evaluations: 1 }, workers: 1, mutator: 'offline' }, ConfigSchema.parse({}), {});
+      const client = noisyClient(prepared.example.seedProgram(), prepared.manifest.settings.seed, true);
+      const run = new EvolutionRun({ runDir: prepared.runDir, manifest: prepared.manifest, example: prepared.example, client, evalSlots: 1, mutateSlots: 1, perCallSpend: prepared.perCallSpend, log: () => undefined });
+      const outcome = await run.run();
+      assert.equal(outcome.progress.confirmation?.verdict, NO_MEASURABLE_IMPROVEMENT);
+      assert.match(outcome.progress.confirmation?.reason ?? '', /could not measure the best again: the evaluate task failed: worker_lost/);
+      assert.match(fs.readFileSync(prepared.runDir.reportFile, 'utf8'), /no measurable improvement: speedup \(0 pairs measured again, interleaved; could not measure the best again/);
+    } finally {
+      fs.rmSync(projectDir, { recursive: true, force: true });
+    }
   });
 
   describe('bad_sort with the offline mutator (real CLI, real sandbox)', () => {

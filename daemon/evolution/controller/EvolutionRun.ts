@@ -9,7 +9,7 @@
  */
 import type { Span } from '@opentelemetry/api';
 import type { Evaluation } from '../../../shared/evaluation';
-import { GAIN, type GainConfirmation, type Program, type RunProgress, type StopReason } from '../../../shared/evolution';
+import { GAIN, NO_MEASURABLE_IMPROVEMENT, type GainConfirmation, type Program, type RunProgress, type StopReason } from '../../../shared/evolution';
 import { MAX_CHOICES } from '../../../shared/payloads';
 import { objectiveValue } from '../../../shared/objectiveText';
 import type { TraceCarrier } from '../../../shared/task';
@@ -315,8 +315,13 @@ export class EvolutionRun {
       confirmation = (await this.confirmAgainstSeed(seed.code, best.code, best.id, pairs, signal, tasks)).confirmation;
     } catch (error) {
       await Promise.allSettled([...tasks].map((taskId) => this.options.client.cancel(taskId)));
-      log(signal.aborted ? 'the confirmation of the best was interrupted: its gain is not confirmed' : `could not measure the best again (its gain is not confirmed): ${(error as Error).message}`);
-      return false;
+      if (signal.aborted) {
+        log('the confirmation of the best was interrupted: its gain is not confirmed');
+        return false;
+      }
+      // A gain that could not be measured again is not offered: recorded as such, with why.
+      const reason = `could not measure the best again: ${(error as Error).message.slice(0, 500)}`;
+      confirmation = { programId: best.id, measure: 'ratio', value: 0, low: 0, high: 0, pairs: 0, verdict: NO_MEASURABLE_IMPROVEMENT, zeroSpread: false, reason, measured: [], elapsedMs: 0 };
     } finally {
       this.stopReduction = undefined;
     }
