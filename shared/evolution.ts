@@ -120,8 +120,8 @@ export interface BestReduction {
 }
 
 /** The verdict of a gain's confirmation, in the words every client shows. */
-export const GAIN = 'gain';
-export const NO_MEASURABLE_IMPROVEMENT = 'no measurable improvement';
+export const GAIN = 'gain' as const;
+export const NO_MEASURABLE_IMPROVEMENT = 'no measurable improvement' as const;
 
 /**
  * The best measured again against the seed as the run ended, interleaved (seed, best, seed,
