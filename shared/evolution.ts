@@ -114,8 +114,42 @@ export interface BestReduction {
     measured: number[];
     /** The evaluator's counts of what it checked (metrics such as `inputs_checked`, `tests_passed`), from its first measurement. */
     checks: Record<string, number>;
+    /** Its own gain test against the seed (interleaved re-measures), when the run confirmed it. */
+    confirmation?: GainConfirmation;
   };
 }
+
+/** The verdict of a gain's confirmation, in the words every client shows. */
+export const GAIN = 'gain' as const;
+export const NO_MEASURABLE_IMPROVEMENT = 'no measurable improvement' as const;
+
+/**
+ * The best measured again against the seed as the run ended, interleaved (seed, best, seed,
+ * best, ...) in the run's own sandbox, until a 95% interval on their ratio (a score: their
+ * difference) excluded "no change" or a small budget ended (daemon/evolution/confirm/). Only a
+ * `gain` is offered to accept; its interval is shown beside the figure everywhere.
+ */
+export const GainConfirmationSchema = z.object({
+  /** The program confirmed against the seed (the run's best). */
+  programId: ProgramIdSchema,
+  /** `ratio`: times better (1 = no change, oriented so that more is better); `difference`: a score's difference (0 = no change). */
+  measure: z.enum(['ratio', 'difference']),
+  /** The point estimate on that scale (the geometric mean ratio, or the mean difference). */
+  value: z.number(),
+  low: z.number(),
+  high: z.number(),
+  /** Seed/best pairs measured. */
+  pairs: z.number().int().nonnegative(),
+  verdict: z.enum([GAIN, NO_MEASURABLE_IMPROVEMENT]),
+  /** Every pair gave the same difference: a deterministic objective, a gain only when it reproduced on each. */
+  zeroSpread: z.boolean().default(false),
+  /** Why no interval could be had (a re-measure failed, the budget ran out first, the run was stopped). */
+  reason: z.string().max(2000).optional(),
+  /** Each pair's objectives, in the order measured. */
+  measured: z.array(z.object({ seed: z.number(), best: z.number() })).default([]),
+  elapsedMs: z.number().nonnegative(),
+});
+export type GainConfirmation = z.infer<typeof GainConfirmationSchema>;
 
 export interface RunProgress {
   runId: string;
@@ -151,6 +185,8 @@ export interface RunProgress {
   error?: string;
   /** The ended run's best reduced to its smallest diff from the seed (absent before the end, or when not reduced). */
   reduction?: BestReduction;
+  /** Whether the ended run's best is measurably better than the seed (absent before the end, when not confirmed, and in runs made before confirmation). */
+  confirmation?: GainConfirmation;
 }
 
 export interface RunSummary {

@@ -110,6 +110,11 @@ export const RunManifestSchema = z.object({
    */
   reduce: z.object({ budget: z.number().int().nonnegative() }).optional(),
   /**
+   * The best measured again against the seed as the run ends (daemon/evolution/confirm/): at
+   * most `pairs` interleaved pairs (0: none) and about `maxMs`. Absent: the defaults.
+   */
+  confirm: z.object({ pairs: z.number().int().nonnegative(), maxMs: z.number().int().positive().optional() }).optional(),
+  /**
    * What the user must know about how the example's programs were judged (an evaluator that
    * is not hardened against its candidate); the report repeats it. Absent: nothing to say.
    */

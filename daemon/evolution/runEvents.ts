@@ -4,7 +4,7 @@
  */
 import * as z from 'zod';
 import { EvaluationSchema } from '../../shared/evaluation';
-import { ExchangeHashSchema, LlmUsageSchema, ProgramIdSchema, ProgramSchema } from '../../shared/evolution';
+import { ExchangeHashSchema, GainConfirmationSchema, LlmUsageSchema, ProgramIdSchema, ProgramSchema } from '../../shared/evolution';
 
 /** The evaluated seed program: the first event of every run. */
 export const SeedEventSchema = z.object({ type: z.literal('seed'), program: ProgramSchema });
@@ -115,7 +115,15 @@ export const ReduceEventSchema = z.object({
   evaluations: z.number().int().nonnegative(),
   budget: z.number().int().nonnegative(),
   program: ProgramSchema.optional(),
+  /** The reduced program's own gain test against the seed (confirm/), when the run confirmed its trials. */
+  confirmation: GainConfirmationSchema.optional(),
 });
+
+/**
+ * The best measured again against the seed, interleaved, as the run ended (confirm/): whether
+ * its gain is measurable. Not replayed (measurements are not reproducible); kept as recorded.
+ */
+export const ConfirmEventSchema = z.object({ type: z.literal('confirm'), confirmation: GainConfirmationSchema });
 
 export const StopEventSchema = z.object({ type: z.literal('stop'), reason: z.string() });
 export const ResumeEventSchema = z.object({ type: z.literal('resume'), at: z.string() });
@@ -128,6 +136,7 @@ export const RunEventSchema = z.discriminatedUnion('type', [
   AbandonEventSchema,
   MergeEventSchema,
   ReduceEventSchema,
+  ConfirmEventSchema,
   StopEventSchema,
   ResumeEventSchema,
 ]);
@@ -146,3 +155,4 @@ export type ProposalEvent = z.infer<typeof ProposalEventSchema>;
 export type EvaluationEvent = z.infer<typeof EvaluationEventSchema>;
 export type MergeEvent = z.infer<typeof MergeEventSchema>;
 export type ReduceEvent = z.infer<typeof ReduceEventSchema>;
+export type ConfirmEvent = z.infer<typeof ConfirmEventSchema>;

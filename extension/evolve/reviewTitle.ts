@@ -6,6 +6,7 @@
  */
 import type { BestReduction, RunProgress } from '../../shared/evolution';
 import { comparesByFactor, objectiveValue } from '../../shared/objectiveText';
+import { measuredGain } from '../../shared/gainText';
 
 type Run = Pick<RunProgress, 'objectiveName' | 'direction' | 'seedObjective' | 'objectiveUnit'>;
 
@@ -35,8 +36,14 @@ export function reviewTitle(run: Run, reduction: BestReduction & { reduced: NonN
   return (
     `${run.objectiveName} ${figure(reduced.objective, 1)} with ${lines(reduced.changedLines)} (measured ${measured}); ` +
     `${figure(reduction.bestObjective, 1)} with all ${reduction.bestChangedLines} · ` +
-    `passed the evaluator's checks on ${on}${checks.length > 0 ? `: ${checks.join(', ')}` : ''}`
+    `passed the evaluator's checks on ${on}${checks.length > 0 ? `: ${checks.join(', ')}` : ''}` +
+    (reduced.confirmation ? ` · ${measuredTitle(reduced.confirmation)}` : '')
   );
+}
+
+/** The measured interval a proposal's title ends with: "measured again against the seed: 1.42x [95% CI 1.30-1.55]". */
+export function measuredTitle(confirmation: Parameters<typeof measuredGain>[0]): string {
+  return `measured again against the seed: ${measuredGain(confirmation)}`;
 }
 
 function formatValue(value: number): string {

@@ -1,6 +1,7 @@
 /** The words of a followed run's end, without vscode so they are unit-tested. */
 import type { RunProgress } from '../../shared/evolution';
 import { objectiveValue, seedComparison, type ObjectiveTerms } from '../../shared/objectiveText';
+import { confidenceText, confirmationLine, isConfirmedGain } from '../../shared/gainText';
 
 /**
  * What the notification at a run's end says: `Peagen: run R finished (evaluations): 30
@@ -11,6 +12,14 @@ export function runEndSummary(last: RunProgress): string {
   const best = last.best;
   const terms: ObjectiveTerms = { name: last.objectiveName, direction: last.direction, unit: last.objectiveUnit };
   const versus = best ? seedComparison(terms, last.seedObjective, best.objective) : undefined;
-  const bestText = best ? `, best ${last.objectiveName} ${objectiveValue(best.objective, terms)}${versus ? ` (${versus})` : ''}` : '';
-  return `Peagen: run ${last.runId} ${last.state}${last.stopReason ? ` (${last.stopReason})` : ''}: ${last.evaluations} evaluations${bestText}.`;
+  const confirmation = last.confirmation;
+  const interval = confirmation ? ` ${confidenceText(confirmation)}` : '';
+  const bestText = best ? `, best ${last.objectiveName} ${objectiveValue(best.objective, terms)}${versus ? ` (${versus})` : ''}${interval}` : '';
+  // Below the bar the notification says so, and that nothing is offered.
+  const verdict = confirmation && !isConfirmedGain(confirmation) ? ` ${capitalized(confirmationLine(last.objectiveName, confirmation))}.` : '';
+  return `Peagen: run ${last.runId} ${last.state}${last.stopReason ? ` (${last.stopReason})` : ''}: ${last.evaluations} evaluations${bestText}.${verdict}`;
+}
+
+function capitalized(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

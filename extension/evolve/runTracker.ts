@@ -12,7 +12,8 @@ import type { Services } from '../services';
 import { proposalForProgram } from './programTarget';
 import { runEndSummary } from './runEndSummary';
 import { objectiveValue } from '../../shared/objectiveText';
-import { reviewTitle } from './reviewTitle';
+import { measuredTitle, reviewTitle } from './reviewTitle';
+import { confirmationLine, isConfirmedGain } from '../../shared/gainText';
 
 const ENDED: ReadonlySet<RunProgress['state']> = new Set(['finished', 'interrupted', 'failed']);
 
@@ -25,6 +26,8 @@ export interface OfferedProgram {
   /** The proposal's id; absent when the proposals refused it (see `error`). */
   proposalId?: string;
   error?: string;
+  /** Why its proposal was taken back as the run ended (its gain was not measured to be one). */
+  withdrawn?: string;
 }
 
 export interface FollowedRunInfo {
@@ -107,7 +110,9 @@ export class RunTracker implements vscode.Disposable {
       run.offering = run.offering.then(() => this.offer(run, best.id));
     }
     const reduction = progress.reduction;
-    if (ENDED.has(progress.state) && reduction?.reduced && reduction.reduced.id !== run.offeredBest) {
+    // A gain not measured to be one is not offered (a run made before confirmation has none to ask).
+    const measurable = !progress.confirmation || isConfirmedGain(progress.confirmation);
+    if (ENDED.has(progress.state) && measurable && reduction?.reduced && reduction.reduced.id !== run.offeredBest) {
       // Offered last, so the end's "Open Best Proposal" opens the diff a reviewer can accept.
       const title = reviewTitle(progress, { ...reduction, reduced: reduction.reduced });
       const id = reduction.reduced.id;
@@ -115,6 +120,7 @@ export class RunTracker implements vscode.Disposable {
       run.offering = run.offering.then(() => this.offer(run, id, title));
     }
     if (ENDED.has(progress.state)) {
+      run.offering = run.offering.then(() => this.settleOffers(run, progress));
       run.end(progress);
       this.updateContext();
     }
@@ -138,6 +144,29 @@ export class RunTracker implements vscode.Disposable {
       }
     } catch (error) {
       output.warn(`run ${run.runId}: could not offer program ${programId.slice(0, 12)} as a proposal: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * As the run ends, its proposals follow the confirmation of its best: below the bar every one
+   * is withdrawn (nothing to accept); with a gain, the best's proposals are titled with the
+   * measured interval, and the earlier bests' say they were not measured again.
+   */
+  private settleOffers(run: FollowedRun, progress: RunProgress): void {
+    const confirmation = progress.confirmation;
+    if (!confirmation) return;
+    const { proposals } = this.services;
+    for (const offer of run.offers) {
+      if (!offer.proposalId) continue;
+      if (!isConfirmedGain(confirmation)) {
+        offer.withdrawn = confirmationLine(progress.objectiveName, confirmation);
+        proposals.withdraw(offer.proposalId, offer.withdrawn);
+        continue;
+      }
+      // The reduced best's title has its own interval already (reviewTitle.ts).
+      if (offer.title.includes('measured again')) continue;
+      offer.title = `${offer.title} · ${offer.programId === confirmation.programId ? measuredTitle(confirmation) : 'an earlier best, not measured again'}`;
+      proposals.retitle(offer.proposalId, offer.title);
     }
   }
 
@@ -179,7 +208,12 @@ export class RunTracker implements vscode.Disposable {
 
   private async announceEnd(run: FollowedRun, last: RunProgress, cancelled: boolean): Promise<void> {
     const summary = runEndSummary(last);
-    const bestProposal = run.proposals.at(-1);
+    const bestProposal = run.offers.filter((offer) => offer.proposalId !== undefined && offer.withdrawn === undefined).at(-1)?.proposalId;
+    if (last.confirmation && !isConfirmedGain(last.confirmation)) {
+      // runEndSummary says "no measurable improvement ... nothing to accept".
+      void vscode.window.showInformationMessage(summary);
+      return;
+    }
     if (!bestProposal) {
       if (!cancelled || last.state !== 'interrupted') void vscode.window.showInformationMessage(`${summary} No improvement over the selection to propose.`);
       return;

@@ -46,7 +46,10 @@ export interface ProposalSummary {
   title: string;
   region: { startLine: number; endLine: number };
   source: ProposalInput['source'];
-  state: 'open' | 'accepted' | 'rejected' | 'refused';
+  /** `withdrawn`: an evolve run's proposal whose gain was not measured to be one as the run ended (nothing to accept). */
+  state: 'open' | 'accepted' | 'rejected' | 'refused' | 'withdrawn';
+  /** Why it was withdrawn. */
+  withdrawnBecause?: string;
   /** The read-only `peagen-proposal:` document showing the file with the proposal applied. */
   proposalUri?: string;
   /** A multi-file proposal's other files (URI strings), after `uri`. */
@@ -57,4 +60,8 @@ export interface ProposalSummary {
 export interface ProposalSink {
   /** Records a proposal (and opens its diff when asked); returns its id. */
   add(input: ProposalInput, options?: { open?: boolean }): Promise<string>;
+  /** Takes an open proposal back (its gain was not measured to be one): it can no longer be accepted. */
+  withdraw(id: string, because: string): void;
+  /** Gives an open proposal a new title (e.g. its gain's measured interval, known once the run ended). */
+  retitle(id: string, title: string): void;
 }

@@ -108,7 +108,10 @@ export class ProposalCommands {
       return { outcome: 'none', message };
     }
     if (record.state !== 'open') {
-      const message = `The Peagen proposal "${record.input.title}" was already ${record.state}.`;
+      const message =
+        record.state === 'withdrawn'
+          ? `The Peagen proposal "${record.input.title}" was withdrawn: ${record.withdrawnBecause ?? 'its gain was not measured to be one'}. There is nothing to accept.`
+          : `The Peagen proposal "${record.input.title}" was already ${record.state}.`;
       void vscode.window.showInformationMessage(message);
       return { id: record.id, outcome: 'none', message };
     }

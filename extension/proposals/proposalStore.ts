@@ -11,13 +11,15 @@ export type ProposalState = ProposalSummary['state'];
 
 export interface ProposalRecord {
   readonly id: string;
-  readonly input: ProposalInput;
+  /** Replaced (never edited) when the proposal is retitled. */
+  input: ProposalInput;
   /** `input.uri.toString()`: how files are compared. */
   readonly fileKey: string;
   readonly base: BaseSnapshot;
   /** A multi-file proposal's other files, each with its own stale-guard snapshot. */
   readonly others: readonly ProposalFile[];
   state: ProposalState;
+  withdrawnBecause?: string;
 }
 
 /** One file a proposal changes, with what its stale guard remembers. */
@@ -67,6 +69,22 @@ export class ProposalStore {
     this.fire(record);
   }
 
+  /** Takes an open proposal back, saying why: it stays listed, and is no longer offered. */
+  withdraw(id: string, because: string): void {
+    const record = this.records.get(id);
+    if (record?.state !== 'open') return;
+    record.withdrawnBecause = because;
+    this.setState(id, 'withdrawn');
+  }
+
+  /** A new title for an open proposal (its diff's, its CodeLens'). */
+  retitle(id: string, title: string): void {
+    const record = this.records.get(id);
+    if (record?.state !== 'open' || record.input.title === title) return;
+    record.input = { ...record.input, title };
+    this.fire(record);
+  }
+
   /** Called with each proposal added or changing state. */
   onDidChange(listener: (record: ProposalRecord) => void): { dispose(): void } {
     this.listeners.add(listener);
@@ -87,6 +105,7 @@ export function summarize(record: ProposalRecord, proposalUri?: string): Proposa
     region: { ...input.region },
     source: input.source,
     state: record.state,
+    ...(record.withdrawnBecause !== undefined && { withdrawnBecause: record.withdrawnBecause }),
     ...(proposalUri !== undefined && { proposalUri }),
     ...(record.others.length > 0 && { otherUris: record.others.map((file) => file.fileKey) }),
     ...(input.evaluationError !== undefined && { evaluationError: input.evaluationError }),

@@ -44,10 +44,16 @@ export function registerProposals(services: Omit<Services, 'proposals'>): { sink
     if (options?.open) await commands.open(record);
     return record.id;
   };
+  const withdraw: ProposalSink['withdraw'] = (id, because) => {
+    if (store.get(id)?.state !== 'open') return;
+    store.withdraw(id, because);
+    services.output.info(`proposal ${id} withdrawn: ${because}`);
+  };
+  const retitle: ProposalSink['retitle'] = (id, title) => store.retitle(id, title);
   const api: ProposalsApi = {
     list: () => store.all().map((record) => summarize(record, proposalUri(record).toString())),
     add,
     proposalActive: () => context.active,
   };
-  return { sink: { add }, api, disposables };
+  return { sink: { add, withdraw, retitle }, api, disposables };
 }

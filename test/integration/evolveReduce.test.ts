@@ -16,6 +16,7 @@ import * as path from 'node:path';
 import { EvolveProject, readJournalEvents, readReportJson } from '../fixtures/evolveFixtures';
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 import { tempDir } from '../fixtures/paths';
+import { pairSeed } from '../../daemon/evolution/confirm/confirmGain';
 
 const lines = (...parts: string[]): string => parts.map((line) => `${line}\n`).join('');
 
@@ -86,7 +87,7 @@ describe('minimal-diff reduction of the best (real CLI, scripted model)', functi
     assert.ok(stdout.includes(`smallest diff that keeps the gain: ${summary}`), stdout);
   });
 
-  it('records the reduced program in the run: lineage "reduce" from the best, its measurements with the best\'s seeds', () => {
+  it('records the reduced program in the run: lineage "reduce" from the best, measured against the seed by the test that confirmed the best', () => {
     const events = readJournalEvents(runDir);
     const reduce = events.find((event) => event.type === 'reduce');
     assert.ok(reduce && reduce.type === 'reduce' && reduce.program);
@@ -95,10 +96,15 @@ describe('minimal-diff reduction of the best (real CLI, scripted model)', functi
     assert.equal(reduce.program.code, REDUCED);
     assert.equal(reduce.program.lineage.mutator, 'reduce');
     assert.deepEqual(reduce.program.lineage.parents, [best.id]);
-    assert.deepEqual(reduce.program.measurements.map((m) => m.seed), best.measurements.map((m) => m.seed));
-    // The larger change (the real one) was tried first and kept; the useless one was dropped.
+    // Each trial is the gain test of the best's confirmation: seed and trial interleaved, the
+    // pairs' own evaluation seeds; a deterministic score decides in two pairs.
+    const runSeed = (JSON.parse(fs.readFileSync(path.join(runDir, 'run.json'), 'utf8')) as { settings: { seed: number } }).settings.seed;
+    assert.deepEqual(reduce.program.measurements.map((m) => m.seed), [pairSeed(runSeed, 0), pairSeed(runSeed, 1)]);
+    assert.equal(reduce.confirmation?.verdict, 'gain');
+    assert.equal(events.find((event) => event.type === 'confirm')?.type, 'confirm', 'the best was confirmed first');
+    // The larger change (the real one) was tried first and kept (without it, the same score as the seed on both pairs: no gain); the useless one was dropped.
     assert.deepEqual(reduce.trials.map((trial) => trial.kept), [false, true]);
-    assert.equal(reduce.evaluations, 3, 'the failed trial was not confirmed');
+    assert.equal(reduce.evaluations, 8, 'two trials of two pairs each');
     assert.ok(fs.existsSync(path.join(runDir, 'programs', `${reduce.program.id}.json`)), 'in the run\'s program store');
   });
 

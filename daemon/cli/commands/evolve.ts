@@ -22,6 +22,7 @@ import { readReport, type RunReport } from '../../evolution/controller/report';
 import { reasonsLine } from '../../evolution/controller/failureReasons';
 import { offlineAdviceText, offlineFoundNothing } from '../../evolution/controller/modelAdvice';
 import { objectiveValue, seedComparison, shortComparison, type ObjectiveTerms } from '../../../shared/objectiveText';
+import { confidenceText, confirmationLine } from '../../../shared/gainText';
 import type { RunManifest, StopConditions } from '../../../shared/runManifest';
 import { checkedBestFolder, recordedBest } from '../../evolution/controller/recordedBest';
 import { DamagedRunError, LATEST_RUN, RunDir, RUNS_DIR } from '../../evolution/controller/runDir';
@@ -56,6 +57,7 @@ interface RunFlags {
   resume?: string;
   reduceBudget?: number;
   evalTimeout?: number;
+  confirmPairs?: number;
   sync?: boolean;
   project?: string;
 }
@@ -122,6 +124,7 @@ function addRunOptions(command: Command): Command {
     .option('--eval-timeout <seconds>', "each evaluation's time limit, replacing the example's (its limits.timeoutMs; an OpenEvolve layout's evaluator.timeout, default 300 s; else 60 s); a resumed run keeps its own unless given", evalTimeoutMs)
     .option('--resume <run>', `continue a run (its id, a unique start of one, ${LATEST_RUN}, or its directory) from its checkpoint and journal`)
     .option('--reduce-budget <n>', `evaluations to spend, as the run ends, reducing the best to the smallest diff from the seed that keeps 90% of its gain (0: none; default ${DEFAULT_REDUCE_BUDGET})`, parsePositiveInt('--reduce-budget'))
+    .option('--confirm-pairs <n>', 'as the run ends, measure the best against the seed again, interleaved, in at most N pairs (at least 2) until the gain is measurable (0: none; default 5)', parsePositiveInt('--confirm-pairs'))
     .option('--sync', 'run everything in this process (in-memory queue, in-process workers), even when a daemon runs')
     .option('--project <dir>', 'where .peagen/runs/ is kept (default: the current directory)');
 }
@@ -145,9 +148,10 @@ function summaryLines(report: RunReport, runDir: RunDir): string {
     const terms: ObjectiveTerms = { name: report.objectiveName, direction: report.direction, unit: report.objectiveUnit };
     const versus = seedComparison(terms, report.seed.objective, b.objective);
     lines.push(
-      `best ${report.objectiveName}: ${objectiveValue(b.objective, terms)}${versus !== undefined ? ` (${versus})` : ''}, generation ${b.generation}, measured ${b.measurements.length}x: ${b.measurements.map((m) => objectiveValue(m.objective, terms)).join(', ')}`,
+      `best ${report.objectiveName}: ${objectiveValue(b.objective, terms)}${versus !== undefined ? ` (${versus})` : ''}${report.confirmation ? ` ${confidenceText(report.confirmation)}` : ''}, generation ${b.generation}, measured ${b.measurements.length}x: ${b.measurements.map((m) => objectiveValue(m.objective, terms)).join(', ')}`,
       `best program: ${b.file}`,
     );
+    if (report.confirmation) lines.push(confirmationLine(report.objectiveName, report.confirmation));
     if (report.reduction) {
       const r = report.reduction;
       lines.push(r.reduced ? `smallest diff that keeps the gain: ${r.summary}: ${r.file} (the full best: ${b.file})` : `diff from the seed: ${r.summary}`);
@@ -205,6 +209,7 @@ async function runEvolution(ctx: CliContext, exampleDir: string | undefined, fla
     ...(flags.resume && { resume: flags.resume }),
     ...(flags.reduceBudget !== undefined && { reduceBudget: flags.reduceBudget }),
     ...(flags.evalTimeout !== undefined && { evalTimeoutMs: flags.evalTimeout }),
+    ...(flags.confirmPairs !== undefined && { confirmPairs: flags.confirmPairs }),
   };
   // The daemon runs the controller when one is running (and nothing asks for this process):
   // the run survives this terminal, and the editor sees it.
@@ -452,8 +457,11 @@ export function registerEvolveCommands(program: Command): void {
       const code = flags.recorded ? (folder === 'best' && recorded?.reduced ? recorded.reduced.code : recorded?.best.code) : checkedBestFolder(runDir, manifest, recorded, folder);
       if (code === undefined) throw new CliError(`run ${runDir.id} has no best program yet`, ExitCode.Failed);
       // Both figures, where a person reads them: stdout stays the program alone.
-      const which = reduction ? `${flags.full ? 'the full best' : 'the reduced best'}: ${reduction.summary}${flags.full ? '' : ' (--full for the full best)'}` : undefined;
-      const json = { report: report?.best ?? null, ...(report?.reduction && { reduction: report.reduction }), ...(reduction && { full: flags.full === true }) };
+      const described = reduction ? `${flags.full ? 'the full best' : 'the reduced best'}: ${reduction.summary}${flags.full ? '' : ' (--full for the full best)'}` : undefined;
+      // Whether its gain was measured to be one, beside the figure.
+      const measured = report?.confirmation ? confirmationLine(report.objectiveName, report.confirmation) : undefined;
+      const which = described && measured ? `${described}; ${measured}` : (described ?? measured);
+      const json = { report: report?.best ?? null, ...(report?.reduction && { reduction: report.reduction }), ...(reduction && { full: flags.full === true }), ...(report?.confirmation && { confirmation: report.confirmation }) };
       if (flags.output && manifest.programFiles) {
         const written = unbundleProgram(code).map((file) => {
           const target = path.join(flags.output!, ...file.path.split('/'));

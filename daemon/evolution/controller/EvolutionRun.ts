@@ -9,7 +9,7 @@
  */
 import type { Span } from '@opentelemetry/api';
 import type { Evaluation } from '../../../shared/evaluation';
-import type { Program, RunProgress, StopReason } from '../../../shared/evolution';
+import { GAIN, NO_MEASURABLE_IMPROVEMENT, type GainConfirmation, type Program, type RunProgress, type StopReason } from '../../../shared/evolution';
 import { MAX_CHOICES } from '../../../shared/payloads';
 import { objectiveValue } from '../../../shared/objectiveText';
 import type { TraceCarrier } from '../../../shared/task';
@@ -25,7 +25,7 @@ import { type Checkpoint, loadRunState, type TimelinePoint } from './loadRunStat
 import { BudgetGuard, type Spend } from './budget';
 import { buildReport, type RunReport, writeReport } from './report';
 import { lockRun } from './runLock';
-import { type EvaluationEvent, isFreePlan, type PlanEvent, type ProposalEvent, type ReduceEvent, type RunEvent } from '../runEvents';
+import { type EvaluationEvent, isFreePlan, type PlanEvent, type ProposalEvent, type ReduceEvent, type ConfirmEvent, type RunEvent } from '../runEvents';
 import type { RunManifest } from '../../../shared/runManifest';
 import type { RunDir } from './runDir';
 import { RunState } from './RunState';
@@ -35,6 +35,9 @@ import { evaluateTaskSpec, evaluationLimitMs, evaluationOf, freeProposal, mutate
 import { DEFAULT_REDUCE_BUDGET, reduceBest, type Reduction } from '../reduce/reduceBest';
 import { unifiedDiff } from '../mutation/patch/unifiedDiff';
 import { bestReductionOf } from '../reduce/bestReduction';
+import { confirmGain, type ConfirmOutcome, DEFAULT_CONFIRM_PAIRS } from '../confirm/confirmGain';
+import { confirmationLine } from '../../../shared/gainText';
+import { comparesByFactor } from '../../../shared/objectiveText';
 
 export interface EvolutionRunOptions {
   runDir: RunDir;
@@ -203,7 +206,8 @@ export class EvolutionRun {
     const reason = this.stopReason ?? 'interrupted';
     if (reason !== 'interrupted') {
       this.record({ type: 'stop', reason });
-      await this.reduceBest();
+      // A confirmation cut short by a stop asked for ends the run there: nothing more is measured.
+      if (await this.confirmBest()) await this.reduceBest();
     }
     this.writeCheckpoint();
     const best = this.state.best;
@@ -233,6 +237,9 @@ export class EvolutionRun {
     const best = this.state.best;
     const seed = this.state.seedId ? this.state.archive.get(this.state.seedId) : undefined;
     if (budget <= 0 || !best || !seed || best.id === seed.id || best.objective === null || this.state.bestReduction) return;
+    // A gain not measured to be one has nothing to keep: no reduction is offered either.
+    const confirmation = this.state.bestConfirmation;
+    if (confirmation && confirmation.verdict !== GAIN) return;
     // Ctrl-C, or a stop asked for now (the daemon's StopRun), ends the reduction at once.
     const stop = new AbortController();
     this.stopReduction = () => stop.abort();
@@ -247,6 +254,7 @@ export class EvolutionRun {
         direction: this.state.settings.direction,
         budget,
         evaluate: (code, measurementSeed) => this.evaluate(code, measurementSeed, signal, tasks, 'reduce'),
+        ...(confirmation && { bestConfirmation: confirmation, confirmTrial: (code: string, maxPairs: number) => this.confirmAgainstSeed(seed.code, code, programId(code), maxPairs, signal, tasks) }),
       });
     } catch (error) {
       await Promise.allSettled([...tasks].map((taskId) => this.options.client.cancel(taskId)));
@@ -288,6 +296,7 @@ export class EvolutionRun {
       evaluations: reduction.evaluations,
       budget,
       ...(program && { program }),
+      ...(reduced?.confirmation && { confirmation: reduced.confirmation }),
     };
     this.state.applyReduce(event);
     this.record(event, at);
@@ -299,6 +308,63 @@ export class EvolutionRun {
           ? `the best's diff from the seed is one change (${reduction.changedLines.best} lines): nothing to reduce`
           : `no change of the best could be dropped (${reduction.evaluations} evaluations): all ${reduction.changedLines.best} changed lines are kept`,
     );
+  }
+
+  /**
+   * Measures the ended run's best against the seed again, interleaved, until the interval on
+   * their ratio says whether the gain is measurable or the budget ends (confirm/), and
+   * journals the verdict: only a gain is offered. A best confirmed before (a resumed run that
+   * found nothing better) is not measured again; a stop asked for ends it with no verdict.
+   */
+  private async confirmBest(): Promise<boolean> {
+    const { manifest, log } = this.options;
+    const pairs = manifest.confirm?.pairs ?? DEFAULT_CONFIRM_PAIRS;
+    const best = this.state.best;
+    const seed = this.state.seedId ? this.state.archive.get(this.state.seedId) : undefined;
+    if (pairs <= 0 || !best || !seed || best.id === seed.id || best.objective === null || this.state.bestConfirmation) return true;
+    const stop = new AbortController();
+    this.stopReduction = () => stop.abort();
+    const signal = this.options.signal ? AbortSignal.any([this.options.signal, stop.signal]) : stop.signal;
+    const tasks = new Set<string>();
+    log(`measuring the best against the seed again, interleaved, until the gain is measurable (at most ${pairs} pairs) ...`);
+    let confirmation: GainConfirmation;
+    try {
+      confirmation = (await this.confirmAgainstSeed(seed.code, best.code, best.id, pairs, signal, tasks)).confirmation;
+    } catch (error) {
+      await Promise.allSettled([...tasks].map((taskId) => this.options.client.cancel(taskId)));
+      if (signal.aborted) {
+        log('the confirmation of the best was interrupted: its gain is not confirmed');
+        return false;
+      }
+      // A gain that could not be measured again is not offered: recorded as such, with why.
+      const reason = `could not measure the best again: ${(error as Error).message.slice(0, 500)}`;
+      confirmation = { programId: best.id, measure: 'ratio', value: 0, low: 0, high: 0, pairs: 0, verdict: NO_MEASURABLE_IMPROVEMENT, zeroSpread: false, reason, measured: [], elapsedMs: 0 };
+    } finally {
+      this.stopReduction = undefined;
+    }
+    if (signal.aborted) return false;
+    const event: ConfirmEvent = { type: 'confirm', confirmation };
+    this.state.applyConfirm(event);
+    this.record(event);
+    log(`${confirmationLine(manifest.settings.objectiveName, confirmation)} in ${(confirmation.elapsedMs / 1000).toFixed(1)} s`);
+    return true;
+  }
+
+  /** The gain test (confirm/confirmGain.ts) of `code` against the seed, through the run's evaluation path. */
+  private confirmAgainstSeed(seedCode: string, code: string, id: string, maxPairs: number, signal: AbortSignal, tasks: Set<string>): Promise<ConfirmOutcome> {
+    const { manifest } = this.options;
+    const settings = manifest.settings;
+    return confirmGain({
+      seedCode,
+      code,
+      programId: id,
+      direction: settings.direction,
+      byFactor: comparesByFactor({ name: settings.objectiveName, direction: settings.direction, unit: settings.objectiveUnit }),
+      runSeed: settings.seed,
+      maxPairs,
+      ...(manifest.confirm?.maxMs !== undefined && { maxMs: manifest.confirm.maxMs }),
+      evaluate: (program, measurementSeed) => this.evaluate(program, measurementSeed, signal, tasks, 'confirm'),
+    });
   }
 
   /** Ends the run as if a stop condition had been met (the daemon's StopRun, its shutdown). */
@@ -805,6 +871,7 @@ export class EvolutionRun {
       ...(this.stopReason && { stopReason: this.stopReason }),
       mutator: manifest.settings.mutator,
       ...(reduction && { reduction }),
+      ...(this.state.bestConfirmation && { confirmation: this.state.bestConfirmation }),
     };
   }
 }

@@ -5,7 +5,7 @@
  * the same events always give the same plans, parents and best program.
  */
 import type { Evaluation } from '../../../shared/evaluation';
-import type { LlmUsage, Measurement, Program } from '../../../shared/evolution';
+import type { GainConfirmation, LlmUsage, Measurement, Program } from '../../../shared/evolution';
 import type { Ablation, RunSettings } from '../../../shared/runManifest';
 import { CallCredit } from '../credit/callCredit';
 import { ParentYield } from '../credit/parentYield';
@@ -17,7 +17,7 @@ import { createSelector } from '../selection/createSelector';
 import { deletionsIn, editCount, MAX_SPLIT_EDITS, withEdit, withoutOneEdit } from '../mutation/edits';
 import { bestFirst } from '../selection/archiveQueries';
 import type { ParentSelector, SelectionOutcome, SelectorPlugin, YieldView } from '../selection/ParentSelector';
-import { isFreePlan, type EvaluationEvent, type MergeEvent, type PlanEvent, type ProposalEvent, type ReduceEvent } from '../runEvents';
+import { isFreePlan, type EvaluationEvent, type MergeEvent, type PlanEvent, type ProposalEvent, type ReduceEvent, type ConfirmEvent } from '../runEvents';
 
 /**
  * The planning policy of this Peagen: call credit, parent yield, normal-form duplicates (2);
@@ -124,6 +124,8 @@ export interface RunStateSnapshot {
   merges?: MergeRecord[];
   /** The latest reduction of a best (its reduced program whole: it is not in the archive). */
   reduction?: ReduceEvent;
+  /** The latest confirmation of a best against the seed. */
+  confirmation?: GainConfirmation;
 }
 
 /**
@@ -183,6 +185,8 @@ export class RunState {
    * not a parent for the search, which goes on from the full best.
    */
   reduction: ReduceEvent | undefined;
+  /** The latest confirmation of a best against the seed (confirm/): only a `gain` is offered. */
+  confirmation: GainConfirmation | undefined;
   private nextJob = 0;
   private repairQueue: string[] = [];
   /** Splits, reverts and transplants to try, before any new call is made. */
@@ -243,6 +247,7 @@ export class RunState {
       this.bestHistory = [...snapshot.bestHistory];
       this.merges = structuredClone(snapshot.merges ?? []);
       this.reduction = snapshot.reduction && structuredClone(snapshot.reduction);
+      this.confirmation = snapshot.confirmation && structuredClone(snapshot.confirmation);
       for (const [parent, children] of Object.entries(snapshot.childrenOf ?? {})) this.childrenOf.set(parent, [...children]);
     }
   }
@@ -276,6 +281,7 @@ export class RunState {
       noise: [...this.noise],
       merges: structuredClone(this.merges),
       ...(this.reduction && { reduction: structuredClone(this.reduction) }),
+      ...(this.confirmation && { confirmation: structuredClone(this.confirmation) }),
     };
   }
 
@@ -569,6 +575,17 @@ export class RunState {
     // Often the reduced program is one the run has (the best was an earlier program plus a useless
     // edit): the archive's record of it stays the one in the program store, which resume reads.
     if (event.program && !this.archive.has(event.program.id)) this.admitted.push(event.program);
+  }
+
+  /** The ended run's best was measured again against the seed. */
+  applyConfirm(event: ConfirmEvent): void {
+    this.confirmation = structuredClone(event.confirmation);
+  }
+
+  /** The confirmation of the current best, when it has one: one of an older best is out of date. */
+  get bestConfirmation(): GainConfirmation | undefined {
+    const best = this.archive.best();
+    return best && this.confirmation?.programId === best.id ? this.confirmation : undefined;
   }
 
   /** The reduction of the current best, when it has one: a reduction of an older best is out of date. */

@@ -25,6 +25,9 @@ export function applyEvent(state: RunState, event: RunEvent, at: string): void {
     case 'reduce':
       state.applyReduce(event);
       return;
+    case 'confirm':
+      state.applyConfirm(event);
+      return;
     case 'stop':
     case 'resume':
       return;

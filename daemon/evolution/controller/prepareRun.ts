@@ -45,6 +45,8 @@ export interface RunRequest {
   reduceBudget?: number;
   /** Each evaluation's time limit in ms (`--eval-timeout`), replacing the example's own; kept on resume unless given again. */
   evalTimeoutMs?: number;
+  /** Pairs to measure the best against the seed again as the run ends (0: none). */
+  confirmPairs?: number;
   /**
    * The run's workers are built from the configuration given here (the CLI's own engine), so
    * an example's own model list (OpenEvolve's config.yaml) may choose the LLM. Default false:
@@ -159,6 +161,7 @@ function planRun(request: RunRequest, given: PeagenConfig, env: NodeJS.ProcessEn
       workers: request.workers,
       ...(request.reduceBudget !== undefined && { reduce: { budget: request.reduceBudget } }),
       ...(request.evalTimeoutMs !== undefined && { evalTimeoutMs: request.evalTimeoutMs }),
+      ...(request.confirmPairs !== undefined && { confirm: { pairs: request.confirmPairs } }),
     };
     if (write) {
       resumed.writeManifest(manifest);
@@ -220,6 +223,7 @@ function planRun(request: RunRequest, given: PeagenConfig, env: NodeJS.ProcessEn
       },
       workers: request.workers,
       ...(request.reduceBudget !== undefined && { reduce: { budget: request.reduceBudget } }),
+      ...(request.confirmPairs !== undefined && { confirm: { pairs: request.confirmPairs } }),
       ...(example.cautions.length > 0 && { cautions: example.cautions }),
     };
     runDir?.writeManifest(manifest);

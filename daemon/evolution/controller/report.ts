@@ -6,7 +6,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as z from 'zod';
 import type { EnvironmentUse } from '../../../shared/evaluation';
-import type { BestReduction, Program, RunProgress, StopReason } from '../../../shared/evolution';
+import { type BestReduction, GAIN, GainConfirmationSchema, type GainConfirmation, type Program, type RunProgress, type StopReason } from '../../../shared/evolution';
+import { confidenceText, confirmationLine } from '../../../shared/gainText';
 import { nicheLabel } from '../../../shared/nicheLabel';
 import { testsPassedText } from '../../../shared/testsPassed';
 import { unbundleProgram } from '../../../shared/programFiles';
@@ -36,6 +37,8 @@ export interface RunReport {
   environments?: EnvironmentUse[];
   /** `tests`: "tests passed 5/6" when the evaluator ran the project's tests (shared/testsPassed.ts). */
   seed: { id: string; objective: number | null; tests?: string };
+  /** The best measured again against the seed, interleaved, as the run ended (confirm/): only a `gain` is offered. Absent when not confirmed. */
+  confirmation?: GainConfirmation;
   best: {
     id: string;
     file: string;
@@ -206,6 +209,7 @@ export function buildReport(manifest: RunManifest, runDir: RunDir, state: RunSta
     economics: economicsOf(state, improvementOf(direction, seed?.objective ?? null, best?.objective ?? null), gainOf(direction, seed?.objective ?? null, best?.objective ?? null)),
     merges: structuredClone(state.merges),
     ...(bestReduction && { reduction: reductionOf(manifest, runDir, bestReduction, seed?.objective ?? null) }),
+    ...(state.bestConfirmation && { confirmation: structuredClone(state.bestConfirmation) }),
     ...(manifest.cautions && manifest.cautions.length > 0 && { cautions: [...manifest.cautions] }),
     ...failureReasonsField(runDir),
   };
@@ -319,7 +323,8 @@ export function renderReportMarkdown(report: RunReport): string {
       '## Result',
       '',
       `- Seed: ${report.objectiveName} ${value(report.seed.objective)}${report.seed.tests ? ` (${report.seed.tests})` : ''}.`,
-      `- Best: ${report.objectiveName} ${value(b.objective)}${b.tests ? ` (${b.tests})` : ''}${bestVersusSeed(report, terms)} (generation ${b.generation}), in \`${b.file}\`.`,
+      `- Best: ${report.objectiveName} ${value(b.objective)}${b.tests ? ` (${b.tests})` : ''}${bestVersusSeed(report, terms)}${report.confirmation ? ` ${confidenceText(report.confirmation)}` : ''} (generation ${b.generation}), in \`${b.file}\`.`,
+      ...(report.confirmation ? [`- ${report.confirmation.verdict === GAIN ? 'Measured again' : '**Measured again**'}: ${confirmationLine(report.objectiveName, report.confirmation)}.`] : []),
       `- Measurements of the best: ${b.measurements.map((m) => `${value(m.objective)} (seed ${m.seed})`).join(', ')}${b.measurements.length > 1 ? `; the ${report.direction === 'maximize' ? 'lower' : 'higher'} counts` : ' (not re-measured: it was not a new best when measured, or the run stopped first)'}.`,
       cautions.length > 0
         ? `- Scored by the example's evaluator in a fresh ${report.executor ?? ''} sandbox, which passed it on every measurement; that evaluator is not hardened (see Caveats).`
@@ -519,6 +524,7 @@ const ReportOutlineSchema = z.looseObject({
   best: z.looseObject({ objective: z.number(), improvement: z.number().nullable().optional() }).nullable(),
   progress: z.looseObject({ evaluations: z.number() }),
   reduction: z.looseObject({ summary: z.string().optional() }).optional(),
+  confirmation: GainConfirmationSchema.optional(),
 });
 
 /**

@@ -26,7 +26,7 @@ export function bestReductionOf(event: ReduceEvent, best: Program): BestReductio
     evaluations: event.evaluations,
     ...(program &&
       program.objective !== null && {
-        reduced: { id: program.id, objective: program.objective, changedLines: event.changedLines.reduced, measured: program.measurements.map((m) => m.objective).filter((value): value is number => value !== null), checks: checksOf(program.evaluation?.metrics) },
+        reduced: { id: program.id, objective: program.objective, changedLines: event.changedLines.reduced, measured: program.measurements.map((m) => m.objective).filter((value): value is number => value !== null), checks: checksOf(program.evaluation?.metrics), ...(event.confirmation && { confirmation: event.confirmation }) },
       }),
   };
 }

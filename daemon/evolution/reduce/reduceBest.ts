@@ -7,16 +7,23 @@
  * comparison is like for like), and a drop is kept when the trial is correct on every
  * measurement and keeps at least `keepShare` of the best's gain over the seed. It stops at
  * `budget` evaluations.
+ *
+ * With `confirmTrial` (what a run does), a drop is kept only when the test that confirmed the
+ * best's gain (confirm/confirmGain.ts: the trial and the seed measured again, interleaved)
+ * says the trial's gain over the seed is measurable too, and its estimate keeps `keepShare` of
+ * the best's confirmed estimate (on the same scale: the log of a ratio, or a difference).
  */
 import type { Evaluation } from '../../../shared/evaluation';
-import type { Measurement, Program } from '../../../shared/evolution';
+import { GAIN, type GainConfirmation, type Measurement, type Program } from '../../../shared/evolution';
+import type { ConfirmOutcome } from '../confirm/confirmGain';
+import { MIN_PAIRS } from '../confirm/interval';
 import { programId } from '../../../shared/programId';
 import { changedLines, dropOrder, lineDiff, withChanges } from './minimalDiff';
 
 /** Share of the best's gain a reduced program must keep (the issue's 90%). */
 export const KEEP_SHARE = 0.9;
 /** Evaluations a run spends on reducing its best unless told otherwise (0: no reduction). */
-export const DEFAULT_REDUCE_BUDGET = 8;
+export const DEFAULT_REDUCE_BUDGET = 12;
 
 export interface ReduceInput {
   seed: Pick<Program, 'code' | 'objective'>;
@@ -27,6 +34,13 @@ export interface ReduceInput {
   keepShare?: number;
   /** Measures a candidate in the sandbox with one seed; undefined when the task gave no evaluation. */
   evaluate(code: string, seed: number): Promise<Evaluation | undefined>;
+  /**
+   * The gain test of the run's confirmation, for a trial against the seed, with at most
+   * `maxPairs` pairs; with it, `bestConfirmation` (the best's own, a gain) is what a trial
+   * must keep `keepShare` of.
+   */
+  confirmTrial?(code: string, maxPairs: number): Promise<ConfirmOutcome>;
+  bestConfirmation?: GainConfirmation;
 }
 
 /** One program tried: the best without change `drop` (and without the drops kept before it). */
@@ -47,7 +61,7 @@ export interface Reduction {
   trials: ReductionTrial[];
   evaluations: number;
   /** The reduced program: absent when no change could be dropped. */
-  reduced?: { code: string; objective: number; evaluation: Evaluation; measurements: Measurement[] };
+  reduced?: { code: string; objective: number; evaluation: Evaluation; measurements: Measurement[]; confirmation?: GainConfirmation };
 }
 
 export async function reduceBest(input: ReduceInput): Promise<Reduction> {
@@ -63,7 +77,8 @@ export async function reduceBest(input: ReduceInput): Promise<Reduction> {
   const seeds = best.measurements.length > 0 ? best.measurements.map((m) => m.seed) : [1];
   const keep = new Set(all);
   for (const index of dropOrder(diff)) {
-    if (result.evaluations + seeds.length > budget) break;
+    const confirming = input.confirmTrial !== undefined && input.bestConfirmation !== undefined;
+    if (result.evaluations + (confirming ? 2 * MIN_PAIRS : seeds.length) > budget) break;
     keep.delete(index);
     // Dropping the last change gives the seed back: no gain, nothing to measure.
     if (keep.size === 0) {
@@ -71,18 +86,43 @@ export async function reduceBest(input: ReduceInput): Promise<Reduction> {
       continue;
     }
     const code = withChanges(diff, keep);
-    const trial = await measure(code, seeds, input, result, keepsGain);
-    const kept = trial.objective !== null && keepsGain(trial.objective);
+    const trial = confirming ? await confirmed(code, input, result, budget) : await measure(code, seeds, input, result, keepsGain);
+    const kept = trial.objective !== null && (trial.confirmation ? keepsConfirmedShare(trial.confirmation, input.bestConfirmation!, keepShare) : keepsGain(trial.objective));
     result.trials.push({ drop: index, childId: programId(code), objective: trial.objective, kept });
     if (!kept) {
       keep.add(index);
       continue;
     }
-    result.reduced = { code, objective: trial.objective!, evaluation: trial.evaluations[0]!, measurements: trial.measurements };
+    result.reduced = { code, objective: trial.objective!, evaluation: trial.evaluations[0]!, measurements: trial.measurements, ...(trial.confirmation && { confirmation: trial.confirmation }) };
   }
   result.keep = [...keep].sort((a, b) => a - b);
   result.changedLines.reduced = changedLines(diff, keep);
   return result;
+}
+
+/** A trial measured by the gain test: its objective is its less favourable measurement, absent a gain. */
+async function confirmed(
+  code: string,
+  input: ReduceInput,
+  result: Reduction,
+  budget: number,
+): Promise<{ objective: number | null; evaluations: Evaluation[]; measurements: Measurement[]; confirmation: GainConfirmation }> {
+  const maxPairs = Math.floor((budget - result.evaluations) / 2);
+  const outcome = await input.confirmTrial!(code, maxPairs);
+  result.evaluations += outcome.evaluations;
+  const values = outcome.measurements.map((m) => m.objective).filter((value): value is number => value !== null);
+  const worst = values.length === 0 ? null : input.direction === 'maximize' ? Math.min(...values) : Math.max(...values);
+  const objective = outcome.confirmation.verdict === GAIN && outcome.firstEvaluation ? worst : null;
+  return { objective, evaluations: outcome.firstEvaluation ? [outcome.firstEvaluation] : [], measurements: outcome.measurements, confirmation: outcome.confirmation };
+}
+
+/** A confirmed trial keeps `share` of the best's confirmed gain, on the test's own scale (ln of a ratio, or a difference). */
+function keepsConfirmedShare(trial: GainConfirmation, best: GainConfirmation, share: number): boolean {
+  if (trial.verdict !== GAIN) return false;
+  if (trial.measure !== best.measure) return true; // scales differ (a value ≤ 0 turned one into differences): the verdict alone
+  const scale = (x: number): number => (trial.measure === 'ratio' ? Math.log(x) : x);
+  const wanted = share * scale(best.value);
+  return scale(trial.value) >= wanted - 1e-9 * Math.abs(wanted);
 }
 
 /**
@@ -95,7 +135,7 @@ async function measure(
   input: ReduceInput,
   result: Reduction,
   keepsGain: (objective: number) => boolean,
-): Promise<{ objective: number | null; evaluations: Evaluation[]; measurements: Measurement[] }> {
+): Promise<{ objective: number | null; evaluations: Evaluation[]; measurements: Measurement[]; confirmation?: GainConfirmation }> {
   const evaluations: Evaluation[] = [];
   const measurements: Measurement[] = [];
   let objective: number | null = null;

@@ -82,10 +82,11 @@ describe('Evolve Selection', function () {
       assert.equal(offer.file, uri.fsPath);
       assert.deepEqual(offer.region, block);
       // Written by the model, or made from its children with no call (a split, revert or transplant),
-      // or, offered last, the best reduced to its smallest diff from the seed (reviewTitle.ts).
+      // or, offered last, the best reduced to its smallest diff from the seed (reviewTitle.ts); as the
+      // run ends, each is titled with the best's measured interval (or says it was an earlier best).
       assert.match(
         offer.title,
-        /^speedup \d+(\.\d)? \(gen \d+, (openai\/gpt-4o-mini|a child without one of its edits|an edit undone|an edit from another lineage)\)$|^speedup \d+\.\dx with \d+ changed lines? \(measured .*\); \d+\.\dx with all \d+ · passed the evaluator's checks on /,
+        /^speedup \d+(\.\d)? \(gen \d+, (openai\/gpt-4o-mini|a child without one of its edits|an edit undone|an edit from another lineage)\)( · (measured again against the seed: \d+\.\d\dx \[95% CI [\d.]+-[\d.]+\]|an earlier best, not measured again))?$|^speedup \d+\.\dx with \d+ changed lines? \(measured .*\); \d+\.\dx with all \d+ · passed the evaluator's checks on /,
       );
     }
     await screenshot('evolve-selection-finished');
