@@ -58,12 +58,7 @@ const DEFAULT_STOP: StopConditions = { generations: 120, wallMs: 10 * 60_000 };
 
 /** A count that must be at least 1 (0 workers would wait forever; 0 generations is no run). */
 function atLeastOne(name: string) {
-  const whole = parsePositiveInt(name);
-  return (value: string): number => {
-    const parsed = whole(value);
-    if (parsed < 1) throw new CliError(`${name} must be at least 1 (got "${value}")`, ExitCode.Usage);
-    return parsed;
-  };
+  return parsePositiveInt(name, 1);
 }
 
 function positiveNumber(name: string) {
