@@ -120,7 +120,9 @@ export function registerDaemonCommands(program: Command): void {
     .option('--workers', 'also list every worker pool, one line each (--json always has them all)')
     .action(async (options: { workers?: boolean }, command: Command) => {
       const ctx = CliContext.of(command);
-      const status = await ctx.withDaemon((client) => client.request(Status.type));
+      // A broken peagen.json or environment is an error here too, not ignored: the next
+      // `daemon start` or `evolve run` would refuse it.
+      const status = await ctx.withDaemon((client) => client.request(Status.type), { settings: {} });
       ctx.output({ running: true, ...status }, () =>
         [
           `daemon ${status.daemonVersion} running (pid ${status.pid}, up ${Math.round(status.uptimeMs / 1000)} s)`,
