@@ -28,6 +28,7 @@ import { SELECTOR_NAMES } from '../../evolution/selection/createSelector';
 import { DEFAULT_REDUCE_BUDGET } from '../../evolution/reduce/reduceBest';
 import { loadExample } from '../../evaluation/example';
 import { CliContext, CliError, ExitCode, parsePositiveInt } from '../context';
+import { noRunsHint } from '../noRunsHint';
 import { ProgressDisplay } from '../runProgress';
 import { interruptSignal, openFabric } from '../runFabric';
 import { describeEnvironmentUse } from '../../evaluation/environment/environmentAccess';
@@ -355,7 +356,8 @@ export function registerEvolveCommands(program: Command): void {
     .option('--project <dir>', 'where .peagen/runs/ is kept (default: the current directory)')
     .action((flags: { project?: string }, command: Command) => {
       const ctx = CliContext.of(command);
-      const runs = RunDir.list(flags.project ?? process.cwd()).map((runDir) => {
+      const projectDir = flags.project ?? process.cwd();
+      const runs = RunDir.list(projectDir).map((runDir) => {
         let manifest: RunManifest;
         let report: RunReport | undefined;
         try {
@@ -384,7 +386,7 @@ export function registerEvolveCommands(program: Command): void {
       });
       ctx.output({ runs }, () =>
         runs.length === 0
-          ? 'no runs here yet (start one with `peagen evolve run examples/bad_sort`)'
+          ? noRunsHint(projectDir)
           : runs
               .map((run) =>
                 'problem' in run ? `${run.runId}  damaged: ${run.problem}` : `${run.runId}  ${run.example}  ${run.state}  best ${run.bestText}${run.versusSeed ? ` (${run.versusSeed})` : ''}  ${run.evaluations ?? '?'} evals`,
