@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CLI, TEST_PLUGIN, tempDir } from '../fixtures/paths';
+import { CLI, REPO, TEST_PLUGIN, tempDir } from '../fixtures/paths';
 
 interface Run {
   code: number | null;
@@ -128,6 +128,21 @@ describe('peagen CLI (dist/cli.js)', function () {
       assert.match(list(), /`peagen evolve run \.peagen\/examples\/stats-mean`/);
     } finally {
       fs.rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
+  it('`npm install -g .` in a checkout (after `npm ci`) puts a working `peagen` on PATH, offline', function () {
+    this.timeout(180_000);
+    const prefix = tempDir('global-prefix');
+    try {
+      const install = spawnSync('npm', ['install', '-g', '.', '--prefix', prefix, '--offline', '--no-audit', '--no-fund'], { cwd: REPO, encoding: 'utf8', timeout: 170_000 });
+      assert.equal(install.status, 0, install.stderr);
+      const run = spawnSync('peagen', ['--version'], { cwd, env: { ...process.env, PATH: `${path.join(prefix, 'bin')}${path.delimiter}${process.env.PATH}` }, encoding: 'utf8' });
+      assert.equal(run.status, 0, `${run.error ?? ''}${run.stderr}`);
+      const { version } = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string };
+      assert.equal(run.stdout.trim(), version);
+    } finally {
+      fs.rmSync(prefix, { recursive: true, force: true });
     }
   });
 
