@@ -160,6 +160,11 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
     return task;
   }
 
+  /** Whether the queue holds the task or its result (false: a mistyped id, or an expired result). */
+  knows(taskId: string): Promise<boolean> {
+    return this.queue.knows(taskId);
+  }
+
   result(taskId: string, waitMs: number, signal?: AbortSignal): Promise<Result | null> {
     return this.queue.waitForResult(taskId, waitMs, signal);
   }

@@ -284,6 +284,14 @@ describe('peagen CLI (dist/cli.js)', function () {
     const text = cli('queue', 'stats').stdout;
     assert.match(text, /workers here: 2 in-process \(1 busy\)/, text);
     assert.match(text, /cluster: 1 worker pool on 1 host, 2 slots, 1 busy/, text);
+    const pending = cli('task', 'result', sleeping.taskId);
+    assert.equal(pending.code, 1);
+    assert.match(pending.stderr, new RegExp(`task ${sleeping.taskId} has no result yet: it is queued or running; wait for it with .*--wait`));
+    const unknown = cli('task', 'result', 't-no-such-task', '--wait', '30');
+    assert.equal(unknown.code, 1, 'not waited for: nothing will answer it');
+    assert.match(unknown.stderr, /^peagen: unknown task t-no-such-task: the daemon's queue holds no task by that id/);
+    assert.match(unknown.stderr, /`peagen queue stats`/);
+    assert.doesNotMatch(unknown.stderr, /\(yet\)/);
     assert.equal(json<{ cancelled: boolean }>('task', 'cancel', sleeping.taskId).cancelled, true);
 
     const stopped = json<{ stopped: boolean; pid: number }>('daemon', 'stop');
