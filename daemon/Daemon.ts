@@ -7,6 +7,7 @@
  * that editor over its pipe and leaves the token, the record and the socket alone.
  */
 import * as path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import {
   createProtocolConnection,
   IPCMessageReader,
@@ -68,6 +69,9 @@ export interface RunningDaemon {
 /** How long a draining shutdown waits for running tasks before handing them back. */
 const DRAIN_LIMIT_MS = 30_000;
 
+/** How long a daemon that failed to start waits for its engine to stop before it reports why. */
+const FAILED_START_STOP_MS = 2_000;
+
 export class DaemonAlreadyRunningError extends Error {
   override name = 'DaemonAlreadyRunningError';
   constructor(
@@ -101,17 +105,26 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
       );
     }
   }
-  let engine: Engine;
+  let assembled: Engine | undefined;
+  let sandboxReason: string;
   try {
-    engine = await assembleEngine(options.config, {
+    assembled = await assembleEngine(options.config, {
       log,
       ...(options.oneShotEntry && { oneShotEntry: options.oneShotEntry }),
       withoutWorkers: !options.config.daemon.workers,
     });
+    // The queue answers before anyone is told that this daemon is ready: a daemon whose Redis
+    // is down would otherwise listen, write its record and die moments later, after
+    // `peagen daemon start` had said "started".
+    sandboxReason = (await assembled.status()).sandbox.reason;
   } catch (error) {
+    // Nothing ran yet; an engine whose queue is unreachable can take many seconds to stop,
+    // and the reason must reach `peagen daemon start` while it still waits for it.
+    if (assembled) await Promise.race([assembled.stop({ drain: false }).catch(() => undefined), delay(FAILED_START_STOP_MS)]);
     owner?.lock.release();
     throw error;
   }
+  const engine = assembled;
   let server: SocketServer | undefined;
   const observability: Observability = await serveDaemonObservability({
     listen: options.metricsListen ?? options.config.observability.metricsListen,
@@ -205,7 +218,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   }
 
   log(
-    `daemon ${VERSION} ready (pid ${process.pid}, queue ${engine.queue.url}, ${engine.config.worker.concurrency} ${engine.config.worker.mode} workers with caps [${engine.caps.join(', ')}], sandbox: ${(await engine.status()).sandbox.reason})`,
+    `daemon ${VERSION} ready (pid ${process.pid}, queue ${engine.queue.url}, ${engine.config.worker.concurrency} ${engine.config.worker.mode} workers with caps [${engine.caps.join(', ')}], sandbox: ${sandboxReason})`,
   );
   return { engine, address: info.listen, stopped, stop };
 }

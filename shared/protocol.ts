@@ -128,6 +128,8 @@ export namespace GetResult {
   export type Params = z.input<typeof params>;
   export interface Response {
     result: z.infer<typeof ResultSchema> | null;
+    /** Without a result: false when the queue holds no task by that id (nor its result). */
+    known?: boolean;
   }
   export const type = new RequestType<Params, Response, void>(method);
 }

@@ -156,10 +156,27 @@ export function parseCaps(value: string): string[] {
     .filter(Boolean);
 }
 
-export function parsePositiveInt(name: string) {
+/**
+ * A whole-number option of `min` or more (`--seed`, `--wait`; 1 for counts that cannot be
+ * zero). Anything else is refused with what is wrong with it and what is accepted:
+ * `--evaluations takes a whole number of 1 or more; "-3" is negative`.
+ */
+export function parsePositiveInt(name: string, min = 0) {
   return (value: string): number => {
-    const parsed = Number(value);
-    if (!Number.isInteger(parsed) || parsed < 0) throw new CliError(`${name} must be a whole number (got "${value}")`, ExitCode.Usage);
+    const text = value.trim();
+    const parsed = Number(text);
+    const problem = !/^[+-]?\d+(\.\d*)?$/.test(text)
+      ? 'not a number written in digits'
+      : !Number.isInteger(parsed)
+        ? 'not a whole number'
+        : parsed < 0
+          ? 'negative'
+          : parsed < min
+            ? `less than ${min}`
+            : !Number.isSafeInteger(parsed)
+              ? 'too large'
+              : undefined;
+    if (problem) throw new CliError(`${name} takes a whole number of ${min} or more; "${value}" is ${problem}`, ExitCode.Usage);
     return parsed;
   };
 }

@@ -19,7 +19,6 @@ export async function buildProgram({
     .option('--json', 'print machine-readable JSON on stdout')
     .option('--config <file>', 'configuration file (default: peagen.json in this or a parent directory)')
     .option('-v, --verbose', 'more detail on stderr')
-    .showHelpAfterError()
     // Set before the subcommands exist so that they inherit it: usage errors exit 2, not 1.
     .exitOverride()
     .configureOutput({
@@ -33,7 +32,19 @@ export async function buildProgram({
 
   const wanted = COMMANDS.filter(([name]) => commands.includes(name));
   for (const register of await Promise.all(wanted.map(([, load]) => load()))) register(program);
+  pointToHelpAfterErrors(program);
   return program;
+}
+
+/**
+ * A usage error ends with one line naming the help of the command at fault, not with the whole
+ * help screen: after a typo, commander's "(Did you mean evolve?)" is the line that matters and
+ * must not scroll away under forty lines of help.
+ */
+function pointToHelpAfterErrors(command: Command, names: readonly string[] = []): void {
+  const path = [...names, command.name()];
+  command.showHelpAfterError(`(see \`${path.join(' ')} --help\`)`);
+  for (const sub of command.commands) pointToHelpAfterErrors(sub, path);
 }
 
 /** What went wrong, as both the --json error document and the human line carry it. */

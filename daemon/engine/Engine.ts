@@ -21,7 +21,7 @@ import { signTask } from '../fabric/queue/taskSignature';
 import { type Executor, executorCapabilities, type ExecutorSelection } from '../sandbox/Executor';
 import type { HostPathPolicy } from '../sandbox/hostPaths';
 import { newSandboxOwner, SANDBOX_OWNER_ENV } from '../sandbox/owner';
-import { type Heartbeat, startWorkerHeartbeat } from './workerHeartbeat';
+import { type Heartbeat, startWorkerHeartbeat, type WorkerSnapshot } from './workerHeartbeat';
 
 export interface EngineStatus {
   queue: { backend: string; url: string } & QueueStats;
@@ -83,6 +83,8 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
   private readonly hostPaths: HostPathPolicy | undefined;
   private readonly admission: TaskAdmission | undefined;
   private readonly heartbeat: Heartbeat | undefined;
+  /** This process's pool as the cluster directory lists it, as it is now. */
+  private readonly ownPool: (() => WorkerSnapshot) | undefined;
 
   constructor(
     readonly config: PeagenConfig,
@@ -121,14 +123,11 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
       });
       this.pool.start();
       const pool = this.pool;
-      this.heartbeat = startWorkerHeartbeat(
-        this.queue,
-        () => {
-          const status = pool.status();
-          return { id: pool.id, caps: status.caps, kinds: pool.kinds, mode: status.mode, slots: status.count, busy: status.busy, accepts: pool.acceptors, ...(options.passing && { passing: true }) };
-        },
-        { ...(options.log && { log: options.log }) },
-      );
+      this.ownPool = () => {
+        const status = pool.status();
+        return { id: pool.id, caps: status.caps, kinds: pool.kinds, mode: status.mode, slots: status.count, busy: status.busy, accepts: pool.acceptors, ...(options.passing && { passing: true }) };
+      };
+      this.heartbeat = startWorkerHeartbeat(this.queue, this.ownPool, { ...(options.log && { log: options.log }) });
     }
   }
 
@@ -161,6 +160,11 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
     return task;
   }
 
+  /** Whether the queue holds the task or its result (false: a mistyped id, or an expired result). */
+  knows(taskId: string): Promise<boolean> {
+    return this.queue.knows(taskId);
+  }
+
   result(taskId: string, waitMs: number, signal?: AbortSignal): Promise<Result | null> {
     return this.queue.waitForResult(taskId, waitMs, signal);
   }
@@ -188,7 +192,11 @@ export class Engine extends EventEmitter<{ update: [TaskUpdate.Params] }> {
    * for by status requests only: it costs queue round trips that task updates must not pay.
    */
   async cluster(): Promise<ClusterStatus> {
-    const [workers, depth] = await Promise.all([this.queue.listWorkers(), this.queue.depth().catch(unlessDamagedKey([]))]);
+    const [listed, depth] = await Promise.all([this.queue.listWorkers(), this.queue.depth().catch(unlessDamagedKey([]))]);
+    // The directory holds this process's pool as its last heartbeat saw it, up to 15 s ago:
+    // shown beside the live `workers` of status(), the two disagreed on how many were busy.
+    const own = this.ownPool?.();
+    const workers = own ? listed.map((record) => (record.id === own.id ? { ...record, ...own } : record)) : listed;
     return { workers, depth };
   }
 

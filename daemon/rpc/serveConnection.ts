@@ -172,12 +172,16 @@ export function serveConnection(connection: ProtocolConnection, engine: Engine, 
     const params = guard(GetResult.params, raw);
     // Most results are in by the time they are asked for: answer those without setting up
     // a cancellable wait.
-    const known = await engine.result(params.taskId, 0);
-    if (known || params.waitMs === 0) return { result: known } satisfies GetResult.Response;
+    const stored = await engine.result(params.taskId, 0);
+    if (stored) return { result: stored } satisfies GetResult.Response;
+    // An id the queue does not hold is not waited for: nothing will ever answer it.
+    if (!(await engine.knows(params.taskId))) return { result: null, known: false } satisfies GetResult.Response;
+    if (params.waitMs === 0) return { result: null, known: true } satisfies GetResult.Response;
     const abort = new AbortController();
     const listener = token.onCancellationRequested(() => abort.abort());
     try {
-      return { result: await engine.result(params.taskId, params.waitMs, abort.signal) } satisfies GetResult.Response;
+      const result = await engine.result(params.taskId, params.waitMs, abort.signal);
+      return { result, ...(!result && { known: await engine.knows(params.taskId) }) } satisfies GetResult.Response;
     } finally {
       listener.dispose();
     }

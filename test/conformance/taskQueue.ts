@@ -102,6 +102,16 @@ export function describeTaskQueueConformance(name: string, factory: QueueFactory
         assert.deepEqual(await queue.stats(), { pending: 0, inFlight: 1, delayed: 0, dead: 0 });
       });
 
+      it('knows a task from enqueue through its result, and no id it never had', async () => {
+        assert.equal(await queue.knows('t-never-enqueued'), false);
+        const task = await submit();
+        assert.equal(await queue.knows(task.id), true, 'queued');
+        const claimed = await mustClaim();
+        assert.equal(await queue.knows(task.id), true, 'running');
+        await queue.ack(claimed, { taskId: task.id, status: 'ok', data: null, attempts: 1 });
+        assert.equal(await queue.knows(task.id), true, 'finished, its result kept');
+      });
+
       it('answers null when nothing arrives within blockMs', async () => {
         assert.equal(await claim(CPU, 100), null);
       });

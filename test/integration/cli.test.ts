@@ -2,7 +2,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CLI, TEST_PLUGIN, tempDir } from '../fixtures/paths';
+import { CLI, REPO, TEST_PLUGIN, tempDir } from '../fixtures/paths';
 
 interface Run {
   code: number | null;
@@ -69,6 +69,81 @@ describe('peagen CLI (dist/cli.js)', function () {
     const run = cli('render');
     assert.equal(run.code, 2);
     assert.match(run.stderr, /missing required argument 'projects-yaml'/);
+  });
+
+  it('a bad number names what is wrong with it and what is accepted', () => {
+    for (const [args, expected] of [
+      [['evolve', 'run', 'examples/bad_sort', '--evaluations', '-3'], /^peagen: --evaluations takes a whole number of 1 or more; "-3" is negative$/],
+      [['evolve', 'run', 'examples/bad_sort', '--workers', '0'], /^peagen: --workers takes a whole number of 1 or more; "0" is less than 1$/],
+      [['evolve', 'run', 'examples/bad_sort', '--generations', '2.5'], /^peagen: --generations takes a whole number of 1 or more; "2\.5" is not a whole number$/],
+      [['eval', 'examples/bad_sort', '--seed', 'ten'], /^peagen: --seed takes a whole number of 0 or more; "ten" is not a number written in digits$/],
+      [['task', 'result', 't-1', '--wait', '-1'], /^peagen: --wait takes a whole number of 0 or more; "-1" is negative$/],
+    ] as const) {
+      const run = cli(...args);
+      assert.equal(run.code, 2, `${args.join(' ')}: ${run.stderr}`);
+      assert.match(run.stderr.trim(), expected);
+    }
+  });
+
+  it('a mistyped command gets the suggestion and one line pointing to --help, not the whole help screen', () => {
+    for (const [args, suggestion, help] of [
+      [['evolv'], /\(Did you mean evolve\?\)/, '`peagen --help`'],
+      [['evolve', 'lst'], /\(Did you mean list\?\)/, '`peagen evolve --help`'],
+    ] as const) {
+      const run = cli(...args);
+      assert.equal(run.code, 2);
+      assert.match(run.stderr, suggestion);
+      assert.doesNotMatch(run.stderr, /Usage:|Options:|Commands:/, run.stderr);
+      const lines = run.stderr.trim().split('\n');
+      assert.equal(lines.length, 3, run.stderr);
+      assert.equal(lines[2], `(see ${help})`);
+    }
+  });
+
+  it('`daemon status` reports a broken configuration (exit code 2) instead of ignoring it', () => {
+    const bad = tempDir('status-config');
+    fs.writeFileSync(path.join(bad, 'peagen.json'), '{"worker": {"concurency": 2}}');
+    const run = spawnSync(process.execPath, [CLI, 'daemon', 'status'], { cwd: bad, env: { ...process.env, PEAGEN_HOME: home }, encoding: 'utf8' });
+    fs.rmSync(bad, { recursive: true });
+    assert.equal(run.status, 2, run.stderr);
+    assert.match(run.stderr, /peagen\.json: unknown key "worker\.concurency"/);
+  });
+
+  it('`evolve list` in a fresh folder suggests commands that work there', () => {
+    const fresh = tempDir('fresh-project');
+    const list = (): string => {
+      const run = spawnSync(process.execPath, [CLI, 'evolve', 'list'], { cwd: fresh, env: { ...process.env, PEAGEN_HOME: home }, encoding: 'utf8' });
+      assert.equal(run.status, 0, run.stderr);
+      return run.stdout;
+    };
+    try {
+      const hint = list();
+      assert.match(hint, /peagen init FILE --function NAME/);
+      for (const [, command] of hint.matchAll(/`peagen evolve run ([^`]+)`/g)) {
+        assert.ok(fs.existsSync(path.resolve(fresh, command!, 'peagen.example.json')), `${command} exists for this user: ${hint}`);
+      }
+      // Once `peagen init` made an example here, that is what to evolve.
+      fs.mkdirSync(path.join(fresh, '.peagen', 'examples', 'stats-mean'), { recursive: true });
+      fs.writeFileSync(path.join(fresh, '.peagen', 'examples', 'stats-mean', 'peagen.example.json'), '{}');
+      assert.match(list(), /`peagen evolve run \.peagen\/examples\/stats-mean`/);
+    } finally {
+      fs.rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
+  it('`npm install -g .` in a checkout (after `npm ci`) puts a working `peagen` on PATH, offline', function () {
+    this.timeout(180_000);
+    const prefix = tempDir('global-prefix');
+    try {
+      const install = spawnSync('npm', ['install', '-g', '.', '--prefix', prefix, '--offline', '--no-audit', '--no-fund'], { cwd: REPO, encoding: 'utf8', timeout: 170_000 });
+      assert.equal(install.status, 0, install.stderr);
+      const run = spawnSync('peagen', ['--version'], { cwd, env: { ...process.env, PATH: `${path.join(prefix, 'bin')}${path.delimiter}${process.env.PATH}` }, encoding: 'utf8' });
+      assert.equal(run.status, 0, `${run.error ?? ''}${run.stderr}`);
+      const { version } = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string };
+      assert.equal(run.stdout.trim(), version);
+    } finally {
+      fs.rmSync(prefix, { recursive: true, force: true });
+    }
   });
 
   it('rejects unknown options with exit code 2', () => {
@@ -195,6 +270,29 @@ describe('peagen CLI (dist/cli.js)', function () {
     const stats = json<{ dead: number; pending: number }>('queue', 'stats');
     assert.equal(stats.dead, 1);
     assert.equal(json<{ retried: boolean }>('queue', 'dlq', 'retry', flakyId).retried, true);
+
+    // A task running: `workers here` and the cluster's pool line count the same busy slot.
+    const sleeping = json<{ taskId: string }>('task', 'submit', 'sleep', '--payload', '{"ms":60000}');
+    type Busy = { workers: { busy: number }; cluster: { workers: Array<{ busy: number }> } };
+    let busy = json<Busy>('queue', 'stats');
+    for (let i = 0; i < 100 && busy.workers.busy === 0; i++) {
+      spawnSync('sleep', ['0.1']);
+      busy = json<Busy>('queue', 'stats');
+    }
+    assert.equal(busy.workers.busy, 1, JSON.stringify(busy));
+    assert.deepEqual(busy.cluster.workers.map((pool) => pool.busy), [1], 'the cluster directory says the same');
+    const text = cli('queue', 'stats').stdout;
+    assert.match(text, /workers here: 2 in-process \(1 busy\)/, text);
+    assert.match(text, /cluster: 1 worker pool on 1 host, 2 slots, 1 busy/, text);
+    const pending = cli('task', 'result', sleeping.taskId);
+    assert.equal(pending.code, 1);
+    assert.match(pending.stderr, new RegExp(`task ${sleeping.taskId} has no result yet: it is queued or running; wait for it with .*--wait`));
+    const unknown = cli('task', 'result', 't-no-such-task', '--wait', '30');
+    assert.equal(unknown.code, 1, 'not waited for: nothing will answer it');
+    assert.match(unknown.stderr, /^peagen: unknown task t-no-such-task: the daemon's queue holds no task by that id/);
+    assert.match(unknown.stderr, /`peagen queue stats`/);
+    assert.doesNotMatch(unknown.stderr, /\(yet\)/);
+    assert.equal(json<{ cancelled: boolean }>('task', 'cancel', sleeping.taskId).cancelled, true);
 
     const stopped = json<{ stopped: boolean; pid: number }>('daemon', 'stop');
     assert.equal(stopped.stopped, true);

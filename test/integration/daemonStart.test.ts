@@ -1,6 +1,7 @@
 import * as assert from 'node:assert/strict';
 import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { createProtocolConnection, IPCMessageReader, IPCMessageWriter } from 'vscode-languageserver-protocol/node';
@@ -33,7 +34,12 @@ class StateDir {
 
   /** The same, without blocking this process: for commands that must run at the same time. */
   cliAsync(...args: string[]): Promise<Run> {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: this.cwd, env: this.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    return this.cliAsyncWith({}, ...args);
+  }
+
+  /** The same with more environment variables. */
+  cliAsyncWith(env: NodeJS.ProcessEnv, ...args: string[]): Promise<Run> {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: this.cwd, env: { ...this.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -60,6 +66,15 @@ class StateDir {
     fs.rmSync(this.home, { recursive: true, force: true });
     fs.rmSync(this.cwd, { recursive: true, force: true });
   }
+}
+
+/** A loopback port nothing listens on (bound once, then released). */
+async function unusedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 function waitForExit(child: ChildProcess): Promise<number | null> {
@@ -150,6 +165,31 @@ describe('one daemon per state directory (real processes)', function () {
     assert.equal(second.started, true);
     assert.notEqual(second.pid, first.pid);
     assert.equal(state.json<{ pid: number }>('daemon', 'status').pid, second.pid);
+  });
+
+  it('`daemon start` with its Redis down exits 1 with the daemon\'s own reason, and leaves no daemon behind', async () => {
+    const port = await unusedPort();
+    const started = Date.now();
+    const run = await state.cliAsyncWith({ QUEUE_URL: `redis://127.0.0.1:${port}` }, 'daemon', 'start');
+    assert.equal(run.code, 1, `exit code 1 expected:\n${run.stdout}${run.stderr}`);
+    assert.ok(Date.now() - started < 30_000, 'within a bounded wait');
+    assert.doesNotMatch(run.stdout, /daemon started/);
+    assert.match(run.stderr, new RegExp(`^peagen: the daemon did not start: could not reach Redis at redis://127\\.0\\.0\\.1:${port}`));
+    assert.match(run.stderr, /redis-server|QUEUE_URL/, 'it says what to do');
+    assert.match(run.stderr, /log: .*daemon\.log/);
+    assert.equal(fs.existsSync(path.join(state.home, 'daemon.json')), false, 'no record of a daemon');
+    assert.equal(state.cli('daemon', 'status').code, 3, 'no daemon runs');
+    // The next start (Redis fixed) works, and its answer is not taken from the old lines.
+    const next = state.json<StartAnswer>('daemon', 'start');
+    assert.equal(next.started, true);
+  });
+
+  it('`daemon start` returns once the daemon answers: the next command reaches it at once', () => {
+    const started = state.json<StartAnswer>('daemon', 'start');
+    const status = state.json<{ pid: number; queue: { backend: string } }>('daemon', 'status');
+    assert.equal(status.pid, started.pid);
+    assert.equal(status.queue.backend, 'memory');
+    assert.match(state.file('daemon.log'), new RegExp(`ready \\(pid ${started.pid}`), 'the daemon said it was ready before start returned');
   });
 
   it('refuses a bad --listen address with exit code 2 and one line', () => {

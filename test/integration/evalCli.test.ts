@@ -66,6 +66,17 @@ describe('peagen eval (dist/cli.js, real sandboxes)', function () {
     assert.match(json.sandbox.reason, /passed over: docker/);
   });
 
+  it("prints a failing candidate's text once", () => {
+    const run = spawnSync(process.execPath, [CLI, 'eval', BAD_SORT, '--quick', '--executor', 'bwrap', '--program', path.join(BAD_SORT, 'test_candidates', 'crashes.py')], {
+      cwd: REPO,
+      env: { ...process.env, PEAGEN_HOME: home },
+      encoding: 'utf8',
+    });
+    assert.equal(run.status, 1, run.stderr);
+    assert.match(run.stdout, /^bad_sort: FAILED \(incorrect\) — .*raised ValueError: boom/m);
+    assert.equal(run.stdout.split('this candidate always crashes').length - 1, 1, run.stdout);
+  });
+
   it('prints the executor name, and its long reason only with --verbose', () => {
     const human = (...flags: string[]) =>
       spawnSync(process.execPath, [CLI, ...flags, 'eval', BAD_SORT, '--quick'], {

@@ -6,7 +6,7 @@ import type { Command } from 'commander';
 import { type PluginStatus, Shutdown, Status } from '../../../shared/protocol';
 import { DaemonAlreadyRunningError, type RunningDaemon, startDaemon } from '../../Daemon';
 import { parseAddress } from '../../../shared/address';
-import { DaemonUnavailableError } from '../../rpc/client';
+import { DaemonClient, DaemonUnavailableError } from '../../rpc/client';
 import { isAlive } from '../../../shared/processes';
 import { type DaemonRecord, LOG_FILE, readLiveRecord } from '../../../shared/discovery';
 import { ensureStateDir } from '../../rpc/discovery';
@@ -63,29 +63,33 @@ export function registerDaemonCommands(program: Command): void {
       ensureStateDir(ctx.stateDir);
       const logFile = path.join(ctx.stateDir, LOG_FILE);
       const logFd = fs.openSync(logFile, 'a', 0o600);
+      // What the new daemon writes starts here: an older daemon's lines are not its reason.
+      const logStart = fs.fstatSync(logFd).size;
       const args = [path.join(__dirname, 'daemon.js')];
       if (options.listen) args.push('--listen', options.listen);
       if (!config.daemon.workers) args.push('--no-workers');
       if (options.metricsListen) args.push('--metrics-listen', options.metricsListen);
       if (ctx.configFile) args.push('--config', ctx.configFile);
       const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', logFd, logFd] });
+      let exited = false;
+      child.once('exit', () => (exited = true));
       child.unref();
       fs.closeSync(logFd);
-      const pid = child.pid;
-      for (const giveUpAt = Date.now() + START_TIMEOUT_MS; Date.now() < giveUpAt; ) {
-        const record = readLiveRecord(ctx.stateDir);
-        if (record && record.pid === pid) {
-          ctx.output({ started: true, ...record, log: logFile }, `daemon started (pid ${record.pid}) on ${record.address}\nlog: ${logFile}`);
-          return;
-        }
-        // Only the holder of the state directory writes the record: another start won.
-        if (record) return reportRunning(ctx, record);
-        // Ours gave up (or failed); wait for the one holding the directory, if any.
-        if ((pid === undefined || !isAlive(pid)) && lockHolder(ctx.stateDir) === undefined) break;
-        await delay(50);
+      const outcome = await waitUntilReady(ctx.stateDir, child.pid, () => exited);
+      if (outcome.kind === 'ready') {
+        const { record } = outcome;
+        ctx.output({ started: true, ...record, log: logFile }, `daemon started (pid ${record.pid}) on ${record.address}\nlog: ${logFile}`);
+        return;
       }
-      const tail = fs.readFileSync(logFile, 'utf8').trim().split('\n').slice(-5).join('\n');
-      throw new CliError(`the daemon did not start; last lines of ${logFile}:\n${tail}`, ExitCode.Failed);
+      // Only the holder of the state directory writes the record: another start won.
+      if (outcome.kind === 'other') return reportRunning(ctx, outcome.record);
+      if (outcome.kind === 'timeout') {
+        throw new CliError(
+          `the daemon (pid ${child.pid}) is not ready after ${START_TIMEOUT_MS / 1000} s and may still be starting: \`peagen daemon status\` says when it answers; its log is ${logFile}`,
+          ExitCode.Failed,
+        );
+      }
+      throw new CliError(`the daemon did not start: ${startFailure(logFile, logStart)}\n(log: ${logFile})`, ExitCode.Failed);
     });
 
   daemon
@@ -116,7 +120,9 @@ export function registerDaemonCommands(program: Command): void {
     .option('--workers', 'also list every worker pool, one line each (--json always has them all)')
     .action(async (options: { workers?: boolean }, command: Command) => {
       const ctx = CliContext.of(command);
-      const status = await ctx.withDaemon((client) => client.request(Status.type));
+      // A broken peagen.json or environment is an error here too, not ignored: the next
+      // `daemon start` or `evolve run` would refuse it.
+      const status = await ctx.withDaemon((client) => client.request(Status.type), { settings: {} });
       ctx.output({ running: true, ...status }, () =>
         [
           `daemon ${status.daemonVersion} running (pid ${status.pid}, up ${Math.round(status.uptimeMs / 1000)} s)`,
@@ -158,6 +164,71 @@ async function runningDaemon(stateDir: string): Promise<DaemonRecord | undefined
       throw new CliError(`the daemon with pid ${holder} holds ${stateDir} but has not come up; see ${path.join(stateDir, LOG_FILE)}`, ExitCode.Failed);
     }
   }
+}
+
+type StartOutcome = { kind: 'ready' | 'other'; record: DaemonRecord } | { kind: 'failed' | 'timeout' };
+
+/**
+ * Waits, at most START_TIMEOUT_MS, until the daemon just spawned (`pid`) is ready: its record
+ * names it and it answers a status request over its socket, which also asks its queue. The
+ * daemon writes its record only once its queue has answered (Daemon.ts), so a daemon that
+ * cannot start exits instead, and that is 'failed'.
+ */
+async function waitUntilReady(stateDir: string, pid: number | undefined, exited: () => boolean): Promise<StartOutcome> {
+  const giveUpAt = Date.now() + START_TIMEOUT_MS;
+  while (Date.now() < giveUpAt) {
+    const record = readLiveRecord(stateDir);
+    if (record && record.pid !== pid) return { kind: 'other', record };
+    if (record && (await answersStatus(stateDir, giveUpAt - Date.now()))) return { kind: 'ready', record };
+    // Ours gave up (or failed); wait for the one holding the directory, if any.
+    if ((pid === undefined || exited()) && lockHolder(stateDir) === undefined) {
+      const late = readLiveRecord(stateDir);
+      return late ? { kind: 'other', record: late } : { kind: 'failed' };
+    }
+    await delay(50);
+  }
+  return { kind: 'timeout' };
+}
+
+/** Whether the recorded daemon answers a status request within `withinMs`. */
+async function answersStatus(stateDir: string, withinMs: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, withinMs))));
+  const asked = (async () => {
+    const client = await DaemonClient.connectToRunning(stateDir);
+    if (!client) return false;
+    try {
+      await client.request(Status.type);
+      return true;
+    } finally {
+      client.close();
+    }
+  })().catch(() => false);
+  try {
+    return await Promise.race([asked, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Why the daemon spawned by this start exited, in its own words: the reason it logged
+ * ("daemon failed to start: ...") among the lines it appended to the log, else its last lines.
+ */
+function startFailure(logFile: string, from: number): string {
+  let text = '';
+  try {
+    text = fs.readFileSync(logFile).subarray(from).toString('utf8');
+  } catch {
+    // The log is gone: say so below.
+  }
+  const lines = text
+    .split('\n')
+    .map((line) => line.replace(/^\d{4}-\d\d-\d\dT[\d:.]+Z /, '').trimEnd())
+    .filter(Boolean);
+  const reason = lines.find((line) => line.startsWith('daemon failed to start: '));
+  if (reason) return reason.slice('daemon failed to start: '.length);
+  return lines.length > 0 ? `it exited; its last lines:\n${lines.slice(-5).join('\n')}` : 'it exited without a word';
 }
 
 /** One line per allowed plugin: what it gives, or why it was skipped. */

@@ -49,8 +49,21 @@ function describe(name: string, objective: { name: string; unit?: string | undef
   for (const use of evaluation.environments ?? []) lines.push(`environment: ${describeEnvironmentUse(use)}`);
   const metrics = Object.entries(evaluation.metrics).map(([key, value]) => `${key}=${value}`);
   if (metrics.length > 0) lines.push(`metrics: ${metrics.join(', ')}`);
-  if (!evaluation.correct && evaluation.errorText) lines.push(evaluation.errorText);
+  const detail = !evaluation.correct && evaluation.errorText ? beyondHeadline(evaluation.errorText, evaluation.failure?.message ?? '') : '';
+  if (detail) lines.push(detail);
   return lines.join('\n');
+}
+
+/**
+ * The failing candidate's text, less what the FAILED line already printed: the evaluator often
+ * makes its message out of that very text, and the user would read it twice.
+ */
+function beyondHeadline(errorText: string, message: string): string {
+  const text = errorText.trim();
+  const headline = message.trim();
+  if (!headline) return text;
+  if (text === headline) return '';
+  return text.startsWith(headline) ? text.slice(headline.length).trim() : text;
 }
 
 export function registerEvalCommand(program: Command): void {

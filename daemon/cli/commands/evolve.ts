@@ -34,6 +34,7 @@ import { SELECTOR_NAMES } from '../../evolution/selection/createSelector';
 import { DEFAULT_REDUCE_BUDGET } from '../../evolution/reduce/reduceBest';
 import { loadExample } from '../../evaluation/example';
 import { CliContext, CliError, ExitCode, parsePositiveInt } from '../context';
+import { noRunsHint } from '../noRunsHint';
 import { ProgressDisplay } from '../runProgress';
 import { interruptSignal, openFabric } from '../runFabric';
 import { describeEnvironmentUse } from '../../evaluation/environment/environmentAccess';
@@ -66,12 +67,7 @@ const DEFAULT_STOP: StopConditions = { generations: 120, wallMs: 10 * 60_000 };
 
 /** A count that must be at least 1 (0 workers would wait forever; 0 generations is no run). */
 function atLeastOne(name: string) {
-  const whole = parsePositiveInt(name);
-  return (value: string): number => {
-    const parsed = whole(value);
-    if (parsed < 1) throw new CliError(`${name} must be at least 1 (got "${value}")`, ExitCode.Usage);
-    return parsed;
-  };
+  return parsePositiveInt(name, 1);
 }
 
 function positiveNumber(name: string) {
@@ -385,7 +381,8 @@ export function registerEvolveCommands(program: Command): void {
     .option('--project <dir>', 'where .peagen/runs/ is kept (default: the current directory)')
     .action((flags: { project?: string }, command: Command) => {
       const ctx = CliContext.of(command);
-      const runs = RunDir.list(flags.project ?? process.cwd()).map((runDir) => {
+      const projectDir = flags.project ?? process.cwd();
+      const runs = RunDir.list(projectDir).map((runDir) => {
         let manifest: RunManifest;
         let report: RunReport | undefined;
         try {
@@ -414,7 +411,7 @@ export function registerEvolveCommands(program: Command): void {
       });
       ctx.output({ runs }, () =>
         runs.length === 0
-          ? 'no runs here yet (start one with `peagen evolve run examples/bad_sort`)'
+          ? noRunsHint(projectDir)
           : runs
               .map((run) =>
                 'problem' in run ? `${run.runId}  damaged: ${run.problem}` : `${run.runId}  ${run.example}  ${run.state}  best ${run.bestText}${run.versusSeed ? ` (${run.versusSeed})` : ''}  ${run.evaluations ?? '?'} evals`,

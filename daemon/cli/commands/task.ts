@@ -65,8 +65,14 @@ export function registerTaskCommands(program: Command): void {
     .option('--wait <seconds>', 'wait this long for the result', parsePositiveInt('--wait'), 0)
     .action(async (taskId: string, options: { wait: number }, command: Command) => {
       const ctx = CliContext.of(command);
-      const { result } = await ctx.withDaemon((client) => client.request(GetResult.type, { taskId, waitMs: options.wait * 1000 }));
-      if (!result) throw new CliError(`no result for task ${taskId} (yet)`, ExitCode.Failed);
+      const { result, known } = await ctx.withDaemon((client) => client.request(GetResult.type, { taskId, waitMs: options.wait * 1000 }));
+      if (!result && known === false) {
+        throw new CliError(
+          `unknown task ${taskId}: the daemon's queue holds no task by that id, nor its result (a mistyped id, or a result that expired); \`peagen task submit\` prints the id of each task it queues, \`peagen queue stats\` counts the queued and running ones and \`peagen queue dlq list\` lists those that failed for good`,
+          ExitCode.Failed,
+        );
+      }
+      if (!result) throw new CliError(`task ${taskId} has no result yet: it is queued or running; wait for it with \`peagen task result ${taskId} --wait SECONDS\``, ExitCode.Failed);
       ctx.output(result, describeResult(result));
       if (result.status === 'error') process.exitCode = ExitCode.Failed;
     });

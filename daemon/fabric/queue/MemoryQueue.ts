@@ -162,6 +162,10 @@ export class MemoryQueue implements TaskQueue {
     return result ? structuredClone(result) : null;
   }
 
+  async knows(taskId: string): Promise<boolean> {
+    return this.pendingIds.has(taskId) || this.inFlight.has(taskId) || this.delayed.has(taskId) || this.results.has(taskId) || this.dead.has(taskId);
+  }
+
   async waitForResult(taskId: string, timeoutMs: number, signal?: AbortSignal): Promise<Result | null> {
     // Looked up synchronously: an await here would let a result be published before the
     // listener below is registered, and the waiter would then sleep through it.

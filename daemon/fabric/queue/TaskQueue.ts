@@ -158,6 +158,11 @@ export interface TaskProducer extends QueueConnection {
   /** The published result of a task, if any. */
   getResult(taskId: string): Promise<Result | null>;
   /**
+   * Whether the queue holds the task (queued, running, waiting to retry, dead-lettered) or its
+   * result: false for an id it never had, or whose result has expired.
+   */
+  knows(taskId: string): Promise<boolean>;
+  /**
    * Resolves with the result once published, or null after `timeoutMs`. A stored result is
    * always found, even with `timeoutMs` 0 ("look, do not wait").
    */

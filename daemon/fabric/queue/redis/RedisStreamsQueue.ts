@@ -341,6 +341,13 @@ export class RedisStreamsQueue implements TaskQueue {
     return this.readResult(taskId);
   }
 
+  async knows(taskId: string): Promise<boolean> {
+    this.assertOpen();
+    await this.ready();
+    // The task's record lives from enqueue until its result expires, as the result does.
+    return (await this.commands.exists(this.keys.task(taskId), this.keys.result(taskId))) > 0;
+  }
+
   async waitForResult(taskId: string, timeoutMs: number, signal?: AbortSignal): Promise<Result | null> {
     if (this.closed) return null;
     await this.ready();
