@@ -88,6 +88,8 @@ export type StopReason =
   | 'max_llm_calls'
   /** Every task of the last several jobs failed (e.g. no worker has the mutator the run asks for). */
   | 'tasks_failing'
+  /** The last several proposals gave nothing new to evaluate: the mutator keeps repeating itself. */
+  | 'proposals_exhausted'
   | 'interrupted'
   | 'error';
 

@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { FAILED_JOBS_STOP } from '../../daemon/evolution/controller/EvolutionRun';
+import { BARREN_PROPOSALS_STOP, FAILED_JOBS_STOP } from '../../daemon/evolution/controller/EvolutionRun';
 import type { TaskClient } from '../../daemon/evolution/controller/TaskClient';
 import { scriptedClient, startScriptedRun } from '../fixtures/scriptedTaskClient';
 
@@ -52,5 +52,14 @@ describe('an evolution run whose tasks keep failing', () => {
     run.requestStop('evaluations');
     assert.equal((await done).stopReason, 'evaluations');
     assert.equal(outcome, 'running', 'the run stopped although tasks kept answering');
+  });
+
+  it(`stops by "proposals_exhausted" after ${BARREN_PROPOSALS_STOP} proposals in a row gave nothing new to evaluate, instead of asking forever`, async () => {
+    // A model that keeps repeating itself: every answer is a program already seen (no child), so
+    // no evaluation ever counts towards a stop, and each call is paid for.
+    const client = scriptedClient(() => 'no child');
+    const outcome = await startRun(client, 20).done;
+    assert.equal(outcome.stopReason, 'proposals_exhausted');
+    assert.ok(client.mutates >= BARREN_PROPOSALS_STOP && client.mutates < BARREN_PROPOSALS_STOP + 5, `mutate tasks: ${client.mutates}`);
   });
 });

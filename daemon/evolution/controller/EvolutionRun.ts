@@ -89,7 +89,7 @@ export type { TimelinePoint } from './loadRunState';
 export const CHECKPOINT_EVERY_MS = 60_000;
 
 /** Stops that let running jobs finish; the others cancel them. */
-const GENTLE_STOPS = new Set<StopReason>(['generations', 'evaluations', 'no_improvement', 'budget_tokens', 'budget_usd', 'max_llm_calls', 'tasks_failing']);
+const GENTLE_STOPS = new Set<StopReason>(['generations', 'evaluations', 'no_improvement', 'budget_tokens', 'budget_usd', 'max_llm_calls', 'tasks_failing', 'proposals_exhausted']);
 
 /**
  * Jobs in a row whose task failed (after the queue's own retries) before the run gives up. A
@@ -97,6 +97,14 @@ const GENTLE_STOPS = new Set<StopReason>(['generations', 'evaluations', 'no_impr
  * otherwise have the run plan jobs forever without ever reaching an evaluation limit.
  */
 export const FAILED_JOBS_STOP = 10;
+/**
+ * Proposals in a row that gave nothing new to evaluate (a program already evaluated, no change,
+ * a patch that did not apply) before the run stops as exhausted. Without it a model that keeps
+ * repeating itself is asked again and again, each call paid for, while no evaluation counts
+ * towards a stop: thousands of calls for two evaluations were seen. Generous, because repeats
+ * are common and a run recovers from a long streak of them only rarely.
+ */
+export const BARREN_PROPOSALS_STOP = 50;
 
 /**
  * While evaluations run, progress is sent at least this often: a slow evaluation shows its
@@ -132,6 +140,7 @@ export class EvolutionRun {
   private stopReduction: (() => void) | undefined;
   /** Jobs in a row that ended by a failed task; a job that ends any other way resets it. */
   private failedJobsInARow = 0;
+  private barrenProposalsInARow = 0;
   /** The run's trace: each mutate and evaluate job is a span under it, their tasks' spans under those. */
   private span: Span | undefined;
   /** How long proposals and evaluations take and how often a proposal gives a child (moving averages), for the lookahead. */
@@ -618,6 +627,11 @@ export class EvolutionRun {
       });
       releaseCalls();
       if (!isFreePlan(plan)) this.pace.childRate = EvolutionRun.average(this.pace.childRate, verdict === 'evaluate' ? 1 : 0);
+      this.barrenProposalsInARow = verdict === 'done' ? this.barrenProposalsInARow + 1 : 0;
+      if (this.barrenProposalsInARow >= BARREN_PROPOSALS_STOP && !this.stopReason) {
+        this.options.log(`stopping: the last ${this.barrenProposalsInARow} proposals gave nothing new to evaluate (repeats, no change or patches that did not apply)`);
+        this.stopReason = 'proposals_exhausted';
+      }
       if (verdict === 'done') return;
       child = { id: proposal.childId!, code: proposal.code! };
     }
