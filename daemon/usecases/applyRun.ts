@@ -13,7 +13,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { Program } from '../../shared/evolution';
+import { NO_MEASURABLE_IMPROVEMENT, type Program } from '../../shared/evolution';
+import { confidenceText, measuredGain } from '../../shared/gainText';
 import { unbundleProgram } from '../../shared/programFiles';
 import { type FileChange, regionProgramFileText, unifiedPatch } from '../../shared/programWriteBack';
 import type { RunManifest } from '../../shared/runManifest';
@@ -28,6 +29,15 @@ import { readSelectionJob, sha256 } from './selectionJob';
 /** The run cannot be applied as asked; the message names the run or file and what to do. */
 export class ApplyRefused extends Error {
   override name = 'ApplyRefused';
+}
+
+/**
+ * The run worked but has nothing to take home: its best, measured again beside the seed, is
+ * within the noise. Not a failure of the command (a run that found nothing is an answer), so
+ * the CLI says it and exits 0, writing nothing.
+ */
+export class NothingToApply extends ApplyRefused {
+  override name = 'NothingToApply';
 }
 
 export interface ApplyRequest {
@@ -190,11 +200,9 @@ function realDir(dir: string): string {
  * gain to take home: its report's `confirmation.verdict` says "no measurable improvement".
  */
 function refuseUnconfirmed(report: RunReport, runId: string): void {
-  const confirmation = (report as RunReport & { confirmation?: { verdict?: unknown; summary?: unknown } }).confirmation;
-  const verdict = typeof confirmation?.verdict === 'string' ? confirmation.verdict : undefined;
-  if (verdict === undefined || verdict.replace(/[_-]+/g, ' ').trim().toLowerCase() !== NO_IMPROVEMENT) return;
-  const summary = typeof confirmation?.summary === 'string' ? ` (${confirmation.summary})` : '';
-  throw new ApplyRefused(`run ${runId}: ${NO_IMPROVEMENT}${summary}: measured again beside your code, its best is within the noise, so there is nothing to apply (\`peagen evolve best ${runId}\` prints it all the same)`);
+  const confirmation = report.confirmation;
+  if (confirmation?.verdict !== NO_MEASURABLE_IMPROVEMENT) return;
+  throw new NothingToApply(
+    `nothing to apply: run ${runId}'s best, ${confidenceText(confirmation) === '[not measured again]' ? 'not measured again' : `measured again beside your code, is ${measuredGain(confirmation)}`}: ${NO_MEASURABLE_IMPROVEMENT}${confirmation.reason ? ` (${confirmation.reason})` : ''}, so your files are left as they are (\`peagen evolve best ${runId}\` prints the best all the same)`,
+  );
 }
-
-const NO_IMPROVEMENT = 'no measurable improvement';

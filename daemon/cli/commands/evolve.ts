@@ -26,7 +26,7 @@ import { confidenceText, confirmationLine } from '../../../shared/gainText';
 import type { RunManifest, StopConditions } from '../../../shared/runManifest';
 import { checkedBestFolder, recordedBest } from '../../evolution/controller/recordedBest';
 import { DamagedRunError, LATEST_RUN, RunDir, RUNS_DIR } from '../../evolution/controller/runDir';
-import { type AppliedFile, type ApplyPlan, ApplyRefused, planApply, writeApply } from '../../usecases/applyRun';
+import { type AppliedFile, type ApplyPlan, ApplyRefused, NothingToApply, planApply, writeApply } from '../../usecases/applyRun';
 import { SelectionJobError } from '../../usecases/selectionJob';
 import { RunBusyError } from '../../evolution/controller/runLock';
 import { readJournal } from '../../evolution/evodb/journal';
@@ -577,6 +577,10 @@ function applyRunCommand(ctx: CliContext, runDir: RunDir, flags: { diff?: boolea
     plan = planApply({ runDir, projectDir, ...(flags.full && { full: true }), selectors: activePlugins(ctx.config).selectors });
     if (!flags.diff) written = writeApply(plan);
   } catch (error) {
+    if (error instanceof NothingToApply) {
+      ctx.output({ runId: runDir.id, applied: false, reason: error.message }, error.message);
+      return;
+    }
     if (error instanceof ApplyRefused || error instanceof SelectionJobError || error instanceof DamagedRunError) throw new CliError(error.message, ExitCode.Failed);
     throw error;
   }
