@@ -6,6 +6,7 @@ import * as assert from 'node:assert/strict';
 import { failureReasonsOf, normaliseReason, reasonsLine } from '../../daemon/evolution/controller/failureReasons';
 import { offlineAdviceText, offlineFoundNothing } from '../../daemon/evolution/controller/modelAdvice';
 import { renderReportMarkdown, type RunReport } from '../../daemon/evolution/controller/report';
+import { runProgress } from '../fixtures/runProgress';
 
 function failedEvaluation(reason: string, message: string, wallMs = 100): object {
   return { type: 'evaluation', job: 1, childId: 'c', round: 'first', seed: 1, evaluation: { correct: false, objective: null, direction: 'maximize', metrics: {}, failure: { reason, message }, executor: 'process', exitCode: 1, wallMs } };
@@ -118,25 +119,7 @@ function reportWith(overrides: Partial<RunReport>): RunReport {
     mutator: 'offline',
     seed: { id: 'seed', objective: 1 },
     best: baseBest,
-    progress: {
-      runId: 'r',
-      example: 'e',
-      state: 'finished',
-      direction: 'maximize',
-      objectiveName: 'speedup',
-      seedObjective: 1,
-      best: null,
-      generation: 1,
-      evaluations: 3,
-      failedEvaluations: 3,
-      llmCalls: 0,
-      tokens: { inputTokens: 0, outputTokens: 0 },
-      costUsd: 0,
-      patchYield: { firstTry: 0, afterRepair: 0, answers: 0 },
-      evaluationsPerMinute: 1,
-      elapsedMs: 1000,
-      mutator: 'offline',
-    },
+    progress: runProgress({ state: 'finished', best: null, generation: 1, evaluations: 3, failedEvaluations: 3, evaluationsPerMinute: 1, elapsedMs: 1000 }),
     parentWasBestShare: 0,
     failedEvaluationShare: 1,
     duplicatesSkipped: 0,

@@ -8,31 +8,23 @@ import { runEndSummary } from '../../extension/evolve/runEndSummary';
 import { measuredTitle, reviewTitle } from '../../extension/evolve/reviewTitle';
 import type { ProposalInput } from '../../extension/proposals/proposal';
 import { ProposalStore, summarize } from '../../extension/proposals/proposalStore';
-import { GAIN, GainConfirmationSchema, NO_MEASURABLE_IMPROVEMENT, type GainConfirmation, type RunProgress } from '../../shared/evolution';
+import { GAIN, GainConfirmationSchema, NO_MEASURABLE_IMPROVEMENT, type GainConfirmation } from '../../shared/evolution';
+import { runProgress } from '../fixtures/runProgress';
 
 const GAINED: GainConfirmation = { programId: 'b'.repeat(64), measure: 'ratio', value: 1.42, low: 1.3, high: 1.55, pairs: 3, verdict: GAIN, zeroSpread: false, measured: [], elapsedMs: 9000 };
 const NOISE: GainConfirmation = { ...GAINED, value: 1.03, low: 0.82, high: 1.29, pairs: 5, verdict: NO_MEASURABLE_IMPROVEMENT };
 
-const PROGRESS = {
+const PROGRESS = runProgress({
   runId: 'r1',
   example: 'f',
   state: 'finished',
-  direction: 'maximize',
-  objectiveName: 'speedup',
-  seedObjective: 1,
   best: { id: 'b'.repeat(64), objective: 1.1, generation: 2, confirmed: true },
-  generation: 2,
   evaluations: 12,
   failedEvaluations: 0,
-  llmCalls: 0,
-  tokens: { inputTokens: 0, outputTokens: 0 },
-  costUsd: 0,
-  patchYield: { firstTry: 0, afterRepair: 0, answers: 0 },
   evaluationsPerMinute: 1,
   elapsedMs: 1,
   stopReason: 'evaluations',
-  mutator: 'offline',
-} satisfies RunProgress;
+});
 
 describe('the measured gain in the editor', () => {
   it('the end notification shows the interval beside the figure, and below the bar says there is nothing to accept', () => {

@@ -6,29 +6,10 @@
 import * as assert from 'node:assert/strict';
 import type { RunProgress } from '../../shared/evolution';
 import { duration, etaText, ProgressDisplay, progressAged, progressLine, runningText } from '../../daemon/cli/runProgress';
+import { runProgress } from '../fixtures/runProgress';
 
 function progress(overrides: Partial<RunProgress> = {}): RunProgress {
-  return {
-    runId: 'r',
-    example: 'e',
-    state: 'running',
-    direction: 'maximize',
-    objectiveName: 'speedup',
-    objectiveUnit: 'x',
-    seedObjective: 1,
-    best: { id: 'b', objective: 1.1, generation: 2, confirmed: true },
-    generation: 2,
-    evaluations: 19,
-    failedEvaluations: 3,
-    llmCalls: 0,
-    tokens: { inputTokens: 0, outputTokens: 0 },
-    costUsd: 0,
-    patchYield: { firstTry: 0, afterRepair: 0, answers: 0 },
-    evaluationsPerMinute: 95,
-    elapsedMs: 12_000,
-    mutator: 'offline',
-    ...overrides,
-  };
+  return runProgress({ objectiveUnit: 'x', ...overrides });
 }
 
 const stalled: RunProgress['inFlight'] = [
