@@ -71,7 +71,9 @@ describe('Evolve this function (CodeLens)', function () {
     project = path.join(folder, 'pairs_project');
     fs.cpSync(FIXTURE, project, { recursive: true });
     created.push(project);
-    for (const state of ['.peagen', '.vscode']) if (!fs.existsSync(path.join(folder, state))) created.push(path.join(folder, state));
+    // Not the workspace's .peagen/: it holds workspace-id, by which the running daemon knows it
+    // shares this folder; deleted, the suites after this one saw no runs (their run dirs go one by one).
+    if (!fs.existsSync(path.join(folder, '.vscode'))) created.push(path.join(folder, '.vscode'));
     // A short run: the lens uses the user's default number of evaluations.
     evaluationsBefore = settings.inspect<number>('evolve.defaultEvaluations')?.workspaceValue;
     await settings.update('evolve.defaultEvaluations', 6, vscode.ConfigurationTarget.Workspace);
