@@ -4,7 +4,7 @@
  * run by hand). It hosts ONE untrusted program and answers one request at a time.
  *
  * Started as
- *   node --disallow-code-generation-from-strings --experimental-permission
+ *   node --disallow-code-generation-from-strings --permission (--experimental-permission before Node 22.13)
  *        --allow-fs-read=<this file> [--allow-fs-read=<packages>/*] --experimental-vm-modules
  *        peagen-harness-child.js <allow-list JSON> [<packages: the example's node_modules>]
  * so the process can read nothing but this file, start no process or worker, and no code in

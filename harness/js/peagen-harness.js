@@ -30,6 +30,10 @@ const fs = require('fs');
 const path = require('path');
 
 const CHILD = path.join(__dirname, 'peagen-harness-child.js');
+// Node's permission model: `--experimental-permission` until it became stable as
+// `--permission` (22.13, 23.5); Node 24 knows only the new name, Node 20 only the old one. The
+// child runs on this same binary (process.execPath), so this binary's own flags decide.
+const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has('--permission') ? '--permission' : '--experimental-permission';
 const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ: 100 on every Linux the sandboxes run
 
 /** The candidate failed (crashed, hung, failed to load, was caught cheating): a verdict. */
@@ -207,7 +211,7 @@ class Candidate {
       process.execPath,
       [
         '--disallow-code-generation-from-strings',
-        '--experimental-permission',
+        PERMISSION_FLAG,
         `--allow-fs-read=${childPath}`,
         ...(packages ? [`--allow-fs-read=${path.join(packages, '*')}`] : []),
         '--experimental-vm-modules',
