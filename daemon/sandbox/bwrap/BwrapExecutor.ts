@@ -70,6 +70,8 @@ export class BwrapExecutor implements Executor {
   private readonly running = new Set<Promise<unknown>>();
   /** Prepared sandboxes not yet used or discarded. */
   private readonly prepared = new Set<PreparedBwrapSandbox>();
+  /** Preparations still starting their sandbox (bwrap mounting this setup's /etc copy). */
+  private readonly preparing = new Set<Promise<unknown>>();
 
   constructor(private readonly options: BwrapExecutorOptions = {}) {}
 
@@ -111,6 +113,16 @@ export class BwrapExecutor implements Executor {
    * network runs cold.
    */
   async prepare(options: PrepareOptions = {}): Promise<PreparedSandbox> {
+    const preparation = this.startPrepared(options);
+    this.preparing.add(preparation);
+    try {
+      return await preparation;
+    } finally {
+      this.preparing.delete(preparation);
+    }
+  }
+
+  private async startPrepared(options: PrepareOptions): Promise<PreparedSandbox> {
     const shape = preparedShape(options);
     const setup = await this.setUp();
     if ('failed' in setup) throw new Error(`the bwrap executor is not available: ${setup.failed}`);
@@ -150,11 +162,19 @@ export class BwrapExecutor implements Executor {
    * it), then removes the /etc copy. Idempotent; a later run prepares everything again.
    */
   async close(): Promise<void> {
-    await Promise.allSettled([...this.running]);
-    await Promise.allSettled([...this.prepared].map((sandbox) => sandbox.discard()));
+    // A run or preparation that starts from here on sets up afresh: this setup's /etc copy is
+    // about to go, and bwrap mounting a copy being deleted fails ("Can't create file at
+    // /etc/ld.so.cache").
     const setup = this.setup;
     this.setup = undefined;
-    untrackExecutor(this);
+    // Preparations already starting finish first, and their callers get a turn to start the
+    // task they prepared for (a run in progress, which close waits for, not one it discards).
+    await Promise.allSettled([...this.preparing]);
+    await new Promise((resolve) => setImmediate(resolve));
+    await Promise.allSettled([...this.running]);
+    await Promise.allSettled([...this.prepared].map((sandbox) => sandbox.discard()));
+    // Unless a run since close() began set up afresh: that one is live.
+    if (this.setup === undefined) untrackExecutor(this);
     const prepared = await setup;
     // The copy of this setup, not of one a run started after this close() prepared.
     if (prepared && !('failed' in prepared)) {
