@@ -23,7 +23,8 @@ function fencedBlocks(markdown: string, language: string): string[] {
 }
 
 /** Registry package names the guide installs, and where this checkout has them. */
-const LOCAL_PACKAGES: Record<string, string> = { peagen: REPO, mocha: path.join(REPO, 'node_modules', 'mocha') };
+// '/path/to/peagen' is the guide's placeholder for the reader's checkout: this one.
+const LOCAL_PACKAGES: Record<string, string> = { peagen: REPO, '/path/to/peagen': REPO, mocha: path.join(REPO, 'node_modules', 'mocha') };
 
 /** The command as run here: registry packages from the checkout, npm offline and quiet. */
 function localised(argv: string[]): string[] {
