@@ -16,7 +16,8 @@
  * 65534, working directory /workspace. Linux hosts only: the binaries must run in the engine's
  * kernel (a local engine on the same architecture).
  *
- * Idempotent: an image already present under the tag is kept unless `force`.
+ * Idempotent: an image already present under the tag is kept unless `force`, or unless the
+ * Node it holds is not the one this build would copy.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -109,7 +110,11 @@ export async function buildSandboxImage(options: BuildImageOptions = {}): Promis
   const log = options.log ?? (() => {});
   const docker = options.docker ?? (await dockerClient(options.dockerHost));
   const before = await sandboxImageStatus({ tag, docker });
-  if (before.present && !options.force) {
+  // An image whose Node is not the one this build would copy (the host's Node was upgraded
+  // since) is rebuilt: kept, it would judge JavaScript on the old Node.
+  const node = options.node ?? process.execPath;
+  const sameNode = before.contents?.node === undefined || before.contents.node === firstLine(run(node, ['--version']).stdout);
+  if (before.present && !options.force && sameNode) {
     return { tag, id: before.id ?? '', built: false, sizeBytes: before.sizeBytes ?? 0, seconds: (Date.now() - started) / 1000, contents: before.contents ?? {} };
   }
   if (process.platform !== 'linux') {
@@ -147,7 +152,6 @@ export async function buildSandboxImage(options: BuildImageOptions = {}): Promis
       for (const module of fs.readdirSync(pythonInfo.dynload).filter((name) => name.endsWith('.so'))) rootfs.addLibraries(path.join(pythonInfo.dynload, module));
     }
 
-    const node = options.node ?? process.execPath;
     contents.node = firstLine(run(node, ['--version']).stdout);
     log(`node: ${node} ${contents.node}`);
     rootfs.addBinary(fs.realpathSync(node), '/usr/bin/node');
