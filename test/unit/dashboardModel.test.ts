@@ -8,28 +8,10 @@ import * as path from 'node:path';
 import type { RunProgress } from '../../shared/evolution';
 import { contentSecurityPolicy, dashboardHtml } from '../../extension/dashboard/dashboardHtml';
 import { DashboardHistory, METRICS, tokenRates } from '../../extension/dashboard/dashboardModel';
+import { runProgress } from '../fixtures/runProgress';
 
 function progress(overrides: Partial<RunProgress>): RunProgress {
-  return {
-    runId: 'r1',
-    example: 'bad_sort',
-    state: 'running',
-    direction: 'maximize',
-    objectiveName: 'speedup',
-    seedObjective: 1,
-    best: null,
-    generation: 0,
-    evaluations: 0,
-    failedEvaluations: 0,
-    llmCalls: 0,
-    tokens: { inputTokens: 0, outputTokens: 0 },
-    costUsd: 0,
-    patchYield: { firstTry: 0, afterRepair: 0, answers: 0 },
-    evaluationsPerMinute: 0,
-    elapsedMs: 0,
-    mutator: 'offline',
-    ...overrides,
-  };
+  return runProgress({ runId: 'r1', example: 'bad_sort', best: null, generation: 0, evaluations: 0, failedEvaluations: 0, evaluationsPerMinute: 0, elapsedMs: 0, ...overrides });
 }
 
 const status = (pending: number): { queue: { pending: number; inFlight: number; delayed: number; dead: number } } => ({ queue: { pending, inFlight: 0, delayed: 0, dead: 0 } });

@@ -4,6 +4,7 @@
  * by niche with the run's best first and marked, live progress winning over the summary on
  * disk (a running run gets the stop-run context value), and lineage seed → elite.
  */
+import { runProgress } from '../fixtures/runProgress';
 import * as assert from 'node:assert/strict';
 import type { NicheElite, RunProgress, RunSummary } from '../../shared/evolution';
 import {
@@ -51,26 +52,7 @@ function elite(n: number, niche: string, objective: number | null, extra: { gene
 const summary: RunSummary = { runId: 'r1', example: 'bad_sort', dir: '/w/.peagen/runs/r1', state: 'finished', startedAt: '2026-01-01T00:00:00Z', best: 4.5, evaluations: 8 };
 
 function progress(overrides: Partial<RunProgress>): RunProgress {
-  return {
-    runId: 'r1',
-    example: 'bad_sort',
-    state: 'running',
-    direction: 'maximize',
-    objectiveName: 'speedup',
-    seedObjective: 1,
-    best: { id: id(2), objective: 6.25, generation: 3, confirmed: true },
-    generation: 3,
-    evaluations: 5,
-    failedEvaluations: 0,
-    llmCalls: 0,
-    tokens: { inputTokens: 0, outputTokens: 0 },
-    costUsd: 0,
-    patchYield: { firstTry: 0, afterRepair: 0, answers: 0 },
-    evaluationsPerMinute: 10,
-    elapsedMs: 30_000,
-    mutator: 'offline',
-    ...overrides,
-  };
+  return runProgress({ runId: 'r1', example: 'bad_sort', best: { id: id(2), objective: 6.25, generation: 3, confirmed: true }, generation: 3, evaluations: 5, failedEvaluations: 0, evaluationsPerMinute: 10, elapsedMs: 30_000, ...overrides });
 }
 
 /** The run's axes as GetElites answers them for bad_sort: the default grid of a maximized speedup. */
