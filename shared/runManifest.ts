@@ -24,6 +24,8 @@ export const StopConditionsSchema = z.object({
   budgetTokens: z.number().int().positive().optional(),
   budgetUsd: z.number().positive().optional(),
   maxLlmCalls: z.number().int().positive().optional(),
+  /** Keep asking the model to the end of the budget even when its answers bring nothing new. */
+  spendAll: z.boolean().optional(),
 });
 export type StopConditions = z.infer<typeof StopConditionsSchema>;
 
@@ -35,7 +37,7 @@ export type StopConditions = z.infer<typeof StopConditionsSchema>;
  * `split` (children with several edits are not split), `revert` (no edit of the best's
  * lineage is undone), `transplant` (no improving edit is tried on the best).
  */
-export const ABLATIONS = ['budget', 'credit', 'climb', 'normalize', 'split', 'revert', 'transplant'] as const;
+export const ABLATIONS = ['budget', 'credit', 'climb', 'normalize', 'split', 'revert', 'transplant', 'families', 'exhaustion'] as const;
 export type Ablation = (typeof ABLATIONS)[number];
 
 /** What a run is, fixed at its start: replay rebuilds the run's state from it. */

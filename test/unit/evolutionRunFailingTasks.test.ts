@@ -7,7 +7,8 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { BARREN_PROPOSALS_STOP, FAILED_JOBS_STOP } from '../../daemon/evolution/controller/EvolutionRun';
+import { FAILED_JOBS_STOP } from '../../daemon/evolution/controller/EvolutionRun';
+import { EXHAUSTED_SHARE, WINDOW_CALLS } from '../../daemon/evolution/controller/exhaustion';
 import type { TaskClient } from '../../daemon/evolution/controller/TaskClient';
 import { scriptedClient, startScriptedRun } from '../fixtures/scriptedTaskClient';
 
@@ -54,12 +55,42 @@ describe('an evolution run whose tasks keep failing', () => {
     assert.equal(outcome, 'running', 'the run stopped although tasks kept answering');
   });
 
-  it(`stops by "proposals_exhausted" after ${BARREN_PROPOSALS_STOP} proposals in a row gave nothing new to evaluate, instead of asking forever`, async () => {
+  it(`stops by "proposals_exhausted" once the last ${WINDOW_CALLS} proposals gave nothing new to evaluate, instead of asking forever`, async () => {
     // A model that keeps repeating itself: every answer is a program already seen (no child), so
     // no evaluation ever counts towards a stop, and each call is paid for.
     const client = scriptedClient(() => 'no child');
     const outcome = await startRun(client, 20).done;
     assert.equal(outcome.stopReason, 'proposals_exhausted');
-    assert.ok(client.mutates >= BARREN_PROPOSALS_STOP && client.mutates < BARREN_PROPOSALS_STOP + 5, `mutate tasks: ${client.mutates}`);
+    assert.ok(client.mutates >= WINDOW_CALLS && client.mutates < WINDOW_CALLS + 5, `mutate tasks: ${client.mutates}`);
+  });
+
+  it('stops too when a rare new child comes among the repeats (one in twenty), and says it has nothing new to offer', async () => {
+    // A count of barren proposals in a row never fired here: each new child reset it, and the
+    // run paid for 19 repeats per child to the end of its budget.
+    const client = scriptedClient((index) => (index % 20 === 19 ? 'child' : 'no child'));
+    const lines: string[] = [];
+    const outcome = await startScriptedRun(projectDir, client, 20, { log: (line) => lines.push(line) }).done;
+    assert.equal(outcome.stopReason, 'proposals_exhausted');
+    assert.ok(client.mutates < 2 * WINDOW_CALLS, `mutate tasks: ${client.mutates}`);
+    assert.ok(outcome.state.counters.evaluations < 20);
+    assert.match(lines.join('\n'), /stopped: the model has nothing new to offer: \d+ of the last \d+ calls brought nothing new/);
+  });
+
+  it('goes on when more than a few answers in the window are new', async () => {
+    // One in four new: above the exhausted share's complement, so the run reaches its own stop.
+    assert.ok(0.25 > 1 - EXHAUSTED_SHARE);
+    const client = scriptedClient((index) => (index % 4 === 3 ? 'child' : 'no child'));
+    const outcome = await startRun(client, 12).done;
+    assert.equal(outcome.stopReason, 'evaluations');
+  });
+
+  it('keeps asking to the end with --spend-all (stop.spendAll)', async () => {
+    const client = scriptedClient(() => 'no child');
+    const { run, done } = startScriptedRun(projectDir, client, 20, { spendAll: true });
+    let check: NodeJS.Timeout | undefined;
+    await new Promise<void>((resolve) => (check = setInterval(() => client.mutates >= 3 * WINDOW_CALLS && resolve(), 5)));
+    clearInterval(check);
+    run.requestStop('evaluations');
+    assert.equal((await done).stopReason, 'evaluations');
   });
 });

@@ -45,6 +45,7 @@ interface RunFlags {
   minutes?: number;
   target?: number;
   patience?: number;
+  spendAll?: boolean;
   budgetTokens?: number;
   budgetUsd?: number;
   maxLlmCalls?: number;
@@ -105,6 +106,7 @@ function stopConditions(flags: RunFlags): StopConditions {
     ...(flags.budgetTokens !== undefined && { budgetTokens: flags.budgetTokens }),
     ...(flags.budgetUsd !== undefined && { budgetUsd: flags.budgetUsd }),
     ...(flags.maxLlmCalls !== undefined && { maxLlmCalls: flags.maxLlmCalls }),
+    ...(flags.spendAll && { spendAll: true }),
   };
 }
 
@@ -132,6 +134,7 @@ function addStopOptions(command: Command): Command {
     .option('--minutes <m>', 'stop after this much wall time', positiveNumber('--minutes'))
     .option('--target <x>', 'stop when the best objective reaches x', finiteNumber('--target'))
     .option('--patience <n>', 'stop after N evaluations without a new best', atLeastOne('--patience'))
+    .option('--spend-all', 'keep asking the model to the end of the budget, even once its answers bring nothing new (by default the run then stops early and says what it saved)')
     .option('--budget-tokens <n>', 'hard stop: never spend more LLM tokens than this', atLeastOne('--budget-tokens'))
     .option('--budget-usd <x>', 'hard stop: never spend more than this many US dollars', positiveNumber('--budget-usd'))
     .option('--max-llm-calls <n>', 'hard stop: never make more LLM calls than this', atLeastOne('--max-llm-calls'));

@@ -9,6 +9,7 @@
  */
 import type { Span } from '@opentelemetry/api';
 import type { Evaluation } from '../../../shared/evaluation';
+import { ExhaustionWatch } from './exhaustion';
 import { GAIN, NO_MEASURABLE_IMPROVEMENT, type GainConfirmation, type Program, type RunProgress, type StopReason } from '../../../shared/evolution';
 import { MAX_CHOICES } from '../../../shared/payloads';
 import { objectiveValue } from '../../../shared/objectiveText';
@@ -98,15 +99,6 @@ const GENTLE_STOPS = new Set<StopReason>(['generations', 'evaluations', 'no_impr
  */
 export const FAILED_JOBS_STOP = 10;
 /**
- * Proposals in a row that gave nothing new to evaluate (a program already evaluated, no change,
- * a patch that did not apply) before the run stops as exhausted. Without it a model that keeps
- * repeating itself is asked again and again, each call paid for, while no evaluation counts
- * towards a stop: thousands of calls for two evaluations were seen. Generous, because repeats
- * are common and a run recovers from a long streak of them only rarely.
- */
-export const BARREN_PROPOSALS_STOP = 50;
-
-/**
  * While evaluations run, progress is sent at least this often: a slow evaluation shows its
  * time ticking (and the ETA counting it) instead of a frozen line.
  */
@@ -140,7 +132,10 @@ export class EvolutionRun {
   private stopReduction: (() => void) | undefined;
   /** Jobs in a row that ended by a failed task; a job that ends any other way resets it. */
   private failedJobsInARow = 0;
-  private barrenProposalsInARow = 0;
+  /** Whether the model still brings new children (exhaustion.ts). */
+  private readonly exhaustion = new ExhaustionWatch();
+  /** The best's improvements already told to the exhaustion watch. */
+  private improvementsSeen = 0;
   /** The run's trace: each mutate and evaluate job is a span under it, their tasks' spans under those. */
   private span: Span | undefined;
   /** How long proposals and evaluations take and how often a proposal gives a child (moving averages), for the lookahead. */
@@ -534,6 +529,27 @@ export class EvolutionRun {
     return limits.length > 0 ? Math.min(...limits) : undefined;
   }
 
+  /**
+   * Ends the run once the model has nothing new to offer (exhaustion.ts), saying what that
+   * saved of the call budget; `--spend-all` (stop.spendAll) keeps asking instead.
+   */
+  private watchExhaustion(calls: number, brewedNew: boolean): void {
+    const improvements = this.state.counters.improvementsOfBest;
+    if (improvements !== this.improvementsSeen) {
+      this.improvementsSeen = improvements;
+      this.exhaustion.noteNewBest();
+    }
+    // An offline proposal makes no call, but is asked for all the same.
+    this.exhaustion.noteProposal(Math.max(1, calls), brewedNew);
+    const { stop } = this.options.manifest;
+    if (this.stopReason || stop.spendAll || this.state.ablated('exhaustion') || !this.exhaustion.exhausted()) return;
+    const used = this.state.counters.llmCalls;
+    const unspent = stop.maxLlmCalls !== undefined ? Math.max(0, stop.maxLlmCalls - used) : undefined;
+    const saved = unspent !== undefined ? `; ${unspent} of the ${stop.maxLlmCalls} calls allowed (${Math.round((100 * unspent) / stop.maxLlmCalls!)}%) left unspent` : '';
+    this.options.log(`stopped: the model has nothing new to offer: ${this.exhaustion.describe()}${saved} (--spend-all keeps asking)`);
+    this.stopReason = 'proposals_exhausted';
+  }
+
   private stopCondition(): StopReason | undefined {
     const { stop } = this.options.manifest;
     const counters = this.state.counters;
@@ -627,11 +643,7 @@ export class EvolutionRun {
       });
       releaseCalls();
       if (!isFreePlan(plan)) this.pace.childRate = EvolutionRun.average(this.pace.childRate, verdict === 'evaluate' ? 1 : 0);
-      this.barrenProposalsInARow = verdict === 'done' ? this.barrenProposalsInARow + 1 : 0;
-      if (this.barrenProposalsInARow >= BARREN_PROPOSALS_STOP && !this.stopReason) {
-        this.options.log(`stopping: the last ${this.barrenProposalsInARow} proposals gave nothing new to evaluate (repeats, no change or patches that did not apply)`);
-        this.stopReason = 'proposals_exhausted';
-      }
+      if (!isFreePlan(plan)) this.watchExhaustion(proposal.exchanges.length, verdict === 'evaluate');
       if (verdict === 'done') return;
       child = { id: proposal.childId!, code: proposal.code! };
     }

@@ -9,6 +9,7 @@ import type { GainConfirmation, LlmUsage, Measurement, Program } from '../../../
 import type { Ablation, RunSettings } from '../../../shared/runManifest';
 import { CallCredit } from '../credit/callCredit';
 import { ParentYield } from '../credit/parentYield';
+import { familyKey, type FamilyRecord } from '../selection/families';
 import { EvoDB } from '../evodb/EvoDB';
 import { FeatureSpace } from '../evodb/features';
 import { EnsembleRouter } from '../llm/EnsembleRouter';
@@ -24,9 +25,10 @@ import { isFreePlan, type EvaluationEvent, type MergeEvent, type PlanEvent, type
  * splits that take one edit out of a child, reverts by the edit's own lines, parsimony among
  * ties and a later exhaustion of the climbing parent (3); transplants of improving edits onto
  * the best (4); a split keeps the lines its edit only deleted, and an improving child is not
- * split without an edit that only deletes (5).
+ * split without an edit that only deletes (5); parents chosen per family by the credit its
+ * answers earned, and only gains beyond the noise credit a parent (6).
  */
-export const SEARCH_POLICY = 5;
+export const SEARCH_POLICY = 6;
 
 /** Calls of one kind and what they gave (new children, or correct children for evaluation repairs). */
 export interface Tally {
@@ -145,6 +147,8 @@ const TRANSPLANT_SOURCES = 8;
 const REPAIR_QUEUE_LIMIT = 16;
 /** Correct programs the exploit choice ranks (the best and its closest rivals). */
 const TOP_LIMIT = 64;
+/** Correct programs kept per family (families.ts) for the family's parent choice, best first. */
+const FAMILY_LIMIT = 16;
 /** Measurement differences kept for the noise estimate. */
 const NOISE_SAMPLES = 32;
 /** How many of a parent's known children a plan asks the mutator to avoid. */
@@ -206,6 +210,10 @@ export class RunState {
   private readonly forms = new Set<string>();
   /** The best correct programs, best first (TOP_LIMIT of them). */
   private top: Program[] = [];
+  /** The best correct programs of each family (families.ts), best first, by family key. */
+  private readonly familyMembers = new Map<string, Program[]>();
+  /** The grid's objective axes: a family is a niche without them. */
+  private readonly objectiveAxes: ReadonlySet<string>;
   private noise: number[] = [];
 
   /**
@@ -226,6 +234,7 @@ export class RunState {
           // Without declared axes, the objective's default edges follow what it is (a speedup, a score).
           features: settings.features ?? FeatureSpace.defaults(settings.direction, { name: settings.objectiveName, unit: settings.objectiveUnit }).descriptors,
         });
+    this.objectiveAxes = new Set(this.archive.space.descriptors.filter((descriptor) => descriptor.from === 'objective').map((descriptor) => descriptor.name));
     this.selector = createSelector(settings.selector, {}, selectors);
     this.router = settings.usesLlm && settings.backends.length > 0 ? new EnsembleRouter(settings.backends, settings.routing) : undefined;
     this.rng = new Rng(snapshot ? snapshot.rng : settings.seed);
@@ -393,7 +402,7 @@ export class RunState {
     else delete plan.calls;
   }
 
-  /** What the selectors may read of the run's yields: the top programs, parent novelty, the noise band. */
+  /** What the selectors may read of the run's yields: the top programs, parent novelty, the noise band, the families. */
   private yieldView(): YieldView {
     const pending = new Map<string, number>();
     for (const job of this.jobs.values()) if (!job.child) pending.set(job.plan.parent, (pending.get(job.plan.parent) ?? 0) + 1);
@@ -401,7 +410,36 @@ export class RunState {
       top: (island) => (island === undefined ? this.top : this.top.filter((program) => program.lineage.island === island)),
       novelty: (id) => this.yields.novelty(id, pending.get(id) ?? 0),
       tied: (a, b) => this.tied(a, b),
+      ...(!this.ablated('families') && { families: (island) => this.familyRecords(pending, island), familyOf: (program) => this.familyOf(program) }),
     };
+  }
+
+  /** The family a program belongs to: its niche without the objective's axis. */
+  private familyOf(program: Program): string {
+    return familyKey(program.niche, this.objectiveAxes);
+  }
+
+  /**
+   * Each family's programs (of one island, or all) and what asking about them has given;
+   * answers still in flight count as answers that gave nothing yet, so that concurrent jobs
+   * spread over families as they spread over parents.
+   */
+  private familyRecords(pending: ReadonlyMap<string, number>, island?: number): FamilyRecord[] {
+    const records = new Map<string, FamilyRecord & { answers: number; improvements: number }>();
+    for (const [key, members] of this.familyMembers) {
+      const onIsland = island === undefined ? members : members.filter((program) => program.lineage.island === island);
+      if (onIsland.length > 0) records.set(key, { key, members: onIsland, answers: 0, improvements: 0 });
+    }
+    const count = (parentId: string, answers: number, improvements: number): void => {
+      const parent = this.archive.get(parentId);
+      const record = parent && records.get(this.familyOf(parent));
+      if (!record) return;
+      record.answers += answers;
+      record.improvements += improvements;
+    };
+    for (const [parentId, { answers, improvements }] of this.yields.records()) count(parentId, answers, improvements);
+    for (const [parentId, inFlight] of pending) count(parentId, inFlight, 0);
+    return [...records.values()];
   }
 
   /**
@@ -424,6 +462,14 @@ export class RunState {
   private rank(program: Program): void {
     if (!program.correct || program.objective === null || !Number.isFinite(program.objective)) return;
     const order = bestFirst(this.settings.direction);
+    const family = this.familyOf(program);
+    const members = this.familyMembers.get(family) ?? [];
+    const place = members.findIndex((other) => order(program, other) < 0);
+    if (place >= 0 || members.length < FAMILY_LIMIT) {
+      members.splice(place < 0 ? members.length : place, 0, program);
+      if (members.length > FAMILY_LIMIT) members.pop();
+      this.familyMembers.set(family, members);
+    }
     let at = this.top.findIndex((other) => order(program, other) < 0);
     if (at < 0) at = this.top.length;
     if (at >= TOP_LIMIT) return;
@@ -710,7 +756,9 @@ export class RunState {
       const reason = measured[0]!.evaluation.failure?.reason;
       if (reason && REPAIRABLE.has(reason) && this.repairQueue.length < REPAIR_QUEUE_LIMIT) this.repairQueue.push(child.id);
     }
-    if (improvedParent && answered) this.yields.noteImprovement(job.plan.parent);
+    // Only a gain beyond the noise credits the parent (and its family): a neutral edit beats
+    // its parent by chance every other time, and would credit whatever breeds many of them.
+    if (improvedParent && answered && (parentObjective === null || !this.tied(objective, parentObjective))) this.yields.noteImprovement(job.plan.parent);
     const best = this.archive.best()?.objective ?? null;
     const nearBest = objective !== null && (best === null || !this.better(best, objective) || this.tied(objective, best));
     if (values.length === 2 && values[0]! > 0 && values[1]! > 0) {

@@ -16,7 +16,7 @@ const ParentRecordSchema = z.object({
   answers: z.number().int().nonnegative(),
   /** How often each child (its normal-form id) was proposed from this parent. */
   children: z.record(z.string(), z.number().int().positive()),
-  /** Children that beat this parent. */
+  /** Children that beat this parent beyond the run's measurement noise. */
   improvements: z.number().int().nonnegative(),
 });
 export const ParentYieldStateSchema = z.record(z.string(), ParentRecordSchema);
@@ -68,6 +68,11 @@ export class ParentYield {
   /** Distinct children proposed from `parent`. */
   distinct(parent: string): number {
     return this.parents.get(parent)?.children.size ?? 0;
+  }
+
+  /** Every parent asked about, with its answers and improvements (in the order first asked). */
+  *records(): IterableIterator<[string, { answers: number; improvements: number }]> {
+    for (const [parent, record] of this.parents) yield [parent, { answers: record.answers, improvements: record.improvements }];
   }
 
   improvements(parent: string): number {

@@ -34,6 +34,23 @@ export interface YieldView {
   novelty(programId: string): number;
   /** Whether two objectives are equal within the run's measurement noise. */
   tied(a: number, b: number): boolean;
+  /** The run's families (families.ts) and what asking about each has given; absent when switched off. */
+  families?(island?: number): readonly FamilyRecord[];
+  /** The family a program belongs to. */
+  familyOf?(program: Program): string;
+}
+
+/**
+ * A family (families.ts): programs sharing a niche's non-objective coordinates, its correct
+ * programs best first, and what asking about them has given.
+ */
+export interface FamilyRecord {
+  key: string;
+  members: readonly Program[];
+  /** Answers about the family's programs (including those still in flight). */
+  answers: number;
+  /** Children that beat their parent of this family beyond the noise. */
+  improvements: number;
 }
 
 export interface SelectOptions {

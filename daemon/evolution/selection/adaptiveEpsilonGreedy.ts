@@ -30,6 +30,7 @@ import type { Rng } from '../rng';
 import { resolveSelectOptions, selectableBest, selectableElites, selectionIsland } from './archiveQueries';
 import { chooseInspirations } from './inspirations';
 import { climbingParent, EXHAUSTED } from './climb';
+import { chooseFamily } from './families';
 import type { ArchiveView, ParentSelector, SelectOptions, Selection, SelectionOutcome } from './ParentSelector';
 import { improvementReward, isImprovement } from './reward';
 import { parseSelectorState } from './selectorState';
@@ -38,6 +39,8 @@ export const EXPLOIT = 'exploit';
 export const EXPLORE = 'explore';
 /** Exploit when the top is exhausted: the climb went down the ranking (climb.ts). */
 export const DESCEND = 'descend';
+/** A family other than the best's, chosen by its credit (families.ts). */
+export const FAMILY = 'family';
 type Arm = typeof EXPLOIT | typeof EXPLORE;
 
 export interface EpsilonGreedyOptions {
@@ -121,7 +124,17 @@ export class AdaptiveEpsilonGreedySelector implements ParentSelector {
     const climb = yields ? climbingParent(best, yields, island) : { parent: best, descended: false };
     let parent = climb.parent;
     let arm: string = climb.descended ? DESCEND : EXPLOIT;
-    if (explore) {
+    const families = explore ? undefined : yields?.families?.(island);
+    if (yields && families && families.length > 1) {
+      // Which family the calls go to follows what each has paid (families.ts); on the best's
+      // own family the climb chooses the parent, as without families.
+      const bestFamily = yields.familyOf?.(best);
+      const chosen = chooseFamily(families, yields.novelty, rng, bestFamily, climb.descended ? undefined : climb.parent);
+      if (chosen && chosen.family.key !== bestFamily) {
+        parent = chosen.parent;
+        arm = FAMILY;
+      }
+    } else if (explore) {
       const others = selectableElites(archive, island).filter((program) => program.id !== best.id && !yields?.tied(program.objective as number, best.objective as number));
       const fresh = yields ? others.filter((program) => yields.novelty(program.id) >= EXHAUSTED) : others;
       if (others.length > 0) parent = rng.pick(fresh.length > 0 ? fresh : others);
@@ -138,7 +151,8 @@ export class AdaptiveEpsilonGreedySelector implements ParentSelector {
   feedback(selection: Pick<Selection, 'arm' | 'parent' | 'island'>, outcome: SelectionOutcome): void {
     const state = this.current;
     // A descent is still exploitation (of the ranking) for the arms' credit.
-    const arm = selection.arm === EXPLOIT || selection.arm === DESCEND ? EXPLOIT : selection.arm === EXPLORE ? EXPLORE : undefined;
+    // A family away from the best's is exploration, paid for by what it finds.
+    const arm = selection.arm === EXPLOIT || selection.arm === DESCEND ? EXPLOIT : selection.arm === EXPLORE || selection.arm === FAMILY ? EXPLORE : undefined;
     // A feedback for an arm this selector does not have (a selection made by another
     // selector before a switch) still tells whether the run progresses; it just credits no arm.
     if (arm !== undefined) {

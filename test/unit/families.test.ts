@@ -1,0 +1,80 @@
+/**
+ * Families (daemon/evolution/selection/families.ts): the calls go to the family whose answers
+ * have paid, a family that never paid is dismissed after a few answers but never given up for
+ * good, and within a family a slower stepping stone is asked about once the better programs
+ * are exhausted.
+ */
+import * as assert from 'node:assert/strict';
+import type { Program } from '../../shared/evolution';
+import { chooseFamily, familyKey, familyParent, type FamilyRecord } from '../../daemon/evolution/selection/families';
+import { Rng } from '../../daemon/evolution/rng';
+
+const program = (id: string, objective: number, niche = ''): Program => ({
+  id: id.padEnd(64, '0'),
+  code: `# ${id}\n`,
+  lineage: { parents: [], generation: 0, mutator: 'seed', island: 0 },
+  objective,
+  correct: true,
+  measurements: [],
+  features: {},
+  niche,
+});
+
+const family = (key: string, members: Program[], answers: number, improvements: number): FamilyRecord => ({ key, members, answers, improvements });
+
+/** How often each family is chosen in `draws` plans. */
+function shares(families: FamilyRecord[], draws = 4000, novelty: (id: string) => number = () => 1): Map<string, number> {
+  const rng = new Rng(7);
+  const counts = new Map<string, number>();
+  for (let draw = 0; draw < draws; draw++) {
+    const chosen = chooseFamily(families, novelty, rng);
+    if (chosen) counts.set(chosen.family.key, (counts.get(chosen.family.key) ?? 0) + 1 / draws);
+  }
+  return counts;
+}
+
+describe('families: where the calls go', () => {
+  it('a family whose answers paid gets most calls, one that stopped paying keeps a share that does not fall to zero', () => {
+    // The side branch paid early (3 improvements in 60 answers) and has stopped; the chain pays
+    // one answer in eight.
+    const split = shares([family('side', [program('s', 10)], 60, 3), family('chain', [program('c', 3)], 24, 3)]);
+    assert.ok(split.get('chain')! > 0.6, `chain ${split.get('chain')}`);
+    assert.ok(split.get('side')! > 0.02, `side ${split.get('side')}`);
+  });
+
+  it('a family never asked about gets calls at once, and is dismissed after a dozen answers that gave nothing', () => {
+    const paying = family('paying', [program('p', 5)], 40, 5);
+    const fresh = shares([paying, family('new', [program('n', 1)], 0, 0)]).get('new')!;
+    const dismissed = shares([paying, family('new', [program('n', 1)], 12, 0)]).get('new') ?? 0;
+    assert.ok(fresh > 0.25, `never asked: ${fresh}`);
+    assert.ok(dismissed < 0.08, `after 12 answers without improvement: ${dismissed}`);
+    assert.ok(dismissed > 0, 'a dismissed family is never given up for good');
+  });
+
+  it('a family whose every program is exhausted gets no call; none at all when every family is', () => {
+    const tired = program('t', 9);
+    const families = [family('tired', [tired], 100, 20), family('other', [program('o', 1)], 30, 0)];
+    const novelty = (id: string): number => (id === tired.id ? 0.05 : 0.9);
+    assert.deepEqual([...shares(families, 200, novelty).keys()], ['other']);
+    assert.equal(chooseFamily(families, () => 0.05, new Rng(1)), undefined);
+  });
+
+  it("the best's family offers the climb's parent; another family its best program whose answers are new", () => {
+    const best = program('best', 10);
+    const climbed = program('relative', 9.9);
+    const chosen = chooseFamily([family('top', [best, climbed], 0, 0)], () => 1, new Rng(3), 'top', climbed);
+    assert.equal(chosen?.parent.id, climbed.id);
+    // Within a family: the best fresh program, and the slower stepping stone once the others are exhausted.
+    const stone = program('stone', 0.9);
+    const faster = program('faster', 1.2);
+    const record = family('chain', [faster, stone], 10, 0);
+    assert.equal(familyParent(record, () => 1)?.id, faster.id);
+    assert.equal(familyParent(record, (id) => (id === faster.id ? 0.1 : 1))?.id, stone.id);
+  });
+
+  it('a family is a niche without its objective axis', () => {
+    assert.equal(familyKey('objective=3|loops=2|builtins=1', new Set(['objective'])), 'loops=2|builtins=1');
+    assert.equal(familyKey('speedup=4|codeLength=2', new Set(['speedup'])), 'codeLength=2');
+    assert.equal(familyKey(undefined, new Set(['objective'])), '');
+  });
+});
