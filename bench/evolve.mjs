@@ -25,7 +25,7 @@ import { median, number, percent, printTable, spread, times } from './evolve/sta
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const USAGE =
-  'usage: node bench/evolve.mjs [--setting honest|friendly|both] [--seeds N] [--calls N] [--problems a,b] [--workers 1,2] [--quick] [--sim-llm server.mjs] [--ablate a,b] [--choices N] [--no-control] [--minutes M] [--friendly-workers W] [--no-overhead] [--keep]\n(what each prints: bench/README.md)';
+  'usage: node bench/evolve.mjs [--setting honest|friendly|both] [--seeds N] [--calls N] [--problems a,b] [--workers 1,2] [--quick] [--sim-llm server.mjs] [--ablate a,b] [--choices N[,M]] [--baseline DIR] [--no-control] [--minutes M] [--friendly-workers W] [--no-overhead] [--keep]\n(what each prints: bench/README.md)';
 let parsed;
 try {
   parsed = parseArgs({
@@ -40,6 +40,7 @@ try {
       'no-control': { type: 'boolean', default: false },
       ablate: { type: 'string' },
       choices: { type: 'string' },
+      baseline: { type: 'string' },
       minutes: { type: 'string', default: '15' },
       'friendly-workers': { type: 'string', default: '4' },
       'no-overhead': { type: 'boolean', default: false },
@@ -62,10 +63,12 @@ const CALLS = Number(flags.calls);
 const PROBLEMS = list(flags.problems);
 const WORKERS = list(flags.workers).map(Number);
 const MINUTES = Number(flags.minutes);
-/** Answers per call for both arms (default: peagen.json's default, `llm.choices`). */
-const CHOICES = flags.choices === undefined ? undefined : Number(flags.choices);
+/** Answers per call for every arm, one table per setting (default: peagen.json's default, `llm.choices`). */
+const CHOICE_SETTINGS = flags.choices === undefined ? [undefined] : list(flags.choices).map(Number);
+/** Another built checkout (today's engine): its `evolve run` is an arm beside Peagen's, in the same rounds. */
+const BASELINE = flags.baseline ? resolve(flags.baseline) : undefined;
 const settings = flags.setting === 'both' ? ['honest', 'friendly'] : [flags.setting];
-if (!settings.every((s) => ['honest', 'friendly'].includes(s)) || !(SEEDS.length > 0) || !(CALLS > 0) || !WORKERS.every((w) => Number.isInteger(w) && w > 0) || !(MINUTES > 0) || (CHOICES !== undefined && !(Number.isInteger(CHOICES) && CHOICES >= 1 && CHOICES <= 8))) {
+if (!settings.every((s) => ['honest', 'friendly'].includes(s)) || !(SEEDS.length > 0) || !(CALLS > 0) || !WORKERS.every((w) => Number.isInteger(w) && w > 0) || !(MINUTES > 0) || !CHOICE_SETTINGS.every((c) => c === undefined || (Number.isInteger(c) && c >= 1 && c <= 8))) {
   console.error(USAGE);
   process.exit(2);
 }
@@ -97,42 +100,62 @@ if (!flags['no-overhead'] && settings.includes('friendly')) {
 async function honest() {
   const { peagenArm, bestOfNArm, bestReachable, chainEnd } = honestSetting(REPO);
   const model = flags['sim-llm'] ? `the independent sim-llm server (${flags['sim-llm']})` : 'the honest scripted model (test/fixtures/moveTableResponder.ts)';
-  console.log(`bench:evolve honest: ${PROBLEMS.join(', ')}; ${CALLS} LLM calls; workers ${WORKERS.join(', ')}; seeds ${SEEDS.join(', ')}; ${model}, latency 0${flags.quick ? '; evaluator --quick' : ''}${flags.ablate ? `; switched off: ${flags.ablate}` : ''}${CHOICES !== undefined ? `; ${CHOICES} answer(s) per call` : ''}`);
+  const choiceText = CHOICE_SETTINGS.map((c) => (c === undefined ? 'the default answers per call' : `${c} answer(s) per call`)).join(', then ');
+  console.log(`bench:evolve honest: ${PROBLEMS.join(', ')}; ${CALLS} LLM calls; workers ${WORKERS.join(', ')}; seeds ${SEEDS.join(', ')}; ${model}, latency 0${flags.quick ? '; evaluator --quick' : ''}${flags.ablate ? `; switched off: ${flags.ablate}` : ''}; ${choiceText}${BASELINE ? `; today's engine: ${BASELINE}` : ''}`);
   for (const problem of PROBLEMS) {
-    const depth = chainEnd(problem).table.chain.length;
+    const { table } = chainEnd(problem);
+    const depth = table.chain.length;
+    // A table with a side branch ("side": the moves of a quick gain the main chain cannot continue from) is deceptive.
+    const deceptive = Array.isArray(table.side) && table.side.length > 0;
     const reachable = await bestReachable(problem, flags.quick);
-    console.log(`\n${problem}: main chain ${depth} edits deep; best reachable ${times(reachable)} (the chain's end, median of 3 measurements paired with the seed's; each arm's best is measured again beside the seed and the chain's end, and its share is its ratio to the chain's end in those rounds)`);
-    for (const workers of WORKERS) {
-      const peagen = [];
-      const control = [];
-      for (const seed of SEEDS) {
-        const options = { problem, seed, workers, calls: CALLS, quick: flags.quick, simLlm: flags['sim-llm'], keep: flags.keep, ablate: flags.ablate, choices: CHOICES };
-        const arm = await peagenArm(options);
-        peagen.push(arm);
-        let line = `  ${problem} W=${workers} seed ${seed}: Peagen ${times(arm.improvement)} (${chainPlace(arm.depth)}, ${arm.evaluations} evaluations, ${arm.minutes.toFixed(1)} min)`;
-        if (!flags['no-control']) {
-          const sampled = await bestOfNArm(options);
-          control.push(sampled);
-          line += `; best-of-${CALLS} calls ${times(sampled.improvement)} (${chainPlace(sampled.depth)}, ${sampled.evaluations} distinct children)`;
+    console.log(`\n${problem}: main chain ${depth} edits deep${deceptive ? `, with a side branch (${table.side.join(', ')})` : ''}; best reachable ${times(reachable)} (the chain's end, median of 3 measurements paired with the seed's; each arm's best is measured again beside the seed and the chain's end, and its share is its ratio to the chain's end in those rounds)`);
+    for (const choices of CHOICE_SETTINGS) {
+      for (const workers of WORKERS) {
+        const arms = { peagen: [], baseline: [], control: [] };
+        for (const seed of SEEDS) {
+          const options = { problem, seed, workers, calls: CALLS, quick: flags.quick, simLlm: flags['sim-llm'], keep: flags.keep, ablate: flags.ablate, choices };
+          // The arms of one seed run one after the other, so that the machine's drift hits them alike.
+          const arm = await peagenArm(options);
+          arms.peagen.push(arm);
+          let line = `  ${problem} W=${workers}${choices !== undefined ? ` choices=${choices}` : ''} seed ${seed}: Peagen ${times(arm.improvement)} (${chainPlace(arm.depth)}, ${arm.evaluations} evaluations, ${Math.round(arm.callsUsed * CALLS)} calls${arm.exhausted ? ', stopped: nothing new' : ''}, ${arm.minutes.toFixed(1)} min)`;
+          if (BASELINE) {
+            const base = await peagenArm({ ...options, cli: join(BASELINE, 'dist', 'cli.js') });
+            arms.baseline.push(base);
+            line += `; today's engine ${times(base.improvement)} (${chainPlace(base.depth)})`;
+          }
+          if (!flags['no-control']) {
+            const sampled = await bestOfNArm(options);
+            arms.control.push(sampled);
+            line += `; best-of-${CALLS} calls ${times(sampled.improvement)} (${chainPlace(sampled.depth)}, ${sampled.evaluations} distinct children)`;
+          }
+          console.log(line);
         }
-        console.log(line);
+        printHonestTable(problem, workers, choices, arms, reachable);
+        const peagen = arms.peagen;
+        const setting = `honest ${problem} W=${workers}${choices !== undefined ? ` choices=${choices}` : ''}`;
+        const reached = median(peagen.map((arm) => shareOfReachable(arm, reachable)));
+        const target = deceptive ? 0.5 : reachTarget(depth);
+        const beside = arms.baseline.length > 0 ? ` (today's engine: ${percent(median(arms.baseline.map((arm) => shareOfReachable(arm, reachable))))})` : '';
+        verdicts.push(`${setting}: median ${percent(reached)} of the best reachable${beside} (target >= ${percent(target)}${deceptive ? ', deceptive' : ''}) — ${reached >= target ? 'MET' : 'NOT MET'}`);
+        if (!deceptive && depth <= 4) {
+          const at100 = median(peagen.map((arm) => arm.bestAt[100] / reachable));
+          verdicts.push(`${setting}: median best at 100 calls ${percent(at100)} of the best reachable (target: the chain's end, >= 90%) — ${at100 >= 0.9 ? 'MET' : 'NOT MET'}`);
+        }
+        const barren = median(peagen.map((arm) => arm.barrenShare));
+        const stoppedEarly = peagen.filter((arm) => arm.exhausted).length;
+        const barrenMet = peagen.every((arm) => arm.exhausted || arm.barrenShare <= 0.25);
+        verdicts.push(`${setting}: calls that brought nothing new median ${percent(barren)}; ${stoppedEarly} of ${peagen.length} runs stopped early as exhausted (target: <= 25% of a run's calls, or the run ends early) — ${barrenMet ? 'MET' : 'NOT MET'}`);
       }
-      printHonestTable(problem, workers, peagen, control, reachable);
-      const reached = median(peagen.map((arm) => shareOfReachable(arm, reachable)));
-      const perEval = median(peagen.map((arm) => arm.callsPerEvaluation));
-      const used = Math.min(...peagen.map((arm) => arm.callsUsed));
-      const target = reachTarget(depth);
-      verdicts.push(`honest ${problem} W=${workers}: median ${percent(reached)} of the best reachable (target >= ${percent(target)}) — ${reached >= target ? 'MET' : 'NOT MET'}`);
-      verdicts.push(`honest ${problem} W=${workers}: median ${perEval.toFixed(2)} calls per evaluation (target <= 1.3) — ${perEval <= 1.3 ? 'MET' : 'NOT MET'}`);
-      verdicts.push(`honest ${problem} W=${workers}: every run used ${percent(used)}+ of --max-llm-calls (target >= 95%) — ${used >= 0.95 ? 'MET' : 'NOT MET'}`);
     }
   }
 }
 
-function printHonestTable(problem, workers, peagen, control, reachable) {
-  console.log(`\n  ${problem}, ${workers} worker${workers === 1 ? '' : 's'}, ${peagen.length} seeds: median [min–max]`);
-  const rows = [['', 'Peagen', ...(control.length > 0 ? [`best-of-${CALLS} (control)`] : [])]];
-  const row = (label, pick, format, summary = (values) => spread(values, format)) => rows.push([label, summary(peagen.map(pick)), ...(control.length > 0 ? [summary(control.map(pick))] : [])]);
+function printHonestTable(problem, workers, choices, arms, reachable) {
+  const { peagen, baseline, control } = arms;
+  console.log(`\n  ${problem}, ${workers} worker${workers === 1 ? '' : 's'}${choices !== undefined ? `, ${choices} answer(s) per call` : ''}, ${peagen.length} seeds: median [min–max]`);
+  const columns = [['Peagen', peagen], ...(baseline.length > 0 ? [["today's engine", baseline]] : []), ...(control.length > 0 ? [[`best-of-${CALLS} (control)`, control]] : [])];
+  const rows = [['', ...columns.map(([name]) => name)]];
+  const row = (label, pick, format, summary = (values) => spread(values, format)) => rows.push([label, ...columns.map(([, runs]) => summary(runs.map(pick)))]);
   for (const budget of [50, 100, CALLS]) row(`best at ${budget} calls`, (arm) => arm.bestAt[budget], times);
   row('  the best, measured again', (arm) => arm.measuredAgain, times);
   row('share of best reachable', (arm) => shareOfReachable(arm, reachable), percent);
@@ -141,6 +164,8 @@ function printHonestTable(problem, workers, peagen, control, reachable) {
   // the row above counts only the others, so say how many there were.
   row('  runs whose best left the chain', (arm) => (Number.isNaN(arm.depth) ? 1 : 0), number(0), (values) => `${values.filter((value) => value === 1).length} of ${values.length}`);
   row('calls used of --max-llm-calls', (arm) => arm.callsUsed, percent);
+  row('  runs stopped early (nothing new)', (arm) => (arm.exhausted ? 1 : 0), number(0), (values) => `${values.filter((value) => value === 1).length} of ${values.length}`);
+  row('calls that brought nothing new', (arm) => arm.barrenShare, percent);
   row('calls per evaluation', (arm) => arm.callsPerEvaluation, number(2));
   row('calls on format repairs', (arm) => arm.formatShare, percent);
   row('  of which gave a child', (arm) => arm.formatRate, percent);

@@ -28,7 +28,7 @@ export function honestSetting(REPO) {
   const { LlmPatchMutator } = require(out('daemon', 'evolution', 'mutation', 'LlmPatchMutator.js'));
   const { loadExample } = require(out('daemon', 'evaluation', 'example.js'));
   const { mutationTaskOf } = require(out('daemon', 'evolution', 'controller', 'taskSpecs.js'));
-  const { programId } = require(out('daemon', 'evolution', 'evodb', 'programId.js'));
+  const { programId } = require(out('shared', 'programId.js'));
   const CLI = join(REPO, 'dist', 'cli.js');
   /** The model name the runs ask for: only its price table matters (the model is scripted). */
   const MODEL = 'gpt-4o-mini';
@@ -162,14 +162,14 @@ export function honestSetting(REPO) {
   }
 
   /** Peagen's arm: `evolve run` against the model; the figures the bench prints. */
-  async function peagenArm({ problem, seed, workers, calls, quick, simLlm, keep, ablate, choices }) {
+  async function peagenArm({ problem, seed, workers, calls, quick, simLlm, keep, ablate, choices, cli = CLI }) {
     const model = await startModel(problem, seed, simLlm);
     const project = mkdtempSync(join(tmpdir(), 'peagen-bench-honest-'));
     const started = Date.now();
     try {
       if (choices !== undefined) writeFileSync(join(project, 'peagen.json'), JSON.stringify({ llm: { choices } }));
       const env = cleanEnv({ OPENAI_BASE_URL: model.baseUrl, OPENAI_API_KEY: 'bench', OPENAI_MODEL: MODEL, PEAGEN_HOME: join(project, 'home'), ...(ablate && { PEAGEN_ABLATE: ablate }) });
-      const argv = [CLI, '--json', 'evolve', 'run', exampleDir(problem), '--sync', '--workers', String(workers), '--max-llm-calls', String(calls), '--seed', String(seed), '--project', project, ...(quick ? ['--quick'] : [])];
+      const argv = [cli, '--json', 'evolve', 'run', exampleDir(problem), '--sync', '--workers', String(workers), '--max-llm-calls', String(calls), '--seed', String(seed), '--project', project, ...(quick ? ['--quick'] : [])];
       const result = await run(argv, { cwd: project, env });
       let report;
       try {
@@ -195,6 +195,9 @@ export function honestSetting(REPO) {
         ...(report.best ? await againAsArmFigures(problem, bestCode, quick) : { measuredAgain: 1, ofReachable: undefined }),
         depth: chainDepth(table, bestCode),
         callsUsed: p.llmCalls / calls,
+        stopReason: report.stopReason,
+        exhausted: report.stopReason === 'proposals_exhausted',
+        barrenShare: e.barrenCalls !== undefined && p.llmCalls > 0 ? e.barrenCalls / p.llmCalls : undefined,
         callsPerEvaluation: p.evaluations > 0 ? p.llmCalls / p.evaluations : undefined,
         formatShare: share('format'),
         formatRate: rate('format'),

@@ -73,6 +73,8 @@ describe('an evolution run whose tasks keep failing', () => {
     assert.equal(outcome.stopReason, 'proposals_exhausted');
     assert.ok(client.mutates < 2 * WINDOW_CALLS, `mutate tasks: ${client.mutates}`);
     assert.ok(outcome.state.counters.evaluations < 20);
+    // The report counts what brought nothing new: every proposal but the new children.
+    assert.equal(outcome.state.counters.barrenProposals, client.mutates - Math.floor(client.mutates / 20));
     assert.match(lines.join('\n'), /stopped: the model has nothing new to offer: \d+ of the last \d+ calls brought nothing new/);
   });
 

@@ -12,7 +12,7 @@ import { Rng } from '../../daemon/evolution/rng';
 const program = (id: string, objective: number, niche = ''): Program => ({
   id: id.padEnd(64, '0'),
   code: `# ${id}\n`,
-  lineage: { parents: [], generation: 0, mutator: 'seed', island: 0 },
+  lineage: { parents: [], generation: 0, mutator: 'seed', exchanges: [], seed: 1, repairs: 0, island: 0, createdAt: '2026-01-01T00:00:00.000Z' },
   objective,
   correct: true,
   measurements: [],

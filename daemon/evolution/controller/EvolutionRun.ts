@@ -636,6 +636,7 @@ export class EvolutionRun {
       if (!isFreePlan(plan)) this.pace.proposalMs = EvolutionRun.average(this.pace.proposalMs, performance.now() - asked);
       // What the calls cost is in the proposal's usage now: the rest of the reservation is free.
       this.leaveMutatePhase(plan.job);
+      const barrenBefore = this.state.counters.barrenProposals ?? 0;
       const verdict = this.timed(() => {
         const outcome = this.state.applyProposal(proposal);
         this.record(proposal);
@@ -643,7 +644,7 @@ export class EvolutionRun {
       });
       releaseCalls();
       if (!isFreePlan(plan)) this.pace.childRate = EvolutionRun.average(this.pace.childRate, verdict === 'evaluate' ? 1 : 0);
-      if (!isFreePlan(plan)) this.watchExhaustion(proposal.exchanges.length, verdict === 'evaluate');
+      if (!isFreePlan(plan)) this.watchExhaustion(proposal.exchanges.length, (this.state.counters.barrenProposals ?? 0) === barrenBefore);
       if (verdict === 'done') return;
       child = { id: proposal.childId!, code: proposal.code! };
     }

@@ -62,6 +62,12 @@ export interface Counters {
   /** The evaluation count at which the best last improved. */
   lastImprovementAt: number;
   /**
+   * Improve and repair proposals that brought nothing new to evaluate (no child, a known one,
+   * no new sibling either), and their calls: what the budget bought nothing with.
+   */
+  barrenProposals?: number;
+  barrenCalls?: number;
+  /**
    * Where the calls went: opening answers, format repairs and re-asks (success: a new child),
    * and evaluation repairs (every call of a repair job; success: a correct child).
    */
@@ -504,7 +510,12 @@ export class RunState {
     const sameForm = !exact && form !== undefined && this.forms.has(form);
     this.creditCalls(job, event, exact || sameForm);
     if (form !== undefined) this.noteChild(job.plan.parent, form);
-    if (event.ok) this.queueSiblings(job, event, form);
+    const newSiblings = event.ok ? this.queueSiblings(job, event, form) : 0;
+    const newChild = event.ok && event.childId !== undefined && event.code !== undefined && !exact && !sameForm;
+    if (!isFreePlan(job.plan) && !newChild && newSiblings === 0) {
+      c.barrenProposals = (c.barrenProposals ?? 0) + 1;
+      c.barrenCalls = (c.barrenCalls ?? 0) + event.exchanges.length;
+    }
     if (!event.ok || !event.childId || event.code === undefined) {
       c.failedProposals++;
       this.finish(job, { improvedParent: false, improvedBest: false, failed: true, gain: 0 }, { costUsd: event.costUsd, calls: event.exchanges.length }, false);
@@ -532,7 +543,8 @@ export class RunState {
    * The other new children of the call (several answers per call) are evaluated next, each as
    * a job of its own that makes no call; one the run already has or measures is dropped.
    */
-  private queueSiblings(job: Job, event: ProposalEvent, childForm: string | undefined): void {
+  /** Queues the call's other new answers as sibling jobs; how many there were. */
+  private queueSiblings(job: Job, event: ProposalEvent, childForm: string | undefined): number {
     const queued: FreeTask[] = [];
     const seen = new Set([childForm, event.childId]);
     for (const sibling of event.siblings ?? []) {
@@ -544,6 +556,7 @@ export class RunState {
     }
     // Ahead of splits and reverts: a sibling is as fresh a bet on the parent as the call's own child.
     this.freeQueue.unshift(...queued);
+    return queued.length;
   }
 
   /**

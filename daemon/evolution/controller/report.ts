@@ -123,6 +123,8 @@ export interface CallEconomics {
   transplants: { jobs: number; improvements: number };
   /** Other new children of a call that asked for several answers (no call of their own); how many beat their parent. */
   siblings: { jobs: number; improvements: number };
+  /** Calls whose answers brought nothing new to evaluate (known children, no change, no usable edit) (absent from older reports). */
+  barrenCalls?: number;
   /** Doublings of the objective (log2 of best ÷ seed, for minimize seed ÷ best) per 100 calls and per US dollar. */
   doublingsPer100Calls: number | null;
   doublingsPerUsd: number | null;
@@ -292,6 +294,7 @@ function economicsOf(state: RunState, improvement: number | null, gain: number |
     reverts: { ...c.reverts },
     transplants: { ...c.transplants },
     siblings: { ...(c.siblings ?? { jobs: 0, improvements: 0 }) },
+    barrenCalls: c.barrenCalls ?? 0,
     doublingsPer100Calls: doublings !== null && c.llmCalls > 0 ? (100 * doublings) / c.llmCalls : null,
     doublingsPerUsd: doublings !== null && c.costUsd > 0 ? doublings / c.costUsd : null,
     gainPer100Calls: gain !== null && c.llmCalls > 0 ? (100 * gain) / c.llmCalls : null,
@@ -499,6 +502,7 @@ function economicsLines(report: RunReport): string[] {
     '',
     `- ${calls} LLM calls for ${report.progress.evaluations} evaluations: ${e.callsPerEvaluation !== null ? e.callsPerEvaluation.toFixed(2) : '—'} calls per evaluation.`,
     `- Improvement per call: ${improvementPerCall(report)}.`,
+    ...(e.barrenCalls !== undefined ? [`- Calls that brought nothing new to evaluate (known children, no change, no usable edit): ${e.barrenCalls} (${pct(calls > 0 ? e.barrenCalls / calls : 0)}).`] : []),
     `- Children not evaluated because they were known: ${e.duplicates.exact} exactly, ${e.duplicates.normalized} after normalisation (comments or layout only).`,
     `- Children with several edits tried without one of them (no call): ${e.splits.jobs}, of which ${e.splits.improvements} beat the child they came from.`,
     `- Bests tried without an edit of their lineage that did not improve (no call): ${e.reverts.jobs}, of which ${e.reverts.kept} were as good.`,
