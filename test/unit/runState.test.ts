@@ -419,6 +419,9 @@ describe('RunState', () => {
     applyEvent(replayed, plan, AT);
     assert.deepEqual(replayed.openJobs()[0]!.plan.calls, { format: 0, known: 0 });
     const old = freshState({ usesLlm: true, mutator: 'llm-patch', policy: undefined });
-    assert.throws(() => applyEvent(old, plan, AT), new RegExp(`search policy 1 .* policy ${SEARCH_POLICY}: its journal can only be replayed or resumed by the Peagen version that made it`));
+    assert.throws(() => applyEvent(old, plan, AT), new RegExp(`search policy 1 .* policies 5-${SEARCH_POLICY}: its journal can only be replayed or resumed by the Peagen version that made it`));
+    // The policy before families (5) is still planned by, so a run made by the last version resumes.
+    const madeBefore = freshState({ usesLlm: true, mutator: 'llm-patch', policy: 5 }).plan();
+    assert.doesNotThrow(() => applyEvent(freshState({ usesLlm: true, mutator: 'llm-patch', policy: 5 }), madeBefore, AT));
   });
 });

@@ -29,6 +29,11 @@ import { isFreePlan, type EvaluationEvent, type MergeEvent, type PlanEvent, type
  * answers earned, and only gains beyond the noise credit a parent (6).
  */
 export const SEARCH_POLICY = 6;
+/**
+ * The oldest policy this Peagen still plans by, for a run made before (resume and replay): 5
+ * differs from 6 only by the families and the noise-blind parent credit, both kept below.
+ */
+const OLDEST_POLICY = 5;
 
 /** Calls of one kind and what they gave (new children, or correct children for evaluation repairs). */
 export interface Tally {
@@ -393,8 +398,9 @@ export class RunState {
 
   /** Re-plans during resume or replay and checks that the journal made the same choice. */
   replayPlan(recorded: PlanEvent): void {
-    if ((this.settings.policy ?? 1) !== SEARCH_POLICY) {
-      throw new Error(`this run was planned by Peagen's search policy ${this.settings.policy ?? 1} and this Peagen plans with policy ${SEARCH_POLICY}: its journal can only be replayed or resumed by the Peagen version that made it`);
+    const policy = this.settings.policy ?? 1;
+    if (policy < OLDEST_POLICY || policy > SEARCH_POLICY) {
+      throw new Error(`this run was planned by Peagen's search policy ${policy} and this Peagen plans with policies ${OLDEST_POLICY}-${SEARCH_POLICY}: its journal can only be replayed or resumed by the Peagen version that made it`);
     }
     const plan = this.plan();
     const same = plan.job === recorded.job && plan.parent === recorded.parent && plan.seed === recorded.seed && plan.kind === recorded.kind && plan.backend === recorded.backend;
@@ -416,8 +422,13 @@ export class RunState {
       top: (island) => (island === undefined ? this.top : this.top.filter((program) => program.lineage.island === island)),
       novelty: (id) => this.yields.novelty(id, pending.get(id) ?? 0),
       tied: (a, b) => this.tied(a, b),
-      ...(!this.ablated('families') && { families: (island) => this.familyRecords(pending, island), familyOf: (program) => this.familyOf(program) }),
+      ...(this.familiesOn() && { families: (island) => this.familyRecords(pending, island), familyOf: (program) => this.familyOf(program) }),
     };
+  }
+
+  /** Whether parents are chosen per family: from policy 6 on, unless switched off. */
+  private familiesOn(): boolean {
+    return (this.settings.policy ?? 1) >= 6 && !this.ablated('families');
   }
 
   /** The family a program belongs to: its niche without the objective's axis. */
@@ -771,7 +782,8 @@ export class RunState {
     }
     // Only a gain beyond the noise credits the parent (and its family): a neutral edit beats
     // its parent by chance every other time, and would credit whatever breeds many of them.
-    if (improvedParent && answered && (parentObjective === null || !this.tied(objective, parentObjective))) this.yields.noteImprovement(job.plan.parent);
+    const beyondNoise = parentObjective === null || objective === null || !this.tied(objective, parentObjective) || (this.settings.policy ?? 1) < 6;
+    if (improvedParent && answered && beyondNoise) this.yields.noteImprovement(job.plan.parent);
     const best = this.archive.best()?.objective ?? null;
     const nearBest = objective !== null && (best === null || !this.better(best, objective) || this.tied(objective, best));
     if (values.length === 2 && values[0]! > 0 && values[1]! > 0) {
