@@ -44,8 +44,12 @@ export const RunSettingsSchema = z.object({
   objectiveName: z.string(),
   /** The example's objective unit (`x`), for labels; absent when it declares none. */
   objectiveUnit: z.string().optional(),
-  /** The archive's axes (as FeatureDescriptor, read leniently: the example checked them when the run began). */
-  features: z.array(z.object({ name: z.string(), from: z.string(), bins: z.array(z.number()) })).optional(),
+  /**
+   * The archive's axes (as FeatureDescriptor, read leniently: the example checked them when the
+   * run began). Absent: the grid of runs made before structural axes, objective x code length
+   * (a run records the grid it was made with, so a new default never changes an old run).
+   */
+  features: z.array(z.object({ name: z.string(), from: z.string(), bins: z.array(z.number()), language: z.enum(['python', 'javascript']).optional() })).optional(),
   islands: z.number().int().positive(),
   selector: z.string(),
   /** `llm-patch`, `offline`, ... */
