@@ -120,6 +120,7 @@ describe('FeatureSpace: structural axes', () => {
       db.add(heap);
       db.add(makeProgram(NEUTRAL, 1.3, { length: NEUTRAL.length }));
       kept[grid] = db.elites().some((elite) => elite.id === heap.id);
+      if (grid === 'structural') assert.equal(db.familyOf(heap), 'loops=1|builtins=1|recursion=0');
     }
     // Under the old grid the heap shares the seed's niche (same speedup bin, same length bin) and is evicted.
     assert.deepEqual(kept, { structural: true, 'objective x code length': false });

@@ -127,6 +127,14 @@ describe('program structure: JavaScript', () => {
     assert.equal(js('function f(n) { return g(n); }\nfunction g(n) { return n; }\nf(1); const h = (n) => n; h(2);').recursion, 0);
     assert.equal(js('function f(n) { return other.f(n); }').recursion, 0);
   });
+
+  it('reads TypeScript: a return type between the parameters and the body', () => {
+    assert.equal(js('function fib(n: number): number { return n < 2 ? n : fib(n - 1) + fib(n - 2); }').recursion, 1);
+    assert.equal(js('class T { async size(node: Node | null): Promise<number> { return node ? 1 + (await this.size(node.left)) : 0; } }').recursion, 1);
+    assert.equal(js('export function sum(xs: number[]): number { let t = 0; for (const x of xs) { t += x; } return t; }').loops, 1);
+    // A ternary's branch after a call is no return type: the object literal is not a body of f.
+    assert.deepEqual(js('const o = ok ? f(x) : { a: f(1) };\nfunction f(y) { return y; }'), { loops: 0, builtins: 0, recursion: 0 });
+  });
 });
 
 describe('structure language', () => {

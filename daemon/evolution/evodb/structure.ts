@@ -405,7 +405,12 @@ interface JsGroup {
   loopHeader?: boolean;
   /** The name before an opening `(` (a call's or a definition's), for a `{` after its `)`. */
   owner?: string;
+  /** Where a definition's parameters can be (`function f(`, a method `f(` after `{`, `;`, `}`, `async`...): a `:` after them starts a return type, not a ternary's branch. */
+  definition?: boolean;
 }
+
+/** Before a method's name (`async f(`, `static f(`), or where a statement starts. */
+const JS_BEFORE_DEFINITION = new Set(['function', '{', '}', ';', 'async', 'static', 'get', 'set', 'public', 'private', 'protected', 'override']);
 
 function javascriptStructure(code: string): ProgramStructure {
   const tokens = javascriptTokens(code);
@@ -417,6 +422,8 @@ function javascriptStructure(code: string): ProgramStructure {
   let statementLoops: { depth: number }[] = [];
   /** The `)` just closed, when its group was a loop header or had an owner. */
   let closed: JsGroup | undefined;
+  /** A TypeScript signature's parameters while its return type is read (`f(x: T): T {`), at the depth they closed. */
+  let signature: { group: JsGroup; depth: number } | undefined;
   /** The name a function expression or arrow being assigned will have (`const fib = (n) =>`). */
   let assigned: string | undefined;
   /** An arrow function with an expression body: its name is active until its statement ends. */
@@ -431,8 +438,13 @@ function javascriptStructure(code: string): ProgramStructure {
     const token = tokens[index]!;
     const previous = tokens[index - 1];
     const next = tokens[index + 1];
-    const justClosed = closed;
+    let justClosed = closed;
     closed = undefined;
+    if (signature && token.text === '{' && groups.length === signature.depth) {
+      // The body after a return type: as if it followed the parameters' `)`.
+      justClosed = signature.group;
+      signature = undefined;
+    } else if (signature && (token.text === ';' || token.text === '=>' || token.text === '=' || groups.length < signature.depth)) signature = undefined;
     if (token.kind === 'name') {
       if (previous?.text !== '.' && next?.text === '=' && tokens[index + 2]?.text !== '=') assigned = token.text;
       if (token.text === 'do' && next?.text === '{') {
@@ -461,7 +473,16 @@ function javascriptStructure(code: string): ProgramStructure {
       const owner = previous?.kind === 'name' ? previous.text : undefined;
       const iteration = owner !== undefined && tokens[index - 2]?.text === '.' && JS_ITERATION_METHODS.has(owner);
       const loopHeader = owner === 'for' || owner === 'while';
-      groups.push({ open: '(', loops: currentLoops() + (iteration ? 1 : 0), ...(iteration && { iteration }), ...(loopHeader && { loopHeader }), ...(owner !== undefined && { owner }) });
+      const before = tokens[index - 2];
+      const definition = owner !== undefined && (owner === 'function' || before === undefined || JS_BEFORE_DEFINITION.has(before.text));
+      groups.push({
+        open: '(',
+        loops: currentLoops() + (iteration ? 1 : 0),
+        ...(iteration && { iteration }),
+        ...(loopHeader && { loopHeader }),
+        ...(owner !== undefined && { owner }),
+        ...(definition && { definition }),
+      });
       loops = Math.max(loops, top()!.loops);
     } else if (text === '[') {
       groups.push({ open: '[', loops: currentLoops() });
@@ -469,12 +490,13 @@ function javascriptStructure(code: string): ProgramStructure {
       const around = top();
       const keepLoops = around?.iteration === true;
       let group: JsGroup;
-      if (previous?.text === '=>' || (previous?.text === ')' && justClosed?.owner === 'function')) {
+      const afterParameters = previous?.text === ')' || justClosed !== undefined;
+      if (previous?.text === '=>' || (afterParameters && justClosed?.owner === 'function')) {
         group = { open: '{', loops: keepLoops ? currentLoops() : 0, ...(assigned !== undefined && { fn: assigned }) };
         assigned = undefined;
-      } else if (previous?.text === ')' && justClosed?.loopHeader) {
+      } else if (afterParameters && justClosed?.loopHeader) {
         group = { open: '{', loops: currentLoops() + 1 };
-      } else if (previous?.text === ')' && justClosed?.owner !== undefined && !JS_BLOCK_KEYWORDS.has(justClosed.owner)) {
+      } else if (afterParameters && justClosed?.owner !== undefined && !JS_BLOCK_KEYWORDS.has(justClosed.owner)) {
         // `function fib(n) {` or a method `fib(n) {`.
         group = { open: '{', loops: keepLoops ? currentLoops() : 0, fn: justClosed.owner };
       } else {
@@ -489,6 +511,7 @@ function javascriptStructure(code: string): ProgramStructure {
       const group = groups.pop();
       if (text === ')' && group) {
         closed = group;
+        if (next?.text === ':' && group.definition) signature = { group, depth: groups.length };
         // `for (...) statement;` without braces: the statement is one level deeper.
         if (group.loopHeader && next?.text !== '{') {
           statementLoops.push({ depth: groups.length });
