@@ -115,8 +115,15 @@ describe('Evolution view', function () {
     // The artifact shows the niches with their structural labels (test-artifacts/e2e-evolution-view.png),
     // in a side bar wide enough to read them whole.
     await api.evolution.revealRun(runId, 2);
-    for (let step = 0; step < 6; step++) await vscode.commands.executeCommand('workbench.action.increaseViewWidth').then(undefined, () => undefined);
+    // (In the web workbench the view-size commands act on the editor whatever has the focus:
+    // increaseViewWidth narrowed the side bar; decreasing the editor widens it.)
+    const resize = async (command: string): Promise<void> => {
+      for (let step = 0; step < 8; step++) await vscode.commands.executeCommand(command).then(undefined, () => undefined);
+    };
+    await resize('workbench.action.decreaseViewWidth');
     await screenshot('evolution-view');
+    // The suites after this one get the layout they had.
+    await resize('workbench.action.increaseViewWidth');
 
     // The best elite's inline actions: its diff against the workspace file (a run of the
     // example itself: the whole program file), its code, its lineage back to the seed.
