@@ -61,8 +61,10 @@ export function binRange(edges: readonly number[], bin: number, unit?: string): 
  */
 function countRange(edges: readonly number[], bin: number): { low: number; high: number | undefined } | undefined {
   if (!edges.every(Number.isInteger) || !Number.isInteger(bin) || bin < 0 || bin > edges.length) return undefined;
-  const low = bin === 0 ? Math.min(0, edges[0]! - 1) : edges[bin - 1]!;
-  return { low: Math.max(0, low), high: bin === edges.length ? undefined : edges[bin]! - 1 };
+  // Counts start at 0, whatever the first edge.
+  const low = bin === 0 ? 0 : Math.max(0, edges[bin - 1]!);
+  const high = bin === edges.length ? undefined : edges[bin]! - 1;
+  return high !== undefined && high < low ? undefined : { low, high };
 }
 
 /**

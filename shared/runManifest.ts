@@ -6,7 +6,7 @@
  * only ever added, optional or with a default.
  */
 import * as z from 'zod';
-import { DirectionSchema } from './evaluation';
+import { DirectionSchema, StructureLanguageSchema } from './evaluation';
 import { MAX_CHOICES } from './payloads';
 import { SafeRelativePathSchema } from './relativePath';
 
@@ -49,7 +49,7 @@ export const RunSettingsSchema = z.object({
    * run began). Absent: the grid of runs made before structural axes, objective x code length
    * (a run records the grid it was made with, so a new default never changes an old run).
    */
-  features: z.array(z.object({ name: z.string(), from: z.string(), bins: z.array(z.number()), language: z.enum(['python', 'javascript']).optional() })).optional(),
+  features: z.array(z.object({ name: z.string(), from: z.string(), bins: z.array(z.number()), language: StructureLanguageSchema.optional() })).optional(),
   islands: z.number().int().positive(),
   selector: z.string(),
   /** `llm-patch`, `offline`, ... */

@@ -74,6 +74,7 @@ describe('niche labels', () => {
     assert.equal(nicheLabel('axis=0', axes('structure:loops', [2])), 'loops 0–1');
     assert.equal(nicheLabel('axis=1', axes('structure:loops', [2])), 'loops 2+');
     assert.equal(nicheLabel('axis=1', axes('structure:loops', [1.5])), 'axis ≥ 1.5', 'edges between counts: the range as numbers');
+    assert.equal(nicheLabel('axis=0', axes('structure:loops', [0, 2])), 'axis < 0', 'a bin no count can be in: the range as numbers');
   });
 
   it('spells out a range with a negative edge', () => {
