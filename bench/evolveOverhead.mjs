@@ -27,7 +27,7 @@ const out = (...parts) => require(join(REPO, 'out', ...parts));
 const { RunState } = out('daemon', 'evolution', 'controller', 'RunState.js');
 const { Journal } = out('daemon', 'evolution', 'evodb', 'journal.js');
 const { writeCheckpoint } = out('daemon', 'evolution', 'evodb', 'checkpoint.js');
-const { programId } = out('daemon', 'evolution', 'evodb', 'programId.js');
+const { programId } = out('shared', 'programId.js');
 const { Rng } = out('daemon', 'evolution', 'rng.js');
 const { prepareRun } = out('daemon', 'evolution', 'controller', 'prepareRun.js');
 const { loadConfig } = out('daemon', 'config.js');

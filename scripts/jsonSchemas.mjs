@@ -92,10 +92,11 @@ const EXAMPLE_DESCRIPTIONS = {
   'limits.timeoutMs': 'Wall time (ms); everything the run started is killed after it.',
   'limits.memoryMb': 'Memory (MiB).',
   'limits.pids': 'Processes and threads.',
-  features: 'The MAP-Elites feature axes. Default: the objective (log-spaced bins) and the code length.',
+  features: 'The MAP-Elites feature axes. Default for a Python or JavaScript program: the objective (log-spaced bins), loop nesting, native built-ins called and recursion; for another language the objective and the code length.',
   'features[]': 'One axis of the MAP-Elites grid.',
   'features[].name': 'Name of the axis.',
-  'features[].from': 'objective, metric:NAME (a metric the evaluator prints), codeLength (characters) or lines.',
+  'features[].from': 'objective, metric:NAME (a metric the evaluator prints), codeLength (characters), lines, or the program\'s structure: structure:loops (deepest loop nesting), structure:builtins (distinct native built-ins called), structure:recursion (1 when a function calls itself).',
+  'features[].language': 'What a structure axis reads the program as (python or javascript); default: the example\'s language or its program file\'s extension.',
   'features[].bins': 'Ascending bin edges; a value\'s bin is the number of edges at or below it.',
 };
 

@@ -70,15 +70,28 @@ export const EvaluationSchema = z.object({
 });
 export type Evaluation = z.infer<typeof EvaluationSchema>;
 
+/** The languages whose program text Peagen reads structure from (`structure:*` axes). */
+export const StructureLanguageSchema = z.enum(['python', 'javascript']);
+
 /**
  * One axis of the MAP-Elites grid. `from`: `objective`, `metric:NAME` (a metric the evaluator
- * prints), `codeLength` (characters) or `lines`. `bins`: ascending edges; a value's bin is the
- * number of edges at or below it.
+ * prints), `codeLength` (characters), `lines`, or the program's structure read from its text:
+ * `structure:loops` (deepest loop nesting), `structure:builtins` (distinct native built-ins
+ * called), `structure:recursion` (1 when a function calls itself); see
+ * daemon/evolution/evodb/structure.ts. `bins`: ascending edges; a value's bin is the number of
+ * edges at or below it. `language`: what a structure axis reads the program as; filled in from
+ * the example when a run starts, so an example need not write it.
  */
 export const FeatureDescriptorSchema = z.object({
   name: z.string().min(1),
-  from: z.string().regex(/^(objective|codeLength|lines|metric:.+)$/, 'expected objective, codeLength, lines or metric:NAME'),
+  from: z
+    .string()
+    .regex(
+      /^(objective|codeLength|lines|metric:.+|structure:(loops|builtins|recursion))$/,
+      'expected objective, codeLength, lines, metric:NAME, structure:loops, structure:builtins or structure:recursion',
+    ),
   bins: z.array(z.number()).min(1),
+  language: StructureLanguageSchema.optional(),
 });
 export type FeatureDescriptor = z.infer<typeof FeatureDescriptorSchema>;
 
@@ -110,8 +123,10 @@ export const ExampleConfigSchema = z.object({
     .partial()
     .default({}),
   /**
-   * The MAP-Elites feature descriptors: each places a program in a bin by one value. Default:
-   * the objective (log-spaced bins) and the code length. See daemon/evolution/evodb/features.ts.
+   * The MAP-Elites feature descriptors: each places a program in a bin by one value. Default,
+   * for a Python or JavaScript program: the objective (log-spaced bins), loop nesting, native
+   * built-ins called and recursion; for another language the objective and the code length.
+   * See daemon/evolution/evodb/features.ts.
    */
   features: z.array(FeatureDescriptorSchema).optional(),
 });

@@ -1,7 +1,8 @@
 /**
  * A niche as people read it. EvoDB names a niche by its bin on each axis
  * (`objective=3|codeLength=7`, see daemon/evolution/evodb/features.ts); this turns each bin back
- * into the range of values it holds, in the user's units: `speedup 4–8x · 3000–3500 characters`.
+ * into the range of values it holds, in the user's units: `speedup 4–8x · 3000–3500 characters`,
+ * or for the structural axes `speedup 4–8x · loops 2 · 1–2 built-ins · recursive`.
  * The Evolution view and the run's report (`peagen evolve show`) both label niches with it, so
  * they say the same thing.
  */
@@ -53,9 +54,42 @@ export function binRange(edges: readonly number[], bin: number, unit?: string): 
   return withUnit(range, unit);
 }
 
-/** One axis's bin: `speedup 4–8x`, `3000–3500 characters`, `40–80 lines`, `peak mb ≥ 100`. */
+/**
+ * The integers a bin of a count holds, as `{ low, high }` (high undefined: open above), or
+ * undefined when the edges are not whole numbers. A count of 2 lies in the bin from edge 2 to
+ * edge 3, so that bin holds exactly 2.
+ */
+function countRange(edges: readonly number[], bin: number): { low: number; high: number | undefined } | undefined {
+  if (!edges.every(Number.isInteger) || !Number.isInteger(bin) || bin < 0 || bin > edges.length) return undefined;
+  // Counts start at 0, whatever the first edge.
+  const low = bin === 0 ? 0 : Math.max(0, edges[bin - 1]!);
+  const high = bin === edges.length ? undefined : edges[bin]! - 1;
+  return high !== undefined && high < low ? undefined : { low, high };
+}
+
+/**
+ * A structure axis's bin in words: `no loops`, `loops 2`, `loops 3+`; `no built-ins`,
+ * `1 built-in`, `1–2 built-ins`, `3+ built-ins`; `not recursive`, `recursive`.
+ */
+function structureLabel(from: string, edges: readonly number[], bin: number): string | undefined {
+  const range = countRange(edges, bin);
+  if (!range) return undefined;
+  const { low, high } = range;
+  if (from === 'structure:recursion') return low >= 1 ? 'recursive' : 'not recursive';
+  const count = high === undefined ? `${low}+` : low === high ? `${low}` : `${low}–${high}`;
+  if (from === 'structure:loops') return high === 0 ? 'no loops' : `loops ${count}`;
+  if (from === 'structure:builtins') return high === 0 ? 'no built-ins' : `${count} built-in${high === 1 ? '' : 's'}`;
+  return undefined;
+}
+
+/**
+ * One axis's bin: `speedup 4–8x`, `3000–3500 characters`, `40–80 lines`, `peak mb ≥ 100`,
+ * `loops 2`, `1–2 built-ins`, `recursive`.
+ */
 function axisLabel(name: string, bin: number, axes: NicheAxes): string {
   const descriptor = axes.features?.find((feature) => feature.name === name);
+  const structure = descriptor?.from.startsWith('structure:') ? structureLabel(descriptor.from, descriptor.bins, bin) : undefined;
+  if (structure !== undefined) return structure;
   const range = descriptor && binRange(descriptor.bins, bin, unitOf(descriptor, axes));
   if (!descriptor || range === undefined) return `${words(name)} bin ${bin}`;
   // The unit of a length says what is measured; any other axis needs its name.

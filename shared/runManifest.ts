@@ -6,7 +6,7 @@
  * only ever added, optional or with a default.
  */
 import * as z from 'zod';
-import { DirectionSchema } from './evaluation';
+import { DirectionSchema, StructureLanguageSchema } from './evaluation';
 import { MAX_CHOICES } from './payloads';
 import { SafeRelativePathSchema } from './relativePath';
 
@@ -46,8 +46,12 @@ export const RunSettingsSchema = z.object({
   objectiveName: z.string(),
   /** The example's objective unit (`x`), for labels; absent when it declares none. */
   objectiveUnit: z.string().optional(),
-  /** The archive's axes (as FeatureDescriptor, read leniently: the example checked them when the run began). */
-  features: z.array(z.object({ name: z.string(), from: z.string(), bins: z.array(z.number()) })).optional(),
+  /**
+   * The archive's axes (as FeatureDescriptor, read leniently: the example checked them when the
+   * run began). Absent: the grid of runs made before structural axes, objective x code length
+   * (a run records the grid it was made with, so a new default never changes an old run).
+   */
+  features: z.array(z.object({ name: z.string(), from: z.string(), bins: z.array(z.number()), language: StructureLanguageSchema.optional() })).optional(),
   islands: z.number().int().positive(),
   selector: z.string(),
   /** `llm-patch`, `offline`, ... */

@@ -103,7 +103,7 @@ export function nicheGroups(response: Pick<GetElites.Response, 'direction' | 'be
 }
 
 /**
- * A niche named by the values it holds (`speedup 4–8x · 3000–3500 characters`), from the run's
+ * A niche named by the values it holds (`speedup 4–8x · loops 2 · 1–2 built-ins · recursive`), from the run's
  * axes as the daemon reports them; its key stays in the tooltip, as the journal and CLI write it.
  */
 export function nicheRow(group: NicheGroup, axes: NicheAxes): RowText {

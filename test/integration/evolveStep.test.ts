@@ -39,11 +39,13 @@ describe('peagen evolve step, list, show, best (real CLI, real evaluations)', fu
     assert.equal(show.code, 0, show.stderr);
     assert.match(show.stdout, new RegExp(`# Peagen run ${one.runId}`));
     assert.match(show.stdout, /Lineage of the best|No correct program beyond the seed/);
-    // Niches as the user reads them: bad_sort's speedup (unit x) and code length on the default grid.
+    // Niches as the user reads them: bad_sort's speedup (unit x) and its structure on the default grid of a Python program.
     assert.match(show.stdout, /## Niches/);
-    const rows = show.stdout.split('\n').filter((line) => line.startsWith('| ') && / characters \|/.test(line));
+    const rows = show.stdout.split('\n').filter((line) => line.startsWith('| ') && / recursive \|/.test(line));
     assert.ok(rows.length > 0, `niche rows in:\n${show.stdout}`);
-    for (const row of rows) assert.match(row, /^\| (★ )?speedup ([<≥] [\d.]+|[\d.]+–[\d.]+)x · ([<≥] \d+|\d+–\d+) characters \| /, row);
+    for (const row of rows) {
+      assert.match(row, /^\| (★ )?speedup ([<≥] [\d.]+|[\d.]+–[\d.]+)x · (no loops|loops \d\+?) · (no built-ins|1 built-in|\d–\d built-ins|\d\+ built-ins) · (not )?recursive \| /, row);
+    }
     assert.doesNotMatch(show.stdout, /bin \d|objective=\d/, 'no bin numbers or raw keys');
     // Each label is the truth about its elite: its speedup lies in the range the label names.
     const shown = parseJson<RunOutput>(await project.run(['--json', 'evolve', 'show', one.runId, '--project', project.dir]));

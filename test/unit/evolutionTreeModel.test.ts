@@ -119,6 +119,27 @@ describe('Evolution view model', function () {
     assert.equal(row.contextValue, NICHE);
   });
 
+  it('names a niche of the structural grid by its loops, built-ins and recursion', function () {
+    const structuralAxes = {
+      ...speedupAxes,
+      features: [
+        speedupAxes.features[0]!,
+        { name: 'loops', from: 'structure:loops', bins: [1, 2, 3], language: 'python' as const },
+        { name: 'builtins', from: 'structure:builtins', bins: [1, 3], language: 'python' as const },
+        { name: 'recursion', from: 'structure:recursion', bins: [1], language: 'python' as const },
+      ],
+    };
+    const [best, other] = nicheGroups({
+      direction: 'maximize',
+      bestId: id(1),
+      elites: [elite(1, 'objective=4|loops=2|builtins=1|recursion=1', 6.25), elite(2, 'objective=2|loops=0|builtins=2|recursion=0', 1.5)],
+    });
+    const row = nicheRow(best!, structuralAxes);
+    assert.equal(row.label, 'speedup 4–8x · loops 2 · 1–2 built-ins · recursive');
+    assert.match(row.tooltip, /^Niche speedup 4–8x · loops 2 · 1–2 built-ins · recursive \(objective=4\|loops=2\|builtins=1\|recursion=1\)\n/);
+    assert.equal(nicheRow(other!, structuralAxes).label, 'speedup 1–2x · no loops · 3+ built-ins · not recursive');
+  });
+
   it('opens the end niches, and names bins in words when the daemon sent no edges', function () {
     const [high, low] = nicheGroups({ direction: 'maximize', bestId: null, elites: [elite(1, 'objective=0|codeLength=0', 0.3), elite(2, 'objective=12|codeLength=16', 2000)] });
     assert.equal(nicheRow(low!, speedupAxes).label, 'speedup < 0.5x · < 500 characters');

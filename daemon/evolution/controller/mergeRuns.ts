@@ -185,7 +185,7 @@ function checkCompatible(into: OpenRun, source: OpenRun): void {
   }
   if (JSON.stringify(a.settings.features ?? null) !== JSON.stringify(b.settings.features ?? null)) {
     throw new MergeRefused(
-      `${pair}: their niches differ (the example's "features" changed between them: ${JSON.stringify(b.settings.features ?? 'the default grid')} against ${JSON.stringify(a.settings.features ?? 'the default grid')}), so their elites do not compare niche by niche; ${advice}`,
+      `${pair}: their niches differ (${a.settings.features === undefined || b.settings.features === undefined ? 'one of them was made before Peagen binned Python and JavaScript programs by their structure, or ' : ''}the example's "features" changed between them: ${JSON.stringify(b.settings.features ?? 'the objective x code length grid')} against ${JSON.stringify(a.settings.features ?? 'the objective x code length grid')}), so their elites do not compare niche by niche; ${advice}`,
     );
   }
   if (source.loaded.state.seedId !== into.loaded.state.seedId) {

@@ -20,6 +20,8 @@ import { type ExampleRunSettings, exampleRunSettings } from './exampleRunSetting
 import { type CallCost, type Spend, worstCasePerCall, worstCaseRun } from './budget';
 import { type Ablation, ABLATIONS, type RunManifest, type StopConditions } from '../../../shared/runManifest';
 import { RunDir } from './runDir';
+import { FeatureSpace } from '../evodb/features';
+import { EXAMPLE_CONFIG_FILE } from '../../../shared/evaluation';
 import { RunBusyError, runLockHolder } from './runLock';
 import { SEARCH_POLICY } from './RunState';
 
@@ -181,6 +183,13 @@ function planRun(request: RunRequest, given: PeagenConfig, env: NodeJS.ProcessEn
     if (choice.note) notes.push(choice.note);
     const ablate = ablationsOf(env);
     if (ablate.length > 0) notes.push(`search mechanisms switched off (PEAGEN_ABLATE): ${ablate.join(', ')}`);
+    let features: RunManifest['settings']['features'];
+    try {
+      // Fixed here and recorded: resume and replay bin by the grid the run was made with.
+      features = FeatureSpace.resolve(example.config, example.programFiles[0]!);
+    } catch (error) {
+      throw new RunSetupError(`${EXAMPLE_CONFIG_FILE}: ${(error as Error).message}`);
+    }
     if (write) runDir = RunDir.create(request.projectDir, example.config.name);
     const children = request.childrenPerGeneration ?? request.workers;
     manifest = {
@@ -195,7 +204,7 @@ function planRun(request: RunRequest, given: PeagenConfig, env: NodeJS.ProcessEn
         direction: example.config.objective.direction,
         objectiveName: example.config.objective.name,
         ...(example.config.objective.unit && { objectiveUnit: example.config.objective.unit }),
-        ...(example.config.features && { features: example.config.features }),
+        ...(features && { features }),
         islands: request.islands ?? own.islands ?? 1,
         selector,
         mutator: choice.name,

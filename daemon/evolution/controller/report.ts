@@ -59,7 +59,7 @@ export interface RunReport {
   progress: RunProgress;
   /**
    * The occupied niches, strongest first: each with its label in the example's units (`speedup
-   * 4–8x · 3000–3500 characters`), on how many islands it is held, and its strongest elite.
+   * 4–8x · loops 2 · 1–2 built-ins · recursive`), on how many islands it is held, and its strongest elite.
    * Absent from the reports of runs made before it was added.
    */
   niches?: { key: string; label: string; islands: number; best: { id: string; objective: number | null } }[];

@@ -169,6 +169,14 @@ export class EvoDB implements ArchiveView {
     return this.cellOrder.map((cell) => ({ key: cell.key, island: cell.island, elite: cell.elite, history: [...cell.history] }));
   }
 
+  /**
+   * A placed program's family: its niche without the objective's axes (FeatureSpace.familyKey),
+   * e.g. `loops=1|builtins=1|recursion=0`; programs of one algorithm family share it at any objective.
+   */
+  familyOf(program: Pick<Program, 'features'>): string {
+    return this.space.familyKey(program.features);
+  }
+
   /** True when the controller should migrate after this generation. */
   migrationDue(generation: number): boolean {
     return this.islands > 1 && this.migrationInterval > 0 && generation > 0 && generation % this.migrationInterval === 0;

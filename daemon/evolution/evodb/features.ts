@@ -6,6 +6,7 @@
 import { FeatureDescriptorSchema, type Direction, type FeatureDescriptor } from '../../../shared/evaluation';
 import { lineCount } from '../../../shared/lines';
 import { comparesByFactor, type ObjectiveTerms } from '../../../shared/objectiveText';
+import { structureLanguage, structureOf, type ProgramStructure, type StructureAxis, type StructureLanguage } from './structure';
 
 /** What a program contributes to its coordinates. */
 export interface FeatureInput {
@@ -33,7 +34,7 @@ export class FeatureSpace {
     this.descriptors = descriptors.map((descriptor, index) => {
       const parsed = FeatureDescriptorSchema.safeParse(descriptor);
       if (!parsed.success) throw new Error(`feature ${index}: ${parsed.error.issues.map((issue) => issue.message).join('; ')}`);
-      const { name, from, bins } = parsed.data;
+      const { name, from, bins, language } = parsed.data;
       // `|` and `=` separate a niche key's parts; a name holding them would make keys ambiguous.
       if (/[|=]/.test(name)) throw new Error(`feature ${name}: a name may not contain "|" or "="`);
       if (names.has(name)) throw new Error(`feature ${name}: declared twice`);
@@ -42,7 +43,10 @@ export class FeatureSpace {
         if (!Number.isFinite(edge)) throw new Error(`feature ${name}: bin edges must be finite numbers`);
         if (at > 0 && edge <= bins[at - 1]!) throw new Error(`feature ${name}: bin edges must be strictly ascending`);
       });
-      return { name, from, bins: [...bins] };
+      if (from.startsWith('structure:') && language === undefined) {
+        throw new Error(`feature ${name}: ${from} reads the program's structure and needs its language ("language": "python" or "javascript")`);
+      }
+      return { name, from, bins: [...bins], ...(language !== undefined && { language }) };
     });
   }
 
@@ -59,11 +63,59 @@ export class FeatureSpace {
     ]);
   }
 
+  /**
+   * The grid of a new run whose example declares none: for a Python or JavaScript program the
+   * objective's axis x loop nesting (none, 1, 2, 3+) x native built-ins (none, 1-2, 3+) x
+   * recursion (no, yes), so that a program of another algorithm family (a heap, a recursion, a
+   * flatter loop) has a niche of its own; for another language today's objective x code length.
+   * A run records the grid it resolves to (its manifest's settings.features), and a run without
+   * one keeps `defaults`: a default changed later never moves an existing run's niches.
+   */
+  static forNewRun(direction: Direction, objective: Omit<ObjectiveTerms, 'direction'>, language: StructureLanguage | undefined): FeatureSpace {
+    if (language === undefined) return FeatureSpace.defaults(direction, objective);
+    return new FeatureSpace([
+      { name: 'objective', from: 'objective', bins: objectiveEdges({ name: objective.name, unit: objective.unit, direction }) },
+      ...STRUCTURE_DEFAULT_AXES.map((axis) => ({ ...axis, bins: [...axis.bins], language })),
+    ]);
+  }
+
+  /**
+   * The axes a run of an example uses: its declared `features`, each structure axis given the
+   * program's language (written on the descriptor, or the example's), or forNewRun's
+   * structural grid. Undefined for an undeclared grid of another language: the run records
+   * none, and binds by `defaults` as every run did before structural axes.
+   * @throws Error saying what to write when a structure axis has no language to read.
+   */
+  static resolve(
+    example: { objective: ObjectiveTerms; language?: string | undefined; features?: readonly FeatureDescriptor[] | undefined },
+    programFile: string,
+  ): FeatureDescriptor[] | undefined {
+    const language = structureLanguage(example.language, programFile);
+    const { direction, ...objective } = example.objective;
+    if (!example.features) return language === undefined ? undefined : [...FeatureSpace.forNewRun(direction, objective, language).descriptors];
+    return new FeatureSpace(
+      example.features.map((descriptor) => {
+        if (!descriptor.from.startsWith('structure:') || descriptor.language !== undefined) return descriptor;
+        if (language === undefined) {
+          const what = example.language ? `language "${example.language}"` : `program ${programFile}`;
+          throw new Error(
+            `feature ${descriptor.name}: ${descriptor.from} reads Python or JavaScript, and the example's ${what} is neither; set the example's "language" to python or javascript, or use another axis (objective, codeLength, lines, metric:NAME)`,
+          );
+        }
+        return { ...descriptor, language };
+      }),
+    ).descriptors.slice();
+  }
+
   /** The raw value a descriptor reads, or undefined when the program has none (a failure, a missing metric). */
-  value(descriptor: FeatureDescriptor, input: FeatureInput): number | undefined {
+  value(descriptor: FeatureDescriptor, input: FeatureInput, structure?: () => ProgramStructure): number | undefined {
     if (descriptor.from === 'objective') return input.objective ?? undefined;
     if (descriptor.from === 'codeLength') return input.code.length;
     if (descriptor.from === 'lines') return lineCount(input.code);
+    if (descriptor.from.startsWith('structure:')) {
+      const axis = descriptor.from.slice('structure:'.length) as StructureAxis;
+      return (structure ?? (() => structureOf(input.code, descriptor.language ?? 'python')))()[axis];
+    }
     return input.metrics?.[descriptor.from.slice('metric:'.length)];
   }
 
@@ -83,8 +135,30 @@ export class FeatureSpace {
 
   features(input: FeatureInput): FeatureBins {
     const bins: FeatureBins = {};
-    for (const descriptor of this.descriptors) bins[descriptor.name] = FeatureSpace.bin(descriptor.bins, this.value(descriptor, input));
+    // The text is scanned once per language, however many structure axes read it.
+    const scans = new Map<StructureLanguage, ProgramStructure>();
+    for (const descriptor of this.descriptors) {
+      const language = descriptor.language ?? 'python';
+      const structure = (): ProgramStructure => {
+        let scan = scans.get(language);
+        if (!scan) scans.set(language, (scan = structureOf(input.code, language)));
+        return scan;
+      };
+      bins[descriptor.name] = FeatureSpace.bin(descriptor.bins, this.value(descriptor, input, structure));
+    }
     return bins;
+  }
+
+  /**
+   * A program's family: its niche key without the objective's axes (`loops=2|builtins=1|recursion=0`),
+   * so programs of one family at different objective levels share it. Selection can credit and
+   * spread its calls per family. The empty string when every axis is an objective axis.
+   */
+  familyKey(features: Readonly<FeatureBins>): string {
+    return this.descriptors
+      .filter(({ from }) => from !== 'objective')
+      .map(({ name }) => `${name}=${features[name] ?? 0}`)
+      .join('|');
   }
 
   /** `name=bin|name=bin` in descriptor order; a missing coordinate counts as bin 0. */
@@ -104,6 +178,13 @@ export class FeatureSpace {
     return bins;
   }
 }
+
+/** The structural axes of forNewRun's grid (edges: loops 0, 1, 2, 3+; built-ins 0, 1-2, 3+; recursion 0, 1). */
+const STRUCTURE_DEFAULT_AXES: readonly Omit<FeatureDescriptor, 'language'>[] = [
+  { name: 'loops', from: 'structure:loops', bins: [1, 2, 3] },
+  { name: 'builtins', from: 'structure:builtins', bins: [1, 3] },
+  { name: 'recursion', from: 'structure:recursion', bins: [1] },
+];
 
 /**
  * Default edges of the objective's axis. A factor-like objective spans orders of magnitude: a
