@@ -6,7 +6,7 @@
  */
 import * as assert from 'node:assert/strict';
 import type { Program } from '../../shared/evolution';
-import { chooseFamily, familyKey, familyParent, type FamilyRecord } from '../../daemon/evolution/selection/families';
+import { chooseFamily, familyParent, type FamilyRecord } from '../../daemon/evolution/selection/families';
 import { Rng } from '../../daemon/evolution/rng';
 
 const program = (id: string, objective: number, niche = ''): Program => ({
@@ -70,11 +70,5 @@ describe('families: where the calls go', () => {
     const record = family('chain', [faster, stone], 10, 0);
     assert.equal(familyParent(record, () => 1)?.id, faster.id);
     assert.equal(familyParent(record, (id) => (id === faster.id ? 0.1 : 1))?.id, stone.id);
-  });
-
-  it('a family is a niche without its objective axis', () => {
-    assert.equal(familyKey('objective=3|loops=2|builtins=1', new Set(['objective'])), 'loops=2|builtins=1');
-    assert.equal(familyKey('speedup=4|codeLength=2', new Set(['speedup'])), 'codeLength=2');
-    assert.equal(familyKey(undefined, new Set(['objective'])), '');
   });
 });

@@ -9,7 +9,7 @@ import type { GainConfirmation, LlmUsage, Measurement, Program } from '../../../
 import type { Ablation, RunSettings } from '../../../shared/runManifest';
 import { CallCredit } from '../credit/callCredit';
 import { ParentYield } from '../credit/parentYield';
-import { familyKey, type FamilyRecord } from '../selection/families';
+import type { FamilyRecord } from '../selection/families';
 import { EvoDB } from '../evodb/EvoDB';
 import { FeatureSpace } from '../evodb/features';
 import { EnsembleRouter } from '../llm/EnsembleRouter';
@@ -223,8 +223,6 @@ export class RunState {
   private top: Program[] = [];
   /** The best correct programs of each family (families.ts), best first, by family key. */
   private readonly familyMembers = new Map<string, Program[]>();
-  /** The grid's objective axes: a family is a niche without them. */
-  private readonly objectiveAxes: ReadonlySet<string>;
   private noise: number[] = [];
 
   /**
@@ -245,7 +243,6 @@ export class RunState {
           // Without declared axes, the objective's default edges follow what it is (a speedup, a score).
           features: settings.features ?? FeatureSpace.defaults(settings.direction, { name: settings.objectiveName, unit: settings.objectiveUnit }).descriptors,
         });
-    this.objectiveAxes = new Set(this.archive.space.descriptors.filter((descriptor) => descriptor.from === 'objective').map((descriptor) => descriptor.name));
     this.selector = createSelector(settings.selector, {}, selectors);
     this.router = settings.usesLlm && settings.backends.length > 0 ? new EnsembleRouter(settings.backends, settings.routing) : undefined;
     this.rng = new Rng(snapshot ? snapshot.rng : settings.seed);
@@ -431,9 +428,9 @@ export class RunState {
     return (this.settings.policy ?? 1) >= 6 && !this.ablated('families');
   }
 
-  /** The family a program belongs to: its niche without the objective's axis. */
+  /** The family a program belongs to: its niche without the objective's axis (EvoDB.familyOf). */
   private familyOf(program: Program): string {
-    return familyKey(program.niche, this.objectiveAxes);
+    return this.archive.familyOf(program);
   }
 
   /**

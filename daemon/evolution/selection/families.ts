@@ -82,16 +82,3 @@ export function chooseFamily(
 export function familyParent(family: FamilyRecord, novelty: (id: string) => number): Program | undefined {
   return family.members.find((program) => novelty(program.id) >= FRESH) ?? family.members.find((program) => novelty(program.id) >= EXHAUSTED);
 }
-
-/**
- * A niche key without its objective axis: the family it names (`loops=2|builtins=1`). The
- * objective's axis is the one named in `objectiveAxes`; a key without other axes is the one
- * family "".
- */
-export function familyKey(niche: string | undefined, objectiveAxes: ReadonlySet<string>): string {
-  if (!niche) return '';
-  return niche
-    .split('|')
-    .filter((part) => !objectiveAxes.has(part.slice(0, part.indexOf('='))))
-    .join('|');
-}
