@@ -20,7 +20,7 @@ const program = (id: string, objective: number, niche = ''): Program => ({
   niche,
 });
 
-const family = (key: string, members: Program[], answers: number, improvements: number): FamilyRecord => ({ key, members, answers, improvements });
+const family = (key: string, members: Program[], answers: number, improvements: number, ideas = 0): FamilyRecord => ({ key, members, answers, improvements, ideas });
 
 /** How often each family is chosen in `draws` plans. */
 function shares(families: FamilyRecord[], draws = 4000, novelty: (id: string) => number = () => 1): Map<string, number> {

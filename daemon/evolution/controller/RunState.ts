@@ -15,7 +15,7 @@ import { FeatureSpace } from '../evodb/features';
 import { EnsembleRouter } from '../llm/EnsembleRouter';
 import { Rng, type RngState } from '../rng';
 import { createSelector } from '../selection/createSelector';
-import { deletionsIn, editCount, MAX_SPLIT_EDITS, withEdit, withoutOneEdit } from '../mutation/edits';
+import { deletionsIn, editCount, editSignatures, MAX_SPLIT_EDITS, withEdit, withoutOneEdit } from '../mutation/edits';
 import { bestFirst } from '../selection/archiveQueries';
 import type { ParentSelector, SelectionOutcome, SelectorPlugin, YieldView } from '../selection/ParentSelector';
 import { isFreePlan, type EvaluationEvent, type MergeEvent, type PlanEvent, type ProposalEvent, type ReduceEvent, type ConfirmEvent } from '../runEvents';
@@ -132,6 +132,9 @@ export interface RunStateSnapshot {
   yields?: unknown;
   /** Normal-form ids of every child proposed (its program id when it has none). */
   forms?: string[];
+  /** Signatures of the edits correct children have made (editSignatures), and the children that made one first. */
+  ideas?: string[];
+  firstIdeas?: string[];
   /** Relative differences between the two measurements of confirmed programs (latest last). */
   noise?: number[];
   merges?: MergeRecord[];
@@ -219,6 +222,10 @@ export class RunState {
   readonly yields: ParentYield;
   /** Normal-form ids of every child proposed: a child with a known form is a duplicate. */
   private readonly forms = new Set<string>();
+  /** Signatures of every edit a correct child has made (mutation/edits.ts editSignatures). */
+  private readonly ideas = new Set<string>();
+  /** Correct children whose edit no program had made before them: new ideas, not recombinations. */
+  private readonly firstIdeas = new Set<string>();
   /** The best correct programs, best first (TOP_LIMIT of them). */
   private top: Program[] = [];
   /** The best correct programs of each family (families.ts), best first, by family key. */
@@ -250,6 +257,8 @@ export class RunState {
     this.yields = new ParentYield(snapshot?.yields);
     if (snapshot) {
       for (const form of snapshot.forms ?? []) this.forms.add(form);
+      for (const idea of snapshot.ideas ?? []) this.ideas.add(idea);
+      for (const id of snapshot.firstIdeas ?? []) this.firstIdeas.add(id);
       this.noise = [...(snapshot.noise ?? [])];
       for (const program of this.archive.all()) this.rank(program);
       this.selector.restore(snapshot.selector);
@@ -295,6 +304,8 @@ export class RunState {
       credit: this.credit.state(),
       yields: this.yields.state(),
       forms: [...this.forms],
+      ideas: [...this.ideas],
+      firstIdeas: [...this.firstIdeas],
       noise: [...this.noise],
       merges: structuredClone(this.merges),
       ...(this.reduction && { reduction: structuredClone(this.reduction) }),
@@ -419,8 +430,24 @@ export class RunState {
       top: (island) => (island === undefined ? this.top : this.top.filter((program) => program.lineage.island === island)),
       novelty: (id) => this.yields.novelty(id, pending.get(id) ?? 0),
       tied: (a, b) => this.tied(a, b),
-      ...(this.familiesOn() && { families: (island) => this.familyRecords(pending, island), familyOf: (program) => this.familyOf(program) }),
+      ...(this.familiesOn() && { families: (island) => this.familyRecords(pending, island), familyOf: (program) => this.familyOf(program), firstIdea: (id) => this.firstIdeas.has(id) }),
     };
+  }
+
+  /**
+   * Records the edits that made a correct child; true when one of them had never been made
+   * before in the run (the child is then a first idea). The same step taken again on another
+   * variant, or a rename made on a tenth program, is no new idea.
+   */
+  private noteIdeas(parent: Program, child: Program): boolean {
+    let first = false;
+    for (const signature of editSignatures(parent.code, child.code)) {
+      if (this.ideas.has(signature)) continue;
+      this.ideas.add(signature);
+      first = true;
+    }
+    if (first) this.firstIdeas.add(child.id);
+    return first;
   }
 
   /** Whether parents are chosen per family: from policy 6 on, unless switched off. */
@@ -439,20 +466,21 @@ export class RunState {
    * spread over families as they spread over parents.
    */
   private familyRecords(pending: ReadonlyMap<string, number>, island?: number): FamilyRecord[] {
-    const records = new Map<string, FamilyRecord & { answers: number; improvements: number }>();
+    const records = new Map<string, FamilyRecord>();
     for (const [key, members] of this.familyMembers) {
       const onIsland = island === undefined ? members : members.filter((program) => program.lineage.island === island);
-      if (onIsland.length > 0) records.set(key, { key, members: onIsland, answers: 0, improvements: 0 });
+      if (onIsland.length > 0) records.set(key, { key, members: onIsland, answers: 0, improvements: 0, ideas: 0 });
     }
-    const count = (parentId: string, answers: number, improvements: number): void => {
+    const count = (parentId: string, answers: number, improvements: number, ideas: number): void => {
       const parent = this.archive.get(parentId);
       const record = parent && records.get(this.familyOf(parent));
       if (!record) return;
       record.answers += answers;
       record.improvements += improvements;
+      record.ideas += ideas;
     };
-    for (const [parentId, { answers, improvements }] of this.yields.records()) count(parentId, answers, improvements);
-    for (const [parentId, inFlight] of pending) count(parentId, inFlight, 0);
+    for (const [parentId, { answers, improvements, ideas }] of this.yields.records()) count(parentId, answers, improvements, ideas);
+    for (const [parentId, inFlight] of pending) count(parentId, inFlight, 0, 0);
     return [...records.values()];
   }
 
@@ -781,6 +809,7 @@ export class RunState {
     // its parent by chance every other time, and would credit whatever breeds many of them.
     const beyondNoise = parentObjective === null || objective === null || !this.tied(objective, parentObjective) || (this.settings.policy ?? 1) < 6;
     if (improvedParent && answered && beyondNoise) this.yields.noteImprovement(job.plan.parent);
+    if (objective !== null && parent && this.familiesOn() && this.noteIdeas(parent, program) && answered) this.yields.noteIdea(job.plan.parent);
     const best = this.archive.best()?.objective ?? null;
     const nearBest = objective !== null && (best === null || !this.better(best, objective) || this.tied(objective, best));
     if (values.length === 2 && values[0]! > 0 && values[1]! > 0) {

@@ -18,6 +18,8 @@ const ParentRecordSchema = z.object({
   children: z.record(z.string(), z.number().int().positive()),
   /** Children that beat this parent beyond the run's measurement noise. */
   improvements: z.number().int().nonnegative(),
+  /** Correct children whose edit was made for the first time in the run (absent before policy 6). */
+  ideas: z.number().int().nonnegative().optional(),
 });
 export const ParentYieldStateSchema = z.record(z.string(), ParentRecordSchema);
 export type ParentYieldState = z.infer<typeof ParentYieldStateSchema>;
@@ -28,6 +30,7 @@ interface ParentRecord {
   /** Children proposed exactly once: kept in step so novelty() is O(1). */
   singles: number;
   improvements: number;
+  ideas: number;
 }
 
 export class ParentYield {
@@ -37,7 +40,7 @@ export class ParentYield {
     if (state === undefined) return;
     for (const [parent, record] of Object.entries(ParentYieldStateSchema.parse(state))) {
       const children = new Map(Object.entries(record.children));
-      this.parents.set(parent, { answers: record.answers, children, singles: [...children.values()].filter((count) => count === 1).length, improvements: record.improvements });
+      this.parents.set(parent, { answers: record.answers, children, singles: [...children.values()].filter((count) => count === 1).length, improvements: record.improvements, ideas: record.ideas ?? 0 });
     }
   }
 
@@ -53,6 +56,11 @@ export class ParentYield {
 
   noteImprovement(parent: string): void {
     this.record(parent).improvements++;
+  }
+
+  /** A correct child of `parent` made an edit no program of the run had made before. */
+  noteIdea(parent: string): void {
+    this.record(parent).ideas++;
   }
 
   /** Chance that the next answer about `parent` is a child not proposed from it before. */
@@ -71,8 +79,8 @@ export class ParentYield {
   }
 
   /** Every parent asked about, with its answers and improvements (in the order first asked). */
-  *records(): IterableIterator<[string, { answers: number; improvements: number }]> {
-    for (const [parent, record] of this.parents) yield [parent, { answers: record.answers, improvements: record.improvements }];
+  *records(): IterableIterator<[string, { answers: number; improvements: number; ideas: number }]> {
+    for (const [parent, record] of this.parents) yield [parent, { answers: record.answers, improvements: record.improvements, ideas: record.ideas }];
   }
 
   improvements(parent: string): number {
@@ -80,12 +88,12 @@ export class ParentYield {
   }
 
   state(): ParentYieldState {
-    return Object.fromEntries([...this.parents].map(([parent, record]) => [parent, { answers: record.answers, children: Object.fromEntries(record.children), improvements: record.improvements }]));
+    return Object.fromEntries([...this.parents].map(([parent, record]) => [parent, { answers: record.answers, children: Object.fromEntries(record.children), improvements: record.improvements, ...(record.ideas > 0 && { ideas: record.ideas }) }]));
   }
 
   private record(parent: string): ParentRecord {
     let record = this.parents.get(parent);
-    if (!record) this.parents.set(parent, (record = { answers: 0, children: new Map(), singles: 0, improvements: 0 }));
+    if (!record) this.parents.set(parent, (record = { answers: 0, children: new Map(), singles: 0, improvements: 0, ideas: 0 }));
     return record;
   }
 }

@@ -38,6 +38,20 @@ function patchOf(from: string, to: string): StructuredPatch {
   return structuredPatch('from', 'to', from, to, '', '', { context: CONTEXT });
 }
 
+/**
+ * What each edit (hunk) from `parent` to `child` does, as text independent of where it is: its
+ * removed and added lines, trimmed. The same change made on another program (a rename, the
+ * same algorithmic step on a neutral variant) has the same signature.
+ */
+export function editSignatures(parent: string, child: string): string[] {
+  return patchOf(parent, child).hunks.map((hunk) =>
+    hunk.lines
+      .filter((line) => line.startsWith('-') || line.startsWith('+'))
+      .map((line) => `${line[0]}${line.slice(1).trim()}`)
+      .join('\n'),
+  );
+}
+
 /** How many separate edits (hunks) turn `parent` into `child`. */
 export function editCount(parent: string, child: string): number {
   return patchOf(parent, child).hunks.length;

@@ -38,6 +38,8 @@ export interface YieldView {
   families?(island?: number): readonly FamilyRecord[];
   /** The family a program belongs to. */
   familyOf?(program: Program): string;
+  /** Whether the program's own edit was one no program of the run had made before it. */
+  firstIdea?(programId: string): boolean;
 }
 
 /**
@@ -51,6 +53,8 @@ export interface FamilyRecord {
   answers: number;
   /** Children that beat their parent of this family beyond the noise. */
   improvements: number;
+  /** Correct children of its programs that made an edit the run had not seen (a first idea). */
+  ideas: number;
 }
 
 export interface SelectOptions {

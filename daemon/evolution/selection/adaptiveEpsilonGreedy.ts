@@ -129,7 +129,7 @@ export class AdaptiveEpsilonGreedySelector implements ParentSelector {
       // Which family the calls go to follows what each has paid (families.ts); on the best's
       // own family the climb chooses the parent, as without families.
       const bestFamily = yields.familyOf?.(best);
-      const chosen = chooseFamily(families, yields.novelty, rng, bestFamily, climb.descended ? undefined : climb.parent);
+      const chosen = chooseFamily(families, yields.novelty, rng, bestFamily, climb.descended ? undefined : climb.parent, yields.firstIdea);
       if (chosen && chosen.family.key !== bestFamily) {
         parent = chosen.parent;
         arm = FAMILY;

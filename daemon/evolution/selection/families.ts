@@ -19,9 +19,15 @@
  * asked about is expected to pay like the average family, and is dismissed after a dozen
  * answers that gave nothing, instead of the fifty a uniform prior would cost.
  *
- * Within the chosen family, the parent is its best program whose answers are still new; a
- * worse one of the same family only once the better ones are exhausted (so a slower stepping
- * stone of the family is asked about before the family is given up).
+ * A first idea counts too, for IDEA_CREDIT of an improvement: a correct child whose edit no
+ * program of the run had made before (not the same step taken again on another variant). The
+ * first steps of a deeper change often gain nothing by themselves (a valley); they are new
+ * ideas all the same, and the family they come from keeps earning calls while it has them.
+ *
+ * Within the chosen family, the parent is its best first idea whose answers are still new,
+ * else its best program whose answers are still new, else the best not exhausted. So a slower
+ * stepping stone (a first idea) is asked about before the neutral variants of a better program,
+ * and the family is given up only once every program of it is exhausted.
  */
 import type { Program } from '../../../shared/evolution';
 import type { Rng } from '../rng';
@@ -30,10 +36,17 @@ import type { FamilyRecord } from './ParentSelector';
 
 export type { FamilyRecord };
 
+/** What a first idea is worth to its family's credit, in improvements. */
+export const IDEA_CREDIT = 0.5;
 /** How much the prior weighs, in answers. */
 export const PRIOR_ANSWERS = 2;
 /** The prior's improvement rate is never taken below this (a run with no improvement yet). */
 const MIN_PRIOR_RATE = 0.02;
+
+/** What a family's answers have earned: improvements, and first ideas at IDEA_CREDIT. */
+function successes(family: FamilyRecord): number {
+  return family.improvements + IDEA_CREDIT * family.ideas;
+}
 
 /** The run's improvement rate per answer, as the families' shared prior. */
 export function priorRate(families: readonly FamilyRecord[]): number {
@@ -41,7 +54,7 @@ export function priorRate(families: readonly FamilyRecord[]): number {
   let improvements = 0;
   for (const family of families) {
     answers += family.answers;
-    improvements += family.improvements;
+    improvements += successes(family);
   }
   return Math.min(0.5, Math.max(MIN_PRIOR_RATE, (improvements + 1) / (answers + 2)));
 }
@@ -58,15 +71,17 @@ export function chooseFamily(
   rng: Rng,
   bestFamily?: string,
   climbParent?: Program,
+  firstIdea: (id: string) => boolean = () => false,
 ): { family: FamilyRecord; parent: Program } | undefined {
   const rate = priorRate(families);
   let chosen: { family: FamilyRecord; parent: Program } | undefined;
   let highest = -1;
   for (const family of families) {
-    const parent = family.key === bestFamily && climbParent ? climbParent : familyParent(family, novelty);
+    const parent = family.key === bestFamily && climbParent ? climbParent : familyParent(family, novelty, firstIdea);
     if (!parent) continue;
-    const failures = Math.max(0, family.answers - family.improvements);
-    const draw = rng.beta(PRIOR_ANSWERS * rate + family.improvements, PRIOR_ANSWERS * (1 - rate) + failures);
+    const earned = successes(family);
+    const failures = Math.max(0, family.answers - earned);
+    const draw = rng.beta(PRIOR_ANSWERS * rate + earned, PRIOR_ANSWERS * (1 - rate) + failures);
     if (draw > highest) {
       highest = draw;
       chosen = { family, parent };
@@ -76,9 +91,14 @@ export function chooseFamily(
 }
 
 /**
- * The program of a family to ask about: the best whose answers are mostly new (FRESH), else
- * the best not exhausted; undefined when every member is exhausted.
+ * The program of a family to ask about: its best first idea whose answers are mostly new
+ * (FRESH), else its best program whose answers are mostly new, else the best not exhausted;
+ * undefined when every member is exhausted.
  */
-export function familyParent(family: FamilyRecord, novelty: (id: string) => number): Program | undefined {
-  return family.members.find((program) => novelty(program.id) >= FRESH) ?? family.members.find((program) => novelty(program.id) >= EXHAUSTED);
+export function familyParent(family: FamilyRecord, novelty: (id: string) => number, firstIdea: (id: string) => boolean = () => false): Program | undefined {
+  return (
+    family.members.find((program) => firstIdea(program.id) && novelty(program.id) >= FRESH) ??
+    family.members.find((program) => novelty(program.id) >= FRESH) ??
+    family.members.find((program) => novelty(program.id) >= EXHAUSTED)
+  );
 }
