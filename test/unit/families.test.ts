@@ -8,6 +8,7 @@ import * as assert from 'node:assert/strict';
 import type { Program } from '../../shared/evolution';
 import { chooseFamily, familyParent, type FamilyRecord } from '../../daemon/evolution/selection/families';
 import { Rng } from '../../daemon/evolution/rng';
+import { editSignatures } from '../../daemon/evolution/mutation/edits';
 
 const program = (id: string, objective: number, niche = ''): Program => ({
   id: id.padEnd(64, '0'),
@@ -70,5 +71,30 @@ describe('families: where the calls go', () => {
     const record = family('chain', [faster, stone], 10, 0);
     assert.equal(familyParent(record, () => 1)?.id, faster.id);
     assert.equal(familyParent(record, (id) => (id === faster.id ? 0.1 : 1))?.id, stone.id);
+  });
+
+  it('a first idea (a correct child whose edit the run had not seen) is asked about before the neutral variants of better programs', () => {
+    // In a valley: the stepping stone is slower than its parent's neutral variants, which are fresh too.
+    const variants = [program('v1', 6.3), program('v2', 6.1), program('v3', 6.0)];
+    const stone = program('stone', 4.9);
+    const record = family('valley', [...variants, stone], 12, 0, 1);
+    assert.equal(familyParent(record, () => 1)?.id, variants[0]!.id, 'without first ideas: the best fresh program');
+    assert.equal(familyParent(record, () => 1, (id) => id === stone.id)?.id, stone.id);
+    // Once its answers are mostly repeats, the family's best fresh program again.
+    assert.equal(familyParent(record, (id) => (id === stone.id ? 0.3 : 1), (id) => id === stone.id)?.id, variants[0]!.id);
+  });
+
+  it("first ideas earn their family credit: a family of stepping stones keeps calls beside one whose only gains are repeats' rediscoveries", () => {
+    const withIdeas = shares([family('side', [program('s', 12)], 40, 2, 0), family('stones', [program('t', 5)], 16, 0, 3)]).get('stones')!;
+    const without = shares([family('side', [program('s', 12)], 40, 2, 0), family('stones', [program('t', 5)], 16, 0, 0)]).get('stones') ?? 0;
+    assert.ok(withIdeas > 2 * without, `with first ideas ${withIdeas}, without ${without}`);
+  });
+
+  it('an edit has the same signature wherever it is made: the same step on a variant is no new idea', () => {
+    const parent = 'def f(xs):\n    total = 0\n    for x in xs:\n        total += x\n    return total\n';
+    const step = (code: string): string => code.replace('    for x in xs:\n        total += x\n', '    total = sum(xs)\n');
+    const variant = `"""Adds."""\n\n${parent}`;
+    assert.deepEqual(editSignatures(variant, step(variant)), editSignatures(parent, step(parent)));
+    assert.notDeepEqual(editSignatures(parent, parent.replace('total = 0', 'total = 0.0')), editSignatures(parent, step(parent)));
   });
 });
