@@ -20,8 +20,8 @@
  *  2. Timing: one process for the pristine reference (reference_windows.js) and one for the
  *     candidate, each warmed up with two untimed calls, then `repeats` rounds, alternating
  *     which goes first, of one timed call each on the SAME fresh input, drawn from the OS's
- *     randomness (a log of 6,000 ids in windows of 160, 3,000 with --quick, each id drawn from
- *     4 random ones): no cache kept across calls and no table computed at load
+ *     randomness (a log of 7,000 ids in windows of 128, 3,500 with --quick, each id drawn from
+ *     8 random ones): no cache kept across calls and no table computed at load
  *     time can know it. Every timed answer is checked. Calls are timed from this process
  *     (round trip minus the echo of the same input); objective = median over rounds of
  *     reference_ns / candidate_ns (paired ratio).
@@ -139,9 +139,9 @@ function correctnessInputs(rng, quick) {
   return cases.map(([ids, k]) => ({ log: ids.join(' '), n: ids.length, k })).sort((a, b) => a.n - b.n);
 }
 
-/** A timing input from the OS's randomness: a log of `n` ids, each one of 4 random ids, and k. */
+/** A timing input from the OS's randomness: a log of `n` ids, each one of 8 random ids, and k. */
 function timingInput(n, k) {
-  const pool = Array.from({ length: 4 }, () => crypto.randomInt(0, 2 ** 40));
+  const pool = Array.from({ length: 8 }, () => crypto.randomInt(0, 2 ** 40));
   return { log: Array.from({ length: n }, () => pool[crypto.randomInt(0, pool.length)]).join(' '), k };
 }
 
@@ -150,8 +150,8 @@ async function evaluate(metrics) {
   const quick = args.quick;
   const callTimeoutMs = 1000 * (args.callTimeout || (quick ? 3 : 8));
   const repeats = args.repeats || (quick ? 7 : 11);
-  const n = quick ? 3000 : 6000;
-  const k = 160;
+  const n = quick ? 3500 : 7000;
+  const k = 128;
   Object.assign(metrics, { speedup: 0, inputs_checked: 0, seed: args.seed, quick: quick ? 1 : 0 });
 
   const candidate = path.resolve(args.candidate);
