@@ -92,10 +92,10 @@ function parseTable(raw: unknown, file: string): Table {
       assert.ok(stripNl(block.search).length > 0, `${where}: SEARCH is not empty`);
       return { search: stripNl(block.search), replace: stripNl(block.replace) };
     });
-    return { id: move.id, kind: move.kind, rationale: move.rationale, blocks, ...(move.effect !== undefined ? { effect: move.effect as Effect | ImproveEffect } : {}) };
+    return { id: move.id, kind: move.kind, rationale: move.rationale, blocks, ...(move.effect !== undefined ? { effect: move.effect } : {}) };
   });
   assert.ok(raw.side === undefined || isStringArray(raw.side), `${file}: "side" is an array of move ids`);
-  const side = (raw.side as string[] | undefined) ?? [];
+  const side = raw.side ?? [];
   for (const id of side) assert.equal(moves.find((move) => move.id === id)?.effect, 'side-branch', `${file}: side move ${id} is a move declaring "effect": "side-branch"`);
   return { problem: raw.problem as string, detect: raw.detect, chain: raw.chain, side, moves };
 }
