@@ -7,6 +7,17 @@
 //   - the chain move must be correct and at least MIN_STEP (1.2x) faster than the state;
 //   - a neutral move must stay correct; a harmful "breaks" move must give a wrong program;
 //   - a harmful "slower" move must stay correct and must not be faster than the state.
+// A deceptive table (trap_windows_js) declares more, on its improving moves:
+//   - "effect": "valley" (a chain move): correct, and not faster than the state by more than
+//     VALLEY_NOISE: a stepping stone that gains nothing by itself;
+//   - "effect": "side-branch" (listed in the table's "side"): correct and at least SIDE_MIN_GAIN
+//     faster than the seed (MIN_STEP at the later chain states where it still applies: there it
+//     also carries the chain's unused stepping stone); then the branch is followed from the seed: the
+//     side move, then every "effect": "fix" move that applies there (each must stay correct and
+//     not be slower than its parent by more than the noise), and the branch's end (median of
+//     REPEATS) must be at most SIDE_MAX_SHARE of the chain's end;
+//   - "effect": "fix" on a chain move (the independent fixes at the chain's end): correct and
+//     at least FIX_MIN_STEP faster (a small fix, 1.1-1.5x, where MIN_STEP would call it noise).
 // It prints one line per move (declared kind vs. measured outcome), then the best reachable
 // program (the chain's end, median of 3 full evaluations), and exits 1 when a declaration
 // contradicts a measurement (2 when an evaluation could not run at all). Every chain state is
@@ -35,6 +46,7 @@ const TABLES = [
   { name: 'bad_sort', table: 'bench/moves/bad_sort.moves.json', example: 'examples/bad_sort', quickChildren: true },
   { name: 'slow_fib_js', table: 'bench/moves/slow_fib_js.moves.json', example: 'examples/slow_fib_js', quickChildren: false },
   { name: 'dedupe_counts', table: 'bench/moves/dedupe_counts.moves.json', example: 'examples/dedupe_counts', quickChildren: true },
+  { name: 'trap_windows_js', table: 'bench/moves/trap_windows_js.moves.json', example: 'examples/trap_windows_js', quickChildren: true },
 ];
 /** The least speedup over its parent that a chain step must show. */
 const MIN_STEP = 1.2;
@@ -42,6 +54,14 @@ const MIN_STEP = 1.2;
 const REPEATS = 3;
 /** The largest (max - min) / median of a state's --quick runs for its children to be judged by --quick runs. */
 const QUICK_SPREAD = 0.15;
+/** The most a valley step may gain over its parent (noise), and a fix on the side branch lose. */
+const VALLEY_NOISE = 1.15;
+/** The least gain of a fix on the chain. */
+const FIX_MIN_STEP = 1.1;
+/** The least gain of a side-branch move over the seed ("a quick, big gain"). */
+const SIDE_MIN_GAIN = 4;
+/** The largest share of the chain's end that the side branch's end may reach. */
+const SIDE_MAX_SHARE = 0.15;
 
 const { values: flags } = parseArgs({
   options: {
@@ -143,12 +163,27 @@ const spread = (state) => `[${state.runs.map(fmt).join(', ')}]`;
 // ---------------------------------------------------------------- judging
 
 function declared(move, isChain) {
-  if (isChain) return 'improve (chain)';
+  if (isChain) return move.effect === 'valley' || move.effect === 'fix' ? `${move.effect} (chain)` : 'improve (chain)';
+  if (move.effect === 'side-branch' || move.effect === 'fix') return move.effect;
   return move.kind === 'harmful' && move.effect ? `harmful/${move.effect}` : move.kind;
 }
 
-/** The contradiction between what `move` declares and what was measured (`ratio`: child / parent), or null. */
-function contradiction(move, isChain, child, ratio) {
+/** The contradiction between what `move` declares and what was measured (`ratio`: child / parent, `atSeed`: the parent is the seed), or null. */
+function contradiction(move, isChain, child, ratio, atSeed = false) {
+  if (move.effect === 'valley') {
+    if (!child.correct) return 'a valley step breaks the program';
+    return ratio > VALLEY_NOISE ? `a valley step gains ${fmt(ratio)}x (> ${VALLEY_NOISE}x: not a valley)` : null;
+  }
+  if (move.effect === 'side-branch') {
+    if (!child.correct) return 'a side-branch move breaks the program';
+    const least = atSeed ? SIDE_MIN_GAIN : MIN_STEP;
+    return ratio < least ? `a side-branch move gains only ${fmt(ratio)}x (< ${least}x)` : null;
+  }
+  if (move.effect === 'fix') {
+    if (!child.correct) return 'a fix breaks the program';
+    if (isChain) return ratio < FIX_MIN_STEP ? `a fix on the chain gains only ${fmt(ratio)}x (< ${FIX_MIN_STEP}x)` : null;
+    return ratio < 1 / VALLEY_NOISE ? `a fix slows the program down (${fmt(ratio)}x)` : null;
+  }
   if (isChain || move.kind === 'improve') {
     if (!child.correct) return 'an improving move breaks the program';
     if (ratio < MIN_STEP) return `an improving move gains only ${fmt(ratio)}x (< ${MIN_STEP}x)`;
@@ -220,7 +255,7 @@ async function checkTable(spec) {
         child = await evaluate(spec, applyMove(state, move), quick);
         ratio = child.objective / quickBase.objective;
       }
-      const problem = contradiction(move, isChain, child, ratio);
+      const problem = contradiction(move, isChain, child, ratio, k === 0);
       if (problem) problems.push(`S${k} + ${move.id}: ${problem}`);
       const outcome = child.correct ? `correct  ${fmt(ratio).padStart(6)}x` : `WRONG    ${''.padStart(6)} `;
       const why = child.correct ? '' : `  (${String(child.error).replace(/\s+/g, ' ').slice(0, 80)})`;
@@ -231,7 +266,41 @@ async function checkTable(spec) {
   const end = full.at(-1);
   console.log(`\n${spec.name} chain: ${steps.map((s) => `${s.id} ${fmt(s.ratio)}x (-> ${fmt(s.objective)}x)`).join(', ')}`);
   console.log(`${spec.name} best reachable (end of the chain, median of ${REPEATS}): ${fmt(end.objective)}x ${spread(end)}`);
+  for (const id of table.side ?? []) problems.push(...(await checkSideBranch(spec, table, seed, full[0], table.byId.get(id), end)));
   return problems.map((p) => `${spec.name} ${p}`);
+}
+
+/**
+ * The side branch that starts with `side` from the seed: the side move, then every fix that
+ * applies, in table order, each measured against its parent; the branch's end against the
+ * chain's end.
+ */
+async function checkSideBranch(spec, table, seed, seedState, side, end) {
+  const problems = [];
+  let program = applyMove(seed, side);
+  if (program === null) return [`side move ${side.id} does not apply to the seed`];
+  console.log(`\nside branch from the seed: ${side.id}, then the fixes that apply`);
+  let parent = seedState;
+  let state = await measureState(spec, program);
+  const report = (move, ratio, problem) =>
+    console.log(`  ${move.id.padEnd(26)} ${declared(move, false).padEnd(16)} ${state.correct ? `correct  ${fmt(ratio).padStart(6)}x` : 'WRONG          '}  -> ${fmt(state.objective)}x ${spread(state)}  ${problem ? `CONTRADICTION: ${problem}` : 'ok'}`);
+  let ratio = state.objective / parent.objective;
+  let problem = contradiction(side, false, state, ratio, true);
+  if (problem) problems.push(`side branch + ${side.id}: ${problem}`);
+  report(side, ratio, problem);
+  for (let fix; (fix = table.moves.find((move) => move.effect === 'fix' && applyMove(program, move) !== null)); ) {
+    program = applyMove(program, fix);
+    parent = state;
+    state = await measureState(spec, program);
+    ratio = state.objective / parent.objective;
+    problem = contradiction(fix, false, state, ratio);
+    if (problem) problems.push(`side branch + ${fix.id}: ${problem}`);
+    report(fix, ratio, problem);
+  }
+  const share = state.objective / end.objective;
+  console.log(`${spec.name} side branch's end: ${fmt(state.objective)}x = ${(100 * share).toFixed(1)}% of the chain's end (at most ${100 * SIDE_MAX_SHARE}%)`);
+  if (!(share <= SIDE_MAX_SHARE)) problems.push(`the side branch's end is ${(100 * share).toFixed(1)}% of the chain's end (> ${100 * SIDE_MAX_SHARE}%)`);
+  return problems;
 }
 
 const started = Date.now();

@@ -4,6 +4,9 @@
  * other, exactly one chain move applies at every chain state among 8 to 14 applicable moves,
  * every edit stays inside the EVOLVE-BLOCK, neutral moves never block the chain, and (python3 /
  * node) every program the table leads to is correct unless its move is declared to break it.
+ * A deceptive table also lists "side" moves (a tempting branch the chain cannot continue from):
+ * they may apply at chain states beside the chain move, and on the branch they lead to only the
+ * moves declared "effect": "fix" apply among the improving ones, never the chain.
  * Speedups are measured by bench/checkMoveTables.mjs with the real evaluators.
  */
 import * as assert from 'node:assert/strict';
@@ -14,9 +17,12 @@ import * as path from 'node:path';
 import { BAD_SORT_CHECK_PY } from '../fixtures/badSortCheck';
 import { DEDUPE_COUNTS_CHECK_PY } from '../fixtures/dedupeCountsCheck';
 import { REPO } from '../fixtures/paths';
+import { TRAP_WINDOWS_CHECK_JS } from '../fixtures/trapWindowsCheck';
 
 type Kind = 'improve' | 'neutral' | 'harmful';
 type Effect = 'breaks' | 'slower';
+/** What an improving move declares beyond "faster": a valley step, the side branch, a fix on the branch. */
+type ImproveEffect = 'valley' | 'side-branch' | 'fix';
 
 interface Block {
   search: string;
@@ -28,13 +34,15 @@ interface TableMove {
   kind: Kind;
   rationale: string;
   blocks: Block[];
-  effect?: Effect;
+  effect?: Effect | ImproveEffect;
 }
 
 interface Table {
   problem: string;
   detect: string[];
   chain: string[];
+  /** The tempting side branch's moves (deceptive tables). */
+  side: string[];
   moves: TableMove[];
 }
 
@@ -49,6 +57,7 @@ const SPECS: Spec[] = [
   { name: 'bad_sort', table: 'bench/moves/bad_sort.moves.json', seed: 'examples/bad_sort/bad_sort.py', chainLength: 8 },
   { name: 'slow_fib_js', table: 'bench/moves/slow_fib_js.moves.json', seed: 'examples/slow_fib_js/fib.js', chainLength: 4 },
   { name: 'dedupe_counts', table: 'bench/moves/dedupe_counts.moves.json', seed: 'examples/dedupe_counts/dedupe_counts.py', chainLength: 6 },
+  { name: 'trap_windows_js', table: 'bench/moves/trap_windows_js.moves.json', seed: 'examples/trap_windows_js/windows.js', chainLength: 7 },
 ];
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -72,7 +81,8 @@ function parseTable(raw: unknown, file: string): Table {
     assert.ok(move.after === undefined || isStringArray(move.after), `${where}: "after" is an array of ids`);
     assert.ok(move.weight === undefined || (typeof move.weight === 'number' && move.weight > 0), `${where}: "weight" is a positive number`);
     if (move.kind === 'harmful') assert.ok(move.effect === 'breaks' || move.effect === 'slower', `${where}: a harmful move declares "effect": "breaks" or "slower"`);
-    else assert.equal(move.effect, undefined, `${where}: only harmful moves declare an effect`);
+    else if (move.kind === 'improve') assert.ok(move.effect === undefined || move.effect === 'valley' || move.effect === 'side-branch' || move.effect === 'fix', `${where}: an improving move declares no effect or "valley", "side-branch" or "fix"`);
+    else assert.equal(move.effect, undefined, `${where}: a neutral move declares no effect`);
     const hasPair = move.search !== undefined || move.replace !== undefined;
     assert.ok(hasPair !== (move.blocks !== undefined), `${where}: either "search"/"replace" or "blocks"`);
     const rawBlocks: unknown[] = hasPair ? [{ search: move.search, replace: move.replace }] : Array.isArray(move.blocks) ? move.blocks : [];
@@ -82,9 +92,12 @@ function parseTable(raw: unknown, file: string): Table {
       assert.ok(stripNl(block.search).length > 0, `${where}: SEARCH is not empty`);
       return { search: stripNl(block.search), replace: stripNl(block.replace) };
     });
-    return { id: move.id, kind: move.kind, rationale: move.rationale, blocks, ...(move.kind === 'harmful' ? { effect: move.effect as Effect } : {}) };
+    return { id: move.id, kind: move.kind, rationale: move.rationale, blocks, ...(move.effect !== undefined ? { effect: move.effect } : {}) };
   });
-  return { problem: raw.problem as string, detect: raw.detect, chain: raw.chain, moves };
+  assert.ok(raw.side === undefined || isStringArray(raw.side), `${file}: "side" is an array of move ids`);
+  const side = raw.side ?? [];
+  for (const id of side) assert.equal(moves.find((move) => move.id === id)?.effect, 'side-branch', `${file}: side move ${id} is a move declaring "effect": "side-branch"`);
+  return { problem: raw.problem as string, detect: raw.detect, chain: raw.chain, side, moves };
 }
 
 // ---------------------------------------------------------------- line-aligned matching (like the simulator)
@@ -171,6 +184,7 @@ function explore(spec: Spec): Explored {
     states.push(next);
   }
 
+  const side = new Set(table.side);
   const explored: Explored = { table, seed, states, mustPass: new Map(), mustFail: new Map(), problems: [], used: new Set(table.chain) };
   const [head, tail] = fixedParts(seed);
   const check = (key: string, parent: string, move: TableMove, child: string): void => {
@@ -187,7 +201,7 @@ function explore(spec: Spec): Explored {
     const chainHere = moves.filter((move) => table.chain.includes(move.id)).map((move) => move.id);
     const expected = k < chain.length ? [chain[k]!.id] : [];
     if (chainHere.join() !== expected.join()) explored.problems.push(`S${k}: chain moves ${JSON.stringify(chainHere)} apply, expected ${JSON.stringify(expected)}`);
-    const improving = moves.filter((move) => move.kind === 'improve').map((move) => move.id);
+    const improving = moves.filter((move) => move.kind === 'improve' && !side.has(move.id)).map((move) => move.id);
     if (improving.join() !== expected.join()) explored.problems.push(`S${k}: improving moves ${JSON.stringify(improving)} apply, expected only the chain move`);
     if (moves.length < 8 || moves.length > 14) explored.problems.push(`S${k}: ${moves.length} applicable moves (expected 8 to 14)`);
     for (const move of moves) {
@@ -201,7 +215,7 @@ function explore(spec: Spec): Explored {
     for (const neutral of moves.filter((move) => move.kind === 'neutral')) {
       let program = applyMove(state, neutral)!;
       for (let j = k; j < chain.length; j++) {
-        const next = applicable(table, program).filter((move) => move.kind === 'improve');
+        const next = applicable(table, program).filter((move) => move.kind === 'improve' && !side.has(move.id));
         const key = `S${k}+${neutral.id}..step${j + 1}`;
         if (next.length !== 1 || next[0]!.rationale !== chain[j]!.rationale) {
           explored.problems.push(`${key}: improving moves ${JSON.stringify(next.map((move) => move.id))} apply, expected ${chain[j]!.id} or a variant of it`);
@@ -212,8 +226,32 @@ function explore(spec: Spec): Explored {
         explored.mustPass.set(`${key}:${next[0]!.id}`, child);
         program = child;
       }
-      const left = applicable(table, program).filter((move) => move.kind === 'improve');
+      const left = applicable(table, program).filter((move) => move.kind === 'improve' && !side.has(move.id));
       if (left.length > 0) explored.problems.push(`S${k}+${neutral.id}: improving moves ${JSON.stringify(left.map((move) => move.id))} still apply at the end`);
+    }
+  });
+  // The side branch: from every chain state where a side move applies, only the fixes improve
+  // the branch (the chain never continues), every fix keeps it correct, in any order.
+  const branchSeen = new Set<string>();
+  const walkBranch = (key: string, program: string): void => {
+    if (branchSeen.has(program)) return;
+    branchSeen.add(program);
+    explored.mustPass.set(key, program);
+    for (const move of applicable(table, program).filter((candidate) => candidate.kind === 'improve')) {
+      if (move.effect !== 'fix') {
+        explored.problems.push(`${key}: ${move.id} improves the side branch, expected only moves declaring "effect": "fix"`);
+        continue;
+      }
+      const child = applyMove(program, move)!;
+      check(`${key}+${move.id}`, program, move, child);
+      walkBranch(`${key}+${move.id}`, child);
+    }
+  };
+  states.forEach((state, k) => {
+    for (const move of applicable(table, state).filter((candidate) => side.has(candidate.id))) {
+      const child = applyMove(state, move)!;
+      check(`S${k}+${move.id}`, state, move, child);
+      walkBranch(`S${k}+${move.id}`, child);
     }
   });
   cache.set(spec.name, explored);
@@ -295,6 +333,7 @@ const CHECKERS: Record<string, { title: string; command: string; args: string[] 
   bad_sort: { title: 'sorting held inputs, python3', command: 'python3', args: ['-c', BAD_SORT_CHECK_PY] },
   slow_fib_js: { title: 'fib(0..30) against a trusted BigInt loop, node', command: process.execPath, args: ['-e', CHECK_JS] },
   dedupe_counts: { title: 'counting held inputs in order of first occurrence, python3', command: 'python3', args: ['-c', DEDUPE_COUNTS_CHECK_PY] },
+  trap_windows_js: { title: 'distinct values per window of held inputs, node', command: process.execPath, args: ['-e', TRAP_WINDOWS_CHECK_JS] },
 };
 
 describe('honest move tables (bench/moves)', () => {
