@@ -74,13 +74,10 @@ export function chooseFamily(
   firstIdea: (id: string) => boolean = () => false,
 ): { family: FamilyRecord; parent: Program } | undefined {
   const rate = priorRate(families);
-  const offers = families.map((family) => ({ family, parent: family.key === bestFamily && climbParent ? climbParent : familyParent(family, novelty, firstIdea) }));
-  // Half or more of the answers about a parent below FRESH are repeats: while some family still
-  // has a fresh program to offer, the calls go to those families only.
-  const fresh = offers.filter(({ parent }) => parent && novelty(parent.id) >= FRESH);
   let chosen: { family: FamilyRecord; parent: Program } | undefined;
   let highest = -1;
-  for (const { family, parent } of fresh.length > 0 ? fresh : offers) {
+  for (const family of families) {
+    const parent = family.key === bestFamily && climbParent ? climbParent : familyParent(family, novelty, firstIdea);
     if (!parent) continue;
     const earned = successes(family);
     const failures = Math.max(0, family.answers - earned);
