@@ -7,6 +7,15 @@
 //   - the chain move must be correct and at least MIN_STEP (1.2x) faster than the state;
 //   - a neutral move must stay correct; a harmful "breaks" move must give a wrong program;
 //   - a harmful "slower" move must stay correct and must not be faster than the state.
+// A deceptive table (trap_pairs) declares more, on improving moves:
+//   - "effect": "valley" (a chain move): correct, and not faster than the state by more than
+//     noise (VALLEY_NOISE): an algorithmic stepping stone that pays only with the next step;
+//   - "effect": "fix" (chain moves at the chain's end, applicable from the seed on): at their
+//     place in the chain at least MIN_FIX faster; anywhere else correct and not slower than
+//     the state beyond noise (FIX_NOISE);
+//   - "effect": "side-branch" (listed in the table's "side"): at least MIN_STEP faster where it
+//     applies; then the branch is walked from the seed (its side moves, then the fixes), no
+//     chain move may apply on it, and its best must stay <= MAX_SIDE_SHARE of the chain's end.
 // It prints one line per move (declared kind vs. measured outcome), then the best reachable
 // program (the chain's end, median of 3 full evaluations), and exits 1 when a declaration
 // contradicts a measurement (2 when an evaluation could not run at all). Every chain state is
@@ -35,6 +44,7 @@ const TABLES = [
   { name: 'bad_sort', table: 'bench/moves/bad_sort.moves.json', example: 'examples/bad_sort', quickChildren: true },
   { name: 'slow_fib_js', table: 'bench/moves/slow_fib_js.moves.json', example: 'examples/slow_fib_js', quickChildren: false },
   { name: 'dedupe_counts', table: 'bench/moves/dedupe_counts.moves.json', example: 'examples/dedupe_counts', quickChildren: true },
+  { name: 'trap_pairs', table: 'bench/moves/trap_pairs.moves.json', example: 'examples/trap_pairs', quickChildren: true },
 ];
 /** The least speedup over its parent that a chain step must show. */
 const MIN_STEP = 1.2;
@@ -42,6 +52,14 @@ const MIN_STEP = 1.2;
 const REPEATS = 3;
 /** The largest (max - min) / median of a state's --quick runs for its children to be judged by --quick runs. */
 const QUICK_SPREAD = 0.15;
+/** The most a "valley" chain step may gain over its parent (noise): it must not pay by itself. */
+const VALLEY_NOISE = 1.1;
+/** The least a "fix" gains at its place in the chain (it is small by design: 1.1-1.5x). */
+const MIN_FIX = 1.1;
+/** The least ratio a "fix" shows off its place (where its waste is lost in the state's cost). */
+const FIX_NOISE = 0.85;
+/** The largest share of the chain's end that the side branch's best may reach. */
+const MAX_SIDE_SHARE = 0.15;
 
 const { values: flags } = parseArgs({
   options: {
@@ -143,12 +161,21 @@ const spread = (state) => `[${state.runs.map(fmt).join(', ')}]`;
 // ---------------------------------------------------------------- judging
 
 function declared(move, isChain) {
-  if (isChain) return 'improve (chain)';
-  return move.kind === 'harmful' && move.effect ? `harmful/${move.effect}` : move.kind;
+  if (isChain) return move.effect ? `chain/${move.effect}` : 'improve (chain)';
+  return move.effect ? `${move.kind}/${move.effect}` : move.kind;
 }
 
 /** The contradiction between what `move` declares and what was measured (`ratio`: child / parent), or null. */
 function contradiction(move, isChain, child, ratio) {
+  if (move.effect === 'valley' && isChain) {
+    if (!child.correct) return 'a valley step breaks the program';
+    return ratio > VALLEY_NOISE ? `a valley step gains ${fmt(ratio)}x by itself (> ${VALLEY_NOISE}x)` : null;
+  }
+  if (move.effect === 'fix') {
+    if (!child.correct) return 'a fix breaks the program';
+    if (isChain) return ratio < MIN_FIX ? `a fix gains only ${fmt(ratio)}x at its place in the chain (< ${MIN_FIX}x)` : null;
+    return ratio < FIX_NOISE ? `a fix is slower off the chain (${fmt(ratio)}x < ${FIX_NOISE}x)` : null;
+  }
   if (isChain || move.kind === 'improve') {
     if (!child.correct) return 'an improving move breaks the program';
     if (ratio < MIN_STEP) return `an improving move gains only ${fmt(ratio)}x (< ${MIN_STEP}x)`;
@@ -231,7 +258,50 @@ async function checkTable(spec) {
   const end = full.at(-1);
   console.log(`\n${spec.name} chain: ${steps.map((s) => `${s.id} ${fmt(s.ratio)}x (-> ${fmt(s.objective)}x)`).join(', ')}`);
   console.log(`${spec.name} best reachable (end of the chain, median of ${REPEATS}): ${fmt(end.objective)}x ${spread(end)}`);
+  if (table.side?.length) problems.push(...(await checkSideBranch(spec, table, seed, end)));
   return problems.map((p) => `${spec.name} ${p}`);
+}
+
+/**
+ * Walks the side branch of a deceptive table from the seed: each of its side moves that
+ * applies (in the order "side" lists them), then every fix of the chain that applies. Each
+ * step is measured against its parent (REPEATS full evaluations each); no chain move other
+ * than a fix may apply on the branch, and the branch's best must stay a small share of the
+ * chain's end, or the side branch is no trap.
+ */
+async function checkSideBranch(spec, table, seed, end) {
+  const problems = [];
+  const side = table.side.map((id) => table.byId.get(id));
+  const fixes = table.chain.map((id) => table.byId.get(id)).filter((move) => move.effect === 'fix');
+  const chainIds = new Set(table.chain);
+  const blocked = (code) =>
+    table.moves.filter((move) => move.kind === 'improve' && move.effect !== 'fix' && move.effect !== 'side-branch' && applyMove(code, move) !== null).map((move) => move.id);
+  let code = seed;
+  let state = await measureState(spec, seed);
+  const walked = [];
+  for (const move of [...side, ...fixes]) {
+    const next = applyMove(code, move);
+    if (next === null) continue;
+    const child = await measureState(spec, next);
+    const ratio = child.objective / state.objective;
+    const problem = !child.correct
+      ? 'breaks the program'
+      : move.effect === 'fix'
+        ? ratio < FIX_NOISE ? `is slower (${fmt(ratio)}x)` : null
+        : ratio < MIN_STEP ? `gains only ${fmt(ratio)}x (< ${MIN_STEP}x)` : null;
+    if (problem) problems.push(`side branch + ${move.id}: ${problem}`);
+    console.log(`  side branch + ${move.id.padEnd(14)} ${declared(move, chainIds.has(move.id)).padEnd(18)} ${child.correct ? `correct  ${fmt(ratio).padStart(6)}x -> ${fmt(child.objective)}x ${spread(child)}` : 'WRONG'}  ${problem ? `CONTRADICTION: ${problem}` : 'ok'}`);
+    const stray = blocked(next);
+    if (stray.length) problems.push(`side branch + ${move.id}: chain moves ${JSON.stringify(stray)} still apply (the branch must block the chain)`);
+    walked.push(move.id);
+    code = next;
+    state = child;
+  }
+  if (!walked.some((id) => table.side.includes(id))) problems.push('no side move applies to the seed');
+  const share = state.objective / end.objective;
+  console.log(`${spec.name} side branch's best (${walked.join(' + ')}): ${fmt(state.objective)}x, ${(100 * share).toFixed(1)}% of the chain's end`);
+  if (share > MAX_SIDE_SHARE) problems.push(`the side branch's best is ${(100 * share).toFixed(1)}% of the chain's end (> ${100 * MAX_SIDE_SHARE}%): no trap`);
+  return problems;
 }
 
 const started = Date.now();

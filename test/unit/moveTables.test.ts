@@ -4,6 +4,10 @@
  * other, exactly one chain move applies at every chain state among 8 to 14 applicable moves,
  * every edit stays inside the EVOLVE-BLOCK, neutral moves never block the chain, and (python3 /
  * node) every program the table leads to is correct unless its move is declared to break it.
+ * A deceptive table (trap_pairs) also has fixes at the end of its chain ("effect": "fix", which
+ * apply from the seed on), a valley step ("effect": "valley") and a side branch (its "side"
+ * moves, "effect": "side-branch"): the branch applies from the seed, blocks every chain move but
+ * the fixes, and every program on it is checked like the chain's.
  * Speedups are measured by bench/checkMoveTables.mjs with the real evaluators.
  */
 import * as assert from 'node:assert/strict';
@@ -14,9 +18,11 @@ import * as path from 'node:path';
 import { BAD_SORT_CHECK_PY } from '../fixtures/badSortCheck';
 import { DEDUPE_COUNTS_CHECK_PY } from '../fixtures/dedupeCountsCheck';
 import { REPO } from '../fixtures/paths';
+import { TRAP_PAIRS_CHECK_PY } from '../fixtures/trapPairsCheck';
 
 type Kind = 'improve' | 'neutral' | 'harmful';
-type Effect = 'breaks' | 'slower';
+/** breaks/slower: what a harmful move does; valley/fix/side-branch: the role of an improving move in a deceptive table. */
+type Effect = 'breaks' | 'slower' | 'valley' | 'fix' | 'side-branch';
 
 interface Block {
   search: string;
@@ -35,6 +41,8 @@ interface Table {
   problem: string;
   detect: string[];
   chain: string[];
+  /** The side branch's moves (a deceptive table only). */
+  side: string[];
   moves: TableMove[];
 }
 
@@ -43,12 +51,15 @@ interface Spec {
   table: string;
   seed: string;
   chainLength: number;
+  /** A deceptive table: a valley step, fixes at the chain's end and a side branch. */
+  deceptive?: boolean;
 }
 
 const SPECS: Spec[] = [
   { name: 'bad_sort', table: 'bench/moves/bad_sort.moves.json', seed: 'examples/bad_sort/bad_sort.py', chainLength: 8 },
   { name: 'slow_fib_js', table: 'bench/moves/slow_fib_js.moves.json', seed: 'examples/slow_fib_js/fib.js', chainLength: 4 },
   { name: 'dedupe_counts', table: 'bench/moves/dedupe_counts.moves.json', seed: 'examples/dedupe_counts/dedupe_counts.py', chainLength: 6 },
+  { name: 'trap_pairs', table: 'bench/moves/trap_pairs.moves.json', seed: 'examples/trap_pairs/trap_pairs.py', chainLength: 8, deceptive: true },
 ];
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -72,7 +83,8 @@ function parseTable(raw: unknown, file: string): Table {
     assert.ok(move.after === undefined || isStringArray(move.after), `${where}: "after" is an array of ids`);
     assert.ok(move.weight === undefined || (typeof move.weight === 'number' && move.weight > 0), `${where}: "weight" is a positive number`);
     if (move.kind === 'harmful') assert.ok(move.effect === 'breaks' || move.effect === 'slower', `${where}: a harmful move declares "effect": "breaks" or "slower"`);
-    else assert.equal(move.effect, undefined, `${where}: only harmful moves declare an effect`);
+    else if (move.kind === 'improve') assert.ok(move.effect === undefined || move.effect === 'valley' || move.effect === 'fix' || move.effect === 'side-branch', `${where}: an improving move's effect is valley, fix or side-branch`);
+    else assert.equal(move.effect, undefined, `${where}: a neutral move declares no effect`);
     const hasPair = move.search !== undefined || move.replace !== undefined;
     assert.ok(hasPair !== (move.blocks !== undefined), `${where}: either "search"/"replace" or "blocks"`);
     const rawBlocks: unknown[] = hasPair ? [{ search: move.search, replace: move.replace }] : Array.isArray(move.blocks) ? move.blocks : [];
@@ -82,9 +94,16 @@ function parseTable(raw: unknown, file: string): Table {
       assert.ok(stripNl(block.search).length > 0, `${where}: SEARCH is not empty`);
       return { search: stripNl(block.search), replace: stripNl(block.replace) };
     });
-    return { id: move.id, kind: move.kind, rationale: move.rationale, blocks, ...(move.kind === 'harmful' ? { effect: move.effect as Effect } : {}) };
+    return { id: move.id, kind: move.kind, rationale: move.rationale, blocks, ...(move.effect !== undefined ? { effect: move.effect } : {}) };
   });
-  return { problem: raw.problem as string, detect: raw.detect, chain: raw.chain, moves };
+  assert.ok(raw.side === undefined || isStringArray(raw.side), `${file}: "side" is an array of move ids`);
+  const side = raw.side ?? [];
+  assert.deepEqual(
+    side,
+    moves.filter((move) => move.effect === 'side-branch').map((move) => move.id),
+    `${file}: "side" lists exactly the moves declared "effect": "side-branch", in table order`,
+  );
+  return { problem: raw.problem as string, detect: raw.detect, chain: raw.chain, side, moves };
 }
 
 // ---------------------------------------------------------------- line-aligned matching (like the simulator)
@@ -146,6 +165,8 @@ interface Explored {
   /** Where the structure is not as designed. */
   problems: string[];
   used: Set<string>;
+  /** The side branch's programs, by a readable key (a deceptive table only). */
+  branch: Map<string, string>;
 }
 
 const cache = new Map<string, Explored>();
@@ -171,7 +192,7 @@ function explore(spec: Spec): Explored {
     states.push(next);
   }
 
-  const explored: Explored = { table, seed, states, mustPass: new Map(), mustFail: new Map(), problems: [], used: new Set(table.chain) };
+  const explored: Explored = { table, seed, states, mustPass: new Map(), mustFail: new Map(), problems: [], used: new Set(table.chain), branch: new Map() };
   const [head, tail] = fixedParts(seed);
   const check = (key: string, parent: string, move: TableMove, child: string): void => {
     explored.used.add(move.id);
@@ -181,14 +202,18 @@ function explore(spec: Spec): Explored {
     for (const text of table.detect) if (!child.includes(text)) explored.problems.push(`${key}: the detect string ${JSON.stringify(text)} is gone`);
   };
 
+  // A fix applies from the seed on, until it is made: at state k, the chain move k and every
+  // later fix apply; beside them only side moves may improve.
+  const isFix = (move: TableMove): boolean => move.effect === 'fix';
+  const sideIds = new Set(table.side);
   states.forEach((state, k) => {
     explored.mustPass.set(`S${k}`, state);
     const moves = applicable(table, state);
     const chainHere = moves.filter((move) => table.chain.includes(move.id)).map((move) => move.id);
-    const expected = k < chain.length ? [chain[k]!.id] : [];
+    const expected = chain.filter((move, j) => j === k || (j > k && isFix(move))).map((move) => move.id);
     if (chainHere.join() !== expected.join()) explored.problems.push(`S${k}: chain moves ${JSON.stringify(chainHere)} apply, expected ${JSON.stringify(expected)}`);
-    const improving = moves.filter((move) => move.kind === 'improve').map((move) => move.id);
-    if (improving.join() !== expected.join()) explored.problems.push(`S${k}: improving moves ${JSON.stringify(improving)} apply, expected only the chain move`);
+    const improving = moves.filter((move) => move.kind === 'improve' && !sideIds.has(move.id)).map((move) => move.id);
+    if (improving.join() !== expected.join()) explored.problems.push(`S${k}: improving moves ${JSON.stringify(improving)} apply, expected only the chain move${expected.length > 1 ? ' and the fixes to come' : ''}`);
     if (moves.length < 8 || moves.length > 14) explored.problems.push(`S${k}: ${moves.length} applicable moves (expected 8 to 14)`);
     for (const move of moves) {
       const key = `S${k}+${move.id}`;
@@ -201,10 +226,13 @@ function explore(spec: Spec): Explored {
     for (const neutral of moves.filter((move) => move.kind === 'neutral')) {
       let program = applyMove(state, neutral)!;
       for (let j = k; j < chain.length; j++) {
-        const next = applicable(table, program).filter((move) => move.kind === 'improve');
+        const improving = applicable(table, program).filter((move) => move.kind === 'improve');
+        // Beside the chain move (or its variant) only side moves and the fixes to come may apply.
+        const next = improving.filter((move) => move.rationale === chain[j]!.rationale);
+        const stray = improving.filter((move) => move.rationale !== chain[j]!.rationale && !sideIds.has(move.id) && !isFix(move));
         const key = `S${k}+${neutral.id}..step${j + 1}`;
-        if (next.length !== 1 || next[0]!.rationale !== chain[j]!.rationale) {
-          explored.problems.push(`${key}: improving moves ${JSON.stringify(next.map((move) => move.id))} apply, expected ${chain[j]!.id} or a variant of it`);
+        if (next.length !== 1 || stray.length > 0) {
+          explored.problems.push(`${key}: improving moves ${JSON.stringify(improving.map((move) => move.id))} apply, expected ${chain[j]!.id} or a variant of it`);
           break;
         }
         const child = applyMove(program, next[0]!)!;
@@ -216,6 +244,34 @@ function explore(spec: Spec): Explored {
       if (left.length > 0) explored.problems.push(`S${k}+${neutral.id}: improving moves ${JSON.stringify(left.map((move) => move.id))} still apply at the end`);
     }
   });
+
+  // The side branch: every program reachable from a chain state by side moves and fixes. On it
+  // no chain move but a fix may apply (the branch is a dead end for the chain), and every
+  // move that applies there is checked like a move at a chain state.
+  const branch = new Map<string, string>();
+  const grow = (key: string, program: string): void => {
+    if ([...branch.values()].includes(program)) return;
+    branch.set(key, program);
+    for (const move of applicable(table, program).filter((m) => sideIds.has(m.id) || isFix(m))) grow(`${key}+${move.id}`, applyMove(program, move)!);
+  };
+  states.forEach((state, k) => {
+    for (const move of applicable(table, state).filter((m) => sideIds.has(m.id))) {
+      check(`S${k}+${move.id}`, state, move, applyMove(state, move)!);
+      grow(`S${k}+${move.id}`, applyMove(state, move)!);
+    }
+  });
+  for (const [key, program] of branch) {
+    explored.mustPass.set(key, program);
+    const moves = applicable(table, program);
+    const blocked = moves.filter((move) => move.kind === 'improve' && !sideIds.has(move.id) && !isFix(move)).map((move) => move.id);
+    if (blocked.length > 0) explored.problems.push(`${key}: chain moves ${JSON.stringify(blocked)} apply on the side branch`);
+    for (const move of moves) {
+      const child = applyMove(program, move)!;
+      check(`${key}+${move.id}`, program, move, child);
+      (move.effect === 'breaks' ? explored.mustFail : explored.mustPass).set(`${key}+${move.id}`, child);
+    }
+  }
+  explored.branch = branch;
   cache.set(spec.name, explored);
   return explored;
 }
@@ -295,6 +351,7 @@ const CHECKERS: Record<string, { title: string; command: string; args: string[] 
   bad_sort: { title: 'sorting held inputs, python3', command: 'python3', args: ['-c', BAD_SORT_CHECK_PY] },
   slow_fib_js: { title: 'fib(0..30) against a trusted BigInt loop, node', command: process.execPath, args: ['-e', CHECK_JS] },
   dedupe_counts: { title: 'counting held inputs in order of first occurrence, python3', command: 'python3', args: ['-c', DEDUPE_COUNTS_CHECK_PY] },
+  trap_pairs: { title: 'pairs k apart on held inputs against a trusted pair loop, python3', command: 'python3', args: ['-c', TRAP_PAIRS_CHECK_PY] },
 };
 
 describe('honest move tables (bench/moves)', () => {
@@ -322,6 +379,30 @@ describe('honest move tables (bench/moves)', () => {
         const counts = states.map((state) => applicable(table, state).length);
         console.log(`      applicable moves per state: ${counts.join(', ')}`);
       });
+
+      if (spec.deceptive) {
+        it('is deceptive: a valley step, fixes at the chain\'s end, and a side branch from the seed that blocks the chain', () => {
+          const { table, seed, states, branch } = explore(spec);
+          const byId = new Map(table.moves.map((move) => [move.id, move]));
+          const chain = table.chain.map((id) => byId.get(id)!);
+          const valley = chain.findIndex((move) => move.effect === 'valley');
+          assert.ok(valley > 0, 'a valley step, after at least one plain improving step');
+          const fixes = chain.filter((move) => move.effect === 'fix');
+          assert.ok(fixes.length >= 2 && fixes.length <= 3, '2-3 fixes');
+          assert.deepEqual(chain.slice(-fixes.length), fixes, 'the fixes close the chain');
+          const algorithmic = chain.length - fixes.length;
+          assert.ok(algorithmic >= 4 && valley < algorithmic - 1, 'the valley is followed by at least one algorithmic step that pays');
+          for (const fix of fixes) assert.ok(applyMove(seed, fix) !== undefined, `fix ${fix.id} applies to the seed`);
+          assert.ok(table.side.some((id) => applyMove(seed, byId.get(id)!) !== undefined), 'a side move applies to the seed');
+          assert.ok(table.side.some((id) => applyMove(states[valley + 1]!, byId.get(id)!) !== undefined), 'a side move still applies after the valley step');
+          assert.ok(branch.size >= 3, `the side branch has a few programs (${branch.size})`);
+          const harmful = table.moves.filter((move) => move.kind === 'harmful').length;
+          const neutral = table.moves.filter((move) => move.kind === 'neutral').length;
+          assert.ok(table.moves.length >= 30 && table.moves.length <= 45, `30-45 moves (${table.moves.length})`);
+          assert.ok(harmful >= neutral, `about half of the other moves are harmful (${harmful} harmful, ${neutral} neutral)`);
+          console.log(`      side branch: ${branch.size} programs; ${harmful} harmful, ${neutral} neutral moves`);
+        });
+      }
 
       const checker = CHECKERS[spec.name]!;
       it(`keeps chain states, chain steps and neutral or slower children correct; breaking moves break it (${checker.title})`, async function () {
