@@ -28,7 +28,7 @@ export function honestSetting(REPO) {
   const { LlmPatchMutator } = require(out('daemon', 'evolution', 'mutation', 'LlmPatchMutator.js'));
   const { loadExample } = require(out('daemon', 'evaluation', 'example.js'));
   const { mutationTaskOf } = require(out('daemon', 'evolution', 'controller', 'taskSpecs.js'));
-  const { programId } = require(out('daemon', 'evolution', 'evodb', 'programId.js'));
+  const { programId } = require(out('shared', 'programId.js'));
   const CLI = join(REPO, 'dist', 'cli.js');
   /** The model name the runs ask for: only its price table matters (the model is scripted). */
   const MODEL = 'gpt-4o-mini';
