@@ -6,7 +6,12 @@
 // each applicable move once and evaluates that child, then compares the child with the state:
 //   - the chain move must be correct and at least MIN_STEP (1.2x) faster than the state;
 //   - a neutral move must stay correct; a harmful "breaks" move must give a wrong program;
-//   - a harmful "slower" move must stay correct and must not be faster than the state.
+//   - a harmful "slower" move must stay correct and must not be faster than the state;
+//   - deceptive tables (holdout_lis): a chain move with "effect": "valley" must stay correct and gain
+//     nothing by itself (VALLEY_LOW <= ratio < MIN_STEP); a "fix" (an improve move in the chain that
+//     applies from the seed on, beside the chain) must gain >= MIN_FIX where it is the chain's move and
+//     not lose more than noise elsewhere; a "side-branch" move must gain >= MIN_STEP, and the side
+//     branch's best (its moves, then every fix, from the seed) must stay <= SIDE_SHARE of the chain's end.
 // It prints one line per move (declared kind vs. measured outcome), then the best reachable
 // program (the chain's end, median of 3 full evaluations), and exits 1 when a declaration
 // contradicts a measurement (2 when an evaluation could not run at all). Every chain state is
@@ -35,9 +40,17 @@ const TABLES = [
   { name: 'bad_sort', table: 'bench/moves/bad_sort.moves.json', example: 'examples/bad_sort', quickChildren: true },
   { name: 'slow_fib_js', table: 'bench/moves/slow_fib_js.moves.json', example: 'examples/slow_fib_js', quickChildren: false },
   { name: 'dedupe_counts', table: 'bench/moves/dedupe_counts.moves.json', example: 'examples/dedupe_counts', quickChildren: true },
+  { name: 'holdout_lis', table: 'bench/moves/holdout_lis.moves.json', example: 'examples/holdout_lis', quickChildren: true },
 ];
 /** The least speedup over its parent that a chain step must show. */
 const MIN_STEP = 1.2;
+/** A valley step may be this much slower than its parent ("slightly slower"), and must not reach MIN_STEP. */
+const VALLEY_LOW = 0.8;
+/** The least speedup of an independent fix where it is the chain's move; elsewhere it must stay above NOISE_LOW. */
+const MIN_FIX = 1.1;
+const NOISE_LOW = 0.9;
+/** The most the side branch's best may reach, as a share of the chain's end. */
+const SIDE_SHARE = 0.15;
 /** Full evaluations of every chain state (its objective is their median). */
 const REPEATS = 3;
 /** The largest (max - min) / median of a state's --quick runs for its children to be judged by --quick runs. */
@@ -143,12 +156,24 @@ const spread = (state) => `[${state.runs.map(fmt).join(', ')}]`;
 // ---------------------------------------------------------------- judging
 
 function declared(move, isChain) {
-  if (isChain) return 'improve (chain)';
+  if (isChain) return move.effect ? `improve/${move.effect}` : 'improve (chain)';
+  if (move.effect) return `${move.kind}/${move.effect}`;
   return move.kind === 'harmful' && move.effect ? `harmful/${move.effect}` : move.kind;
 }
 
 /** The contradiction between what `move` declares and what was measured (`ratio`: child / parent), or null. */
 function contradiction(move, isChain, child, ratio) {
+  if (move.effect === 'valley' && isChain) {
+    if (!child.correct) return 'a valley step breaks the program';
+    if (ratio >= MIN_STEP || ratio < VALLEY_LOW) return `a valley step gains ${fmt(ratio)}x (expected ${VALLEY_LOW}x to < ${MIN_STEP}x)`;
+    return null;
+  }
+  if (move.effect === 'fix') {
+    if (!child.correct) return 'a fix breaks the program';
+    if (isChain && ratio < MIN_FIX) return `a fix gains only ${fmt(ratio)}x (< ${MIN_FIX}x) as the chain's move`;
+    if (!isChain && ratio < NOISE_LOW) return `a fix loses ${fmt(ratio)}x (< ${NOISE_LOW}x)`;
+    return null;
+  }
   if (isChain || move.kind === 'improve') {
     if (!child.correct) return 'an improving move breaks the program';
     if (ratio < MIN_STEP) return `an improving move gains only ${fmt(ratio)}x (< ${MIN_STEP}x)`;
@@ -191,8 +216,9 @@ async function checkTable(spec) {
     const base = full[k];
     if (!base.correct) problems.push(`S${k} is not correct: ${base.error}`);
     const applicable = table.moves.filter((move) => applyMove(state, move) !== null);
-    const chainHere = applicable.filter((move) => table.chain.includes(move.id));
     const expected = k < chain.length ? [chain[k].id] : [];
+    // An independent fix applies from the seed on: it is the chain's move only at its own step.
+    const chainHere = applicable.filter((move) => table.chain.includes(move.id) && (move.effect !== 'fix' || move.id === expected[0]));
     if (chainHere.map((m) => m.id).join() !== expected.join()) {
       problems.push(`S${k}: chain moves applicable ${JSON.stringify(chainHere.map((m) => m.id))}, expected ${JSON.stringify(expected)}`);
     }
@@ -231,6 +257,22 @@ async function checkTable(spec) {
   const end = full.at(-1);
   console.log(`\n${spec.name} chain: ${steps.map((s) => `${s.id} ${fmt(s.ratio)}x (-> ${fmt(s.objective)}x)`).join(', ')}`);
   console.log(`${spec.name} best reachable (end of the chain, median of ${REPEATS}): ${fmt(end.objective)}x ${spread(end)}`);
+  if (table.side?.length) {
+    // The side branch's best: its moves in order from the seed, then every fix that applies.
+    let branch = seed;
+    const taken = [];
+    for (const move of [...table.side.map((id) => table.byId.get(id)), ...table.moves.filter((m) => m.effect === 'fix')]) {
+      const next = move ? applyMove(branch, move) : null;
+      if (next === null) continue;
+      branch = next;
+      taken.push(move.id);
+    }
+    const best = await measureState(spec, branch);
+    const share = best.objective / end.objective;
+    console.log(`${spec.name} side branch's best (${taken.join(' + ')}, median of ${REPEATS}): ${fmt(best.objective)}x ${spread(best)}, ${(100 * share).toFixed(1)}% of the chain's end`);
+    if (!best.correct) problems.push(`the side branch's best is not correct: ${best.error}`);
+    else if (share > SIDE_SHARE) problems.push(`the side branch's best reaches ${(100 * share).toFixed(0)}% of the chain's end (> ${100 * SIDE_SHARE}%)`);
+  }
   return problems.map((p) => `${spec.name} ${p}`);
 }
 

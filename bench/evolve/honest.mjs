@@ -77,10 +77,14 @@ export function honestSetting(REPO) {
    * How deep into the table's main chain a program is: the index of the first chain move
    * (or a variant: an `improve` move whose id is the chain id plus one letter) that applies
    * to it; the chain's length when none does and the last move's text is in it; NaN when the
-   * program left the chain (a neutral or harmful move took away the next move's text).
+   * program left the chain (a neutral or harmful move took away the next move's text), or took
+   * a deceptive table's side branch (the REPLACE text of a move of its `side` is in it: the fixes
+   * at the chain's end still apply there, and would otherwise count as depth).
    */
   function chainDepth(table, code) {
     const chain = table.chain ?? [];
+    const sideMoves = table.moves.filter((move) => (table.side ?? []).includes(move.id));
+    if (sideMoves.some((move) => (move.blocks ?? [{ replace: move.replace }]).every((block) => code.includes(block.replace.replace(/\n+$/, ''))))) return NaN;
     const variants = (id) => table.moves.filter((move) => move.id === id || (move.kind === 'improve' && move.id.startsWith(id) && /^[A-Za-z]$/.test(move.id.slice(id.length))));
     for (let step = 0; step < chain.length; step++) if (variants(chain[step]).some((move) => moveSpans(code, move))) return step;
     const last = variants(chain.at(-1));

@@ -4,6 +4,9 @@
  * other, exactly one chain move applies at every chain state among 8 to 14 applicable moves,
  * every edit stays inside the EVOLVE-BLOCK, neutral moves never block the chain, and (python3 /
  * node) every program the table leads to is correct unless its move is declared to break it.
+ * A deceptive table (holdout_lis) also declares a valley at the start of its chain, independent
+ * fixes at its end that apply from the seed on, and a side branch ("side") that applies from the
+ * seed and after which the chain cannot continue, though the fixes still apply.
  * Speedups are measured by bench/checkMoveTables.mjs with the real evaluators.
  */
 import * as assert from 'node:assert/strict';
@@ -13,10 +16,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { BAD_SORT_CHECK_PY } from '../fixtures/badSortCheck';
 import { DEDUPE_COUNTS_CHECK_PY } from '../fixtures/dedupeCountsCheck';
+import { HOLDOUT_LIS_CHECK_PY } from '../fixtures/holdoutLisCheck';
 import { REPO } from '../fixtures/paths';
 
 type Kind = 'improve' | 'neutral' | 'harmful';
 type Effect = 'breaks' | 'slower';
+/** What an improving move of a deceptive table is: a chain step that gains nothing yet, an independent fix, or the side branch. */
+type ImproveEffect = 'valley' | 'fix' | 'side-branch';
 
 interface Block {
   search: string;
@@ -28,13 +34,15 @@ interface TableMove {
   kind: Kind;
   rationale: string;
   blocks: Block[];
-  effect?: Effect;
+  effect?: Effect | ImproveEffect;
 }
 
 interface Table {
   problem: string;
   detect: string[];
   chain: string[];
+  /** The side branch's moves (a deceptive table). */
+  side: string[];
   moves: TableMove[];
 }
 
@@ -43,12 +51,15 @@ interface Spec {
   table: string;
   seed: string;
   chainLength: number;
+  /** A table with a valley, independent fixes and a side branch. */
+  deceptive?: boolean;
 }
 
 const SPECS: Spec[] = [
   { name: 'bad_sort', table: 'bench/moves/bad_sort.moves.json', seed: 'examples/bad_sort/bad_sort.py', chainLength: 8 },
   { name: 'slow_fib_js', table: 'bench/moves/slow_fib_js.moves.json', seed: 'examples/slow_fib_js/fib.js', chainLength: 4 },
   { name: 'dedupe_counts', table: 'bench/moves/dedupe_counts.moves.json', seed: 'examples/dedupe_counts/dedupe_counts.py', chainLength: 6 },
+  { name: 'holdout_lis', table: 'bench/moves/holdout_lis.moves.json', seed: 'examples/holdout_lis/lis_length.py', chainLength: 7, deceptive: true },
 ];
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -72,7 +83,8 @@ function parseTable(raw: unknown, file: string): Table {
     assert.ok(move.after === undefined || isStringArray(move.after), `${where}: "after" is an array of ids`);
     assert.ok(move.weight === undefined || (typeof move.weight === 'number' && move.weight > 0), `${where}: "weight" is a positive number`);
     if (move.kind === 'harmful') assert.ok(move.effect === 'breaks' || move.effect === 'slower', `${where}: a harmful move declares "effect": "breaks" or "slower"`);
-    else assert.equal(move.effect, undefined, `${where}: only harmful moves declare an effect`);
+    else if (move.kind === 'improve') assert.ok(move.effect === undefined || move.effect === 'valley' || move.effect === 'fix' || move.effect === 'side-branch', `${where}: an improving move's effect is "valley", "fix" or "side-branch"`);
+    else assert.equal(move.effect, undefined, `${where}: a neutral move declares no effect`);
     const hasPair = move.search !== undefined || move.replace !== undefined;
     assert.ok(hasPair !== (move.blocks !== undefined), `${where}: either "search"/"replace" or "blocks"`);
     const rawBlocks: unknown[] = hasPair ? [{ search: move.search, replace: move.replace }] : Array.isArray(move.blocks) ? move.blocks : [];
@@ -82,9 +94,16 @@ function parseTable(raw: unknown, file: string): Table {
       assert.ok(stripNl(block.search).length > 0, `${where}: SEARCH is not empty`);
       return { search: stripNl(block.search), replace: stripNl(block.replace) };
     });
-    return { id: move.id, kind: move.kind, rationale: move.rationale, blocks, ...(move.kind === 'harmful' ? { effect: move.effect as Effect } : {}) };
+    return { id: move.id, kind: move.kind, rationale: move.rationale, blocks, ...(move.effect !== undefined ? { effect: move.effect } : {}) };
   });
-  return { problem: raw.problem as string, detect: raw.detect, chain: raw.chain, moves };
+  assert.ok(raw.side === undefined || isStringArray(raw.side), `${file}: "side" is an array of move ids`);
+  const side = raw.side ?? [];
+  assert.deepEqual(
+    [...side].sort(),
+    moves.filter((move) => move.effect === 'side-branch').map((move) => move.id).sort(),
+    `${file}: "side" lists exactly the moves with "effect": "side-branch"`,
+  );
+  return { problem: raw.problem as string, detect: raw.detect, chain: raw.chain, side, moves };
 }
 
 // ---------------------------------------------------------------- line-aligned matching (like the simulator)
@@ -184,10 +203,12 @@ function explore(spec: Spec): Explored {
   states.forEach((state, k) => {
     explored.mustPass.set(`S${k}`, state);
     const moves = applicable(table, state);
-    const chainHere = moves.filter((move) => table.chain.includes(move.id)).map((move) => move.id);
     const expected = k < chain.length ? [chain[k]!.id] : [];
+    // An independent fix applies from the seed on (it is the chain's move only at its own step), and the side branch beside the chain.
+    const besideChain = (move: TableMove): boolean => move.effect === 'side-branch' || (move.effect === 'fix' && move.id !== expected[0]);
+    const chainHere = moves.filter((move) => table.chain.includes(move.id) && !besideChain(move)).map((move) => move.id);
     if (chainHere.join() !== expected.join()) explored.problems.push(`S${k}: chain moves ${JSON.stringify(chainHere)} apply, expected ${JSON.stringify(expected)}`);
-    const improving = moves.filter((move) => move.kind === 'improve').map((move) => move.id);
+    const improving = moves.filter((move) => move.kind === 'improve' && !besideChain(move)).map((move) => move.id);
     if (improving.join() !== expected.join()) explored.problems.push(`S${k}: improving moves ${JSON.stringify(improving)} apply, expected only the chain move`);
     if (moves.length < 8 || moves.length > 14) explored.problems.push(`S${k}: ${moves.length} applicable moves (expected 8 to 14)`);
     for (const move of moves) {
@@ -201,7 +222,7 @@ function explore(spec: Spec): Explored {
     for (const neutral of moves.filter((move) => move.kind === 'neutral')) {
       let program = applyMove(state, neutral)!;
       for (let j = k; j < chain.length; j++) {
-        const next = applicable(table, program).filter((move) => move.kind === 'improve');
+        const next = applicable(table, program).filter((move) => move.kind === 'improve' && move.effect !== 'side-branch' && (move.effect !== 'fix' || move.rationale === chain[j]!.rationale));
         const key = `S${k}+${neutral.id}..step${j + 1}`;
         if (next.length !== 1 || next[0]!.rationale !== chain[j]!.rationale) {
           explored.problems.push(`${key}: improving moves ${JSON.stringify(next.map((move) => move.id))} apply, expected ${chain[j]!.id} or a variant of it`);
@@ -212,8 +233,17 @@ function explore(spec: Spec): Explored {
         explored.mustPass.set(`${key}:${next[0]!.id}`, child);
         program = child;
       }
-      const left = applicable(table, program).filter((move) => move.kind === 'improve');
+      const left = applicable(table, program).filter((move) => move.kind === 'improve' && move.effect !== 'side-branch');
       if (left.length > 0) explored.problems.push(`S${k}+${neutral.id}: improving moves ${JSON.stringify(left.map((move) => move.id))} still apply at the end`);
+    }
+    // The side branch: after it, no step of the chain applies any more (the branch removed the
+    // text the next step needs), but every fix that applied before still does.
+    for (const branch of moves.filter((move) => move.effect === 'side-branch')) {
+      const child = applyMove(state, branch)!;
+      const onward = applicable(table, child).filter((move) => move.kind === 'improve' && move.effect !== 'fix' && move.effect !== 'side-branch');
+      if (onward.length > 0) explored.problems.push(`S${k}+${branch.id}: the chain continues from the side branch with ${JSON.stringify(onward.map((move) => move.id))}`);
+      const fixes = moves.filter((move) => move.effect === 'fix' && applyMove(child, move) === undefined);
+      if (fixes.length > 0) explored.problems.push(`S${k}+${branch.id}: the fixes ${JSON.stringify(fixes.map((move) => move.id))} no longer apply on the side branch`);
     }
   });
   cache.set(spec.name, explored);
@@ -295,6 +325,7 @@ const CHECKERS: Record<string, { title: string; command: string; args: string[] 
   bad_sort: { title: 'sorting held inputs, python3', command: 'python3', args: ['-c', BAD_SORT_CHECK_PY] },
   slow_fib_js: { title: 'fib(0..30) against a trusted BigInt loop, node', command: process.execPath, args: ['-e', CHECK_JS] },
   dedupe_counts: { title: 'counting held inputs in order of first occurrence, python3', command: 'python3', args: ['-c', DEDUPE_COUNTS_CHECK_PY] },
+  holdout_lis: { title: 'longest increasing subsequence of held inputs, python3', command: 'python3', args: ['-c', HOLDOUT_LIS_CHECK_PY] },
 };
 
 describe('honest move tables (bench/moves)', () => {
@@ -308,6 +339,26 @@ describe('honest move tables (bench/moves)', () => {
         assert.equal(new Set(table.chain).size, table.chain.length, 'chain ids are distinct');
         for (const kind of ['neutral', 'harmful'] as const) assert.ok(table.moves.some((move) => move.kind === kind), `the table has ${kind} moves`);
       });
+
+      if (spec.deceptive) {
+        it('is deceptive: a valley of 1-2 chain steps first, fixes closing the chain, a side branch from the seed', () => {
+          const { table, states } = explore(spec);
+          const effectOf = (id: string): string | undefined => table.moves.find((move) => move.id === id)!.effect;
+          const effects = table.chain.map(effectOf);
+          const valley = effects.findIndex((effect) => effect === 'valley');
+          const valleyLength = effects.filter((effect) => effect === 'valley').length;
+          assert.ok(valley >= 0 && valleyLength >= 1 && valleyLength <= 2, 'the chain has a valley of one or two steps');
+          assert.ok(effects.slice(valley, valley + valleyLength).every((effect) => effect === 'valley'), 'the valley steps are consecutive');
+          assert.equal(effects[valley + valleyLength], undefined, 'a paying step follows the valley');
+          const fixes = effects.findIndex((effect) => effect === 'fix');
+          assert.ok(fixes > valley + valleyLength && effects.slice(fixes).every((effect) => effect === 'fix'), 'the fixes close the chain');
+          assert.ok(effects.length - fixes >= 2 && effects.length - fixes <= 3, 'two or three fixes');
+          assert.ok(table.side.length >= 1 && table.side.length <= 2, 'one or two side-branch moves');
+          const fromSeed = applicable(table, states[0]!).map((move) => move.id);
+          assert.ok(fromSeed.includes(table.side[0]!), 'the side branch applies to the seed');
+          for (const id of table.chain.slice(fixes)) assert.ok(fromSeed.includes(id), `the fix ${id} applies to the seed`);
+        });
+      }
 
       it('applies the chain from the seed, one move at a time, with 8-14 applicable moves per state, inside the EVOLVE-BLOCK', () => {
         const { table, seed, states, problems, used } = explore(spec);
