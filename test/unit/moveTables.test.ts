@@ -4,6 +4,7 @@
  * other, exactly one chain move applies at every chain state among 8 to 14 applicable moves,
  * every edit stays inside the EVOLVE-BLOCK, neutral moves never block the chain, and (python3 /
  * node) every program the table leads to is correct unless its move is declared to break it.
+ * A deceptive table (trap_windows_js, trap_pairs, holdout_lis) also has a valley of one or two
  * chain steps ("effect": "valley"), independent fixes closing its chain ("effect": "fix"; they
  * may apply beside the chain move before their place, and from the seed on where the spec says
  * fixesFromSeed) and a side branch (its "side" moves, "effect": "side-branch"): the branch applies
@@ -18,6 +19,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { BAD_SORT_CHECK_PY } from '../fixtures/badSortCheck';
 import { DEDUPE_COUNTS_CHECK_PY } from '../fixtures/dedupeCountsCheck';
+import { HOLDOUT_LIS_CHECK_PY } from '../fixtures/holdoutLisCheck';
 import { REPO } from '../fixtures/paths';
 import { TRAP_PAIRS_CHECK_PY } from '../fixtures/trapPairsCheck';
 import { TRAP_WINDOWS_CHECK_JS } from '../fixtures/trapWindowsCheck';
@@ -65,6 +67,7 @@ const SPECS: Spec[] = [
   { name: 'dedupe_counts', table: 'bench/moves/dedupe_counts.moves.json', seed: 'examples/dedupe_counts/dedupe_counts.py', chainLength: 6 },
   { name: 'trap_windows_js', table: 'bench/moves/trap_windows_js.moves.json', seed: 'examples/trap_windows_js/windows.js', chainLength: 7, deceptive: true },
   { name: 'trap_pairs', table: 'bench/moves/trap_pairs.moves.json', seed: 'examples/trap_pairs/trap_pairs.py', chainLength: 8, deceptive: true, fixesFromSeed: true },
+  { name: 'holdout_lis', table: 'bench/moves/holdout_lis.moves.json', seed: 'examples/holdout_lis/lis_length.py', chainLength: 7, deceptive: true, fixesFromSeed: true },
 ];
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -373,6 +376,7 @@ const CHECKERS: Record<string, { title: string; command: string; args: string[] 
   dedupe_counts: { title: 'counting held inputs in order of first occurrence, python3', command: 'python3', args: ['-c', DEDUPE_COUNTS_CHECK_PY] },
   trap_windows_js: { title: 'distinct values per window of held inputs, node', command: process.execPath, args: ['-e', TRAP_WINDOWS_CHECK_JS] },
   trap_pairs: { title: 'pairs k apart on held inputs against a trusted pair loop, python3', command: 'python3', args: ['-c', TRAP_PAIRS_CHECK_PY] },
+  holdout_lis: { title: 'longest increasing subsequence of held inputs, python3', command: 'python3', args: ['-c', HOLDOUT_LIS_CHECK_PY] },
 };
 
 describe('honest move tables (bench/moves)', () => {
