@@ -1,6 +1,6 @@
 /**
  * Every probe in examples/bad_sort/test_candidates/EXPECTED.json (and in the same file of the
- * other Python examples, dedupe_counts and spread_points), run through the real evaluator
+ * other Python examples, dedupe_counts, holdout_lis, spread_points and trap_pairs), run through the real evaluator
  * (python3 evaluate.py --quick), must get its expected verdict: the cheats stay failing, the
  * honest fast programs stay fast, and a score computed by the evaluator stays in its band. Probes with `withoutStaticCheck` are run a second time with the static check
  * skipped, so the sandbox alone is shown to refuse them.
@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { REPO } from '../fixtures/paths';
 
 /** The Python examples whose test_candidates/EXPECTED.json this file checks. */
-const EXAMPLES = ['bad_sort', 'dedupe_counts', 'spread_points'];
+const EXAMPLES = ['bad_sort', 'dedupe_counts', 'holdout_lis', 'spread_points', 'trap_pairs'];
 
 interface Expected {
   correct: boolean;

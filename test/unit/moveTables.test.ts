@@ -4,9 +4,12 @@
  * other, exactly one chain move applies at every chain state among 8 to 14 applicable moves,
  * every edit stays inside the EVOLVE-BLOCK, neutral moves never block the chain, and (python3 /
  * node) every program the table leads to is correct unless its move is declared to break it.
- * A deceptive table also lists "side" moves (a tempting branch the chain cannot continue from):
- * they may apply at chain states beside the chain move, and on the branch they lead to only the
- * moves declared "effect": "fix" apply among the improving ones, never the chain.
+ * A deceptive table (trap_windows_js, trap_pairs, holdout_lis) also has a valley of one or two
+ * chain steps ("effect": "valley"), independent fixes closing its chain ("effect": "fix"; they
+ * may apply beside the chain move before their place, and from the seed on where the spec says
+ * fixesFromSeed) and a side branch (its "side" moves, "effect": "side-branch"): the branch applies
+ * from the seed, blocks every chain move but the fixes (the fixes that applied before still
+ * apply on it), and every program on it is checked like the chain's.
  * Speedups are measured by bench/checkMoveTables.mjs with the real evaluators.
  */
 import * as assert from 'node:assert/strict';
@@ -16,13 +19,14 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { BAD_SORT_CHECK_PY } from '../fixtures/badSortCheck';
 import { DEDUPE_COUNTS_CHECK_PY } from '../fixtures/dedupeCountsCheck';
+import { HOLDOUT_LIS_CHECK_PY } from '../fixtures/holdoutLisCheck';
 import { REPO } from '../fixtures/paths';
+import { TRAP_PAIRS_CHECK_PY } from '../fixtures/trapPairsCheck';
 import { TRAP_WINDOWS_CHECK_JS } from '../fixtures/trapWindowsCheck';
 
 type Kind = 'improve' | 'neutral' | 'harmful';
-type Effect = 'breaks' | 'slower';
-/** What an improving move declares beyond "faster": a valley step, the side branch, a fix on the branch. */
-type ImproveEffect = 'valley' | 'side-branch' | 'fix';
+/** breaks/slower: what a harmful move does; valley/fix/side-branch: the role of an improving move in a deceptive table. */
+type Effect = 'breaks' | 'slower' | 'valley' | 'fix' | 'side-branch';
 
 interface Block {
   search: string;
@@ -34,14 +38,14 @@ interface TableMove {
   kind: Kind;
   rationale: string;
   blocks: Block[];
-  effect?: Effect | ImproveEffect;
+  effect?: Effect;
 }
 
 interface Table {
   problem: string;
   detect: string[];
   chain: string[];
-  /** The tempting side branch's moves (deceptive tables). */
+  /** The side branch's moves (a deceptive table only). */
   side: string[];
   moves: TableMove[];
 }
@@ -51,13 +55,19 @@ interface Spec {
   table: string;
   seed: string;
   chainLength: number;
+  /** A deceptive table: a valley step, fixes at the chain's end and a side branch. */
+  deceptive?: boolean;
+  /** A deceptive table whose fixes apply from the seed on (at every chain state before their place). */
+  fixesFromSeed?: boolean;
 }
 
 const SPECS: Spec[] = [
   { name: 'bad_sort', table: 'bench/moves/bad_sort.moves.json', seed: 'examples/bad_sort/bad_sort.py', chainLength: 8 },
   { name: 'slow_fib_js', table: 'bench/moves/slow_fib_js.moves.json', seed: 'examples/slow_fib_js/fib.js', chainLength: 4 },
   { name: 'dedupe_counts', table: 'bench/moves/dedupe_counts.moves.json', seed: 'examples/dedupe_counts/dedupe_counts.py', chainLength: 6 },
-  { name: 'trap_windows_js', table: 'bench/moves/trap_windows_js.moves.json', seed: 'examples/trap_windows_js/windows.js', chainLength: 7 },
+  { name: 'trap_windows_js', table: 'bench/moves/trap_windows_js.moves.json', seed: 'examples/trap_windows_js/windows.js', chainLength: 7, deceptive: true },
+  { name: 'trap_pairs', table: 'bench/moves/trap_pairs.moves.json', seed: 'examples/trap_pairs/trap_pairs.py', chainLength: 8, deceptive: true, fixesFromSeed: true },
+  { name: 'holdout_lis', table: 'bench/moves/holdout_lis.moves.json', seed: 'examples/holdout_lis/lis_length.py', chainLength: 7, deceptive: true, fixesFromSeed: true },
 ];
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -81,7 +91,7 @@ function parseTable(raw: unknown, file: string): Table {
     assert.ok(move.after === undefined || isStringArray(move.after), `${where}: "after" is an array of ids`);
     assert.ok(move.weight === undefined || (typeof move.weight === 'number' && move.weight > 0), `${where}: "weight" is a positive number`);
     if (move.kind === 'harmful') assert.ok(move.effect === 'breaks' || move.effect === 'slower', `${where}: a harmful move declares "effect": "breaks" or "slower"`);
-    else if (move.kind === 'improve') assert.ok(move.effect === undefined || move.effect === 'valley' || move.effect === 'side-branch' || move.effect === 'fix', `${where}: an improving move declares no effect or "valley", "side-branch" or "fix"`);
+    else if (move.kind === 'improve') assert.ok(move.effect === undefined || move.effect === 'valley' || move.effect === 'fix' || move.effect === 'side-branch', `${where}: an improving move's effect is valley, fix or side-branch`);
     else assert.equal(move.effect, undefined, `${where}: a neutral move declares no effect`);
     const hasPair = move.search !== undefined || move.replace !== undefined;
     assert.ok(hasPair !== (move.blocks !== undefined), `${where}: either "search"/"replace" or "blocks"`);
@@ -96,7 +106,11 @@ function parseTable(raw: unknown, file: string): Table {
   });
   assert.ok(raw.side === undefined || isStringArray(raw.side), `${file}: "side" is an array of move ids`);
   const side = raw.side ?? [];
-  for (const id of side) assert.equal(moves.find((move) => move.id === id)?.effect, 'side-branch', `${file}: side move ${id} is a move declaring "effect": "side-branch"`);
+  assert.deepEqual(
+    side,
+    moves.filter((move) => move.effect === 'side-branch').map((move) => move.id),
+    `${file}: "side" lists exactly the moves declared "effect": "side-branch", in table order`,
+  );
   return { problem: raw.problem as string, detect: raw.detect, chain: raw.chain, side, moves };
 }
 
@@ -159,6 +173,8 @@ interface Explored {
   /** Where the structure is not as designed. */
   problems: string[];
   used: Set<string>;
+  /** The side branch's programs, by a readable key (a deceptive table only). */
+  branch: Map<string, string>;
 }
 
 const cache = new Map<string, Explored>();
@@ -184,8 +200,7 @@ function explore(spec: Spec): Explored {
     states.push(next);
   }
 
-  const side = new Set(table.side);
-  const explored: Explored = { table, seed, states, mustPass: new Map(), mustFail: new Map(), problems: [], used: new Set(table.chain) };
+  const explored: Explored = { table, seed, states, mustPass: new Map(), mustFail: new Map(), problems: [], used: new Set(table.chain), branch: new Map() };
   const [head, tail] = fixedParts(seed);
   const check = (key: string, parent: string, move: TableMove, child: string): void => {
     explored.used.add(move.id);
@@ -195,14 +210,22 @@ function explore(spec: Spec): Explored {
     for (const text of table.detect) if (!child.includes(text)) explored.problems.push(`${key}: the detect string ${JSON.stringify(text)} is gone`);
   };
 
+  // At state k the chain move k applies; beside it only side moves and the fixes still to come
+  // may improve (with fixesFromSeed, every fix to come must apply there).
+  const isFix = (move: TableMove): boolean => move.effect === 'fix';
+  const sideIds = new Set(table.side);
   states.forEach((state, k) => {
     explored.mustPass.set(`S${k}`, state);
     const moves = applicable(table, state);
-    const chainHere = moves.filter((move) => table.chain.includes(move.id)).map((move) => move.id);
+    const fixesToCome = chain.filter((move, j) => j > k && isFix(move)).map((move) => move.id);
+    const besideChain = (move: TableMove): boolean => sideIds.has(move.id) || fixesToCome.includes(move.id);
+    const chainHere = moves.filter((move) => table.chain.includes(move.id) && !besideChain(move)).map((move) => move.id);
     const expected = k < chain.length ? [chain[k]!.id] : [];
     if (chainHere.join() !== expected.join()) explored.problems.push(`S${k}: chain moves ${JSON.stringify(chainHere)} apply, expected ${JSON.stringify(expected)}`);
-    const improving = moves.filter((move) => move.kind === 'improve' && !side.has(move.id)).map((move) => move.id);
-    if (improving.join() !== expected.join()) explored.problems.push(`S${k}: improving moves ${JSON.stringify(improving)} apply, expected only the chain move`);
+    const improving = moves.filter((move) => move.kind === 'improve' && !besideChain(move)).map((move) => move.id);
+    if (improving.join() !== expected.join()) explored.problems.push(`S${k}: improving moves ${JSON.stringify(improving)} apply, expected only the chain move (and the fixes to come)`);
+    const missingFixes = spec.fixesFromSeed ? fixesToCome.filter((id) => !moves.some((move) => move.id === id)) : [];
+    if (missingFixes.length > 0) explored.problems.push(`S${k}: the fixes to come ${JSON.stringify(missingFixes)} do not apply (the table says they apply from the seed on)`);
     if (moves.length < 8 || moves.length > 14) explored.problems.push(`S${k}: ${moves.length} applicable moves (expected 8 to 14)`);
     for (const move of moves) {
       const key = `S${k}+${move.id}`;
@@ -215,10 +238,13 @@ function explore(spec: Spec): Explored {
     for (const neutral of moves.filter((move) => move.kind === 'neutral')) {
       let program = applyMove(state, neutral)!;
       for (let j = k; j < chain.length; j++) {
-        const next = applicable(table, program).filter((move) => move.kind === 'improve' && !side.has(move.id));
+        const improving = applicable(table, program).filter((move) => move.kind === 'improve');
+        // Beside the chain move (or its variant) only side moves and the fixes to come may apply.
+        const next = improving.filter((move) => move.rationale === chain[j]!.rationale);
+        const stray = improving.filter((move) => move.rationale !== chain[j]!.rationale && !sideIds.has(move.id) && !isFix(move));
         const key = `S${k}+${neutral.id}..step${j + 1}`;
-        if (next.length !== 1 || next[0]!.rationale !== chain[j]!.rationale) {
-          explored.problems.push(`${key}: improving moves ${JSON.stringify(next.map((move) => move.id))} apply, expected ${chain[j]!.id} or a variant of it`);
+        if (next.length !== 1 || stray.length > 0) {
+          explored.problems.push(`${key}: improving moves ${JSON.stringify(improving.map((move) => move.id))} apply, expected ${chain[j]!.id} or a variant of it`);
           break;
         }
         const child = applyMove(program, next[0]!)!;
@@ -226,34 +252,49 @@ function explore(spec: Spec): Explored {
         explored.mustPass.set(`${key}:${next[0]!.id}`, child);
         program = child;
       }
-      const left = applicable(table, program).filter((move) => move.kind === 'improve' && !side.has(move.id));
+      const left = applicable(table, program).filter((move) => move.kind === 'improve' && !sideIds.has(move.id));
       if (left.length > 0) explored.problems.push(`S${k}+${neutral.id}: improving moves ${JSON.stringify(left.map((move) => move.id))} still apply at the end`);
     }
   });
-  // The side branch: from every chain state where a side move applies, only the fixes improve
-  // the branch (the chain never continues), every fix keeps it correct, in any order.
-  const branchSeen = new Set<string>();
-  const walkBranch = (key: string, program: string): void => {
-    if (branchSeen.has(program)) return;
-    branchSeen.add(program);
-    explored.mustPass.set(key, program);
-    for (const move of applicable(table, program).filter((candidate) => candidate.kind === 'improve')) {
-      if (move.effect !== 'fix') {
-        explored.problems.push(`${key}: ${move.id} improves the side branch, expected only moves declaring "effect": "fix"`);
-        continue;
-      }
-      const child = applyMove(program, move)!;
-      check(`${key}+${move.id}`, program, move, child);
-      walkBranch(`${key}+${move.id}`, child);
-    }
+
+  // The side branch: every program reachable from a chain state by side moves and fixes. On it
+  // no chain move but a fix may apply (the branch is a dead end for the chain), and every
+  // move that applies there is checked like a move at a chain state.
+  const branch = new Map<string, string>();
+  const grow = (key: string, program: string): void => {
+    if ([...branch.values()].includes(program)) return;
+    branch.set(key, program);
+    for (const move of applicable(table, program).filter((m) => sideIds.has(m.id) || isFix(m))) grow(`${key}+${move.id}`, applyMove(program, move)!);
   };
   states.forEach((state, k) => {
-    for (const move of applicable(table, state).filter((candidate) => side.has(candidate.id))) {
-      const child = applyMove(state, move)!;
-      check(`S${k}+${move.id}`, state, move, child);
-      walkBranch(`S${k}+${move.id}`, child);
+    for (const move of applicable(table, state).filter((m) => sideIds.has(m.id))) {
+      check(`S${k}+${move.id}`, state, move, applyMove(state, move)!);
+      grow(`S${k}+${move.id}`, applyMove(state, move)!);
     }
   });
+  // The side branch removed the text the chain needs, not the fixes' text: every fix that
+  // applied at the chain state still applies after the side move.
+  states.forEach((state, k) => {
+    const fixesHere = applicable(table, state).filter(isFix);
+    for (const move of applicable(table, state).filter((m) => sideIds.has(m.id))) {
+      const lost = fixesHere.filter((fix) => applyMove(applyMove(state, move)!, fix) === undefined).map((fix) => fix.id);
+      if (lost.length > 0) explored.problems.push(`S${k}+${move.id}: the fixes ${JSON.stringify(lost)} no longer apply on the side branch`);
+    }
+  });
+  for (const [key, program] of branch) {
+    explored.mustPass.set(key, program);
+    const moves = applicable(table, program);
+    const blocked = moves.filter((move) => move.kind === 'improve' && !sideIds.has(move.id) && !isFix(move)).map((move) => move.id);
+    if (blocked.length > 0) explored.problems.push(`${key}: chain moves ${JSON.stringify(blocked)} apply on the side branch`);
+    // A move declared to break is declared so for the chain: on the branch (trap_windows_js's
+    // Set) its edit may hit code that no longer matters, so only the others are held correct.
+    for (const move of moves) {
+      const child = applyMove(program, move)!;
+      check(`${key}+${move.id}`, program, move, child);
+      if (move.effect !== 'breaks') explored.mustPass.set(`${key}+${move.id}`, child);
+    }
+  }
+  explored.branch = branch;
   cache.set(spec.name, explored);
   return explored;
 }
@@ -334,6 +375,8 @@ const CHECKERS: Record<string, { title: string; command: string; args: string[] 
   slow_fib_js: { title: 'fib(0..30) against a trusted BigInt loop, node', command: process.execPath, args: ['-e', CHECK_JS] },
   dedupe_counts: { title: 'counting held inputs in order of first occurrence, python3', command: 'python3', args: ['-c', DEDUPE_COUNTS_CHECK_PY] },
   trap_windows_js: { title: 'distinct values per window of held inputs, node', command: process.execPath, args: ['-e', TRAP_WINDOWS_CHECK_JS] },
+  trap_pairs: { title: 'pairs k apart on held inputs against a trusted pair loop, python3', command: 'python3', args: ['-c', TRAP_PAIRS_CHECK_PY] },
+  holdout_lis: { title: 'longest increasing subsequence of held inputs, python3', command: 'python3', args: ['-c', HOLDOUT_LIS_CHECK_PY] },
 };
 
 describe('honest move tables (bench/moves)', () => {
@@ -361,6 +404,36 @@ describe('honest move tables (bench/moves)', () => {
         const counts = states.map((state) => applicable(table, state).length);
         console.log(`      applicable moves per state: ${counts.join(', ')}`);
       });
+
+      if (spec.deceptive) {
+        it('is deceptive: a valley of 1-2 chain steps, fixes closing the chain, and a side branch from the seed that blocks the chain', () => {
+          const { table, seed, states, branch } = explore(spec);
+          const byId = new Map(table.moves.map((move) => [move.id, move]));
+          const chain = table.chain.map((id) => byId.get(id)!);
+          const effects = chain.map((move) => move.effect);
+          const valley = effects.indexOf('valley');
+          const valleyLength = effects.filter((effect) => effect === 'valley').length;
+          assert.ok(valley >= 0 && valleyLength >= 1 && valleyLength <= 2, 'the chain has a valley of one or two steps');
+          assert.ok(effects.slice(valley, valley + valleyLength).every((effect) => effect === 'valley'), 'the valley steps are consecutive');
+          assert.equal(effects[valley + valleyLength], undefined, 'a paying step follows the valley');
+          const fixes = chain.filter((move) => move.effect === 'fix');
+          assert.ok(fixes.length >= 2 && fixes.length <= 3, '2-3 fixes');
+          assert.deepEqual(chain.slice(-fixes.length), fixes, 'the fixes close the chain');
+          const algorithmic = chain.length - fixes.length;
+          assert.ok(algorithmic >= 4 && valley + valleyLength < algorithmic, 'the valley is followed by at least one algorithmic step that pays');
+          if (spec.fixesFromSeed) for (const fix of fixes) assert.ok(applyMove(seed, fix) !== undefined, `fix ${fix.id} applies to the seed`);
+          const sideIdeas = new Set(table.side.map((id) => byId.get(id)!.rationale));
+          assert.ok(sideIdeas.size >= 1 && sideIdeas.size <= 2, 'one or two side-branch moves (and their variants)');
+          assert.ok(table.side.some((id) => applyMove(seed, byId.get(id)!) !== undefined), 'a side move applies to the seed');
+          assert.ok(table.side.some((id) => applyMove(states[valley + 1]!, byId.get(id)!) !== undefined), 'a side move still applies after the first valley step');
+          assert.ok(branch.size >= 3, `the side branch has a few programs (${branch.size})`);
+          const harmful = table.moves.filter((move) => move.kind === 'harmful').length;
+          const neutral = table.moves.filter((move) => move.kind === 'neutral').length;
+          assert.ok(table.moves.length >= 30 && table.moves.length <= 45, `30-45 moves (${table.moves.length})`);
+          assert.ok(harmful >= neutral, `about half of the other moves are harmful (${harmful} harmful, ${neutral} neutral)`);
+          console.log(`      side branch: ${branch.size} programs; ${harmful} harmful, ${neutral} neutral moves`);
+        });
+      }
 
       const checker = CHECKERS[spec.name]!;
       it(`keeps chain states, chain steps and neutral or slower children correct; breaking moves break it (${checker.title})`, async function () {
