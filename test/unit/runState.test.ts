@@ -127,6 +127,28 @@ describe('RunState', () => {
     });
   }
 
+  it("a stepping stone of the best's own structure, slower than the best, still gets calls; without families it gets none", () => {
+    // A world where one answer about the seed is a quick big gain, the other a first step of a
+    // deeper change that gains nothing, and every answer about the gain is a neutral variant of
+    // it (tied): the climb alone stays on the gain and its variants for good.
+    const play = (state: RunState, jobs: number): Map<string, number> => {
+      const asked = new Map<string, number>();
+      for (let i = 0; i < jobs; i++) {
+        const plan = state.plan();
+        const parent = state.archive.get(plan.parent)!;
+        asked.set(parent.code, (asked.get(parent.code) ?? 0) + 1);
+        const code = parent.code === SEED_CODE ? (i === 0 ? `${SEED_CODE}# quick gain\n` : `${SEED_CODE}# stepping stone\n`) : `${parent.code}# variant ${plan.job}\n`;
+        const objective = code.includes('stepping stone') ? 1 : 6 * (1 + (plan.seed % 3) / 1000);
+        if (state.applyProposal(proposal(plan.job, code)) === 'done') continue;
+        if (state.applyEvaluation(measured(plan.job, code, 'first', objective, plan.seed), AT) === 'confirm') state.applyEvaluation(measured(plan.job, code, 'confirm', objective, plan.seed), AT);
+      }
+      return asked;
+    };
+    const stoneAsked = (asked: Map<string, number>): number => [...asked].filter(([code]) => code.endsWith('# stepping stone\n')).reduce((sum, [, count]) => sum + count, 0);
+    assert.ok(stoneAsked(play(freshState(), 60)) >= 3, 'with families: the stepping stone is asked about');
+    assert.equal(stoneAsked(play(freshState({ ablate: ['families'] }), 60)), 0, 'without: never');
+  });
+
   it('replays a journal: every recorded plan is made again, and the state ends the same', () => {
     const live = freshState({ repairFailedChildren: true });
     const events = drive(live, 50);

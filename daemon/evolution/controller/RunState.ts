@@ -161,6 +161,8 @@ const TRANSPLANT_SOURCES = 8;
 const REPAIR_QUEUE_LIMIT = 16;
 /** Correct programs the exploit choice ranks (the best and its closest rivals). */
 const TOP_LIMIT = 64;
+/** Suffix of the family key of the best's family without the best and its ties (familyRecords). */
+const BELOW_BEST = '|below the best';
 /** Correct programs kept per family (families.ts) for the family's parent choice, best first. */
 const FAMILY_LIMIT = 16;
 /** Measurement differences kept for the noise estimate. */
@@ -466,14 +468,29 @@ export class RunState {
    * spread over families as they spread over parents.
    */
   private familyRecords(pending: ReadonlyMap<string, number>, island?: number): FamilyRecord[] {
+    // The best's own family is two: the best and its ties (the climb's) and the rest of it. A
+    // stepping stone of the best's structure is worse than the best by definition, and would
+    // otherwise only ever be asked about through the climb, which never reaches it.
+    const best = this.archive.best(island);
+    const bestFamily = best ? this.familyOf(best) : undefined;
+    const keyOf = (program: Program): string => {
+      const family = this.familyOf(program);
+      if (family !== bestFamily || !best || program.objective === null || program.objective === undefined) return family;
+      return program.id === best.id || this.tied(program.objective, best.objective as number) ? family : `${family}${BELOW_BEST}`;
+    };
     const records = new Map<string, FamilyRecord>();
-    for (const [key, members] of this.familyMembers) {
-      const onIsland = island === undefined ? members : members.filter((program) => program.lineage.island === island);
-      if (onIsland.length > 0) records.set(key, { key, members: onIsland, answers: 0, improvements: 0, ideas: 0 });
+    for (const members of this.familyMembers.values()) {
+      for (const program of members) {
+        if (island !== undefined && program.lineage.island !== island) continue;
+        const key = keyOf(program);
+        const record = records.get(key) ?? { key, members: [], answers: 0, improvements: 0, ideas: 0 };
+        (record.members as Program[]).push(program);
+        records.set(key, record);
+      }
     }
     const count = (parentId: string, answers: number, improvements: number, ideas: number): void => {
       const parent = this.archive.get(parentId);
-      const record = parent && records.get(this.familyOf(parent));
+      const record = parent && records.get(keyOf(parent));
       if (!record) return;
       record.answers += answers;
       record.improvements += improvements;
@@ -504,12 +521,17 @@ export class RunState {
   private rank(program: Program): void {
     if (!program.correct || program.objective === null || !Number.isFinite(program.objective)) return;
     const order = bestFirst(this.settings.direction);
+    // A family keeps its FAMILY_LIMIT best programs, and every first idea besides: a stepping
+    // stone must not be pushed out by the neutral variants of a better program.
     const family = this.familyOf(program);
     const members = this.familyMembers.get(family) ?? [];
     const place = members.findIndex((other) => order(program, other) < 0);
-    if (place >= 0 || members.length < FAMILY_LIMIT) {
+    if (place >= 0 || members.length < FAMILY_LIMIT || this.firstIdeas.has(program.id)) {
       members.splice(place < 0 ? members.length : place, 0, program);
-      if (members.length > FAMILY_LIMIT) members.pop();
+      if (members.length > FAMILY_LIMIT) {
+        const last = members.findLastIndex((other) => !this.firstIdeas.has(other.id));
+        if (last >= FAMILY_LIMIT) members.splice(last, 1);
+      }
       this.familyMembers.set(family, members);
     }
     let at = this.top.findIndex((other) => order(program, other) < 0);
