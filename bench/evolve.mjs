@@ -58,7 +58,8 @@ if (flags.help) {
   process.exit(0);
 }
 const list = (text) => text.split(',').map((item) => item.trim()).filter(Boolean);
-const SEEDS = Array.from({ length: Number(flags.seeds) }, (_, i) => i + 1);
+/** `--seeds N`: seeds 1..N; `--seeds 4,5`: those seeds (to add seeds to an earlier bench). */
+const SEEDS = flags.seeds.includes(',') ? list(flags.seeds).map(Number) : Array.from({ length: Number(flags.seeds) }, (_, i) => i + 1);
 const CALLS = Number(flags.calls);
 const PROBLEMS = list(flags.problems);
 const WORKERS = list(flags.workers).map(Number);
@@ -68,7 +69,7 @@ const CHOICE_SETTINGS = flags.choices === undefined ? [undefined] : list(flags.c
 /** Another built checkout (today's engine): its `evolve run` is an arm beside Peagen's, in the same rounds. */
 const BASELINE = flags.baseline ? resolve(flags.baseline) : undefined;
 const settings = flags.setting === 'both' ? ['honest', 'friendly'] : [flags.setting];
-if (!settings.every((s) => ['honest', 'friendly'].includes(s)) || !(SEEDS.length > 0) || !(CALLS > 0) || !WORKERS.every((w) => Number.isInteger(w) && w > 0) || !(MINUTES > 0) || !CHOICE_SETTINGS.every((c) => c === undefined || (Number.isInteger(c) && c >= 1 && c <= 8))) {
+if (!settings.every((s) => ['honest', 'friendly'].includes(s)) || !(SEEDS.length > 0 && SEEDS.every((seed) => Number.isInteger(seed) && seed > 0)) || !(CALLS > 0) || !WORKERS.every((w) => Number.isInteger(w) && w > 0) || !(MINUTES > 0) || !CHOICE_SETTINGS.every((c) => c === undefined || (Number.isInteger(c) && c >= 1 && c <= 8))) {
   console.error(USAGE);
   process.exit(2);
 }
