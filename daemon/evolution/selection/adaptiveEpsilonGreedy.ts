@@ -6,6 +6,9 @@
  *    island is given); when the run tells the selector its yields, a climbing step instead
  *    (climb.ts): the best or a close relative whose answers are still new, and down the
  *    ranking once those are exhausted;
+ *    When the run also gives its families (families.ts), the exploit choice is first a family,
+ *    by the credit its answers earned: on the best and its ties the climb chooses the parent,
+ *    in another family (arm `family`, credited as exploration) that family's own parent;
  *  - explore (probability ε): a uniformly random niche elite other than the best and its
  *    close relatives (the best itself when it is the only correct program), preferring one
  *    that is not exhausted.
