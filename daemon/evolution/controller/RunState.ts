@@ -11,6 +11,7 @@ import { CallCredit } from '../credit/callCredit';
 import { ParentYield } from '../credit/parentYield';
 import type { FamilyRecord } from '../selection/families';
 import { EvoDB } from '../evodb/EvoDB';
+import { programId } from '../../../shared/programId';
 import { FeatureSpace } from '../evodb/features';
 import { EnsembleRouter } from '../llm/EnsembleRouter';
 import { Rng, type RngState } from '../rng';
@@ -132,7 +133,7 @@ export interface RunStateSnapshot {
   yields?: unknown;
   /** Normal-form ids of every child proposed (its program id when it has none). */
   forms?: string[];
-  /** Signatures of the edits correct children have made (editSignatures), and the children that made one first. */
+  /** Hashes of the edits correct children have made (editSignatures), and the children that made one first. */
   ideas?: string[];
   firstIdeas?: string[];
   /** Relative differences between the two measurements of confirmed programs (latest last). */
@@ -224,7 +225,7 @@ export class RunState {
   readonly yields: ParentYield;
   /** Normal-form ids of every child proposed: a child with a known form is a duplicate. */
   private readonly forms = new Set<string>();
-  /** Signatures of every edit a correct child has made (mutation/edits.ts editSignatures). */
+  /** Content hashes of every edit a correct child has made (mutation/edits.ts editSignatures). */
   private readonly ideas = new Set<string>();
   /** Correct children whose edit no program had made before them: new ideas, not recombinations. */
   private readonly firstIdeas = new Set<string>();
@@ -443,7 +444,8 @@ export class RunState {
    */
   private noteIdeas(parent: Program, child: Program): boolean {
     let first = false;
-    for (const signature of editSignatures(parent.code, child.code)) {
+    // Kept as content hashes: the checkpoint holds one short id per edit, not its lines.
+    for (const signature of editSignatures(parent.code, child.code).map(programId)) {
       if (this.ideas.has(signature)) continue;
       this.ideas.add(signature);
       first = true;
