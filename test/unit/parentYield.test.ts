@@ -33,6 +33,24 @@ describe('ParentYield', () => {
     assert.equal(yields.novelty('p', 2), (2 + 1) / (7 + 2 + 1), 'answers in flight count as repeats');
   });
 
+  it('an answer the run already had from another parent counts as a repeat, not as a new child of this one', () => {
+    const yields = new ParentYield();
+    // Two edits made in the other order: both answers land on programs the run already has.
+    yields.noteAnswer('p', 'ab', true);
+    yields.noteAnswer('p', 'ba', true);
+    assert.equal(yields.novelty('p'), (0 + 1) / (2 + 1), 'nothing new to the run: no singles');
+    assert.equal(yields.distinct('p'), 2);
+    // The same two answers new to the run would have kept the parent fresh.
+    const fresh = new ParentYield();
+    fresh.noteAnswer('p', 'ab');
+    fresh.noteAnswer('p', 'ba');
+    assert.equal(fresh.novelty('p'), 1);
+    // A later repeat of a known child stays a repeat; a new child still counts once.
+    yields.noteAnswer('p', 'ab');
+    yields.noteAnswer('p', 'c');
+    assert.equal(yields.novelty('p'), (1 + 1) / (4 + 1));
+  });
+
   it('survives state() → JSON → constructor, singletons included', () => {
     const yields = new ParentYield();
     for (const child of ['a', 'a', 'b']) yields.noteAnswer('p', child);

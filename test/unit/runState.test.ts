@@ -421,6 +421,29 @@ describe('RunState', () => {
     assert.ok(state.credit.get('known').successes > 0 && state.credit.get('first').successes === 0);
   });
 
+  it("an answer the run already had from another parent counts as a repeat in that parent's novelty (policy 7; policy 6 counted it as new)", () => {
+    const form = 'f'.repeat(64);
+    const code = `${SEED_CODE}x = 1\n`;
+    for (const [policy, novelty] of [
+      [SEARCH_POLICY, 1 / 2],
+      [6, 1],
+    ] as const) {
+      const state = freshState({ policy });
+      const first = state.plan();
+      assert.equal(state.applyProposal({ ...proposal(first.job, code), normalizedId: form }), 'evaluate');
+      state.applyEvaluation(measured(first.job, code, 'first', 0.9), AT);
+      let other = state.plan();
+      for (let tries = 0; other.parent === first.parent && tries < 50; tries++) {
+        state.applyAbandon(other.job);
+        other = state.plan();
+      }
+      assert.notEqual(other.parent, first.parent, 'a second parent is planned');
+      // The same program reached from the other parent (two edits made in the other order).
+      assert.equal(state.applyProposal({ ...proposal(other.job, `${code}  # again\n`), normalizedId: form }), 'done');
+      assert.equal(state.yields.novelty(other.parent), novelty, `policy ${policy}`);
+    }
+  });
+
   it('with an LLM, a job is granted its follow-up calls, never more than the calls left allow', () => {
     const state = freshState({ usesLlm: true, mutator: 'llm-patch' });
     for (let i = 0; i < 30; i++) {

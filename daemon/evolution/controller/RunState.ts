@@ -27,12 +27,14 @@ import { isFreePlan, type EvaluationEvent, type MergeEvent, type PlanEvent, type
  * ties and a later exhaustion of the climbing parent (3); transplants of improving edits onto
  * the best (4); a split keeps the lines its edit only deleted, and an improving child is not
  * split without an edit that only deletes (5); parents chosen per family by the credit its
- * answers earned, and only gains beyond the noise credit a parent (6).
+ * answers earned, and only gains beyond the noise credit a parent (6); an answer already known
+ * to the run from another parent counts as a repeat in its parent's novelty (7).
  */
-export const SEARCH_POLICY = 6;
+export const SEARCH_POLICY = 7;
 /**
  * The oldest policy this Peagen still plans by, for a run made before (resume and replay): 5
- * differs from 6 only by the families and the noise-blind parent credit, both kept below.
+ * differs from 6 only by the families and the noise-blind parent credit, and 6 from 7 only by
+ * the novelty's count of answers known elsewhere, all kept below.
  */
 const OLDEST_POLICY = 5;
 
@@ -454,6 +456,15 @@ export class RunState {
     return first;
   }
 
+  /**
+   * Whether a child (normal form) answered about a parent was already known to the run, for
+   * that parent's novelty: from policy 7 on (before, only the parent's own answers counted),
+   * unless switched off.
+   */
+  private knownToRun(form: string): boolean {
+    return (this.settings.policy ?? 1) >= 7 && !this.ablated('known-elsewhere') && this.forms.has(form);
+  }
+
   /** Whether parents are chosen per family: from policy 6 on, unless switched off. */
   private familiesOn(): boolean {
     return (this.settings.policy ?? 1) >= 6 && !this.ablated('families');
@@ -641,8 +652,8 @@ export class RunState {
         byKind[attempt.kind].successes += success;
         this.credit.note(attempt.kind, 1, success);
       }
-      if (attempt.child !== undefined) this.yields.noteAnswer(job.plan.parent, attempt.child);
-      for (const other of attempt.also ?? []) this.yields.noteAnswer(job.plan.parent, other);
+      if (attempt.child !== undefined) this.yields.noteAnswer(job.plan.parent, attempt.child, this.knownToRun(attempt.child));
+      for (const other of attempt.also ?? []) this.yields.noteAnswer(job.plan.parent, other, this.knownToRun(other));
     });
   }
 

@@ -44,13 +44,20 @@ export class ParentYield {
     }
   }
 
-  /** An answer about `parent` proposed `child` (a normal-form id; the parent's own for an unchanged program). */
-  noteAnswer(parent: string, child: string): void {
+  /**
+   * An answer about `parent` proposed `child` (a normal-form id; the parent's own for an
+   * unchanged program). `knownElsewhere`: the run already had that child from another parent
+   * (two independent edits made in the other order, or an edit that undoes the parent's own).
+   * Such an answer buys nothing new either, so it counts as a repeat: the novelty then
+   * estimates the chance that the next answer is new to the run, not only to this parent.
+   */
+  noteAnswer(parent: string, child: string, knownElsewhere = false): void {
     const record = this.record(parent);
     record.answers++;
     const before = record.children.get(child) ?? 0;
-    record.children.set(child, before + 1);
-    if (before === 0) record.singles++;
+    const after = before === 0 && knownElsewhere ? 2 : before + 1;
+    record.children.set(child, after);
+    if (after === 1) record.singles++;
     else if (before === 1) record.singles--;
   }
 
