@@ -76,19 +76,27 @@ export function honestSetting(REPO) {
   /**
    * How deep into the table's main chain a program is: the index of the first chain move
    * (or a variant: an `improve` move whose id is the chain id plus one letter) that applies
-   * to it; the chain's length when none does and the last move's text is in it; NaN when the
-   * program left the chain (a neutral or harmful move took away the next move's text), or took
-   * a deceptive table's side branch (the REPLACE text of a move of its `side` is in it). A
-   * deceptive table's fixes ("effect": "fix", the last chain moves) may apply before their place
-   * and on the side branch: they count only once the chain's last other move is made, or they
-   * would count as depth.
+   * to it; the chain's length when none does and the chain's last algorithmic move is made;
+   * NaN when the program left the chain (a neutral or harmful move took away the next move's
+   * text), or took a deceptive table's side branch (the REPLACE text of a move of its `side` is
+   * in it). A deceptive table's fixes ("effect": "fix", the last chain moves) may apply before
+   * their place and on the side branch: they count only once the chain's last other move is
+   * made, or they would count as depth. A move counts as made when its REPLACE text is in the
+   * program, or most of its code lines are: neutral moves made after it (a comment dropped, a
+   * type annotation removed, a loop written another way) leave the chain's end a chain's end.
    */
   function chainDepth(table, code) {
     const chain = table.chain ?? [];
     const sideMoves = table.moves.filter((move) => (table.side ?? []).includes(move.id));
     if (sideMoves.some((move) => (move.blocks ?? [{ replace: move.replace }]).every((block) => code.includes(block.replace.replace(/\n+$/, ''))))) return NaN;
     const variants = (id) => table.moves.filter((move) => move.id === id || (move.kind === 'improve' && move.id.startsWith(id) && /^[A-Za-z]$/.test(move.id.slice(id.length))));
-    const made = (id) => variants(id).some((move) => (move.blocks ?? [{ replace: move.replace }]).every((block) => code.includes(block.replace.replace(/\n+$/, ''))));
+    const codeLines = new Set(code.split('\n').map((line) => line.trim()));
+    const present = (text) => {
+      if (code.includes(text.replace(/\n+$/, ''))) return true;
+      const lines = text.split('\n').map((line) => line.trim()).filter((line) => line !== '' && !/^(#|\/\/)/.test(line));
+      return lines.length > 0 && lines.filter((line) => codeLines.has(line)).length * 2 > lines.length;
+    };
+    const made = (id) => variants(id).some((move) => (move.blocks ?? [{ replace: move.replace }]).every((block) => present(block.replace)));
     const isFix = (id) => table.moves.some((move) => move.id === id && move.effect === 'fix');
     const lastAlgorithmic = chain.filter((id) => !isFix(id)).at(-1);
     const algorithmDone = lastAlgorithmic === undefined || made(lastAlgorithmic);
@@ -96,7 +104,8 @@ export function honestSetting(REPO) {
       if (isFix(chain[step]) && !algorithmDone) continue;
       if (variants(chain[step]).some((move) => moveSpans(code, move))) return step;
     }
-    return algorithmDone && made(chain.at(-1)) ? chain.length : NaN;
+    // No chain move applies any more: the fixes are made too (each would have applied otherwise).
+    return algorithmDone ? chain.length : NaN;
   }
 
   /** The end of the table's chain, applied to the seed. */
