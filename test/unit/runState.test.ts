@@ -13,7 +13,7 @@ import type { RunSettings } from '../../shared/runManifest';
 import { RunState, SEARCH_POLICY, type RunStateSnapshot } from '../../daemon/evolution/controller/RunState';
 import { programId } from '../../shared/programId';
 import { SELECTOR_NAMES } from '../../daemon/evolution/selection/createSelector';
-import type { SelectorPlugin } from '../../daemon/evolution/selection/ParentSelector';
+import type { SelectorPlugin, YieldView } from '../../daemon/evolution/selection/ParentSelector';
 
 const AT = '2026-01-01T00:00:00.000Z';
 const SEED_CODE = 'def solve(xs):\n    return sorted(xs)\n';
@@ -147,6 +147,27 @@ describe('RunState', () => {
     const stoneAsked = (asked: Map<string, number>): number => [...asked].filter(([code]) => code.endsWith('# stepping stone\n')).reduce((sum, [, count]) => sum + count, 0);
     assert.ok(stoneAsked(play(freshState(), 60)) >= 3, 'with families: the stepping stone is asked about');
     assert.equal(stoneAsked(play(freshState({ ablate: ['families'] }), 60)), 0, 'without: never');
+  });
+
+  it("an improvement that changes the lineage's family credits the family it lands in (policy 7); policy 6 credited the parent's", () => {
+    // The default grid's families here are code-length bins of 500 characters: the gain moves
+    // the lineage from the seed's bin to the next.
+    const code = `${SEED_CODE}${'# a longer program\n'.repeat(40)}`;
+    const familiesAfterGain = (policy: number) => {
+      const state = freshState({ policy });
+      const plan = state.plan();
+      assert.equal(state.applyProposal(proposal(plan.job, code)), 'evaluate');
+      if (state.applyEvaluation(measured(plan.job, code, 'first', 4), AT) === 'confirm') state.applyEvaluation(measured(plan.job, code, 'confirm', 4), AT);
+      const view = (state as unknown as { yieldView(): YieldView }).yieldView();
+      const families = view.families!();
+      const of = (program: Program) => families.find((family) => family.key === view.familyOf!(program))!;
+      return { seed: of(state.archive.get(plan.parent)!), gain: of(state.archive.get(programId(code))!) };
+    };
+    const landing = familiesAfterGain(SEARCH_POLICY);
+    assert.notEqual(landing.gain.key, landing.seed.key, 'the gain is in another family');
+    assert.deepEqual([landing.seed.answers, landing.seed.improvements, landing.gain.answers, landing.gain.improvements], [1, 0, 0, 1], 'asked about the seed, earned by the gain');
+    const before = familiesAfterGain(6);
+    assert.deepEqual([before.seed.answers, before.seed.improvements, before.gain.improvements], [1, 1, 0], 'policy 6: earned by the seed');
   });
 
   it('replays a journal: every recorded plan is made again, and the state ends the same', () => {

@@ -8,7 +8,10 @@
  * than the first.
  *
  * Each family earns credit from what asking about its programs has given: improvements (a
- * child that beat its parent beyond the noise) per answer. A plan draws one sample per family
+ * child that beat its parent beyond the noise) per answer. The answers count in the family
+ * they were asked about; an improvement counts in the family where the child landed (the run
+ * says which, RunState.familyRecords), so a step that changes the structure of the best's
+ * lineage takes the credit along to where the lineage goes on. A plan draws one sample per family
  * from Beta(prior + improvements, prior + answers without one) and asks about the family with
  * the highest draw (Thompson sampling). So the calls follow the families where they have paid,
  * a family that stops paying (an exhausted side branch) loses them gradually, and a family
@@ -22,7 +25,8 @@
  * A first idea counts too, for IDEA_CREDIT of an improvement: a correct child whose edit no
  * program of the run had made before (not the same step taken again on another variant). The
  * first steps of a deeper change often gain nothing by themselves (a valley); they are new
- * ideas all the same, and the family they come from keeps earning calls while it has them.
+ * ideas all the same, and the family they land in (where the deeper change goes on) earns
+ * calls while it has them.
  *
  * Within the chosen family, the parent is its best first idea whose answers are still new,
  * else its best program whose answers are still new, else the best not exhausted. So a slower
