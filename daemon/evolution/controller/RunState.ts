@@ -138,9 +138,8 @@ export interface RunStateSnapshot {
   /** Hashes of the edits correct children have made (editSignatures), and the children that made one first. */
   ideas?: string[];
   firstIdeas?: string[];
-  /** Answered children that beat their parent beyond the noise, and answered first ideas: what their families earned (policy 7). */
+  /** Answered children that beat their parent beyond the noise: their families earned them (policy 7). */
   improvers?: string[];
-  answeredIdeas?: string[];
   /** Relative differences between the two measurements of confirmed programs (latest last). */
   noise?: number[];
   merges?: MergeRecord[];
@@ -235,11 +234,10 @@ export class RunState {
   /** Correct children whose edit no program had made before them: new ideas, not recombinations. */
   private readonly firstIdeas = new Set<string>();
   /**
-   * Children of answers (not of free jobs) that beat their parent beyond the noise, and those
-   * that were first ideas: from policy 7 on, the family a success lands in earns it.
+   * Children of answers (not of free jobs) that beat their parent beyond the noise: from policy
+   * 7 on, the family an improvement lands in earns it.
    */
   private readonly improvers = new Set<string>();
-  private readonly answeredIdeas = new Set<string>();
   /** The best correct programs, best first (TOP_LIMIT of them). */
   private top: Program[] = [];
   /** The best correct programs of each family (families.ts), best first, by family key. */
@@ -274,7 +272,6 @@ export class RunState {
       for (const idea of snapshot.ideas ?? []) this.ideas.add(idea);
       for (const id of snapshot.firstIdeas ?? []) this.firstIdeas.add(id);
       for (const id of snapshot.improvers ?? []) this.improvers.add(id);
-      for (const id of snapshot.answeredIdeas ?? []) this.answeredIdeas.add(id);
       this.noise = [...(snapshot.noise ?? [])];
       for (const program of this.archive.all()) this.rank(program);
       this.selector.restore(snapshot.selector);
@@ -323,7 +320,6 @@ export class RunState {
       ideas: [...this.ideas],
       firstIdeas: [...this.firstIdeas],
       ...(this.improvers.size > 0 && { improvers: [...this.improvers] }),
-      ...(this.answeredIdeas.size > 0 && { answeredIdeas: [...this.answeredIdeas] }),
       noise: [...this.noise],
       merges: structuredClone(this.merges),
       ...(this.reduction && { reduction: structuredClone(this.reduction) }),
@@ -479,11 +475,13 @@ export class RunState {
   }
 
   /**
-   * Whether a family's successes are those that landed in it (policy 7) rather than those of
+   * Whether a family's improvements are those that landed in it (policy 7) rather than those of
    * answers about its programs (policy 6). When a step of the best's lineage changes its
    * structure, the credit moves with it to the new best's family; kept with the parent's, it
    * sent the calls back to the structure the lineage had just left (bad_sort: the best was the
    * parent of 14% of the calls, against 31% before families, and 5.8x at 100 calls against 60x).
+   * First ideas still credit the family asked: asking there gave something new, and where a
+   * stepping stone came from, the next one may come from too.
    */
   private creditsLanding(): boolean {
     return (this.settings.policy ?? 1) >= 7;
@@ -534,10 +532,9 @@ export class RunState {
       record.ideas += ideas;
     };
     if (this.creditsLanding()) {
-      // Answers are counted where they were asked, successes where they landed.
-      for (const [parentId, { answers }] of this.yields.records()) count(parentId, answers, 0, 0);
+      // Answers and first ideas count where they were asked, improvements where they landed.
+      for (const [parentId, { answers, ideas }] of this.yields.records()) count(parentId, answers, 0, ideas);
       for (const id of this.improvers) count(id, 0, 1, 0);
-      for (const id of this.answeredIdeas) count(id, 0, 0, 1);
     } else {
       for (const [parentId, { answers, improvements, ideas }] of this.yields.records()) count(parentId, answers, improvements, ideas);
     }
@@ -878,10 +875,7 @@ export class RunState {
       this.yields.noteImprovement(job.plan.parent);
       if (this.creditsLanding()) this.improvers.add(program.id);
     }
-    if (objective !== null && parent && this.familiesOn() && this.noteIdeas(parent, program) && answered) {
-      this.yields.noteIdea(job.plan.parent);
-      if (this.creditsLanding()) this.answeredIdeas.add(program.id);
-    }
+    if (objective !== null && parent && this.familiesOn() && this.noteIdeas(parent, program) && answered) this.yields.noteIdea(job.plan.parent);
     const best = this.archive.best()?.objective ?? null;
     const nearBest = objective !== null && (best === null || !this.better(best, objective) || this.tied(objective, best));
     if (values.length === 2 && values[0]! > 0 && values[1]! > 0) {
