@@ -28,13 +28,15 @@ import { isFreePlan, type EvaluationEvent, type MergeEvent, type PlanEvent, type
  * the best (4); a split keeps the lines its edit only deleted, and an improving child is not
  * split without an edit that only deletes (5); parents chosen per family by the credit its
  * answers earned, and only gains beyond the noise credit a parent (6); an answer already known
- * to the run from another parent counts as a repeat in its parent's novelty (7).
+ * to the run from another parent counts as a repeat in its parent's novelty, and a family is
+ * credited with the improvements that land in it (7).
  */
 export const SEARCH_POLICY = 7;
 /**
  * The oldest policy this Peagen still plans by, for a run made before (resume and replay): 5
  * differs from 6 only by the families and the noise-blind parent credit, and 6 from 7 only by
- * the novelty's count of answers known elsewhere, all kept below.
+ * the novelty's count of answers known elsewhere and where improvements credit a family, all
+ * kept below.
  */
 const OLDEST_POLICY = 5;
 
