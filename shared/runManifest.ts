@@ -35,9 +35,10 @@ export type StopConditions = z.infer<typeof StopConditionsSchema>;
  * gets all its repairs and re-asks, evaluation repairs half the time), `climb` (exploit is
  * always the best), `normalize` (no compile check, no normal forms: exact duplicates only),
  * `split` (children with several edits are not split), `revert` (no edit of the best's
- * lineage is undone), `transplant` (no improving edit is tried on the best), `families` (parents are not chosen per
- * family), `exhaustion` (no early stop when the model has nothing new), `known-elsewhere` (a
- * parent's novelty counts only its own repeats, not answers the run had from another parent).
+ * lineage is undone), `transplant` (no improving edit is tried on the best), `families`
+ * (parents are not chosen per family), `exhaustion` (no early stop when the model has nothing
+ * new), `known-elsewhere` (a parent's novelty counts only its own repeats, not answers the run
+ * had from another parent).
  */
 export const ABLATIONS = ['budget', 'credit', 'climb', 'normalize', 'split', 'revert', 'transplant', 'families', 'exhaustion', 'known-elsewhere'] as const;
 export type Ablation = (typeof ABLATIONS)[number];

@@ -11,10 +11,11 @@
  * child that beat its parent beyond the noise) per answer. The answers count in the family
  * they were asked about; an improvement counts in the family where the child landed (the run
  * says which, RunState.familyRecords), so a step that changes the structure of the best's
- * lineage takes the credit along to where the lineage goes on. A plan draws one sample per family
- * from Beta(prior + improvements, prior + answers without one) and asks about the family with
- * the highest draw (Thompson sampling). So the calls follow the families where they have paid,
- * a family that stops paying (an exhausted side branch) loses them gradually, and a family
+ * lineage takes the credit along to where the lineage goes on. A plan draws one sample per
+ * family from Beta(prior + improvements, prior + answers without one) and asks about the
+ * family with the highest draw (Thompson sampling). So the calls follow the families where
+ * they have paid, a family that stops paying (an exhausted side branch) loses them gradually,
+ * and a family
  * that has been asked little keeps a chance proportional to its uncertainty: exploration that
  * never falls to zero, and that pays for itself where it has paid before.
  *
