@@ -15,9 +15,8 @@
  * family from Beta(prior + improvements, prior + answers without one) and asks about the
  * family with the highest draw (Thompson sampling). So the calls follow the families where
  * they have paid, a family that stops paying (an exhausted side branch) loses them gradually,
- * and a family
- * that has been asked little keeps a chance proportional to its uncertainty: exploration that
- * never falls to zero, and that pays for itself where it has paid before.
+ * and a family that has been asked little keeps a chance proportional to its uncertainty:
+ * exploration that never falls to zero, and that pays for itself where it has paid before.
  *
  * The prior is the run's own improvement rate, worth PRIOR_ANSWERS answers: a family never
  * asked about is expected to pay like the average family, and is dismissed after a dozen
