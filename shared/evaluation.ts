@@ -77,7 +77,8 @@ export const StructureLanguageSchema = z.enum(['python', 'javascript']);
  * One axis of the MAP-Elites grid. `from`: `objective`, `metric:NAME` (a metric the evaluator
  * prints), `codeLength` (characters), `lines`, or the program's structure read from its text:
  * `structure:loops` (deepest loop nesting), `structure:builtins` (distinct native built-ins
- * called), `structure:recursion` (1 when a function calls itself); see
+ * called), `structure:recursion` (1 when a function calls itself), `structure:containers` (the
+ * hashed containers built: 1 a map, 2 a set, 3 both, 0 neither); see
  * daemon/evolution/evodb/structure.ts. `bins`: ascending edges; a value's bin is the number of
  * edges at or below it. `language`: what a structure axis reads the program as; filled in from
  * the example when a run starts, so an example need not write it.
@@ -87,8 +88,8 @@ export const FeatureDescriptorSchema = z.object({
   from: z
     .string()
     .regex(
-      /^(objective|codeLength|lines|metric:.+|structure:(loops|builtins|recursion))$/,
-      'expected objective, codeLength, lines, metric:NAME, structure:loops, structure:builtins or structure:recursion',
+      /^(objective|codeLength|lines|metric:.+|structure:(loops|builtins|recursion|containers))$/,
+      'expected objective, codeLength, lines, metric:NAME, structure:loops, structure:builtins, structure:recursion or structure:containers',
     ),
   bins: z.array(z.number()).min(1),
   language: StructureLanguageSchema.optional(),
@@ -125,7 +126,7 @@ export const ExampleConfigSchema = z.object({
   /**
    * The MAP-Elites feature descriptors: each places a program in a bin by one value. Default,
    * for a Python or JavaScript program: the objective (log-spaced bins), loop nesting, native
-   * built-ins called and recursion; for another language the objective and the code length.
+   * built-ins called, recursion and the hashed containers built; for another language the objective and the code length.
    * See daemon/evolution/evodb/features.ts.
    */
   features: z.array(FeatureDescriptorSchema).optional(),

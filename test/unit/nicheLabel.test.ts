@@ -54,14 +54,16 @@ describe('niche labels', () => {
     assert.equal(nicheLabel('not a key', speedup), 'not a key');
   });
 
-  it('says what the structural grid’s bins hold in words: loops, built-ins, recursion', () => {
+  it('says what the structural grid’s bins hold in words: loops, built-ins, recursion, containers', () => {
     const space = FeatureSpace.forNewRun('maximize', { name: 'speedup', unit: 'x' }, 'python');
     const heapSort = 'import heapq\ndef sort(xs):\n    heapq.heapify(xs)\n    return [heapq.heappop(xs) for _ in range(len(xs))]\n';
-    assert.equal(labelOf(space, speedup, heapSort, 5), 'speedup 4–8x · loops 1 · 1–2 built-ins · not recursive');
+    assert.equal(labelOf(space, speedup, heapSort, 5), 'speedup 4–8x · loops 1 · 1–2 built-ins · not recursive · no maps or sets');
     const quick = 'def q(xs):\n    if len(xs) < 2:\n        return xs\n    return q([x for x in xs[1:] if x < xs[0]]) + [xs[0]] + q([x for x in xs[1:] if x >= xs[0]])\n';
-    assert.equal(labelOf(space, speedup, quick, 1.5), 'speedup 1–2x · loops 1 · no built-ins · recursive');
+    assert.equal(labelOf(space, speedup, quick, 1.5), 'speedup 1–2x · loops 1 · no built-ins · recursive · no maps or sets');
     const flat = 'def s(xs):\n    return sorted(set(min(xs), max(xs)))\n';
-    assert.equal(labelOf(space, speedup, flat, 40), 'speedup 32–64x · no loops · 3+ built-ins · not recursive');
+    assert.equal(labelOf(space, speedup, flat, 40), 'speedup 32–64x · no loops · 3+ built-ins · not recursive · sets');
+    const counting = 'def c(xs):\n    seen = {}\n    for x in xs:\n        seen[x] = 1\n    return len(set(seen))\n';
+    assert.equal(labelOf(space, speedup, counting, 2).split(' · ')[4], 'maps and sets');
     const deep = 'for a in x:\n    for b in a:\n        for c in b:\n            for d in c:\n                pass\n';
     assert.equal(labelOf(space, speedup, deep, 1).split(' · ')[1], 'loops 3+');
   });
@@ -75,6 +77,8 @@ describe('niche labels', () => {
     assert.equal(nicheLabel('axis=1', axes('structure:loops', [2])), 'loops 2+');
     assert.equal(nicheLabel('axis=1', axes('structure:loops', [1.5])), 'axis ≥ 1.5', 'edges between counts: the range as numbers');
     assert.equal(nicheLabel('axis=0', axes('structure:loops', [0, 2])), 'axis < 0', 'a bin no count can be in: the range as numbers');
+    assert.equal(nicheLabel('axis=1', axes('structure:containers', [1, 2, 3])), 'maps');
+    assert.equal(nicheLabel('axis=0', axes('structure:containers', [2])), 'axis < 2', 'a bin of maps and of none: the range as numbers');
   });
 
   it('spells out a range with a negative edge', () => {

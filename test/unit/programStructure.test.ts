@@ -1,10 +1,10 @@
 /**
  * The structure a program's text shows (daemon/evolution/evodb/structure.ts): loop nesting,
- * distinct native built-ins, recursion; what is in a comment, a string, a template literal or
+ * distinct native built-ins, recursion, the hashed containers built; what is in a comment, a string, a template literal or
  * a regular expression is no code.
  */
 import * as assert from 'node:assert/strict';
-import { structureLanguage, structureOf } from '../../daemon/evolution/evodb/structure';
+import { CONTAINS_MAP, CONTAINS_SET, structureLanguage, structureOf } from '../../daemon/evolution/evodb/structure';
 
 const python = (code: string) => structureOf(code, 'python');
 const js = (code: string) => structureOf(code, 'javascript');
@@ -67,7 +67,7 @@ describe('program structure: Python', () => {
       '    return xs',
       '',
     ].join('\n');
-    assert.deepEqual(python(code), { loops: 0, builtins: 0, recursion: 0 });
+    assert.deepEqual(python(code), { loops: 0, builtins: 0, recursion: 0, containers: 0 });
   });
 
   it('sees recursion in a def, a nested def, a method through self and a named lambda; not a call of another function', () => {
@@ -77,6 +77,21 @@ describe('program structure: Python', () => {
     assert.equal(python('fact = lambda n: 1 if n < 2 else n * fact(n - 1)\n').recursion, 1);
     assert.equal(python('def f(n):\n    return g(n)\ndef g(n):\n    return n\nf(3)\n').recursion, 0);
     assert.equal(python('async def f(n):\n    await other.f(n)\n').recursion, 0, 'a method of the same name elsewhere is not this function');
+  });
+
+  it('sees the maps and sets a program builds: calls, brace literals and comprehensions; not a list, a slice or a string', () => {
+    const containers = (code: string) => python(code).containers;
+    assert.equal(containers('def f(xs):\n    out = []\n    for x in xs:\n        out.append(x[1:2])\n    return out\n'), 0);
+    assert.equal(containers('counts = {}\n'), CONTAINS_MAP, 'an empty brace literal is a dict');
+    assert.equal(containers('d = {k: v for k, v in pairs}\n'), CONTAINS_MAP);
+    assert.equal(containers('d = {"a": [x[1:2] for x in xs]}\n'), CONTAINS_MAP);
+    assert.equal(containers('from collections import Counter\nc = Counter(xs)\n'), CONTAINS_MAP);
+    assert.equal(containers('import collections\nc = collections.defaultdict(int)\n'), CONTAINS_MAP);
+    assert.equal(containers('seen = set()\n'), CONTAINS_SET);
+    assert.equal(containers('s = {x % 7 for x in xs}\nt = {1, 2}\n'), CONTAINS_SET, 'a brace literal without its own colon is a set');
+    assert.equal(containers('s = {x[1:2] for x in xs}\n'), CONTAINS_SET, "a slice's colon is the subscript's, not the literal's");
+    assert.equal(containers('seen = set()\nd = dict(zip(a, b))\n'), CONTAINS_MAP | CONTAINS_SET);
+    assert.equal(containers('s = "{}"\nt = f"{x}"\n# d = {}\n'), 0, 'braces in strings and comments build nothing');
   });
 });
 
@@ -114,8 +129,8 @@ describe('program structure: JavaScript', () => {
       'const d = /for \\(\\) { Math\\.max\\(/g.test(a);',
       'const e = a.length / 2 / 3;',
     ].join('\n');
-    // Only the template expressions: .map (a loop), Math.abs and the nested template's new Map.
-    assert.deepEqual(js(code), { loops: 1, builtins: 2, recursion: 0 });
+    // Only the template expressions: .map (a loop), Math.abs and the nested template's new Map (a map).
+    assert.deepEqual(js(code), { loops: 1, builtins: 2, recursion: 0, containers: 1 });
   });
 
   it('sees recursion in a function declaration, an async function, an arrow, a method through this', () => {
@@ -128,12 +143,25 @@ describe('program structure: JavaScript', () => {
     assert.equal(js('function f(n) { return other.f(n); }').recursion, 0);
   });
 
+  it('sees the maps and sets a program builds: Map, Set, an empty object literal, Object.create(null); not a block', () => {
+    const containers = (code: string) => js(code).containers;
+    assert.equal(containers('function f(xs) { const out = []; for (const x of xs) { if (x) {} out.push(x); } return out; }'), 0, 'an empty block is no object');
+    assert.equal(containers('const counts = {};\nfor (const x of xs) counts[x] = (counts[x] || 0) + 1;'), CONTAINS_MAP);
+    assert.equal(containers('const m = new Map();'), CONTAINS_MAP);
+    assert.equal(containers('const m = Object.create(null);'), CONTAINS_MAP);
+    assert.equal(containers('function f(o = {}) { return o; }'), CONTAINS_MAP);
+    assert.equal(containers('const n = new Set(window).size;'), CONTAINS_SET);
+    assert.equal(containers('const m = new Map(); const s = new WeakSet();'), CONTAINS_MAP | CONTAINS_SET);
+    assert.equal(containers('const point = { x: 1, y: 2 };\nconst f = () => {};'), 0, 'a record and an empty arrow body are no map');
+    assert.equal(containers('const s = "new Set()"; // new Map()\nconst t = `${a}{}`;'), 0);
+  });
+
   it('reads TypeScript: a return type between the parameters and the body', () => {
     assert.equal(js('function fib(n: number): number { return n < 2 ? n : fib(n - 1) + fib(n - 2); }').recursion, 1);
     assert.equal(js('class T { async size(node: Node | null): Promise<number> { return node ? 1 + (await this.size(node.left)) : 0; } }').recursion, 1);
     assert.equal(js('export function sum(xs: number[]): number { let t = 0; for (const x of xs) { t += x; } return t; }').loops, 1);
     // A ternary's branch after a call is no return type: the object literal is not a body of f.
-    assert.deepEqual(js('const o = ok ? f(x) : { a: f(1) };\nfunction f(y) { return y; }'), { loops: 0, builtins: 0, recursion: 0 });
+    assert.deepEqual(js('const o = ok ? f(x) : { a: f(1) };\nfunction f(y) { return y; }'), { loops: 0, builtins: 0, recursion: 0, containers: 0 });
   });
 });
 

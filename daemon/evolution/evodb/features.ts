@@ -66,8 +66,9 @@ export class FeatureSpace {
   /**
    * The grid of a new run whose example declares none: for a Python or JavaScript program the
    * objective's axis x loop nesting (none, 1, 2, 3+) x native built-ins (none, 1-2, 3+) x
-   * recursion (no, yes), so that a program of another algorithm family (a heap, a recursion, a
-   * flatter loop) has a niche of its own; for another language today's objective x code length.
+   * recursion (no, yes) x hashed containers built (none, maps, sets, both), so that a program of
+   * another algorithm family (a heap, a recursion, a flatter loop, a running count in a map) has
+   * a niche of its own; for another language today's objective x code length.
    * A run records the grid it resolves to (its manifest's settings.features), and a run without
    * one keeps `defaults`: a default changed later never moves an existing run's niches.
    */
@@ -179,11 +180,15 @@ export class FeatureSpace {
   }
 }
 
-/** The structural axes of forNewRun's grid (edges: loops 0, 1, 2, 3+; built-ins 0, 1-2, 3+; recursion 0, 1). */
+/**
+ * The structural axes of forNewRun's grid (edges: loops 0, 1, 2, 3+; built-ins 0, 1-2, 3+;
+ * recursion 0, 1; containers: none, maps, sets, maps and sets).
+ */
 const STRUCTURE_DEFAULT_AXES: readonly Omit<FeatureDescriptor, 'language'>[] = [
   { name: 'loops', from: 'structure:loops', bins: [1, 2, 3] },
   { name: 'builtins', from: 'structure:builtins', bins: [1, 3] },
   { name: 'recursion', from: 'structure:recursion', bins: [1] },
+  { name: 'containers', from: 'structure:containers', bins: [1, 2, 3] },
 ];
 
 /**

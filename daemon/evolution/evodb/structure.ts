@@ -1,10 +1,11 @@
 /**
  * What a program's text says about its algorithm family, for the MAP-Elites grid's structural
- * axes (`structure:loops`, `structure:builtins`, `structure:recursion`): how deeply its loops
- * nest, how many distinct native built-ins it calls, and whether a function calls itself. A
- * stepping stone of another family (a heap where the seed nests two loops, a recursion where
- * it iterates) then lands in a niche of its own instead of competing with the seed's neutral
- * variants.
+ * axes (`structure:loops`, `structure:builtins`, `structure:recursion`, `structure:containers`):
+ * how deeply its loops nest, how many distinct native built-ins it calls, whether a function
+ * calls itself, and which hashed containers it builds (maps, sets). A stepping stone of another
+ * family (a heap where the seed nests two loops, a recursion where it iterates, a running count
+ * in a map where the quick gain builds a set per window) then lands in a niche of its own
+ * instead of competing with the seed's neutral variants or the quick gain's.
  *
  * No parser of Python or JavaScript is among the dependencies, and a candidate need not even
  * parse: a token scan that knows where strings, comments, template literals and regular
@@ -18,7 +19,7 @@ export const STRUCTURE_LANGUAGES = ['python', 'javascript'] as const;
 export type StructureLanguage = (typeof STRUCTURE_LANGUAGES)[number];
 
 /** The structural axes a descriptor can read (`from: "structure:loops"`). */
-export const STRUCTURE_AXES = ['loops', 'builtins', 'recursion'] as const;
+export const STRUCTURE_AXES = ['loops', 'builtins', 'recursion', 'containers'] as const;
 export type StructureAxis = (typeof STRUCTURE_AXES)[number];
 
 export interface ProgramStructure {
@@ -28,7 +29,18 @@ export interface ProgramStructure {
   builtins: number;
   /** 1 when a function calls itself, else 0. */
   recursion: number;
+  /**
+   * The hashed containers the program builds: MAP when it builds a map (a dict or `{}`, a
+   * Counter, a `Map`), plus SET when it builds a set; 0 when neither. Counting with a map and
+   * deduplicating with a set are different algorithms even at the same loop depth and built-in
+   * count (trap_windows_js: a running count per value, against a `new Set` per window).
+   */
+  containers: number;
 }
+
+/** `containers` flags: the program builds a map, a set. */
+export const CONTAINS_MAP = 1;
+export const CONTAINS_SET = 2;
 
 /**
  * The structural language of an example: its declared `language` (python; javascript,
@@ -63,6 +75,9 @@ const PYTHON_BUILTINS = new Set([
 ]);
 /** Modules whose every function is native (or a thin layer over native code). */
 const PYTHON_NATIVE_MODULES = new Set(['heapq', 'bisect', 'itertools', 'collections', 'functools', 'operator', 'math', 'statistics', 'array']);
+/** Calls that build a map, bare or as a module's attribute (`collections.Counter(`), and sets. */
+const PYTHON_MAP_CALLS = new Set(['dict', 'Counter', 'defaultdict', 'OrderedDict', 'ChainMap', 'fromkeys']);
+const PYTHON_SET_CALLS = new Set(['set', 'frozenset']);
 /** Methods of the built-in types that do their loop in C. */
 const PYTHON_NATIVE_METHODS = new Set(['sort', 'join', 'count', 'index', 'most_common', 'intersection', 'union', 'difference', 'translate', 'setdefault', 'fromkeys']);
 
@@ -189,7 +204,9 @@ function pythonStructure(code: string): ProgramStructure {
   const imported = new Map<string, string>();
   let loops = 0;
   let recursion = 0;
+  let containers = 0;
   for (const { indent, tokens } of lines) {
+    containers |= pythonContainers(tokens);
     while (blocks.length > 0 && blocks[blocks.length - 1]!.indent >= indent) blocks.pop();
     let first = 0;
     if (tokens[0]?.text === 'async') first = 1;
@@ -236,7 +253,41 @@ function pythonStructure(code: string): ProgramStructure {
       if (next === '(' && functions.includes(token.text) && !(token.text === lambdaName && index === 0)) recursion = 1;
     }
   }
-  return { loops, builtins: builtins.size, recursion };
+  return { loops, builtins: builtins.size, recursion, containers };
+}
+
+/**
+ * The hashed containers one logical line builds: a call of dict, Counter, defaultdict... or
+ * set, frozenset; a brace literal or comprehension, a map when it is empty or has a `:` of its
+ * own (`{}`, `{k: v}`, `{k: v for ...}`), else a set (`{a, b}`, `{x for ...}`).
+ */
+function pythonContainers(tokens: readonly Token[]): number {
+  let found = 0;
+  /** Per open bracket: a `{` literal's state (whether a `:` or anything stood at its own depth). */
+  const stack: { brace: boolean; colon: boolean; items: boolean }[] = [];
+  for (let index = 0; index < tokens.length; index++) {
+    const token = tokens[index]!;
+    const text = token.text;
+    if (token.kind === 'name' && tokens[index + 1]?.text === '(' && tokens[index - 1]?.text !== 'def') {
+      if (PYTHON_MAP_CALLS.has(text)) found |= CONTAINS_MAP;
+      else if (PYTHON_SET_CALLS.has(text) && tokens[index - 1]?.text !== '.') found |= CONTAINS_SET;
+    }
+    const inner = stack[stack.length - 1];
+    if (text === '(' || text === '[' || text === '{') {
+      if (inner) inner.items = true;
+      if (token.kind === 'punct') stack.push({ brace: text === '{', colon: false, items: false });
+      continue;
+    }
+    if (token.kind === 'punct' && (text === ')' || text === ']' || text === '}')) {
+      const closed = stack.pop();
+      if (closed?.brace && text === '}') found |= closed.colon || !closed.items ? CONTAINS_MAP : CONTAINS_SET;
+      continue;
+    }
+    if (!inner) continue;
+    if (token.kind === 'punct' && text === ':') inner.colon = true;
+    else inner.items = true;
+  }
+  return found;
 }
 
 /**
@@ -530,7 +581,32 @@ function javascriptStructure(code: string): ProgramStructure {
       if (text === ';') assigned = undefined;
     }
   }
-  return { loops, builtins: builtins.size, recursion };
+  return { loops, builtins: builtins.size, recursion, containers: javascriptContainers(tokens) };
+}
+
+/** After these, a `{` starts an object literal (an expression), not a block. */
+const JS_BEFORE_OBJECT_LITERAL = new Set(['=', '(', ',', '[', ':', '?', '|', '&', 'return']);
+
+/**
+ * The hashed containers a JavaScript program builds: `new Map` or `new WeakMap`, an
+ * `Object.create(null)` or an empty object literal in an expression (`const counts = {}`: an
+ * object that starts empty is filled by computed keys, as a map), and `new Set` or `new WeakSet`.
+ */
+function javascriptContainers(tokens: readonly Token[]): number {
+  let found = 0;
+  for (let index = 0; index < tokens.length; index++) {
+    const token = tokens[index]!;
+    const previous = tokens[index - 1]?.text;
+    if (token.kind === 'name' && previous === 'new') {
+      if (token.text === 'Map' || token.text === 'WeakMap') found |= CONTAINS_MAP;
+      else if (token.text === 'Set' || token.text === 'WeakSet') found |= CONTAINS_SET;
+    } else if (token.text === 'create' && previous === '.' && tokens[index - 2]?.text === 'Object' && tokens[index + 2]?.text === 'null') {
+      found |= CONTAINS_MAP;
+    } else if (token.kind === 'punct' && token.text === '{' && tokens[index + 1]?.text === '}' && previous !== undefined && JS_BEFORE_OBJECT_LITERAL.has(previous)) {
+      found |= CONTAINS_MAP;
+    }
+  }
+  return found;
 }
 
 // ---------------------------------------------------------------------------------------------
