@@ -44,7 +44,7 @@ describe('peagen evolve step, list, show, best (real CLI, real evaluations)', fu
     const rows = show.stdout.split('\n').filter((line) => line.startsWith('| ') && / recursive \|/.test(line));
     assert.ok(rows.length > 0, `niche rows in:\n${show.stdout}`);
     for (const row of rows) {
-      assert.match(row, /^\| (★ )?speedup ([<≥] [\d.]+|[\d.]+–[\d.]+)x · (no loops|loops \d\+?) · (no built-ins|1 built-in|\d–\d built-ins|\d\+ built-ins) · (not )?recursive \| /, row);
+      assert.match(row, /^\| (★ )?speedup ([<≥] [\d.]+|[\d.]+–[\d.]+)x · (no loops|loops \d\+?) · (no built-ins|1 built-in|\d–\d built-ins|\d\+ built-ins) · (not )?recursive · (no maps or sets|maps|sets|maps and sets) \| /, row);
     }
     assert.doesNotMatch(show.stdout, /bin \d|objective=\d/, 'no bin numbers or raw keys');
     // Each label is the truth about its elite: its speedup lies in the range the label names.

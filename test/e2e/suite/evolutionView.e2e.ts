@@ -88,7 +88,7 @@ describe('Evolution view', function () {
       // speedup range and its structure in words, no bin numbers.
       assert.match(
         niche.label,
-        /^speedup ([<≥] [\d.]+|[\d.]+–[\d.]+)x · (no loops|loops \d\+?) · (no built-ins|1 built-in|\d–\d built-ins|\d\+ built-ins) · (not )?recursive$/,
+        /^speedup ([<≥] [\d.]+|[\d.]+–[\d.]+)x · (no loops|loops \d\+?) · (no built-ins|1 built-in|\d–\d built-ins|\d\+ built-ins) · (not )?recursive · (no maps or sets|maps|sets|maps and sets)$/,
         `a niche label says what its bins hold: ${niche.label}`,
       );
       for (const elite of niche.children) {
