@@ -38,9 +38,10 @@ export type StopConditions = z.infer<typeof StopConditionsSchema>;
  * lineage is undone), `transplant` (no improving edit is tried on the best), `families`
  * (parents are not chosen per family), `exhaustion` (no early stop when the model has nothing
  * new), `known-elsewhere` (a parent's novelty counts only its own repeats, not answers the run
- * had from another parent).
+ * had from another parent), `founders` (a family founded by a first idea starts without that
+ * idea's credit).
  */
-export const ABLATIONS = ['budget', 'credit', 'climb', 'normalize', 'split', 'revert', 'transplant', 'families', 'exhaustion', 'known-elsewhere'] as const;
+export const ABLATIONS = ['budget', 'credit', 'climb', 'normalize', 'split', 'revert', 'transplant', 'families', 'exhaustion', 'known-elsewhere', 'founders'] as const;
 export type Ablation = (typeof ABLATIONS)[number];
 
 /** What a run is, fixed at its start: replay rebuilds the run's state from it. */

@@ -170,6 +170,28 @@ describe('RunState', () => {
     assert.deepEqual([before.seed.answers, before.seed.improvements, before.gain.improvements], [1, 1, 0], 'policy 6: earned by the seed');
   });
 
+  it('a first idea that founds another family gives that family its credit too (policy 8); policy 7 credited only the family asked', () => {
+    // A stepping stone: a new edit that gains nothing (the seed's objective), in the next code-length bin.
+    const code = `${SEED_CODE}${'# a longer program\n'.repeat(40)}`;
+    const familiesAfterIdea = (policy: number, ablate?: RunSettings['ablate']) => {
+      const state = freshState({ policy, ...(ablate && { ablate }) });
+      const plan = state.plan();
+      assert.equal(state.applyProposal(proposal(plan.job, code)), 'evaluate');
+      state.applyEvaluation(measured(plan.job, code, 'first', 1), AT);
+      const view = (state as unknown as { yieldView(): YieldView }).yieldView();
+      assert.ok(view.firstIdea!(programId(code)), 'the stone is a first idea');
+      const families = view.families!();
+      const of = (program: Program) => families.find((family) => family.key === view.familyOf!(program))!;
+      const seed = of(state.archive.get(plan.parent)!);
+      const stone = of(state.archive.get(programId(code))!);
+      assert.notEqual(stone.key, seed.key, 'the stone is in another family');
+      return [seed.answers, seed.ideas, stone.answers, stone.ideas, stone.improvements];
+    };
+    assert.deepEqual(familiesAfterIdea(SEARCH_POLICY), [1, 1, 0, 1, 0], 'the seed asked and earned the idea; the stone starts with it');
+    assert.deepEqual(familiesAfterIdea(7), [1, 1, 0, 0, 0], 'policy 7: the stone starts with nothing');
+    assert.deepEqual(familiesAfterIdea(SEARCH_POLICY, ['founders']), [1, 1, 0, 0, 0], 'switched off');
+  });
+
   it('replays a journal: every recorded plan is made again, and the state ends the same', () => {
     const live = freshState({ repairFailedChildren: true });
     const events = drive(live, 50);

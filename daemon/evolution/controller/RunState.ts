@@ -29,14 +29,15 @@ import { isFreePlan, type EvaluationEvent, type MergeEvent, type PlanEvent, type
  * split without an edit that only deletes (5); parents chosen per family by the credit its
  * answers earned, and only gains beyond the noise credit a parent (6); an answer already known
  * to the run from another parent counts as a repeat in its parent's novelty, and a family is
- * credited with the improvements that land in it (7).
+ * credited with the improvements that land in it (7); a family founded by a first idea starts
+ * with that idea's credit (8).
  */
-export const SEARCH_POLICY = 7;
+export const SEARCH_POLICY = 8;
 /**
  * The oldest policy this Peagen still plans by, for a run made before (resume and replay): 5
- * differs from 6 only by the families and the noise-blind parent credit, and 6 from 7 only by
- * the novelty's count of answers known elsewhere and where improvements credit a family, all
- * kept below.
+ * differs from 6 only by the families and the noise-blind parent credit, 6 from 7 only by the
+ * novelty's count of answers known elsewhere and where improvements credit a family, and 7
+ * from 8 only by the founders' credit, all kept below.
  */
 const OLDEST_POLICY = 5;
 
@@ -489,6 +490,19 @@ export class RunState {
     return (this.settings.policy ?? 1) >= 7;
   }
 
+  /**
+   * Whether a family founded by a first idea (a correct child whose edit was new to the run and
+   * whose structure differs from its parent's) starts with that idea's credit, beside the
+   * family that was asked (policy 8, unless switched off). Without it a stepping stone's family
+   * starts from the run's average rate, worth two answers, and is given up after a dozen
+   * answers without an improvement: fewer than the edits that apply to it, so its next step,
+   * one of about fifteen, was drawn in fewer than half of the runs (trap_windows_js: the
+   * running count, found by call 14, was then asked about 6 times in 200 calls).
+   */
+  private creditsFounders(): boolean {
+    return (this.settings.policy ?? 1) >= 8 && !this.ablated('founders');
+  }
+
   /** Whether parents are chosen per family: from policy 6 on, unless switched off. */
   private familiesOn(): boolean {
     return (this.settings.policy ?? 1) >= 6 && !this.ablated('families');
@@ -537,6 +551,13 @@ export class RunState {
       // Answers and first ideas count where they were asked, improvements where they landed.
       for (const [parentId, { answers, ideas }] of this.yields.records()) count(parentId, answers, 0, ideas);
       for (const id of this.improvers) count(id, 0, 1, 0);
+      if (this.creditsFounders()) {
+        for (const id of this.firstIdeas) {
+          const idea = this.archive.get(id);
+          const parent = idea && this.archive.get(idea.lineage.parents[0] ?? '');
+          if (idea && parent && keyOf(idea) !== keyOf(parent)) count(id, 0, 0, 1);
+        }
+      }
     } else {
       for (const [parentId, { answers, improvements, ideas }] of this.yields.records()) count(parentId, answers, improvements, ideas);
     }
