@@ -25,7 +25,11 @@
  * A first idea counts too, for IDEA_CREDIT of an improvement: a correct child whose edit no
  * program of the run had made before (not the same step taken again on another variant). The
  * first steps of a deeper change often gain nothing by themselves (a valley); they are new
- * ideas all the same, and the family they come from keeps earning calls while it has them.
+ * ideas all the same, and the family they come from keeps earning calls while it has them. A
+ * first idea of another structure than its parent's founds (or joins) another family, which
+ * starts with the same credit (from policy 8, RunState.familyRecords): from the prior alone, a
+ * stepping stone's family would be dismissed after a dozen answers, fewer than the edits that
+ * apply to it.
  *
  * Within the chosen family, the parent is its best first idea whose answers are still new,
  * else its best program whose answers are still new, else the best not exhausted. So a slower
