@@ -39,9 +39,9 @@ export type StopConditions = z.infer<typeof StopConditionsSchema>;
  * (parents are not chosen per family), `exhaustion` (no early stop when the model has nothing
  * new), `known-elsewhere` (a parent's novelty counts only its own repeats, not answers the run
  * had from another parent), `founders` (a family founded by a first idea starts without that
- * idea's credit).
+ * idea's credit), `gain-weight` (every improvement credits its family as one, whatever it gained).
  */
-export const ABLATIONS = ['budget', 'credit', 'climb', 'normalize', 'split', 'revert', 'transplant', 'families', 'exhaustion', 'known-elsewhere', 'founders'] as const;
+export const ABLATIONS = ['budget', 'credit', 'climb', 'normalize', 'split', 'revert', 'transplant', 'families', 'exhaustion', 'known-elsewhere', 'founders', 'gain-weight'] as const;
 export type Ablation = (typeof ABLATIONS)[number];
 
 /** What a run is, fixed at its start: replay rebuilds the run's state from it. */

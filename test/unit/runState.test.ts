@@ -170,6 +170,23 @@ describe('RunState', () => {
     assert.deepEqual([before.seed.answers, before.seed.improvements, before.gain.improvements], [1, 1, 0], 'policy 6: earned by the seed');
   });
 
+  it('an improvement of a speedup credits its family by the doublings it gained, up to one (policy 9); before, each counted one', () => {
+    const code = `${SEED_CODE}${'# a longer program\n'.repeat(40)}`;
+    const creditOfGain = (gain: number, policy: number, overrides: Partial<RunSettings> = {}) => {
+      const state = freshState({ policy, ...overrides });
+      const plan = state.plan();
+      assert.equal(state.applyProposal(proposal(plan.job, code)), 'evaluate');
+      if (state.applyEvaluation(measured(plan.job, code, 'first', gain), AT) === 'confirm') state.applyEvaluation(measured(plan.job, code, 'confirm', gain), AT);
+      const view = (state as unknown as { yieldView(): YieldView }).yieldView();
+      return view.families!().find((family) => family.key === view.familyOf!(state.archive.get(programId(code))!))!.improvements;
+    };
+    assert.ok(Math.abs(creditOfGain(1.25, SEARCH_POLICY) - Math.log2(1.25)) < 1e-9, 'a 25% gain: a third of an improvement');
+    assert.equal(creditOfGain(4, SEARCH_POLICY), 1, 'two doublings: one improvement, no more');
+    assert.equal(creditOfGain(1.25, 8), 1, 'policy 8: one');
+    assert.equal(creditOfGain(1.25, SEARCH_POLICY, { ablate: ['gain-weight'] }), 1, 'switched off');
+    assert.equal(creditOfGain(1.25, SEARCH_POLICY, { objectiveName: 'score', objectiveUnit: '%' }), 1, 'a score gains by difference: one');
+  });
+
   it('a first idea that founds another family gives that family its credit too (policy 8); policy 7 credited only the family asked', () => {
     // A stepping stone: a new edit that gains nothing (the seed's objective), in the next code-length bin.
     const code = `${SEED_CODE}${'# a longer program\n'.repeat(40)}`;
