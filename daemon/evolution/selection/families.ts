@@ -8,7 +8,9 @@
  * than the first.
  *
  * Each family earns credit from what asking about its programs has given: improvements (a
- * child that beat its parent beyond the noise) per answer. The answers count in the family
+ * child that beat its parent beyond the noise) per answer, each worth the doublings it gained
+ * up to one when the objective compares by factor (policy 9, RunState.improvementWeight): the
+ * small fixes of an exhausted side branch must not outweigh the steps of a deeper chain. The answers count in the family
  * they were asked about; an improvement counts in the family where the child landed (the run
  * says which, RunState.familyRecords), so a step that changes the structure of the best's
  * lineage takes the credit along to where the lineage goes on. A plan draws one sample per
