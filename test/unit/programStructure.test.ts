@@ -91,6 +91,8 @@ describe('program structure: Python', () => {
     assert.equal(containers('s = {x % 7 for x in xs}\nt = {1, 2}\n'), CONTAINS_SET, 'a brace literal without its own colon is a set');
     assert.equal(containers('s = {x[1:2] for x in xs}\n'), CONTAINS_SET, "a slice's colon is the subscript's, not the literal's");
     assert.equal(containers('seen = set()\nd = dict(zip(a, b))\n'), CONTAINS_MAP | CONTAINS_SET);
+    assert.equal(containers('merged = {**a, **b}\n'), CONTAINS_MAP, 'unpacking mappings builds a map');
+    assert.equal(containers('s = {*a, *b}\n'), CONTAINS_SET, 'unpacking iterables builds a set');
     assert.equal(containers('s = "{}"\nt = f"{x}"\n# d = {}\n'), 0, 'braces in strings and comments build nothing');
   });
 });

@@ -499,8 +499,8 @@ export class RunState {
    * family that was asked (policy 8, unless switched off). Without it a stepping stone's family
    * starts from the run's average rate, worth two answers, and is given up after a dozen
    * answers without an improvement: fewer than the edits that apply to it, so its next step,
-   * one of about fifteen, was drawn in fewer than half of the runs (trap_windows_js: the
-   * running count, found by call 14, was then asked about 6 times in 200 calls).
+   * one of about fifteen, was often never drawn (trap_windows_js: the running count, found by
+   * call 14, was then asked about 6 times in 200 calls).
    */
   private creditsFounders(): boolean {
     return (this.settings.policy ?? 1) >= 8 && !this.ablated('founders');

@@ -258,8 +258,9 @@ function pythonStructure(code: string): ProgramStructure {
 
 /**
  * The hashed containers one logical line builds: a call of dict, Counter, defaultdict... or
- * set, frozenset; a brace literal or comprehension, a map when it is empty or has a `:` of its
- * own (`{}`, `{k: v}`, `{k: v for ...}`), else a set (`{a, b}`, `{x for ...}`).
+ * set, frozenset; a brace literal or comprehension, a map when it is empty, has a `:` of its
+ * own or unpacks a mapping (`{}`, `{k: v}`, `{k: v for ...}`, `{**a, **b}`), else a set
+ * (`{a, b}`, `{x for ...}`).
  */
 function pythonContainers(tokens: readonly Token[]): number {
   let found = 0;
@@ -284,7 +285,7 @@ function pythonContainers(tokens: readonly Token[]): number {
       continue;
     }
     if (!inner) continue;
-    if (token.kind === 'punct' && text === ':') inner.colon = true;
+    if (token.kind === 'punct' && (text === ':' || (text === '*' && tokens[index + 1]?.text === '*' && inner.brace && !inner.items))) inner.colon = true;
     else inner.items = true;
   }
   return found;
