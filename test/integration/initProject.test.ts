@@ -87,7 +87,9 @@ describe('peagen init --objective tests (real CLI)', function () {
     assert.match(seed.stdout, /correct — tests passed 5\/6 \(tests passed 0\.83\d+, maximize\)/);
     assert.match(seed.stdout, /FAIL: test_window_of_one_is_the_values/, 'the failing test is named');
 
-    const run = await user.run(['--json', 'evolve', 'run', made.dir, '--sync', '--mutator', 'offline', '--evaluations', '30', '--target', '1', '--quick', '--seed', '3', '--project', user.dir]);
+    // The offline mutator finds the deletion by chance: within 30 evaluations for 9 of seeds
+    // 1-10 under search policy 8, within 60 for all of them (seed 3 is the slow one).
+    const run = await user.run(['--json', 'evolve', 'run', made.dir, '--sync', '--mutator', 'offline', '--evaluations', '60', '--target', '1', '--quick', '--seed', '3', '--project', user.dir]);
     assert.equal(run.code, 0, run.stderr);
     const report = parseJson<RunOutput & { seed: { tests?: string }; best: { tests?: string } | null }>(run);
     assert.equal(report.seed.tests, 'tests passed 5/6');
