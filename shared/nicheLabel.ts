@@ -70,12 +70,10 @@ function countRange(edges: readonly number[], bin: number): { low: number; high:
 /** The hashed containers a program builds (structure.ts: 1 a map, 2 a set, 3 both), by name. */
 const CONTAINERS = ['no maps or sets', 'maps', 'sets', 'maps and sets'];
 
-/** A containers bin in words when it holds one value (the default edges 1, 2, 3); else undefined. */
-function containersLabel(edges: readonly number[], bin: number): string | undefined {
-  const range = countRange(edges, bin);
-  if (!range) return undefined;
-  if (range.high === undefined) return range.low === 3 ? CONTAINERS[3] : undefined;
-  return range.low === range.high ? CONTAINERS[range.low] : undefined;
+/** A containers bin (its count range) in words when it holds one value (the default edges 1, 2, 3); else undefined. */
+function containersLabel({ low, high }: { low: number; high: number | undefined }): string | undefined {
+  if (high === undefined) return low === 3 ? CONTAINERS[3] : undefined;
+  return low === high ? CONTAINERS[low] : undefined;
 }
 
 /**
@@ -88,7 +86,7 @@ function structureLabel(from: string, edges: readonly number[], bin: number): st
   if (!range) return undefined;
   const { low, high } = range;
   if (from === 'structure:recursion') return low >= 1 ? 'recursive' : 'not recursive';
-  if (from === 'structure:containers') return containersLabel(edges, bin);
+  if (from === 'structure:containers') return containersLabel(range);
   const count = high === undefined ? `${low}+` : low === high ? `${low}` : `${low}–${high}`;
   if (from === 'structure:loops') return high === 0 ? 'no loops' : `loops ${count}`;
   if (from === 'structure:builtins') return high === 0 ? 'no built-ins' : `${count} built-in${high === 1 ? '' : 's'}`;
