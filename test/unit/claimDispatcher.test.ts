@@ -152,6 +152,20 @@ describe('ClaimDispatcher (the Redis adapter coalescing its claims)', () => {
     assert.ok(redis.calls.length >= 1);
   });
 
+  it('answers a due claim in time when more than one call can lease for are waiting, without a call per turn of the line', async () => {
+    // A 64-slot pool and a 70-slot pool in one process: 134 claims in line, one due soon.
+    const patient = Array.from({ length: 134 }, (_, slot) => dispatcher.claim(`w/${slot}`, 60_000));
+    const due = dispatcher.claim('late/0', 30);
+    const answer = await Promise.race([due, new Promise<'still waiting'>((resolve) => setTimeout(() => resolve('still waiting'), 10_000))]);
+    assert.equal(answer, null, 'the due claim is answered null once a claim after its blockMs found nothing');
+    assert.ok(redis.calls.length <= 6, `${redis.calls.length} script calls for one timeout: the line is not spun`);
+    redis.add('a');
+    assert.equal((await patient[0])?.task.id, 'a', 'the claims that keep waiting are still served first come, first served');
+    redis.closed = true;
+    redis.add('wake-up');
+    await Promise.all(patient);
+  });
+
   it('dead-letters a leased entry that holds no valid task and serves its claimer the next one', async () => {
     redis.add('broken', false);
     redis.add('good');

@@ -57,6 +57,8 @@ const MAX_BATCH = 64;
 
 interface Waiter {
   consumer: string;
+  /** When it joined the line: a script call sent after that asked for it, or for one behind it. */
+  joinedAt: number;
   giveUpAt: number;
   signal: AbortSignal | undefined;
   /** Part of the script call in flight: it is answered by that call's outcome. */
@@ -87,9 +89,11 @@ export class ClaimDispatcher {
       const onAbort = (): void => {
         if (!waiter.inCall) waiter.settle(null);
       };
+      const now = Date.now();
       const waiter: Waiter = {
         consumer,
-        giveUpAt: Date.now() + Math.max(0, blockMs),
+        joinedAt: now,
+        giveUpAt: now + Math.max(0, blockMs),
         signal,
         inCall: false,
         settle: (outcome) => {
@@ -121,7 +125,7 @@ export class ClaimDispatcher {
           for (const waiter of [...this.waiting]) waiter.settle(null);
           break;
         }
-        const batch = this.waiting.slice(0, MAX_BATCH);
+        const batch = this.nextBatch();
         for (const waiter of batch) waiter.inCall = true;
         let reply: ClaimBatch;
         try {
@@ -131,9 +135,12 @@ export class ClaimDispatcher {
         }
         await this.handOut(batch, reply);
         if (!reply.idle) continue;
+        // The streams held fewer tasks than this call asked for, so a claim for any waiter
+        // that was already in line when it was sent (in the call or behind it, beyond
+        // MAX_BATCH) would have found nothing either: every such one that is due is answered.
         const now = Date.now();
-        for (const waiter of batch) {
-          if (waiter.giveUpAt <= now || waiter.signal?.aborted) waiter.settle(null);
+        for (const waiter of [...this.waiting]) {
+          if ((waiter.giveUpAt <= now && waiter.joinedAt <= reply.sentAt) || waiter.signal?.aborted) waiter.settle(null);
         }
         if (this.waiting.length === 0) break;
         // One that came while the call was out and is already due gets a call of its own now;
@@ -151,6 +158,19 @@ export class ClaimDispatcher {
       if (this.waiting.length === 0) this.onIdle();
       else void this.serve();
     }
+  }
+
+  /**
+   * The waiters the next script call leases for: those already due first (a due claim gets
+   * its answer from the next call, wherever it stands in a line longer than MAX_BATCH), then
+   * the rest in the order they came.
+   */
+  private nextBatch(): Waiter[] {
+    if (this.waiting.length <= MAX_BATCH) return [...this.waiting];
+    const now = Date.now();
+    const due = this.waiting.filter((waiter) => waiter.giveUpAt <= now);
+    const rest = this.waiting.filter((waiter) => waiter.giveUpAt > now);
+    return [...due, ...rest].slice(0, MAX_BATCH);
   }
 
   /** Gives each leased task to the waiter it was leased for; invalid ones are dead-lettered. */
