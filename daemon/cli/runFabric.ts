@@ -12,8 +12,8 @@ import { DaemonClient } from '../rpc/client';
 import { readLiveRecord } from '../../shared/discovery';
 import { reclaimOwnSandboxes } from '../sandbox/liveSandboxes';
 import { createQueue } from '../fabric/queue/createQueue';
-import type { Task, WorkerRecord } from '../../shared/task';
-import { canAccept } from '../fabric/queue/TaskQueue';
+import type { Task } from '../../shared/task';
+import { poolsServing, takeOverWhenWorkersLeave } from './servingWorkers';
 import { type CliContext, createEngine } from './context';
 
 export interface Fabric {
@@ -32,7 +32,8 @@ export interface FabricRequest {
    * left to them: with workers serving evaluations they are the run's W evaluation slots, and
    * with workers serving mutate tasks (`worker start --kinds mutate` with a model) this process
    * makes no LLM call either and is the controller alone. The embedded engine serves the rest
-   * with `ownSlots` slots (all of them, with `slots`, when no worker is listed).
+   * with `ownSlots` slots (all of them, with `slots`, when no worker is listed, and from the
+   * moment no listed worker serves a kind left to them any more).
    */
   share?: { tasks: readonly Pick<Task, 'kind' | 'requires'>[]; ownSlots: number };
 }
@@ -66,6 +67,11 @@ async function connectOrEmbed(ctx: CliContext, config: PeagenConfig, { sync, slo
   const served = share && !config.queue.url.startsWith('memory:') ? await workersServing(config, share.tasks) : [];
   const own = served.length > 0 && share ? { slots: share.ownSlots, excludeKinds: served.map((pools) => pools.kind) } : { slots, excludeKinds: undefined };
   const engine: Engine = await createEngine(ctx, { ...config, worker: { ...config.worker, concurrency: Math.max(1, own.slots) } }, own.excludeKinds ? { excludeKinds: own.excludeKinds } : {});
+  // Workers that leave for good hand their kinds back to this process (servingWorkers.ts).
+  const stopWatching =
+    own.excludeKinds && engine.pool && share
+      ? takeOverWhenWorkersLeave({ directory: engine.queue, pool: engine.pool, tasks: share.tasks, slots, log: (line) => ctx.info(line) })
+      : () => undefined;
   const sandbox = (await engine.status()).sandbox;
   const here = `this process (${sandbox.executor} sandbox${sandbox.isolates ? '' : ', NOT isolated'})`;
   return {
@@ -75,6 +81,7 @@ async function connectOrEmbed(ctx: CliContext, config: PeagenConfig, { sync, slo
         ? `the queue's workers (${served.map((pools) => `${pools.kind}: ${pools.slots} slot(s) in ${pools.pools} pool(s)`).join('; ')}) and ${here} (${engine.pool?.kinds.join(', ') || 'nothing'}: ${own.slots} slot(s))`
         : here,
     close: async () => {
+      stopWatching();
       await engine.stop({ drain: false });
       await reclaimOwnSandboxes();
       await shutdownTracing();
@@ -98,23 +105,6 @@ async function workersServing(config: PeagenConfig, tasks: readonly Pick<Task, '
   } finally {
     await queue?.close().catch(() => {});
   }
-}
-
-/**
- * For each of `tasks` that some of `workers` claim, their slots and number. Not the slots of a
- * CLI command (another evolve run's own): they leave with it.
- */
-export function poolsServing(workers: readonly WorkerRecord[], tasks: readonly Pick<Task, 'kind' | 'requires'>[]): { kind: string; slots: number; pools: number }[] {
-  return tasks.flatMap((task) => {
-    const pools = workers.filter((worker) => !worker.passing && servesTask(worker, task));
-    return pools.length > 0 ? [{ kind: task.kind, slots: pools.reduce((sum, pool) => sum + pool.slots, 0), pools: pools.length }] : [];
-  });
-}
-
-/** Whether a listed pool claims such tasks: its handler's capabilities, where the record has them. */
-function servesTask(worker: WorkerRecord, task: Pick<Task, 'kind' | 'requires'>): boolean {
-  if (worker.accepts) return canAccept(task, worker.accepts);
-  return worker.kinds.includes(task.kind) && task.requires.every((cap) => worker.caps.includes(cap));
 }
 
 /** An AbortSignal that Ctrl-C aborts, for work that checkpoints and ends cleanly. */

@@ -286,4 +286,18 @@ describe('a pool at scale (issue 21)', () => {
     assert.equal((await queue.stats()).pending, 1, 'the echo task is still queued');
     await worker.stop({ drain: false });
   });
+
+  it('takes over a kind it left to other workers, with the slots it is given, when they are gone', async () => {
+    const queue = new MemoryQueue();
+    const worker = pool(queue, ['cpu'], { excludeKinds: ['echo'], concurrency: 1 }).start();
+    const echo = newTask({ kind: 'echo', payload: { message: 'left' } });
+    await queue.enqueue(echo);
+    assert.equal(await queue.waitForResult(echo.id, 300), null, 'left to other workers');
+    worker.takeOver(['echo'], 3);
+    assert.equal((await queue.waitForResult(echo.id, 5_000))?.status, 'ok');
+    assert.ok(worker.kinds.includes('echo'));
+    assert.deepEqual(worker.leftToOthers, []);
+    assert.equal(worker.status().count, 3);
+    await worker.stop({ drain: false });
+  });
 });

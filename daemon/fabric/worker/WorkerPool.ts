@@ -76,9 +76,16 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
   /** Settles when the slot claiming now is done: the next free slot's turn (claimInTurn). */
   private claimTurn: Promise<void> = Promise.resolve();
   private stopping: Promise<void> | undefined;
+  /** Kinds left to other workers (options.excludeKinds, until takeOver). */
+  private readonly excluded: Set<string>;
+  private concurrency: number;
+  /** What the slots claim: computed at start and on takeOver, not per claim. */
+  private claiming: Acceptor[] = [];
 
   constructor(private readonly options: WorkerPoolOptions) {
     super();
+    this.excluded = new Set(options.excludeKinds ?? []);
+    this.concurrency = options.concurrency;
     this.id = options.id ?? `worker-${process.pid}-${Math.random().toString(36).slice(2, 6)}`;
     if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
       throw new Error(`concurrency must be a whole number of at least 1 (got ${options.concurrency})`);
@@ -100,12 +107,31 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
 
   private accepts(): Acceptor[] {
     const all = this.options.registry.acceptorsFor(this.options.caps);
-    const excluded = this.options.excludeKinds ?? [];
-    return all.filter((acceptor) => !excluded.includes(acceptor.kind));
+    return all.filter((acceptor) => !this.excluded.has(acceptor.kind));
+  }
+
+  /** The kinds this pool's handlers serve that it leaves to other workers now. */
+  get leftToOthers(): string[] {
+    return [...this.excluded];
+  }
+
+  /**
+   * From now on, claims `kinds` too, although they were left to other workers (those left for
+   * good), with `concurrency` slots in all when that is more than it has. Slots waiting in a
+   * claim take the new kinds with their next claim (within claimBlockMs).
+   */
+  takeOver(kinds: readonly string[], concurrency: number): void {
+    if (this.stopClaiming.signal.aborted) return;
+    for (const kind of kinds) this.excluded.delete(kind);
+    this.claiming = this.accepts();
+    if (!this.runner || concurrency <= this.concurrency) return;
+    setMaxListeners(concurrency + 1, this.stopClaiming.signal);
+    for (let slot = this.concurrency; slot < concurrency; slot++) this.slots.push(this.runSlot(slot));
+    this.concurrency = concurrency;
   }
 
   start(): this {
-    const accepts = this.accepts();
+    const accepts = (this.claiming = this.accepts());
     if (accepts.length === 0) {
       this.options.log?.(`worker ${this.id}: no handler fits caps [${this.options.caps.join(', ')}]; it will claim nothing`);
     }
@@ -114,14 +140,14 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
     this.runner.on('taskEnd', (task, end, result) => this.emit('taskEnd', task, end, result));
     // Every slot waiting for a task listens to stopClaiming: an evolve run with 4 workers has
     // 12 slots, and Node's default limit of 10 listeners would warn of a leak that is not one.
-    setMaxListeners(this.options.concurrency + 1, this.stopClaiming.signal);
-    for (let slot = 0; slot < this.options.concurrency; slot++) this.slots.push(this.runSlot(slot));
+    setMaxListeners(this.concurrency + 1, this.stopClaiming.signal);
+    for (let slot = 0; slot < this.concurrency; slot++) this.slots.push(this.runSlot(slot));
     return this;
   }
 
   status(): WorkerPoolStatus {
     return {
-      count: this.options.concurrency,
+      count: this.concurrency,
       busy: this.runner?.busy ?? 0,
       caps: [...this.options.caps],
       mode: this.options.mode,
@@ -145,11 +171,10 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
 
   private async runSlot(slot: number): Promise<void> {
     const consumer = `${this.id}/${slot}`;
-    const accepts = this.accepts();
     while (!this.stopClaiming.signal.aborted) {
       let claim: Claim | null;
       try {
-        claim = await this.claimInTurn(consumer, accepts);
+        claim = await this.claimInTurn(consumer, this.claiming);
       } catch (error) {
         if (this.stopClaiming.signal.aborted) break;
         this.options.log?.(`worker ${consumer}: claim failed (${(error as Error).message}); retrying in 1 s`);

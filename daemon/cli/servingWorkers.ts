@@ -1,0 +1,78 @@
+/**
+ * Which of a run's tasks the workers listed on a shared queue serve, and what the run does
+ * when they leave for good. An `evolve run` on a shared queue leaves the kinds that listed
+ * workers serve to them (runFabric.ts). The split was decided once, as the run started: a
+ * worker that then exited (rather than scaling to zero, which keeps its record) left the run's
+ * tasks of that kind waiting forever. Now the run keeps checking the directory, and a kind no
+ * listed worker serves any more is taken over by the run's own process, which says so.
+ */
+import type { Task, WorkerRecord } from '../../shared/task';
+import { canAccept, type WorkerDirectory } from '../fabric/queue/TaskQueue';
+import type { WorkerPool } from '../fabric/worker/WorkerPool';
+
+/**
+ * How often the directory is read. A record lapses HEARTBEAT_TTL_MS (40 s) after its worker
+ * died without retiring it, so checking more often than this gains little; a worker stopped
+ * cleanly retires its record at once, and its kinds are taken over within this time.
+ */
+export const SERVING_CHECK_MS = 5_000;
+
+/**
+ * For each of `tasks` that some of `workers` claim, their slots and number. Not the slots of a
+ * CLI command (another evolve run's own): they leave with it.
+ */
+export function poolsServing(workers: readonly WorkerRecord[], tasks: readonly Pick<Task, 'kind' | 'requires'>[]): { kind: string; slots: number; pools: number }[] {
+  return tasks.flatMap((task) => {
+    const pools = workers.filter((worker) => !worker.passing && servesTask(worker, task));
+    return pools.length > 0 ? [{ kind: task.kind, slots: pools.reduce((sum, pool) => sum + pool.slots, 0), pools: pools.length }] : [];
+  });
+}
+
+/** Whether a listed pool claims such tasks: its handler's capabilities, where the record has them. */
+function servesTask(worker: WorkerRecord, task: Pick<Task, 'kind' | 'requires'>): boolean {
+  if (worker.accepts) return canAccept(task, worker.accepts);
+  return worker.kinds.includes(task.kind) && task.requires.every((cap) => worker.caps.includes(cap));
+}
+
+export interface TakeOverOptions {
+  directory: WorkerDirectory;
+  /** The run's own pool, which leaves some of `tasks`' kinds to the listed workers. */
+  pool: WorkerPool;
+  tasks: readonly Pick<Task, 'kind' | 'requires'>[];
+  /** The slots the pool runs with once it serves every kind (the run's slots without workers). */
+  slots: number;
+  log: (line: string) => void;
+  intervalMs?: number;
+}
+
+/**
+ * Checks every `intervalMs` that some listed worker still serves each kind the pool leaves to
+ * others; a kind none serves is taken over by the pool (with `slots` slots), once. Returns
+ * the function that stops checking.
+ */
+export function takeOverWhenWorkersLeave(options: TakeOverOptions): () => void {
+  let checking = false;
+  const check = async (): Promise<void> => {
+    const left = options.pool.leftToOthers;
+    if (left.length === 0) return stop();
+    const served = new Set(poolsServing(await options.directory.listWorkers(), options.tasks).map((pools) => pools.kind));
+    const gone = left.filter((kind) => !served.has(kind));
+    if (gone.length === 0) return;
+    options.pool.takeOver(gone, options.slots);
+    options.log(`no worker on the queue serves ${gone.map((kind) => `${kind} tasks`).join(' or ')} any more (they stopped): this process runs them from now on, with ${options.slots} slot(s) in all`);
+  };
+  const timer = setInterval(() => {
+    if (checking) return;
+    checking = true;
+    // A directory that cannot be read now is read again at the next tick; the run's own
+    // calls to the queue report what is wrong with it.
+    check()
+      .catch(() => undefined)
+      .finally(() => (checking = false));
+  }, options.intervalMs ?? SERVING_CHECK_MS);
+  timer.unref();
+  function stop(): void {
+    clearInterval(timer);
+  }
+  return stop;
+}
