@@ -66,6 +66,10 @@ export type ConnectionProblem =
   | { kind: 'redis-unreachable'; where: string; detail: string }
   | { kind: 'redis-password-required'; where: string }
   | { kind: 'redis-password-refused'; where: string; detail: string }
+  | { kind: 'redis-not-cluster'; where: string; detail: string }
+  | { kind: 'redis-cluster-down'; where: string; detail: string }
+  /** A master the cluster announces (at `where`), as the seed node `seed` listed it. */
+  | { kind: 'redis-node-unreachable'; where: string; detail: string; seed: string }
   | { kind: 'queue-url-invalid'; detail: string }
   | { kind: 'daemon-unreachable'; where: string; detail: string };
 
@@ -79,6 +83,12 @@ export function explainProblem(problem: ConnectionProblem): string {
       return `Redis at ${problem.where} requires a password: ${redisFix}`;
     case 'redis-password-refused':
       return `Redis at ${problem.where} refused the password (${problem.detail}): ${redisFix}`;
+    case 'redis-not-cluster':
+      return `Redis at ${problem.where} is not a cluster node (${problem.detail}): use redis://host:port for a single Redis, or check peagen.queue.url`;
+    case 'redis-cluster-down':
+      return `the Redis Cluster at ${problem.where} does not serve (${problem.detail}): every slot needs a live master (redis-cli --cluster check ${problem.where})`;
+    case 'redis-node-unreachable':
+      return `the Redis Cluster (seen from ${problem.seed}) announces a master at ${problem.where}, which is unreachable from here (${problem.detail}): the daemon connects to the addresses the cluster announces: set cluster-announce-ip on its nodes, or check the network`;
     case 'queue-url-invalid':
       return `peagen.queue.url is not a Redis address (${problem.detail}): check peagen.queue.url`;
     case 'daemon-unreachable':

@@ -7,12 +7,14 @@
  */
 import * as assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
+import * as net from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Cluster, Redis } from 'ioredis';
 import { RedisStreamsQueue, type RedisQueueOptions } from '../../daemon/fabric/queue/redis/RedisStreamsQueue';
 import type { Acceptor } from '../../daemon/fabric/queue/TaskQueue';
 import { queueKeyPrefix } from '../../shared/redisAddress';
 import { newTask } from '../../shared/task';
+import { probeRedis } from '../../extension/cluster/redisProbe';
 import { describeTaskQueueConformance } from '../conformance/taskQueue';
 import { CLI, tempDir } from '../fixtures/paths';
 import { type RedisCluster, startRedisCluster } from '../fixtures/redisCluster';
@@ -267,6 +269,10 @@ describe('RedisStreamsQueue on a 3-node Redis Cluster', function () {
       } finally {
         await queue.close();
       }
+      // The editor's probe says the same of the cluster, in the words of its settings.
+      assert.equal(await probeRedis(secured.url, PASSWORD), undefined);
+      assert.equal((await probeRedis(secured.url, 'not-it-at-all'))?.kind, 'redis-password-refused');
+      assert.equal((await probeRedis(secured.url, undefined))?.kind, 'redis-password-required');
       for (const [env, message] of [
         [{ PEAGEN_REDIS_PASSWORD: 'not-it-at-all' }, /refused to authenticate .*check PEAGEN_REDIS_PASSWORD/],
         [{}, /requires a password: set PEAGEN_REDIS_PASSWORD/],
@@ -283,6 +289,17 @@ describe('RedisStreamsQueue on a 3-node Redis Cluster', function () {
     } finally {
       await secured.stop();
     }
+  });
+
+  it("the editor's Redis probe checks the cluster the daemon will use, from any listed node that answers", async () => {
+    assert.equal(await probeRedis(cluster.url, undefined), undefined, 'every master the cluster announces answers');
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const deadPort = (closed.address() as net.AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    assert.equal(await probeRedis(`redis+cluster://127.0.0.1:${deadPort},127.0.0.1:${cluster.ports[1]}`, undefined), undefined, 'a dead seed is fine while another answers');
+    const none = await probeRedis(`redis+cluster://127.0.0.1:${deadPort}`, undefined);
+    assert.equal(none?.kind, 'redis-unreachable');
   });
 
   it('round trip: tasks queued here are served by a `worker start` process on QUEUE_URL=redis+cluster://..., results heard here', async () => {

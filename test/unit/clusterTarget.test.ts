@@ -112,6 +112,55 @@ describe('Redis probe (why a daemon on a Redis queue could not start)', () => {
     assert.match(explainProblem(problem!), /ECONNREFUSED/);
   });
 
+  /** A RESP bulk string. */
+  const bulk = (text: string): string => `$${Buffer.byteLength(text)}\r\n${text}\r\n`;
+  const closedPort = async (): Promise<number> => {
+    const server = await respServer(() => '+PONG\r\n');
+    await server.close();
+    return Number(server.url.split(':').pop());
+  };
+
+  it('reports a cluster that does not serve all its slots, from the first listed node that answers', async () => {
+    const dead = await closedPort();
+    const server = await respServer((command) => (command[1] === 'INFO' ? bulk('cluster_state:fail\r\ncluster_slots_assigned:10923\r\n') : bulk('')));
+    try {
+      const problem = await probeRedis(`redis+cluster://127.0.0.1:${dead},${server.url.slice('redis://'.length)}`, undefined);
+      assert.deepEqual(problem && { kind: problem.kind, detail: 'detail' in problem ? problem.detail : '' }, { kind: 'redis-cluster-down', detail: 'cluster_state:fail, 10923 of 16384 slots assigned' });
+      assert.match(explainProblem(problem!), /does not serve .*every slot needs a live master/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('pings every master the cluster announces, and names the one this machine cannot reach', async () => {
+    const dead = await closedPort();
+    const server = await respServer((command) => {
+      if (command[0] === 'PING') return '+PONG\r\n';
+      if (command[1] === 'INFO') return bulk('cluster_state:ok\r\ncluster_slots_assigned:16384\r\n');
+      return bulk(`a1 127.0.0.1:${seedPort}@1${seedPort} myself,master - 0 0 1 connected 0-8000\nb2 127.0.0.1:${dead}@1${dead},node-b master - 0 0 2 connected 8001-16383\nc3 10.9.9.9:7000@17000 master,fail - 0 0 3 disconnected\n`);
+    });
+    const seedPort = Number(server.url.split(':').pop());
+    try {
+      const problem = await probeRedis(`redis+cluster://127.0.0.1:${seedPort}`, undefined);
+      assert.equal(problem?.kind, 'redis-node-unreachable');
+      assert.equal(problem && 'where' in problem && problem.where, `127.0.0.1:${dead}`, 'the live master announced at a dead address; a failed one is not pinged');
+      assert.match(explainProblem(problem!), /announces a master at 127\.0\.0\.1:\d+, which is unreachable from here \(ECONNREFUSED\).*cluster-announce-ip/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('reports a Redis without cluster support behind a redis+cluster:// address', async () => {
+    const server = await respServer((command) => (command[0] === 'CLUSTER' ? '-ERR This instance has cluster support disabled\r\n' : '+PONG\r\n'));
+    try {
+      const problem = await probeRedis(`redis+cluster://${server.url.slice('redis://'.length)}`, undefined);
+      assert.equal(problem?.kind, 'redis-not-cluster');
+      assert.match(explainProblem(problem!), /is not a cluster node \(ERR This instance has cluster support disabled\): use redis:\/\/host:port/);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('reports a queue URL that is no Redis address', async () => {
     assert.equal((await probeRedis('redis://', undefined))?.kind, 'queue-url-invalid');
   });
