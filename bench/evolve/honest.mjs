@@ -303,5 +303,13 @@ export function honestSetting(REPO) {
     }
   }
 
-  return { peagenArm, bestOfNArm, bestReachable, chainEnd, chainDepth };
+  /** The seed's objective as `peagen eval` measures it: the median of `rounds` evaluations. */
+  async function seedObjective(problem, quick, rounds = 3) {
+    const seedCode = loadExample(exampleDir(problem)).seedProgram();
+    const values = [];
+    for (let round = 0; round < rounds; round++) values.push(await evaluate(problem, seedCode, 900 + round, quick));
+    return middle(values.filter((value) => value !== null));
+  }
+
+  return { peagenArm, bestOfNArm, bestReachable, chainEnd, chainDepth, measuredAgain, seedObjective };
 }
