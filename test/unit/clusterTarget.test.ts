@@ -144,7 +144,7 @@ describe('Redis probe (why a daemon on a Redis queue could not start)', () => {
       const problem = await probeRedis(`redis+cluster://127.0.0.1:${seedPort}`, undefined);
       assert.equal(problem?.kind, 'redis-node-unreachable');
       assert.equal(problem && 'where' in problem && problem.where, `127.0.0.1:${dead}`, 'the live master announced at a dead address; a failed one is not pinged');
-      assert.match(explainProblem(problem!), /announces a master at 127\.0\.0\.1:\d+, which is unreachable from here \(ECONNREFUSED\).*cluster-announce-ip/);
+      assert.match(explainProblem(problem), /announces a master at 127\.0\.0\.1:\d+, which is unreachable from here \(ECONNREFUSED\).*cluster-announce-ip/);
     } finally {
       await server.close();
     }
@@ -155,7 +155,7 @@ describe('Redis probe (why a daemon on a Redis queue could not start)', () => {
     try {
       const problem = await probeRedis(`redis+cluster://${server.url.slice('redis://'.length)}`, undefined);
       assert.equal(problem?.kind, 'redis-not-cluster');
-      assert.match(explainProblem(problem!), /is not a cluster node \(ERR This instance has cluster support disabled\): use redis:\/\/host:port/);
+      assert.match(explainProblem(problem), /is not a cluster node \(ERR This instance has cluster support disabled\): use redis:\/\/host:port/);
     } finally {
       await server.close();
     }
