@@ -31,7 +31,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as delay } from 'node:timers/promises';
-import { honestSetting } from './evolve/honest.mjs';
+import { honestSetting, startSimLlm } from './evolve/honest.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
@@ -79,19 +79,7 @@ function startProcess(argv, options) {
 }
 
 /** sim-llm on bad_sort's table at the bench's latency: { baseUrl, close() }. */
-async function startModel(seed) {
-  const child = spawn(process.execPath, [SIM_LLM, '--moves', join(REPO, 'bench', 'moves', `${PROBLEM}.moves.json`), '--port', '0', '--seed', String(seed), '--latency-ms', String(LATENCY_MS), '--jitter-ms', String(JITTER_MS)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const baseUrl = await new Promise((done, fail) => {
-    let text = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk) => {
-      text += chunk;
-      const match = /listening on (http:\/\/\S+\/v1)/.exec(text);
-      if (match) done(match[1]);
-    });
-    child.once('exit', (code) => fail(new Error(`sim-llm exited (${code}) before listening: ${text}`)));
-  });
-  return { baseUrl, close: () => child.kill('SIGTERM') };
-}
+const startModel = (seed) => startSimLlm(SIM_LLM, join(REPO, 'bench', 'moves', `${PROBLEM}.moves.json`), seed, ['--latency-ms', String(LATENCY_MS), '--jitter-ms', String(JITTER_MS)]);
 
 /** The evaluation slots W of a mode ('single': the run's default). */
 const slotsOf = (mode) => (mode === 'single' ? undefined : Number(mode.split(':')[1]));
@@ -160,7 +148,7 @@ async function runOnce(mode, seed, reachable) {
   } finally {
     for (const child of started) if (child.exitCode === null) child.kill('SIGTERM');
     await Promise.all(started.map((child) => child.exited));
-    model.close();
+    await model.close();
     if (redis) await stopRedis(redis);
     if (!KEEP) rmSync(project, { recursive: true, force: true });
   }

@@ -18,6 +18,21 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+/** The sim-llm server on a move table, once it listens: { baseUrl, close() }. */
+export async function startSimLlm(server, table, seed, extraArgs = []) {
+  const child = spawn(process.execPath, [server, '--moves', table, '--port', '0', '--seed', String(seed), ...extraArgs], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const baseUrl = await new Promise((resolve, reject) => {
+    let text = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk) => {
+      text += chunk;
+      const match = /listening on (http:\/\/\S+\/v1)/.exec(text);
+      if (match) resolve(match[1]);
+    });
+    child.once('exit', (code) => reject(new Error(`sim-llm exited (${code}) before listening: ${text}`)));
+  });
+  return { baseUrl, close: async () => void child.kill('SIGTERM') };
+}
+
 export function honestSetting(REPO) {
   const require = createRequire(import.meta.url);
   const out = (...parts) => join(REPO, 'out', ...parts);
@@ -48,17 +63,7 @@ export function honestSetting(REPO) {
       const server = await startOpenAiServer({ responder: honestResponder({ tables: [loadMoveTable(tableFile(problem))], seed }) });
       return { baseUrl: server.baseUrl, close: () => server.close() };
     }
-    const child = spawn(process.execPath, [simLlm, '--moves', tableFile(problem), '--port', '0', '--seed', String(seed)], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const baseUrl = await new Promise((resolve, reject) => {
-      let text = '';
-      child.stdout.setEncoding('utf8').on('data', (chunk) => {
-        text += chunk;
-        const match = /listening on (http:\/\/\S+\/v1)/.exec(text);
-        if (match) resolve(match[1]);
-      });
-      child.once('exit', (code) => reject(new Error(`sim-llm exited (${code}) before listening: ${text}`)));
-    });
-    return { baseUrl, close: async () => void child.kill('SIGTERM') };
+    return startSimLlm(simLlm, tableFile(problem), seed);
   }
 
   /** Runs a command to its end: { code, stdout, stderr }. */
