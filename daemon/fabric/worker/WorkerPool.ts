@@ -124,10 +124,13 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
     if (this.stopClaiming.signal.aborted) return;
     for (const kind of kinds) this.excluded.delete(kind);
     this.claiming = this.accepts();
-    if (!this.runner || concurrency <= this.concurrency) return;
-    setMaxListeners(concurrency + 1, this.stopClaiming.signal);
-    for (let slot = this.concurrency; slot < concurrency; slot++) this.slots.push(this.runSlot(slot));
+    if (concurrency <= this.concurrency) return;
+    const from = this.concurrency;
     this.concurrency = concurrency;
+    // A pool not started yet starts them all.
+    if (!this.runner) return;
+    setMaxListeners(concurrency + 1, this.stopClaiming.signal);
+    for (let slot = from; slot < concurrency; slot++) this.slots.push(this.runSlot(slot));
   }
 
   start(): this {
