@@ -68,18 +68,24 @@ export async function openPeagenQueue({ repo, url, payloadBytes, concurrency, se
   const queue = await createQueue(url); // QueueAddressError where the adapter is missing
   const stop = new AbortController();
   const accepts = [{ kind: 'echo', provides: ['cpu'] }];
+  // As a WorkerPool slot does (and BullMQ's Worker): each ack leases the slot's next task when
+  // one is waiting. A build from before ackAndClaimNext (a baseline) acks, then claims.
+  const leasesWithAck = typeof queue.ackAndClaimNext === 'function';
   const consumers = Array.from({ length: concurrency }, async (_, slot) => {
+    const consumer = `bench/${slot}`;
+    let next = null;
     while (!stop.signal.aborted) {
-      let claim;
+      let claim = next;
+      next = null;
       try {
-        claim = await queue.claim({ consumer: `bench/${slot}`, accepts, blockMs: 1_000, signal: stop.signal });
+        claim ??= await queue.claim({ consumer, accepts, blockMs: 1_000, signal: stop.signal });
       } catch (error) {
         if (stop.signal.aborted) return;
         throw error;
       }
       if (!claim) continue;
       const now = new Date().toISOString();
-      await queue.ack(claim, {
+      const result = {
         taskId: claim.task.id,
         status: 'ok',
         data: { message: claim.task.payload.message },
@@ -88,8 +94,11 @@ export async function openPeagenQueue({ repo, url, payloadBytes, concurrency, se
         finishedAt: now,
         durationMs: 0,
         workerId: claim.consumer,
-      });
+      };
+      if (leasesWithAck) next = (await queue.ackAndClaimNext(claim, result, { consumer, accepts })).next;
+      else await queue.ack(claim, result);
     }
+    if (next) await queue.release(next);
   });
   return {
     async run(shape) {

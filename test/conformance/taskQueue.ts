@@ -303,6 +303,68 @@ export function describeTaskQueueConformance(name: string, factory: QueueFactory
       });
     });
 
+    describe('ackAndClaimNext: the next task leased with the ack', () => {
+      it('acks, and leases the oldest waiting task to the consumer that asked', async () => {
+        const first = await submit();
+        const second = await submit();
+        const third = await submit();
+        const log = record();
+        const held = await mustClaim();
+        assert.equal(held.task.id, first.id);
+        const answer = await queue.ackAndClaimNext(held, okResult(held.task, 'one'), { consumer: 'slot-2', accepts: CPU });
+        assert.equal(answer.acked, true);
+        assert.equal((await queue.getResult(first.id))?.data, 'one', 'the ack published its result');
+        assert.ok(answer.next, 'a task was waiting, so one is leased with the ack');
+        assert.equal(answer.next.task.id, second.id, 'the oldest waiting task comes next');
+        assert.equal(answer.next.consumer, 'slot-2');
+        assert.equal(answer.next.task.attempts, 0);
+        assert.ok(answer.next.leaseUntil > Date.now(), 'the lease must lie in the future');
+        assert.deepEqual(await queue.stats(), { pending: 1, inFlight: 1, delayed: 0, dead: 0 });
+        await eventually(() => stateNames(log.states(second.id)).includes('running'), 'the running event of the task leased next');
+        assert.equal(log.states(second.id).find((event) => event.state === 'running')?.workerId, 'slot-2');
+        // The lease is a real one: another worker does not get the task, and it acks as usual.
+        const other = await mustClaim();
+        assert.equal(other.task.id, third.id);
+        assert.equal(await queue.ack(answer.next, okResult(answer.next.task, 'two')), true);
+        assert.equal((await queue.getResult(second.id))?.data, 'two');
+        log.stop();
+      });
+
+      it('answers next null at once when no task it can run waits, and leaves others alone', async () => {
+        await submit();
+        const gpuTask = await submit({ requires: ['gpu'] });
+        const held = await mustClaim();
+        const answer = await queue.ackAndClaimNext(held, okResult(held.task), { consumer: 'slot', accepts: CPU });
+        assert.equal(answer.acked, true);
+        assert.equal(answer.next, null, 'the task that waits needs a gpu, which the acceptors lack');
+        const gpu = await mustClaim([{ kind: 'echo', provides: ['cpu', 'gpu'] }]);
+        assert.equal(gpu.task.id, gpuTask.id);
+      });
+
+      it('a stale ack publishes nothing', async () => {
+        const task = await submit();
+        const lost = await mustClaim();
+        await delay(LEASE_MS + 100);
+        const again = await mustClaim();
+        const answer = await queue.ackAndClaimNext(lost, okResult(task, 'stale'), { consumer: 'slot', accepts: CPU });
+        assert.equal(answer.acked, false);
+        assert.equal(await queue.getResult(task.id), null);
+        assert.equal(await queue.ack(again, okResult(again.task, 'fresh')), true);
+      });
+
+      it('a task leased ahead and handed back with release keeps its attempts', async () => {
+        await submit();
+        const ahead = await submit();
+        const held = await mustClaim();
+        const { next } = await queue.ackAndClaimNext(held, okResult(held.task), { consumer: 'stopping-slot', accepts: CPU });
+        assert.ok(next);
+        assert.equal(await queue.release(next), true);
+        const again = await mustClaim();
+        assert.equal(again.task.id, ahead.id);
+        assert.equal(again.task.attempts, 0, 'a task leased ahead and given back counts no attempt');
+      });
+    });
+
     describe('retries and the dead-letter list', () => {
       const transient = { code: 'flaky', message: 'try again', retryable: true };
 

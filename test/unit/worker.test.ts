@@ -219,6 +219,52 @@ describe('WorkerPool (in-process)', () => {
     await queue.close();
   });
 
+  it('works through a backlog leasing each next task with the ack, not with a claim of its own', async () => {
+    const queue = new MemoryQueue();
+    let claims = 0;
+    const claim = queue.claim.bind(queue);
+    queue.claim = (options: ClaimOptions) => {
+      claims++;
+      return claim(options);
+    };
+    const tasks = Array.from({ length: 6 }, (_, index) => newTask({ kind: 'echo', payload: { message: `m${index}` } }));
+    for (const task of tasks) await queue.enqueue(task);
+    const worker = pool(queue, ['cpu']).start();
+    for (const task of tasks) assert.equal((await queue.waitForResult(task.id, 5_000))?.status, 'ok');
+    await worker.stop({ drain: true });
+    assert.ok(claims <= 2, `one claim for the first task, the rest leased with each ack (made ${claims} claim calls)`);
+    await queue.close();
+  });
+
+  it('hands back, attempts unchanged, a task leased with the last ack of a pool that stopped meanwhile', async () => {
+    let stopped: Promise<void> | undefined;
+    /** Stops the pool while its first ack is on the way, as a shutdown can. */
+    class StopDuringAck extends MemoryQueue {
+      override async ackAndClaimNext(...args: Parameters<MemoryQueue['ackAndClaimNext']>): ReturnType<MemoryQueue['ackAndClaimNext']> {
+        stopped ??= worker.stop({ drain: true });
+        return super.ackAndClaimNext(...args);
+      }
+    }
+    const queue = new StopDuringAck();
+    const first = newTask({ kind: 'echo', payload: { message: 'first' } });
+    const second = newTask({ kind: 'echo', payload: { message: 'second' } });
+    await queue.enqueue(first);
+    await queue.enqueue(second);
+    const ends: [string, TaskEnd][] = [];
+    const worker = pool(queue, ['cpu']);
+    worker.on('taskEnd', (task, end) => ends.push([task.id, end]));
+    worker.start();
+    assert.equal((await queue.waitForResult(first.id, 5_000))?.status, 'ok');
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await stopped;
+    assert.deepEqual(ends, [[first.id, 'done']], 'the task leased ahead must not run on a stopped pool');
+    assert.deepEqual(await queue.stats(), { pending: 1, inFlight: 0, delayed: 0, dead: 0 });
+    const again = await queue.claim({ consumer: 'next-worker', accepts: [{ kind: 'echo', provides: ['cpu'] }], blockMs: 1_000 });
+    assert.equal(again?.task.id, second.id);
+    assert.equal(again?.task.attempts, 0, 'handing back a task leased ahead counts no attempt');
+    await queue.close();
+  });
+
   it('waits with a dozen slots without Node warning of a listener leak (an evolve run with 4 workers has 12)', async () => {
     const warnings: Error[] = [];
     const onWarning = (warning: Error): void => void warnings.push(warning);

@@ -9,12 +9,14 @@ import type { Result, Task, TaskError } from '../../../shared/task';
 import { ByteBoundedMap } from './ByteBoundedMap';
 import { waitForEvent } from './waitForEvent';
 import {
+  type AckedWithNext,
   canAccept,
   type Claim,
   type ClaimOptions,
   DEFAULT_QUEUE_OPTIONS,
   DuplicateTaskError,
   type FailOutcome,
+  type NextClaim,
   type QueueOptions,
   requirementSetKey,
   retryDelayMs,
@@ -90,21 +92,8 @@ export class MemoryQueue implements TaskQueue {
     const giveUpAt = Date.now() + options.blockMs;
     while (!this.closed && !options.signal?.aborted) {
       const now = Date.now();
-      this.promoteDelayed(now);
-      this.reclaim(now);
-      const index = this.pending.findIndex((task) => canAccept(task, options.accepts));
-      if (index >= 0) {
-        const task = this.takePendingAt(index);
-        const claim: Claim = {
-          task: structuredClone(task),
-          leaseId: `${task.id}#${++this.leaseCounter}`,
-          leaseUntil: now + this.options.leaseMs,
-          consumer: options.consumer,
-        };
-        this.inFlight.set(task.id, claim);
-        this.emitState(task, 'running', task.attempts + 1, { workerId: options.consumer });
-        return structuredClone(claim);
-      }
+      const claim = this.leaseWaiting(options, now);
+      if (claim) return claim;
       if (now >= giveUpAt) return null;
       await waitForEvent(this.signals, 'available', Math.min(giveUpAt, this.nextWakeAt()) - now, options.signal);
     }
@@ -129,6 +118,29 @@ export class MemoryQueue implements TaskQueue {
       ...(cancelled && { reason: result.error?.message }),
     });
     return true;
+  }
+
+  async ackAndClaimNext(claim: Claim, result: Result, next: NextClaim): Promise<AckedWithNext> {
+    const acked = await this.ack(claim, result);
+    return { acked, next: this.closed ? null : this.leaseWaiting(next, Date.now()) };
+  }
+
+  /** Leases the oldest waiting task `accepts` can run to `consumer`, or null when none waits. */
+  private leaseWaiting({ consumer, accepts }: NextClaim, now: number): Claim | null {
+    this.promoteDelayed(now);
+    this.reclaim(now);
+    const index = this.pending.findIndex((task) => canAccept(task, accepts));
+    if (index < 0) return null;
+    const task = this.takePendingAt(index);
+    const claim: Claim = {
+      task: structuredClone(task),
+      leaseId: `${task.id}#${++this.leaseCounter}`,
+      leaseUntil: now + this.options.leaseMs,
+      consumer,
+    };
+    this.inFlight.set(task.id, claim);
+    this.emitState(task, 'running', task.attempts + 1, { workerId: consumer });
+    return structuredClone(claim);
   }
 
   async fail(claim: Claim, error: TaskError): Promise<FailOutcome> {

@@ -24,6 +24,16 @@ export interface ClaimOptions {
   signal?: AbortSignal;
 }
 
+/** Whom {@link TaskConsumer.ackAndClaimNext} leases the next task to, and what it can run. */
+export type NextClaim = Pick<ClaimOptions, 'consumer' | 'accepts'>;
+
+export interface AckedWithNext {
+  /** What {@link TaskConsumer.ack} answers: false for a stale delivery. */
+  acked: boolean;
+  /** The task leased next, or null when none was waiting. */
+  next: Claim | null;
+}
+
 /** A task owned by one worker until `leaseUntil` (epoch ms) unless the lease is extended. */
 export interface Claim {
   task: Task;
@@ -198,6 +208,15 @@ export interface TaskConsumer extends QueueConnection {
    * delivery's result counts.
    */
   ack(claim: Claim, result: Result): Promise<boolean>;
+
+  /**
+   * Acks like {@link ack} and, in the same round trip, leases to `next.consumer` the oldest
+   * waiting task `next.accepts` can run, without waiting (null when none waits). A worker
+   * working through a backlog then pays one round trip per task instead of an ack and a claim
+   * (BullMQ's moveToFinished fetches the next job the same way). A worker that will not run the
+   * task it got (it is stopping) hands it back with {@link release}, which counts no attempt.
+   */
+  ackAndClaimNext(claim: Claim, result: Result, next: NextClaim): Promise<AckedWithNext>;
 
   /**
    * A delivery failed. Retryable errors run again after `retryBaseMs * 2^(attempts-1)` with

@@ -6,7 +6,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Result, Task, TaskError } from '../../../shared/task';
-import type { Claim, FailOutcome, TaskEvent, WorkerQueue } from '../queue/TaskQueue';
+import type { Acceptor, Claim, FailOutcome, TaskEvent, WorkerQueue } from '../queue/TaskQueue';
 import type { TaskOutcome } from './runTask';
 import type { TaskGate } from './taskAdmission';
 
@@ -71,8 +71,17 @@ export class ClaimRunner extends EventEmitter<ClaimRunnerEvents> {
   }
 
   async run(claim: Claim, consumer: string, execute: RunClaimed): Promise<TaskEnd> {
+    return (await this.runThenLease(claim, consumer, execute, () => undefined)).end;
+  }
+
+  /**
+   * Runs a claim like run(); when the task ends with a result and `nextAccepts()` then names
+   * acceptors, its ack also leases the next task they can run to `consumer` (see
+   * TaskConsumer.ackAndClaimNext), returned as `next` for the caller to run or release.
+   */
+  async runThenLease(claim: Claim, consumer: string, execute: RunClaimed, nextAccepts: () => readonly Acceptor[] | undefined): Promise<{ end: TaskEnd; next: Claim | null }> {
     const refused = this.gate?.(claim.task);
-    if (refused) return this.refuse(claim, consumer, refused);
+    if (refused) return { end: await this.refuse(claim, consumer, refused), next: null };
     const { queue } = this;
     const controller = new AbortController();
     this.running.set(claim.leaseId, { claim, controller });
@@ -107,12 +116,19 @@ export class ClaimRunner extends EventEmitter<ClaimRunnerEvents> {
     const aborted = controller.signal.reason as AbortReason | undefined;
     let end: TaskEnd;
     let result: Result | undefined;
+    let next: Claim | null = null;
+    let accepts: readonly Acceptor[] | undefined;
     try {
       if (aborted === 'lease_lost') {
         // Another delivery owns the task now; ack and fail would refuse this one anyway.
         end = 'stale';
       } else if (aborted === 'shutdown') {
         end = (await queue.release(claim)) ? 'released' : 'stale';
+      } else if (outcome.kind === 'result' && (accepts = nextAccepts()) && accepts.length > 0) {
+        result = outcome.result;
+        const acked = await queue.ackAndClaimNext(claim, result, { consumer, accepts });
+        end = acked.acked ? 'done' : 'stale';
+        next = acked.next;
       } else if (outcome.kind === 'result') {
         result = outcome.result;
         end = (await queue.ack(claim, result)) ? 'done' : 'stale';
@@ -127,7 +143,7 @@ export class ClaimRunner extends EventEmitter<ClaimRunnerEvents> {
     }
     if (end === 'stale') this.log?.(`worker ${consumer}: lease on ${claim.task.id} was lost; its result was discarded`);
     this.emit('taskEnd', claim.task, end, result);
-    return end;
+    return { end, next };
   }
 
   /** A task this worker must not run: dead-lettered at once with the reason, for every worker. */

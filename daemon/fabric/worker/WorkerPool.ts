@@ -174,23 +174,33 @@ export class WorkerPool extends EventEmitter<WorkerPoolEvents> {
 
   private async runSlot(slot: number): Promise<void> {
     const consumer = `${this.id}/${slot}`;
+    // The task leased with the last ack: a slot working through a backlog claims nothing.
+    let next: Claim | null = null;
     while (!this.stopClaiming.signal.aborted) {
-      let claim: Claim | null;
-      try {
-        claim = await this.claimInTurn(consumer, this.claiming);
-      } catch (error) {
-        if (this.stopClaiming.signal.aborted) break;
-        this.options.log?.(`worker ${consumer}: claim failed (${(error as Error).message}); retrying in 1 s`);
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
-        continue;
+      let claim: Claim | null = next;
+      next = null;
+      if (!claim) {
+        try {
+          claim = await this.claimInTurn(consumer, this.claiming);
+        } catch (error) {
+          if (this.stopClaiming.signal.aborted) break;
+          this.options.log?.(`worker ${consumer}: claim failed (${(error as Error).message}); retrying in 1 s`);
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+          continue;
+        }
       }
       if (!claim) {
         this.checkIdle();
         continue;
       }
-      await this.runner?.run(claim, consumer, (task, signal) => this.execute(task, consumer, signal));
+      // Asked as the task ends: a pool told to stop meanwhile leases nothing more.
+      const leaseNext = (): Acceptor[] | undefined => (this.stopClaiming.signal.aborted ? undefined : this.claiming);
+      const ended: { next: Claim | null } | undefined = await this.runner?.runThenLease(claim, consumer, (task, signal) => this.execute(task, consumer, signal), leaseNext);
+      next = ended?.next ?? null;
       this.lastBusyAt = Date.now();
     }
+    // Leased with the last ack while the pool was stopping: handed back, its attempts unchanged.
+    if (next) await this.options.queue.release(next).catch(() => false);
   }
 
   /**

@@ -53,12 +53,15 @@ import { EventEmitter } from 'node:events';
 import type { DeadLetter, QueueStats, RequirementSetDepth, WorkerRecord } from '../../../../shared/task';
 import { CapabilitySchema, parseTask, type Result, type Task, type TaskError } from '../../../../shared/task';
 import {
+  type Acceptor,
+  type AckedWithNext,
   type Claim,
   type ClaimOptions,
   DEFAULT_QUEUE_OPTIONS,
   DuplicateTaskError,
   type FailOutcome,
   MAX_TASK_BYTES,
+  type NextClaim,
   type QueueOptions,
   requirementSetKey,
   type TaskEvent,
@@ -133,12 +136,12 @@ export class RedisStreamsQueue implements TaskQueue {
   private readonly commands: RedisConnection;
   private readonly subscriber: RedisConnection;
   private readonly blocking: BlockingConnections;
-  /** The acks of one event-loop turn go to Redis as one script call (see CallCoalescer). */
-  private readonly acks = new CallCoalescer<ScriptCall, number>(
-    async (items) => (await this.run('ack', items.flatMap((item) => item.args), items.flatMap((item) => item.keys))) as number[],
-    weighCall,
-    MAX_BATCH_BYTES,
-  );
+  /**
+   * The acks of one event-loop turn go to Redis as one script call (see CallCoalescer): one
+   * line per acceptor set of the slots that ask for their next task with the ack, '' for acks
+   * that ask for nothing.
+   */
+  private readonly ackLines = new Map<string, CallCoalescer<AckCall, AckAnswer>>();
   /** The claims waiting here, one line per acceptor set (see ClaimDispatcher). */
   private readonly dispatchers = new Map<string, ClaimDispatcher>();
   private readonly listeners = new Set<TaskEventListener>();
@@ -264,7 +267,7 @@ export class RedisStreamsQueue implements TaskQueue {
   private async claimOrWait(options: ClaimOptions): Promise<Claim | null> {
     if (this.closed) return null;
     await this.ready();
-    const acceptors = JSON.stringify(options.accepts.map((acceptor) => ({ kind: acceptor.kind, provides: [...acceptor.provides] })));
+    const acceptors = acceptorsJson(options.accepts);
     let dispatcher = this.dispatchers.get(acceptors);
     if (!dispatcher) {
       const created = new ClaimDispatcher(this.claimPort(acceptors), MAX_BLOCK_MS, () => {
@@ -280,22 +283,32 @@ export class RedisStreamsQueue implements TaskQueue {
     return {
       claimBatch: async (consumers) => {
         const sentAt = Date.now();
-        // Expired leases are swept by a claim that finds nothing new, and at least every quarter
-        // lease by some claim here, so a busy queue still redelivers a dead worker's tasks.
-        const sweep = sentAt - this.lastSweepAt >= Math.max(50, this.options.leaseMs / 4);
-        if (sweep) this.lastSweepAt = sentAt;
         const [first, ...others] = consumers;
-        const reply = (await this.run('claim', [first!, acceptors, sweep ? '1' : '0', MAX_TASK_BYTES, ...others])) as ClaimReply;
+        const reply = (await this.run('claim', [first!, acceptors, this.sweepDue(sentAt) ? '1' : '0', MAX_TASK_BYTES, ...others])) as ClaimReply;
         return parseClaimReply(reply, sentAt);
       },
       toClaim: (entry, consumer, sentAt) => this.toClaim(entry, consumer, sentAt),
-      bury: async (entry, reason) => {
-        // The task's stream is not declared: what its record holds may not even parse (fail.lua).
-        await this.run('fail', [entry.taskId, entry.entryId, '0', shortReason(reason)], this.taskKeys(entry.taskId));
-      },
+      bury: (entry, reason) => this.buryLeased(entry, reason),
       waitForEntry: (streamsAndIds, waitMs, signal) => this.waitForEntry(streamsAndIds, waitMs, signal),
       isClosed: () => this.closed,
     };
+  }
+
+  /**
+   * Whether a call leasing tasks should sweep expired leases first. A claim that finds nothing
+   * new sweeps anyway; this makes some call sweep at least every quarter lease, so a busy queue
+   * (whose slots lease their next task with each ack) still redelivers a dead worker's tasks.
+   */
+  private sweepDue(sentAt: number): boolean {
+    if (sentAt - this.lastSweepAt < Math.max(50, this.options.leaseMs / 4)) return false;
+    this.lastSweepAt = sentAt;
+    return true;
+  }
+
+  /** Dead-letters a leased entry that holds no valid task. */
+  private async buryLeased(entry: LeasedEntry, reason: string): Promise<void> {
+    // The task's stream is not declared: what its record holds may not even parse (fail.lua).
+    await this.run('fail', [entry.taskId, entry.entryId, '0', shortReason(reason)], this.taskKeys(entry.taskId));
   }
 
   async extendLease(claim: Claim): Promise<boolean> {
@@ -307,13 +320,51 @@ export class RedisStreamsQueue implements TaskQueue {
   }
 
   async ack(claim: Claim, result: Result): Promise<boolean> {
+    return (await this.settle(claim, result, '')).acked;
+  }
+
+  async ackAndClaimNext(claim: Claim, result: Result, next: NextClaim): Promise<AckedWithNext> {
+    const acceptors = next.accepts.length > 0 ? acceptorsJson(next.accepts) : '';
+    const answer = await this.settle(claim, result, acceptors, acceptors ? next.consumer : undefined);
+    if (!answer.leased) return { acked: answer.acked, next: null };
+    const leased = this.toClaim(answer.leased, next.consumer, answer.sentAt);
+    if ('invalid' in leased) {
+      await this.buryLeased(answer.leased, leased.invalid);
+      return { acked: answer.acked, next: null };
+    }
+    return { acked: answer.acked, next: leased };
+  }
+
+  /** Acks a delivery in the ack line of `acceptors`, asking for `consumer`'s next task when given. */
+  private settle(claim: Claim, result: Result, acceptors: string, consumer?: string): Promise<AckAnswer> {
     this.assertOpen();
     const cancelled = result.status === 'skip' && result.error?.code === 'cancelled';
-    const reply = await this.acks.call({
+    let line = this.ackLines.get(acceptors);
+    if (!line) this.ackLines.set(acceptors, (line = new CallCoalescer((calls) => this.ackBatch(acceptors, calls), weighCall, MAX_BATCH_BYTES)));
+    return line.call({
       keys: this.deliveryKeys(claim),
       args: [claim.task.id, claim.leaseId, JSON.stringify(result), cancelled ? 'cancelled' : 'done', cancelled ? shortReason(result.error?.message ?? '') : ''],
+      ...(consumer !== undefined && { next: consumer }),
     });
-    return reply === 1;
+  }
+
+  /** One ack script call for the acks of a turn, leasing the next task to those that ask. */
+  private async ackBatch(acceptors: string, calls: AckCall[]): Promise<AckAnswer[]> {
+    const asking = calls.flatMap((call) => (call.next !== undefined ? [call.next] : []));
+    const sentAt = Date.now();
+    const sweep = asking.length > 0 && this.sweepDue(sentAt);
+    const [acked, leasedReply] = (await this.run(
+      'ack',
+      [acceptors, MAX_TASK_BYTES, sweep ? '1' : '0', asking.length, ...asking, ...calls.flatMap((call) => call.args)],
+      calls.flatMap((call) => call.keys),
+    )) as [number[], ClaimReply];
+    // The k-th slot that asked got the k-th task leased, while there were any.
+    const { leased } = parseClaimReply(leasedReply, sentAt);
+    let asked = 0;
+    return calls.map((call, index) => {
+      const entry = call.next !== undefined ? leased[asked++] : undefined;
+      return { acked: acked[index] === 1, sentAt, ...(entry && { leased: entry }) };
+    });
   }
 
   async fail(claim: Claim, error: TaskError): Promise<FailOutcome> {
@@ -752,6 +803,24 @@ const MAX_BATCH_BYTES = 1 << 20;
 interface ScriptCall {
   keys: string[];
   args: (string | number)[];
+}
+
+/** One ack's part of a coalesced ack call, and the consumer to lease its next task to. */
+interface AckCall extends ScriptCall {
+  next?: string;
+}
+
+interface AckAnswer {
+  acked: boolean;
+  /** The next task, when the ack asked for one and one was waiting. */
+  leased?: LeasedEntry;
+  /** When the call was sent (the lease runs from then). */
+  sentAt: number;
+}
+
+/** What the claim and ack scripts read as acceptors, and what names a line of claims or acks. */
+function acceptorsJson(accepts: readonly Acceptor[]): string {
+  return JSON.stringify(accepts.map((acceptor) => ({ kind: acceptor.kind, provides: [...acceptor.provides] })));
 }
 
 function weighCall({ keys, args }: ScriptCall): number {

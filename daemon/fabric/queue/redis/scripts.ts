@@ -1,6 +1,7 @@
 /**
  * The queue's Lua scripts, one named file per atomic state change (lua/*.lua, BullMQ-style),
- * each prefixed with lua/common.lua. They are registered with ioredis `defineCommand`, which
+ * each prefixed with lua/common.lua (and the two that lease tasks, ack and claim, with
+ * lua/lease.lua after it). They are registered with ioredis `defineCommand`, which
  * sends EVALSHA and falls back to EVAL when the server lost its script cache (a restart).
  *
  * Every script declares its keys (KEYS: the header keys of common.lua, then its own), all in
@@ -21,6 +22,7 @@ import common from './lua/common.lua';
 import enqueue from './lua/enqueue.lua';
 import extend from './lua/extend.lua';
 import fail from './lua/fail.lua';
+import lease from './lua/lease.lua';
 import reclaim from './lua/reclaim.lua';
 import release from './lua/release.lua';
 import retryDead from './lua/retry-dead.lua';
@@ -31,6 +33,9 @@ const SCRIPTS = { ack, cancel, claim, enqueue, extend, fail, reclaim, release, r
 
 export type ScriptName = keyof typeof SCRIPTS;
 
+/** The scripts that lease tasks: lua/lease.lua follows lua/common.lua in them. */
+const LEASING = new Set<ScriptName>(['ack', 'claim']);
+
 /** The custom command ioredis gets for a script (prefixed so it never shadows a real one). */
 function commandName(name: ScriptName): string {
   return `peagen_${name}`;
@@ -39,7 +44,8 @@ function commandName(name: ScriptName): string {
 export function defineQueueScripts(redis: Redis | Cluster): void {
   for (const [name, body] of Object.entries(SCRIPTS)) {
     // No numberOfKeys: each call passes its count first (runScript), as scripts declare some.
-    redis.defineCommand(commandName(name as ScriptName), { lua: `#!lua\n${common}\n${body}` });
+    const shared = LEASING.has(name as ScriptName) ? `${common}\n${lease}` : common;
+    redis.defineCommand(commandName(name as ScriptName), { lua: `#!lua\n${shared}\n${body}` });
   }
 }
 
