@@ -12,7 +12,9 @@
 // Knobs (environment): BENCH_TASKS jobs per contender per round (4000), BENCH_ROUNDS (3),
 // BENCH_IN_FLIGHT jobs awaited at once per client (8), BENCH_CONCURRENCY worker slots (8),
 // BENCH_CLIENTS for the multi-client daemon (3), BENCH_PAYLOAD_BYTES (64),
-// BENCH_ONLY=memory,redis,bullmq,daemon to run some of them,
+// BENCH_BACKLOG_IN_FLIGHT the jobs in flight of the second redis and BullMQ rows, which have
+// a backlog (4 x BENCH_CONCURRENCY; 0 leaves them out), BENCH_ONLY=memory,redis,bullmq,daemon
+// to run some of them,
 // BENCH_DAEMON_PROFILE=DIR to run the daemons under `node --cpu-prof` (profiles land in DIR;
 // `node bench/cpuProfileTop.mjs DIR/*.cpuprofile` lists their top costs),
 // BENCH_BASELINE=DIR a built checkout of another version (e.g. a `git worktree` of main after
@@ -31,6 +33,7 @@ const ROUNDS = env('BENCH_ROUNDS', 3);
 const IN_FLIGHT = env('BENCH_IN_FLIGHT', 8);
 const CONCURRENCY = env('BENCH_CONCURRENCY', 8);
 const CLIENTS = env('BENCH_CLIENTS', 3);
+const BACKLOG = env('BENCH_BACKLOG_IN_FLIGHT', 4 * env('BENCH_CONCURRENCY', 8));
 const PAYLOAD_BYTES = env('BENCH_PAYLOAD_BYTES', 64);
 const ONLY = process.env.BENCH_ONLY?.split(',');
 const PROFILE_DIR = process.env.BENCH_DAEMON_PROFILE ? resolve(process.env.BENCH_DAEMON_PROFILE) : undefined;
@@ -67,6 +70,13 @@ try {
     const driver = await openBullMQ({ ...common, port: redis.port, name: `bench-${process.pid}`, serverPids: [redis.pid] });
     contenders.push({ name: 'BullMQ 6', driver, shape: single });
   }
+  // The same queues with a backlog: more jobs in flight than worker slots, so a slot that
+  // finishes finds the next job waiting (where leasing it with the ack saves a round trip).
+  if (BACKLOG > 0) {
+    for (const contender of contenders.filter((c) => c.name.endsWith('redis queue') || c.name === 'BullMQ 6')) {
+      contenders.push({ ...contender, name: `${contender.name}, backlog`, shape: { ...single, inFlight: BACKLOG }, closes: false });
+    }
+  }
   if (wanted('daemon')) {
     if (PROFILE_DIR) mkdirSync(PROFILE_DIR, { recursive: true });
     const nodeArgs = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
@@ -96,7 +106,7 @@ try {
   process.stderr.write('\n');
   report(totals);
 } finally {
-  for (const { driver } of contenders) await driver.close().catch((error) => console.error(`closing: ${error.message}`));
+  for (const { driver, closes } of contenders) if (closes !== false) await driver.close().catch((error) => console.error(`closing: ${error.message}`));
   if (redis) await stopRedis({ port: redis.port, dir: redis.dir });
 }
 
@@ -114,7 +124,7 @@ function report(totals) {
     });
   }
   console.log(
-    `echo jobs, ${ROUNDS} interleaved rounds of ${TASKS} per contender, ${IN_FLIGHT} in flight per client, ${CONCURRENCY} worker slots, ${PAYLOAD_BYTES}-byte payloads:`,
+    `echo jobs, ${ROUNDS} interleaved rounds of ${TASKS} per contender, ${IN_FLIGHT} in flight per client (${BACKLOG} in the backlog rows), ${CONCURRENCY} worker slots, ${PAYLOAD_BYTES}-byte payloads:`,
   );
   const row = (cells) => console.log(`  ${cells[0].padEnd(28)}${cells.slice(1).map((cell) => cell.padStart(13)).join('')}`);
   row(['', 'tasks/s', 'p50 ms', 'p99 ms', 'CPU ms/task', 'server CPU']);
@@ -124,10 +134,9 @@ function report(totals) {
   for (const line of unavailable) console.log(`  ${line}`);
   console.log('  (CPU ms/task: this process, which runs the in-process queues and every client; server CPU: redis-server or the daemon)');
 
-  const bull = figures.get('BullMQ 6');
   const checks = [];
   const target = (label, value, ok, goal) => checks.push(`  ${label.padEnd(48)} ${value.padStart(9)}  (target ${goal}: ${ok ? 'met' : 'MISSED'})`);
-  for (const name of ['redis queue', 'memory queue']) {
+  for (const [name, bull] of [['redis queue', figures.get('BullMQ 6')], ['memory queue', figures.get('BullMQ 6')], ['redis queue, backlog', figures.get('BullMQ 6, backlog')]]) {
     const f = figures.get(name);
     if (!f || !bull) continue;
     target(`${name} throughput / BullMQ`, `${(f.perSecond / bull.perSecond).toFixed(2)}x`, f.perSecond >= 2 * bull.perSecond, '>= 2x');
