@@ -159,8 +159,11 @@ async function benchOne(w, redis, model) {
   writeFileSync(exampleFile, JSON.stringify(config, null, 2));
   const queueUrl = `${redisUrl}?prefix=scale-${w}-${process.pid}`;
   const common = { QUEUE_URL: queueUrl, PEAGEN_EXECUTOR: 'process', PEAGEN_HOME: join(project, 'home'), PEAGEN_WORKER_ROOTS: project };
+  // The process executor keeps evaluations cheap enough for hundreds of slots on this
+  // machine; it does not isolate, so the workers are told that the queue's writers are trusted
+  // (the bench's own redis-server, on localhost, written to by this bench alone).
   const workers = workerShape(w).map((slots, i) =>
-    startProcess([CLI, 'worker', 'start', '--concurrency', String(slots), '--metrics-listen', 'off'], { cwd: project, env: cleanEnv(common) }, `worker ${i}`),
+    startProcess([CLI, 'worker', 'start', '--concurrency', String(slots), '--metrics-listen', 'off', '--allow-unisolated'], { cwd: project, env: cleanEnv(common) }, `worker ${i}`),
   );
   // The LLM calls (mutate tasks) on a worker of their own, as on a cluster: one slot per
   // proposal the run may have out at once (W + max(2, W)), so the evolve process is the

@@ -249,6 +249,8 @@ export class RunState {
   /** The best correct programs of each family (families.ts), best first, by family key. */
   private readonly familyMembers = new Map<string, Program[]>();
   private noise: number[] = [];
+  /** tied()'s band for the current noise samples (undefined: to compute). */
+  private band: number | undefined;
 
   /**
    * `loadProgram` supplies the programs a lean snapshot names only by id (the run's store);
@@ -279,6 +281,7 @@ export class RunState {
       for (const id of snapshot.firstIdeas ?? []) this.firstIdeas.add(id);
       for (const id of snapshot.improvers ?? []) this.improvers.add(id);
       this.noise = [...(snapshot.noise ?? [])];
+      this.band = undefined;
       for (const program of this.archive.all()) this.rank(program);
       this.selector.restore(snapshot.selector);
       if (this.router && snapshot.router) this.router.restore(snapshot.router);
@@ -545,10 +548,15 @@ export class RunState {
     // otherwise only ever be asked about through the climb, which never reaches it.
     const best = this.archive.best(island);
     const bestFamily = best ? this.familyOf(best) : undefined;
+    // Each program's key once per call: the credits below look programs up again and again.
+    const keys = new Map<string, string>();
     const keyOf = (program: Program): string => {
-      const family = this.familyOf(program);
-      if (family !== bestFamily || !best || program.objective === null || program.objective === undefined) return family;
-      return program.id === best.id || this.tied(program.objective, best.objective as number) ? family : `${family}${BELOW_BEST}`;
+      let key = keys.get(program.id);
+      if (key !== undefined) return key;
+      key = this.familyOf(program);
+      if (key === bestFamily && best && program.objective !== null && program.objective !== undefined && program.id !== best.id && !this.tied(program.objective, best.objective as number)) key = `${key}${BELOW_BEST}`;
+      keys.set(program.id, key);
+      return key;
     };
     const records = new Map<string, FamilyRecord>();
     for (const members of this.familyMembers.values()) {
@@ -593,9 +601,20 @@ export class RunState {
    */
   tied(a: number, b: number): boolean {
     if (!(a > 0 && b > 0)) return a === b;
-    const sorted = [...this.noise].sort((x, y) => x - y);
-    const band = sorted.length >= 3 ? Math.min(0.25, Math.max(0.02, 2 * sorted[Math.floor(sorted.length / 2)]!)) : 0.1;
-    return Math.abs(Math.log(a / b)) <= band;
+    return Math.abs(Math.log(a / b)) <= this.noiseBand();
+  }
+
+  /**
+   * The band of tied(), kept until a new measurement difference comes in: a selection asks
+   * tied() about every program of the best's family, and sorting the differences each time
+   * was a tenth of the controller's CPU at 64 workers.
+   */
+  private noiseBand(): number {
+    if (this.band === undefined) {
+      const sorted = [...this.noise].sort((x, y) => x - y);
+      this.band = sorted.length >= 3 ? Math.min(0.25, Math.max(0.02, 2 * sorted[Math.floor(sorted.length / 2)]!)) : 0.1;
+    }
+    return this.band;
   }
 
   ablated(mechanism: Ablation): boolean {
@@ -925,6 +944,7 @@ export class RunState {
     if (values.length === 2 && values[0]! > 0 && values[1]! > 0) {
       this.noise.push(Math.abs(Math.log(values[0]! / values[1]!)));
       if (this.noise.length > NOISE_SAMPLES) this.noise.shift();
+      this.band = undefined;
     }
     this.rank(program);
     this.finish(job, { improvedParent, improvedBest, failed: objective === null, gain, nearBest }, { costUsd: proposal.costUsd, calls: proposal.exchanges.length }, true);

@@ -108,6 +108,8 @@ export class EvoDB implements ArchiveView {
   readonly space: FeatureSpace;
 
   private readonly programs = new Map<string, Program>();
+  /** familyOf()'s answers, by the features object they were computed from. */
+  private readonly familyKeys = new WeakMap<object, string>();
   private readonly cells = new Map<string, Cell>();
   /** Cells in the order they were first filled; eliteList[i] is cellOrder[i].elite. */
   private readonly cellOrder: Cell[] = [];
@@ -174,7 +176,12 @@ export class EvoDB implements ArchiveView {
    * e.g. `loops=1|builtins=1|recursion=0`; programs of one algorithm family share it at any objective.
    */
   familyOf(program: Pick<Program, 'features'>): string {
-    return this.space.familyKey(program.features);
+    // A program's features are set once, as it is added: its family key is kept with them
+    // (the parent choice asks for the family of every program of the archive, every plan).
+    const features = program.features;
+    let key = this.familyKeys.get(features);
+    if (key === undefined) this.familyKeys.set(features, (key = this.space.familyKey(features)));
+    return key;
   }
 
   /** True when the controller should migrate after this generation. */
