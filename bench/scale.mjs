@@ -17,7 +17,9 @@
 //   - the controller's CPU per candidate (/proc/PID/stat of the evolve process),
 //   - queue depth (pending and in flight, evaluate and mutate, sampled every second),
 //   - worker utilisation: evaluations in flight / W, averaged over the samples,
-//   - LLM calls in the window.
+//   - LLM calls in the window,
+//   - the whole machine's CPU: busy and stolen shares of its cores (/proc/stat), so that a slow
+//     figure on a saturated or shared machine says so.
 // Then the targets, met or MISSED: >= 90% of ideal at W = 16, >= 80% at W = 64, controller CPU
 // <= 2 ms per candidate at W = 64. Only a broken run exits non-zero.
 //
@@ -220,6 +222,7 @@ async function benchOne(w, redis, model) {
     await delay(WARMUP_S * 1000);
     const journal = join(runDir, 'journal.jsonl');
     const startedAt = Date.now();
+    const machineBefore = machineCpu();
     const cpuBefore = processCpuMs(evolve.pid);
     const countersBefore = redisCounters(redis.port);
     const otherCpuBefore = {
@@ -235,6 +238,7 @@ async function benchOne(w, redis, model) {
       await delay(1000);
     }
     const endedAt = Date.now();
+    const machine = machineCpu(machineBefore);
     const cpuMs = processCpuMs(evolve.pid) - cpuBefore;
     const redisCpuMs = processCpuMs(redisPid) - otherCpuBefore.redis;
     const countersAfter = redisCounters(redis.port);
@@ -274,6 +278,8 @@ async function benchOne(w, redis, model) {
       llmCalls,
       proposals: proposals.length,
       children: proposals.filter((event) => event.ok).length,
+      machineBusy: machine.busy,
+      machineSteal: machine.steal,
     };
   } finally {
     evolve.kill('SIGINT');
@@ -287,6 +293,26 @@ async function benchOne(w, redis, model) {
     else rmSync(project, { recursive: true, force: true });
   }
 }
+
+/**
+ * The whole machine's CPU over the window, from /proc/stat: the share of its cores' time that
+ * was busy (any process, this bench's or not) and the share a hypervisor gave to other guests
+ * (steal). Without `since`, the counters to pass back at the window's end. A slow figure with
+ * the machine near full, or with steal, measures the machine rather than the fabric; the
+ * report says so beside the figure.
+ */
+function machineCpu(since) {
+  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  // user nice system idle iowait irq softirq steal (guest time is already within user).
+  const [user, nice, system, idle, iowait, irq, softirq, steal = 0] = fields;
+  const now = { busy: user + nice + system + irq + softirq, idle: idle + iowait, steal };
+  if (!since) return now;
+  const total = Math.max(1, now.busy - since.busy + (now.idle - since.idle) + (now.steal - since.steal));
+  return { busy: (now.busy - since.busy + (now.steal - since.steal)) / total, steal: (now.steal - since.steal) / total };
+}
+
+/** Above this share of busy (or stolen) cores, the machine rather than the fabric may set the pace. */
+const SATURATED = 0.85;
 
 const pct = (x) => `${(x * 100).toFixed(0)}%`;
 const fixed = (x, digits = 1) => x.toFixed(digits);
@@ -311,7 +337,7 @@ try {
   rmSync(base, { recursive: true, force: true });
 }
 
-const header = ['W', 'procs', 'evals/min', 'ideal', '% ideal', 'ctl CPU ms/cand', 'ctl CPU %', 'workers ms/cand', 'LLM worker ms/cand', 'redis CPU %', 'redis cmds/cand', 'redis in KB/cand', 'sim-llm CPU %', 'eval pending avg/max', 'eval in flight', 'mutate pend/in flight', 'mutate max', 'util', 'LLM calls', 'children/proposals'];
+const header = ['W', 'procs', 'evals/min', 'ideal', '% ideal', 'ctl CPU ms/cand', 'ctl CPU %', 'workers ms/cand', 'LLM worker ms/cand', 'redis CPU %', 'redis cmds/cand', 'redis in KB/cand', 'sim-llm CPU %', 'eval pending avg/max', 'eval in flight', 'mutate pend/in flight', 'mutate max', 'util', 'LLM calls', 'children/proposals', 'machine busy', 'steal'];
 const lines = rows.map((r) => [
   r.w,
   r.processes,
@@ -333,6 +359,8 @@ const lines = rows.map((r) => [
   pct(r.utilisation),
   r.llmCalls,
   `${r.children}/${r.proposals}`,
+  pct(r.machineBusy),
+  pct(r.machineSteal),
 ]);
 const widths = header.map((h, i) => Math.max(h.length, ...lines.map((line) => String(line[i]).length)));
 const format = (cells) => cells.map((cell, i) => String(cell).padStart(widths[i])).join('  ');
@@ -342,6 +370,11 @@ console.log('');
 for (const [w, share] of Object.entries(TARGETS)) {
   const row = rows.find((r) => r.w === Number(w));
   if (row) console.log(`target: >= ${pct(share)} of ideal evaluations/min at W = ${w}: ${pct(row.perMin / row.ideal)} — ${row.perMin / row.ideal >= share ? 'met' : 'MISSED'}`);
+}
+for (const row of rows.filter((r) => r.machineBusy >= SATURATED || r.machineSteal >= 0.05)) {
+  console.log(
+    `note: at W = ${row.w} the machine's cores were ${pct(row.machineBusy)} busy (${pct(row.machineSteal)} stolen by other guests): its figures may measure this machine rather than the fabric; run again on an idle machine`,
+  );
 }
 const cpuRow = rows.find((r) => r.w === CPU_TARGET.w);
 if (cpuRow) console.log(`target: controller CPU <= ${CPU_TARGET.ms} ms per candidate at W = ${CPU_TARGET.w}: ${fixed(cpuRow.cpuPerCandidate, 2)} ms — ${cpuRow.cpuPerCandidate <= CPU_TARGET.ms ? 'met' : 'MISSED'}`);

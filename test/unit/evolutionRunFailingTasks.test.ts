@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { FAILED_JOBS_STOP } from '../../daemon/evolution/controller/EvolutionRun';
-import { EXHAUSTED_SHARE, WINDOW_CALLS } from '../../daemon/evolution/controller/exhaustion';
+import { EXHAUSTED_SHARE, WINDOW_CALLS, windowCalls } from '../../daemon/evolution/controller/exhaustion';
 import type { TaskClient } from '../../daemon/evolution/controller/TaskClient';
 import { scriptedClient, startScriptedRun } from '../fixtures/scriptedTaskClient';
 
@@ -76,6 +76,20 @@ describe('an evolution run whose tasks keep failing', () => {
     // The report counts what brought nothing new: every proposal but the new children.
     assert.equal(outcome.state.counters.barrenProposals, client.mutates - Math.floor(client.mutates / 20));
     assert.match(lines.join('\n'), /stopped: the model has nothing new to offer: \d+ of the last \d+ calls brought nothing new/);
+  });
+
+  it('with many calls out at once, judges exhaustion over several rounds of them, not the first 40 answers', async () => {
+    // 32 evaluation slots and 32 proposals ahead: 64 calls are planned before any answer is
+    // back, so 40 answers are less than one look at the archive.
+    const evalSlots = 32;
+    const mutateSlots = 32;
+    assert.ok(windowCalls(evalSlots + mutateSlots) >= 4 * (evalSlots + mutateSlots));
+    const client = scriptedClient(() => 'no child');
+    const outcome = await startScriptedRun(projectDir, client, 20, { evalSlots, mutateSlots }).done;
+    assert.equal(outcome.stopReason, 'proposals_exhausted');
+    assert.ok(client.mutates >= windowCalls(evalSlots + mutateSlots), `stopped after ${client.mutates} calls`);
+    // A run with a few calls out keeps the window of 40.
+    assert.equal(windowCalls(2 + 2), WINDOW_CALLS);
   });
 
   it('goes on when more than a few answers in the window are new', async () => {

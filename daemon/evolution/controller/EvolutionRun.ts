@@ -9,7 +9,7 @@
  */
 import type { Span } from '@opentelemetry/api';
 import type { Evaluation } from '../../../shared/evaluation';
-import { ExhaustionWatch } from './exhaustion';
+import { ExhaustionWatch, windowCalls } from './exhaustion';
 import { GAIN, NO_MEASURABLE_IMPROVEMENT, type GainConfirmation, type Program, type RunProgress, type StopReason } from '../../../shared/evolution';
 import { MAX_CHOICES } from '../../../shared/payloads';
 import { objectiveValue } from '../../../shared/objectiveText';
@@ -133,7 +133,7 @@ export class EvolutionRun {
   /** Jobs in a row that ended by a failed task; a job that ends any other way resets it. */
   private failedJobsInARow = 0;
   /** Whether the model still brings new children (exhaustion.ts). */
-  private readonly exhaustion = new ExhaustionWatch();
+  private readonly exhaustion: ExhaustionWatch;
   /** The best's improvements already told to the exhaustion watch. */
   private improvementsSeen = 0;
   /** The run's trace: each mutate and evaluate job is a span under it, their tasks' spans under those. */
@@ -143,6 +143,8 @@ export class EvolutionRun {
 
   constructor(private readonly options: EvolutionRunOptions) {
     this.budget = new BudgetGuard(options.manifest.stop, options.perCallSpend);
+    // Calls out at once: a proposal per evaluation slot, and up to mutateSlots ahead.
+    this.exhaustion = new ExhaustionWatch(windowCalls(options.evalSlots + options.mutateSlots));
   }
 
   get runId(): string {
