@@ -329,7 +329,8 @@ export class RedisStreamsQueue implements TaskQueue {
     if (!answer.leased) return { acked: answer.acked, next: null };
     const leased = this.toClaim(answer.leased, next.consumer, answer.sentAt);
     if ('invalid' in leased) {
-      await this.buryLeased(answer.leased, leased.invalid);
+      // The ack stands whatever happens here: a bury that fails leaves a lease that expires.
+      await this.buryLeased(answer.leased, leased.invalid).catch(() => undefined);
       return { acked: answer.acked, next: null };
     }
     return { acked: answer.acked, next: leased };
