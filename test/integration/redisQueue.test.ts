@@ -206,6 +206,29 @@ describe('RedisStreamsQueue', function () {
       assert.ok((await admin.get(queue.keys.result(oversized.id)))!.length < 10_000, 'the oversized record is not copied into its answer');
     });
 
+    it('leases the next task with an ack past bad entries, dead-lettering them as a claim does', async () => {
+      queue = queueAt(prefix);
+      await submit();
+      const held = await mustClaim();
+      const stream = queue.keys.stream('echo', ['cpu']);
+      await admin.xadd(stream, '*', 'foo', 'bar');
+      const corrupt = await submit();
+      await admin.hset(queue.keys.task(corrupt.id), 'task', '{"id": broken');
+      const future = await submit();
+      await admin.hset(queue.keys.task(future.id), 'task', JSON.stringify({ ...future, schemaV: '99.0' }));
+      const good = await submit();
+
+      const answer = await queue.ackAndClaimNext(held, { taskId: held.task.id, status: 'ok', data: null, attempts: 1 }, { consumer: 'slot', accepts: CPU });
+      assert.equal(answer.acked, true, 'the ack stands');
+      assert.equal(answer.next, null, 'a task this worker cannot read is dead-lettered, never handed to the slot');
+      assert.equal((await mustClaim()).task.id, good.id, 'the slot claims the next good task as usual');
+      const reasons = (await queue.listDead()).map((letter) => `${letter.task.id} ${letter.reason}`);
+      assert.equal(reasons.length, 3, reasons.join('\n'));
+      assert.match(reasons[0]!, /names no task id/);
+      assert.match(reasons[1]!, new RegExp(`^${corrupt.id} invalid_task: .*malformed JSON`));
+      assert.match(reasons[2]!, new RegExp(`^${future.id} schema_version: `));
+    });
+
     it('is what createQueue makes of a redis:// address, shown without its password', async () => {
       const made = await createQueue(`redis://peagen:hunter2@127.0.0.1:${redis.port}/0?prefix=${prefix}`);
       try {
