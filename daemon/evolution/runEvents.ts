@@ -57,7 +57,7 @@ export const ProposalEventSchema = z.object({
   mutator: z.string(),
   model: z.string().optional(),
   template: z.object({ name: z.string(), hash: z.string() }).optional(),
-  /** Content addresses of the recorded exchanges (llm/<hash>.json in the run directory). */
+  /** Content addresses of the recorded exchanges (records of llm.pack in the run directory). */
   exchanges: z.array(ExchangeHashSchema),
   repairs: z.number().int().nonnegative(),
   /** Each LLM call: its kind and what it gave (see Mutator.ts CallAttempt). */

@@ -17,6 +17,7 @@ import { EvolveProject, readJournalEvents, readReportJson } from '../fixtures/ev
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 import { tempDir } from '../fixtures/paths';
 import { pairSeed } from '../../daemon/evolution/confirm/confirmGain';
+import { RunDir } from '../../daemon/evolution/controller/runDir';
 
 const lines = (...parts: string[]): string => parts.map((line) => `${line}\n`).join('');
 
@@ -105,7 +106,7 @@ describe('minimal-diff reduction of the best (real CLI, scripted model)', functi
     // The larger change (the real one) was tried first and kept (without it, the same score as the seed on both pairs: no gain); the useless one was dropped.
     assert.deepEqual(reduce.trials.map((trial) => trial.kept), [false, true]);
     assert.equal(reduce.evaluations, 8, 'two trials of two pairs each');
-    assert.ok(fs.existsSync(path.join(runDir, 'programs', `${reduce.program.id}.json`)), 'in the run\'s program store');
+    assert.equal(new RunDir(runDir).getProgram(reduce.program.id).code, reduce.program.code, "in the run's program store");
   });
 
   it('evolve best prints the reduced best with both figures, --full the full best', async () => {

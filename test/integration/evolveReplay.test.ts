@@ -98,10 +98,15 @@ describe('peagen evolve replay (real CLI)', function () {
     const copy = copyOf(llmRun.runDir);
     const child = readJournalEvents(copy).find((event) => event.type === 'proposal' && event.ok && event.exchanges.length > 0);
     assert.ok(child && child.type === 'proposal');
-    const file = path.join(copy, 'llm', `${child.exchanges[0]}.json`);
-    const exchange = JSON.parse(fs.readFileSync(file, 'utf8')) as { response: { text: string } };
+    // The record is a line of llm.pack, `<sha256> <exchange JSON>`: its answer is changed in place.
+    const file = path.join(copy, 'llm.pack');
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    const at = lines.findIndex((line) => line.startsWith(`${child.exchanges[0]} `));
+    assert.ok(at >= 0, 'the exchange the proposal names is in the pack');
+    const exchange = JSON.parse(lines[at]!.slice(65)) as { response: { text: string } };
     exchange.response.text = exchange.response.text.replace('SEARCH', 'SEARCH ');
-    fs.writeFileSync(file, JSON.stringify(exchange));
+    lines[at] = `${child.exchanges[0]} ${JSON.stringify(exchange)}`;
+    fs.writeFileSync(file, lines.join('\n'));
 
     const result = await replay(copy, '--no-measure');
     assert.notEqual(result.code, 0);

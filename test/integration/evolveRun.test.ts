@@ -11,7 +11,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { programId } from '../../shared/programId';
-import type { LlmExchange } from '../../daemon/evolution/mutation/Mutator';
+import { RunDir } from '../../daemon/evolution/controller/runDir';
 import { badSortResponder } from '../fixtures/badSortMoves';
 import { BAD_SORT_DIR, EvolveProject, filesUnder, parseJson, readJournalEvents, readReportJson, type RunOutput, serverUsage } from '../fixtures/evolveFixtures';
 import { startAnthropicServer, startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
@@ -47,12 +47,12 @@ function assertBest(report: RunOutput, { confirmed }: { confirmed: boolean }): N
 /** No file of the run, nor anything the CLI printed, carries the key. */
 function assertKeyNowhere(runDir: string, key: string, printed: string): void {
   const files = filesUnder(runDir);
-  assert.ok(files.some((file) => file.includes(`${path.sep}llm${path.sep}`)), 'the LLM exchanges are recorded');
+  assert.ok(files.some((file) => path.basename(file) === 'llm.pack'), 'the LLM exchanges are recorded');
   for (const file of files) assert.ok(!fs.readFileSync(file, 'utf8').includes(key), `${path.relative(runDir, file)} contains the API key`);
   assert.ok(!printed.includes(key), 'the CLI printed the API key');
 }
 
-/** The report's LLM figures are the sum of the exchanges the run recorded in llm/<sha>.json. */
+/** The report's LLM figures are the sum of the exchanges the run recorded (llm.pack). */
 function assertReportMatchesRecordedExchanges(report: RunOutput): void {
   let calls = 0;
   let inputTokens = 0;
@@ -60,7 +60,7 @@ function assertReportMatchesRecordedExchanges(report: RunOutput): void {
   for (const event of readJournalEvents(report.runDir)) {
     if (event.type !== 'proposal') continue;
     for (const hash of event.exchanges) {
-      const exchange = JSON.parse(fs.readFileSync(path.join(report.runDir, 'llm', `${hash}.json`), 'utf8')) as LlmExchange;
+      const exchange = new RunDir(report.runDir).getExchange(hash);
       calls++;
       inputTokens += exchange.usage.inputTokens;
       outputTokens += exchange.usage.outputTokens;

@@ -4,8 +4,12 @@
  *   run.json        what the run is (example, settings, stop conditions: shared/runManifest.ts)
  *   journal.jsonl   every event, append-only
  *   checkpoint.json the state after some event (atomic), for a fast resume
- *   llm/<sha>.json  every LLM exchange, content-addressed (replay answers from these)
- *   programs/<id>.json every program admitted to the archive (the checkpoint names them by id)
+ *   llm.pack        every LLM exchange, content-addressed: a line `<sha256> <exchange JSON>`
+ *                   each (replay answers from these; evodb/packFile.ts)
+ *   programs.pack   every program admitted to the archive, a line `<id> <program JSON>` each
+ *                   (the checkpoint names them by id)
+ *   (runs made before the packs keep a file per record, llm/<sha>.json and programs/<id>.json,
+ *   which are still read)
  *   best/<program>  the best program so far; once the run has ended, its minimal-diff reduction
  *                   when it has one (reduce/reduceBest.ts); a multi-file program: best/<path> for
  *                   each of its files
@@ -23,6 +27,7 @@ import { programId } from '../../../shared/programId';
 import { relativePathProblem } from '../../../shared/relativePath';
 import { RUN_MANIFEST_FILE, type RunManifest, RunManifestSchema } from '../../../shared/runManifest';
 import { JournalError, readJournal } from '../evodb/journal';
+import { PackFile } from '../evodb/packFile';
 import { ensurePeagenFolder } from '../../usecases/peagenFolder';
 import type { LlmExchange } from '../mutation/Mutator';
 import { type RunEvent, RunEventSchema } from '../runEvents';
@@ -75,7 +80,17 @@ export const RUNS_DIR = path.join('.peagen', 'runs');
 export const LATEST_RUN = 'latest';
 
 export class RunDir {
+  private exchangePack?: PackFile;
+  private programPack?: PackFile;
+
   constructor(readonly dir: string) {}
+
+  private get exchanges(): PackFile {
+    return (this.exchangePack ??= new PackFile(path.join(this.dir, 'llm.pack')));
+  }
+  private get programs(): PackFile {
+    return (this.programPack ??= new PackFile(path.join(this.dir, 'programs.pack')));
+  }
 
   get manifestFile(): string {
     return path.join(this.dir, RUN_MANIFEST_FILE);
@@ -110,7 +125,7 @@ export class RunDir {
     const dir = path.join(path.resolve(projectDir), RUNS_DIR, id);
     // A run holds a copy of every candidate: never something for the user's git.
     ensurePeagenFolder(projectDir);
-    fs.mkdirSync(path.join(dir, 'llm'), { recursive: true });
+    fs.mkdirSync(dir, { recursive: true });
     return new RunDir(dir);
   }
 
@@ -232,57 +247,54 @@ export class RunDir {
   putExchange(exchange: LlmExchange): string {
     const text = JSON.stringify(exchange);
     const hash = createHash('sha256').update(text).digest('hex');
-    const file = path.join(this.dir, 'llm', `${hash}.json`);
-    if (!fs.existsSync(file)) {
-      fs.mkdirSync(path.dirname(file), { recursive: true });
-      const temp = `${file}.${process.pid}.tmp`;
-      fs.writeFileSync(temp, text);
-      fs.renameSync(temp, file);
-    }
+    this.exchanges.put(hash, text);
     return hash;
   }
 
   getExchange(hash: string): LlmExchange {
     checkedId(ExchangeHashSchema, hash, 'exchange address');
-    const file = path.join(this.dir, 'llm', `${hash}.json`);
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch {
-      throw new DamagedRunError(file, `is missing: the recorded LLM exchange ${hash.slice(0, 12)} the journal names is not in the run`);
-    }
+    const { text, file } = this.record(this.exchanges, 'llm', hash);
+    if (text === undefined) throw new DamagedRunError(file, `is missing the recorded LLM exchange ${hash.slice(0, 12)} the journal names`);
     if (createHash('sha256').update(text).digest('hex') !== hash) throw new DamagedRunError(file, `holds the recorded LLM exchange ${hash.slice(0, 12)}, which was modified (its content hash is not its name)`);
     try {
       return JSON.parse(text) as LlmExchange;
     } catch {
-      throw new DamagedRunError(file, 'is not JSON');
+      throw new DamagedRunError(file, `holds the recorded LLM exchange ${hash.slice(0, 12)} as something that is not JSON`);
     }
   }
 
   /** Stores a program once, by id (it never changes once admitted to the archive). */
   putProgram(program: Program): void {
-    const file = path.join(this.dir, 'programs', `${program.id}.json`);
-    if (fs.existsSync(file)) return;
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const temp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(temp, JSON.stringify(program));
-    fs.renameSync(temp, file);
+    this.programs.put(program.id, JSON.stringify(program));
   }
 
-  /** A program the run stored, checked: its file must hold the program whose id (content hash) names it. @throws DamagedRunError */
+  /** A program the run stored, checked: its record must hold the program whose id (content hash) names it. @throws DamagedRunError */
   getProgram(id: string): Program {
     checkedId(ProgramIdSchema, id, 'program id');
-    const file = path.join(this.dir, 'programs', `${id}.json`);
+    const { text, file } = this.record(this.programs, 'programs', id);
+    if (text === undefined) throw new DamagedRunError(file, `is missing program ${id.slice(0, 12)}, which the run names`);
     let raw: unknown;
     try {
-      raw = JSON.parse(fs.readFileSync(file, 'utf8'));
+      raw = JSON.parse(text);
     } catch (error) {
-      throw new DamagedRunError(file, `cannot be read (${(error as Error).message})`);
+      throw new DamagedRunError(file, `holds program ${id.slice(0, 12)} as something that is not JSON (${(error as Error).message})`);
     }
     const parsed = ProgramSchema.safeParse(raw);
-    if (!parsed.success) throw new DamagedRunError(file, `is not a program this Peagen can read: ${oneLine(parsed.error)}`);
+    if (!parsed.success) throw new DamagedRunError(file, `holds program ${id.slice(0, 12)} as something that is not a program this Peagen can read: ${oneLine(parsed.error)}`);
     if (parsed.data.id !== id || programId(parsed.data.code) !== id) throw new DamagedRunError(file, `does not hold program ${id.slice(0, 12)} (its code was changed: its content hash is ${programId(parsed.data.code).slice(0, 12)})`);
     return parsed.data;
+  }
+
+  /** A record from its pack, or from the file per record a run made before the packs kept (`folder/<key>.json`). */
+  private record(pack: PackFile, folder: 'llm' | 'programs', key: string): { text: string | undefined; file: string } {
+    const text = pack.get(key);
+    if (text !== undefined) return { text, file: pack.file };
+    const legacy = path.join(this.dir, folder, `${key}.json`);
+    try {
+      return { text: fs.readFileSync(legacy, 'utf8'), file: legacy };
+    } catch {
+      return { text: undefined, file: pack.file };
+    }
   }
 
   writeBest(program: string, code: string): void {
