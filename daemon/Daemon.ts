@@ -218,7 +218,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   }
 
   log(
-    `daemon ${VERSION} ready (pid ${process.pid}, queue ${engine.queue.url}, ${engine.config.worker.concurrency} ${engine.config.worker.mode} workers with caps [${engine.caps.join(', ')}], sandbox: ${sandboxReason})`,
+    `daemon ${VERSION} ready (pid ${process.pid}, queue ${engine.queue.url}, ${engine.pool ? `${engine.config.worker.concurrency} ${engine.config.worker.mode} workers with caps [${engine.caps.join(', ')}]` : 'no workers: its tasks are served by `peagen worker start` on hosts sharing the queue'}, sandbox: ${sandboxReason})`,
   );
   return { engine, address: info.listen, stopped, stop };
 }

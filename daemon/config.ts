@@ -104,6 +104,12 @@ const DaemonSchema = z
      * tasks are served by `peagen worker start` on other hosts sharing the Redis queue.
      */
     workers: z.boolean().default(true),
+    /**
+     * Without workers: how long a run waits while no worker on the queue serves a kind of its
+     * tasks (none started, or the last one stopped) before it stops with a checkpoint, to be
+     * continued with `--resume` once workers are back. It says why it waits at once.
+     */
+    unservedWaitMs: z.number().int().min(1000).default(600_000),
   })
   .strict();
 

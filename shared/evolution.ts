@@ -185,6 +185,8 @@ export interface RunProgress {
   mutator: string;
   /** Why the run failed (state `failed`). */
   error?: string;
+  /** Why the run waits, when it waits for something nobody provides now (a daemon without workers, and no worker on the queue serving a kind of its tasks). */
+  notice?: string;
   /** The ended run's best reduced to its smallest diff from the seed (absent before the end, or when not reduced). */
   reduction?: BestReduction;
   /** Whether the ended run's best is measurably better than the seed (absent before the end, when not confirmed, and in runs made before confirmation). */

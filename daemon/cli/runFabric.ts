@@ -13,7 +13,8 @@ import { readLiveRecord } from '../../shared/discovery';
 import { reclaimOwnSandboxes } from '../sandbox/liveSandboxes';
 import { createQueue } from '../fabric/queue/createQueue';
 import type { Task } from '../../shared/task';
-import { poolsServing, takeOverWhenWorkersLeave } from './servingWorkers';
+import { poolsServing } from '../fabric/worker/servingPools';
+import { takeOverWhenWorkersLeave } from './servingWorkers';
 import { type CliContext, createEngine } from './context';
 
 export interface Fabric {

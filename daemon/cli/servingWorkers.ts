@@ -6,33 +6,10 @@
  * tasks of that kind waiting forever. Now the run keeps checking the directory, and a kind no
  * listed worker serves any more is taken over by the run's own process, which says so.
  */
-import type { Task, WorkerRecord } from '../../shared/task';
-import { canAccept, type WorkerDirectory } from '../fabric/queue/TaskQueue';
+import type { Task } from '../../shared/task';
+import type { WorkerDirectory } from '../fabric/queue/TaskQueue';
+import { poolsServing, SERVING_CHECK_MS } from '../fabric/worker/servingPools';
 import type { WorkerPool } from '../fabric/worker/WorkerPool';
-
-/**
- * How often the directory is read. A record lapses HEARTBEAT_TTL_MS (40 s) after its worker
- * died without retiring it, so checking more often than this gains little; a worker stopped
- * cleanly retires its record at once, and its kinds are taken over within this time.
- */
-export const SERVING_CHECK_MS = 5_000;
-
-/**
- * For each of `tasks` that some of `workers` claim, their slots and number. Not the slots of a
- * CLI command (another evolve run's own): they leave with it.
- */
-export function poolsServing(workers: readonly WorkerRecord[], tasks: readonly Pick<Task, 'kind' | 'requires'>[]): { kind: string; slots: number; pools: number }[] {
-  return tasks.flatMap((task) => {
-    const pools = workers.filter((worker) => !worker.passing && servesTask(worker, task));
-    return pools.length > 0 ? [{ kind: task.kind, slots: pools.reduce((sum, pool) => sum + pool.slots, 0), pools: pools.length }] : [];
-  });
-}
-
-/** Whether a listed pool claims such tasks: its handler's capabilities, where the record has them. */
-function servesTask(worker: WorkerRecord, task: Pick<Task, 'kind' | 'requires'>): boolean {
-  if (worker.accepts) return canAccept(task, worker.accepts);
-  return worker.kinds.includes(task.kind) && task.requires.every((cap) => worker.caps.includes(cap));
-}
 
 export interface TakeOverOptions {
   directory: WorkerDirectory;

@@ -147,6 +147,27 @@ describe('a shared cluster: one Redis, a daemon without workers, workers elsewhe
     fs.rmSync(out, { recursive: true, force: true });
   });
 
+  it('a run nobody serves says so at once, and stops with a checkpoint after the wait (never waits forever)', async () => {
+    // A second coordinator on a queue of its own, which no worker serves.
+    const lonely = new DaemonProcess();
+    const project = tempDir('cluster-lonely');
+    try {
+      const config = path.join(lonely.home, 'peagen.json');
+      fs.writeFileSync(config, JSON.stringify({ daemon: { workers: false, unservedWaitMs: 4000 } }));
+      const lonelyQueue = `${redis.url}?prefix=lonely${process.pid}`;
+      await lonely.start(['--no-workers', '--config', config], { QUEUE_URL: lonelyQueue });
+      fs.cpSync(path.join(REPO, 'examples', 'bad_sort'), project, { recursive: true });
+      const run = cli(['evolve', 'run', project, '--evaluations', '4'], { PEAGEN_HOME: lonely.home, QUEUE_URL: lonelyQueue }, project);
+      assert.equal(run.status, 130, `${run.stderr}\n${lonely.log.slice(-3000)}`);
+      assert.match(run.stderr, /no worker on the queue serves mutate tasks or evaluate tasks \(none started, or they stopped\), and this daemon runs no workers: the run waits for one \(start `peagen worker start`/);
+      assert.match(run.stderr, /no worker served mutate tasks or evaluate tasks for 4 s: the run stopped with a checkpoint/);
+      assert.match(run.stderr, /interrupted: the run is checkpointed; continue it with: peagen evolve run --resume \S+/);
+    } finally {
+      await lonely.stop();
+      fs.rmSync(project, { recursive: true, force: true });
+    }
+  });
+
   it('a run of an example the workers do not serve ends at once, saying why and what to do', async () => {
     const elsewhere = tempDir('cluster-unserved');
     try {

@@ -1,5 +1,5 @@
 import * as assert from 'node:assert/strict';
-import { poolsServing } from '../../daemon/cli/servingWorkers';
+import { poolsServing } from '../../daemon/fabric/worker/servingPools';
 import { createWorkerRegistry } from '../../daemon/composition';
 import { ConfigError, loadConfig } from '../../daemon/config';
 import { ProcessExecutor } from '../../daemon/sandbox/ProcessExecutor';

@@ -309,8 +309,15 @@ async function runInDaemon(ctx: CliContext, request: RunRequest): Promise<void> 
       const early: RunProgress[] = [];
       let finish!: (progress: RunProgress) => void;
       const ended = new Promise<RunProgress>((resolve) => (finish = resolve));
+      let notice: string | undefined;
       const onProgress = (progress: RunProgress): void => {
         if (progress.runId !== runId) return;
+        // What the run waits for that nobody provides (a daemon without workers): said once, as it changes.
+        if (progress.notice !== notice) {
+          notice = progress.notice;
+          display.done();
+          ctx.info(notice ?? `run ${runId}: a worker on the queue serves its tasks again`);
+        }
         if (!ctx.json) display.update(progress);
         if (progress.state === 'finished' || progress.state === 'interrupted' || progress.state === 'failed') finish(progress);
       };

@@ -128,8 +128,8 @@ export class EvolutionRun {
   private readonly budget: BudgetGuard;
   private wake: (() => void) | undefined;
   private engineMs = 0;
-  /** Ends the reduction of the best under way, if one is (a stop asked for while the run ends). */
-  private stopReduction: (() => void) | undefined;
+  /** Ends the wait of a phase outside the main loop (the seed's evaluation, the confirmation or the reduction of the best) at a stop asked for now. */
+  private stopPhase: (() => void) | undefined;
   /** Jobs in a row that ended by a failed task; a job that ends any other way resets it. */
   private failedJobsInARow = 0;
   /** Whether the model still brings new children (exhaustion.ts). */
@@ -248,7 +248,7 @@ export class EvolutionRun {
     if (confirmation && confirmation.verdict !== GAIN) return;
     // Ctrl-C, or a stop asked for now (the daemon's StopRun), ends the reduction at once.
     const stop = new AbortController();
-    this.stopReduction = () => stop.abort();
+    this.stopPhase = () => stop.abort();
     const signal = this.options.signal ? AbortSignal.any([this.options.signal, stop.signal]) : stop.signal;
     const tasks = new Set<string>();
     log(`reducing the best to its smallest diff from the seed (at most ${budget} evaluations) ...`);
@@ -267,7 +267,7 @@ export class EvolutionRun {
       log(signal.aborted ? 'the reduction of the best was interrupted: the full best is kept' : `could not reduce the best (the full best is kept): ${(error as Error).message}`);
       return;
     } finally {
-      this.stopReduction = undefined;
+      this.stopPhase = undefined;
     }
     if (signal.aborted) return;
     const at = new Date().toISOString();
@@ -329,7 +329,7 @@ export class EvolutionRun {
     const seed = this.state.seedId ? this.state.archive.get(this.state.seedId) : undefined;
     if (pairs <= 0 || !best || !seed || best.id === seed.id || best.objective === null || this.state.bestConfirmation) return true;
     const stop = new AbortController();
-    this.stopReduction = () => stop.abort();
+    this.stopPhase = () => stop.abort();
     const signal = this.options.signal ? AbortSignal.any([this.options.signal, stop.signal]) : stop.signal;
     const tasks = new Set<string>();
     log(`measuring the best against the seed again, interleaved, until the gain is measurable (at most ${pairs} pairs) ...`);
@@ -346,7 +346,7 @@ export class EvolutionRun {
       const reason = `could not measure the best again: ${(error as Error).message.slice(0, 500)}`;
       confirmation = { programId: best.id, measure: 'ratio', value: 0, low: 0, high: 0, pairs: 0, verdict: NO_MEASURABLE_IMPROVEMENT, zeroSpread: false, reason, measured: [], elapsedMs: 0 };
     } finally {
-      this.stopReduction = undefined;
+      this.stopPhase = undefined;
     }
     if (signal.aborted) return false;
     const event: ConfirmEvent = { type: 'confirm', confirmation };
@@ -376,7 +376,7 @@ export class EvolutionRun {
   /** Ends the run as if a stop condition had been met (the daemon's StopRun, its shutdown). */
   requestStop(reason: StopReason = 'interrupted'): void {
     this.stopReason ??= reason;
-    this.stopReduction?.();
+    this.stopPhase?.();
     this.wake?.();
   }
 
@@ -393,14 +393,23 @@ export class EvolutionRun {
     const code = example.seedProgram();
     const seed = manifest.settings.seed;
     this.options.log(`evaluating the seed program ${manifest.program} ...`);
-    const signal = this.options.signal ?? new AbortController().signal;
+    // Ctrl-C, or a stop asked for now (the daemon's StopRun), ends the wait for the seed at once.
+    const stop = new AbortController();
+    this.stopPhase = () => stop.abort();
+    const signal = this.options.signal ? AbortSignal.any([this.options.signal, stop.signal]) : stop.signal;
+    const tasks = new Set<string>();
     let evaluation: Evaluation | undefined;
     try {
-      evaluation = await this.evaluate(code, seed, signal, new Set(), 'seed');
+      evaluation = await this.evaluate(code, seed, signal, tasks, 'seed');
     } catch (error) {
-      // Ctrl-C during the seed's evaluation: nothing to keep yet but the run directory.
-      if (signal.aborted) throw new Interrupted();
-      throw error;
+      if (!signal.aborted) throw error;
+    } finally {
+      this.stopPhase = undefined;
+    }
+    // Stopped during the seed's evaluation: nothing to keep yet but the run directory.
+    if (signal.aborted) {
+      await Promise.allSettled([...tasks].map((taskId) => this.options.client.cancel(taskId)));
+      throw new Interrupted();
     }
     if (!evaluation?.correct || evaluation.objective === null) {
       const why = evaluation ? (evaluation.failure?.message ?? 'incorrect') : 'the evaluation did not complete';

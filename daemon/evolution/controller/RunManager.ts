@@ -17,6 +17,8 @@ import { DamagedRunError, RunDir } from './runDir';
 import type { LlmExchange } from '../mutation/Mutator';
 import type { RunState } from './RunState';
 import { engineTaskClient } from './taskClients';
+import { runTaskKinds } from './taskSpecs';
+import { watchUnservedKinds, type WatchedRun } from './unservedWatch';
 import type { PluginSet } from '../../plugins/loadPlugins';
 import type { RunEvent } from '../runEvents';
 import { readSelectionJob, selectionJobDir } from '../../usecases/selectionJob';
@@ -36,10 +38,15 @@ interface ActiveRun {
   runDir: RunDir;
   done: Promise<void>;
   progress?: RunProgress;
+  /** The kinds of task the run submits: what the watch of a daemon without workers checks. */
+  tasks: WatchedRun['tasks'];
+  /** Why the run waits, when it waits for something nobody provides (RunProgress.notice). */
+  notice?: string | undefined;
 }
 
 export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
   private readonly active = new Map<string, ActiveRun>();
+  private readonly stopWatching: () => void;
 
   constructor(
     private readonly engine: Engine,
@@ -50,6 +57,29 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
     private readonly services: { plugins: PluginSet; metrics: RunListener },
   ) {
     super();
+    // A daemon without workers leaves every task to pools elsewhere: say when nobody serves a
+    // kind a run needs, rather than wait silently (unservedWatch.ts).
+    this.stopWatching = engine.pool
+      ? () => undefined
+      : watchUnservedKinds({
+          directory: engine.queue,
+          runs: () => [...this.active].map(([runId, entry]) => ({ runId, tasks: entry.tasks })),
+          notice: (runId, notice) => this.setNotice(runId, notice),
+          stop: (runId, notice) => {
+            this.setNotice(runId, notice);
+            this.stop(runId);
+          },
+          waitMs: engine.config.daemon.unservedWaitMs,
+        });
+  }
+
+  /** Tells the run's followers (and the log) why it waits, or that it no longer does. */
+  private setNotice(runId: string, notice: string | undefined): void {
+    const entry = this.active.get(runId);
+    if (!entry) return;
+    entry.notice = notice;
+    this.log(`run ${runId}: ${notice ?? 'a worker on the queue serves its tasks again'}`);
+    if (entry.progress) this.emit('progress', withNotice(entry.progress, notice));
   }
 
   /** Throws RunSetupError for a request that cannot start (the caller answers InvalidParams). */
@@ -57,7 +87,7 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
     const prepared = prepareRun(this.runRequestOf(params), this.engine.config, process.env, this.services.plugins);
     const { manifest, runDir } = prepared;
     if (this.active.has(manifest.runId)) throw new Error(`run ${manifest.runId} is already running in this daemon`);
-    const entry: ActiveRun = { runDir } as ActiveRun;
+    const entry = { runDir, tasks: Object.values(runTaskKinds(manifest)) } as Partial<ActiveRun> as ActiveRun;
     const metrics = this.services.metrics;
     const run = evolutionRunOf(prepared, params.workers, {
       client: engineTaskClient(this.engine),
@@ -66,7 +96,7 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
       onProgress: (progress) => {
         entry.progress = progress;
         metrics.onProgress(progress);
-        this.emit('progress', progress);
+        this.emit('progress', withNotice(progress, entry.notice));
       },
     });
     // Only once the run exists: a run that fails to construct must not hold a metrics label.
@@ -76,7 +106,7 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
       .run({ resume: Boolean(params.resume) })
       .then((outcome) => {
         metrics.onProgress(outcome.progress);
-        this.emit('progress', outcome.progress);
+        this.emit('progress', withNotice(outcome.progress, entry.notice));
       })
       .catch((error: unknown) => {
         const why = (error as Error).message;
@@ -110,6 +140,7 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
 
   /** Interrupts every run (each checkpoints) and waits for them: before the daemon stops. */
   async stopAll(): Promise<void> {
+    this.stopWatching();
     for (const entry of this.active.values()) entry.run.requestStop('interrupted');
     await Promise.allSettled([...this.active.values()].map((entry) => entry.done));
   }
@@ -218,6 +249,11 @@ export class RunManager extends EventEmitter<{ progress: [RunProgress] }> {
       ...(params.evalTimeoutMs !== undefined && { evalTimeoutMs: params.evalTimeoutMs }),
     };
   }
+}
+
+function withNotice(progress: RunProgress, notice: string | undefined): RunProgress {
+  if (notice === undefined) return progress;
+  return { ...progress, notice };
 }
 
 function readExchange(runDir: RunDir, hash: string): LlmExchange | undefined {
