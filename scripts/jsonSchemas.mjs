@@ -44,6 +44,7 @@ const CONFIG_DESCRIPTIONS = {
   daemon: 'The Peagen daemon.',
   'daemon.listen': 'Where other clients connect: unix:/path or tcp:127.0.0.1:PORT. Default: a socket in the state directory (~/.peagen).',
   'daemon.workers': 'Run worker slots inside the daemon (default). false on a coordinator whose tasks run on `peagen worker start` elsewhere.',
+  'daemon.unservedWaitMs': 'Without worker slots (workers: false): how long a run waits, in milliseconds, while no worker on the queue serves a kind of its tasks, before it stops with a checkpoint (continue it with `peagen evolve run --resume`). It says why it waits at once. Default 600000 (10 minutes).',
   llm: 'Which models write patches. Without backends, the environment decides (OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY); with none, an offline mutator works. Keys never go here.',
   'llm.backends': 'The models of the ensemble.',
   'llm.backends[]': 'One model.',

@@ -40,7 +40,7 @@ describe('run, program and exchange ids are checked before a path is built', () 
   it('a program id or exchange address of the wrong form is refused, not read', () => {
     assert.throws(() => runDir.getProgram('../bait'), /"\.\.\/bait" is not a program id: a program id is the sha256 of its source/);
     assert.throws(() => runDir.getExchange('../bait'), /"\.\.\/bait" is not an exchange address: an exchange address is the sha256 of its record/);
-    assert.throws(() => runDir.getProgram('f'.repeat(64)), /cannot be read/, 'a well-formed id that is absent: read and missing');
+    assert.throws(() => runDir.getProgram('f'.repeat(64)), /is missing program ffffffffffff/, 'a well-formed id that is absent: read and missing');
   });
 
   it('a journal event carrying an exchange address of the wrong form is not a valid event', () => {
