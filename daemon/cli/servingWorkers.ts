@@ -8,7 +8,7 @@
  */
 import type { Task } from '../../shared/task';
 import type { WorkerDirectory } from '../fabric/queue/TaskQueue';
-import { poolsServing, SERVING_CHECK_MS } from '../fabric/worker/servingPools';
+import { checkDirectoryEvery, poolsServing } from '../fabric/worker/servingPools';
 import type { WorkerPool } from '../fabric/worker/WorkerPool';
 
 export interface TakeOverOptions {
@@ -28,8 +28,7 @@ export interface TakeOverOptions {
  * the function that stops checking.
  */
 export function takeOverWhenWorkersLeave(options: TakeOverOptions): () => void {
-  let checking = false;
-  const check = async (): Promise<void> => {
+  const stop = checkDirectoryEvery(async () => {
     const left = options.pool.leftToOthers;
     if (left.length === 0) return stop();
     const served = new Set(poolsServing(await options.directory.listWorkers(), options.tasks).map((pools) => pools.kind));
@@ -37,19 +36,6 @@ export function takeOverWhenWorkersLeave(options: TakeOverOptions): () => void {
     if (gone.length === 0) return;
     options.pool.takeOver(gone, options.slots);
     options.log(`no worker on the queue serves ${gone.map((kind) => `${kind} tasks`).join(' or ')} any more (they stopped): this process runs them from now on, with ${options.slots} slot(s) in all`);
-  };
-  const timer = setInterval(() => {
-    if (checking) return;
-    checking = true;
-    // A directory that cannot be read now is read again at the next tick; the run's own
-    // calls to the queue report what is wrong with it.
-    check()
-      .catch(() => undefined)
-      .finally(() => (checking = false));
-  }, options.intervalMs ?? SERVING_CHECK_MS);
-  timer.unref();
-  function stop(): void {
-    clearInterval(timer);
-  }
+  }, options.intervalMs);
   return stop;
 }

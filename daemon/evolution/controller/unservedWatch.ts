@@ -9,7 +9,7 @@
  */
 import type { Task } from '../../../shared/task';
 import type { WorkerDirectory } from '../../fabric/queue/TaskQueue';
-import { poolsServing, SERVING_CHECK_MS } from '../../fabric/worker/servingPools';
+import { checkDirectoryEvery, poolsServing } from '../../fabric/worker/servingPools';
 
 export interface WatchedRun {
   runId: string;
@@ -37,7 +37,6 @@ export function watchUnservedKinds(options: UnservedWatchOptions): () => void {
   const waiting = new Map<string, { kinds: string; since: number }>();
   /** Runs told to stop: each is stopped once, and says nothing more while it ends. */
   const stopped = new Set<string>();
-  let checking = false;
 
   const check = async (): Promise<void> => {
     const runs = options.runs();
@@ -73,17 +72,7 @@ export function watchUnservedKinds(options: UnservedWatchOptions): () => void {
       }
     }
   };
-  const timer = setInterval(() => {
-    if (checking) return;
-    checking = true;
-    // A directory that cannot be read now is read again at the next tick; the runs' own calls
-    // to the queue report what is wrong with it.
-    check()
-      .catch(() => undefined)
-      .finally(() => (checking = false));
-  }, options.intervalMs ?? SERVING_CHECK_MS);
-  timer.unref();
-  return () => clearInterval(timer);
+  return checkDirectoryEvery(check, options.intervalMs);
 }
 
 function duration(ms: number): string {

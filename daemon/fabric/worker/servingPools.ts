@@ -29,3 +29,21 @@ function servesTask(worker: WorkerRecord, task: Pick<Task, 'kind' | 'requires'>)
   if (worker.accepts) return canAccept(task, worker.accepts);
   return worker.kinds.includes(task.kind) && task.requires.every((cap) => worker.caps.includes(cap));
 }
+
+/**
+ * Runs `check` every `intervalMs` (SERVING_CHECK_MS by default), one at a time. A directory
+ * that cannot be read now is read again at the next tick: the run's own calls to the queue
+ * report what is wrong with it. Returns the function that stops checking.
+ */
+export function checkDirectoryEvery(check: () => Promise<void>, intervalMs = SERVING_CHECK_MS): () => void {
+  let checking = false;
+  const timer = setInterval(() => {
+    if (checking) return;
+    checking = true;
+    check()
+      .catch(() => undefined)
+      .finally(() => (checking = false));
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
