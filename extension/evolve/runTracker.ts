@@ -10,6 +10,7 @@ import { GetProgram, StopRun } from '../../shared/protocol';
 import type { WorkspaceParams } from '../services';
 import type { Services } from '../services';
 import { proposalForProgram } from './programTarget';
+import { progressMessage } from './progressMessage';
 import { runEndSummary } from './runEndSummary';
 import { objectiveValue } from '../../shared/objectiveText';
 import { measuredTitle, reviewTitle } from './reviewTitle';
@@ -227,7 +228,3 @@ export class RunTracker implements vscode.Disposable {
   }
 }
 
-export function progressMessage(progress: RunProgress): string {
-  const best = progress.best ? `best ${progress.objectiveName} ${objectiveValue(progress.best.objective, { unit: progress.objectiveUnit }, 2)}` : 'no best yet';
-  return `generation ${progress.generation} · ${progress.evaluations} evaluations · ${best}${progress.state === 'stopping' ? ' · stopping…' : ''}`;
-}
