@@ -12,7 +12,6 @@ import type { Services } from '../services';
 import { proposalForProgram } from './programTarget';
 import { progressMessage } from './progressMessage';
 import { runEndSummary } from './runEndSummary';
-import { objectiveValue } from '../../shared/objectiveText';
 import { measuredTitle, reviewTitle } from './reviewTitle';
 import { confirmationLine, isConfirmedGain } from '../../shared/gainText';
 
