@@ -31,9 +31,14 @@ describe('engine in one-shot mode (bwrap sandboxes)', function () {
   it('removes the sandbox of a one-shot child that was killed while its command ran', async () => {
     const before = sandboxDirs();
     const task = await engine.submit({ kind: 'execute', payload: { command: ['sleep', '60'], workspace } });
-    // Cancel once the child's sandbox exists: the command is running inside it.
-    for (let i = 0; i < 400 && sandboxDirs().filter((dir) => !before.includes(dir)).length === 0; i++) await delay(50);
-    assert.notDeepEqual(sandboxDirs().filter((dir) => !before.includes(dir)), [], 'no sandbox with an owner tag of this process appeared: the engine must give each one-shot child its own tag, to reclaim what the child leaves');
+    // Cancel once the child's sandbox exists: the command is running inside it. A loaded
+    // machine can take many seconds to start the child (a node process, then bubblewrap).
+    for (let i = 0; i < 800 && sandboxDirs().filter((dir) => !before.includes(dir)).length === 0; i++) await delay(50);
+    if (sandboxDirs().filter((dir) => !before.includes(dir)).length === 0) {
+      // Say what became of the task, so a failure here tells a slow start from a child that died.
+      const result = await engine.result(task.id, 1000);
+      assert.fail(`no sandbox with an owner tag of this process appeared in 40 s: the engine must give each one-shot child its own tag, to reclaim what the child leaves (the task: ${result ? JSON.stringify(result).slice(0, 2000) : 'no result yet'})`);
+    }
     assert.equal(await engine.cancel(task.id), true);
     const result = await engine.result(task.id, 30_000);
     assert.equal(result?.error?.code, 'cancelled', JSON.stringify(result));

@@ -65,7 +65,7 @@ for (const project of PROJECTS) {
 }
 
 describe('peagen init --objective tests (real CLI)', function () {
-  this.timeout(120_000);
+  this.timeout(300_000);
   let user: EvolveProject;
   beforeEach(() => {
     user = new EvolveProject();
@@ -88,8 +88,11 @@ describe('peagen init --objective tests (real CLI)', function () {
     assert.match(seed.stdout, /FAIL: test_window_of_one_is_the_values/, 'the failing test is named');
 
     // The offline mutator finds the deletion by chance: within 30 evaluations for 9 of seeds
-    // 1-10 under search policy 8, within 60 for all of them (seed 3 is the slow one).
-    const run = await user.run(['--json', 'evolve', 'run', made.dir, '--sync', '--mutator', 'offline', '--evaluations', '60', '--target', '1', '--quick', '--seed', '3', '--project', user.dir]);
+    // 1-10 under search policy 8, within 60 for all of them on an idle machine (seed 3 is the
+    // slow one). Which evaluation ends first steers the next plans, so a loaded machine takes
+    // other paths: one CI run needed more than 60. The run stops at the target, so the larger
+    // budget costs nothing when the deletion is found early.
+    const run = await user.run(['--json', 'evolve', 'run', made.dir, '--sync', '--mutator', 'offline', '--evaluations', '200', '--target', '1', '--quick', '--seed', '3', '--project', user.dir]);
     assert.equal(run.code, 0, run.stderr);
     const report = parseJson<RunOutput & { seed: { tests?: string }; best: { tests?: string } | null }>(run);
     assert.equal(report.seed.tests, 'tests passed 5/6');
