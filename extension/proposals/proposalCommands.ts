@@ -82,6 +82,14 @@ export class ProposalCommands {
     const afterVersion = document.version;
     this.store.setState(record.id, 'accepted');
     const accepted = replacedRegion(first!.region, input.replacement);
+    // Every other file changed opens in an editor of its own, behind the first. The editor is
+    // what keeps its change: a document the multi-file diff view alone held is discarded when
+    // that view closes (seen: the other file's change gone from memory, the file on disk as it
+    // was, and one Undo reverting only the first file). It also shows the user what changed.
+    for (const other of record.others) {
+      const otherDocument = await vscode.workspace.openTextDocument(other.uri);
+      await vscode.window.showTextDocument(otherDocument, { preview: false, preserveFocus: true });
+    }
     // Show the accepted lines in the file itself, where Undo takes the change back.
     const selectionLine = Math.min(accepted.startLine, Math.max(0, document.lineCount - 1));
     await vscode.window.showTextDocument(document, { preview: false, selection: new vscode.Range(selectionLine, 0, selectionLine, 0) });

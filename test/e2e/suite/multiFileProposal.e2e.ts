@@ -92,6 +92,10 @@ describe('Multi-file proposals', function () {
     await waitFor('the multi-file diff view to close', 20_000, () => (multiDiffTab() ? undefined : true));
     assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), lookup.toString(), 'the first file is the active editor after Accept');
     await screenshot('multi-file-accepted');
+    // The other file keeps its change once the diff view is gone: it has an editor of its own.
+    assert.ok(vscode.window.tabGroups.all.some((group) => group.tabs.some((tab) => tab.input instanceof vscode.TabInputText && tab.input.uri.toString() === table.toString())), 'table.py has an editor after Accept');
+    assert.equal(tableDocument.isClosed, false, 'table.py is still open after the diff view closed');
+    assert.equal(tableDocument.getText(), `${NEW_TABLE}\n`, 'table.py keeps the accepted change after the diff view closed');
 
     await undoOnce([lookupDocument, tableDocument], [LOOKUP, TABLE]);
   });
@@ -182,22 +186,41 @@ function cliRun(example: string, baseUrl: string): Promise<{ runId: string; runD
   });
 }
 
-/** One Undo, from the active editor: every document gets its text back (VS Code may ask to undo in all files). */
+/**
+ * One Undo, from the first file's editor: every document gets its text back (VS Code may ask to
+ * undo in all files; the test answers as a user would). The editor is focused first, since
+ * `undo` goes to the widget with keyboard focus. A failure says where each file stands: in
+ * memory, on disk, and whether its document is still open.
+ */
 async function undoOnce(documents: vscode.TextDocument[], texts: string[]): Promise<void> {
+  const accepted = documents.map((document) => document.getText());
+  await vscode.window.showTextDocument(documents[0]!, { preview: false, preserveFocus: false });
+  await vscode.commands.executeCommand('workbench.action.focusActiveEditorGroup');
+  // Not awaited: while VS Code's "undo in all files?" dialog is open it does not resolve.
   const undone = vscode.commands.executeCommand('undo');
   let asked = false;
-  await waitFor('every file to be restored by one Undo', 30_000, async () => {
-    if (documents.every((document, i) => document.getText() === texts[i])) return true;
-    if (!asked) {
-      try {
-        await click('.monaco-dialog-box .monaco-button', 'Undo in');
-        asked = true;
-      } catch {
-        // No dialog (yet): look again.
+  const where = (text: string, i: number): string => (text === texts[i] ? 'restored' : text === accepted[i] ? 'as accepted' : 'other');
+  const state = (): string =>
+    documents
+      .map((document, i) => `${path.basename(document.uri.fsPath)}: ${where(document.getText(), i)} (document ${document.isClosed ? 'closed' : 'open'}, ${document.isDirty ? 'unsaved' : 'saved'}; on disk ${where(fs.readFileSync(document.uri.fsPath, 'utf8'), i)})`)
+      .join(', ') + `; the dialog was answered: ${asked}`;
+  try {
+    await waitFor('every file to be restored by one Undo', 30_000, async () => {
+      if (documents.every((document, i) => document.getText() === texts[i])) return true;
+      if (!asked) {
+        try {
+          await click('.monaco-dialog-box .monaco-button', 'Undo in');
+          asked = true;
+        } catch {
+          // No dialog (yet): look again.
+        }
       }
-    }
-    return undefined;
-  });
+      return undefined;
+    }, state);
+  } catch (error) {
+    await screenshot('multi-file-undo-timeout');
+    throw error;
+  }
   await undone;
   documents.forEach((document, i) => assert.equal(document.getText(), texts[i], `${document.uri.fsPath} after one Undo`));
 }
