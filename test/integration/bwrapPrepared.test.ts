@@ -21,7 +21,7 @@ const limitsPids = openCgroups().ok || process.getuid?.() !== 0;
 const warm = async (): Promise<ReturnType<typeof warmEveryRun>> => warmEveryRun(new BwrapExecutor());
 
 describeExecutorConformance('bwrap, every run prepared', warm, { isolates: true, limitsMemory: true, limitsPids });
-describeIsolationStress('bwrap, every run prepared', warm, { tasks: 200 });
+describeIsolationStress('bwrap, every run prepared', warm, { tasks: 100 });
 describeHostileCandidates('bwrap, every run prepared', warm, { isolates: true, limitsMemory: true, limitsPids });
 
 describe('PreparedFirstExecutor (bwrap)', function () {

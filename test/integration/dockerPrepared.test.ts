@@ -30,7 +30,7 @@ describe('prepared docker sandboxes (real engine)', function () {
   const warm = async (): Promise<ReturnType<typeof warmEveryRun>> => warmEveryRun(new DockerExecutor({ dockerHost: engine.dockerHost, image: engine.image }));
 
   describeExecutorConformance('docker, every run prepared', warm, { isolates: true, limitsMemory: true, limitsPids: true, ownedResources });
-  describeIsolationStress('docker, every run prepared', warm, { tasks: 200 });
+  describeIsolationStress('docker, every run prepared', warm, { tasks: 50 });
   describeHostileCandidates('docker, every run prepared', warm, { isolates: true, limitsMemory: true, limitsPids: true });
 
   describe('PreparedFirstExecutor (docker)', () => {

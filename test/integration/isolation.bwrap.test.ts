@@ -1,6 +1,7 @@
 /**
  * The isolation suites (test/conformance/isolation.ts) against the real bubblewrap: the
- * 200-task cross-contamination stress test with the full probe, and every hostile candidate.
+ * 100-task cross-contamination stress test with the full probe (100 more, prepared, in
+ * bwrapPrepared.test.ts), and every hostile candidate.
  * Traits as in bwrapExecutor.test.ts: whole-sandbox process limits need cgroups when root.
  */
 import { BwrapExecutor } from '../../daemon/sandbox/bwrap/BwrapExecutor';
@@ -9,7 +10,7 @@ import { describeHostileCandidates, describeIsolationStress } from '../conforman
 
 const factory = async (): Promise<BwrapExecutor> => new BwrapExecutor();
 
-describeIsolationStress('bwrap', factory, { tasks: 200 });
+describeIsolationStress('bwrap', factory, { tasks: 100 });
 describeHostileCandidates('bwrap', factory, {
   isolates: true,
   limitsMemory: true,
