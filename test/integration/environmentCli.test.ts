@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { type DockerEngine, releaseDockerEngine, useDockerEngine } from '../fixtures/dockerEngine';
 import { buildTinyWheel, writePythonEnvironmentExample } from '../fixtures/environmentExamples';
 import { type PackageIndex, startPackageIndex } from '../fixtures/packageIndex';
+import { NO_CONFIRMATION } from '../fixtures/evolveFixtures';
 import { CLI, REPO, tempDir } from '../fixtures/paths';
 
 describe('peagen eval and evolve run of an example with a requirements.txt (dist/cli.js, real sandboxes)', function () {
@@ -62,7 +63,7 @@ describe('peagen eval and evolve run of an example with a requirements.txt (dist
   it('evolve run says which environment the run used, at the end and in its report', async () => {
     const runHome = tempDir('env-cli-run-home');
     const project = tempDir('env-cli-project');
-    const run = await cli(['evolve', 'run', example, '--evaluations', '1', '--mutator', 'offline', '--sync', '--project', project], { PEAGEN_HOME: runHome, PEAGEN_EXECUTOR: 'bwrap' });
+    const run = await cli(['evolve', 'run', example, ...NO_CONFIRMATION, '--evaluations', '1', '--mutator', 'offline', '--sync', '--project', project], { PEAGEN_HOME: runHome, PEAGEN_EXECUTOR: 'bwrap' });
     assert.equal(run.status, 0, run.stderr);
     const line = /^environment: requirements\.txt \(sha256 [0-9a-f]{12}…\) cached at (\S+), installed now$/m;
     const installed = line.exec(run.stdout);

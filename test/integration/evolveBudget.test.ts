@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { badSortResponder } from '../fixtures/badSortMoves';
-import { BAD_SORT_DIR, EvolveProject, parseJson, type RunOutput, serverUsage } from '../fixtures/evolveFixtures';
+import { BAD_SORT_DIR, EvolveProject, parseJson, type RunOutput, serverUsage, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 
 const WORST_CASE = /worst-case spend: (\d+) LLM calls, ([\d,]+) tokens, \$(\d+\.\d\d)/;
@@ -25,7 +25,7 @@ describe('peagen evolve run budget limits (real CLI, scripted model)', function 
   });
 
   const evolve = (evaluations: number, ...limits: string[]) =>
-    project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, '--sync', '--quick', '--evaluations', String(evaluations), ...limits, '--project', project.dir], { OPENAI_BASE_URL: server.baseUrl });
+    project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, ...NO_CONFIRMATION, '--sync', '--quick', '--evaluations', String(evaluations), ...limits, '--project', project.dir], { OPENAI_BASE_URL: server.baseUrl });
 
   /** The worst-case line, which must come before the run starts. */
   function worstCase(stderr: string): { calls: number; tokens: number } {
@@ -49,7 +49,8 @@ describe('peagen evolve run budget limits (real CLI, scripted model)', function 
   });
 
   it('--budget-tokens: stops by budget_tokens, and never spends more tokens than the budget', async () => {
-    const budget = 60_000;
+    // About a dozen calls of the scripted model: enough to show the last jobs trimmed to fit.
+    const budget = 30_000;
     // An evaluation limit far out of the budget's reach: candidates made with no call (splits,
     // reverts, transplants) are evaluations that spend no tokens, so a tight one could bind first.
     const result = await evolve(200, '--budget-tokens', String(budget));

@@ -11,7 +11,7 @@ import type { RunProgress } from '../../shared/evolution';
 import { GetElites, GetProgram, ListRuns, PeagenErrorCodes, StartRun, StopRun } from '../../shared/protocol';
 import { DaemonClient } from '../../daemon/rpc/client';
 import { DaemonProcess } from '../fixtures/daemonProcess';
-import { BAD_SORT_DIR, EvolveProject, parseJson, type RunOutput } from '../fixtures/evolveFixtures';
+import { BAD_SORT_DIR, EvolveProject, parseJson, type RunOutput, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
 
 const NO_LLM = { OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ANTHROPIC_API_KEY: '' };
 
@@ -30,7 +30,7 @@ describe('evolution runs in the daemon (real process)', function () {
   });
 
   it('evolve run without --sync runs in the daemon; list, elites and program answer from the run', async () => {
-    const result = await project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, '--quick', '--evaluations', '4', '--project', project.dir], { PEAGEN_HOME: daemon.home });
+    const result = await project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, ...NO_CONFIRMATION, '--quick', '--evaluations', '4', '--project', project.dir], { PEAGEN_HOME: daemon.home });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stderr, /started in the daemon/);
     const report = parseJson<RunOutput>(result);

@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { EvolveProject, parseJson, readJournalEvents, type RunOutput } from '../fixtures/evolveFixtures';
+import { EvolveProject, parseJson, readJournalEvents, type RunOutput, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 import { REPO, tempDir } from '../fixtures/paths';
 
@@ -64,7 +64,7 @@ describe('multi-file programs: evolve, replay and best/ (real CLI, examples/look
         return prompt.includes('table.append((key, value))') ? BOTH_FILES : LOOKUP_VARIANT;
       },
     });
-    const result = await project.run(['--json', 'evolve', 'run', LOOKUP_DIR, '--sync', '--quick', '--evaluations', '3', '--project', project.dir], { OPENAI_BASE_URL: server.baseUrl });
+    const result = await project.run(['--json', 'evolve', 'run', LOOKUP_DIR, ...NO_CONFIRMATION, '--sync', '--quick', '--evaluations', '3', '--project', project.dir], { OPENAI_BASE_URL: server.baseUrl });
     assert.equal(result.code, 0, result.stderr);
     run = parseJson<RunOutput>(result);
   });

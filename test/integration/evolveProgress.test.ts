@@ -10,7 +10,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DaemonProcess } from '../fixtures/daemonProcess';
-import { EvolveProject, parseJson, readJournalEvents, type RunOutput } from '../fixtures/evolveFixtures';
+import { EvolveProject, parseJson, readJournalEvents, type RunOutput, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
 import { tempDir } from '../fixtures/paths';
 
 /** The seed answers at once; every child (any other program) sleeps far past any limit the tests set. */
@@ -64,7 +64,7 @@ describe('evolve run: progress, --eval-timeout and the reasons at the end (real 
   afterEach(() => project.cleanup());
 
   it('shows the stalled evaluation with its elapsed time and limit, kills it at --eval-timeout, and ends with "timed out" among the reasons and the offline advice', async () => {
-    const result = await project.run(['evolve', 'run', example, '--sync', '--evaluations', '2', '--workers', '1', '--reduce-budget', '0', '--eval-timeout', '3']);
+    const result = await project.run(['evolve', 'run', example, ...NO_CONFIRMATION, '--sync', '--evaluations', '2', '--workers', '1', '--eval-timeout', '3']);
     assert.equal(result.code, 0, result.stderr);
     // Piped (no TTY): plain progress lines, one of them naming the evaluation that runs long.
     assert.match(result.stderr, /1 running: #\d+ [12]s\/3s/, result.stderr);
@@ -97,7 +97,7 @@ describe('evolve run: progress, --eval-timeout and the reasons at the end (real 
       ['soon', /--eval-timeout must be a positive number of seconds \(got "soon"\)/],
       ['4000', /--eval-timeout must be at most 3600 seconds \(got "4000"\)/],
     ] as const) {
-      const result = await project.run(['evolve', 'run', example, '--sync', '--evaluations', '1', '--eval-timeout', value]);
+      const result = await project.run(['evolve', 'run', example, ...NO_CONFIRMATION, '--sync', '--evaluations', '1', '--eval-timeout', value]);
       assert.equal(result.code, 2, `${value}: ${result.stderr}`);
       assert.match(result.stderr, why);
       assert.deepEqual(project.runDirs(), [], 'no run was made');
@@ -114,7 +114,7 @@ describe('evolve run: progress, --eval-timeout and the reasons at the end (real 
     });
 
     it('--eval-timeout reaches the sandbox of the daemon\'s workers, and the summary names the reasons', async () => {
-      const result = await project.run(['evolve', 'run', example, '--evaluations', '1', '--workers', '1', '--reduce-budget', '0', '--eval-timeout', '2', '--project', project.dir], { PEAGEN_HOME: daemon.home });
+      const result = await project.run(['evolve', 'run', example, ...NO_CONFIRMATION, '--evaluations', '1', '--workers', '1', '--eval-timeout', '2', '--project', project.dir], { PEAGEN_HOME: daemon.home });
       assert.equal(result.code, 0, result.stderr);
       assert.match(result.stderr, /started in the daemon/);
       assert.match(result.stdout, /why children failed: 1 timed out after 2 s/, result.stdout);

@@ -7,7 +7,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { badSortResponder } from '../fixtures/badSortMoves';
-import { BAD_SORT_DIR, EvolveProject, parseJson, readJournalEvents, type RunOutput } from '../fixtures/evolveFixtures';
+import { BAD_SORT_DIR, EvolveProject, parseJson, readJournalEvents, type RunOutput, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 import { REPO, tempDir } from '../fixtures/paths';
 
@@ -41,8 +41,8 @@ describe('peagen evolve replay (real CLI)', function () {
   before(async () => {
     server = await startOpenAiServer({ responder: badSortResponder({ seed: 11 }), latencyMs: 10 });
     const [llm, offline] = await Promise.all([
-      project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, '--sync', '--quick', '--evaluations', '4', '--project', project.dir], { OPENAI_BASE_URL: server.baseUrl }),
-      project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, '--sync', '--quick', '--evaluations', '4', '--project', project.dir]),
+      project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, ...NO_CONFIRMATION, '--sync', '--quick', '--evaluations', '4', '--project', project.dir], { OPENAI_BASE_URL: server.baseUrl }),
+      project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, ...NO_CONFIRMATION, '--sync', '--quick', '--evaluations', '4', '--project', project.dir]),
     ]);
     assert.equal(llm.code, 0, llm.stderr);
     assert.equal(offline.code, 0, offline.stderr);
@@ -117,7 +117,7 @@ describe('peagen evolve replay (real CLI)', function () {
     const pluginProject = new EvolveProject();
     try {
       const config = pluginProject.writeConfig({ plugins: [path.join(REPO, 'examples', 'plugins', 'hello-mutator')] });
-      const ran = await pluginProject.run(['--json', 'evolve', 'run', BAD_SORT_DIR, '--sync', '--quick', '--mutator', 'hello-mutator', '--evaluations', '3', '--project', pluginProject.dir]);
+      const ran = await pluginProject.run(['--json', 'evolve', 'run', BAD_SORT_DIR, ...NO_CONFIRMATION, '--sync', '--quick', '--mutator', 'hello-mutator', '--evaluations', '3', '--project', pluginProject.dir]);
       assert.equal(ran.code, 0, ran.stderr);
       const run = parseJson<RunOutput>(ran);
       assert.equal(run.mutator, 'hello-mutator');

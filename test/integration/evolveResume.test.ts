@@ -7,7 +7,7 @@
 import * as assert from 'node:assert/strict';
 import { RunDir } from '../../daemon/evolution/controller/runDir';
 import { loadRunState } from '../../daemon/evolution/controller/loadRunState';
-import { BAD_SORT_DIR, EvolveProject, firstEvaluations, parseJson, readJournalEvents, type JournalEntry, type RunOutput, waitUntil } from '../fixtures/evolveFixtures';
+import { BAD_SORT_DIR, EvolveProject, firstEvaluations, parseJson, readJournalEvents, type JournalEntry, type RunOutput, waitUntil, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
 
 const LIMIT = 12;
 
@@ -39,7 +39,7 @@ describe('peagen evolve run --resume after kill -9 and Ctrl-C (real CLI, real ev
   });
   afterEach(() => project.cleanup());
 
-  const startRun = () => project.start(['evolve', 'run', BAD_SORT_DIR, '--sync', '--evaluations', String(LIMIT), '--quick', '--project', project.dir]);
+  const startRun = () => project.start(['evolve', 'run', BAD_SORT_DIR, ...NO_CONFIRMATION, '--sync', '--evaluations', String(LIMIT), '--quick', '--project', project.dir]);
 
   /** Waits until the only run of the project has journaled `count` first-round evaluations. */
   async function waitForEvaluations(count: number, exited: Promise<unknown>): Promise<string> {

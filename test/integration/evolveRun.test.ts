@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { programId } from '../../shared/programId';
 import { RunDir } from '../../daemon/evolution/controller/runDir';
 import { badSortResponder } from '../fixtures/badSortMoves';
-import { BAD_SORT_DIR, EvolveProject, filesUnder, parseJson, readJournalEvents, readReportJson, type RunOutput, serverUsage } from '../fixtures/evolveFixtures';
+import { BAD_SORT_DIR, EvolveProject, filesUnder, parseJson, readJournalEvents, readReportJson, type RunOutput, serverUsage, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
 import { startAnthropicServer, startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 
 const OPENAI_KEY = 'sk-test-evolve-run-0123456789abcdef';
@@ -124,7 +124,7 @@ describe('peagen evolve run examples/bad_sort (real CLI, real evaluations)', fun
     server = await startOpenAiServer({ responder: badSortResponder({ seed: 7, improveProbability: 0.95, harmfulProbability: 0 }), latencyMs: 20, apiKey: OPENAI_KEY });
     // Measured: the target is reached after 13-23 evaluations (about 15-40 s); 48 leaves room.
     const result = await project.run(
-      ['--json', 'evolve', 'run', BAD_SORT_DIR, '--sync', '--quick', '--evaluations', '48', '--target', '13', '--project', project.dir],
+      ['--json', 'evolve', 'run', BAD_SORT_DIR, ...NO_CONFIRMATION, '--sync', '--quick', '--evaluations', '48', '--target', '13', '--project', project.dir],
       { OPENAI_API_KEY: OPENAI_KEY, OPENAI_BASE_URL: server.baseUrl },
     );
     assert.equal(result.code, 0, result.stderr);
@@ -174,7 +174,7 @@ describe('peagen evolve run examples/bad_sort (real CLI, real evaluations)', fun
 
   it('with a scripted model on the OpenAI wire: the calls and tokens of the report are exactly what the server answered', async () => {
     server = await startOpenAiServer({ responder: badSortResponder({ seed: 3 }), latencyMs: 20, apiKey: OPENAI_KEY });
-    const result = await project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, '--sync', '--quick', '--evaluations', '4', '--project', project.dir], {
+    const result = await project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, ...NO_CONFIRMATION, '--sync', '--quick', '--evaluations', '4', '--project', project.dir], {
       OPENAI_API_KEY: OPENAI_KEY,
       OPENAI_BASE_URL: server.baseUrl,
     });
@@ -195,7 +195,7 @@ describe('peagen evolve run examples/bad_sort (real CLI, real evaluations)', fun
     server = await startAnthropicServer({ responder: badSortResponder({ seed: 5 }), latencyMs: 20, apiKey: ANTHROPIC_KEY });
     // The Anthropic base URL is configurable only in peagen.json (not from the environment).
     const config = project.writeConfig({ llm: { backends: [{ name: 'claude', provider: 'anthropic', model: 'claude-3-5-haiku-latest', baseUrl: server.baseUrl }] } });
-    const result = await project.run(['--json', '--config', config, 'evolve', 'run', BAD_SORT_DIR, '--sync', '--quick', '--evaluations', '3', '--project', project.dir], {
+    const result = await project.run(['--json', '--config', config, 'evolve', 'run', BAD_SORT_DIR, ...NO_CONFIRMATION, '--sync', '--quick', '--evaluations', '3', '--project', project.dir], {
       ANTHROPIC_API_KEY: ANTHROPIC_KEY,
     });
     assert.equal(result.code, 0, result.stderr);

@@ -13,7 +13,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { programId } from '../../shared/programId';
-import { EvolveProject, parseJson, readReportJson, type RunOutput } from '../fixtures/evolveFixtures';
+import { EvolveProject, parseJson, readReportJson, type RunOutput, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 import { honestResponder, type MoveTable } from '../fixtures/moveTableResponder';
 import { REPO } from '../fixtures/paths';
@@ -70,7 +70,7 @@ describe('peagen evolve run examples/spread_points (a score, real CLI, real eval
   });
 
   it('without an LLM: the offline mutator runs it end to end, and every line reads as a score', async () => {
-    const result = await project.run(['evolve', 'run', SPREAD_POINTS_DIR, '--sync', '--quick', '--evaluations', '10', '--project', project.dir]);
+    const result = await project.run(['evolve', 'run', SPREAD_POINTS_DIR, ...NO_CONFIRMATION, '--sync', '--quick', '--evaluations', '10', '--project', project.dir]);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stderr, /mutator: offline/);
     assert.match(result.stderr, /seed: score \d+\.\d{3}%/);
@@ -98,7 +98,7 @@ describe('peagen evolve run examples/spread_points (a score, real CLI, real eval
 
   it('with a scripted model on the OpenAI wire: the score improves by several points, and report.md says by how many', async () => {
     server = await startOpenAiServer({ responder: honestResponder({ tables: [SPREAD_POINTS_TABLE], seed: 11 }), latencyMs: 5, apiKey: OPENAI_KEY });
-    const result = await project.run(['--json', 'evolve', 'run', SPREAD_POINTS_DIR, '--sync', '--quick', '--evaluations', '12', '--seed', '3', '--project', project.dir], {
+    const result = await project.run(['--json', 'evolve', 'run', SPREAD_POINTS_DIR, ...NO_CONFIRMATION, '--sync', '--quick', '--evaluations', '12', '--seed', '3', '--project', project.dir], {
       OPENAI_API_KEY: OPENAI_KEY,
       OPENAI_BASE_URL: server.baseUrl,
     });

@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { EvolveProject, parseJson, type RunOutput } from '../fixtures/evolveFixtures';
+import { EvolveProject, parseJson, type RunOutput, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
 import { REPO } from '../fixtures/paths';
 
 interface InitOutput {
@@ -50,7 +50,7 @@ for (const project of PROJECTS) {
 
       // 20 evaluations: the deletions that help are a few of the block's dozen statements (the first
       // comes after 11-14 evaluations with this seed); it speeds the function up 10x or far more.
-      const run = await user.run(['--json', 'evolve', 'run', made.dir, '--sync', '--mutator', 'offline', '--evaluations', '20', '--target', '8', '--quick', '--seed', '3', '--project', user.dir]);
+      const run = await user.run(['--json', 'evolve', 'run', made.dir, ...NO_CONFIRMATION, '--sync', '--mutator', 'offline', '--evaluations', '20', '--target', '8', '--quick', '--seed', '3', '--project', user.dir]);
       assert.equal(run.code, 0, run.stderr);
       const report = parseJson<RunOutput>(run);
       assert.ok(report.seed.objective !== null && report.seed.objective > 0, 'the seed is correct and timed');
@@ -92,7 +92,7 @@ describe('peagen init --objective tests (real CLI)', function () {
     // slow one). Which evaluation ends first steers the next plans, so a loaded machine takes
     // other paths: one CI run needed more than 60. The run stops at the target, so the larger
     // budget costs nothing when the deletion is found early.
-    const run = await user.run(['--json', 'evolve', 'run', made.dir, '--sync', '--mutator', 'offline', '--evaluations', '200', '--target', '1', '--quick', '--seed', '3', '--project', user.dir]);
+    const run = await user.run(['--json', 'evolve', 'run', made.dir, ...NO_CONFIRMATION, '--sync', '--mutator', 'offline', '--evaluations', '200', '--target', '1', '--quick', '--seed', '3', '--project', user.dir]);
     assert.equal(run.code, 0, run.stderr);
     const report = parseJson<RunOutput & { seed: { tests?: string }; best: { tests?: string } | null }>(run);
     assert.equal(report.seed.tests, 'tests passed 5/6');
@@ -115,7 +115,7 @@ describe('peagen init --objective tests (real CLI)', function () {
       assert.match(seed.stdout, /correct — tests passed 3\/4/);
       assert.match(seed.stdout, /FAIL: runningMax with negative values/, 'the failing test is named');
 
-      const run = await js.run(['--json', 'evolve', 'run', made.dir, '--sync', '--mutator', 'offline', '--evaluations', '30', '--target', '1', '--quick', '--seed', '3', '--project', js.dir]);
+      const run = await js.run(['--json', 'evolve', 'run', made.dir, ...NO_CONFIRMATION, '--sync', '--mutator', 'offline', '--evaluations', '30', '--target', '1', '--quick', '--seed', '3', '--project', js.dir]);
       assert.equal(run.code, 0, run.stderr);
       const report = parseJson<RunOutput & { seed: { tests?: string }; best: { tests?: string } | null }>(run);
       assert.equal(report.seed.tests, 'tests passed 3/4');

@@ -10,7 +10,7 @@ import type { Status } from '../../shared/protocol';
 import { parseExposition, type Sample, sampleSum, sampleValue } from '../../daemon/observability/exposition';
 import { badSortResponder } from '../fixtures/badSortMoves';
 import { DaemonProcess } from '../fixtures/daemonProcess';
-import { BAD_SORT_DIR, type CliProcess, EvolveProject, parseJson, readJournalEvents, type RunOutput } from '../fixtures/evolveFixtures';
+import { BAD_SORT_DIR, type CliProcess, EvolveProject, parseJson, readJournalEvents, type RunOutput, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 import { startRedisServer, type RedisServer } from '../fixtures/redisServer';
 
@@ -74,7 +74,7 @@ describe('metrics and health of a real daemon (memory queue)', function () {
       assert.equal(submitted.code, 0, submitted.stderr);
     }
     const result = await project.run(
-      ['--json', 'evolve', 'run', BAD_SORT_DIR, '--quick', '--mutator', 'offline', '--evaluations', '4', '--project', project.dir],
+      ['--json', 'evolve', 'run', BAD_SORT_DIR, ...NO_CONFIRMATION, '--quick', '--mutator', 'offline', '--evaluations', '4', '--project', project.dir],
       { PEAGEN_HOME: daemon.home },
     );
     assert.equal(result.code, 0, result.stderr);
@@ -108,7 +108,7 @@ describe('metrics and health of a real daemon (memory queue)', function () {
   it('an LLM run counts requests, tokens, cost and latency by model, and the token budget', async () => {
     const calls = server.requests.length;
     const result = await project.run(
-      ['--json', 'evolve', 'run', BAD_SORT_DIR, '--quick', '--mutator', 'llm-patch', '--evaluations', '3', '--budget-tokens', '500000', '--project', project.dir],
+      ['--json', 'evolve', 'run', BAD_SORT_DIR, ...NO_CONFIRMATION, '--quick', '--mutator', 'llm-patch', '--evaluations', '3', '--budget-tokens', '500000', '--project', project.dir],
       { PEAGEN_HOME: daemon.home },
     );
     assert.equal(result.code, 0, result.stderr);

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Evaluation } from '../../shared/evaluation';
 import { RunManifestSchema } from '../../shared/runManifest';
-import { copyExample, EvolveProject, parseJson, type RunOutput } from '../fixtures/evolveFixtures';
+import { copyExample, EvolveProject, parseJson, type RunOutput, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 import { honestResponder, type MoveTable } from '../fixtures/moveTableResponder';
 import { REPO } from '../fixtures/paths';
@@ -57,7 +57,7 @@ describe('an OpenEvolve-layout example, run unchanged (real CLI, real sandboxed 
   }
 
   it('with the offline mutator: improves the seed, says the warning once, keeps it in the report, uses random_seed', async () => {
-    const result = await project.run(['--json', 'evolve', 'run', EXAMPLE, '--sync', '--evaluations', '10', '--workers', '1', '--project', project.dir]);
+    const result = await project.run(['--json', 'evolve', 'run', EXAMPLE, ...NO_CONFIRMATION, '--sync', '--evaluations', '10', '--workers', '1', '--project', project.dir]);
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stderr.match(CAVEAT)?.length, 1, `the warning once:\n${result.stderr}`);
     assert.match(result.stderr, /is in OpenEvolve's layout .*objective: combined_score, maximised/);
@@ -90,7 +90,7 @@ describe('an OpenEvolve-layout example, run unchanged (real CLI, real sandboxed 
     const copy = copyExample(EXAMPLE);
     const config = path.join(copy, 'config.yaml');
     fs.writeFileSync(config, fs.readFileSync(config, 'utf8').replace('max_iterations: 40', 'max_iterations: 3'));
-    const result = await project.run(['--json', 'evolve', 'run', copy, '--sync', '--workers', '1', '--project', project.dir]);
+    const result = await project.run(['--json', 'evolve', 'run', copy, ...NO_CONFIRMATION, '--sync', '--workers', '1', '--project', project.dir]);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stderr, /stop: after 3 evaluations \(max_iterations in config\.yaml/);
     const report = parseJson<RunOutput>(result);
@@ -105,7 +105,7 @@ describe('an OpenEvolve-layout example, run unchanged (real CLI, real sandboxed 
     const config = path.join(copy, 'config.yaml');
     const yaml = fs.readFileSync(config, 'utf8').replace('"gpt-4o-mini"', '"scripted-scheduler"').replace('"https://api.openai.com/v1"', JSON.stringify(server.baseUrl));
     fs.writeFileSync(config, yaml);
-    const result = await project.run(['--json', 'evolve', 'run', copy, '--sync', '--evaluations', '8', '--workers', '1', '--project', project.dir]);
+    const result = await project.run(['--json', 'evolve', 'run', copy, ...NO_CONFIRMATION, '--sync', '--evaluations', '8', '--workers', '1', '--project', project.dir]);
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stderr, /mutator: llm-patch on scripted-scheduler \(scripted-scheduler\)/);
     assert.equal(result.stderr.match(CAVEAT)?.length, 1);
@@ -130,7 +130,7 @@ describe('an OpenEvolve-layout example, run unchanged (real CLI, real sandboxed 
     assert.equal(evaluation.correct, false);
     assert.match(evaluation.failure?.message ?? '', /evaluator error: evaluator\.py could not be imported \(SyntaxError.*not the candidate's fault/);
 
-    const run = await project.run(['evolve', 'run', copy, '--sync', '--evaluations', '2', '--project', project.dir]);
+    const run = await project.run(['evolve', 'run', copy, ...NO_CONFIRMATION, '--sync', '--evaluations', '2', '--project', project.dir]);
     assert.notEqual(run.code, 0);
     assert.match(run.stderr, /the seed program initial_program\.py fails its own evaluation \(evaluator error: evaluator\.py could not be imported \(SyntaxError/);
   });

@@ -18,7 +18,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { parse } from 'yaml';
 import { badSortResponder } from '../fixtures/badSortMoves';
 import { DaemonProcess } from '../fixtures/daemonProcess';
-import { BAD_SORT_DIR, EvolveProject, parseJson, type RunOutput } from '../fixtures/evolveFixtures';
+import { BAD_SORT_DIR, EvolveProject, parseJson, type RunOutput, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 import { CLI, REPO, TEST_PLUGIN } from '../fixtures/paths';
 import { findBinary, freePort, type PrometheusAlert, PrometheusServer } from '../fixtures/prometheusServer';
@@ -173,7 +173,7 @@ describe('Prometheus alert rules against a real daemon (real Prometheus)', funct
   });
 
   it('a run resumed with a token budget below its spend fires PeagenTokenBudgetExceeded within 2 minutes', async () => {
-    const first = await cli(['--json', 'evolve', 'run', BAD_SORT_DIR, '--quick', '--evaluations', '2', '--project', project.dir]);
+    const first = await cli(['--json', 'evolve', 'run', BAD_SORT_DIR, ...NO_CONFIRMATION, '--quick', '--evaluations', '2', '--project', project.dir]);
     assert.equal(first.code, 0, first.stderr);
     assert.match(first.stderr, /started in the daemon/);
     const report = parseJson<RunOutput>({ ...first, signal: null });

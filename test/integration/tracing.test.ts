@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Redis } from 'ioredis';
 import { DaemonProcess } from '../fixtures/daemonProcess';
-import { BAD_SORT_DIR, EvolveProject, parseJson, type RunOutput } from '../fixtures/evolveFixtures';
+import { BAD_SORT_DIR, EvolveProject, NO_CONFIRMATION, parseJson, type RunOutput } from '../fixtures/evolveFixtures';
 import { startOtlpReceiver, startSilentEndpoint, type OtlpReceiver, type ReceivedSpan } from '../fixtures/otlpReceiver';
 import { tempDir } from '../fixtures/paths';
 import { startRedisServer, type RedisServer } from '../fixtures/redisServer';
@@ -42,7 +42,7 @@ async function stopGracefully(daemon: DaemonProcess): Promise<number> {
 }
 
 async function evolve(project: EvolveProject, daemon: DaemonProcess, evaluations: number): Promise<RunOutput> {
-  const result = await project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, '--quick', '--mutator', 'offline', '--evaluations', String(evaluations), '--project', project.dir], {
+  const result = await project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, '--quick', '--mutator', 'offline', '--evaluations', String(evaluations), ...NO_CONFIRMATION, '--project', project.dir], {
     PEAGEN_HOME: daemon.home,
   });
   assert.equal(result.code, 0, `${result.stderr}\n--- daemon log ---\n${daemon.log}`);
@@ -156,7 +156,7 @@ describe('traces of evolution runs (real daemon, one-shot workers, OTLP/HTTP rec
 
   it('a run in the CLI\'s own process (--sync, no daemon) is one trace too, exported by the CLI before it exits', async () => {
     const { project } = fresh();
-    const result = await project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, '--sync', '--quick', '--mutator', 'offline', '--evaluations', '3', '--project', project.dir], {
+    const result = await project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, '--sync', '--quick', '--mutator', 'offline', '--evaluations', '3', ...NO_CONFIRMATION, '--project', project.dir], {
       ...NO_LLM,
       PEAGEN_EXECUTOR: 'process',
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,

@@ -16,7 +16,7 @@ import { prepareSelection } from '../../daemon/usecases/selectionJob';
 import { readExampleFiles } from '../../extension/evolve/exampleFiles';
 import { PrepareSelection, Status } from '../../shared/protocol';
 import { DaemonProcess } from '../fixtures/daemonProcess';
-import { BAD_SORT_DIR, EvolveProject, parseJson, type RunOutput } from '../fixtures/evolveFixtures';
+import { BAD_SORT_DIR, EvolveProject, parseJson, type RunOutput, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
 import { CLI, REPO, tempDir } from '../fixtures/paths';
 import { startRedisServer, type RedisServer } from '../fixtures/redisServer';
 
@@ -59,7 +59,7 @@ describe('hostile run files: run.json, best/ and the journal are checked when re
   let victim: string;
 
   before(async () => {
-    const result = await project.run(['--json', 'evolve', 'run', LOOKUP_DIR, '--sync', '--quick', '--evaluations', '3', '--project', project.dir], NO_LLM);
+    const result = await project.run(['--json', 'evolve', 'run', LOOKUP_DIR, ...NO_CONFIRMATION, '--sync', '--quick', '--evaluations', '3', '--project', project.dir], NO_LLM);
     assert.equal(result.code, 0, result.stderr);
     runDir = parseJson<RunOutput>(result).runDir;
     runId = path.basename(runDir);

@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RedisStreamsQueue } from '../../daemon/fabric/queue/redis/RedisStreamsQueue';
+import { NO_CONFIRMATION } from '../fixtures/evolveFixtures';
 import { CLI, REPO, tempDir } from '../fixtures/paths';
 import { startRedisServer, type RedisServer } from '../fixtures/redisServer';
 
@@ -54,7 +55,7 @@ describe('an evolve run whose workers on the shared queue stop for good', functi
         assert.ok(Date.now() < until, `the worker never listed itself:\n${worker.output()}`);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
-      const run = start(['evolve', 'run', project, '--evaluations', '6'], { PEAGEN_HOME: tempDir('leave-run'), QUEUE_URL: queueUrl }, project);
+      const run = start(['evolve', 'run', project, ...NO_CONFIRMATION, '--evaluations', '6'], { PEAGEN_HOME: tempDir('leave-run'), QUEUE_URL: queueUrl }, project);
       await waitFor(run.output, /tasks run in the queue's workers \(mutate: 1 slot\(s\) in 1 pool\(s\); evaluate: 1 slot\(s\) in 1 pool\(s\)\)/, 60_000);
       worker.child.kill('SIGTERM');
       assert.equal(await worker.exited, 0, worker.output());
