@@ -13,5 +13,5 @@ import { describeHostileCandidates, describeIsolationStress } from '../conforman
 
 const factory = async (): Promise<ProcessExecutor> => new ProcessExecutor(() => {});
 
-describeIsolationStress('process', factory, { tasks: 200, probe: 'sandbox-dirs' });
+describeIsolationStress('process', factory, { tasks: 100, probe: 'sandbox-dirs' });
 describeHostileCandidates('process', factory, { isolates: false, limitsMemory: false, limitsPids: false });
