@@ -30,6 +30,8 @@ const Mocha = require('mocha');
 const groups = process.argv.slice(2);
 const wants = (group) => groups.length === 0 || groups.includes(group);
 const totals = { passed: 0, failed: 0 };
+// What failed, repeated at the end: a CI log is often read from its tail only.
+const failures = [];
 
 /** Compiled test files (`*.test.js`) below `dir` (under out/, written by the build). */
 function testFiles(dir) {
@@ -45,11 +47,13 @@ async function runMocha(name, dir) {
   console.log(`\n=== ${name} ===`);
   const runner = await new Promise((done) => {
     const run = mocha.run(() => done(run));
+    run.on('fail', (test, err) => failures.push(`${name}: ${test.fullTitle()}: ${String(err?.message ?? err).split('\n')[0].slice(0, 300)}`));
   });
   totals.passed += runner.stats.passes;
   totals.failed += runner.stats.failures;
   if (runner.stats.tests === 0) {
     console.log(`no ${name} tests were found: did the build run?`);
+    failures.push(`${name}: no tests were found`);
     totals.failed += 1;
   }
   mocha.dispose();
@@ -70,7 +74,11 @@ async function runE2E() {
     totals.passed += Number(summary[1]);
     totals.failed += Number(summary[2]);
   }
-  if (code !== 0 && (!summary || Number(summary[2]) === 0)) totals.failed += 1;
+  if (summary && Number(summary[2]) > 0) failures.push(`e2e: ${summary[2]} failed (see "E2E-SUMMARY" and the ✘ lines above)`);
+  if (code !== 0 && (!summary || Number(summary[2]) === 0)) {
+    failures.push(`e2e: exit ${code} without a failed test`);
+    totals.failed += 1;
+  }
 }
 
 /** A static gate: one test that passes when the command exits 0 (its output shows why not). */
@@ -84,6 +92,7 @@ function runGate(name, script, args) {
     console.log(`  ✔ ${name} (${seconds} s)`);
   } else {
     totals.failed += 1;
+    failures.push(`static: ${name} (exit ${status})`);
     console.log(`  ✘ ${name} failed (exit ${status}, ${seconds} s)`);
   }
 }
@@ -98,17 +107,24 @@ if (wants('static')) {
 // The alert rules are checked by promtool (unit) and fire in a real Prometheus (integration):
 // Debian's package, installed before either group runs.
 if (wants('unit') || wants('integration')) {
-  if (spawnSync(process.execPath, [join(REPO, 'scripts', 'provision', 'prometheus.mjs')], { stdio: 'inherit' }).status !== 0) totals.failed += 1;
+  if (spawnSync(process.execPath, [join(REPO, 'scripts', 'provision', 'prometheus.mjs')], { stdio: 'inherit' }).status !== 0) {
+    failures.push('provisioning Prometheus');
+    totals.failed += 1;
+  }
 }
 if (wants('unit')) await runMocha('unit', 'out/test/unit');
 if (wants('integration')) {
   // The sandbox suites need bubblewrap; the docker suites start their own engine
   // (test/fixtures/dockerEngine.ts), installing docker.io when it is missing.
   const provision = spawnSync(process.execPath, [join(REPO, 'scripts', 'provision', 'bwrap.mjs')], { stdio: 'inherit' });
-  if (provision.status !== 0) totals.failed += 1;
+  if (provision.status !== 0) {
+    failures.push('provisioning bubblewrap');
+    totals.failed += 1;
+  }
 }
 if (wants('integration')) await runMocha('integration (real daemon processes)', 'out/test/integration');
 if (wants('e2e')) await runE2E();
 
+if (failures.length > 0) console.log(`\nfailed:\n${failures.map((line) => `  ✘ ${line}`).join('\n')}`);
 console.log(`\n${totals.passed} passed, ${totals.failed} failed`);
 process.exit(totals.failed > 0 ? 1 : 0);
