@@ -391,9 +391,14 @@ def evaluate(args, metrics, started):
                 cand, ref = start(candidate_file, "candidate"), start(reference_file, "reference")
             else:
                 ref, cand = start(reference_file, "reference"), start(candidate_file, "candidate")
+            # Echoes of another input of the timed size warm each fresh process's memory before
+            # its timed call: the first large inputs a process meets cost it page faults (1,500,
+            # some 25 ms of CPU, for 52,000 ints), which its call would pay and the echoes after
+            # the call would not (harness/python/peagen_harness/timing.py).
             timing = harness.time_interleaved(cand, ref, 1, lambda _round: [call_args], check=check,
                                               timeout=lambda _args: timeout, warmup=warmup,
-                                              echo_returns_input=not small)
+                                              warm_echoes=[sample_args(trng, size, timed=True)],
+                                              echo_returns_input=not small, order_offset=r)
             metrics["inputs_checked"] += timing.calls_checked
             one = timing.rounds[0]
             outside["candidate"].append(cpu_ns(cand) - one.candidate_cpu_ns)

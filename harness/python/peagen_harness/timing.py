@@ -1,10 +1,20 @@
 """Timing a candidate against the pristine reference, call by call, from outside.
 
-Every timed call is paired with an echo of the same input on the same process (the same
-path minus the program: parsing, copying, checking and sending the data back). The cheaper
-of the two processes' echoes is subtracted from both calls, so a process that slows down its
-own echo gains nothing, and a call that is cheaper than its own echo, or that used more CPU
-than wall time allows, is physically impossible and rejected."""
+Every timed call is bracketed by echoes of the same input on the same process (the same path
+minus the program: parsing, copying, checking and sending the data back): one before it and
+two after it. The cheapest echo of the two processes is subtracted from both calls, so a
+process that slows down its own echoes gains nothing, and a call that is cheaper than its
+own echo, or that used more CPU than wall time allows, is physically impossible and
+rejected. A net time counts as no less than what the subtraction resolves: how far the
+reference's two echoes after its call differ.
+
+Why echoes after the call: a process's first meetings with a large input pay for memory
+(page faults: 1,500 of them, 30 ms of CPU, for 52,000 ints) that later requests reuse, so
+an echo before the call can cost more than the call, which does strictly more. Measured on
+60,000 ints in fresh processes, echo, call, echo cost 35, 22 and 8 ms of CPU for a
+candidate that only sums them: subtracting the first echo left it nothing (it scored
+13,000x), subtracting the last left it 14 ms (2x). The echoes after the call run as warm as
+the call did, and for fresh processes `warm_echoes` warms the memory before the call too."""
 from __future__ import annotations
 
 import statistics
@@ -60,10 +70,11 @@ class RoundTiming:
     candidate_wall_ns: int = 0
     reference_wall_ns: int = 0
     echo_cpu_ns: int = 0
-
-    @property
-    def speedup(self) -> float:
-        return self.reference_cpu_ns / max(1_000, self.candidate_cpu_ns)
+    # What subtracting an echo cannot resolve: how far the reference's own two echoes of the
+    # same input after its call differ (both as warm as the call was; the one before it can
+    # be colder). The reference's only, so that a candidate cannot widen it by making its
+    # own echoes erratic.
+    resolution_cpu_ns: int = 0
 
 
 @dataclass
@@ -78,13 +89,18 @@ class Timing:
         if not self.rounds:
             return {}
         med = statistics.median
-        cand = [r.candidate_cpu_ns for r in self.rounds]
-        ref = [r.reference_cpu_ns for r in self.rounds]
+        # A net CPU time counts as no less than what the echo subtraction resolves (the rounds'
+        # median): below it, a fast call's net time is the noise of passing the data, and its
+        # speedup a ratio to nearly nothing (seen: 0.12x and 13,000x for one program).
+        floor = max(1_000, med(r.resolution_cpu_ns for r in self.rounds))
+        cand = [max(floor, r.candidate_cpu_ns) for r in self.rounds]
+        ref = [max(floor, r.reference_cpu_ns) for r in self.rounds]
         cand_wall = [r.candidate_wall_ns for r in self.rounds]
         ref_wall = [r.reference_wall_ns for r in self.rounds]
         return {
-            "speedup": round(med(r.speedup for r in self.rounds), 4),
-            "speedup_of_medians": round(med(ref) / max(1_000, med(cand)), 4),
+            "speedup": round(med(r / c for r, c in zip(ref, cand)), 4),
+            "speedup_of_medians": round(med(ref) / med(cand), 4),
+            "resolution_ms": round(floor / 1e6, 4),
             "candidate_ms": round(med(cand) / 1e6, 4),
             "reference_ms": round(med(ref) / 1e6, 4),
             "candidate_ms_min": round(min(cand) / 1e6, 4),
@@ -100,6 +116,12 @@ class Timing:
 Check = Callable[[Tuple[Any, ...], Reply], Optional[str]]
 
 
+def _cheaper(a: Reply, b: Reply) -> Reply:
+    """The lower CPU and the lower wall time of two echoes of the same input."""
+    return Reply(output=None, error=None, mutated=False,
+                 wall_ns=min(a.wall_ns, b.wall_ns), cpu_ns=min(a.cpu_ns, b.cpu_ns))
+
+
 def _net(call: Reply, echo_a: Reply, echo_b: Reply) -> Tuple[int, int, int]:
     echo_cpu = min(echo_a.cpu_ns, echo_b.cpu_ns)
     echo_wall = min(echo_a.wall_ns, echo_b.wall_ns)
@@ -112,26 +134,34 @@ def time_interleaved(candidate: Candidate, reference: Candidate,
                      warmup: Sequence[Tuple[Any, ...]] = (),
                      budget_s: Optional[float] = None, started: Optional[float] = None,
                      reference_timeout_factor: float = 3.0,
-                     echo_returns_input: bool = True) -> Timing:
+                     echo_returns_input: bool = True, order_offset: int = 0,
+                     warm_echoes: Sequence[Tuple[Any, ...]] = ()) -> Timing:
     """Times both programs on the same inputs, interleaved call by call (alternating who goes
-    first), after an untimed warm-up, for `repeats` rounds. `round_inputs(r)` gives round r's
-    argument tuples: draw fresh data for every round, so caching across calls gains nothing.
-    `check(args, reply)` returns None for a correct answer, else the fault: every timed answer
+    first), after an untimed warm-up, for `repeats` rounds. The reference goes first where
+    round + input + `order_offset` is even: an evaluator that times one input per call of
+    this function (fresh processes every round) passes its round number, so the order still
+    alternates. `round_inputs(r)` gives round r's argument tuples: draw fresh data for every
+    round, so caching across calls gains nothing. `check(args, reply)` returns None for a correct answer, else the fault: every timed answer
     is checked (a wrong candidate answer raises CandidateFailure, a wrong reference answer
     EvaluatorError). With `budget_s`, rounds stop when the next would not fit (counted from
     `started`, a time.monotonic() value). `echo_returns_input`: True when the program's
     result is about as large as its first argument (sorting, transforming), False when it
-    is small (a number): the echo then returns None, so it is not dearer than a real call."""
+    is small (a number): the echo then returns None, so it is not dearer than a real call.
+    `warm_echoes`: inputs like the timed ones (never a timed one) that each process echoes
+    twice, untimed and never called, after the warm-up: for processes that are fresh."""
     started = time.monotonic() if started is None else started
     timing = Timing()
 
-    def run(program: Candidate, args: Tuple[Any, ...], label: str) -> Tuple[Reply, Reply]:
+    def run(program: Candidate, args: Tuple[Any, ...], label: str) -> Tuple[Reply, Reply, Tuple[Reply, Reply]]:
+        """The checked reply, the echo before it and the two after it."""
         is_ref = program is reference
         limit = timeout(args) * (reference_timeout_factor if is_ref else 1.0)
         for attempt in range(1, PLAUSIBILITY_TRIES + 1):
             try:
-                echo = program.echo(*args, timeout=limit, returns_input=echo_returns_input)
+                before = program.echo(*args, timeout=limit, returns_input=echo_returns_input)
                 reply = program.call(*args, timeout=limit)
+                after = (program.echo(*args, timeout=limit, returns_input=echo_returns_input),
+                         program.echo(*args, timeout=limit, returns_input=echo_returns_input))
             except CandidateFailure as exc:
                 if is_ref:
                     raise EvaluatorError("the reference failed: %s" % exc) from exc
@@ -141,12 +171,14 @@ def time_interleaved(candidate: Candidate, reference: Candidate,
                 if is_ref:
                     raise EvaluatorError("the reference gave a wrong answer: %s: %s" % (label, fault))
                 raise CandidateFailure("%s: %s" % (label, fault))
+            # The subtraction takes the cheaper echo; the plausibility check the one before the
+            # call, so that work done in it (by a process that hooks the echo) is caught.
             if is_ref:
-                return reply, echo
+                return reply, before, after
             timing.calls_checked += 1
             try:
-                check_plausible(reply, echo, candidate.name, label)
-                return reply, echo
+                check_plausible(reply, before, candidate.name, label)
+                return reply, before, after
             except Implausible:
                 if attempt == PLAUSIBILITY_TRIES:
                     raise
@@ -155,15 +187,28 @@ def time_interleaved(candidate: Candidate, reference: Candidate,
     for j, args in enumerate(warmup):
         run(reference, args, "warm-up input %d" % j)
         run(candidate, args, "warm-up input %d" % j)
+    # After the warm-up, not before it: one small request after large ones gives their memory
+    # back, and the next large echo is as cold as the first (measured: 19 ms, not 10).
+    for args in warm_echoes:
+        for program in (reference, candidate):
+            for _ in range(2):
+                try:
+                    program.echo(*args, timeout=timeout(args), returns_input=echo_returns_input)
+                except CandidateFailure as exc:
+                    if program is reference:
+                        raise EvaluatorError("the reference failed: %s" % exc) from exc
+                    raise
     for r in range(repeats):
         batch = round_inputs(r)
         total = RoundTiming()
         for j, args in enumerate(batch):
             label = "timing round %d input %d" % (r, j)
-            order = (reference, candidate) if (r + j) % 2 == 0 else (candidate, reference)
+            order = (reference, candidate) if (r + j + order_offset) % 2 == 0 else (candidate, reference)
             results = {id(p): run(p, args, label) for p in order}
-            cand_reply, cand_echo = results[id(candidate)]
-            ref_reply, ref_echo = results[id(reference)]
+            cand_reply, cand_before, cand_after = results[id(candidate)]
+            ref_reply, ref_before, ref_after = results[id(reference)]
+            cand_echo = _cheaper(cand_before, _cheaper(*cand_after))
+            ref_echo = _cheaper(ref_before, _cheaper(*ref_after))
             c_cpu, c_wall, echo_cpu = _net(cand_reply, cand_echo, ref_echo)
             r_cpu, r_wall, _ = _net(ref_reply, cand_echo, ref_echo)
             total.candidate_cpu_ns += c_cpu
@@ -171,6 +216,7 @@ def time_interleaved(candidate: Candidate, reference: Candidate,
             total.reference_cpu_ns += r_cpu
             total.reference_wall_ns += r_wall
             total.echo_cpu_ns += echo_cpu
+            total.resolution_cpu_ns += abs(ref_after[0].cpu_ns - ref_after[1].cpu_ns)
         if total.reference_cpu_ns <= 0:
             raise EvaluatorError("the reference's calls took no measurable CPU time beyond passing "
                                  "the data (%.3f ms per round): use larger timing inputs"

@@ -7,7 +7,8 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from peagen_harness import (Candidate, CandidateFailure, Implausible, Policy, Reply,  # noqa: E402
-                            check_plausible, time_interleaved, untimed_charge_ns, verdict_line)
+                            RoundTiming, Timing, check_plausible, time_interleaved, untimed_charge_ns,
+                            verdict_line)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 INSERTION_SORT = """
@@ -161,6 +162,42 @@ class PlausibilityTest(unittest.TestCase):
             timing = time_interleaved(bursty, honest, 1, lambda r: [(list(range(600, 0, -1)),)],
                                       check=lambda args, reply: None, timeout=lambda args: 10)
         self.assertEqual(len(timing.rounds), 1)
+
+
+class EchoSubtractionTest(unittest.TestCase):
+    """The echo subtracted from a call is a warm one, and what it cannot resolve is a floor."""
+
+    def time(self, candidate_child, reference_child="fake_child_cold.py"):
+        with ProgramFile(INSERTION_SORT) as path, \
+                Candidate(path, "bad_sort", name="candidate",
+                          child_script=os.path.join(HERE, candidate_child)) as cand, \
+                Candidate(path, "bad_sort", name="reference",
+                          child_script=os.path.join(HERE, reference_child)) as ref:
+            timing = time_interleaved(cand, ref, 3, lambda r: [([r, 3, 1, 2],)],
+                                      check=lambda args, reply: None, timeout=lambda args: 10)
+        return timing.summary()
+
+    def test_a_cold_first_echo_is_not_subtracted(self):
+        # Both processes pay 15 ms for the first echo of each input and 10 ms for a call:
+        # subtracting the first echo would leave the reference nothing to measure.
+        summary = self.time("fake_child_cold.py")
+        self.assertLess(summary["echo_ms"], 5, summary)
+        self.assertGreater(summary["reference_ms"], 7, summary)
+        self.assertTrue(0.5 < summary["speedup"] < 2, summary)
+
+    def test_a_candidate_cannot_widen_the_resolution_with_erratic_echoes(self):
+        # Its echoes after the call burn 40 ms: neither the subtracted echo nor the floor moves.
+        summary = self.time("fake_child_erratic_echo.py")
+        self.assertLess(summary["resolution_ms"], 5, summary)
+        self.assertLess(summary["echo_ms"], 5, summary)
+        self.assertTrue(0.5 < summary["speedup"] < 2, summary)
+
+    def test_net_times_below_the_resolution_count_as_the_resolution(self):
+        rounds = [RoundTiming(candidate_cpu_ns=c, reference_cpu_ns=10_000_000, resolution_cpu_ns=500_000)
+                  for c in (10_000, 0, 400_000)]
+        summary = Timing(rounds=rounds).summary()
+        self.assertEqual(summary["speedup"], 20.0)
+        self.assertEqual(summary["resolution_ms"], 0.5)
 
 
 class UntimedWorkTest(unittest.TestCase):
