@@ -158,7 +158,7 @@ describe('a shared cluster: one Redis, a daemon without workers, workers elsewhe
       const lonelyQueue = `${redis.url}?prefix=lonely${process.pid}`;
       await lonely.start(['--no-workers', '--config', config], { QUEUE_URL: lonelyQueue });
       fs.cpSync(path.join(REPO, 'examples', 'bad_sort'), project, { recursive: true });
-      const run = cli(['evolve', 'run', project, ...NO_CONFIRMATION, '--evaluations', '4'], { PEAGEN_HOME: lonely.home, QUEUE_URL: lonelyQueue }, project);
+      const run = cli(['evolve', 'run', project, '--evaluations', '4'], { PEAGEN_HOME: lonely.home, QUEUE_URL: lonelyQueue }, project);
       assert.equal(run.status, 130, `${run.stderr}\n${lonely.log.slice(-3000)}`);
       assert.match(run.stderr, /no worker on the queue serves mutate tasks or evaluate tasks \(none started, or they stopped\), and this daemon runs no workers: the run waits for one \(start `peagen worker start`/);
       assert.match(run.stderr, /no worker served mutate tasks or evaluate tasks for 4 s: the run stopped with a checkpoint/);
@@ -173,7 +173,7 @@ describe('a shared cluster: one Redis, a daemon without workers, workers elsewhe
     const elsewhere = tempDir('cluster-unserved');
     try {
       fs.cpSync(path.join(REPO, 'examples', 'bad_sort'), elsewhere, { recursive: true });
-      const run = cli(['evolve', 'run', elsewhere, ...NO_CONFIRMATION, '--evaluations', '4'], {}, elsewhere);
+      const run = cli(['evolve', 'run', elsewhere, '--evaluations', '4'], {}, elsewhere);
       assert.equal(run.status, 1, run.stderr);
       assert.match(run.stderr, /failed: the evaluate task failed: path_refused: example directory ".*" is outside the directories this worker serves .* add the directory to worker\.roots in its peagen\.json or to PEAGEN_WORKER_ROOTS/);
     } finally {

@@ -5,7 +5,7 @@
  */
 import * as assert from 'node:assert/strict';
 import { badSortResponder } from '../fixtures/badSortMoves';
-import { BAD_SORT_DIR, EvolveProject, parseJson, type RunOutput, serverUsage, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
+import { BAD_SORT_DIR, EvolveProject, NO_CONFIRMATION, parseJson, type RunOutput, serverUsage } from '../fixtures/evolveFixtures';
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 
 const WORST_CASE = /worst-case spend: (\d+) LLM calls, ([\d,]+) tokens, \$(\d+\.\d\d)/;

@@ -11,7 +11,7 @@ import type { RunProgress } from '../../shared/evolution';
 import { GetElites, GetProgram, ListRuns, PeagenErrorCodes, StartRun, StopRun } from '../../shared/protocol';
 import { DaemonClient } from '../../daemon/rpc/client';
 import { DaemonProcess } from '../fixtures/daemonProcess';
-import { BAD_SORT_DIR, EvolveProject, parseJson, type RunOutput, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
+import { BAD_SORT_DIR, EvolveProject, NO_CONFIRMATION, parseJson, type RunOutput } from '../fixtures/evolveFixtures';
 
 const NO_LLM = { OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ANTHROPIC_API_KEY: '' };
 

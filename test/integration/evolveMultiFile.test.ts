@@ -8,7 +8,7 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { EvolveProject, parseJson, readJournalEvents, type RunOutput, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
+import { EvolveProject, NO_CONFIRMATION, parseJson, readJournalEvents, type RunOutput } from '../fixtures/evolveFixtures';
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 import { REPO, tempDir } from '../fixtures/paths';
 

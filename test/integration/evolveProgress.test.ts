@@ -10,7 +10,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DaemonProcess } from '../fixtures/daemonProcess';
-import { EvolveProject, parseJson, readJournalEvents, type RunOutput, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
+import { EvolveProject, NO_CONFIRMATION, parseJson, readJournalEvents, type RunOutput } from '../fixtures/evolveFixtures';
 import { tempDir } from '../fixtures/paths';
 
 /** The seed answers at once; every child (any other program) sleeps far past any limit the tests set. */
@@ -97,7 +97,7 @@ describe('evolve run: progress, --eval-timeout and the reasons at the end (real 
       ['soon', /--eval-timeout must be a positive number of seconds \(got "soon"\)/],
       ['4000', /--eval-timeout must be at most 3600 seconds \(got "4000"\)/],
     ] as const) {
-      const result = await project.run(['evolve', 'run', example, ...NO_CONFIRMATION, '--sync', '--evaluations', '1', '--eval-timeout', value]);
+      const result = await project.run(['evolve', 'run', example, '--sync', '--evaluations', '1', '--eval-timeout', value]);
       assert.equal(result.code, 2, `${value}: ${result.stderr}`);
       assert.match(result.stderr, why);
       assert.deepEqual(project.runDirs(), [], 'no run was made');

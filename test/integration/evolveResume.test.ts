@@ -7,7 +7,7 @@
 import * as assert from 'node:assert/strict';
 import { RunDir } from '../../daemon/evolution/controller/runDir';
 import { loadRunState } from '../../daemon/evolution/controller/loadRunState';
-import { BAD_SORT_DIR, EvolveProject, firstEvaluations, parseJson, readJournalEvents, type JournalEntry, type RunOutput, waitUntil, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
+import { BAD_SORT_DIR, EvolveProject, firstEvaluations, type JournalEntry, NO_CONFIRMATION, parseJson, readJournalEvents, type RunOutput, waitUntil } from '../fixtures/evolveFixtures';
 
 const LIMIT = 12;
 

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { programId } from '../../shared/programId';
 import { RunDir } from '../../daemon/evolution/controller/runDir';
 import { badSortResponder } from '../fixtures/badSortMoves';
-import { BAD_SORT_DIR, EvolveProject, filesUnder, parseJson, readJournalEvents, readReportJson, type RunOutput, serverUsage, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
+import { BAD_SORT_DIR, EvolveProject, filesUnder, NO_CONFIRMATION, parseJson, readJournalEvents, readReportJson, type RunOutput, serverUsage } from '../fixtures/evolveFixtures';
 import { startAnthropicServer, startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 
 const OPENAI_KEY = 'sk-test-evolve-run-0123456789abcdef';

@@ -13,7 +13,7 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { programId } from '../../shared/programId';
-import { EvolveProject, parseJson, readReportJson, type RunOutput, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
+import { EvolveProject, NO_CONFIRMATION, parseJson, readReportJson, type RunOutput } from '../fixtures/evolveFixtures';
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 import { honestResponder, type MoveTable } from '../fixtures/moveTableResponder';
 import { REPO } from '../fixtures/paths';

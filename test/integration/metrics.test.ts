@@ -10,7 +10,7 @@ import type { Status } from '../../shared/protocol';
 import { parseExposition, type Sample, sampleSum, sampleValue } from '../../daemon/observability/exposition';
 import { badSortResponder } from '../fixtures/badSortMoves';
 import { DaemonProcess } from '../fixtures/daemonProcess';
-import { BAD_SORT_DIR, type CliProcess, EvolveProject, parseJson, readJournalEvents, type RunOutput, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
+import { BAD_SORT_DIR, type CliProcess, EvolveProject, NO_CONFIRMATION, parseJson, readJournalEvents, type RunOutput } from '../fixtures/evolveFixtures';
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 import { startRedisServer, type RedisServer } from '../fixtures/redisServer';
 

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Evaluation } from '../../shared/evaluation';
 import { RunManifestSchema } from '../../shared/runManifest';
-import { copyExample, EvolveProject, parseJson, type RunOutput, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
+import { copyExample, EvolveProject, NO_CONFIRMATION, parseJson, type RunOutput } from '../fixtures/evolveFixtures';
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 import { honestResponder, type MoveTable } from '../fixtures/moveTableResponder';
 import { REPO } from '../fixtures/paths';

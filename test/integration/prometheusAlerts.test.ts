@@ -18,7 +18,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { parse } from 'yaml';
 import { badSortResponder } from '../fixtures/badSortMoves';
 import { DaemonProcess } from '../fixtures/daemonProcess';
-import { BAD_SORT_DIR, EvolveProject, parseJson, type RunOutput, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
+import { BAD_SORT_DIR, EvolveProject, NO_CONFIRMATION, parseJson, type RunOutput } from '../fixtures/evolveFixtures';
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 import { CLI, REPO, TEST_PLUGIN } from '../fixtures/paths';
 import { findBinary, freePort, type PrometheusAlert, PrometheusServer } from '../fixtures/prometheusServer';

@@ -16,7 +16,7 @@ import { prepareSelection } from '../../daemon/usecases/selectionJob';
 import { readExampleFiles } from '../../extension/evolve/exampleFiles';
 import { PrepareSelection, Status } from '../../shared/protocol';
 import { DaemonProcess } from '../fixtures/daemonProcess';
-import { BAD_SORT_DIR, EvolveProject, parseJson, type RunOutput, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
+import { BAD_SORT_DIR, EvolveProject, NO_CONFIRMATION, parseJson, type RunOutput } from '../fixtures/evolveFixtures';
 import { CLI, REPO, tempDir } from '../fixtures/paths';
 import { startRedisServer, type RedisServer } from '../fixtures/redisServer';
 
