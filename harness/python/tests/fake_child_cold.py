@@ -3,44 +3,28 @@ COLD_MS of CPU (a fresh process's page faults: more than the call, less than twi
 later echoes of it are cheap, and a call burns CALL_MS (the program's work). Run through
 fake_child_erratic_echo.py, it burns LATE_MS on every echo of an input after its call: a
 candidate that makes its own echoes after the call dear."""
-import json
 import os
-import time
+import sys
 
-cmd = os.fdopen(0, "rb")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # -I leaves the script's folder out
+from fake_child_protocol import burn, serve  # noqa: E402
+
 COLD_MS = globals().get("COLD_MS", 15)
 CALL_MS = globals().get("CALL_MS", 10)
 LATE_MS = globals().get("LATE_MS", 0)
 seen, called = set(), set()
 
 
-def send(obj):
-    os.write(1, (json.dumps(obj) + "\n").encode())
+def echo(key, args):
+    burn(LATE_MS if key in called else 0 if key in seen else COLD_MS)
+    seen.add(key)
+    return args[0]
 
 
-def burn(ms):
-    end = time.process_time() + ms / 1000
-    while time.process_time() < end:
-        pass
+def call(key, args):
+    called.add(key)
+    burn(CALL_MS)
+    return sorted(args[0])
 
 
-while True:
-    line = cmd.readline()
-    op = line[:1]
-    if op == b"L":
-        send({"ready": True})
-    elif op == b"G":
-        send({"ok": True})
-    elif op in (b"C", b"E"):
-        args = json.loads(line[1:])
-        key = line[1:]
-        if op == b"C":
-            called.add(key)
-            burn(CALL_MS)
-            send({"output": sorted(args[0]), "mutated": False})
-            continue
-        burn(LATE_MS if key in called else 0 if key in seen else COLD_MS)
-        seen.add(key)
-        send({"output": args[0], "mutated": False})
-    else:
-        break
+serve(echo, call)
