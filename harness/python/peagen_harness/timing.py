@@ -30,6 +30,12 @@ ECHO_SLACK_NS = 200_000
 # burst of load on a busy machine can inflate one echo to twice an honest call (seen in CI: a
 # 3.8 ms call after an 8.4 ms echo), while a tampered process is implausible every time.
 PLAUSIBILITY_TRIES = 3
+# Warming a fresh process (`warm_echoes`): echoes of a timed-size input until one takes no more
+# than WARM_FAULTS page faults (cold, 52,000 ints took 1,500, then 1,100, 200 and 0), at least
+# WARM_ECHOES_MIN and at most WARM_ECHOES_MAX of them.
+WARM_FAULTS = 32
+WARM_ECHOES_MIN = 2
+WARM_ECHOES_MAX = 6
 # CPU time may exceed the wall round trip only by clock granularity, never by a whole CPU.
 CPU_OVER_WALL_FACTOR = 1.5
 CPU_OVER_WALL_SLACK_NS = 2_000_000
@@ -116,6 +122,15 @@ class Timing:
 Check = Callable[[Tuple[Any, ...], Reply], Optional[str]]
 
 
+def _minor_faults(program: Candidate) -> Optional[int]:
+    """Minor page faults of the program's process so far (Linux's /proc), None when unknown."""
+    try:
+        with open("/proc/%d/stat" % program.pid, "rb") as fh:
+            return int(fh.read().rsplit(b")", 1)[1].split()[7])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _cheaper(a: Reply, b: Reply) -> Reply:
     """The lower CPU and the lower wall time of two echoes of the same input."""
     return Reply(output=None, error=None, mutated=False,
@@ -187,17 +202,34 @@ def time_interleaved(candidate: Candidate, reference: Candidate,
     for j, args in enumerate(warmup):
         run(reference, args, "warm-up input %d" % j)
         run(candidate, args, "warm-up input %d" % j)
+    def warm(program: Candidate, args: Tuple[Any, ...], at_least: int, at_most: int) -> int:
+        """Echoes `args` until the process's memory is warm; returns how many it took."""
+        done = 0
+        while done < at_most:
+            faults = _minor_faults(program)
+            try:
+                program.echo(*args, timeout=timeout(args), returns_input=echo_returns_input)
+            except CandidateFailure as exc:
+                if program is reference:
+                    raise EvaluatorError("the reference failed: %s" % exc) from exc
+                raise
+            done += 1
+            after = _minor_faults(program)
+            if done >= at_least and (faults is None or after is None or after - faults <= WARM_FAULTS):
+                break
+        return done
+
     # After the warm-up, not before it: one small request after large ones gives their memory
-    # back, and the next large echo is as cold as the first (measured: 19 ms, not 10).
+    # back, and the next large echo is as cold as the first (measured: 19 ms, not 10). Both
+    # processes get as many echoes as the colder needed, so that their CPU outside the timed
+    # calls (compared by untimed_charge_ns) stays alike.
     for args in warm_echoes:
+        took = {id(p): warm(p, args, WARM_ECHOES_MIN, WARM_ECHOES_MAX) for p in (reference, candidate)}
+        most = max(took.values())
         for program in (reference, candidate):
-            for _ in range(2):
-                try:
-                    program.echo(*args, timeout=timeout(args), returns_input=echo_returns_input)
-                except CandidateFailure as exc:
-                    if program is reference:
-                        raise EvaluatorError("the reference failed: %s" % exc) from exc
-                    raise
+            if took[id(program)] < most:
+                more = most - took[id(program)]
+                warm(program, args, more, more)
     for r in range(repeats):
         batch = round_inputs(r)
         total = RoundTiming()
