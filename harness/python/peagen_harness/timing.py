@@ -156,14 +156,15 @@ def time_interleaved(candidate: Candidate, reference: Candidate,
     round + input + `order_offset` is even: an evaluator that times one input per call of
     this function (fresh processes every round) passes its round number, so the order still
     alternates. `round_inputs(r)` gives round r's argument tuples: draw fresh data for every
-    round, so caching across calls gains nothing. `check(args, reply)` returns None for a correct answer, else the fault: every timed answer
-    is checked (a wrong candidate answer raises CandidateFailure, a wrong reference answer
-    EvaluatorError). With `budget_s`, rounds stop when the next would not fit (counted from
+    round, so caching across calls gains nothing. `check(args, reply)` returns None for a
+    correct answer, else the fault: every timed answer is checked (a wrong candidate answer
+    raises CandidateFailure, a wrong reference answer EvaluatorError). With `budget_s`, rounds stop when the next would not fit (counted from
     `started`, a time.monotonic() value). `echo_returns_input`: True when the program's
     result is about as large as its first argument (sorting, transforming), False when it
     is small (a number): the echo then returns None, so it is not dearer than a real call.
-    `warm_echoes`: inputs like the timed ones (never a timed one) that each process echoes
-    twice, untimed and never called, after the warm-up: for processes that are fresh."""
+    `warm_echoes`: for fresh processes, inputs like the timed ones (never a timed one) that
+    each process echoes, untimed and never called, after the warm-up until its memory is warm
+    (WARM_ECHOES_MIN to WARM_ECHOES_MAX times, as many for both)."""
     started = time.monotonic() if started is None else started
     timing = Timing()
 
@@ -199,9 +200,6 @@ def time_interleaved(candidate: Candidate, reference: Candidate,
                     raise
         raise AssertionError("unreachable")
 
-    for j, args in enumerate(warmup):
-        run(reference, args, "warm-up input %d" % j)
-        run(candidate, args, "warm-up input %d" % j)
     def warm(program: Candidate, args: Tuple[Any, ...], at_least: int, at_most: int) -> int:
         """Echoes `args` until the process's memory is warm; returns how many it took."""
         done = 0
@@ -219,6 +217,9 @@ def time_interleaved(candidate: Candidate, reference: Candidate,
                 break
         return done
 
+    for j, args in enumerate(warmup):
+        run(reference, args, "warm-up input %d" % j)
+        run(candidate, args, "warm-up input %d" % j)
     # After the warm-up, not before it: one small request after large ones gives their memory
     # back, and the next large echo is as cold as the first (measured: 19 ms, not 10). Both
     # processes get as many echoes as the colder needed, so that their CPU outside the timed
