@@ -1,12 +1,13 @@
 """Timing a candidate against the pristine reference, call by call, from outside.
 
-Every timed call is bracketed by echoes of the same input on the same process (the same path
-minus the program: parsing, copying, checking and sending the data back): one before it and
-two after it. The cheapest echo of the two processes is subtracted from both calls, so a
-process that slows down its own echoes gains nothing, and a call that is cheaper than its
-own echo, or that used more CPU than wall time allows, is physically impossible and
-rejected. A net time counts as no less than what the subtraction resolves: how far the
-reference's two echoes after its call differ.
+Every timed call is paired with echoes of the same input on the same process (the same path
+minus the program: parsing, copying, checking and sending the data back): one before it and,
+for fresh processes (`echoes_after`, as the scaffolded evaluators use), two after it. The
+cheapest echo of the two processes is subtracted from both calls, so a process that slows
+down its own echoes gains nothing, and a call that is cheaper than its own echo, or that
+used more CPU than wall time allows, is physically impossible and rejected. A net time
+counts as no less than what the subtraction resolves: how far the reference's two echoes
+after its call differ.
 
 Why echoes after the call: a process's first meetings with a large input pay for memory
 (page faults: 1,500 of them, 30 ms of CPU, for 52,000 ints) that later requests reuse, so
@@ -17,6 +18,7 @@ candidate that only sums them: subtracting the first echo left it nothing (it sc
 the call did, and for fresh processes `warm_echoes` warms the memory before the call too."""
 from __future__ import annotations
 
+import functools
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -150,7 +152,7 @@ def time_interleaved(candidate: Candidate, reference: Candidate,
                      budget_s: Optional[float] = None, started: Optional[float] = None,
                      reference_timeout_factor: float = 3.0,
                      echo_returns_input: bool = True, order_offset: int = 0,
-                     warm_echoes: Sequence[Tuple[Any, ...]] = ()) -> Timing:
+                     warm_echoes: Sequence[Tuple[Any, ...]] = (), echoes_after: int = 0) -> Timing:
     """Times both programs on the same inputs, interleaved call by call (alternating who goes
     first), after an untimed warm-up, for `repeats` rounds. The reference goes first where
     round + input + `order_offset` is even: an evaluator that times one input per call of
@@ -164,20 +166,23 @@ def time_interleaved(candidate: Candidate, reference: Candidate,
     is small (a number): the echo then returns None, so it is not dearer than a real call.
     `warm_echoes`: for fresh processes, inputs like the timed ones (never a timed one) that
     each process echoes, untimed and never called, after the warm-up until its memory is warm
-    (WARM_ECHOES_MIN to WARM_ECHOES_MAX times, as many for both)."""
+    (WARM_ECHOES_MIN to WARM_ECHOES_MAX times, as many for both). `echoes_after`: 2 to echo
+    each timed input twice after its call too, as fresh processes need (the cheapest echo is
+    subtracted, and the reference's two after its call give the resolution floor); 0 for
+    processes that live through the evaluation, whose echo before the call is warm."""
     started = time.monotonic() if started is None else started
     timing = Timing()
 
-    def run(program: Candidate, args: Tuple[Any, ...], label: str) -> Tuple[Reply, Reply, Tuple[Reply, Reply]]:
-        """The checked reply, the echo before it and the two after it."""
+    def run(program: Candidate, args: Tuple[Any, ...], label: str) -> Tuple[Reply, Reply, Tuple[Reply, ...]]:
+        """The checked reply, the echo before it and the `echoes_after` after it."""
         is_ref = program is reference
         limit = timeout(args) * (reference_timeout_factor if is_ref else 1.0)
         for attempt in range(1, PLAUSIBILITY_TRIES + 1):
             try:
                 before = program.echo(*args, timeout=limit, returns_input=echo_returns_input)
                 reply = program.call(*args, timeout=limit)
-                after = (program.echo(*args, timeout=limit, returns_input=echo_returns_input),
-                         program.echo(*args, timeout=limit, returns_input=echo_returns_input))
+                after = tuple(program.echo(*args, timeout=limit, returns_input=echo_returns_input)
+                              for _ in range(echoes_after))
             except CandidateFailure as exc:
                 if is_ref:
                     raise EvaluatorError("the reference failed: %s" % exc) from exc
@@ -240,8 +245,8 @@ def time_interleaved(candidate: Candidate, reference: Candidate,
             results = {id(p): run(p, args, label) for p in order}
             cand_reply, cand_before, cand_after = results[id(candidate)]
             ref_reply, ref_before, ref_after = results[id(reference)]
-            cand_echo = _cheaper(cand_before, _cheaper(*cand_after))
-            ref_echo = _cheaper(ref_before, _cheaper(*ref_after))
+            cand_echo = functools.reduce(_cheaper, cand_after, cand_before)
+            ref_echo = functools.reduce(_cheaper, ref_after, ref_before)
             c_cpu, c_wall, echo_cpu = _net(cand_reply, cand_echo, ref_echo)
             r_cpu, r_wall, _ = _net(ref_reply, cand_echo, ref_echo)
             total.candidate_cpu_ns += c_cpu
@@ -249,7 +254,8 @@ def time_interleaved(candidate: Candidate, reference: Candidate,
             total.reference_cpu_ns += r_cpu
             total.reference_wall_ns += r_wall
             total.echo_cpu_ns += echo_cpu
-            total.resolution_cpu_ns += abs(ref_after[0].cpu_ns - ref_after[1].cpu_ns)
+            if len(ref_after) >= 2:
+                total.resolution_cpu_ns += abs(ref_after[0].cpu_ns - ref_after[1].cpu_ns)
         if total.reference_cpu_ns <= 0:
             raise EvaluatorError("the reference's calls took no measurable CPU time beyond passing "
                                  "the data (%.3f ms per round): use larger timing inputs"

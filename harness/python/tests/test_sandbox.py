@@ -173,7 +173,7 @@ class EchoSubtractionTest(unittest.TestCase):
                           child_script=os.path.join(HERE, candidate_child)) as cand, \
                 Candidate(path, "bad_sort", name="reference",
                           child_script=os.path.join(HERE, reference_child)) as ref:
-            timing = time_interleaved(cand, ref, 3, lambda r: [([r, 3, 1, 2],)],
+            timing = time_interleaved(cand, ref, 3, lambda r: [([r, 3, 1, 2],)], echoes_after=2,
                                       check=lambda args, reply: None, timeout=lambda args: 10)
         return timing.summary()
 
