@@ -101,21 +101,29 @@ describe('peagen evolve run examples/bad_sort (real CLI, real evaluations)', fun
     assert.equal(best.lineage.at(-1)!.id, best.id);
 
     // The best program, re-evaluated on its own by `peagen eval`, is correct and faster than the
-    // seed, re-evaluated beside it on the same inputs.
-    const reevaluate = async (file?: string): Promise<EvalOutput> => {
-      const check = await project.run(['--json', 'eval', BAD_SORT_DIR, ...(file ? ['--program', file] : []), '--seed', '11', '--sync', '--quick']);
+    // seed, re-evaluated beside it on the same inputs: the medians of three pairs, each on other
+    // inputs. One pair on a busy machine once read the seed at 1.99x itself and the best at 2.88x.
+    const reevaluate = async (seed: number, file?: string): Promise<EvalOutput> => {
+      const check = await project.run(['--json', 'eval', BAD_SORT_DIR, ...(file ? ['--program', file] : []), '--seed', String(seed), '--sync', '--quick']);
       assert.equal(check.code, 0, check.stderr);
       return parseJson<EvalOutput>(check);
     };
-    const [again, seedAgain] = [await reevaluate(best.file), await reevaluate()];
-    assert.equal(again.correct, true);
-    assert.ok(again.objective !== null && seedAgain.objective !== null && again.objective > 1.5 * seedAgain.objective, `re-evaluated: ${again.objective} vs the seed's ${seedAgain.objective}`);
+    const pairs: [EvalOutput, EvalOutput][] = [];
+    for (const seed of [11, 12, 13]) pairs.push([await reevaluate(seed, best.file), await reevaluate(seed)]);
+    for (const [again, seedAgain] of pairs) {
+      assert.equal(again.correct, true);
+      assert.ok(again.objective !== null && seedAgain.objective !== null);
+    }
+    const median = (values: number[]): number => [...values].sort((a, b) => a - b)[1]!;
+    const again = median(pairs.map(([program]) => program.objective!));
+    const seedAgain = median(pairs.map(([, seed]) => seed.objective!));
+    assert.ok(again > 1.5 * seedAgain, `re-evaluated (medians of 3): ${again} vs the seed's ${seedAgain}`);
     // Measured (3 runs): the offline mutator deletes the selection sort (the bubble pass then
     // sorts), 4.7-5.6x the seed. Deleting only the final bubble pass is worth ~1.5-2x, so a
     // 2.5x floor demands a real improvement. The run measures the seed once, and one seed
     // measurement 1.75x too high made a 4.3x program 2.48x: the floor holds for the run's
-    // figure or for the pair measured again, two independent measurements of the same programs.
-    const improvements = [best.improvement ?? 0, again.objective / seedAgain.objective];
+    // figure or for the pairs measured again, independent measurements of the same programs.
+    const improvements = [best.improvement ?? 0, again / seedAgain];
     assert.ok(Math.max(...improvements) >= 2.5, `best ${best.objective} vs seed ${report.seed.objective}: ${best.improvement}x; measured again ${improvements[1]!.toFixed(2)}x`);
   });
 
