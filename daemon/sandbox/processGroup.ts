@@ -83,11 +83,28 @@ function anyRunning(pgid: number, tree: HostProcess[]): boolean {
   return tree.some((host) => running.get(host.pid) === host.start);
 }
 
+/** Whether any process, a zombie included, is in group `pgid` (signal 0 tests, sends nothing). */
+function groupExists(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: a member this user may not signal is still a member.
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
+  }
+}
+
 /**
  * SIGKILL is asynchronous: kills group `pgid` and whatever its members started outside it,
  * then waits (briefly) until none of them is left running.
  */
 export async function killGroupAndWait(pgid: number): Promise<void> {
+  // The common end of a run: its leader exited and was reaped, and nothing was left behind.
+  // An empty group has no members, so none whose children could be found below: the scans of
+  // every host process (milliseconds each with hundreds of processes, twice per run at least)
+  // are skipped. (A process that left the group and whose parent in it has exited is not
+  // found by the scan either: its parent is then pid 1.)
+  if (!groupExists(pgid)) return;
   const tree = groupTree(pgid);
   try {
     process.kill(-pgid, 'SIGKILL');
