@@ -27,7 +27,8 @@
 //        BENCH_LLM_MS=2000 BENCH_LLM_JITTER_MS=500  BENCH_SLOTS_PER_WORKER=16 (slots per
 //        worker process, at least 1 and at most 8 processes)  BENCH_KEEP=1 (keep the temp dir)
 //        BENCH_SIM_LLM=path/to/sim-llm/server.mjs (default ../shared/sim-llm/server.mjs)
-//        BENCH_CPU_PROF=DIR (a CPU profile of each evolve process: node bench/cpuProfileTop.mjs DIR/w64/*)
+//        BENCH_CPU_PROF=DIR (a CPU profile of each evolve process, DIR/wW, and of each evaluation
+//        worker, DIR/wW/workers: node bench/cpuProfileTop.mjs DIR/w64/*.cpuprofile)
 import { spawn, spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -76,6 +77,11 @@ function workerShape(w) {
   const processes = Math.min(8, Math.max(1, Math.min(w, Math.ceil(w / SLOTS_PER_WORKER))));
   const slots = Array.from({ length: processes }, (_, i) => Math.floor(w / processes) + (i < w % processes ? 1 : 0));
   return slots;
+}
+
+/** Node's flags for a CPU profile of a process at W under BENCH_CPU_PROF (DIR/wW, or DIR/wW/SUB), or none. */
+function cpuProfile(w, sub = '') {
+  return process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(resolve(process.env.BENCH_CPU_PROF, `w${w}`), sub)}`] : [];
 }
 
 function startProcess(argv, options, name) {
@@ -165,7 +171,11 @@ async function benchOne(w, redis, model) {
   // machine; it does not isolate, so the workers are told that the queue's writers are trusted
   // (the bench's own redis-server, on localhost, written to by this bench alone).
   const workers = workerShape(w).map((slots, i) =>
-    startProcess([CLI, 'worker', 'start', '--concurrency', String(slots), '--metrics-listen', 'off', '--allow-unisolated'], { cwd: project, env: cleanEnv(common) }, `worker ${i}`),
+    startProcess(
+      [...cpuProfile(w, 'workers'), CLI, 'worker', 'start', '--concurrency', String(slots), '--metrics-listen', 'off', '--allow-unisolated'],
+      { cwd: project, env: cleanEnv(common) },
+      `worker ${i}`,
+    ),
   );
   // The LLM calls (mutate tasks) on a worker of their own, as on a cluster: one slot per
   // proposal the run may have out at once (W + max(2, W)), so the evolve process is the
@@ -193,7 +203,7 @@ async function benchOne(w, redis, model) {
   const minutes = (WARMUP_S + SECONDS + 30) / 60;
   const evolve = startProcess(
     [
-      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF, `w${w}`)}`] : []),
+      ...cpuProfile(w),
       CLI,
       '--json',
       'evolve',
