@@ -181,7 +181,7 @@ export class RedisStreamsQueue implements TaskQueue {
     // of the tick): Redis then runs the first while this process still makes the next. Held
     // back and sent together, a tick's commands left Redis idle while this process worked, then
     // the other way round (bench:queue, same runs: 1.2-1.4x the tasks/s with 8 jobs in flight,
-    // 1.7x with a backlog). Where one round trip for many pays, calls are coalesced on purpose:
+    // 1.6-1.75x with a backlog). Where one round trip for many pays, calls are coalesced on purpose:
     // claims (ClaimDispatcher) and acks (CallCoalescer). A cluster keeps auto-pipelining: its
     // client refuses a command for a node whose connection is still being made ("Connection is
     // closed", with the offline queue off) unless the command rides in a pipeline.
