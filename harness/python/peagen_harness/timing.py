@@ -160,8 +160,9 @@ def time_interleaved(candidate: Candidate, reference: Candidate,
     alternates. `round_inputs(r)` gives round r's argument tuples: draw fresh data for every
     round, so caching across calls gains nothing. `check(args, reply)` returns None for a
     correct answer, else the fault: every timed answer is checked (a wrong candidate answer
-    raises CandidateFailure, a wrong reference answer EvaluatorError). With `budget_s`, rounds stop when the next would not fit (counted from
-    `started`, a time.monotonic() value). `echo_returns_input`: True when the program's
+    raises CandidateFailure, a wrong reference answer EvaluatorError). With `budget_s`,
+    rounds stop when the next would not fit (counted from `started`, a time.monotonic()
+    value). `echo_returns_input`: True when the program's
     result is about as large as its first argument (sorting, transforming), False when it
     is small (a number): the echo then returns None, so it is not dearer than a real call.
     `warm_echoes`: for fresh processes, inputs like the timed ones (never a timed one) that
