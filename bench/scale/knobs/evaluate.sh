@@ -2,8 +2,10 @@
 # bench:scale's evaluator (bench/scale.mjs): a real evaluator run in the sandbox like any other,
 # whose cost is a sleep rather than CPU, so that the bench measures how an evolve run scales
 # with its workers on a 2-core machine. The verdict is a cheap stand-in: the candidate must
-# still define and export knobs(); its objective is its checksum modulo 100000 (an arbitrary
-# number that differs from program to program, so that selection spreads over many parents).
+# still define and export knobs(); its objective is a hash of its knobs, modulo 100000
+# (an arbitrary number that differs from program to program, so that selection spreads
+# over many parents). It costs three processes (sh, sleep, awk): each one more costs a few ms
+# of CPU on a small VM, which W = 64 pays 32 times a second.
 #
 # usage: sh evaluate.sh <candidate.js> [--sleep-ms MS] [--seed N] [--quick]
 program=$1
@@ -15,10 +17,13 @@ while [ $# -gt 0 ]; do
     *) shift ;;
   esac
 done
-sleep "$((ms / 1000)).$(printf '%03d' $((ms % 1000)))"
-if grep -q 'function knobs(' "$program" && grep -q 'module.exports' "$program"; then
-  set -- $(cksum < "$program")
-  printf '{"correct": true, "objective": %d, "direction": "minimize"}\n' "$(($1 % 100000))"
-else
-  printf '{"correct": false, "objective": 0, "direction": "minimize", "error": "knobs is not defined and exported"}\n'
-fi
+millis=$((1000 + ms % 1000))
+sleep "$((ms / 1000)).${millis#1}"
+exec awk '
+  /function knobs\(/ { defines = 1 }
+  /module\.exports/ { exports = 1 }
+  /^const k[0-9]+ = [01];$/ { hash = (hash * 31 + NR * (substr($4, 1, 1) + 1)) % 100000 }
+  END {
+    if (defines && exports) printf "{\"correct\": true, \"objective\": %d, \"direction\": \"minimize\"}\n", hash
+    else print "{\"correct\": false, \"objective\": 0, \"direction\": \"minimize\", \"error\": \"knobs is not defined and exported\"}"
+  }' "$program"
