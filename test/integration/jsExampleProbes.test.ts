@@ -55,7 +55,8 @@ for (const example of EXAMPLES) {
     for (const [probe, want] of Object.entries(expected)) {
       if (typeof want === 'string') continue; // _comment
       it(`${probe}: ${want.correct ? 'correct' : `rejected (${want.errorIncludes})`}`, async () => {
-        const { status, verdict } = await evaluate(example, probe, want.repeats ? ['--repeats', String(want.repeats)] : []);
+        const args = want.repeats ? ['--repeats', String(want.repeats)] : [];
+        const { status, verdict } = await evaluate(example, probe, args);
         assert.equal(status, 0, `a verdict about the candidate exits 0: ${verdict.error}`);
         assert.equal(verdict.correct, want.correct, verdict.error ?? `speedup ${verdict.metrics.speedup}`);
         if (!want.correct) assert.equal(verdict.objective, 0);
@@ -66,7 +67,7 @@ for (const example of EXAMPLES) {
           // one of three. A ceiling (a cheat must never read fast) gets no second chance.
           const readings = [verdict.objective];
           while (readings.at(-1)! < want.minSpeedup && readings.length < 3) {
-            const again = await evaluate(example, probe, want.repeats ? ['--repeats', String(want.repeats)] : []);
+            const again = await evaluate(example, probe, args);
             assert.equal(again.verdict.correct, true, again.verdict.error);
             readings.push(again.verdict.objective);
           }
