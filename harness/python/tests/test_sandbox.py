@@ -1,14 +1,17 @@
 """Tests of peagen_harness: python3 harness/python/tests/test_sandbox.py"""
+import itertools
 import os
 import sys
 import tempfile
 import textwrap
 import unittest
+from unittest import mock
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from peagen_harness import (Candidate, CandidateFailure, Implausible, Policy, Reply,  # noqa: E402
                             RoundTiming, Timing, check_plausible, time_interleaved, untimed_charge_ns,
                             verdict_line)
+from peagen_harness import timing  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 INSERTION_SORT = """
@@ -198,6 +201,44 @@ class EchoSubtractionTest(unittest.TestCase):
         summary = Timing(rounds=rounds).summary()
         self.assertEqual(summary["speedup"], 20.0)
         self.assertEqual(summary["resolution_ms"], 0.5)
+
+
+class WarmEchoesTest(unittest.TestCase):
+    """Fresh processes are echoed until their memory is warm: at least WARM_ECHOES_MIN, at most
+    WARM_ECHOES_MAX times, as many for both, read from /proc's page-fault count."""
+
+    def echoes(self, faults):
+        """Echoes per process of one warm-up input, with the page-fault reading `faults(name)`."""
+        counts = {}
+        with ProgramFile(INSERTION_SORT) as path, \
+                Candidate(path, "bad_sort", name="candidate") as cand, \
+                Candidate(path, "bad_sort", name="reference") as ref, \
+                mock.patch.object(timing, "_minor_faults", lambda program: faults(program.name)):
+            for program in (cand, ref):
+                def counted(*args, _echo=program.echo, _name=program.name, **kwargs):
+                    counts[_name] = counts.get(_name, 0) + 1
+                    return _echo(*args, **kwargs)
+                program.echo = counted
+            time_interleaved(cand, ref, 0, lambda r: [], warm_echoes=[([5, 4, 3],)],
+                             check=lambda args, reply: None, timeout=lambda args: 10)
+        return counts
+
+    def test_without_proc_each_process_gets_the_least(self):
+        # No /proc (or a process it cannot read): no reading says "cold", so no echo past the least.
+        self.assertEqual(self.echoes(lambda name: None), {"candidate": timing.WARM_ECHOES_MIN,
+                                                          "reference": timing.WARM_ECHOES_MIN})
+
+    def test_memory_that_never_warms_stops_at_the_most(self):
+        rising = itertools.count(step=10 * timing.WARM_FAULTS)
+        self.assertEqual(self.echoes(lambda name: next(rising)), {"candidate": timing.WARM_ECHOES_MAX,
+                                                                  "reference": timing.WARM_ECHOES_MAX})
+
+    def test_the_colder_process_sets_the_count_for_both(self):
+        # The candidate's faults keep rising, the reference's stay: both get the candidate's count.
+        rising = itertools.count(step=10 * timing.WARM_FAULTS)
+        counts = self.echoes(lambda name: next(rising) if name == "candidate" else 7)
+        self.assertEqual(counts["candidate"], counts["reference"])
+        self.assertEqual(counts["candidate"], timing.WARM_ECHOES_MAX)
 
 
 class UntimedWorkTest(unittest.TestCase):
