@@ -32,6 +32,11 @@ const wants = (group) => groups.length === 0 || groups.includes(group);
 const totals = { passed: 0, failed: 0 };
 // What failed, repeated at the end: a CI log is often read from its tail only.
 const failures = [];
+/** Something failed that is not a counted test (a gate, a provisioning step, an empty suite). */
+function fail(what) {
+  failures.push(what);
+  totals.failed += 1;
+}
 
 /** Compiled test files (`*.test.js`) below `dir` (under out/, written by the build). */
 function testFiles(dir) {
@@ -53,8 +58,7 @@ async function runMocha(name, dir) {
   totals.failed += runner.stats.failures;
   if (runner.stats.tests === 0) {
     console.log(`no ${name} tests were found: did the build run?`);
-    failures.push(`${name}: no tests were found`);
-    totals.failed += 1;
+    fail(`${name}: no tests were found`);
   }
   mocha.dispose();
 }
@@ -76,8 +80,7 @@ async function runE2E() {
   }
   if (summary && Number(summary[2]) > 0) failures.push(`e2e: ${summary[2]} failed (see "E2E-SUMMARY" and the ✘ lines above)`);
   if (code !== 0 && (!summary || Number(summary[2]) === 0)) {
-    failures.push(`e2e: exit ${code} without a failed test`);
-    totals.failed += 1;
+    fail(`e2e: exit ${code} without a failed test`);
   }
 }
 
@@ -91,8 +94,7 @@ function runGate(name, script, args) {
     totals.passed += 1;
     console.log(`  ✔ ${name} (${seconds} s)`);
   } else {
-    totals.failed += 1;
-    failures.push(`static: ${name} (exit ${status})`);
+    fail(`static: ${name} (exit ${status})`);
     console.log(`  ✘ ${name} failed (exit ${status}, ${seconds} s)`);
   }
 }
@@ -108,8 +110,7 @@ if (wants('static')) {
 // Debian's package, installed before either group runs.
 if (wants('unit') || wants('integration')) {
   if (spawnSync(process.execPath, [join(REPO, 'scripts', 'provision', 'prometheus.mjs')], { stdio: 'inherit' }).status !== 0) {
-    failures.push('provisioning Prometheus');
-    totals.failed += 1;
+    fail('provisioning Prometheus');
   }
 }
 if (wants('unit')) await runMocha('unit', 'out/test/unit');
@@ -118,8 +119,7 @@ if (wants('integration')) {
   // (test/fixtures/dockerEngine.ts), installing docker.io when it is missing.
   const provision = spawnSync(process.execPath, [join(REPO, 'scripts', 'provision', 'bwrap.mjs')], { stdio: 'inherit' });
   if (provision.status !== 0) {
-    failures.push('provisioning bubblewrap');
-    totals.failed += 1;
+    fail('provisioning bubblewrap');
   }
 }
 if (wants('integration')) await runMocha('integration (real daemon processes)', 'out/test/integration');
