@@ -79,12 +79,12 @@ export class ProcessExecutor implements Executor {
     }
   }
 
-  /** The recorded process groups of `owner`'s runs die, then their directories go. */
   /** Nothing is made ahead yet: the task's sandbox is made when it arrives. */
   async prepare(): Promise<PreparedSandbox> {
     return coldPreparedSandbox(this);
   }
 
+  /** The recorded process groups of `owner`'s runs die, then their directories go. */
   async reclaim(owner: string): Promise<void> {
     await reclaimSandboxDirs(owner);
   }
