@@ -29,8 +29,10 @@
 //        BENCH_SIM_LLM=path/to/sim-llm/server.mjs (default ../shared/sim-llm/server.mjs)
 //        BENCH_CPU_PROF=DIR (a CPU profile of each evolve process, DIR/wW, and of each evaluation
 //        worker, DIR/wW/workers: node bench/cpuProfileTop.mjs DIR/w64/*.cpuprofile)
+//        BENCH_PERF=DIR (perf record of the controller over the window, DIR/wW.perf.data:
+//        perf script -i DIR/w64.perf.data | node bench/perfCategories.mjs)
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -82,6 +84,39 @@ function workerShape(w) {
 /** Node's flags for a CPU profile of a process at W under BENCH_CPU_PROF (DIR/wW, or DIR/wW/SUB), or none. */
 function cpuProfile(w, sub = '') {
   return process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(resolve(process.env.BENCH_CPU_PROF, `w${w}`), sub)}`] : [];
+}
+
+/** BENCH_PERF's directory, made on first use. */
+function perfDir() {
+  const dir = resolve(process.env.BENCH_PERF);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/**
+ * Under BENCH_PERF=DIR, `perf record -g` of the controller over the measured window, to
+ * DIR/wW.perf.data (bench/perfCategories.mjs reads it): perf samples the CPU the process
+ * uses, where V8's sampler counts the time it waits too. The controller then runs with
+ * --perf-prof, and its JIT dump is injected into the recording at the end, so JavaScript
+ * frames have the names of the code that ran (the jitted-*.so files beside it hold them).
+ * Returns a function that stops the recording.
+ */
+function perfRecord(w, pid) {
+  if (!process.env.BENCH_PERF) return async () => {};
+  const dir = perfDir();
+  const data = join(dir, `w${w}.perf.data`);
+  const perf = spawn('perf', ['record', '-k', 'mono', '-F', '499', '-g', '-p', String(pid), '-o', `${data}.raw`], { stdio: 'ignore' });
+  const exited = new Promise((done) => {
+    perf.once('close', done);
+    perf.once('error', (error) => done(process.stderr.write(`BENCH_PERF: perf did not start (${error.message}); install linux-perf\n`)));
+  });
+  return async () => {
+    perf.kill('SIGINT');
+    await exited;
+    const inject = spawnSync('perf', ['inject', '--jit', '-i', `${data}.raw`, '-o', data], { cwd: dir, encoding: 'utf8' });
+    if (inject.status !== 0) process.stderr.write(`BENCH_PERF: perf inject failed: ${inject.stderr}\n`);
+    else rmSync(`${data}.raw`, { force: true });
+  };
 }
 
 function startProcess(argv, options, name) {
@@ -204,6 +239,7 @@ async function benchOne(w, redis, model) {
   const evolve = startProcess(
     [
       ...cpuProfile(w),
+      ...(process.env.BENCH_PERF ? ['--perf-prof', `--perf-prof-path=${perfDir()}`, '--interpreted-frames-native-stack'] : []),
       CLI,
       '--json',
       'evolve',
@@ -234,6 +270,7 @@ async function benchOne(w, redis, model) {
     const startedAt = Date.now();
     const machineBefore = machineCpu();
     const cpuBefore = processCpuMs(evolve.pid);
+    const stopPerf = perfRecord(w, evolve.pid);
     const countersBefore = redisCounters(redis.port);
     const otherCpuBefore = {
       model: processCpuMs(model.child.pid),
@@ -250,6 +287,7 @@ async function benchOne(w, redis, model) {
     const endedAt = Date.now();
     const machine = machineCpu(machineBefore);
     const cpuMs = processCpuMs(evolve.pid) - cpuBefore;
+    await stopPerf();
     const redisCpuMs = processCpuMs(redisPid) - otherCpuBefore.redis;
     const countersAfter = redisCounters(redis.port);
     const modelCpuMs = processCpuMs(model.child.pid) - otherCpuBefore.model;
