@@ -99,6 +99,7 @@ function perfDir() {
  * uses, where V8's sampler counts the time it waits too. The controller then runs with
  * --perf-prof, and its JIT dump is injected into the recording at the end, so JavaScript
  * frames have the names of the code that ran (the jitted-*.so files beside it hold them).
+ * perf and the dump cost the machine some CPU: a recorded run's figures are for the profile.
  * Returns a function that stops the recording.
  */
 function perfRecord(w, pid) {
@@ -287,12 +288,13 @@ async function benchOne(w, redis, model) {
     const endedAt = Date.now();
     const machine = machineCpu(machineBefore);
     const cpuMs = processCpuMs(evolve.pid) - cpuBefore;
-    await stopPerf();
     const redisCpuMs = processCpuMs(redisPid) - otherCpuBefore.redis;
     const countersAfter = redisCounters(redis.port);
     const modelCpuMs = processCpuMs(model.child.pid) - otherCpuBefore.model;
     const workersCpuMs = workers.reduce((sum, worker, i) => sum + processCpuMs(worker.pid) - otherCpuBefore.workers[i], 0);
     const modelWorkersCpuMs = modelWorkers.reduce((sum, worker, i) => sum + processCpuMs(worker.pid) - otherCpuBefore.modelWorkers[i], 0);
+    // After every reading: the JIT dump's injection takes seconds of a core.
+    await stopPerf();
     const inWindow = journalEvents(journal).filter((event) => {
       const at = Date.parse(event.at);
       return at >= startedAt && at < endedAt;
