@@ -9,7 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { ensureNode } from '../scripts/provision/node.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -30,6 +30,17 @@ const Mocha = require('mocha');
 const groups = process.argv.slice(2);
 const wants = (group) => groups.length === 0 || groups.includes(group);
 const totals = { passed: 0, failed: 0 };
+// Where the time went, printed at the end: seconds per group and per test file.
+const groupSeconds = [];
+const fileSeconds = new Map();
+async function timed(group, work) {
+  const started = Date.now();
+  try {
+    return await work();
+  } finally {
+    groupSeconds.push([group, (Date.now() - started) / 1000]);
+  }
+}
 // What failed, repeated at the end: a CI log is often read from its tail only.
 const failures = [];
 /** Something failed that is not a counted test (a gate, a provisioning step, an empty suite). */
@@ -52,6 +63,20 @@ async function runMocha(name, dir) {
   console.log(`\n=== ${name} ===`);
   const runner = await new Promise((done) => {
     const run = mocha.run(() => done(run));
+    // A file's time runs from its first hook or test to the next file's (mocha runs files in turn).
+    let current;
+    let since = Date.now();
+    const mark = (file) => {
+      if (!file || file === current) return;
+      const now = Date.now();
+      if (current) fileSeconds.set(current, (fileSeconds.get(current) ?? 0) + (now - since) / 1000);
+      current = file;
+      since = now;
+    };
+    run.on('suite', (suite) => mark(suite.file));
+    run.on('hook', (hook) => mark(hook.file ?? hook.parent?.file));
+    run.on('test', (test) => mark(test.file));
+    run.on('end', () => mark('(end)'));
     run.on('fail', (test, err) => failures.push(`${name}: ${test.fullTitle()}: ${String(err?.message ?? err).split('\n')[0].slice(0, 300)}`));
   });
   totals.passed += runner.stats.passes;
@@ -99,31 +124,46 @@ function runGate(name, script, args) {
   }
 }
 
-if (wants('static')) {
+if (wants('static')) await timed('static gates', () => {
   console.log('\n=== static gates ===');
   runGate('types: tsc --noEmit', 'typescript/bin/tsc', ['--noEmit', '-p', '.']);
   runGate('lint: eslint .', 'eslint/bin/eslint.js', ['.']);
   runGate('imports: no cycles, extension and daemon meet only in shared/, layers point one way (dependency-cruiser)', 'dependency-cruiser/bin/dependency-cruise.mjs', ['daemon', 'shared', 'extension', '--config', '.dependency-cruiser.cjs']);
-}
+});
 
 // The alert rules are checked by promtool (unit) and fire in a real Prometheus (integration):
 // Debian's package, installed before either group runs.
-if (wants('unit') || wants('integration')) {
+if (wants('unit') || wants('integration')) await timed('provisioning Prometheus', () => {
   if (spawnSync(process.execPath, [join(REPO, 'scripts', 'provision', 'prometheus.mjs')], { stdio: 'inherit' }).status !== 0) {
     fail('provisioning Prometheus');
   }
-}
-if (wants('unit')) await runMocha('unit', 'out/test/unit');
-if (wants('integration')) {
+});
+if (wants('unit')) await timed('unit', () => runMocha('unit', 'out/test/unit'));
+if (wants('integration')) await timed('provisioning bubblewrap', () => {
   // The sandbox suites need bubblewrap; the docker suites start their own engine
   // (test/fixtures/dockerEngine.ts), installing docker.io when it is missing.
   const provision = spawnSync(process.execPath, [join(REPO, 'scripts', 'provision', 'bwrap.mjs')], { stdio: 'inherit' });
   if (provision.status !== 0) {
     fail('provisioning bubblewrap');
   }
+});
+if (wants('integration')) await timed('integration', () => runMocha('integration (real daemon processes)', 'out/test/integration'));
+if (wants('e2e')) await timed('e2e', runE2E);
+
+const minutes = (seconds) => `${Math.floor(seconds / 60)}m${String(Math.round(seconds % 60)).padStart(2, '0')}s`;
+console.log('\nwhere the time went:');
+for (const [group, seconds] of groupSeconds) console.log(`  ${minutes(seconds).padStart(7)}  ${group}`);
+const slowest = [...fileSeconds].sort((a, b) => b[1] - a[1]).slice(0, 10);
+if (slowest.length > 0) {
+  console.log('the ten slowest test files:');
+  for (const [file, seconds] of slowest) console.log(`  ${minutes(seconds).padStart(7)}  ${file.slice(REPO.length + 1)}`);
 }
-if (wants('integration')) await runMocha('integration (real daemon processes)', 'out/test/integration');
-if (wants('e2e')) await runE2E();
+// Every file's time, for comparing two runs: test-artifacts/test-times.json.
+mkdirSync(join(REPO, 'test-artifacts'), { recursive: true });
+writeFileSync(join(REPO, 'test-artifacts', 'test-times.json'), `${JSON.stringify({
+  groups: Object.fromEntries(groupSeconds),
+  files: Object.fromEntries([...fileSeconds].map(([file, seconds]) => [file.slice(REPO.length + 1), seconds])),
+}, null, 1)}\n`);
 
 if (failures.length > 0) console.log(`\nfailed:\n${failures.map((line) => `  ✘ ${line}`).join('\n')}`);
 console.log(`\n${totals.passed} passed, ${totals.failed} failed`);
