@@ -1,16 +1,36 @@
 #!/usr/bin/env node
-// `npm test`: every suite, one summary. First the static gates (types, lint, the import rules
-// of docs/architecture.md), each one test; then the unit and integration suites in this process
-// with mocha; then the VS Code end-to-end suite in a real VS Code (test/e2e/runE2E.mjs), which
-// provisions what it needs. `node test/run.mjs static`, `... unit` or `... e2e` runs one group.
+// `npm test`: every suite, one summary, on a 2-core machine in well under 20 minutes.
 //
-// The last line is `N passed, N failed` over all suites; the exit code is 1 if anything failed.
+//   node test/run.mjs [static] [unit] [integration] [e2e]   (no group: all four)
+//   node test/run.mjs soak                                  (`npm run test:soak`)
+//   node test/run.mjs bench                                 (`npm run bench:check`)
+//
+// 1. The static gates (types, lint, the import rules of docs/architecture.md) side by side,
+//    each one test.
+// 2. What the suites need, once for the whole run: Prometheus and bubblewrap (Debian's
+//    packages), a private Docker engine and its sandbox image (test/runner/fixtures.mjs).
+// 3. The unit suite and the integration files in lane processes (test/runner/lane.mjs), two at
+//    a time; then the files of test/runner/plan.mjs's ALONE list one by one with nothing beside
+//    them (they assert on measured speed or deadlines).
+// 4. The VS Code end-to-end suite in a real VS Code (test/e2e/runE2E.mjs), alone.
+//
+// `soak` runs the robustness files of plan.mjs's SOAK list at full size (PEAGEN_SOAK=1), one at
+// a time; `npm test` runs them at smoke size. `bench` checks the benchmarks' own data (the move
+// tables of bench/moves: test/bench), which the product does not read.
+//
+// The last lines say where the time went (per group, the ten slowest files; every file's time
+// in test-artifacts/test-times.json), then `N passed, N failed` over all suites; the exit code is
+// 1 if anything failed. Everything a test started is ended at the end, and after Ctrl-C.
 import { spawn, spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { ensureNode } from '../scripts/provision/node.mjs';
+import { startDockerEngine, stopDockerEngine } from './runner/fixtures.mjs';
+import { ALONE, SOAK } from './runner/plan.mjs';
+import { MARKER, killMarked } from './runner/processes.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -24,23 +44,24 @@ if (Number(process.versions.node.split('.')[0]) < 22) {
   const child = spawnSync(node, process.argv.slice(1), { stdio: 'inherit', env });
   process.exit(child.status ?? 1);
 }
-const require = createRequire(import.meta.url);
-const Mocha = require('mocha');
 
+const GROUPS = ['static', 'unit', 'integration', 'e2e', 'soak', 'bench'];
 const groups = process.argv.slice(2);
-const wants = (group) => groups.length === 0 || groups.includes(group);
-const totals = { passed: 0, failed: 0 };
-// Where the time went, printed at the end: seconds per group and per test file.
-const groupSeconds = [];
-const fileSeconds = new Map();
-async function timed(group, work) {
-  const started = Date.now();
-  try {
-    return await work();
-  } finally {
-    groupSeconds.push([group, (Date.now() - started) / 1000]);
+for (const group of groups) {
+  if (!GROUPS.includes(group)) {
+    console.error(`unknown group ${group}: one or more of ${GROUPS.join(', ')}`);
+    process.exit(2);
   }
 }
+const wants = (group) => (groups.length === 0 ? !['soak', 'bench'].includes(group) : groups.includes(group));
+/** Lanes that run side by side (PEAGEN_TEST_LANES; 1 runs everything one file at a time). */
+const LANES = Math.max(1, Number(process.env.PEAGEN_TEST_LANES ?? 2));
+
+const RUN_ID = randomUUID();
+process.env[MARKER] = RUN_ID;
+const scratch = mkdtempSync(join(tmpdir(), 'peagen-test-run-'));
+
+const totals = { passed: 0, failed: 0 };
 // What failed, repeated at the end: a CI log is often read from its tail only.
 const failures = [];
 /** Something failed that is not a counted test (a gate, a provisioning step, an empty suite). */
@@ -48,122 +69,272 @@ function fail(what) {
   failures.push(what);
   totals.failed += 1;
 }
+const groupSeconds = [];
+const fileSeconds = new Map();
+const seconds = (since) => (Date.now() - since) / 1000;
+const minutes = (value) => `${Math.floor(value / 60)}m${String(Math.round(value % 60)).padStart(2, '0')}s`;
+
+async function timed(group, work) {
+  const started = Date.now();
+  try {
+    return await work();
+  } finally {
+    groupSeconds.push([group, seconds(started)]);
+  }
+}
+
+// ------------------------------------------------------------------------------ child processes
+
+/** Every child we wait for, so that Ctrl-C can end them. */
+const children = new Set();
+
+/** Runs a command with its output into `logFile` (or inherited); resolves with its exit code. */
+function runChild(command, args, { logFile, env = {} } = {}) {
+  return new Promise((done) => {
+    const out = logFile ? createWriteStream(logFile) : undefined;
+    const child = spawn(command, args, {
+      cwd: REPO,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', out ? 'pipe' : 'inherit', out ? 'pipe' : 'inherit'],
+      detached: true,
+    });
+    children.add(child);
+    if (out) {
+      child.stdout.pipe(out, { end: false });
+      child.stderr.pipe(out, { end: false });
+    }
+    child.once('close', (code, signal) => {
+      children.delete(child);
+      const finish = () => done(code ?? (signal ? 128 : 1));
+      if (out) out.end(finish);
+      else finish();
+    });
+  });
+}
+
+let stopping = false;
+async function cleanUp() {
+  for (const child of children) {
+    try {
+      process.kill(-child.pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+  await stopDockerEngine();
+  const left = killMarked(RUN_ID);
+  if (left.length > 0) console.log(`\nended ${left.length} process(es) the tests left running:\n${left.map((line) => `  ${line}`).join('\n')}`);
+  rmSync(scratch, { recursive: true, force: true });
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\n${signal}: stopping every test process and fixture`);
+    void cleanUp().finally(() => process.exit(130));
+  });
+}
+
+// ------------------------------------------------------------------------------ static gates
+
+/** A static gate: one test that passes when the command exits 0 (its output shows why not). */
+async function runGate(name, script, args) {
+  const started = Date.now();
+  const logFile = join(scratch, `gate-${name.split(':')[0]}.log`);
+  const status = await runChild(process.execPath, [join(REPO, 'node_modules', script), ...args], { logFile });
+  const output = readFileSync(logFile, 'utf8').trimEnd();
+  console.log(`\n--- ${name}${output ? `\n${output}` : ''}`);
+  if (status === 0) {
+    totals.passed += 1;
+    console.log(`  ✔ ${name} (${seconds(started).toFixed(1)} s)`);
+  } else {
+    fail(`static: ${name} (exit ${status})`);
+    console.log(`  ✘ ${name} failed (exit ${status}, ${seconds(started).toFixed(1)} s)`);
+  }
+}
+
+// ------------------------------------------------------------------------------ mocha lanes
 
 /** Compiled test files (`*.test.js`) below `dir` (under out/, written by the build). */
 function testFiles(dir) {
-  return readdirSync(join(REPO, dir), { recursive: true })
+  const root = join(REPO, 'out', 'test', dir);
+  if (!existsSync(root)) return [];
+  return readdirSync(root, { recursive: true })
     .filter((file) => file.endsWith('.test.js'))
     .sort()
-    .map((file) => join(REPO, dir, file));
+    .map((file) => join(root, file));
 }
 
-async function runMocha(name, dir) {
-  const mocha = new Mocha({ timeout: 20_000, reporter: 'spec' });
-  for (const file of testFiles(dir)) mocha.addFile(file);
-  console.log(`\n=== ${name} ===`);
-  const runner = await new Promise((done) => {
-    const run = mocha.run(() => done(run));
-    // A file's time runs from its first hook or test to the next file's (mocha runs files in turn).
-    let current;
-    let since = Date.now();
-    const mark = (file) => {
-      if (!file || file === current) return;
-      const now = Date.now();
-      if (current) fileSeconds.set(current, (fileSeconds.get(current) ?? 0) + (now - since) / 1000);
-      current = file;
-      since = now;
-    };
-    run.on('suite', (suite) => mark(suite.file));
-    run.on('hook', (hook) => mark(hook.file ?? hook.parent?.file));
-    run.on('test', (test) => mark(test.file));
-    run.on('end', () => mark('(end)'));
-    run.on('fail', (test, err) => failures.push(`${name}: ${test.fullTitle()}: ${String(err?.message ?? err).split('\n')[0].slice(0, 300)}`));
-  });
-  totals.passed += runner.stats.passes;
-  totals.failed += runner.stats.failures;
-  if (runner.stats.tests === 0) {
-    console.log(`no ${name} tests were found: did the build run?`);
-    fail(`${name}: no tests were found`);
+let laneCount = 0;
+/** Runs `files` in one lane process; prints its output when it ends and counts its results. */
+async function runLane(name, files, env = {}) {
+  const id = ++laneCount;
+  const logFile = join(scratch, `lane-${id}.log`);
+  const resultFile = join(scratch, `lane-${id}.json`);
+  const started = Date.now();
+  const code = await runChild(process.execPath, [join(REPO, 'test', 'runner', 'lane.mjs'), resultFile, ...files], { logFile, env });
+  const took = seconds(started);
+  console.log(`\n--- ${name} (${took.toFixed(1)} s)`);
+  process.stdout.write(readFileSync(logFile, 'utf8'));
+  let result;
+  try {
+    result = JSON.parse(readFileSync(resultFile, 'utf8'));
+  } catch {
+    fail(`${name}: the lane ended (exit ${code}) without its results; see its output above`);
+    fileSeconds.set(files.length === 1 ? relative(REPO, files[0]) : name, took);
+    return;
   }
-  mocha.dispose();
+  totals.passed += result.passed;
+  totals.failed += result.failed;
+  failures.push(...result.failures.map((line) => `${name}: ${line}`));
+  for (const [file, time] of Object.entries(result.files)) fileSeconds.set(relative(REPO, file), time);
+  if (result.tests === 0) fail(`${name}: no tests were found`);
 }
+
+/** Runs the jobs `lanes` at a time, each when a lane is free, longest first when times are known. */
+async function runPool(jobs, lanes) {
+  const queue = [...jobs];
+  const worker = async () => {
+    for (let job = queue.shift(); job; job = queue.shift()) await runLane(job.name, job.files, job.env);
+  };
+  await Promise.all(Array.from({ length: Math.min(lanes, queue.length) }, worker));
+}
+
+/** Seconds each file took in the previous run on this machine, to start the longest first. */
+function previousTimes() {
+  try {
+    return JSON.parse(readFileSync(join(REPO, 'test-artifacts', 'test-times.json'), 'utf8')).files ?? {};
+  } catch {
+    return {};
+  }
+}
+
+const fileJob = (group, file) => ({ name: `${group}/${relative(join(REPO, 'out', 'test', group), file)}`, files: [file] });
+
+// ------------------------------------------------------------------------------ e2e
 
 async function runE2E() {
   console.log('\n=== VS Code end-to-end (code-server + Chromium) ===');
-  const child = spawn(process.execPath, [join(REPO, 'test', 'e2e', 'runE2E.mjs'), '--skip-build'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  let last = '';
-  child.stdout.on('data', (chunk) => {
-    process.stdout.write(chunk);
-    const lines = chunk.toString().trim().split('\n');
-    last = lines[lines.length - 1] || last;
-  });
-  const code = await new Promise((done) => child.once('exit', done));
-  const summary = /^(\d+) passed, (\d+) failed/.exec(last);
+  const logFile = join(scratch, 'e2e.log');
+  const started = Date.now();
+  // Its output is streamed (the e2e driver logs its progress as it goes) and kept for the summary.
+  const tail = spawn('tail', ['-F', '-n', '+1', logFile], { stdio: ['ignore', 'inherit', 'ignore'] });
+  const code = await runChild(process.execPath, [join(REPO, 'test', 'e2e', 'runE2E.mjs'), '--skip-build'], { logFile });
+  await new Promise((done) => setTimeout(done, 300));
+  tail.kill();
+  fileSeconds.set('test/e2e (code-server + Chromium)', seconds(started));
+  const lines = readFileSync(logFile, 'utf8').trim().split('\n');
+  const summary = /^(\d+) passed, (\d+) failed/.exec(lines.findLast((line) => /^\d+ passed, \d+ failed/.test(line)) ?? '');
   if (summary) {
     totals.passed += Number(summary[1]);
     totals.failed += Number(summary[2]);
   }
   if (summary && Number(summary[2]) > 0) failures.push(`e2e: ${summary[2]} failed (see "E2E-SUMMARY" and the ✘ lines above)`);
-  if (code !== 0 && (!summary || Number(summary[2]) === 0)) {
-    fail(`e2e: exit ${code} without a failed test`);
+  if (code !== 0 && (!summary || Number(summary[2]) === 0)) fail(`e2e: exit ${code} without a failed test`);
+}
+
+// ------------------------------------------------------------------------------ the run
+
+/** A provisioning script of scripts/provision; its failure fails the run. */
+function provision(what, script) {
+  if (spawnSync(process.execPath, [join(REPO, 'scripts', 'provision', script)], { stdio: 'inherit' }).status !== 0) fail(`provisioning ${what}`);
+}
+
+const runStarted = Date.now();
+if (wants('static')) {
+  await timed('static gates (side by side)', async () => {
+    console.log('\n=== static gates ===');
+    await Promise.all([
+      runGate('types: tsc --noEmit', 'typescript/bin/tsc', ['--noEmit', '-p', '.']),
+      runGate('lint: eslint .', 'eslint/bin/eslint.js', ['.', '--cache', '--cache-location', join(REPO, 'node_modules', '.cache', 'eslint', '')]),
+      runGate('imports: no cycles, extension and daemon meet only in shared/, layers point one way (dependency-cruiser)', 'dependency-cruiser/bin/dependency-cruise.mjs', ['daemon', 'shared', 'extension', '--config', '.dependency-cruiser.cjs']),
+    ]);
+  });
+}
+
+const mochaGroups = ['unit', 'integration', 'soak'].filter(wants);
+let dockerHost;
+if (mochaGroups.length > 0) {
+  await timed('fixtures: Prometheus, bubblewrap, a Docker engine and its image', async () => {
+    console.log('\n=== fixtures, once for the run ===');
+    // The alert rules are checked by promtool (unit) and fire in a real Prometheus (integration).
+    provision('Prometheus', 'prometheus.mjs');
+    if (wants('integration') || wants('soak')) {
+      provision('bubblewrap', 'bwrap.mjs');
+      try {
+        dockerHost = await startDockerEngine(REPO);
+      } catch (error) {
+        fail(`starting the Docker engine: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  });
+}
+const laneEnv = dockerHost ? { PEAGEN_TEST_DOCKER_HOST: dockerHost } : {};
+
+if (wants('unit') || wants('integration')) {
+  const previous = previousTimes();
+  const byTime = (a, b) => (previous[relative(REPO, b.files[0])] ?? 0) - (previous[relative(REPO, a.files[0])] ?? 0);
+  const integration = wants('integration') ? testFiles('integration') : [];
+  const alone = integration.filter((file) => ALONE.includes(relative(join(REPO, 'out', 'test', 'integration'), file)));
+  const shared = integration.filter((file) => !alone.includes(file)).map((file) => ({ ...fileJob('integration', file), env: laneEnv })).sort(byTime);
+  const jobs = [...shared];
+  if (wants('unit')) {
+    const unit = testFiles('unit');
+    if (unit.length === 0) fail('unit: no tests were found: did the build run?');
+    // The unit files share one lane: each is quick, and a lane's start costs more than most of them.
+    else jobs.unshift({ name: 'unit', files: unit, env: laneEnv });
+  }
+  if (wants('integration') && integration.length === 0) fail('integration: no tests were found: did the build run?');
+  await timed(`unit and integration, ${LANES} lanes side by side (${jobs.length} lanes)`, async () => {
+    console.log(`\n=== unit and integration: ${jobs.length} lanes, ${LANES} at a time ===`);
+    await runPool(jobs, LANES);
+  });
+  if (alone.length > 0) {
+    await timed(`integration, one file at a time (${alone.length} files)`, async () => {
+      console.log('\n=== integration: speed and deadlines, one file at a time ===');
+      await runPool(alone.map((file) => ({ ...fileJob('integration', file), env: laneEnv })), 1);
+    });
   }
 }
 
-/** A static gate: one test that passes when the command exits 0 (its output shows why not). */
-function runGate(name, script, args) {
-  console.log(`\n--- ${name}`);
-  const started = Date.now();
-  const { status } = spawnSync(process.execPath, [join(REPO, 'node_modules', script), ...args], { cwd: REPO, stdio: 'inherit' });
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  if (status === 0) {
-    totals.passed += 1;
-    console.log(`  ✔ ${name} (${seconds} s)`);
-  } else {
-    fail(`static: ${name} (exit ${status})`);
-    console.log(`  ✘ ${name} failed (exit ${status}, ${seconds} s)`);
-  }
+if (wants('soak')) {
+  await timed('soak: robustness runs at full size, one at a time', async () => {
+    console.log('\n=== soak: the robustness runs at full size (PEAGEN_SOAK=1) ===');
+    const files = SOAK.map((file) => join(REPO, 'out', 'test', file));
+    const missing = files.filter((file) => !existsSync(file));
+    if (missing.length > 0) fail(`soak: missing ${missing.map((file) => relative(REPO, file)).join(', ')}: did the build run?`);
+    const jobs = files.filter((file) => existsSync(file)).map((file) => ({ name: relative(join(REPO, 'out', 'test'), file), files: [file], env: { ...laneEnv, PEAGEN_SOAK: '1' } }));
+    await runPool(jobs, 1);
+  });
 }
 
-if (wants('static')) await timed('static gates', () => {
-  console.log('\n=== static gates ===');
-  runGate('types: tsc --noEmit', 'typescript/bin/tsc', ['--noEmit', '-p', '.']);
-  runGate('lint: eslint .', 'eslint/bin/eslint.js', ['.']);
-  runGate('imports: no cycles, extension and daemon meet only in shared/, layers point one way (dependency-cruiser)', 'dependency-cruiser/bin/dependency-cruise.mjs', ['daemon', 'shared', 'extension', '--config', '.dependency-cruiser.cjs']);
-});
+if (wants('bench')) {
+  await timed('bench: the benchmarks\' data', async () => {
+    console.log('\n=== bench: the move tables of bench/moves ===');
+    const files = testFiles('bench');
+    if (files.length === 0) fail('bench: no tests were found: did the build run?');
+    else await runLane('bench', files);
+  });
+}
 
-// The alert rules are checked by promtool (unit) and fire in a real Prometheus (integration):
-// Debian's package, installed before either group runs.
-if (wants('unit') || wants('integration')) await timed('provisioning Prometheus', () => {
-  if (spawnSync(process.execPath, [join(REPO, 'scripts', 'provision', 'prometheus.mjs')], { stdio: 'inherit' }).status !== 0) {
-    fail('provisioning Prometheus');
-  }
-});
-if (wants('unit')) await timed('unit', () => runMocha('unit', 'out/test/unit'));
-if (wants('integration')) await timed('provisioning bubblewrap', () => {
-  // The sandbox suites need bubblewrap; the docker suites start their own engine
-  // (test/fixtures/dockerEngine.ts), installing docker.io when it is missing.
-  const provision = spawnSync(process.execPath, [join(REPO, 'scripts', 'provision', 'bwrap.mjs')], { stdio: 'inherit' });
-  if (provision.status !== 0) {
-    fail('provisioning bubblewrap');
-  }
-});
-if (wants('integration')) await timed('integration', () => runMocha('integration (real daemon processes)', 'out/test/integration'));
-if (wants('e2e')) await timed('e2e', runE2E);
+if (wants('e2e')) await timed('e2e (real VS Code)', runE2E);
 
-const minutes = (seconds) => `${Math.floor(seconds / 60)}m${String(Math.round(seconds % 60)).padStart(2, '0')}s`;
+await cleanUp();
+
 console.log('\nwhere the time went:');
-for (const [group, seconds] of groupSeconds) console.log(`  ${minutes(seconds).padStart(7)}  ${group}`);
+for (const [group, time] of groupSeconds) console.log(`  ${minutes(time).padStart(7)}  ${group}`);
+console.log(`  ${minutes(seconds(runStarted)).padStart(7)}  in all (after the build)`);
 const slowest = [...fileSeconds].sort((a, b) => b[1] - a[1]).slice(0, 10);
 if (slowest.length > 0) {
   console.log('the ten slowest test files:');
-  for (const [file, seconds] of slowest) console.log(`  ${minutes(seconds).padStart(7)}  ${file.slice(REPO.length + 1)}`);
+  for (const [file, time] of slowest) console.log(`  ${minutes(time).padStart(7)}  ${file}`);
 }
-// Every file's time, for comparing two runs: test-artifacts/test-times.json.
+// Every file's time, for comparing two runs (and for starting the longest first next time).
 mkdirSync(join(REPO, 'test-artifacts'), { recursive: true });
-writeFileSync(join(REPO, 'test-artifacts', 'test-times.json'), `${JSON.stringify({
-  groups: Object.fromEntries(groupSeconds),
-  files: Object.fromEntries([...fileSeconds].map(([file, seconds]) => [file.slice(REPO.length + 1), seconds])),
-}, null, 1)}\n`);
+writeFileSync(
+  join(REPO, 'test-artifacts', 'test-times.json'),
+  `${JSON.stringify({ groups: Object.fromEntries(groupSeconds), files: { ...previousTimes(), ...Object.fromEntries(fileSeconds) } }, null, 1)}\n`,
+);
 
 if (failures.length > 0) console.log(`\nfailed:\n${failures.map((line) => `  ✘ ${line}`).join('\n')}`);
 console.log(`\n${totals.passed} passed, ${totals.failed} failed`);

@@ -1,0 +1,46 @@
+// Which test files run where in `npm test` (test/run.mjs), and what `npm run test:soak` runs.
+//
+// Most integration files wait on processes (daemons, workers, sandboxes, Redis) more than they
+// compute, so they run two at a time, each in a lane process of its own. The files below
+// assert on measured speed or on how fast something answers under a deadline: they run one at
+// a time with nothing beside them, as the whole suite used to, so that sharing the machine's
+// two cores can never make them flaky.
+
+/** Integration files (compiled names, relative to out/test/integration) that run alone. */
+export const ALONE = [
+  // Speedups measured by the real timing path: floors, ceilings and confirmed gains.
+  'evaluate.test.js',
+  'evolveConfirm.test.js',
+  'evolveRun.test.js',
+  'jsExampleProbes.test.js',
+  'lookupTableProbes.test.js',
+  'openEvolveExample.test.js',
+  'peagenHarness.test.js',
+  'pythonExampleProbes.test.js',
+  'pythonHarness.test.js',
+  'rewardHacking.test.js',
+  // Deadlines and start-up times of sandboxes, asserted against bounds.
+  'bwrapExecutor.test.js',
+  'bwrapPrepared.test.js',
+  'dockerExecutor.test.js',
+  'dockerPrepared.test.js',
+  'isolation.bwrap.test.js',
+  'isolation.docker.test.js',
+  'isolation.process.test.js',
+  'warmSpawner.test.js',
+];
+
+/**
+ * The robustness runs whose full size is a soak: `npm test` runs them at smoke size (the same
+ * assertions on fewer tasks, kills or alerts), `npm run test:soak` at full size (PEAGEN_SOAK=1,
+ * read by test/fixtures/soak.ts), one at a time, nothing else beside them.
+ */
+export const SOAK = [
+  'integration/chaos.test.js',
+  'integration/bwrapPrepared.test.js',
+  'integration/dockerPrepared.test.js',
+  'integration/isolation.bwrap.test.js',
+  'integration/isolation.docker.test.js',
+  'integration/isolation.process.test.js',
+  'integration/oneShotCleanup.test.js',
+];
