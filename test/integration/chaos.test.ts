@@ -1,9 +1,9 @@
 /**
- * Chaos: 1,000 tasks on a real Redis served by 4 real `peagen worker start` processes (two
- * run every task in a fresh one-shot process, two in their own), while the test kill -9's their
- * processes (each serving worker and each one-shot process running a task lives ~4 s on
- * average) and restarts Redis once mid-run (appendonly on, killed
- * with SIGKILL). A killed worker is started again, as a ReplicaSet would.
+ * Chaos: 1,000 tasks in `npm run test:soak` (300 in `npm test`: test/fixtures/soak.ts) on a
+ * real Redis served by 4 real `peagen worker start` processes (two run every task in a fresh
+ * one-shot process, two in their own), while the test kill -9's their processes (each serving
+ * worker and each one-shot process running a task lives ~4 s on average) and restarts Redis
+ * once mid-run (appendonly on, killed with SIGKILL). A killed worker is started again, as a ReplicaSet would.
  *
  * What must hold: every task answered, each exactly once (a result, once seen, never changes;
  * no task is reported done twice), nothing left pending, delayed or in flight, and the
@@ -20,8 +20,9 @@ import { DuplicateTaskError, type TaskQueue } from '../../daemon/fabric/queue/Ta
 import { newTask, type Result, type Task } from '../../shared/task';
 import { CLI, TEST_PLUGIN, tempDir } from '../fixtures/paths';
 import { type RedisServer, startRedisServer } from '../fixtures/redisServer';
+import { soakSize } from '../fixtures/soak';
 
-const TASKS = Number(process.env.PEAGEN_CHAOS_TASKS ?? 1_000);
+const TASKS = Number(process.env.PEAGEN_CHAOS_TASKS ?? soakSize(1_000, 300));
 const WORKERS = 4;
 /** How often the chaos loop looks at the processes, and the mean life it gives each one. */
 const TICK_MS = 100;

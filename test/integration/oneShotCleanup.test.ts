@@ -23,6 +23,7 @@ import { newTask, type Task } from '../../shared/task';
 import { cgroupsOf, hostProcessesWith } from '../conformance/executor';
 import { type DockerEngine, releaseDockerEngine, useDockerEngine } from '../fixtures/dockerEngine';
 import { DAEMON } from '../fixtures/paths';
+import { soakSize } from '../fixtures/soak';
 
 interface Mix {
   tasks: number;
@@ -185,7 +186,7 @@ function describeOneShotCleanup(name: string, mix: Mix, setup: () => Promise<{ e
   });
 }
 
-describeOneShotCleanup('bwrap', { tasks: 200, timeouts: 20, cancels: 20, concurrency: 4 }, async () => ({
+describeOneShotCleanup('bwrap', { tasks: soakSize(200, 40), timeouts: soakSize(20, 8), cancels: soakSize(20, 8), concurrency: 4 }, async () => ({
   executor: new BwrapExecutor(),
   childEnv: { PEAGEN_EXECUTOR: 'bwrap' },
 }));
@@ -196,7 +197,7 @@ describe('one-shot cleanup with docker', function () {
   after(async () => {
     if (engine) await releaseDockerEngine();
   });
-  describeOneShotCleanup('docker', { tasks: 40, timeouts: 8, cancels: 8, concurrency: 3 }, async () => {
+  describeOneShotCleanup('docker', { tasks: soakSize(40, 15), timeouts: soakSize(8, 4), cancels: soakSize(8, 4), concurrency: 3 }, async () => {
     engine = await useDockerEngine();
     const { dockerHost, image, docker } = engine;
     return {
