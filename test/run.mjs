@@ -21,6 +21,8 @@
 // The last lines say where the time went (per group, the ten slowest files; every file's time
 // in test-artifacts/test-times.json), then `N passed, N failed` over all suites; the exit code is
 // 1 if anything failed. Everything a test started is ended at the end, and after Ctrl-C.
+// PEAGEN_TEST_LANES (default 2) sets how many lanes run side by side; PEAGEN_TEST_ONLY=a,b keeps
+// only the test files whose names contain a or b.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, createWriteStream } from 'node:fs';
@@ -88,8 +90,11 @@ async function timed(group, work) {
 /** Every child we wait for, so that Ctrl-C can end them. */
 const children = new Set();
 
-/** Runs a command with its output into `logFile` (or inherited); resolves with its exit code. */
-function runChild(command, args, { logFile, env = {} } = {}) {
+/**
+ * Runs a command with its output into `logFile` (and on to ours as well with `tee`); resolves
+ * with its exit code.
+ */
+function runChild(command, args, { logFile, env = {}, tee = false } = {}) {
   return new Promise((done) => {
     const out = logFile ? createWriteStream(logFile) : undefined;
     const child = spawn(command, args, {
@@ -102,6 +107,8 @@ function runChild(command, args, { logFile, env = {} } = {}) {
     if (out) {
       child.stdout.pipe(out, { end: false });
       child.stderr.pipe(out, { end: false });
+      if (tee) child.stdout.on('data', (chunk) => process.stdout.write(chunk));
+      if (tee) child.stderr.on('data', (chunk) => process.stdout.write(chunk));
     }
     child.once('close', (code, signal) => {
       children.delete(child);
@@ -155,12 +162,15 @@ async function runGate(name, script, args) {
 
 // ------------------------------------------------------------------------------ mocha lanes
 
+/** PEAGEN_TEST_ONLY=evolveRun,cli: only the files whose names contain one of these. */
+const ONLY = (process.env.PEAGEN_TEST_ONLY ?? '').split(',').filter(Boolean);
+
 /** Compiled test files (`*.test.js`) below `dir` (under out/, written by the build). */
 function testFiles(dir) {
   const root = join(REPO, 'out', 'test', dir);
   if (!existsSync(root)) return [];
   return readdirSync(root, { recursive: true })
-    .filter((file) => file.endsWith('.test.js'))
+    .filter((file) => file.endsWith('.test.js') && (ONLY.length === 0 || ONLY.some((part) => file.includes(part))))
     .sort()
     .map((file) => join(root, file));
 }
@@ -217,11 +227,10 @@ async function runE2E() {
   console.log('\n=== VS Code end-to-end (code-server + Chromium) ===');
   const logFile = join(scratch, 'e2e.log');
   const started = Date.now();
+  // The .vsix the packaging test built from these sources, when it ran (else runE2E packages one).
+  const env = existsSync(VSIX) ? { PEAGEN_E2E_VSIX: VSIX } : {};
   // Its output is streamed (the e2e driver logs its progress as it goes) and kept for the summary.
-  const tail = spawn('tail', ['-F', '-n', '+1', logFile], { stdio: ['ignore', 'inherit', 'ignore'] });
-  const code = await runChild(process.execPath, [join(REPO, 'test', 'e2e', 'runE2E.mjs'), '--skip-build'], { logFile });
-  await new Promise((done) => setTimeout(done, 300));
-  tail.kill();
+  const code = await runChild(process.execPath, [join(REPO, 'test', 'e2e', 'runE2E.mjs'), '--skip-build'], { logFile, env, tee: true });
   fileSeconds.set('test/e2e (code-server + Chromium)', seconds(started));
   const lines = readFileSync(logFile, 'utf8').trim().split('\n');
   const summary = /^(\d+) passed, (\d+) failed/.exec(lines.findLast((line) => /^\d+ passed, \d+ failed/.test(line)) ?? '');
@@ -269,7 +278,9 @@ if (mochaGroups.length > 0) {
     }
   });
 }
-const laneEnv = dockerHost ? { PEAGEN_TEST_DOCKER_HOST: dockerHost } : {};
+// The packaging test leaves the .vsix it built here; the end-to-end suite installs it.
+const VSIX = join(scratch, 'peagen.vsix');
+const laneEnv = { PEAGEN_TEST_VSIX: VSIX, ...(dockerHost && { PEAGEN_TEST_DOCKER_HOST: dockerHost }) };
 
 if (wants('unit') || wants('integration')) {
   const previous = previousTimes();

@@ -14,11 +14,9 @@ export const ALONE = [
   'evolveRun.test.js',
   'jsExampleProbes.test.js',
   'lookupTableProbes.test.js',
-  'openEvolveExample.test.js',
   'peagenHarness.test.js',
   'pythonExampleProbes.test.js',
   'pythonHarness.test.js',
-  'rewardHacking.test.js',
   // Deadlines and start-up times of sandboxes, asserted against bounds.
   'bwrapExecutor.test.js',
   'bwrapPrepared.test.js',
