@@ -2,9 +2,9 @@
 //
 // Most integration files wait on processes (daemons, workers, sandboxes, Redis) more than they
 // compute, so they run two at a time, each in a lane process of its own. The files below
-// assert on measured speed or on how fast something answers under a deadline: they run one at
-// a time with nothing beside them, as the whole suite used to, so that sharing the machine's
-// two cores can never make them flaky.
+// assert on measured speed or on how fast something answers under a deadline, or rebuild the
+// checkout: they run one at a time with nothing beside them, as the whole suite used to, so
+// that sharing the machine's two cores can never make them flaky.
 
 /** Integration files (compiled names, relative to out/test/integration) that run alone. */
 export const ALONE = [
@@ -26,6 +26,10 @@ export const ALONE = [
   'isolation.docker.test.js',
   'isolation.process.test.js',
   'warmSpawner.test.js',
+  // `npm install` of this checkout runs its prepare script, which builds dist/ and out/ anew:
+  // a lane beside it could load a test file or a bundle while it is being rewritten.
+  'cli.test.js',
+  'pluginsWalkthrough.test.js',
 ];
 
 /**
