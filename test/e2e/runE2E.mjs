@@ -600,6 +600,13 @@ async function main() {
     recursive: true,
     filter: (source) => !/__pycache__/.test(source),
   });
+  // The same program judged by counted instructions (test/fixtures/badSortOps.ts lays it out the
+  // same way), for the suites about views of a run rather than its timing: 0.3 s an evaluation.
+  const ops = join(dirs.workspace, 'bad_sort_ops');
+  mkdirSync(ops);
+  for (const file of ['bad_sort.py', 'reference_bad_sort.py']) cpSync(join(REPO, 'examples', 'bad_sort', file), join(ops, file));
+  cpSync(join(REPO, 'examples', 'bad_sort', 'evaluate.py'), join(ops, 'timed_evaluate.py'));
+  for (const file of ['evaluate.py', 'peagen.example.json']) cpSync(join(REPO, 'test', 'fixtures', 'examples', 'bad_sort_ops', file), join(ops, file));
   const resultsFile = join(tmpRoot, 'results.json');
   const screenshotAck = join(tmpRoot, 'screenshot.ack');
 

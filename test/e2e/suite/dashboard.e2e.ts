@@ -66,9 +66,10 @@ describe('Dashboard', function () {
 
     // The page shows the last run the daemon saw (an earlier suite's) until this one reports.
     const [shownBefore] = await webviewTexts('[data-metric="evaluations"]');
-    // No confirmation or reduction as the run ends: about 10 more full evaluations this view
-    // does not show differently (they have suites of their own).
-    run = startCliRun(folder, ['--evaluations', '8', '--mutator', 'offline', '--confirm-pairs', '0', '--reduce-budget', '0']);
+    // No confirmation or reduction as the run ends: about 10 more evaluations this view does
+    // not show differently (they have suites of their own). 40 evaluations of bad_sort_ops
+    // (about 0.3 s each) give the page many seconds of a run to watch rise.
+    run = startCliRun(folder, ['--evaluations', '40', '--mutator', 'offline', '--confirm-pairs', '0', '--reduce-budget', '0']);
     // Every value the page showed for this run, in order: it must climb while the run goes on.
     const shown: number[] = [];
     const describe = (): string => JSON.stringify(shown);

@@ -51,13 +51,13 @@ describe('Evolution view', function () {
   });
 
   it('shows a run started by the CLI, then its niches and elites as its progress arrives, with no manual refresh', async function () {
-    // An 8-evaluation run of full measurements: room for a loaded 2-core machine (with the
-    // confirmation and reduction the run once had, one took 149 s).
+    // An 8-evaluation run of bad_sort_ops (about 0.3 s an evaluation; bad_sort's full
+    // measurements once took 149 s with the confirmation and reduction the run then had).
     this.timeout(240_000);
     // What the view shows before the run: what it would keep showing if progress did not refresh it.
     const before = new Set((await api.evolution.snapshot()).map((node) => node.id));
-    // No confirmation or reduction as the run ends: about 10 more full evaluations this view
-    // does not show differently (they have suites of their own).
+    // No confirmation or reduction as the run ends: about 10 more evaluations this view does
+    // not show differently (they have suites of their own).
     run = startCliRun(folder, ['--evaluations', '8', '--mutator', 'offline', '--confirm-pairs', '0', '--reduce-budget', '0']);
     let seen: TreeNodeSnapshot[] = [];
     const show = (): string => JSON.stringify(seen.map((node) => [node.label, node.description, node.contextValue]));
@@ -67,7 +67,7 @@ describe('Evolution view', function () {
       60_000,
       async () => {
         seen = await api.evolution.snapshot();
-        return seen.find((node) => node.label === 'bad_sort' && !before.has(node.id));
+        return seen.find((node) => node.label === 'bad_sort_ops' && !before.has(node.id));
       },
       show,
     );
@@ -86,7 +86,7 @@ describe('Evolution view', function () {
     );
     assert.equal(withElites.contextValue === 'peagen.run.running' || withElites.contextValue === 'peagen.run', true, withElites.contextValue);
     for (const niche of withElites.children) {
-      // bad_sort declares its speedup in x and keeps the default grid of a Python program: a
+      // bad_sort_ops declares its speedup in x and keeps the default grid of a Python program: a
       // speedup range and its structure in words, no bin numbers.
       assert.match(
         niche.label,
@@ -137,7 +137,7 @@ describe('Evolution view', function () {
     assert.ok(proposalId, 'Open Diff made a proposal');
     const proposal = api.proposals.list().find((entry) => entry.id === proposalId);
     assert.equal(proposal?.source.kind, 'elite');
-    assert.equal(vscode.Uri.parse(proposal.uri).fsPath, path.join(folder, 'bad_sort', 'bad_sort.py'));
+    assert.equal(vscode.Uri.parse(proposal.uri).fsPath, path.join(folder, 'bad_sort_ops', 'bad_sort.py'));
     const code = await vscode.commands.executeCommand<string | undefined>('peagen.copyElite', elite);
     assert.equal(await vscode.env.clipboard.readText(), code);
     assert.ok(code?.includes('def bad_sort'), 'the copied code is the program');

@@ -38,14 +38,18 @@ export interface CliRun {
   done: Promise<{ runId?: string; runDir?: string; stopReason?: string; progress?: { evaluations?: number } }>;
 }
 
-/** `peagen evolve run bad_sort --json ...` from the installed extension's CLI, in `folder`. */
+/**
+ * `peagen evolve run bad_sort_ops --json ...` from the installed extension's CLI, in `folder`:
+ * bad_sort judged by counted instructions (test/fixtures/badSortOps.ts), for the suites about
+ * how a run shows, not how fast its programs are.
+ */
 export function startCliRun(folder: string, args: string[]): CliRun {
   const ext = vscode.extensions.getExtension(EXTENSION_ID)!;
   let child!: ChildProcess;
   const done: CliRun['done'] = new Promise((resolve, reject) => {
     child = execFile(
       process.execPath,
-      [path.join(ext.extensionPath, 'dist', 'cli.js'), 'evolve', 'run', 'bad_sort', '--json', ...args],
+      [path.join(ext.extensionPath, 'dist', 'cli.js'), 'evolve', 'run', 'bad_sort_ops', '--json', ...args],
       { cwd: folder, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         try {
