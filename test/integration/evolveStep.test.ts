@@ -1,12 +1,14 @@
 /**
  * `evolve step` (one generation, for scripts and HPC) and the commands that read runs back:
  * `evolve list`, `evolve show` (with its niches in the example's units), `evolve best`. Real
- * CLI, real evaluations, no LLM.
+ * CLI, real evaluations of bad_sort_ops (bad_sort judged by counted instructions, a fraction of
+ * a second each), no LLM.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { BAD_SORT_DIR, EvolveProject, firstEvaluations, parseJson, readJournalEvents, type RunOutput } from '../fixtures/evolveFixtures';
+import { badSortOpsDir } from '../fixtures/badSortOps';
+import { EvolveProject, firstEvaluations, parseJson, readJournalEvents, type RunOutput } from '../fixtures/evolveFixtures';
 
 describe('peagen evolve step, list, show, best (real CLI, real evaluations)', function () {
   this.timeout(300_000);
@@ -14,7 +16,7 @@ describe('peagen evolve step, list, show, best (real CLI, real evaluations)', fu
   after(() => project.cleanup());
 
   it('step runs one generation of --children children; step --resume runs the next; list, show and best read the run back', async () => {
-    const first = await project.run(['--json', 'evolve', 'step', BAD_SORT_DIR, '--sync', '--quick', '--children', '2', '--workers', '2', '--project', project.dir]);
+    const first = await project.run(['--json', 'evolve', 'step', badSortOpsDir(), '--sync', '--quick', '--children', '2', '--workers', '2', '--project', project.dir]);
     assert.equal(first.code, 0, first.stderr);
     const one = parseJson<RunOutput>(first);
     assert.equal(one.stopReason, 'generations');
@@ -39,7 +41,7 @@ describe('peagen evolve step, list, show, best (real CLI, real evaluations)', fu
     assert.equal(show.code, 0, show.stderr);
     assert.match(show.stdout, new RegExp(`# Peagen run ${one.runId}`));
     assert.match(show.stdout, /Lineage of the best|No correct program beyond the seed/);
-    // Niches as the user reads them: bad_sort's speedup (unit x) and its structure on the default grid of a Python program.
+    // Niches as the user reads them: bad_sort_ops's speedup (unit x) and its structure on the default grid of a Python program.
     assert.match(show.stdout, /## Niches/);
     const rows = show.stdout.split('\n').filter((line) => line.startsWith('| ') && / (no maps or sets|maps|sets|maps and sets) \|/.test(line));
     assert.ok(rows.length > 0, `niche rows in:\n${show.stdout}`);
