@@ -2,12 +2,15 @@
  * A run survives its process: kill -9 in the middle (the controller runs in the CLI process
  * with --sync) or Ctrl-C, then `peagen evolve run --resume <id>` continues exactly where the
  * journal left off: the seed is not evaluated again, no child is evaluated twice, and the
- * run ends with exactly the evaluations it was asked for.
+ * run ends with exactly the evaluations it was asked for. The run is bad_sort_ops (counted
+ * instructions, a fraction of a second per evaluation): the continuation is the point, not the
+ * timing.
  */
 import * as assert from 'node:assert/strict';
 import { RunDir } from '../../daemon/evolution/controller/runDir';
 import { loadRunState } from '../../daemon/evolution/controller/loadRunState';
-import { BAD_SORT_DIR, EvolveProject, firstEvaluations, type JournalEntry, NO_CONFIRMATION, parseJson, readJournalEvents, type RunOutput, waitUntil } from '../fixtures/evolveFixtures';
+import { badSortOpsDir } from '../fixtures/badSortOps';
+import { EvolveProject, firstEvaluations, type JournalEntry, NO_CONFIRMATION, parseJson, readJournalEvents, type RunOutput, waitUntil } from '../fixtures/evolveFixtures';
 
 const LIMIT = 12;
 
@@ -39,7 +42,7 @@ describe('peagen evolve run --resume after kill -9 and Ctrl-C (real CLI, real ev
   });
   afterEach(() => project.cleanup());
 
-  const startRun = () => project.start(['evolve', 'run', BAD_SORT_DIR, ...NO_CONFIRMATION, '--sync', '--evaluations', String(LIMIT), '--quick', '--project', project.dir]);
+  const startRun = () => project.start(['evolve', 'run', badSortOpsDir(), ...NO_CONFIRMATION, '--sync', '--evaluations', String(LIMIT), '--quick', '--project', project.dir]);
 
   /** Waits until the only run of the project has journaled `count` first-round evaluations. */
   async function waitForEvaluations(count: number, exited: Promise<unknown>): Promise<string> {
