@@ -1,11 +1,14 @@
 /**
  * Budget guardrails of `peagen evolve run`, against the scripted bad_sort model on the OpenAI
  * wire: the worst-case spend is printed before the run starts, and the hard limits hold by
- * what the server actually answered, not only by what the run believes it spent.
+ * what the server actually answered, not only by what the run believes it spent. The runs are
+ * bad_sort_ops (the same program, so the same moves, judged by counted instructions in a
+ * fraction of a second): the limits are the point, not the timing.
  */
 import * as assert from 'node:assert/strict';
 import { badSortResponder } from '../fixtures/badSortMoves';
-import { BAD_SORT_DIR, EvolveProject, NO_CONFIRMATION, parseJson, type RunOutput, serverUsage } from '../fixtures/evolveFixtures';
+import { badSortOpsDir } from '../fixtures/badSortOps';
+import { EvolveProject, NO_CONFIRMATION, parseJson, type RunOutput, serverUsage } from '../fixtures/evolveFixtures';
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 
 const WORST_CASE = /worst-case spend: (\d+) LLM calls, ([\d,]+) tokens, \$(\d+\.\d\d)/;
@@ -25,7 +28,7 @@ describe('peagen evolve run budget limits (real CLI, scripted model)', function 
   });
 
   const evolve = (evaluations: number, ...limits: string[]) =>
-    project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, ...NO_CONFIRMATION, '--sync', '--quick', '--evaluations', String(evaluations), ...limits, '--project', project.dir], { OPENAI_BASE_URL: server.baseUrl });
+    project.run(['--json', 'evolve', 'run', badSortOpsDir(), ...NO_CONFIRMATION, '--sync', '--quick', '--evaluations', String(evaluations), ...limits, '--project', project.dir], { OPENAI_BASE_URL: server.baseUrl });
 
   /** The worst-case line, which must come before the run starts. */
   function worstCase(stderr: string): { calls: number; tokens: number } {
