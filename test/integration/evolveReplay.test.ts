@@ -1,13 +1,16 @@
 /**
  * `peagen evolve replay`: a finished run is re-derived from run.json, its journal and the
  * recorded LLM answers, with no model; the best program must come out byte-identical, and a
- * tampered record must be caught, never silently replayed.
+ * tampered record must be caught, never silently replayed. The runs are bad_sort_ops (bad_sort
+ * judged by counted instructions): a fraction of a second per evaluation, and a re-measurement
+ * that gives the recorded objective again, exactly.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { badSortResponder } from '../fixtures/badSortMoves';
-import { BAD_SORT_DIR, EvolveProject, NO_CONFIRMATION, parseJson, readJournalEvents, type RunOutput } from '../fixtures/evolveFixtures';
+import { badSortOpsDir } from '../fixtures/badSortOps';
+import { EvolveProject, NO_CONFIRMATION, parseJson, readJournalEvents, type RunOutput } from '../fixtures/evolveFixtures';
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 import { REPO, tempDir } from '../fixtures/paths';
 
@@ -41,8 +44,8 @@ describe('peagen evolve replay (real CLI)', function () {
   before(async () => {
     server = await startOpenAiServer({ responder: badSortResponder({ seed: 11 }), latencyMs: 10 });
     const [llm, offline] = await Promise.all([
-      project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, ...NO_CONFIRMATION, '--sync', '--quick', '--evaluations', '4', '--project', project.dir], { OPENAI_BASE_URL: server.baseUrl }),
-      project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, ...NO_CONFIRMATION, '--sync', '--quick', '--evaluations', '4', '--project', project.dir]),
+      project.run(['--json', 'evolve', 'run', badSortOpsDir(), ...NO_CONFIRMATION, '--sync', '--quick', '--evaluations', '4', '--project', project.dir], { OPENAI_BASE_URL: server.baseUrl }),
+      project.run(['--json', 'evolve', 'run', badSortOpsDir(), ...NO_CONFIRMATION, '--sync', '--quick', '--evaluations', '4', '--project', project.dir]),
     ]);
     assert.equal(llm.code, 0, llm.stderr);
     assert.equal(offline.code, 0, offline.stderr);
@@ -85,9 +88,10 @@ describe('peagen evolve replay (real CLI)', function () {
     assert.ok(json.remeasured, 'a re-measurement');
     assert.equal(json.remeasured.objectiveName, 'speedup');
     assert.equal(json.remeasured.recorded, offlineRun.best?.objective);
-    // A timing differs from run to run (±30%): assert only that the best is still correct (a non-null objective).
+    // A count does not vary from run to run: the best measures exactly what was recorded.
     assert.ok(json.remeasured.objective !== null && json.remeasured.objective > 0, `re-measured ${json.remeasured.objective}`);
-    assert.ok(Number.isFinite(json.remeasured.differencePct));
+    assert.equal(json.remeasured.objective, json.remeasured.recorded);
+    assert.equal(json.remeasured.differencePct, 0);
 
     const text = await project.run(['evolve', 'replay', offlineRun.runId, '--project', project.dir, '--sync']);
     assert.equal(text.code, 0, text.stderr);
@@ -117,7 +121,7 @@ describe('peagen evolve replay (real CLI)', function () {
     const pluginProject = new EvolveProject();
     try {
       const config = pluginProject.writeConfig({ plugins: [path.join(REPO, 'examples', 'plugins', 'hello-mutator')] });
-      const ran = await pluginProject.run(['--json', 'evolve', 'run', BAD_SORT_DIR, ...NO_CONFIRMATION, '--sync', '--quick', '--mutator', 'hello-mutator', '--evaluations', '3', '--project', pluginProject.dir]);
+      const ran = await pluginProject.run(['--json', 'evolve', 'run', badSortOpsDir(), ...NO_CONFIRMATION, '--sync', '--quick', '--mutator', 'hello-mutator', '--evaluations', '3', '--project', pluginProject.dir]);
       assert.equal(ran.code, 0, ran.stderr);
       const run = parseJson<RunOutput>(ran);
       assert.equal(run.mutator, 'hello-mutator');
