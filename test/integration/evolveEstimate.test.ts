@@ -1,7 +1,8 @@
 /**
  * EstimateRun through a real daemon: what the editor shows before it starts a run. Its
  * worst case is the one `peagen evolve run` prints for the same run, and asking creates no
- * run directory.
+ * run directory. The example is bad_sort_ops (bad_sort judged by counted instructions): the CLI
+ * run it is compared with evaluates in a fraction of a second, not seconds.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -11,8 +12,9 @@ import { RUNS_DIR } from '../../daemon/evolution/controller/runDir';
 import { DaemonClient } from '../../daemon/rpc/client';
 import { EstimateRun } from '../../shared/protocol';
 import { badSortResponder } from '../fixtures/badSortMoves';
+import { badSortOpsDir } from '../fixtures/badSortOps';
 import { DaemonProcess } from '../fixtures/daemonProcess';
-import { BAD_SORT_DIR, EvolveProject } from '../fixtures/evolveFixtures';
+import { EvolveProject } from '../fixtures/evolveFixtures';
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 
 const WORST_CASE = /worst-case spend: (\d+) LLM calls, ([\d,]+) tokens, \$(\d+\.\d\d)/;
@@ -38,7 +40,7 @@ describe('EstimateRun (real daemon)', function () {
   });
 
   it('creates nothing: no run directory, nothing under .peagen', async () => {
-    const estimate = await client.request(EstimateRun.type, { exampleDir: BAD_SORT_DIR, projectDir: project.dir, stop: { evaluations: 6 }, workers: 1, quick: true });
+    const estimate = await client.request(EstimateRun.type, { exampleDir: badSortOpsDir(), projectDir: project.dir, stop: { evaluations: 6 }, workers: 1, quick: true });
     assert.equal(estimate.mutator, 'llm-patch');
     assert.ok(estimate.worstCase, `a bounded run has a worst case: ${estimate.notes.join('\n')}`);
     assert.ok(estimate.notes.some((note) => note.includes(`${estimate.worstCase!.calls} LLM calls, ${estimate.worstCase!.tokens.toLocaleString('en-US')} tokens`)), estimate.notes.join('\n'));
@@ -47,8 +49,8 @@ describe('EstimateRun (real daemon)', function () {
 
   it('answers the same worst case the CLI prints for the identical run', async () => {
     const stop = { evaluations: 3 };
-    const estimate = await client.request(EstimateRun.type, { exampleDir: BAD_SORT_DIR, projectDir: project.dir, stop, workers: 1, quick: true });
-    const cli = await project.run(['evolve', 'run', BAD_SORT_DIR, '--sync', '--quick', '--workers', '1', '--evaluations', '3', '--project', project.dir], { OPENAI_BASE_URL: server.baseUrl });
+    const estimate = await client.request(EstimateRun.type, { exampleDir: badSortOpsDir(), projectDir: project.dir, stop, workers: 1, quick: true });
+    const cli = await project.run(['evolve', 'run', badSortOpsDir(), '--sync', '--quick', '--workers', '1', '--evaluations', '3', '--project', project.dir], { OPENAI_BASE_URL: server.baseUrl });
     assert.equal(cli.code, 0, cli.stderr);
     const match = WORST_CASE.exec(cli.stderr);
     assert.ok(match, `no worst-case line in:\n${cli.stderr}`);
@@ -61,7 +63,7 @@ describe('EstimateRun (real daemon)', function () {
   });
 
   it('offline when asked: no worst case; a bad example is refused with the reason', async () => {
-    const offline = await client.request(EstimateRun.type, { exampleDir: BAD_SORT_DIR, projectDir: project.dir, stop: { evaluations: 3 }, mutator: 'offline' });
+    const offline = await client.request(EstimateRun.type, { exampleDir: badSortOpsDir(), projectDir: project.dir, stop: { evaluations: 3 }, mutator: 'offline' });
     assert.deepEqual([offline.mutator, offline.worstCase], ['offline', null]);
     assert.ok(offline.notes.some((note) => /offline/.test(note)));
     await assert.rejects(
