@@ -2,6 +2,8 @@
  * Evolution runs served by a real daemon: `evolve run` without --sync starts the run in the
  * daemon and follows its progress; the run messages of shared/protocol.ts (what the editor's
  * Evolution view uses) answer from live and finished runs, and refuse bad requests clearly.
+ * The runs are bad_sort_ops (bad_sort judged by counted instructions, a fraction of a second
+ * per evaluation): the routing is the point, not the timing.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -10,8 +12,9 @@ import { ResponseError } from 'vscode-languageserver-protocol/node';
 import type { RunProgress } from '../../shared/evolution';
 import { GetElites, GetProgram, ListRuns, PeagenErrorCodes, StartRun, StopRun } from '../../shared/protocol';
 import { DaemonClient } from '../../daemon/rpc/client';
+import { badSortOpsDir } from '../fixtures/badSortOps';
 import { DaemonProcess } from '../fixtures/daemonProcess';
-import { BAD_SORT_DIR, EvolveProject, NO_CONFIRMATION, parseJson, type RunOutput } from '../fixtures/evolveFixtures';
+import { EvolveProject, NO_CONFIRMATION, parseJson, type RunOutput } from '../fixtures/evolveFixtures';
 
 const NO_LLM = { OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ANTHROPIC_API_KEY: '' };
 
@@ -30,7 +33,7 @@ describe('evolution runs in the daemon (real process)', function () {
   });
 
   it('evolve run without --sync runs in the daemon; list, elites and program answer from the run', async () => {
-    const result = await project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, ...NO_CONFIRMATION, '--quick', '--evaluations', '4', '--project', project.dir], { PEAGEN_HOME: daemon.home });
+    const result = await project.run(['--json', 'evolve', 'run', badSortOpsDir(), ...NO_CONFIRMATION, '--quick', '--evaluations', '4', '--project', project.dir], { PEAGEN_HOME: daemon.home });
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stderr, /started in the daemon/);
     const report = parseJson<RunOutput>(result);
@@ -74,7 +77,7 @@ describe('evolution runs in the daemon (real process)', function () {
         (error: ResponseError<unknown>) => error.code === -32602 && /a program id is the sha256 of its source/.test(error.message),
       );
       await assert.rejects(
-        client.request(StartRun.type, { exampleDir: BAD_SORT_DIR, projectDir: project.dir, resume: '../../elsewhere' }),
+        client.request(StartRun.type, { exampleDir: badSortOpsDir(), projectDir: project.dir, resume: '../../elsewhere' }),
         (error: ResponseError<unknown>) => error.code === -32602 && /a run id/.test(error.message),
       );
     } finally {
@@ -98,7 +101,7 @@ describe('evolution runs in the daemon (real process)', function () {
         seen.push(progress);
         if (progress.state === 'finished') finished();
       });
-      const started = await client.request(StartRun.type, { exampleDir: BAD_SORT_DIR, projectDir: project.dir, stop: { evaluations: 2 }, workers: 1, quick: true, mutator: 'offline' });
+      const started = await client.request(StartRun.type, { exampleDir: badSortOpsDir(), projectDir: project.dir, stop: { evaluations: 2 }, workers: 1, quick: true, mutator: 'offline' });
       assert.ok(started.notes.some((note) => /offline/.test(note)), started.notes.join('\n'));
       await done;
       const mine = seen.filter((progress) => progress.runId === started.runId);
@@ -111,7 +114,7 @@ describe('evolution runs in the daemon (real process)', function () {
         (error: ResponseError<unknown>) => error.code === -32602 && /peagen\.example\.json/.test(error.message),
       );
       await assert.rejects(
-        client.request(StartRun.type, { exampleDir: BAD_SORT_DIR, projectDir: project.dir, mutator: 'llm-patch' }),
+        client.request(StartRun.type, { exampleDir: badSortOpsDir(), projectDir: project.dir, mutator: 'llm-patch' }),
         (error: ResponseError<unknown>) => error.code === -32602 && /needs an LLM/.test(error.message),
       );
       assert.deepEqual(await client.request(StopRun.type, { runId: 'no-such-run' }), { stopping: false });
