@@ -1,10 +1,11 @@
 /**
- * `peagen evolve merge RUN... --into RUN`: two short real runs of bad_sort (offline mutator,
- * --quick) are merged with the CLI. The target's archive then holds the best elite of both
- * per niche, `evolve show` lists them, a resume continues from them and a replay replays the
- * merge. A merge that cannot be made (another example, other evaluator arguments or niches,
- * a run in use, a damaged or missing state, a misnamed run, the target among the sources) is
- * refused with exit code 2 and a message that says what to do, and leaves the target as it was.
+ * `peagen evolve merge RUN... --into RUN`: two short real runs of bad_sort_ops (bad_sort judged
+ * by counted instructions, a fraction of a second per evaluation; offline mutator, --quick) are
+ * merged with the CLI. The target's archive then holds the best elite of both per niche,
+ * `evolve show` lists them, a resume continues from them and a replay replays the merge. A
+ * merge that cannot be made (another example, other evaluator arguments or niches, a run in
+ * use, a damaged or missing state, a misnamed run, the target among the sources) is refused
+ * with exit code 2 and a message that says what to do, and leaves the target as it was.
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
@@ -14,7 +15,8 @@ import { loadRunState } from '../../daemon/evolution/controller/loadRunState';
 import type { RunReport } from '../../daemon/evolution/controller/report';
 import { RunDir } from '../../daemon/evolution/controller/runDir';
 import type { RunState } from '../../daemon/evolution/controller/RunState';
-import { BAD_SORT_DIR, type CliResult, EvolveProject, filesUnder, parseJson, readJournalEvents, type RunOutput, waitUntil } from '../fixtures/evolveFixtures';
+import { badSortOpsDir } from '../fixtures/badSortOps';
+import { type CliResult, EvolveProject, filesUnder, parseJson, readJournalEvents, type RunOutput, waitUntil } from '../fixtures/evolveFixtures';
 import { REPO, tempDir } from '../fixtures/paths';
 
 const SLOW_FIB_DIR = path.join(REPO, 'examples', 'slow_fib_js');
@@ -77,7 +79,7 @@ describe('peagen evolve merge (real CLI, real evaluations)', function () {
   before(async () => {
     const runOf = (exampleDir: string, seed: number) =>
       evolveJson('run', exampleDir, '--sync', '--quick', '--mutator', 'offline', '--evaluations', String(EVALUATIONS), '--seed', String(seed));
-    const results = await Promise.all([runOf(BAD_SORT_DIR, 2), runOf(BAD_SORT_DIR, 3), runOf(SLOW_FIB_DIR, 2)]);
+    const results = await Promise.all([runOf(badSortOpsDir(), 2), runOf(badSortOpsDir(), 3), runOf(SLOW_FIB_DIR, 2)]);
     for (const result of results) assert.equal(result.code, 0, result.stderr);
     const [first, second, fib] = results.map((result) => parseJson<RunOutput>(result));
     [target, source] = first!.best!.objective <= second!.best!.objective ? [first!, second!] : [second!, first!];
@@ -89,7 +91,7 @@ describe('peagen evolve merge (real CLI, real evaluations)', function () {
   });
 
   it('refuses runs that do not compare, naming why and what to do, and leaves the target untouched', async () => {
-    await assertRefused([otherExample.runId, '--into', target.runId], /evolved fib\.js of the example slow_fib_js .* the other bad_sort\.py of bad_sort .*merge only runs of one example measured the same way/);
+    await assertRefused([otherExample.runId, '--into', target.runId], /evolved fib\.js of the example slow_fib_js .* the other bad_sort\.py of bad_sort_ops .*merge only runs of one example measured the same way/);
     const fullInputs = editedCopy('measured-without-quick', (manifest) => (manifest.evaluatorArgs = []));
     await assertRefused([fullInputs, '--into', target.runId], /its evaluator ran with no extra arguments, the other's with --quick .* their objectives do not compare/);
     const otherNiches = editedCopy('other-niches', (manifest) => {
@@ -120,7 +122,7 @@ describe('peagen evolve merge (real CLI, real evaluations)', function () {
   });
 
   it('refuses a run in use (running, or being resumed), naming its process; a resume of it is refused too', async () => {
-    const busy = project.start(['evolve', 'run', BAD_SORT_DIR, '--sync', '--quick', '--mutator', 'offline', '--evaluations', '500', '--seed', '5', '--project', project.dir]);
+    const busy = project.start(['evolve', 'run', badSortOpsDir(), '--sync', '--quick', '--mutator', 'offline', '--evaluations', '500', '--seed', '5', '--project', project.dir]);
     let exited = false;
     void busy.exited.then(() => (exited = true));
     const known = new Set([target.runDir, source.runDir, otherExample.runDir]);
