@@ -6,13 +6,15 @@
 //   node test/runner/lane.mjs RESULT FILE...
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { resolve } from 'node:path';
 
 const require = createRequire(import.meta.url);
 const Mocha = require('mocha');
 
 const [resultFile, ...files] = process.argv.slice(2);
 const mocha = new Mocha({ timeout: 20_000, reporter: 'spec' });
-for (const file of files) mocha.addFile(file);
+// Absolute paths: mocha resolves them again when it unloads the files.
+for (const file of files) mocha.addFile(resolve(file));
 
 const fileSeconds = {};
 const failures = [];
