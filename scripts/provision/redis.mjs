@@ -137,6 +137,9 @@ export async function startRedis({ port, dir, appendonly = false, requirepassFil
       '--dir', dataDir,
       // Keyspace events are not needed (results are published by the queue's scripts).
       '--protected-mode', 'yes',
+      // Its own title would overwrite its environment in /proc, where `npm test` finds what a
+      // run started (test/runner/processes.mjs) to end it after Ctrl-C.
+      '--set-proc-title', 'no',
       ...extraArgs,
     ],
     { stdio: ['ignore', 'ignore', 'inherit'] },
