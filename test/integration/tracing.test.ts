@@ -10,13 +10,16 @@ import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Redis } from 'ioredis';
+import { badSortOpsDir } from '../fixtures/badSortOps';
 import { DaemonProcess } from '../fixtures/daemonProcess';
-import { BAD_SORT_DIR, EvolveProject, NO_CONFIRMATION, parseJson, type RunOutput } from '../fixtures/evolveFixtures';
+import { EvolveProject, NO_CONFIRMATION, parseJson, type RunOutput } from '../fixtures/evolveFixtures';
 import { startOtlpReceiver, startSilentEndpoint, type OtlpReceiver, type ReceivedSpan } from '../fixtures/otlpReceiver';
 import { tempDir } from '../fixtures/paths';
 import { startRedisServer, type RedisServer } from '../fixtures/redisServer';
 
 const NO_LLM = { OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ANTHROPIC_API_KEY: '' };
+/** bad_sort by counted instructions (badSortOps.ts): a trace follows the run's tasks, not what they measure. */
+const EXAMPLE = badSortOpsDir();
 
 /** A daemon with one-shot workers on the process executor (the fastest; isolation is not under test here). */
 async function startDaemon(daemon: DaemonProcess, env: NodeJS.ProcessEnv): Promise<void> {
@@ -24,7 +27,10 @@ async function startDaemon(daemon: DaemonProcess, env: NodeJS.ProcessEnv): Promi
   const configFile = path.join(dir, 'peagen.json');
   fs.writeFileSync(configFile, JSON.stringify({ worker: { mode: 'one-shot', concurrency: 2 } }));
   try {
-    await daemon.start(['--config', configFile], { ...NO_LLM, PEAGEN_EXECUTOR: 'process', OTEL_EXPORTER_OTLP_ENDPOINT: '', ...env });
+    // On a shared (Redis) queue a one-shot worker, a process that did not submit the task, takes
+    // an example directory only inside its roots; bad_sort_ops is laid out in a temp directory,
+    // outside the default ones (the cwd and examples/).
+    await daemon.start(['--config', configFile], { ...NO_LLM, PEAGEN_EXECUTOR: 'process', OTEL_EXPORTER_OTLP_ENDPOINT: '', PEAGEN_WORKER_ROOTS: EXAMPLE, ...env });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -42,7 +48,7 @@ async function stopGracefully(daemon: DaemonProcess): Promise<number> {
 }
 
 async function evolve(project: EvolveProject, daemon: DaemonProcess, evaluations: number): Promise<RunOutput> {
-  const result = await project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, '--quick', '--mutator', 'offline', '--evaluations', String(evaluations), ...NO_CONFIRMATION, '--project', project.dir], {
+  const result = await project.run(['--json', 'evolve', 'run', EXAMPLE, '--quick', '--mutator', 'offline', '--evaluations', String(evaluations), ...NO_CONFIRMATION, '--project', project.dir], {
     PEAGEN_HOME: daemon.home,
   });
   assert.equal(result.code, 0, `${result.stderr}\n--- daemon log ---\n${daemon.log}`);
@@ -156,7 +162,7 @@ describe('traces of evolution runs (real daemon, one-shot workers, OTLP/HTTP rec
 
   it('a run in the CLI\'s own process (--sync, no daemon) is one trace too, exported by the CLI before it exits', async () => {
     const { project } = fresh();
-    const result = await project.run(['--json', 'evolve', 'run', BAD_SORT_DIR, '--sync', '--quick', '--mutator', 'offline', '--evaluations', '3', ...NO_CONFIRMATION, '--project', project.dir], {
+    const result = await project.run(['--json', 'evolve', 'run', EXAMPLE, '--sync', '--quick', '--mutator', 'offline', '--evaluations', '3', ...NO_CONFIRMATION, '--project', project.dir], {
       ...NO_LLM,
       PEAGEN_EXECUTOR: 'process',
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
