@@ -8,8 +8,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RedisStreamsQueue } from '../../daemon/fabric/queue/redis/RedisStreamsQueue';
+import { badSortOpsDir } from '../fixtures/badSortOps';
 import { NO_CONFIRMATION } from '../fixtures/evolveFixtures';
-import { CLI, REPO, tempDir } from '../fixtures/paths';
+import { CLI, tempDir } from '../fixtures/paths';
 import { startRedisServer, type RedisServer } from '../fixtures/redisServer';
 
 /** Resolves once `read()` matches `pattern`, or rejects after `timeoutMs`. */
@@ -45,8 +46,10 @@ describe('an evolve run whose workers on the shared queue stop for good', functi
   it('takes their tasks over and finishes, saying so', async () => {
     const queueUrl = `${redis.url}?prefix=leave${process.pid}`;
     const projects = tempDir('leave-projects');
-    const project = path.join(projects, 'bad_sort');
-    fs.cpSync(path.join(REPO, 'examples', 'bad_sort'), project, { recursive: true });
+    // Counted, not timed (bad_sort_ops): each evaluation takes a fraction of a second, yet the run
+    // cannot end without the takeover, since the worker leaves while the run's first tasks wait.
+    const project = path.join(projects, 'bad_sort_ops');
+    fs.cpSync(badSortOpsDir(), project, { recursive: true });
     const worker = start(['worker', 'start', '--caps', 'cpu', '--concurrency', '1'], { PEAGEN_HOME: tempDir('leave-worker'), QUEUE_URL: queueUrl, PEAGEN_WORKER_ROOTS: projects }, projects);
     const queue = new RedisStreamsQueue(queueUrl);
     try {
