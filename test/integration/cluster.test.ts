@@ -11,9 +11,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Status } from '../../shared/protocol';
+import { badSortOpsDir } from '../fixtures/badSortOps';
 import { DaemonProcess } from '../fixtures/daemonProcess';
 import { NO_CONFIRMATION } from '../fixtures/evolveFixtures';
-import { CLI, REPO, TEST_PLUGIN, tempDir } from '../fixtures/paths';
+import { CLI, TEST_PLUGIN, tempDir } from '../fixtures/paths';
 import { type RedisServer, startRedisServer } from '../fixtures/redisServer';
 
 interface CliRun {
@@ -135,9 +136,9 @@ describe('a shared cluster: one Redis, a daemon without workers, workers elsewhe
   });
 
   it('an evolve run submitted to the daemon is served by the workers started elsewhere', async () => {
-    const example = path.join(REPO, 'examples', 'bad_sort');
+    // Counted, not timed (bad_sort_ops): the run is about who serves its tasks, not their speed.
     const out = path.join(projects, 'cluster-run');
-    fs.cpSync(example, out, { recursive: true });
+    fs.cpSync(badSortOpsDir(), out, { recursive: true });
     const run = cli(['evolve', 'run', out, ...NO_CONFIRMATION, '--evaluations', '4'], {}, out);
     assert.equal(run.status, 0, `${run.stderr}\n${workerLog.slice(-3000)}`);
     assert.match(run.stderr, /started in the daemon \(pid/, 'the run used the daemon, which runs no workers');
@@ -157,7 +158,7 @@ describe('a shared cluster: one Redis, a daemon without workers, workers elsewhe
       fs.writeFileSync(config, JSON.stringify({ daemon: { workers: false, unservedWaitMs: 4000 } }));
       const lonelyQueue = `${redis.url}?prefix=lonely${process.pid}`;
       await lonely.start(['--no-workers', '--config', config], { QUEUE_URL: lonelyQueue });
-      fs.cpSync(path.join(REPO, 'examples', 'bad_sort'), project, { recursive: true });
+      fs.cpSync(badSortOpsDir(), project, { recursive: true });
       const run = cli(['evolve', 'run', project, '--evaluations', '4'], { PEAGEN_HOME: lonely.home, QUEUE_URL: lonelyQueue }, project);
       assert.equal(run.status, 130, `${run.stderr}\n${lonely.log.slice(-3000)}`);
       assert.match(run.stderr, /no worker on the queue serves mutate tasks or evaluate tasks \(none started, or they stopped\), and this daemon runs no workers: the run waits for one \(start `peagen worker start`/);
@@ -172,7 +173,7 @@ describe('a shared cluster: one Redis, a daemon without workers, workers elsewhe
   it('a run of an example the workers do not serve ends at once, saying why and what to do', async () => {
     const elsewhere = tempDir('cluster-unserved');
     try {
-      fs.cpSync(path.join(REPO, 'examples', 'bad_sort'), elsewhere, { recursive: true });
+      fs.cpSync(badSortOpsDir(), elsewhere, { recursive: true });
       const run = cli(['evolve', 'run', elsewhere, '--evaluations', '4'], {}, elsewhere);
       assert.equal(run.status, 1, run.stderr);
       assert.match(run.stderr, /failed: the evaluate task failed: path_refused: example directory ".*" is outside the directories this worker serves .* add the directory to worker\.roots in its peagen\.json or to PEAGEN_WORKER_ROOTS/);
