@@ -9,10 +9,14 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Status } from '../../shared/protocol';
 import { parseExposition, type Sample, sampleSum, sampleValue } from '../../daemon/observability/exposition';
 import { badSortResponder } from '../fixtures/badSortMoves';
+import { badSortOpsDir } from '../fixtures/badSortOps';
 import { DaemonProcess } from '../fixtures/daemonProcess';
-import { BAD_SORT_DIR, type CliProcess, EvolveProject, NO_CONFIRMATION, parseJson, readJournalEvents, type RunOutput } from '../fixtures/evolveFixtures';
+import { type CliProcess, EvolveProject, NO_CONFIRMATION, parseJson, readJournalEvents, type RunOutput } from '../fixtures/evolveFixtures';
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
 import { startRedisServer, type RedisServer } from '../fixtures/redisServer';
+
+/** bad_sort by counted instructions (badSortOps.ts): the metrics count the run's work, not its speed. */
+const EXAMPLE = badSortOpsDir();
 
 async function scrape(url: string): Promise<Sample[]> {
   const response = await fetch(url);
@@ -74,7 +78,7 @@ describe('metrics and health of a real daemon (memory queue)', function () {
       assert.equal(submitted.code, 0, submitted.stderr);
     }
     const result = await project.run(
-      ['--json', 'evolve', 'run', BAD_SORT_DIR, ...NO_CONFIRMATION, '--quick', '--mutator', 'offline', '--evaluations', '4', '--project', project.dir],
+      ['--json', 'evolve', 'run', EXAMPLE, ...NO_CONFIRMATION, '--quick', '--mutator', 'offline', '--evaluations', '4', '--project', project.dir],
       { PEAGEN_HOME: daemon.home },
     );
     assert.equal(result.code, 0, result.stderr);
@@ -108,7 +112,7 @@ describe('metrics and health of a real daemon (memory queue)', function () {
   it('an LLM run counts requests, tokens, cost and latency by model, and the token budget', async () => {
     const calls = server.requests.length;
     const result = await project.run(
-      ['--json', 'evolve', 'run', BAD_SORT_DIR, ...NO_CONFIRMATION, '--quick', '--mutator', 'llm-patch', '--evaluations', '3', '--budget-tokens', '500000', '--project', project.dir],
+      ['--json', 'evolve', 'run', EXAMPLE, ...NO_CONFIRMATION, '--quick', '--mutator', 'llm-patch', '--evaluations', '3', '--budget-tokens', '500000', '--project', project.dir],
       { PEAGEN_HOME: daemon.home },
     );
     assert.equal(result.code, 0, result.stderr);
