@@ -14,12 +14,14 @@ import { readExampleFiles } from '../../extension/evolve/exampleFiles';
 import type { RunProgress } from '../../shared/evolution';
 import { GetProgram, ListRuns, MutateProgram, PrepareSelection, ScaffoldEvaluator, StartRun } from '../../shared/protocol';
 import { replacementFromProgram } from '../../shared/selection';
+import { badSortOpsDir } from '../fixtures/badSortOps';
 import { DaemonProcess } from '../fixtures/daemonProcess';
-import { BAD_SORT_DIR } from '../fixtures/evolveFixtures';
 import { tempDir } from '../fixtures/paths';
 
 const NO_LLM = { OPENAI_API_KEY: '', OPENAI_BASE_URL: '', ANTHROPIC_API_KEY: '' };
-const TEXT = fs.readFileSync(path.join(BAD_SORT_DIR, 'bad_sort.py'), 'utf8');
+/** bad_sort by counted instructions (badSortOps.ts): these runs are about where files live, not speed. */
+const EXAMPLE = badSortOpsDir();
+const TEXT = fs.readFileSync(path.join(EXAMPLE, 'bad_sort.py'), 'utf8');
 /** Inside the file's EVOLVE-BLOCK: that block is evolved whole. */
 const REGION = { startLine: 25, endLine: 30 };
 
@@ -30,7 +32,7 @@ describe('a daemon that does not share the workspace (content over the protocol)
   // The client's paths: nothing exists there on the daemon's side.
   const clientRoot = path.join('/nonexistent-client', `ws-${process.pid}`);
   const workspace = { projectDir: clientRoot, workspaceId: `remote-${process.pid}-test` };
-  const sourceFile = path.join(clientRoot, 'examples', 'bad_sort', 'bad_sort.py');
+  const sourceFile = path.join(clientRoot, 'examples', 'bad_sort_ops', 'bad_sort.py');
 
   before(async () => {
     const { address } = await daemon.start([], NO_LLM);
@@ -60,7 +62,7 @@ describe('a daemon that does not share the workspace (content over the protocol)
   }
 
   it('Evolve Selection: the job is made from the files sent, the run is kept by the daemon, each program maps back to the client file', async () => {
-    const prepared = await client.request(PrepareSelection.type, { ...workspace, sourceFile, languageId: 'python', text: TEXT, region: REGION, example: { dir: path.dirname(sourceFile), files: readExampleFiles(BAD_SORT_DIR) } });
+    const prepared = await client.request(PrepareSelection.type, { ...workspace, sourceFile, languageId: 'python', text: TEXT, region: REGION, example: { dir: path.dirname(sourceFile), files: readExampleFiles(EXAMPLE) } });
     assert.equal(prepared.markersAdded, false, 'the file has a block holding the region');
     assert.ok(prepared.job, 'a job');
     const { runId, runDir, last } = await runToEnd({ selection: prepared.job.jobId, ...workspace, stop: { evaluations: 4 }, workers: 1, quick: true, mutator: 'offline' });
@@ -82,7 +84,7 @@ describe('a daemon that does not share the workspace (content over the protocol)
   });
 
   it('Mutate Selection: one mutation evaluated with the job, no workspace file read; scaffolds answer as content', async () => {
-    const prepared = await client.request(PrepareSelection.type, { ...workspace, sourceFile, languageId: 'python', text: TEXT, region: REGION, example: { dir: path.dirname(sourceFile), files: readExampleFiles(BAD_SORT_DIR) } });
+    const prepared = await client.request(PrepareSelection.type, { ...workspace, sourceFile, languageId: 'python', text: TEXT, region: REGION, example: { dir: path.dirname(sourceFile), files: readExampleFiles(EXAMPLE) } });
     const answer = await client.request(MutateProgram.type, { ...workspace, code: prepared.code, languageId: 'python', name: 'bad_sort.py', selection: prepared.job!.jobId, mutator: 'offline', seed: 3 });
     assert.equal(answer.mutator, 'offline');
     assert.ok(answer.proposal.ok, 'the offline mutator gives a child for this seed');
@@ -101,12 +103,12 @@ describe('a daemon that does not share the workspace (content over the protocol)
   it('refuses an unknown job, a region the daemon cannot mark, and files that would land outside the job, with the reason', async () => {
     const invalid = (pattern: RegExp) => (error: ResponseError<unknown>) => error.code === -32602 && pattern.test(error.message);
     await assert.rejects(client.request(StartRun.type, { selection: 'no-such-job', ...workspace }), invalid(/no selection job "no-such-job"/));
-    await assert.rejects(client.request(StartRun.type, { selection: 'a', exampleDir: BAD_SORT_DIR, ...workspace }), invalid(/exactly one of exampleDir and selection/));
+    await assert.rejects(client.request(StartRun.type, { selection: 'a', exampleDir: EXAMPLE, ...workspace }), invalid(/exactly one of exampleDir and selection/));
     await assert.rejects(
       client.request(PrepareSelection.type, { ...workspace, sourceFile, languageId: 'python', text: TEXT, region: { startLine: 18, endLine: 22 } }),
       invalid(/marker line: select only the lines inside/),
     );
-    const files = { ...readExampleFiles(BAD_SORT_DIR), '../../escape.py': Buffer.from('x').toString('base64') };
+    const files = { ...readExampleFiles(EXAMPLE), '../../escape.py': Buffer.from('x').toString('base64') };
     await assert.rejects(
       client.request(PrepareSelection.type, { ...workspace, sourceFile, languageId: 'python', text: TEXT, region: REGION, example: { dir: path.dirname(sourceFile), files } }),
       invalid(/not a safe relative path: "\.\.\/\.\.\/escape\.py" has an empty, "\." or "\.\." part[\s\S]*example\.files\["\.\.\/\.\.\/escape\.py"\]/),
@@ -120,7 +122,7 @@ describe('a daemon that does not share the workspace (content over the protocol)
       fs.mkdirSync(path.join(shared, '.peagen'));
       fs.writeFileSync(path.join(shared, '.peagen', 'workspace-id'), 'shared-workspace-1\n');
       const here = { projectDir: shared, workspaceId: 'shared-workspace-1' };
-      const prepared = await client.request(PrepareSelection.type, { ...here, sourceFile: path.join(shared, 'bad_sort.py'), languageId: 'python', text: TEXT, region: REGION, example: { dir: BAD_SORT_DIR, files: readExampleFiles(BAD_SORT_DIR) } });
+      const prepared = await client.request(PrepareSelection.type, { ...here, sourceFile: path.join(shared, 'bad_sort.py'), languageId: 'python', text: TEXT, region: REGION, example: { dir: EXAMPLE, files: readExampleFiles(EXAMPLE) } });
       const { runDir, last } = await runToEnd({ selection: prepared.job!.jobId, ...here, stop: { evaluations: 2 }, workers: 1, quick: true, mutator: 'offline' });
       assert.equal(last.state, 'finished', last.error);
       assert.ok(runDir.startsWith(path.join(shared, '.peagen', 'runs') + path.sep), runDir);
