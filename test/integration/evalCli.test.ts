@@ -2,11 +2,17 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as path from 'node:path';
 import type { Evaluation } from '../../shared/evaluation';
+import { badSortOpsDir } from '../fixtures/badSortOps';
 import { DaemonProcess } from '../fixtures/daemonProcess';
 import { type DockerEngine, releaseDockerEngine, useDockerEngine } from '../fixtures/dockerEngine';
 import { CLI, REPO, tempDir } from '../fixtures/paths';
 
+// bad_sort's own evaluator where its verdict is the point: the timed score in each sandbox, and
+// what it says of a candidate that calls sorted() or crashes (cheap: no timing). What only
+// exercises the CLI (the executor it picks, what it prints, the daemon path) evaluates
+// bad_sort_ops: the same program by counted instructions, in a fraction of a second.
 const BAD_SORT = path.join(REPO, 'examples', 'bad_sort');
+const OPS = badSortOpsDir();
 
 describe('peagen eval (dist/cli.js, real sandboxes)', function () {
   this.timeout(180_000);
@@ -20,8 +26,8 @@ describe('peagen eval (dist/cli.js, real sandboxes)', function () {
     await releaseDockerEngine();
   });
 
-  function evaluate(args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null; json: Evaluation & { sandbox: { executor: string; isolates: boolean; reason: string; via: string }; example: string }; stderr: string } {
-    const run = spawnSync(process.execPath, [CLI, '--json', 'eval', BAD_SORT, '--quick', ...args], {
+  function evaluate(example: string, args: string[], env: NodeJS.ProcessEnv = {}): { code: number | null; json: Evaluation & { sandbox: { executor: string; isolates: boolean; reason: string; via: string }; example: string }; stderr: string } {
+    const run = spawnSync(process.execPath, [CLI, '--json', 'eval', example, '--quick', ...args], {
       cwd: REPO,
       env: { ...process.env, PEAGEN_HOME: home, ...env },
       encoding: 'utf8',
@@ -32,7 +38,7 @@ describe('peagen eval (dist/cli.js, real sandboxes)', function () {
 
   for (const executor of ['bwrap', 'docker'] as const) {
     it(`scores the seed program in a ${executor} sandbox and says so`, () => {
-      const { code, json } = evaluate(['--executor', executor], { DOCKER_HOST: engine.dockerHost });
+      const { code, json } = evaluate(BAD_SORT, ['--executor', executor], { DOCKER_HOST: engine.dockerHost });
       assert.equal(code, 0);
       assert.equal(json.example, 'bad_sort');
       assert.equal(json.executor, executor);
@@ -45,7 +51,7 @@ describe('peagen eval (dist/cli.js, real sandboxes)', function () {
     });
 
     it(`reports a candidate that calls sorted() as incorrect in ${executor}, exit code 1`, () => {
-      const { code, json } = evaluate(['--executor', executor, '--program', path.join(BAD_SORT, 'test_candidates', 'uses_sorted.py')], {
+      const { code, json } = evaluate(BAD_SORT, ['--executor', executor, '--program', path.join(BAD_SORT, 'test_candidates', 'uses_sorted.py')], {
         DOCKER_HOST: engine.dockerHost,
       });
       assert.equal(code, 1);
@@ -55,13 +61,13 @@ describe('peagen eval (dist/cli.js, real sandboxes)', function () {
   }
 
   it('auto picks docker when an engine and the image are there', () => {
-    const { json } = evaluate([], { DOCKER_HOST: engine.dockerHost });
+    const { json } = evaluate(OPS, [], { DOCKER_HOST: engine.dockerHost });
     assert.equal(json.executor, 'docker');
     assert.match(json.sandbox.reason, /auto chose docker/);
   });
 
   it('auto falls back to bwrap, saying why docker was passed over', () => {
-    const { json } = evaluate([], { DOCKER_HOST: 'unix:///nonexistent/docker.sock' });
+    const { json } = evaluate(OPS, [], { DOCKER_HOST: 'unix:///nonexistent/docker.sock' });
     assert.equal(json.executor, 'bwrap');
     assert.match(json.sandbox.reason, /passed over: docker/);
   });
@@ -79,7 +85,7 @@ describe('peagen eval (dist/cli.js, real sandboxes)', function () {
 
   it('prints the executor name, and its long reason only with --verbose', () => {
     const human = (...flags: string[]) =>
-      spawnSync(process.execPath, [CLI, ...flags, 'eval', BAD_SORT, '--quick'], {
+      spawnSync(process.execPath, [CLI, ...flags, 'eval', OPS, '--quick'], {
         cwd: REPO,
         env: { ...process.env, PEAGEN_HOME: home, DOCKER_HOST: 'unix:///nonexistent/docker.sock' },
         encoding: 'utf8',
@@ -99,7 +105,7 @@ describe('peagen eval (dist/cli.js, real sandboxes)', function () {
     after(() => daemon.stop());
 
     const run = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-      spawnSync(process.execPath, [CLI, ...args, 'eval', BAD_SORT, '--quick'], {
+      spawnSync(process.execPath, [CLI, ...args, 'eval', OPS, '--quick'], {
         cwd: REPO,
         env: { ...process.env, PEAGEN_HOME: daemon.home, PEAGEN_EXECUTOR: '', ...env },
         encoding: 'utf8',
