@@ -15,8 +15,9 @@ import { DaemonClient } from '../../daemon/rpc/client';
 import { prepareSelection } from '../../daemon/usecases/selectionJob';
 import { readExampleFiles } from '../../extension/evolve/exampleFiles';
 import { PrepareSelection, Status } from '../../shared/protocol';
+import { badSortOpsDir } from '../fixtures/badSortOps';
 import { DaemonProcess } from '../fixtures/daemonProcess';
-import { BAD_SORT_DIR, EvolveProject, NO_CONFIRMATION, parseJson, type RunOutput } from '../fixtures/evolveFixtures';
+import { EvolveProject, NO_CONFIRMATION, parseJson, type RunOutput } from '../fixtures/evolveFixtures';
 import { CLI, REPO, tempDir } from '../fixtures/paths';
 import { startRedisServer, type RedisServer } from '../fixtures/redisServer';
 
@@ -163,8 +164,10 @@ describe('hostile requests: workspace files are checked at the RPC boundary, bef
   let client: DaemonClient;
   const clientRoot = path.join('/nonexistent-client', `ws-${process.pid}`);
   const workspace = { projectDir: clientRoot, workspaceId: `hostile-${process.pid}-test` };
-  const sourceFile = path.join(clientRoot, 'examples', 'bad_sort', 'bad_sort.py');
-  const text = fs.readFileSync(path.join(BAD_SORT_DIR, 'bad_sort.py'), 'utf8');
+  const sourceFile = path.join(clientRoot, 'examples', 'bad_sort_ops', 'bad_sort.py');
+  // bad_sort by counted instructions (badSortOps.ts): every request here is refused before a run.
+  const example = badSortOpsDir();
+  const text = fs.readFileSync(path.join(example, 'bad_sort.py'), 'utf8');
   const request = (files: Record<string, string>) => ({ ...workspace, sourceFile, languageId: 'python', text, region: { startLine: 25, endLine: 30 }, example: { dir: path.dirname(sourceFile), files } });
   const invalidParams = (pattern: RegExp) => (error: ResponseError<unknown>) => {
     assert.equal(error.code, -32602, error.message);
@@ -188,7 +191,7 @@ describe('hostile requests: workspace files are checked at the RPC boundary, bef
       ['../../escape.py', /not a safe relative path: "\.\.\/\.\.\/escape\.py" has an empty, "\." or "\.\." part/],
       ['/etc/cron.d/x', /not a safe relative path: "\/etc\/cron\.d\/x" is absolute/],
     ] as const) {
-      const files = { ...readExampleFiles(BAD_SORT_DIR), [name]: Buffer.from('x').toString('base64') };
+      const files = { ...readExampleFiles(example), [name]: Buffer.from('x').toString('base64') };
       await assert.rejects(client.request(PrepareSelection.type, request(files)), invalidParams(problem));
     }
     assert.deepEqual(snapshot(daemon.home, undefined, false), before, 'the daemon wrote nothing (no temp folder, no job)');
@@ -196,21 +199,21 @@ describe('hostile requests: workspace files are checked at the RPC boundary, bef
 
     // The use case checks again when called without the RPC schema, before it writes anything.
     const home = tempDir('selection-home');
-    const files = { ...readExampleFiles(BAD_SORT_DIR), 'evil\u0000.py': 'eA==' };
+    const files = { ...readExampleFiles(example), 'evil\u0000.py': 'eA==' };
     assert.throws(() => prepareSelection(request(files), home), /the example's file names must be safe relative paths: .*NUL/);
     assert.deepEqual([...snapshot(home).keys()], [], 'no temp folder is left in the daemon home');
     assert.deepEqual(fs.readdirSync(home), []);
   });
 
   it('100,000 files or more than 8 MB in one request are refused at once with the limit, and the daemon keeps serving', async () => {
-    const many: Record<string, string> = readExampleFiles(BAD_SORT_DIR);
+    const many: Record<string, string> = readExampleFiles(example);
     for (let i = 0; i < 100_000; i++) many[`data/f${i}.txt`] = '';
     const started = Date.now();
     await assert.rejects(client.request(PrepareSelection.type, request(many)), invalidParams(/more than 2000 files \(send fewer: keep data sets and generated files out of it\)/));
     const tookMs = Date.now() - started;
     assert.ok(tookMs < 4_000, `refused in ${tookMs} ms (a stall writes the files first)`);
 
-    const heavy = { ...readExampleFiles(BAD_SORT_DIR), 'a.bin': Buffer.alloc(4.5 * 1024 * 1024).toString('base64'), 'b.bin': Buffer.alloc(4.5 * 1024 * 1024).toString('base64') };
+    const heavy = { ...readExampleFiles(example), 'a.bin': Buffer.alloc(4.5 * 1024 * 1024).toString('base64'), 'b.bin': Buffer.alloc(4.5 * 1024 * 1024).toString('base64') };
     await assert.rejects(client.request(PrepareSelection.type, request(heavy)), invalidParams(/the example's files weigh more than 8 MB together/));
 
     const status = await client.request(Status.type);
@@ -269,7 +272,8 @@ describe('a wrong-type key in the Redis streams set (real Redis, real daemon)', 
     const echo = cli(['--json', 'task', 'submit', 'echo', '--payload', '{"message":"still served"}', '--wait', '30']);
     assert.equal(echo.status, 0, echo.stderr);
     assert.match(echo.stdout, /still served/);
-    const evaluated = cli(['--json', 'eval', BAD_SORT_DIR, '--quick']);
+    // bad_sort by counted instructions (badSortOps.ts): that an evaluation is served, not its timing.
+    const evaluated = cli(['--json', 'eval', badSortOpsDir(), '--quick']);
     assert.equal(evaluated.status, 0, `${evaluated.stderr}\n${daemon.log}`);
 
     // The printed fix works: once the key is deleted, the warning is gone and the kind runs.
