@@ -6,9 +6,11 @@ import * as assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { badSortOpsDir } from '../fixtures/badSortOps';
 import { CLI, REPO, tempDir } from '../fixtures/paths';
 
-const BAD_SORT = path.join(REPO, 'examples', 'bad_sort');
+/** bad_sort by counted instructions (badSortOps.ts): what matters is which executor ran it, not its speed. */
+const EXAMPLE = badSortOpsDir();
 
 describe('a plugin executor (peagen eval --executor NAME)', function () {
   this.timeout(120_000);
@@ -40,7 +42,7 @@ describe('a plugin executor (peagen eval --executor NAME)', function () {
   after(() => fs.rmSync(project, { recursive: true, force: true }));
 
   function evaluate(executor: string): { code: number | null; stdout: string; stderr: string } {
-    const run = spawnSync(process.execPath, [CLI, '--json', 'eval', BAD_SORT, '--quick', '--executor', executor], {
+    const run = spawnSync(process.execPath, [CLI, '--json', 'eval', EXAMPLE, '--quick', '--executor', executor], {
       cwd: project,
       env: { ...process.env, PEAGEN_HOME: path.join(project, 'home') },
       encoding: 'utf8',
