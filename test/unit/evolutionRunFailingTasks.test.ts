@@ -43,14 +43,14 @@ describe('an evolution run whose tasks keep failing', () => {
     // seen 4 × the limit of mutate tasks without the streak firing. It stops it as the last of
     // those tasks answers, not from a timer: a timer that a loaded machine delayed let the run
     // go on to the exhaustion rule (whose window is also counted in calls).
-    let reached: (() => void) | undefined;
+    const at: { limit?: () => void } = {};
     const client = scriptedClient((index) => {
-      if (index + 1 === FAILED_JOBS_STOP * 4) reached?.();
+      if (index + 1 === FAILED_JOBS_STOP * 4) at.limit?.();
       return index % 2 === 0 ? { code: 'flaky', message: 'a transient failure', retryable: true } : 'no child';
     });
     const { run, done } = startRun(client, 20);
     let outcome = 'stopped by itself';
-    reached = () => {
+    at.limit = () => {
       outcome = 'running';
       run.requestStop('evaluations');
     };
