@@ -9,9 +9,9 @@
 //    each one test.
 // 2. What the suites need, once for the whole run: Prometheus and bubblewrap (Debian's
 //    packages), a private Docker engine and its sandbox image (test/runner/fixtures.mjs).
-// 3. The unit suite and the integration files in lane processes (test/runner/lane.mjs), two at
-//    a time; then the files of test/runner/plan.mjs's ALONE list one by one with nothing beside
-//    them (they assert on measured speed or deadlines).
+// 3. The integration files in lane processes (test/runner/lane.mjs), two at a time; then the
+//    unit suite and the files of test/runner/plan.mjs's ALONE list one by one with nothing
+//    beside them (they assert on measured speed or deadlines, or rebuild the checkout).
 // 4. The VS Code end-to-end suite in a real VS Code (test/e2e/runE2E.mjs), alone.
 //
 // `soak` runs the robustness files of plan.mjs's SOAK list at full size (PEAGEN_SOAK=1), one at
@@ -57,7 +57,11 @@ for (const group of groups) {
 }
 const wants = (group) => (groups.length === 0 ? !['soak', 'bench'].includes(group) : groups.includes(group));
 /** Lanes that run side by side (PEAGEN_TEST_LANES; 1 runs everything one file at a time). */
-const LANES = Math.max(1, Number(process.env.PEAGEN_TEST_LANES ?? 2));
+const LANES = Number(process.env.PEAGEN_TEST_LANES ?? 2);
+if (!Number.isInteger(LANES) || LANES < 1) {
+  console.error(`PEAGEN_TEST_LANES=${process.env.PEAGEN_TEST_LANES}: a whole number of lanes, 1 or more`);
+  process.exit(2);
+}
 
 const RUN_ID = randomUUID();
 process.env[MARKER] = RUN_ID;
@@ -77,6 +81,7 @@ const seconds = (since) => (Date.now() - since) / 1000;
 const minutes = (value) => `${Math.floor(value / 60)}m${String(Math.round(value % 60)).padStart(2, '0')}s`;
 
 async function timed(group, work) {
+  if (stopping) return undefined;
   const started = Date.now();
   try {
     return await work();
@@ -89,6 +94,8 @@ async function timed(group, work) {
 
 /** Every child we wait for, so that Ctrl-C can end them. */
 const children = new Set();
+/** Set by Ctrl-C (or SIGTERM, SIGHUP). */
+let stopping = false;
 
 /**
  * Runs a command with its output into `logFile` (and on to ours as well with `tee`); resolves
@@ -96,6 +103,8 @@ const children = new Set();
  */
 function runChild(command, args, { logFile, env = {}, tee = false } = {}) {
   return new Promise((done) => {
+    // After Ctrl-C nothing new starts (the pools would otherwise take their next file).
+    if (stopping) return done(130);
     const out = logFile ? createWriteStream(logFile) : undefined;
     const child = spawn(command, args, {
       cwd: REPO,
@@ -119,14 +128,21 @@ function runChild(command, args, { logFile, env = {}, tee = false } = {}) {
   });
 }
 
-let stopping = false;
-async function cleanUp() {
+const signalGroups = (signal) => {
   for (const child of children) {
     try {
-      process.kill(-child.pid, 'SIGKILL');
+      process.kill(-child.pid, signal);
     } catch {
       // gone already
     }
+  }
+};
+/** Ends what is still running: after Ctrl-C, lanes get SIGTERM and 10 s to run their after hooks. */
+async function cleanUp() {
+  if (children.size > 0) {
+    signalGroups('SIGTERM');
+    for (let waited = 0; children.size > 0 && waited < 10_000; waited += 100) await new Promise((done) => setTimeout(done, 100));
+    signalGroups('SIGKILL');
   }
   await stopDockerEngine();
   const left = killMarked(RUN_ID);
@@ -149,6 +165,7 @@ async function runGate(name, script, args) {
   const started = Date.now();
   const logFile = join(scratch, `gate-${name.split(':')[0]}.log`);
   const status = await runChild(process.execPath, [join(REPO, 'node_modules', script), ...args], { logFile });
+  if (stopping) return;
   const output = readFileSync(logFile, 'utf8').trimEnd();
   console.log(`\n--- ${name}${output ? `\n${output}` : ''}`);
   if (status === 0) {
@@ -183,6 +200,8 @@ async function runLane(name, files, env = {}) {
   const resultFile = join(scratch, `lane-${id}.json`);
   const started = Date.now();
   const code = await runChild(process.execPath, [join(REPO, 'test', 'runner', 'lane.mjs'), resultFile, ...files], { logFile, env });
+  // After Ctrl-C the run reports nothing more: its scratch directory is being removed.
+  if (stopping) return;
   const took = seconds(started);
   console.log(`\n--- ${name} (${took.toFixed(1)} s)`);
   process.stdout.write(readFileSync(logFile, 'utf8'));
@@ -231,6 +250,7 @@ async function runE2E() {
   const env = existsSync(VSIX) ? { PEAGEN_E2E_VSIX: VSIX } : {};
   // Its output is streamed (the e2e driver logs its progress as it goes) and kept for the summary.
   const code = await runChild(process.execPath, [join(REPO, 'test', 'e2e', 'runE2E.mjs'), '--skip-build'], { logFile, env, tee: true });
+  if (stopping) return;
   fileSeconds.set('test/e2e (code-server + Chromium)', seconds(started));
   const lines = readFileSync(logFile, 'utf8').trim().split('\n');
   const summary = /^(\d+) passed, (\d+) failed/.exec(lines.findLast((line) => /^\d+ passed, \d+ failed/.test(line)) ?? '');
@@ -255,7 +275,8 @@ if (wants('static')) {
     console.log('\n=== static gates ===');
     await Promise.all([
       runGate('types: tsc --noEmit', 'typescript/bin/tsc', ['--noEmit', '-p', '.']),
-      runGate('lint: eslint .', 'eslint/bin/eslint.js', ['.', '--cache', '--cache-location', join(REPO, 'node_modules', '.cache', 'eslint', '')]),
+      // No --cache: its type-aware rules would keep a file's old verdict when a type it imports changes.
+      runGate('lint: eslint .', 'eslint/bin/eslint.js', ['.']),
       runGate('imports: no cycles, extension and daemon meet only in shared/, layers point one way (dependency-cruiser)', 'dependency-cruiser/bin/dependency-cruise.mjs', ['daemon', 'shared', 'extension', '--config', '.dependency-cruiser.cjs']),
     ]);
   });
@@ -286,24 +307,28 @@ if (wants('unit') || wants('integration')) {
   const previous = previousTimes();
   const byTime = (a, b) => (previous[relative(REPO, b.files[0])] ?? 0) - (previous[relative(REPO, a.files[0])] ?? 0);
   const integration = wants('integration') ? testFiles('integration') : [];
-  const alone = integration.filter((file) => ALONE.includes(relative(join(REPO, 'out', 'test', 'integration'), file)));
-  const shared = integration.filter((file) => !alone.includes(file)).map((file) => ({ ...fileJob('integration', file), env: laneEnv })).sort(byTime);
-  const jobs = [...shared];
+  const named = (file) => relative(join(REPO, 'out', 'test', 'integration'), file);
+  const unknown = ONLY.length === 0 ? ALONE.filter((name) => !integration.some((file) => named(file) === name)) : [];
+  if (wants('integration') && unknown.length > 0) fail(`test/runner/plan.mjs names integration files that do not exist: ${unknown.join(', ')}`);
+  const alone = integration.filter((file) => ALONE.includes(named(file))).map((file) => ({ ...fileJob('integration', file), env: laneEnv }));
+  const shared = integration.filter((file) => !ALONE.includes(named(file))).map((file) => ({ ...fileJob('integration', file), env: laneEnv })).sort(byTime);
   if (wants('unit')) {
     const unit = testFiles('unit');
     if (unit.length === 0) fail('unit: no tests were found: did the build run?');
     // The unit files share one lane: each is quick, and a lane's start costs more than most of them.
-    else jobs.unshift({ name: 'unit', files: unit, env: laneEnv });
+    else alone.unshift({ name: 'unit', files: unit, env: laneEnv });
   }
   if (wants('integration') && integration.length === 0) fail('integration: no tests were found: did the build run?');
-  await timed(`unit and integration, ${LANES} lanes side by side (${jobs.length} lanes)`, async () => {
-    console.log(`\n=== unit and integration: ${jobs.length} lanes, ${LANES} at a time ===`);
-    await runPool(jobs, LANES);
-  });
+  if (shared.length > 0) {
+    await timed(`integration, ${LANES} files side by side (${shared.length} files)`, async () => {
+      console.log(`\n=== integration: ${shared.length} files, ${LANES} at a time ===`);
+      await runPool(shared, LANES);
+    });
+  }
   if (alone.length > 0) {
-    await timed(`integration, one file at a time (${alone.length} files)`, async () => {
-      console.log('\n=== integration: speed and deadlines, one file at a time ===');
-      await runPool(alone.map((file) => ({ ...fileJob('integration', file), env: laneEnv })), 1);
+    await timed(`unit and integration's speed and deadline files, one at a time (${alone.length} lanes)`, async () => {
+      console.log('\n=== unit, and integration files about speed and deadlines: one at a time ===');
+      await runPool(alone, 1);
     });
   }
 }
@@ -330,6 +355,8 @@ if (wants('bench')) {
 
 if (wants('e2e')) await timed('e2e (real VS Code)', runE2E);
 
+// After Ctrl-C the signal handler ends the process (exit 130) once everything is stopped.
+if (stopping) await new Promise(() => {});
 await cleanUp();
 
 console.log('\nwhere the time went:');

@@ -20,6 +20,12 @@ const fileSeconds = {};
 const failures = [];
 const runner = await new Promise((done) => {
   const run = mocha.run(() => done(run));
+  // test/run.mjs after Ctrl-C: the current test ends, then the after hooks stop what the suites
+  // started (daemons, sandboxes, containers); the runner kills what is left 10 s later.
+  process.once('SIGTERM', () => {
+    console.log('\nSIGTERM: aborting after the current test; the after hooks run');
+    run.abort();
+  });
   // A file's time runs from its first hook or test to the next file's (mocha runs files in turn).
   let current;
   let since = Date.now();

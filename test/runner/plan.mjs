@@ -6,7 +6,10 @@
 // checkout: they run one at a time with nothing beside them, as the whole suite used to, so
 // that sharing the machine's two cores can never make them flaky.
 
-/** Integration files (compiled names, relative to out/test/integration) that run alone. */
+/**
+ * Integration files (compiled names, relative to out/test/integration) that run alone. The unit
+ * suite runs alone too: some of its files time evaluations and deadlines.
+ */
 export const ALONE = [
   // Speedups measured by the real timing path: floors, ceilings and confirmed gains.
   'evaluate.test.js',
@@ -26,6 +29,12 @@ export const ALONE = [
   'isolation.docker.test.js',
   'isolation.process.test.js',
   'warmSpawner.test.js',
+  // Bounds on time in a file otherwise about something else: a timed bad_sort score (evalCli),
+  // an init probe's speedup ceiling, a scale-down within seconds, a refusal within 4 s.
+  'evalCli.test.js',
+  'initHostile.test.js',
+  'scaleToZeroCli.test.js',
+  'trustReadback.test.js',
   // `npm install` of this checkout runs its prepare script, which builds dist/ and out/ anew:
   // a lane beside it could load a test file or a bundle while it is being rewritten.
   'cli.test.js',
