@@ -186,7 +186,8 @@ function describeOneShotCleanup(name: string, mix: Mix, setup: () => Promise<{ e
   });
 }
 
-describeOneShotCleanup('bwrap', { tasks: soakSize(200, 40), timeouts: soakSize(20, 8), cancels: soakSize(20, 8), concurrency: 4 }, async () => ({
+// Smoke sizes (npm test) keep each full run's share of tasks that time out and are cancelled.
+describeOneShotCleanup('bwrap', { tasks: soakSize(200, 60), timeouts: soakSize(20, 6), cancels: soakSize(20, 6), concurrency: 4 }, async () => ({
   executor: new BwrapExecutor(),
   childEnv: { PEAGEN_EXECUTOR: 'bwrap' },
 }));
@@ -197,7 +198,7 @@ describe('one-shot cleanup with docker', function () {
   after(async () => {
     if (engine) await releaseDockerEngine();
   });
-  describeOneShotCleanup('docker', { tasks: soakSize(40, 15), timeouts: soakSize(8, 4), cancels: soakSize(8, 4), concurrency: 3 }, async () => {
+  describeOneShotCleanup('docker', { tasks: soakSize(40, 20), timeouts: soakSize(8, 4), cancels: soakSize(8, 4), concurrency: 3 }, async () => {
     engine = await useDockerEngine();
     const { dockerHost, image, docker } = engine;
     return {
