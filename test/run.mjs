@@ -101,29 +101,25 @@ let stopping = false;
  * Runs a command with its output into `logFile` (and on to ours as well with `tee`); resolves
  * with its exit code.
  */
-function runChild(command, args, { logFile, env = {}, tee = false } = {}) {
+function runChild(command, args, { logFile, env = {}, tee = false }) {
   return new Promise((done) => {
     // After Ctrl-C nothing new starts (the pools would otherwise take their next file).
     if (stopping) return done(130);
-    const out = logFile ? createWriteStream(logFile) : undefined;
+    const out = createWriteStream(logFile);
     const child = spawn(command, args, {
       cwd: REPO,
       env: { ...process.env, ...env },
-      stdio: ['ignore', out ? 'pipe' : 'inherit', out ? 'pipe' : 'inherit'],
+      stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
     children.add(child);
-    if (out) {
-      child.stdout.pipe(out, { end: false });
-      child.stderr.pipe(out, { end: false });
-      if (tee) child.stdout.on('data', (chunk) => process.stdout.write(chunk));
-      if (tee) child.stderr.on('data', (chunk) => process.stdout.write(chunk));
-    }
+    child.stdout.pipe(out, { end: false });
+    child.stderr.pipe(out, { end: false });
+    if (tee) child.stdout.on('data', (chunk) => process.stdout.write(chunk));
+    if (tee) child.stderr.on('data', (chunk) => process.stdout.write(chunk));
     child.once('close', (code, signal) => {
       children.delete(child);
-      const finish = () => done(code ?? (signal ? 128 : 1));
-      if (out) out.end(finish);
-      else finish();
+      out.end(() => done(code ?? (signal ? 128 : 1)));
     });
   });
 }
@@ -310,8 +306,9 @@ if (wants('unit') || wants('integration')) {
   const named = (file) => relative(join(REPO, 'out', 'test', 'integration'), file);
   const unknown = ONLY.length === 0 ? ALONE.filter((name) => !integration.some((file) => named(file) === name)) : [];
   if (wants('integration') && unknown.length > 0) fail(`test/runner/plan.mjs names integration files that do not exist: ${unknown.join(', ')}`);
-  const alone = integration.filter((file) => ALONE.includes(named(file))).map((file) => ({ ...fileJob('integration', file), env: laneEnv }));
-  const shared = integration.filter((file) => !ALONE.includes(named(file))).map((file) => ({ ...fileJob('integration', file), env: laneEnv })).sort(byTime);
+  const job = (file) => ({ ...fileJob('integration', file), env: laneEnv });
+  const alone = integration.filter((file) => ALONE.includes(named(file))).map(job);
+  const shared = integration.filter((file) => !ALONE.includes(named(file))).map(job).sort(byTime);
   if (wants('unit')) {
     const unit = testFiles('unit');
     if (unit.length === 0) fail('unit: no tests were found: did the build run?');
