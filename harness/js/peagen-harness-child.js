@@ -340,9 +340,19 @@ function call(request) {
 function errorName(err) {
   try {
     const name = err !== null && typeof err === 'object' ? err.name : undefined;
-    return typeof name === 'string' && /^(?:Range|Type|Syntax|Reference|Eval|URI)?Error$/.test(name) ? name : 'Error';
+    // Any identifier: the judge raises the original module's class of that name, else the
+    // built-in one, else Error (peagen-standin.js); the name itself is only a string.
+    return typeof name === 'string' && /^[A-Za-z_$][\w$]{0,99}$/.test(name) ? name : 'Error';
   } catch {
     return 'Error';
+  }
+}
+
+function errorMessage(err) {
+  try {
+    return err !== null && typeof err === 'object' && typeof err.message === 'string' ? stringSlice(err.message, 0, 2000) : '';
+  } catch {
+    return '';
   }
 }
 
@@ -367,7 +377,7 @@ function invoke(request) {
   try {
     value = ReflectApply(fn, undefined, args);
   } catch (err) {
-    error = `{"ok":false,"error":${stringify(describe(err))},"name":${stringify(errorName(err))}}`;
+    error = `{"ok":false,"error":${stringify(describe(err))},"name":${stringify(errorName(err))},"message":${stringify(errorMessage(err))}}`;
   }
   if (error === null) {
     try {

@@ -15,6 +15,10 @@
  * changed in place are changed in the caller too. What cannot cross: functions passed as
  * arguments, classes and objects with behaviour, promises.
  *
+ * standinOf(original, config) is the stand-in that IS the user's module: the trusted original,
+ * loaded in the judge, with only its evolved functions forwarded; an exception the candidate
+ * raises arrives as the original's exported error class of that name.
+ *
  *   node peagen-standin.js --names FILE   prints the names FILE exports (loaded in the child),
  *                                         for an ES-module stand-in whose exports are static.
  */
@@ -81,7 +85,7 @@ class Connection {
   }
 }
 
-function forwarder(connection, name) {
+function forwarder(connection, name, errorClasses = {}) {
   const timeoutMs = connection.config.callTimeoutMs;
   const forward = function (...args) {
     let wires;
@@ -95,11 +99,84 @@ function forwarder(connection, name) {
     for (const [key, wire] of Object.entries(reply.changed || {})) {
       if (/^\d+$/.test(key) && Number(key) < args.length) updateInPlace(args[Number(key)], plain(wire, 'a changed argument'));
     }
-    if (!reply.ok) throw new (ERRORS[reply.name] || Error)(String(reply.error).slice(0, 2000));
+    if (!reply.ok) throw judgeError(reply, errorClasses);
     return plain(reply.value, `the result of ${name}()`);
   };
   Object.defineProperty(forward, 'name', { value: name || 'default' });
   return forward;
+}
+
+/** The exception the judge sees: the original module's error class of the candidate's
+ * error's name (its tests' `assert.throws(..., RangeParserError)`), else the built-in one,
+ * else Error; built with the candidate's message. */
+function judgeError(reply, errorClasses) {
+  const name = String(reply.name);
+  const Own = Object.prototype.hasOwnProperty.call(errorClasses, name) ? errorClasses[name] : undefined;
+  const Cls = Own || (Object.prototype.hasOwnProperty.call(ERRORS, name) ? ERRORS[name] : Error);
+  const message = typeof reply.message === 'string' ? reply.message : String(reply.error).slice(0, 2000);
+  try {
+    return new Cls(message);
+  } catch {
+    return new Error(String(reply.error).slice(0, 2000));
+  }
+}
+
+/** The error classes a module exports (a CommonJS exports object or function, an ES namespace), by name. */
+function errorClassesOf(original) {
+  const found = {};
+  const look = (value) => {
+    if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return;
+    for (const key of Object.keys(value)) {
+      const own = Object.getOwnPropertyDescriptor(value, key);
+      const v = own && 'value' in own ? own.value : undefined;
+      if (typeof v === 'function' && v.prototype instanceof Error) found[v.name || key] = v;
+    }
+  };
+  look(original);
+  if (original && typeof original === 'object') look(original.default);
+  return found;
+}
+
+/**
+ * The stand-in for a trusted original module: the original's exports (classes, error types,
+ * constants, helpers), with only the evolved functions forwarded to the candidate. `evolved`
+ * names them (a function's own name: an export of that name, or module.exports / the default
+ * export when that is the function); null: every exported function. Internal calls inside the
+ * original still reach its own functions (a JavaScript binding cannot be replaced from outside).
+ */
+function standinOf(original, config) {
+  const connection = new Connection(config);
+  connection.request({ op: 'load' }, config.loadTimeoutMs);
+  const errorClasses = errorClassesOf(original);
+  const evolved = Array.isArray(config.evolved) ? config.evolved : null;
+  const isEvolved = (key, value) => typeof value === 'function' && !(value.prototype instanceof Error) &&
+    (evolved === null || evolved.includes(key) || (key === '' || key === 'default') && evolved.includes(value.name));
+  const own = (value) => (value !== null && (typeof value === 'object' || typeof value === 'function') ? Object.getOwnPropertyDescriptors(value) : {});
+  const wrap = (value, key) => {
+    const descriptors = own(value);
+    const base = isEvolved(key, value) ? forwarder(connection, key === 'default' ? 'default' : '', errorClasses) : null;
+    const api = base ?? (typeof value === 'function' ? value : Object.create(Object.getPrototypeOf(value) ?? null));
+    if (base === null && typeof value === 'function') return value;
+    for (const [name, descriptor] of Object.entries(descriptors)) {
+      if (['length', 'name', 'prototype', 'arguments', 'caller'].includes(name) && typeof api === 'function') continue;
+      if ('value' in descriptor && isEvolved(name, descriptor.value)) {
+        Object.defineProperty(api, name, { ...descriptor, value: forwarder(connection, name, errorClasses) });
+      } else {
+        Object.defineProperty(api, name, descriptor);
+      }
+    }
+    return api;
+  };
+  if (original !== null && typeof original === 'object' && Object.prototype.toString.call(original) === '[object Module]') {
+    // An ES module's namespace: its named exports and default, each forwarded when evolved.
+    const api = {};
+    for (const name of Object.keys(original)) {
+      const value = original[name];
+      api[name] = isEvolved(name, value) ? forwarder(connection, name, errorClasses) : value;
+    }
+    return api;
+  }
+  return wrap(original, '');
 }
 
 /** The stand-in's exports: forwarders for the candidate's functions, copies of its plain data. */
@@ -116,7 +193,7 @@ function standin(config) {
   return api;
 }
 
-module.exports = { standin };
+module.exports = { standin, standinOf };
 
 if (require.main === module && process.argv[2] === '--names') {
   // The names a module exports, for an ES-module stand-in (its exports are static).

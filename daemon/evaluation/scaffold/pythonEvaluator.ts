@@ -65,6 +65,7 @@ OBJECTIVE = __OBJECTIVE__  # "speed" or "score"
 INPUTS = os.path.join(HERE, "peagen_inputs.json")  # captured calls: {"source", "calls": [[arg, ...], ...]}
 DIRECTION = "maximize"
 ENTRY = "peagen_entry"  # appended below the program: turns tuples and sets into lists
+BATCH_ENTRY = "peagen_batch"  # the same over a list of calls: timing a function too quick to time one call at a time
 
 
 def _harness():
@@ -101,7 +102,11 @@ def peagen_plain(value):
 
 def peagen_entry(*args):
     return peagen_plain(%s(*args))
-''' % FUNCTION
+
+
+def peagen_batch(calls):
+    return [peagen_plain(%s(*call)) for call in calls]
+''' % (FUNCTION, FUNCTION)
 
 
 def read(path):
@@ -110,8 +115,21 @@ def read(path):
 
 
 REFERENCE_SOURCE = read(REFERENCE)
-# The candidate may import what the original program imports, nothing else.
-POLICY = harness.Policy(allowed_imports=harness.imports_of(REFERENCE_SOURCE))
+
+
+def package_of_program():
+    """The user's package the program belongs to (its relative imports resolve there, in the
+    project's copy), and the folder it is imported from; (None, None) outside a package."""
+    if PROJECT is None:
+        return None, None
+    from peagen_harness.project_tests import python_package
+    package, root = python_package(os.path.join(HERE, PROJECT), PROJECT_PROGRAM)
+    return (package, root) if package else (None, None)
+
+
+PACKAGE, PACKAGE_ROOT = package_of_program()
+# The candidate may import what the original program imports (its relative imports included), nothing else.
+POLICY = harness.Policy(allowed_imports=harness.imports_of(REFERENCE_SOURCE, PACKAGE), package=PACKAGE)
 
 
 def parameter_kinds(source):
@@ -286,9 +304,10 @@ def evaluate(args, metrics, started):
         with open(reference_file, "w", encoding="utf-8") as fh:
             fh.write(REFERENCE_SOURCE + WRAPPER)
 
-        def start(path, name):
+        def start(path, name, entry=ENTRY):
             try:
-                program = harness.Candidate(path, ENTRY, POLICY, load_timeout=30, name=name)
+                program = harness.Candidate(path, entry, POLICY, load_timeout=30, name=name,
+                                            import_paths=[PACKAGE_ROOT] if PACKAGE_ROOT else [])
             except harness.CandidateFailure as exc:
                 if name == "candidate":
                     raise
@@ -310,6 +329,12 @@ def evaluate(args, metrics, started):
                 raise harness.EvaluatorError("the reference raised on %s (%s): edit sample_args() so that timed inputs are valid" % (what, show(reply)))
             return reply
 
+        def draw_timed(trng, size, batch):
+            """One timed call's arguments: an input of size, or a batch of valid calls."""
+            if not batch:
+                return sample_args(trng, size, timed=True)
+            return ([trng.choice(valid) for _ in range(batch)],)
+
         def stop(program):
             programs.remove(program)
             program.close()
@@ -329,6 +354,7 @@ def evaluate(args, metrics, started):
         # The distinct answers of the reference: one answer to every input cannot tell a wrong
         # candidate (one that returns a constant) from a right one.
         answers = set()
+        valid = []  # the inputs the reference answers without raising: a batch draws from them
         for label, call_args, recorded in inputs:
             expected = expect(oracle, call_args)
             # == as JSON data: the record was rewritten by Node, which writes 5.0 as 5.
@@ -338,6 +364,8 @@ def evaluate(args, metrics, started):
                     "or the project changed since; re-run peagen init" % (show(expected), label, json.dumps(recorded["value"])[:200]))
             slowest_ns = max(slowest_ns, expected.wall_ns)
             raised += expected.error is not None
+            if expected.error is None:
+                valid.append(list(call_args))
             answers.add(("raised " + expected.error.split(":")[0]) if expected.error is not None
                         else json.dumps(expected.output, sort_keys=True, default=repr))
             why = differs(cand.call(*call_args, timeout=5 + 10 * expected.wall_ns / 1e9), expected)
@@ -360,15 +388,36 @@ def evaluate(args, metrics, started):
         # call drowns in the noise of starting a process, and hiding work in loading would pay.
         target_ns = 10e6 if quick else 30e6
         size = 18 if "int" in KINDS else 100
-        for _ in range(60):
-            probe = expect_timed(oracle, sample_args(trng, size, timed=True), "a timed input of size %d" % size)
-            if probe.cpu_ns >= target_ns or size >= 10**6:
-                break
-            grow = "int" not in KINDS and probe.cpu_ns < target_ns / 4
-            size = size * 2 if grow else size + max(1, size // 8)
+        batch = 0  # > 0: each timed call is a batch of that many calls drawn from valid
+        try:
+            for _ in range(60):
+                probe = expect_timed(oracle, sample_args(trng, size, timed=True), "a timed input of size %d" % size)
+                if probe.cpu_ns >= target_ns or size >= 10**6:
+                    break
+                grow = "int" not in KINDS and probe.cpu_ns < target_ns / 4
+                size = size * 2 if grow else size + max(1, size // 8)
+            too_quick = probe.cpu_ns < target_ns / 4
+        except harness.EvaluatorError:
+            if not valid:
+                raise
+            too_quick = True  # larger inputs are not valid ones (a numeral out of range): time many valid calls
+        if too_quick and valid:
+            # One call is too quick for a process's CPU clock (and a size the function refuses
+            # cannot make it slower): each timed call runs a batch of valid calls, grown until
+            # the reference needs target_ns for it.
+            oracle = start(reference_file, "reference", BATCH_ENTRY)
+            batch = 8
+            while True:
+                probe = expect_timed(oracle, draw_timed(trng, size, batch), "a batch of %d calls" % batch)
+                if probe.cpu_ns >= target_ns or batch >= 1 << 20:
+                    break
+                batch *= 2 if probe.cpu_ns < target_ns / 4 else 1.25
+                batch = int(batch)
+            metrics["timing_batch"] = batch
         slowest_ns = max(slowest_ns, probe.wall_ns)
         # A small input the reference accepts (a drawn one may be invalid, e.g. a window of 0).
-        warmup = [next((a for a in (sample_args(trng, 10) for _ in range(20)) if expect(oracle, a).error is None),
+        warmup = [draw_timed(trng, 10, 4) if batch else
+                  next((a for a in (sample_args(trng, 10) for _ in range(20)) if expect(oracle, a).error is None),
                        sample_args(trng, 10, timed=True))]
         expected_by_args = {}
         timeout = 5 + 10 * slowest_ns / 1e9
@@ -381,23 +430,24 @@ def evaluate(args, metrics, started):
         repeats = 5 if quick else 7
         budget = 20.0 if quick else 90.0
         for r in range(repeats):
-            call_args = sample_args(trng, size, timed=True)
+            call_args = draw_timed(trng, size, batch)
             expected = expect_timed(oracle, call_args, "a timed input of size %d" % size)
             expected_by_args[id(call_args)] = expected
             for warm in warmup:
                 expected_by_args[id(warm)] = expect_timed(oracle, warm, "the warm-up input")
             small = expected.output is None or isinstance(expected.output, (bool, int, float))
+            entry = BATCH_ENTRY if batch else ENTRY
             if r % 2:
-                cand, ref = start(candidate_file, "candidate"), start(reference_file, "reference")
+                cand, ref = start(candidate_file, "candidate", entry), start(reference_file, "reference", entry)
             else:
-                ref, cand = start(reference_file, "reference"), start(candidate_file, "candidate")
+                ref, cand = start(reference_file, "reference", entry), start(candidate_file, "candidate", entry)
             # Echoes of another input of the timed size warm each fresh process's memory before
             # its timed call: the first large inputs a process meets cost it page faults (1,500,
             # some 25 ms of CPU, for 52,000 ints), which its call would pay and the echoes after
             # the call would not (harness/python/peagen_harness/timing.py).
             timing = harness.time_interleaved(cand, ref, 1, lambda _round: [call_args], check=check,
                                               timeout=lambda _args: timeout, warmup=warmup,
-                                              warm_echoes=[sample_args(trng, size, timed=True)],
+                                              warm_echoes=[draw_timed(trng, size, batch)],
                                               echoes_after=2, echo_returns_input=not small, order_offset=r)
             metrics["inputs_checked"] += timing.calls_checked
             one = timing.rounds[0]

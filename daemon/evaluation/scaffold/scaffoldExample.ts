@@ -125,7 +125,7 @@ export function scaffoldFiles(input: ScaffoldInput): { files: Record<string, str
     // The share of the tests that pass is the whole verdict: the harness's project_tests
     // module is the evaluator (the same one a hand-written peagen.example.json names).
     if (!input.tests) throw new Error('objective tests needs the project\'s test command');
-    config.evaluator = ['python3', '-m', 'peagen_harness.project_tests', '--tests', input.tests.command, '--project', PROJECT_COPY_DIR, '--program', input.tests.programInProject, '{program}'];
+    config.evaluator = ['python3', '-m', 'peagen_harness.project_tests', '--tests', input.tests.command, '--project', PROJECT_COPY_DIR, '--program', input.tests.programInProject, '--evolve', input.functionName, '{program}'];
     return { files: { [EXAMPLE_CONFIG_FILE]: `${JSON.stringify(config, null, 2)}\n` }, evaluator: EXAMPLE_CONFIG_FILE, config };
   }
   const settings: EvaluatorSettings = {

@@ -19,7 +19,8 @@ could only send wrong answers. What happens here makes such a takeover hard:
 
 Protocol, one line each way, first byte = operation:
   parent: b"L" + json {"path", "entry", "allowed_imports", "removed_builtins",
-                        "recursion_limit", "allowed_audit_events", "import_paths", "seed"}
+                        "recursion_limit", "allowed_audit_events", "import_paths", "seed",
+                        "package"}  (package: what the program's relative imports resolve in)
   child : {"ready": true} | {"load_error": str, "violations": [...]}
   parent: b"G"  (collect garbage; untimed)          child: {"ok": true}
   parent: b"C" + json [args]  (call the entry)      child: reply
@@ -28,7 +29,7 @@ Protocol, one line each way, first byte = operation:
   parent: b"F" + json {"fn", "args": wire, "kwargs": wire}  (call a module-level function by
           name, for the process boundary of peagen_harness.boundary)
   child : {"output": wire, "changed": {"<index or name>": wire}} |
-          {"error": str, "error_type": str, "changed": {...}}  ("changed": the container
+          {"error": str, "error_type": str, "error_args": wire, "changed": {...}}  ("changed": the container
           arguments the call changed in place, so the caller's copies can be updated)
   parent: b"D" + json [names]  (describe module-level names)
   child : {"names": {name: {"kind": "function"} | {"kind": "value", "value": wire} |
@@ -254,9 +255,18 @@ def main():
         violations.append(what)
         raise SandboxViolation("refused by the sandbox: " + what)
 
+    package = config.get("package")
+
     def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
         if level:
-            refuse("relative import")
+            # resolved against the user's package, then allowed like an absolute import
+            parts = package.split(".") if package else []
+            if level - 1 >= _len(parts):
+                refuse("relative import")
+            base = ".".join(parts[:_len(parts) - (level - 1)])
+            name = "%s.%s" % (base, name) if name else base
+            if not fromlist:
+                refuse("'import' of a relative module without 'from'")
         if name not in allowed:
             refuse("import of module %r (allowed: %s)"
                    % (name, ", ".join(sorted(allowed - {"__future__"})) or "none"))
@@ -401,6 +411,10 @@ def call_by_name(namespace, request, path):
     except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt included
         reply["error"] = _exception_text(exc, path)
         reply["error_type"] = _type(exc).__name__ if isinstance(exc, Exception) else "BaseException"
+        try:  # its arguments, so that the judge can raise the original's class of that name with them
+            reply["error_args"] = to_wire(list(exc.args)) if _type(exc.args) is tuple else None
+        except BaseException:  # noqa: BLE001 - not plain data: the text alone crosses
+            pass
     else:
         try:
             reply["output"] = to_wire(out)

@@ -1,20 +1,28 @@
 """The process boundary between a judge (a project's tests, an OpenEvolve evaluator.py) and the
-candidate it judges: the judge imports a stand-in module whose functions forward each call to
-the candidate, which runs in a locked-down process of its own (the speed harness's child:
-restricted built-ins, the reference's imports only, an audit hook, no files, no stdout).
+candidate it judges: the judge imports a stand-in module in place of the program, in which
+only the EVOLVED functions forward each call to the candidate, which runs in a locked-down
+process of its own (the speed harness's child: restricted built-ins, the reference's imports
+only, an audit hook, no files, no stdout).
 
     plan = write_standin("project/stats.py", "candidate.py", reference_path="original/stats.py")
-    # the judge's `from stats import mean` now gets a forwarder; plan.unsupported says what not
+    # the judge's `from stats import mean, StatsError` gets a forwarder and the original's class
+
+With a reference (the trusted original), the stand-in IS the user's module: the original's
+source runs in it, so its classes, exceptions, constants, helpers and relative imports are the
+original's, and then the evolved functions (those inside EVOLVE-BLOCK markers; every top-level
+function when there are none) are replaced by forwarders. Without one, only module-level
+functions are forwarded and plain-data values copied from the candidate.
 
 Only plain data of exact built-in types crosses back (_child.to_wire): no subclass, nothing
 with behaviour, so the candidate's code never runs in the judge. Its exit, exec, signals,
-threads and printing stay in its own process; an exception it raises arrives as the built-in
-exception of that name (so `assertRaises(ValueError)` still works) or as CandidateRaised.
+threads and printing stay in its own process; an exception it raises arrives as the module's
+exception class of that name (the original's), else the built-in one (so `assertRaises(ValueError)`
+still works), with its arguments when they are plain data; anything else is CandidateRaised.
 Containers a call changes in place (a list sorted in place) are changed in the caller too.
 
-What a stand-in cannot carry (the plan's `unsupported`): classes and other objects defined by
-the module, generators and coroutines, callbacks passed as arguments, and module state the
-judge reads after a call changed it (it sees the values as they were when it imported).
+What a stand-in cannot carry (the plan's `unsupported`): an evolved class, generator or
+coroutine, callbacks or objects passed as arguments, and module state the judge reads after a
+call changed it in the candidate's process.
 """
 from __future__ import annotations
 
@@ -28,6 +36,7 @@ from typing import Any, Dict, Iterable, List, Optional
 
 from ._child import WireError, from_wire, to_wire
 from .candidate import Candidate, CandidateFailure
+from .boundary_names import evolved_names
 from .policy import Policy, imports_of
 
 HARNESS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -65,9 +74,30 @@ class StandinPlan:
         return self.functions + self.values
 
 
+def plan_original(reference: str, evolved: Optional[Iterable[str]]) -> StandinPlan:
+    """The plan of a stand-in that is the original module with its evolved functions forwarded
+    (`evolved` None: every top-level function)."""
+    plan = StandinPlan()
+    wanted = None if evolved is None else set(evolved)
+    for node in ast.parse(reference).body:
+        name = getattr(node, "name", None)
+        if name is None or (wanted is not None and name not in wanted):
+            continue
+        if isinstance(node, ast.FunctionDef):
+            if any(isinstance(inner, (ast.Yield, ast.YieldFrom)) for inner in ast.walk(node)):
+                plan.unsupported_names[name] = "%s() is an evolved generator (its values cannot be forwarded one by one)" % name
+            else:
+                plan.functions.append(name)
+        elif isinstance(node, ast.AsyncFunctionDef):
+            plan.unsupported_names[name] = "%s() is an evolved coroutine function" % name
+        elif isinstance(node, ast.ClassDef) and wanted is not None:
+            plan.unsupported_names[name] = "class %s is evolved (a class cannot be forwarded)" % name
+    return plan
+
+
 def plan_module(source: str) -> StandinPlan:
-    """The stand-in plan for a module with this source (the reference's: what the judge was
-    written against)."""
+    """The stand-in plan for a module with this source when there is no trusted original to
+    run in the judge: its functions forwarded, its values copied."""
     plan = StandinPlan()
     for node in ast.parse(source).body:
         if isinstance(node, ast.FunctionDef):
@@ -102,21 +132,37 @@ del _peagen_sys, _peagen_install_standin
 
 def write_standin(dest_path: str, candidate_path: str, *, reference_path: Optional[str] = None,
                   allowed_imports: Optional[Iterable[str]] = None, module_name: str = "program",
-                  call_timeout: float = 60.0, load_timeout: float = 30.0, seed: Optional[int] = None) -> StandinPlan:
-    """Writes at `dest_path` a module that stands in for `candidate_path`. The plan (which
-    names it offers) and the import allow-list come from the reference when given (the
-    trusted original the judge was written for), else from the candidate's own source. `seed`
-    seeds the candidate's `random` in its process, so that an evaluation is reproducible."""
+                  call_timeout: float = 60.0, load_timeout: float = 30.0, seed: Optional[int] = None,
+                  evolved: Optional[Iterable[str]] = None, package: Optional[str] = None,
+                  import_paths: Iterable[str] = ()) -> StandinPlan:
+    """Writes at `dest_path` a module that stands in for `candidate_path`. With a reference
+    (the trusted original the judge was written for) the stand-in runs the original and
+    forwards its evolved functions: `evolved` names them, else the EVOLVE-BLOCK markers of the
+    reference or of the candidate do, else every top-level function is. The import allow-list
+    is the reference's; `package` and `import_paths` let the candidate's process resolve the
+    relative imports the original makes (the user's package, read from the original project).
+    `seed` seeds the candidate's `random` in its process, so that an evaluation is reproducible."""
     with open(reference_path or candidate_path, encoding="utf-8") as fh:
         source = fh.read()
-    plan = plan_module(source)
+    if reference_path is not None:
+        if evolved is None:
+            evolved = evolved_names(source)
+        if evolved is None:
+            with open(candidate_path, encoding="utf-8", errors="replace") as fh:
+                evolved = evolved_names(fh.read())
+        plan = plan_original(source, evolved)
+    else:
+        plan = plan_module(source)
     config = {
         "candidate": os.path.abspath(candidate_path),
+        "original": os.path.abspath(reference_path) if reference_path is not None else None,
         "module": module_name,
         "functions": plan.functions,
         "values": plan.values,
         "unsupported": plan.unsupported_names,
-        "allowed_imports": sorted(imports_of(source) if allowed_imports is None else allowed_imports),
+        "allowed_imports": sorted(imports_of(source, package) if allowed_imports is None else allowed_imports),
+        "package": package,
+        "import_paths": [os.path.abspath(p) for p in import_paths],
         "call_timeout": call_timeout,
         "load_timeout": load_timeout,
         "seed": seed,
@@ -130,20 +176,34 @@ def install_standin(namespace: Dict[str, Any], config_text: str) -> None:
     """Fills the stand-in module's namespace (called by the file write_standin wrote): starts
     the candidate's process, forwards its functions, copies its plain-data values."""
     config = json.loads(config_text)
+    original = config.get("original")
+    if original:
+        # The user's module as it is (trusted): its classes, exceptions, constants and helpers.
+        with open(original, encoding="utf-8") as fh:
+            code = compile(fh.read(), original, "exec", dont_inherit=True)
+        exec(code, namespace)  # noqa: S102 - the trusted original, never the candidate
+    policy = Policy(allowed_imports=frozenset(config["allowed_imports"]), package=config.get("package"))
     try:
-        program = Candidate(config["candidate"], None, Policy(allowed_imports=frozenset(config["allowed_imports"])),
-                            load_timeout=config["load_timeout"], name="candidate", own_session=False,
-                            seed=config.get("seed"))
+        program = Candidate(config["candidate"], None, policy, load_timeout=config["load_timeout"], name="candidate",
+                            own_session=False, seed=config.get("seed"), import_paths=config.get("import_paths") or ())
     except CandidateFailure as exc:
         raise ImportError("%s (run in a process of its own by Peagen)" % exc) from None
     atexit.register(program.close)
     timeout = float(config["call_timeout"])
-    described = program.request(b"D", config["functions"] + config["values"], timeout, "describing the module")
     unsupported = dict(config["unsupported"])
+    module = namespace.get("__name__", config["module"])
+    if original:
+        for name in config["functions"]:
+            namespace[name] = _forwarder(program, name, module, timeout, namespace)
+        for name in unsupported:
+            namespace.pop(name, None)  # the candidate's version cannot be carried: never the original's instead
+        described = {}
+    else:
+        described = program.request(b"D", config["functions"] + config["values"], timeout, "describing the module")
     for name, what in (described.get("names") or {}).items():
         kind = what.get("kind") if isinstance(what, dict) else None
         if kind == "function":
-            namespace[name] = _forwarder(program, name, namespace.get("__name__", config["module"]), timeout)
+            namespace[name] = _forwarder(program, name, module, timeout, namespace)
         elif kind == "value":
             try:
                 namespace[name] = from_wire(what.get("value"))
@@ -155,7 +215,7 @@ def install_standin(namespace: Dict[str, Any], config_text: str) -> None:
     def __getattr__(name: str) -> Any:
         if name in unsupported:
             raise AttributeError("%s: Peagen runs the candidate in a process of its own and this stand-in "
-                                 "forwards only module-level functions and plain data; see docs/trust.md "
+                                 "forwards only functions and plain data; see docs/trust.md "
                                  "for the in-process mode" % unsupported[name])
         raise AttributeError("module %r has no attribute %r" % (namespace.get("__name__"), name))
 
@@ -163,9 +223,9 @@ def install_standin(namespace: Dict[str, Any], config_text: str) -> None:
     namespace["__peagen_standin__"] = {"unsupported": sorted(unsupported.values())}
 
 
-def _forwarder(program: Candidate, name: str, module: str, timeout: float) -> Any:
+def _forwarder(program: Candidate, name: str, module: str, timeout: float, namespace: Dict[str, Any]) -> Any:
     def forward(*args: Any, **kwargs: Any) -> Any:
-        return call(program, name, args, kwargs, timeout)
+        return call(program, name, args, kwargs, timeout, namespace)
 
     forward.__name__ = forward.__qualname__ = name
     forward.__module__ = module
@@ -173,7 +233,8 @@ def _forwarder(program: Candidate, name: str, module: str, timeout: float) -> An
     return forward
 
 
-def call(program: Candidate, name: str, args: tuple, kwargs: Dict[str, Any], timeout: float) -> Any:
+def call(program: Candidate, name: str, args: tuple, kwargs: Dict[str, Any], timeout: float,
+         namespace: Optional[Dict[str, Any]] = None) -> Any:
     """Calls `name` in the candidate's process; returns plain data, updates the container
     arguments it changed in place, raises what it raised (see the module's docstring)."""
     try:
@@ -193,7 +254,11 @@ def call(program: Candidate, name: str, args: tuple, kwargs: Dict[str, Any], tim
         _update_in_place(target, value)
     if "error" in reply:
         text = str(reply.get("error"))[:2000]
-        raise _exception(str(reply.get("error_type")), text)
+        try:
+            error_args = from_wire(reply["error_args"]) if reply.get("error_args") is not None else None
+        except WireError:
+            error_args = None
+        raise _exception(str(reply.get("error_type")), text, error_args, namespace or {})
     if "output" not in reply:
         program.kill()
         raise CandidateFailure("the candidate's process answered garbage")
@@ -211,11 +276,16 @@ def _update_in_place(target: Any, value: Any) -> None:
         target.update(value)
 
 
-def _exception(type_name: str, text: str) -> Exception:
-    cls = BUILTIN_EXCEPTIONS.get(type_name)
+def _exception(type_name: str, text: str, args: Optional[list], namespace: Dict[str, Any]) -> Exception:
+    """The exception the judge sees for one the candidate raised: the module's class of that
+    name (the original's: the tests' `assertRaises(roman.OutOfRangeError)`), else the built-in
+    one, built with the candidate's arguments when they are plain data, else with its text."""
+    own = namespace.get(type_name)
+    cls = own if isinstance(own, type) and issubclass(own, Exception) else BUILTIN_EXCEPTIONS.get(type_name)
     if cls is not None:
-        try:
-            return cls(text)
-        except Exception:  # noqa: BLE001 - e.g. UnicodeDecodeError takes five arguments
-            pass
+        for attempt in ((tuple(args),) if type(args) is list else ()) + ((text,),):
+            try:
+                return cls(*attempt)
+            except Exception:  # noqa: BLE001 - e.g. UnicodeDecodeError takes five arguments
+                continue
     return CandidateRaised(text)

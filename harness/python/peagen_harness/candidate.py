@@ -13,7 +13,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from .policy import Policy
 
@@ -63,7 +63,7 @@ class Candidate:
     def __init__(self, path: str, entry: Optional[str], policy: Optional[Policy] = None, *,
                  load_timeout: float = 10.0, name: str = "program",
                  python: str = sys.executable, child_script: str = CHILD, own_session: bool = True,
-                 seed: Optional[int] = None):
+                 seed: Optional[int] = None, import_paths: Sequence[str] = ()):
         self.name = name
         self.policy = policy or Policy()
         self._stderr_tail = bytearray()
@@ -86,7 +86,9 @@ class Candidate:
             "removed_builtins": sorted(self.policy.forbidden_names),
             "recursion_limit": self.policy.recursion_limit,
             "allowed_audit_events": sorted(self.policy.allowed_audit_events),
-            "import_paths": _environment_paths(),
+            # the user's package (for the relative imports the policy allows), then the example's packages
+            "import_paths": [os.path.abspath(p) for p in import_paths] + _environment_paths(),
+            "package": self.policy.package,
             "seed": seed,  # seeds the program's `random` (when it may import it)
         }
         first = self._decode(self._exchange(b"L" + json.dumps(config).encode(), load_timeout,

@@ -7,7 +7,7 @@ import ast
 import importlib
 import types
 from dataclasses import dataclass, field
-from typing import FrozenSet, List, Mapping
+from typing import FrozenSet, List, Mapping, Optional
 
 # Names no program may use, with the message the static check gives.
 ALWAYS_BANNED = {
@@ -38,22 +38,40 @@ class Policy:
     forbidden_modules: Mapping[str, str] = field(default_factory=dict)
     recursion_limit: int = 10000
     allowed_audit_events: FrozenSet[str] = frozenset()
+    #: The package the program lives in (e.g. "roman" for roman/core.py): its relative imports
+    #: resolve against it and are then allowed like absolute ones. None: none is allowed.
+    package: Optional[str] = None
 
     def check_source(self, source: str) -> List[str]:
         """Human-readable violations of this policy in `source` (empty when acceptable)."""
         return static_check(source, self)
 
 
-def imports_of(source: str) -> FrozenSet[str]:
+def resolve_relative(module: Optional[str], level: int, package: Optional[str]) -> Optional[str]:
+    """The absolute name of `from .module import ...` (level dots) in `package`, or None when
+    it reaches above the package (or there is none)."""
+    if not package:
+        return None
+    parts = package.split(".")
+    if level - 1 >= len(parts):
+        return None
+    base = ".".join(parts[:len(parts) - (level - 1)])
+    return "%s.%s" % (base, module) if module else base
+
+
+def imports_of(source: str, package: Optional[str] = None) -> FrozenSet[str]:
     """The modules `source` imports (absolute imports, and `module.name` for each name imported
-    from a module): what a candidate of this original may import."""
+    from a module; relative ones resolved in `package`): what a candidate of this original may
+    import."""
     names = set()
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            names.add(node.module)
-            names.update("%s.%s" % (node.module, alias.name) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            module = node.module if not node.level else resolve_relative(node.module, node.level, package)
+            if module:
+                names.add(module)
+                names.update("%s.%s" % (module, alias.name) for alias in node.names)
     return frozenset(names)
 
 
@@ -115,7 +133,10 @@ def static_check(source: str, policy: Policy) -> List[str]:
         elif isinstance(node, ast.ImportFrom):
             mod = node.module or ""
             if node.level:
-                bad(node, "relative imports are not allowed")
+                mod = resolve_relative(node.module, node.level, policy.package) or ""
+            if node.level and not mod:
+                bad(node, "relative imports are not allowed" if not policy.package
+                    else "the relative import reaches above the package %s" % policy.package)
             elif not refuse_module(node, mod, "import from") and mod != "__future__":
                 for alias in node.names:
                     name = alias.name

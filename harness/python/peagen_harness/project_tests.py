@@ -47,6 +47,7 @@ import time
 from dataclasses import dataclass, field
 from typing import List, Optional, Tuple
 
+from .boundary_names import evolved_names
 from .timing import EvaluatorError
 
 SKIPPED_DIRS = ("__pycache__", ".peagen", "node_modules", ".git")
@@ -91,20 +92,35 @@ def boundary_supported(program: str) -> bool:
     return program.endswith(".py") or program.endswith(JS_EXTENSIONS)
 
 
+def python_package(project_dir: str, program: str) -> Tuple[Optional[str], str]:
+    """The package `program` (a path inside the project) belongs to, by its __init__.py files
+    ("pkg.sub" for pkg/sub/mod.py), and the folder that package is imported from."""
+    parts = program.replace(os.sep, "/").split("/")[:-1]
+    package: List[str] = []
+    while parts and os.path.isfile(os.path.join(project_dir, *parts, "__init__.py")):
+        package.insert(0, parts.pop())
+    return (".".join(package) or None), os.path.join(project_dir, *parts)
+
+
 def place_program(copy: str, program: str, candidate: str, reference: str, boundary: bool, timeout: float,
-                  seed: Optional[int] = None) -> None:
-    """Puts the program under test at `program` in the project's copy: a stand-in that forwards
-    to the candidate in its own process (boundary), or the candidate's file itself."""
+                  seed: Optional[int] = None, project_dir: Optional[str] = None,
+                  evolved: Optional[List[str]] = None) -> None:
+    """Puts the program under test at `program` in the project's copy: a stand-in (the
+    original module, its evolved functions forwarded to the candidate in its own process,
+    boundary), or the candidate's file itself. The candidate's process resolves the original's
+    relative imports in the original project (`project_dir`), never in the copy with the stand-in."""
     target = os.path.join(copy, program)
     os.makedirs(os.path.dirname(target), exist_ok=True)
     if not boundary:
         shutil.copyfile(candidate, target)
     elif program.endswith(".py"):
         from .boundary import write_standin
+        package, root = python_package(project_dir or os.path.dirname(reference), program)
         write_standin(target, candidate, reference_path=reference, module_name=os.path.basename(program)[:-3],
-                      call_timeout=timeout, seed=seed)
+                      call_timeout=timeout, seed=seed, evolved=evolved, package=package,
+                      import_paths=[root] if package else [])
     else:
-        _write_js_standin(target, candidate, reference, timeout)
+        _write_js_standin(target, candidate, reference, timeout, evolved)
 
 
 def _js_imports(source: str) -> List[str]:
@@ -114,27 +130,42 @@ def _js_imports(source: str) -> List[str]:
     return sorted(set(found))
 
 
-def _write_js_standin(target: str, candidate: str, reference: str, timeout: float) -> None:
+ORIGINAL_PREFIX = ".peagen-original-"
+
+
+def _write_js_standin(target: str, candidate: str, reference: str, timeout: float,
+                      evolved: Optional[List[str]] = None) -> None:
+    """The JavaScript stand-in: the trusted original, beside it in the copy (so that its own
+    relative requires resolve there), loaded by the judge with its evolved exports forwarded."""
     with open(reference, encoding="utf-8") as fh:
         source = fh.read()
-    config = {"candidate": os.path.abspath(candidate), "allow": _js_imports(source),
+    if evolved is None:
+        with open(candidate, encoding="utf-8", errors="replace") as fh:
+            evolved = evolved_names(fh.read(), javascript=True)
+    config = {"candidate": os.path.abspath(candidate), "allow": _js_imports(source), "evolved": evolved,
               "callTimeoutMs": int(timeout * 1000), "loadTimeoutMs": 30_000}
     harness = os.path.join(HARNESS_JS, "peagen-standin.js")
-    esm = target.endswith(".mjs") or re.search(r"^\s*export\s", source, re.MULTILINE) is not None
-    head = "// Written by Peagen: a stand-in for the program under evaluation, which runs in a process of its own.\n"
+    original = os.path.join(os.path.dirname(target), ORIGINAL_PREFIX + os.path.basename(target))
+    shutil.copyfile(reference, original)
+    relative = "./" + os.path.basename(original)
+    esm = target.endswith(".mjs") or (not target.endswith(".cjs") and re.search(r"^\s*(?:export|import)\s", source, re.MULTILINE) is not None)
+    head = "// Written by Peagen: a stand-in for the program under evaluation; its evolved functions run in a process of their own.\n"
     if not esm:
-        text = "'use strict';\n%smodule.exports = require(%s).standin(%s);\n" % (head, json.dumps(harness), json.dumps(config))
+        text = "'use strict';\n%smodule.exports = require(%s).standinOf(require(%s), %s);\n" % (
+            head, json.dumps(harness), json.dumps(relative), json.dumps(config))
     else:
-        # An ES module's exports are static: their names are read from the reference, loaded in the child.
-        listed = subprocess.run(["node", harness, "--names", reference, json.dumps(config["allow"])],
-                                capture_output=True, text=True, timeout=60)
+        # An ES module's exports are static: their names are read from the original (trusted), loaded here.
+        listed = subprocess.run(["node", "--input-type=module", "-e",
+                                 "const m = await import(%s); process.stdout.write(JSON.stringify(Object.keys(m)))"
+                                 % json.dumps("file://" + os.path.abspath(original))],
+                                capture_output=True, text=True, timeout=60, cwd=os.path.dirname(original))
         try:
             names = [n for n in json.loads(listed.stdout) if re.match(r"^[A-Za-z_$][\w$]*$", n)]
         except ValueError:
             raise EvaluatorError("cannot list the exports of the original program: %s" % listed.stderr[-500:]) from None
         named = [n for n in names if n != "default"]
-        text = "%simport { createRequire } from 'node:module';\nconst api = createRequire(import.meta.url)(%s).standin(%s);\n" % (
-            head, json.dumps(harness), json.dumps(config))
+        text = "%simport * as original from %s;\nimport { createRequire } from 'node:module';\n" % (head, json.dumps(relative))
+        text += "const api = createRequire(import.meta.url)(%s).standinOf(original, %s);\n" % (json.dumps(harness), json.dumps(config))
         if named:
             text += "export const { %s } = api;\n" % ", ".join(named)
         if "default" in names:
@@ -229,7 +260,8 @@ def _failure_name(test: str, outcome: Optional[str]) -> str:
 
 def judge(command: str, project_dir: str, program: str, candidate: str, *, reference: Optional[str] = None,
           expected: Optional[List[str]] = None, boundary: bool = True, timeout: float = 300,
-          call_timeout: float = 60, seed: Optional[int] = None) -> Tuple[TestRun, Outcomes]:
+          call_timeout: float = 60, seed: Optional[int] = None,
+          evolved: Optional[List[str]] = None) -> Tuple[TestRun, Outcomes]:
     """The project's tests in a fresh copy of it, with `candidate` as `program` (behind the
     process boundary unless told otherwise); counted against `expected` (see count())."""
     work = tempfile.mkdtemp(prefix="peagen-tests-")
@@ -239,7 +271,8 @@ def judge(command: str, project_dir: str, program: str, candidate: str, *, refer
         private = os.path.join(work, "candidate" + os.path.splitext(program)[1])
         shutil.copyfile(candidate, private)
         place_program(copy, program, private, reference or os.path.join(project_dir, program),
-                      boundary and boundary_supported(program), min(timeout, call_timeout), seed)
+                      boundary and boundary_supported(program), min(timeout, call_timeout), seed,
+                      project_dir=project_dir, evolved=evolved)
         run = run_tests(command, copy, os.path.join(work, "report"), timeout)
         return count(run, expected, timeout), run
     finally:
@@ -266,6 +299,9 @@ def main() -> int:
                         help="seconds one call of the candidate may take behind the process boundary")
     parser.add_argument("--in-process", action="store_true",
                         help="run the candidate inside the tests' process (weaker: see docs/trust.md)")
+    parser.add_argument("--evolve", default=None,
+                        help="the evolved functions, comma-separated (default: those inside the program's "
+                             "EVOLVE-BLOCK markers, else every top-level function); the rest is the original's")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--quick", action="store_true")
     args = parser.parse_args()
@@ -281,15 +317,19 @@ def main() -> int:
             source = fh.read()
         if original.endswith(".py"):
             # Cheap rejection before any test runs: what the candidate may import and call.
-            policy = Policy(allowed_imports=imports_of(reference_source))
+            package = python_package(args.project, args.program)[0]
+            policy = Policy(allowed_imports=imports_of(reference_source, package), package=package)
             tolerated = {p.split(": ", 1)[-1] for p in policy.check_source(reference_source)}
             problems = [p for p in policy.check_source(source) if p.split(": ", 1)[-1] not in tolerated]
             if problems:
                 emit_verdict(False, 0, "maximize", metrics, "rejected by the static check: " + "; ".join(problems[:5]))
                 return 0
+        evolved = [n for n in args.evolve.split(",") if n] if args.evolve is not None \
+            else evolved_names(source, javascript=not original.endswith(".py"))
         boundary = boundary_supported(args.program) and not args.in_process
         reference, reference_run = judge(args.tests, args.project, args.program, original, boundary=boundary,
-                                         timeout=args.timeout, call_timeout=args.call_timeout, seed=args.seed)
+                                         timeout=args.timeout, call_timeout=args.call_timeout, seed=args.seed,
+                                         evolved=evolved)
         fallback = None
         if boundary and reference.passed < reference.total and BOUNDARY_TROUBLE.search(reference_run.output):
             # The original itself fails tests because of the boundary: do they pass in their own process?
@@ -304,7 +344,8 @@ def main() -> int:
                 boundary, reference, reference_run = False, inside, inside_run
         expected = list(reference_run.tests) or None
         run = judge(args.tests, args.project, args.program, args.candidate, reference=original, expected=expected,
-                    boundary=boundary, timeout=args.timeout, call_timeout=args.call_timeout, seed=args.seed)[0]
+                    boundary=boundary, timeout=args.timeout, call_timeout=args.call_timeout, seed=args.seed,
+                    evolved=evolved)[0]
         tie = 0.01 * reference.cpu_seconds / max(1e-9, reference.cpu_seconds + run.cpu_seconds)
         metrics.update(tests_passed=run.passed, tests_total=run.total, tests_cpu_ms=round(run.cpu_seconds * 1000, 3),
                        reference_tests_passed=reference.passed, process_boundary=1 if boundary else 0,

@@ -120,11 +120,83 @@ class StandInTest(unittest.TestCase):
             with self.assertRaises(CandidateFailure):
                 mod.die()
 
-    def test_what_the_reference_has_and_a_stand_in_cannot_carry_is_named(self):
-        with StandIn("def f():\n    return 1\n", reference="class Box:\n    pass\n\n\ndef f():\n    return 0\n") as mod:
+    def test_an_evolved_class_cannot_be_carried_and_is_named(self):
+        reference = "# EVOLVE-BLOCK-START\nclass Box:\n    pass\n\n\ndef f():\n    return 0\n# EVOLVE-BLOCK-END\n"
+        with StandIn("def f():\n    return 1\n", reference=reference) as mod:
             self.assertEqual(mod.f(), 1)
-            with self.assertRaisesRegex(AttributeError, "class Box: Peagen runs the candidate in a process of its own"):
+            with self.assertRaisesRegex(AttributeError, "class Box is evolved .*: Peagen runs the candidate in a process of its own"):
                 mod.Box  # noqa: B018
+
+    def test_the_stand_in_is_the_original_module_with_only_the_evolved_function_forwarded(self):
+        reference = """
+            import re
+
+            class OutOfRangeError(ValueError):
+                pass
+
+            ROMAN = (("X", 10), ("IX", 9), ("V", 5), ("IV", 4), ("I", 1))
+
+            # EVOLVE-BLOCK-START
+            def to_roman(n):
+                if not 0 < n < 40:
+                    raise OutOfRangeError("number out of range (must be 1..39)", n)
+                out = ""
+                for numeral, value in ROMAN:
+                    while n >= value:
+                        out += numeral
+                        n -= value
+                return out
+            # EVOLVE-BLOCK-END
+
+            def shout(n):
+                return to_roman(n).lower()
+        """
+        candidate = textwrap.dedent(reference).replace('out = ""', 'out = "" if n else "?"') + "\nHELPER = 1\n"
+        with StandIn(candidate, reference=reference) as mod:
+            self.assertIn("Forwards", mod.to_roman.__doc__)
+            self.assertEqual(mod.to_roman(14), "XIV")
+            self.assertEqual(mod.shout(9), "ix")  # the original's helper calls the forwarder
+            self.assertEqual(mod.ROMAN[0], ("X", 10))
+            with self.assertRaises(mod.OutOfRangeError) as raised:
+                mod.to_roman(99)
+            self.assertEqual(raised.exception.args, ("number out of range (must be 1..39)", 99))
+            self.assertIsInstance(raised.exception, ValueError)
+            self.assertFalse(hasattr(mod, "HELPER"))  # nothing of the candidate's module but the forwarded calls
+
+    def test_an_exception_named_like_a_module_value_that_is_not_an_exception_is_not_raised_as_it(self):
+        reference = "ROMAN = 1\n\n\ndef f():\n    return 0\n"
+        with StandIn("class ROMAN(Exception):\n    pass\n\n\ndef f():\n    raise ROMAN('x')\n", reference=reference) as mod:
+            with self.assertRaisesRegex(CandidateRaised, "ROMAN: x"):
+                mod.f()
+
+    def test_relative_imports_of_the_users_package_resolve_in_both_processes(self):
+        with tempfile.TemporaryDirectory() as root:
+            pkg = os.path.join(root, "original", "mypkg")
+            os.makedirs(pkg)
+            for name, text in (("__init__.py", "from .core import double\n"), ("util.py", "FACTOR = 2\n\n\ndef times(x, k):\n    return x * k\n"),
+                               ("core.py", "from .util import FACTOR, times\n\n\ndef double(x):\n    return times(x, FACTOR)\n")):
+                with open(os.path.join(pkg, name), "w") as fh:
+                    fh.write(text)
+            candidate = os.path.join(root, "candidate.py")
+            with open(candidate, "w") as fh:
+                fh.write("from .util import FACTOR\n\n\ndef double(x):\n    return x + x + 0 * FACTOR\n")
+            judge_pkg = os.path.join(root, "judge", "mypkg")
+            os.makedirs(judge_pkg)
+            with open(os.path.join(judge_pkg, "__init__.py"), "w") as fh:
+                fh.write("")
+            with open(os.path.join(judge_pkg, "util.py"), "w") as fh:
+                fh.write("FACTOR = 2\n\n\ndef times(x, k):\n    return x * k\n")
+            write_standin(os.path.join(judge_pkg, "core.py"), candidate, reference_path=os.path.join(pkg, "core.py"),
+                          package="mypkg", import_paths=[os.path.join(root, "original")])
+            sys.path.insert(0, os.path.join(root, "judge"))
+            try:
+                import mypkg.core as core  # noqa: PLC0415
+                self.assertEqual(core.double(21), 42)
+                self.assertIn("Forwards", core.double.__doc__)
+            finally:
+                sys.path.remove(os.path.join(root, "judge"))
+                for name in [m for m in sys.modules if m == "mypkg" or m.startswith("mypkg.")]:
+                    del sys.modules[name]
 
     def test_the_seed_makes_a_program_that_draws_numbers_reproducible(self):
         program = "import random\n\n\ndef draw():\n    return random.random()\n"
