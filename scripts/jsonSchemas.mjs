@@ -99,6 +99,12 @@ const EXAMPLE_DESCRIPTIONS = {
   'features[].from': 'objective, metric:NAME (a metric the evaluator prints), codeLength (characters), lines, or the program\'s structure: structure:loops (deepest loop nesting), structure:builtins (distinct native built-ins called), structure:recursion (1 when a function calls itself).',
   'features[].language': 'What a structure axis reads the program as (python or javascript); default: the example\'s language or its program file\'s extension.',
   'features[].bins': 'Ascending bin edges; a value\'s bin is the number of edges at or below it.',
+  project: 'What the project\'s tests need from this machine (written by peagen init --tests): the sandbox sees it read-only, and the project\'s copy links to it.',
+  'project.root': 'The project\'s root, relative to this directory: ../.. and so on (an ancestor).',
+  'project.dependencies': 'Dependency folders in the project\'s root the tests import from: node_modules, .venv or venv.',
+  'project.dependencies[]': 'One dependency folder.',
+  'project.toolchains': 'Interpreter installations outside the system directories (a pyenv Python\'s prefix) the tests run with: first on their PATH.',
+  'project.toolchains[]': 'One installation\'s prefix (it holds bin/python3 or bin/node).',
 };
 
 /** The sub-schema at `keyPath` (`a.b[].c`), or undefined. */

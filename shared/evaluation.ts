@@ -96,6 +96,23 @@ export const FeatureDescriptorSchema = z.object({
 });
 export type FeatureDescriptor = z.infer<typeof FeatureDescriptorSchema>;
 
+/** Folders of a project root that hold what its tests import, never its own code. */
+export const PROJECT_DEPENDENCY_DIRS = ['node_modules', '.venv', 'venv'] as const;
+
+export const ProjectEnvironmentSchema = z.object({
+  /** The project's root, relative to the example directory: only `..` steps (an ancestor). */
+  root: z.string().regex(/^\.\.(\/\.\.)*$/, 'root must be an ancestor of the example directory: ../.. and so on'),
+  /** Dependency folders in that root, each one of PROJECT_DEPENDENCY_DIRS. */
+  dependencies: z.array(z.enum(PROJECT_DEPENDENCY_DIRS)).default([]),
+  /**
+   * Interpreter installations outside the system directories (a pyenv Python: its prefix,
+   * holding bin/python3) the tests run with: mounted read-only at the same path, their bin
+   * first on the tests' PATH.
+   */
+  toolchains: z.array(z.string().regex(/^\/[^\0]*[^/]$/, 'a toolchain is an absolute path')).default([]),
+});
+export type ProjectEnvironment = z.infer<typeof ProjectEnvironmentSchema>;
+
 /** `peagen.example.json`: how to evaluate one benchmark. */
 export const ExampleConfigSchema = z.object({
   name: z.string().min(1),
@@ -130,6 +147,13 @@ export const ExampleConfigSchema = z.object({
    * See daemon/evolution/evodb/features.ts.
    */
   features: z.array(FeatureDescriptorSchema).optional(),
+  /**
+   * What the project's tests need from the user's machine, which init found (peagen init
+   * --tests): the project's installed dependency folders and the interpreters its test
+   * command runs with. The sandbox sees them read-only; the project's copy in the example
+   * links to them (harness project_tests). See docs/evolve-your-code.md.
+   */
+  project: ProjectEnvironmentSchema.optional(),
 });
 export type ExampleConfig = z.infer<typeof ExampleConfigSchema>;
 

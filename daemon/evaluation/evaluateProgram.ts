@@ -13,6 +13,7 @@ import { environmentSpecsOf } from './environment/environmentSpec';
 import { candidateFiles, type Example } from './example';
 import { harnessLibraryAccess } from './harnessLibrary';
 import { interpretRun } from './interpretRun';
+import { projectAccess } from './projectAccess';
 import { usesOpenEvolveAdapter } from './openEvolveLayout';
 import { newVerdictSeal, SEALED_VERDICT_FLAG } from './verdictSeal';
 
@@ -60,6 +61,7 @@ export async function evaluateProgram(executor: Executor, example: Example, prog
     installed.push(await ensureEnvironment(executor, spec, { ...options.environments, ...(options.signal && { signal: options.signal }) }));
   }
   const environment = environmentAccess(installed, library.env);
+  const project = projectAccess(example.dir, example.config);
   // The OpenEvolve adapter runs evaluator.py (and, in its in-process mode, the candidate) in
   // the sandbox beside it: its verdict counts only with the seal it alone was given.
   const seal = usesOpenEvolveAdapter(example.config) ? newVerdictSeal() : undefined;
@@ -69,8 +71,8 @@ export async function evaluateProgram(executor: Executor, example: Example, prog
     // No workspace: it starts empty, the program's files are written in (no host directory
     // to make, share between runs, or leave behind).
     files,
-    mounts: [{ hostPath: example.dir, sandboxPath: HARNESS_PATH }, library.mount, ...environment.mounts],
-    env: environment.env,
+    mounts: [{ hostPath: example.dir, sandboxPath: HARNESS_PATH }, library.mount, ...environment.mounts, ...project.mounts],
+    env: { ...environment.env, ...project.env },
     cwd: HARNESS_PATH,
     limits,
     ...(options.signal && { signal: options.signal }),

@@ -25,6 +25,7 @@ import { unservedFunctionReason } from '../../shared/functionScan';
 import { toDocument } from '../../shared/lines';
 import {
   CAPTURED_CALLS_FILE,
+  exampleName,
   functionLines,
   type InitObjective,
   PROJECT_COPY_DIR,
@@ -33,7 +34,9 @@ import {
 } from '../evaluation/scaffold/scaffoldExample';
 import { CAPTURE_FILE_ENV, tracedSource } from '../evaluation/scaffold/traceCalls';
 import type { SelectionRecord } from '../../shared/selection';
+import { ProjectEnvironmentSchema } from '../../shared/evaluation';
 import { ensurePeagenFolder } from './peagenFolder';
+import { projectEnvironment } from './projectEnvironment';
 import { runTestCommand } from './runTestCommand';
 import { BASE_TEXT_FILE, SELECTION_FILE, sha256 } from './selectionJob';
 import { selectionProgram } from './selectionProgram';
@@ -111,8 +114,11 @@ export async function initExample(request: InitRequest): Promise<InitResult> {
   const fileName = path.basename(file);
   const program = selectionProgram(text, region, language);
   const tests = request.tests ? { command: request.tests, programInProject: inProject.split(path.sep).join('/') } : undefined;
-  const scaffold = scaffoldFiles({ fileName, text, functionName: request.functionName, language, objective, ...(tests && { tests }) });
-  const dir = path.resolve(request.outDir ?? path.join(projectDir, EXAMPLES_DIR, scaffold.config.name));
+  const dir = path.resolve(request.outDir ?? path.join(projectDir, EXAMPLES_DIR, exampleName(fileName, request.functionName)));
+  const environment = tests ? projectEnvironment(projectDir, dir, process.env) : undefined;
+  // An example outside the project cannot name the project's folders (only an ancestor's).
+  const project = environment && ProjectEnvironmentSchema.safeParse(environment).success ? environment : undefined;
+  const scaffold = scaffoldFiles({ fileName, text, functionName: request.functionName, language, objective, ...(tests && { tests }), ...(project && { project }) });
   if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) throw new InitError(`${dir} already holds files: evolve that example (peagen evolve run ${dir}), or name another with --out`);
 
   // Where the program goes back (`peagen evolve apply`, the editor's Accept): the user's file,
@@ -136,7 +142,7 @@ export async function initExample(request: InitRequest): Promise<InitResult> {
   if (request.tests) {
     const copy = projectFiles(projectDir, dir);
     if (objective !== 'tests') {
-      const captured = await captureCalls(copy, inProject, text, request, language);
+      const captured = await captureCalls(copy, inProject, text, request, language, project?.dependencies ?? []);
       inputs = captured.calls.length > 0 ? { from: 'tests', calls: captured.calls.length } : { from: 'signature', why: captured.why };
       if (captured.calls.length > 0) {
         const record: CapturedCalls = {
@@ -152,11 +158,7 @@ export async function initExample(request: InitRequest): Promise<InitResult> {
     }
     ensurePeagenFolder(projectDir);
     fs.mkdirSync(dir, { recursive: true });
-    for (const [relative, content] of copy) {
-      const target = path.join(dir, PROJECT_COPY_DIR, relative);
-      fs.mkdirSync(path.dirname(target), { recursive: true });
-      fs.writeFileSync(target, content);
-    }
+    writeProjectFiles(copy, path.join(dir, PROJECT_COPY_DIR));
   }
   ensurePeagenFolder(projectDir);
   fs.mkdirSync(dir, { recursive: true });
@@ -177,19 +179,27 @@ function refuseUnhandled(definition: readonly string[], name: string, language: 
   if (reason) throw new InitError(`${reason}, or ${BY_HAND}`);
 }
 
-/** The project's files the tests may need (relative path → content), refusing one too large to copy into an example. */
-function projectFiles(projectDir: string, exampleDir: string): Map<string, Buffer> {
-  const files = new Map<string, Buffer>();
+/** One file of the project's copy: its bytes and mode (a script the tests run stays executable), or a symlink's target. */
+type ProjectFile = { content: Buffer; mode: number } | { link: string };
+
+/** The project's files the tests may need (relative path → file), refusing one too large to copy into an example. */
+function projectFiles(projectDir: string, exampleDir: string): Map<string, ProjectFile> {
+  const files = new Map<string, ProjectFile>();
   let bytes = 0;
   const walk = (dir: string): void => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       if (NOT_COPIED.has(entry.name) || full === exampleDir) continue;
       if (entry.isDirectory()) walk(full);
-      else if (entry.isFile()) {
+      else if (entry.isSymbolicLink()) {
+        // Kept as a link when it stays inside the project (the copy has its target too).
+        const target = fs.readlinkSync(full);
+        const inside = path.relative(projectDir, path.resolve(dir, target));
+        if (!path.isAbsolute(target) && !inside.startsWith('..')) files.set(path.relative(projectDir, full), { link: target });
+      } else if (entry.isFile()) {
         const content = fs.readFileSync(full);
         bytes += content.length;
-        files.set(path.relative(projectDir, full), content);
+        files.set(path.relative(projectDir, full), { content, mode: fs.statSync(full).mode & 0o777 });
         if (files.size > MAX_PROJECT_FILES || bytes > MAX_PROJECT_BYTES) {
           throw new InitError(`${projectDir} has more than ${MAX_PROJECT_FILES} files or ${MAX_PROJECT_BYTES / 1024 / 1024} MB (without .git, node_modules, caches): the example keeps a copy of it for the tests; run peagen init from the smallest folder the tests need`);
         }
@@ -205,18 +215,18 @@ function projectFiles(projectDir: string, exampleDir: string): Map<string, Buffe
  * arguments of its calls, or why there are none. Tests that fail on the original are refused.
  */
 async function captureCalls(
-  copy: Map<string, Buffer>,
+  copy: Map<string, ProjectFile>,
   inProject: string,
   text: string,
   request: InitRequest,
   language: ScaffoldLanguage,
+  dependencies: readonly string[],
 ): Promise<{ calls: RecordedCall[]; why: string }> {
   const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-init-'));
   try {
-    for (const [relative, content] of copy) {
-      fs.mkdirSync(path.dirname(path.join(scratch, 'project', relative)), { recursive: true });
-      fs.writeFileSync(path.join(scratch, 'project', relative), content);
-    }
+    writeProjectFiles(copy, path.join(scratch, 'project'));
+    // The project's installed dependencies, as the evaluation links them (never copied).
+    for (const name of dependencies) fs.symlinkSync(path.join(path.resolve(request.projectDir), name), path.join(scratch, 'project', name));
     fs.writeFileSync(path.join(scratch, 'project', inProject), tracedSource(text, request.functionName, language));
     const captureFile = path.join(scratch, 'calls.jsonl');
     const run = await runTestCommand(request.tests!, path.join(scratch, 'project'), { ...process.env, [CAPTURE_FILE_ENV]: captureFile }, request.testTimeoutMs ?? 300_000);
@@ -231,6 +241,18 @@ async function captureCalls(
     return { calls, why: calls.length > 0 ? '' : whyNoCalls(request.functionName, language, inProject, text) };
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function writeProjectFiles(files: Map<string, ProjectFile>, into: string): void {
+  for (const [relative, file] of files) {
+    const target = path.join(into, relative);
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    if ('link' in file) fs.symlinkSync(file.link, target);
+    else {
+      fs.writeFileSync(target, file.content);
+      fs.chmodSync(target, file.mode);
+    }
   }
 }
 

@@ -46,6 +46,7 @@ const bufferToString = Function.prototype.call.bind(Buffer.prototype.toString);
 const stringify = JSON.stringify;
 const parse = JSON.parse;
 const StringCtor = String;
+const NumberCtor = Number;
 const NumberIsFinite = Number.isFinite;
 const ObjectIs = Object.is;
 const ObjectKeys = Object.keys;
@@ -126,6 +127,11 @@ function describe(err) {
  * The wire form of a value from the candidate's realm (see peagen-harness.js decodeWire):
  * JSON for null/boolean/string/finite numbers, {"$": tag, "v": ...} for everything else.
  */
+function isArrayIndex(key, length) {
+  const n = NumberCtor(key);
+  return StringCtor(n) === key && n >= 0 && n < length && n % 1 === 0;
+}
+
 function encode(value, depth, budget) {
   if (depth > MAX_DEPTH) throw new RangeError(`the output is nested deeper than ${MAX_DEPTH} levels`);
   const t = typeof value;
@@ -141,7 +147,12 @@ function encode(value, depth, budget) {
     const parts = [];
     const length = value.length;
     for (let i = 0; i < length; i += 1) parts[i] = encode(value[i], depth + 1, budget);
-    out = `{"$":"array","v":[${parts.join(',')}]}`;
+    // Named properties of an array are part of the answer (range-parser's `ranges.type`).
+    const extra = [];
+    for (const key of ObjectKeys(value)) {
+      if (!isArrayIndex(key, length)) extra[extra.length] = `[${stringify(StringCtor(key))},${encode(value[key], depth + 1, budget)}]`;
+    }
+    out = extra.length > 0 ? `{"$":"array","v":[${parts.join(',')}],"p":[${extra.join(',')}]}` : `{"$":"array","v":[${parts.join(',')}]}`;
   } else if (t === 'object' && value instanceof realm.Map) {
     const parts = [];
     for (const [k, v] of realm.mapEntries(value)) parts[parts.length] = `[${encode(k, depth + 1, budget)},${encode(v, depth + 1, budget)}]`;
@@ -339,7 +350,10 @@ function call(request) {
 /** The error's constructor name as the parent may rebuild it (a built-in error's name only). */
 function errorName(err) {
   try {
-    const name = err !== null && typeof err === 'object' ? err.name : undefined;
+    // The class's own name first (`class ListError extends RangeError` that never sets .name).
+    const ctor = err !== null && typeof err === 'object' ? err.constructor : undefined;
+    const own = typeof ctor === 'function' ? ctor.name : undefined;
+    const name = typeof own === 'string' && own !== '' && own !== 'Object' ? own : err !== null && typeof err === 'object' ? err.name : undefined;
     // Any identifier: the judge raises the original module's class of that name, else the
     // built-in one, else Error (peagen-standin.js); the name itself is only a string.
     return typeof name === 'string' && /^[A-Za-z_$][\w$]{0,99}$/.test(name) ? name : 'Error';

@@ -98,8 +98,13 @@ function decodeWire(w) {
       return undefined;
     case 'number':
       return v === '-0' ? -0 : Number(v);
-    case 'array':
-      return v.map(decodeWire);
+    case 'array': {
+      const array = v.map(decodeWire);
+      for (const [k, x] of Array.isArray(w.p) ? w.p : []) {
+        if (typeof k === 'string' && !/^\d+$/.test(k)) Object.defineProperty(array, k, { value: decodeWire(x), writable: true, enumerable: true, configurable: true });
+      }
+      return array;
+    }
     case 'map':
       return new Map(v.map(([k, x]) => [decodeWire(k), decodeWire(x)]));
     case 'set':
@@ -158,6 +163,8 @@ class Candidate {
    * @param {number} [options.floorNs=1000] smallest net time that can be resolved
    * @param {boolean} [options.trusted=false] failures are the evaluator's own (EvaluatorError)
    * @param {string} [options.label] how errors name this program
+   * @param {string} [options.packages] a node_modules folder the allowed packages are required
+   *   from (default: PEAGEN_ENV_NODE_MODULES, the example's own package.json)
    */
   static async start(program, options = {}) {
     const label = options.label || (options.trusted ? 'the reference' : 'the candidate');
@@ -206,7 +213,8 @@ class Candidate {
     }
     // The example's installed packages (its package.json), which Peagen names in
     // PEAGEN_ENV_NODE_MODULES: the child may read them and require the allowed ones from there.
-    const packages = process.env.PEAGEN_ENV_NODE_MODULES || '';
+    // options.packages: the project's own node_modules (its tests' dependencies), read-only.
+    const packages = options.packages || process.env.PEAGEN_ENV_NODE_MODULES || '';
     this.proc = childProcess.spawn(
       process.execPath,
       [

@@ -24,6 +24,7 @@ async function handle(message) {
       callTimeoutMs: config.callTimeoutMs,
       loadTimeoutMs: config.loadTimeoutMs,
       detached: false,
+      ...(config.packages ? { packages: config.packages } : {}),
       label: 'the candidate',
     });
     const { reply } = await candidate.request({ op: 'describe' }, config.callTimeoutMs, 'listing its exports');

@@ -216,6 +216,18 @@ describe('Evolve Selection: scaffolded evaluators', function () {
       "'use strict';\nfunction total(values) {\n  if (values.length > 60) throw new RangeError('too many values');\n  return values.reduce((a, b) => a + b, 0);\n}\nmodule.exports = { total };\n",
     ],
   ] as const) {
+    if (language === 'python') {
+      it('python: where larger inputs make the reference raise, batches of valid calls are timed: a faster candidate gains, one that raises gains nothing', async () => {
+        const made = scaffolded({ fileName, text, functionName: 'total', language });
+        dirs.push(made.dir);
+        const faster = await made.score(cheat);
+        assert.equal(faster.correct, true, faster.failure?.message);
+        assert.ok((faster.metrics.timing_batch ?? 0) > 0 && (faster.objective ?? 0) > 2, `batch ${faster.metrics.timing_batch}, speedup ${faster.objective}`);
+        const raising = await made.score(cheat.replace('if len(values) > 60:', 'if len(values) > 6:'));
+        assert.equal(raising.correct, false, `speedup ${raising.objective}`);
+      });
+      continue;
+    }
     it(`${language}: a reference that throws on the timed inputs is an evaluator error, never a speedup for a candidate that throws too`, async () => {
       const made = scaffolded({ fileName, text, functionName: 'total', language });
       dirs.push(made.dir);

@@ -9,7 +9,7 @@ import { isEnvironmentCached } from '../../evaluation/environment/environmentCac
 import { environmentSpecsOf } from '../../evaluation/environment/environmentSpec';
 import { objectiveValue } from '../../../shared/objectiveText';
 import { testsPassedText } from '../../../shared/testsPassed';
-import { isMultiFile, loadExample } from '../../evaluation/example';
+import { type Example, isMultiFile, loadExample } from '../../evaluation/example';
 import { bundleProgram } from '../../../shared/programFiles';
 import { ENVIRONMENT_FAILED } from '../../handlers/evaluate';
 import { readLiveRecord } from '../../../shared/discovery';
@@ -30,7 +30,7 @@ const EXECUTORS: readonly ExecutorChoice[] = ['auto', 'docker', 'bwrap', 'proces
 const WAIT_MS = 3_600_000;
 
 /** The executor that ran the evaluation, where, and why it was chosen (JSON: the `sandbox` object). */
-interface SandboxUsed extends SandboxStatus {
+export interface SandboxUsed extends SandboxStatus {
   via: 'daemon' | 'this process';
 }
 
@@ -97,65 +97,86 @@ export function registerEvalCommand(program: Command): void {
           throw new CliError(`cannot read --program: ${(error as Error).message}`, ExitCode.Usage);
         }
       }
-      // Installing takes a while the first time: say so before it starts (this host's cache).
-      try {
-        for (const environment of environmentSpecsOf(example.dir)) {
-          if (!(await isEnvironmentCached(environment))) ctx.info(`installing ${environment.file} of ${example.config.name} (once; later evaluations reuse it) ...`);
-        }
-      } catch (error) {
-        throw new CliError((error as Error).message, ExitCode.Usage);
-      }
-      const spec = {
-        kind: 'evaluate',
-        payload: {
-          exampleDir: example.dir,
-          ...(program !== undefined && { program }),
-          ...(options.seed !== undefined && { seed: options.seed }),
-          args: options.quick ? ['--quick'] : [],
-        },
-      };
-
-      let result: Result | null;
-      let sandbox: SandboxUsed;
-      // Through the running daemon when there is one and nothing asks for this process;
-      // otherwise an embedded engine (in-memory queue, in-process worker) runs the same task.
-      if (!options.executor && !options.sync && readLiveRecord(ctx.stateDir)) {
-        ({ result, sandbox } = await ctx.withDaemon(
-          async (client) => {
-            const status = (await client.request(Status.type)).sandbox;
-            const label = `evaluating ${example.config.name} through the daemon (${status.executor} sandbox)`;
-            const { result } = await submitAndFollow(ctx, client, spec, { label, waitMs: WAIT_MS, progress: true });
-            return { result, sandbox: { ...status, via: 'daemon' as const } };
-          },
-          { settings: { alternative: 'add --sync to evaluate here' } },
-        ));
-      } else {
-        const config = { ...ctx.config, sandbox: { ...ctx.config.sandbox, ...(options.executor && { executor: options.executor }) } };
-        const engine = await createEngine(ctx, { ...config, worker: { ...config.worker, concurrency: 1 } });
-        const interrupt = watchInterrupt();
-        try {
-          sandbox = { ...(await engine.status()).sandbox, via: 'this process' };
-          ctx.info(`evaluating ${example.config.name} in a ${sandbox.executor} sandbox ...`);
-          const task = await engine.submit(spec);
-          result = await interrupt.wait(engine.result(task.id, WAIT_MS), async () => {
-            await reclaimOwnSandboxes();
-            return `interrupted: the evaluation of ${example.config.name} was stopped`;
-          });
-        } finally {
-          interrupt.dispose();
-          await engine.stop({ drain: false });
-        }
-      }
-      if (result?.error?.code === ENVIRONMENT_FAILED) throw new CliError(result.error.message, ExitCode.Failed);
-      const evaluation = result?.data as Evaluation | undefined;
-      if (!result || !evaluation || typeof evaluation !== 'object' || !('correct' in evaluation)) {
-        throw new CliError(`the evaluation did not complete: ${result?.error ? `${result.error.code}: ${result.error.message}` : 'no result'}`, ExitCode.Failed);
-      }
+      const { evaluation, sandbox } = await evaluateExample(ctx, example, {
+        ...(program !== undefined && { program }),
+        ...(options.seed !== undefined && { seed: options.seed }),
+        ...(options.quick && { quick: true }),
+        ...(options.executor && { executor: options.executor }),
+        ...(options.sync && { sync: true }),
+      });
       ctx.output({ example: example.config.name, objectiveName: example.config.objective.name, sandbox, ...evaluation }, () =>
         describe(example.config.name, example.config.objective, evaluation, sandbox, ctx.verbose),
       );
       if (!evaluation.correct) process.exitCode = ExitCode.Failed;
     });
+}
+
+/**
+ * One evaluation of an example's program (or `options.program`) with its evaluator, as
+ * `peagen eval` runs it: through the running daemon when there is one and nothing asks for
+ * this process, otherwise an embedded engine (in-memory queue, in-process worker). `peagen
+ * init` uses it to check that the seed evaluates before it says OK.
+ */
+export async function evaluateExample(
+  ctx: CliContext,
+  example: Example,
+  options: { program?: string; seed?: number; quick?: boolean; executor?: ExecutorChoice; sync?: boolean; label?: string },
+): Promise<{ evaluation: Evaluation; sandbox: SandboxUsed }> {
+  // Installing takes a while the first time: say so before it starts (this host's cache).
+  try {
+    for (const environment of environmentSpecsOf(example.dir)) {
+      if (!(await isEnvironmentCached(environment))) ctx.info(`installing ${environment.file} of ${example.config.name} (once; later evaluations reuse it) ...`);
+    }
+  } catch (error) {
+    throw new CliError((error as Error).message, ExitCode.Usage);
+  }
+  const spec = {
+    kind: 'evaluate',
+    payload: {
+      exampleDir: example.dir,
+      ...(options.program !== undefined && { program: options.program }),
+      ...(options.seed !== undefined && { seed: options.seed }),
+      args: options.quick ? ['--quick'] : [],
+    },
+  };
+
+  let result: Result | null;
+  let sandbox: SandboxUsed;
+  // Through the running daemon when there is one and nothing asks for this process;
+  // otherwise an embedded engine (in-memory queue, in-process worker) runs the same task.
+  if (!options.executor && !options.sync && readLiveRecord(ctx.stateDir)) {
+    ({ result, sandbox } = await ctx.withDaemon(
+      async (client) => {
+        const status = (await client.request(Status.type)).sandbox;
+        const label = `evaluating ${example.config.name} through the daemon (${status.executor} sandbox)`;
+        const { result } = await submitAndFollow(ctx, client, spec, { label, waitMs: WAIT_MS, progress: true });
+        return { result, sandbox: { ...status, via: 'daemon' as const } };
+      },
+      { settings: { alternative: 'add --sync to evaluate here' } },
+    ));
+  } else {
+    const config = { ...ctx.config, sandbox: { ...ctx.config.sandbox, ...(options.executor && { executor: options.executor }) } };
+    const engine = await createEngine(ctx, { ...config, worker: { ...config.worker, concurrency: 1 } });
+    const interrupt = watchInterrupt();
+    try {
+      sandbox = { ...(await engine.status()).sandbox, via: 'this process' };
+      ctx.info(`${options.label ?? `evaluating ${example.config.name}`} in a ${sandbox.executor} sandbox ...`);
+      const task = await engine.submit(spec);
+      result = await interrupt.wait(engine.result(task.id, WAIT_MS), async () => {
+        await reclaimOwnSandboxes();
+        return `interrupted: the evaluation of ${example.config.name} was stopped`;
+      });
+    } finally {
+      interrupt.dispose();
+      await engine.stop({ drain: false });
+    }
+  }
+  if (result?.error?.code === ENVIRONMENT_FAILED) throw new CliError(result.error.message, ExitCode.Failed);
+  const evaluation = result?.data as Evaluation | undefined;
+  if (!result || !evaluation || typeof evaluation !== 'object' || !('correct' in evaluation)) {
+    throw new CliError(`the evaluation did not complete: ${result?.error ? `${result.error.code}: ${result.error.message}` : 'no result'}`, ExitCode.Failed);
+  }
+  return { evaluation, sandbox };
 }
 
 /** A multi-file candidate: the example's files, read from `dir` at their paths, bundled. */

@@ -7,13 +7,17 @@ import * as path from 'node:path';
 import { type Command, Option } from 'commander';
 import type { InitObjective } from '../../evaluation/scaffold/scaffoldExample';
 import { InitError, type InitResult, initExample } from '../../usecases/initExample';
+import { loadExample } from '../../evaluation/example';
 import { CliContext, CliError, ExitCode } from '../context';
+import { evaluateExample } from './eval';
 
 interface InitFlags {
   function: string;
   tests?: string;
   objective: InitObjective;
   out?: string;
+  /** false with --no-check: the seed is not evaluated before init says OK. */
+  check: boolean;
 }
 
 const OBJECTIVE_HELP = {
@@ -34,6 +38,7 @@ export function registerInitCommand(program: Command): void {
         .default('speed'),
     )
     .option('--out <dir>', 'where the example goes (default .peagen/examples/<file>-<function>/)')
+    .option('--no-check', 'do not evaluate your code as it is (the seed) with the new example before saying it is ready')
     .addHelpText('after', '\nExample:\n  peagen init src/stats.py --function moving_average --tests "python3 -m unittest"\n  peagen evolve run .peagen/examples/stats-moving_average --mutator offline --evaluations 20')
     .action(async (file: string, flags: InitFlags, command: Command) => {
       const ctx = CliContext.of(command);
@@ -53,15 +58,48 @@ export function registerInitCommand(program: Command): void {
       }
       const where = path.relative(process.cwd(), made.dir) || '.';
       const evolve = `peagen evolve run ${where}`;
+      // "init OK" means the seed evaluates: the same evaluator, sandbox and copy of the project the run will use.
+      const check = flags.check ? await checkSeed(ctx, made.dir, where) : undefined;
       const inputs = made.inputs.from === 'tests' ? `the ${made.inputs.calls} distinct call(s) your tests made, then inputs drawn like them` : `drawn from its signature (${made.inputs.why})`;
-      ctx.output({ ...made, command: evolve }, () =>
+      ctx.output({ ...made, command: evolve, ...(check && { check }) }, () =>
         [
           `made ${where}/ for ${flags.function}() (lines ${made.region.startLine + 1}-${made.region.endLine} of ${path.basename(file)}): ${made.files.join(', ')}`,
           `objective: ${OBJECTIVE_HELP[made.objective]}`,
           ...(made.objective === 'tests' ? [] : [`inputs: ${inputs}`]),
-          `review its evaluator (the inputs it uses, what the candidate may import), then evolve it with:`,
-          `  ${evolve}`,
+          ...(check ? [check.correct ? `checked: your code as it is evaluates correctly in a ${check.executor} sandbox (${check.summary})` : `NOT READY: ${check.summary}`] : []),
+          ...(check && !check.correct
+            ? [`the example is kept: fix what is said above, then check it again with peagen eval ${where}`]
+            : [`review its evaluator (the inputs it uses, what the candidate may import), then evolve it with:`, `  ${evolve}`]),
         ].join('\n'),
       );
+      if (check && !check.correct) process.exitCode = ExitCode.Failed;
     });
+}
+
+interface SeedCheck {
+  correct: boolean;
+  executor: string;
+  /** One line: the objective read, or what failed and what to do. */
+  summary: string;
+}
+
+/** Evaluates the example's own program (the user's code as it is) once, `--quick`. */
+async function checkSeed(ctx: CliContext, dir: string, where: string): Promise<SeedCheck> {
+  const example = loadExample(dir);
+  const { evaluation, sandbox } = await evaluateExample(ctx, example, { quick: true, label: `checking ${where} on your code as it is` });
+  if (evaluation.correct) {
+    const value = evaluation.objective === null ? 'no objective' : `${example.config.objective.name} ${evaluation.objective.toFixed(3)} against itself`;
+    return { correct: true, executor: sandbox.executor, summary: value };
+  }
+  const text = `${evaluation.failure?.message ?? ''}\n${evaluation.errorText ?? ''}`;
+  return { correct: false, executor: sandbox.executor, summary: `your code as it is fails its own evaluation in the ${sandbox.executor} sandbox, so no candidate could pass it: ${(evaluation.failure?.message ?? 'no reason given').split('\n')[0]}${missingHint(text)}` };
+}
+
+/** What is missing from the sandbox's copy of the project, when the failure names it. */
+export function missingHint(text: string): string {
+  const python = /No module named '?([\w.]+)'?/.exec(text);
+  if (python) return ` (the Python module ${python[1]} is missing where the tests run: the sandbox runs them with the python3 your PATH had when init ran and the project's .venv or venv; install ${python[1]} there, or name the interpreter that has it in --tests, e.g. ".venv/bin/python -m pytest")`;
+  const node = /Cannot find (?:module|package) '([^']+)'|([\w@./-]+): not found/.exec(text);
+  if (node) return ` (${node[1] ?? node[2]} is missing where the tests run: the sandbox sees the project's node_modules read-only; run npm install in the project, then init again)`;
+  return '';
 }

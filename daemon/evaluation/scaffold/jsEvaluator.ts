@@ -76,9 +76,11 @@ const harness = loadHarness();
 const { Candidate, CandidateFailure, EvaluatorError, chargeUntimedWork, encodeWire, median, mulberry32, reject, runEvaluator, timeInterleaved } = harness;
 
 const REFERENCE_SOURCE = fs.readFileSync(REFERENCE, 'utf8');
-/** Builtin modules the original program requires: the candidate may require the same ones. */
+/** The project's node_modules, read-only, when peagen init found one (PEAGEN_PROJECT_DEPENDENCIES). */
+const PACKAGES = (process.env.PEAGEN_PROJECT_DEPENDENCIES || '').split(':').find((dir) => path.basename(dir) === 'node_modules' && fs.existsSync(dir)) || '';
+/** Builtin modules the original program requires, and its packages when the project's are here: the candidate may require the same ones. */
 const ALLOW = [...new Set([...REFERENCE_SOURCE.matchAll(/(?:require\(\s*|from\s+|import\s+)['"]([^'"]+)['"]/g)].map((m) => m[1]))].filter((name) =>
-  require('module').builtinModules.includes(name.replace(/^node:/, '')),
+  require('module').builtinModules.includes(name.replace(/^node:/, '')) || (PACKAGES !== '' && !name.startsWith('.') && !name.startsWith('/')),
 );
 
 /** The parameters' names, from the reference's source (defaults and rest parameters dropped). */
@@ -229,7 +231,7 @@ async function evaluate(metrics) {
   const failed = projectTests(args.candidate);
   if (failed !== null) reject(failed);
 
-  const options = { entry: FUNCTION, allow: ALLOW, callTimeoutMs: 5000, loadTimeoutMs: 15000 };
+  const options = { entry: FUNCTION, allow: ALLOW, callTimeoutMs: 5000, loadTimeoutMs: 15000, ...(PACKAGES && { packages: PACKAGES }) };
   const refOptions = { ...options, trusted: true, callTimeoutMs: 120000 };
   const oracle = await Candidate.start(REFERENCE, refOptions);
   try {

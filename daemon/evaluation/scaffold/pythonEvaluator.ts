@@ -16,18 +16,22 @@ Built on Peagen's evaluation harness (peagen_harness, as examples/bad_sort/evalu
 evolution optimises whatever this file rewards and the candidates are written by a model:
   1. Static check of the candidate (peagen_harness.Policy): imports only of modules the original
      program imports; no eval/exec/getattr/open/dunder tricks (unless the original uses them).
-  2. The project's tests: TESTS (a shell command) in a copy of the project's files (PROJECT, a
-     copy made by peagen init) with the candidate in place of PROJECT_PROGRAM, behind a stand-in
-     that forwards each call to it in its own process (peagen_harness.project_tests); without
-     TESTS, pytest in a copy of this directory when it has tests. A failing test rejects it.
-  3. Correctness: the candidate runs in its own sandboxed process (peagen_harness.Candidate) and
+  2. Correctness: the candidate runs in its own sandboxed process (peagen_harness.Candidate) and
      gets one input per call; each answer must equal the answer of the pristine reference
-     (__REFERENCE__, next to this file), in its own process too. The inputs: the calls the
-     project's tests made (peagen_inputs.json, captured by peagen init --tests), then inputs of
-     the same kinds drawn from --seed.
+     (__REFERENCE__, next to this file), in its own process too; an exception is an answer (its
+     class's name). The inputs: the calls the project's tests made (peagen_inputs.json,
+     captured by peagen init --tests), then inputs of the same kinds drawn from --seed.
+  3. The project's tests: TESTS (a shell command) in a copy of the project's files (PROJECT, a
+     copy made by peagen init) with the candidate in place of PROJECT_PROGRAM, behind a stand-in
+     (the original module, its evolved function forwarded to the candidate in its own process:
+     peagen_harness.project_tests); without TESTS, pytest in a copy of this directory when it
+     has tests. A failing test rejects it. After the answers: a candidate that hangs fails
+     there in seconds, where each of the tests' calls could wait a minute.
   4. Timing: every round starts a FRESH candidate and reference process, warms both up on a
      small input, then times ONE call on a fresh input drawn from the OS's randomness (so no
-     cache or precomputed table can know it), checked as well. The time is the child's CPU
+     cache or precomputed table can know it), checked as well. A function too quick to time one
+     call at a time (or whose larger inputs it refuses) is timed on a batch of distinct valid
+     calls instead: variations of the valid inputs seen, kept when the reference accepts them. The time is the child's CPU
      time measured from here (peagen_harness.time_interleaved), never what the child says. CPU
      the candidate's process spends beyond the reference's outside the timed call (loading,
      warm-up: precomputation) is charged to its timed call.
@@ -66,6 +70,8 @@ INPUTS = os.path.join(HERE, "peagen_inputs.json")  # captured calls: {"source", 
 DIRECTION = "maximize"
 ENTRY = "peagen_entry"  # appended below the program: turns tuples and sets into lists
 BATCH_ENTRY = "peagen_batch"  # the same over a list of calls: timing a function too quick to time one call at a time
+VALID_ENTRY = "peagen_valid"  # which of a list of calls the reference answers without raising (untimed)
+BATCH_POOL = 50000  # distinct valid calls a batch is drawn from at most
 
 
 def _harness():
@@ -106,7 +112,18 @@ def peagen_entry(*args):
 
 def peagen_batch(calls):
     return [peagen_plain(%s(*call)) for call in calls]
-''' % (FUNCTION, FUNCTION)
+
+
+def peagen_valid(calls):
+    valid = []
+    for call in calls:
+        try:
+            %s(*call)
+            valid.append(True)
+        except Exception:
+            valid.append(False)
+    return valid
+''' % (FUNCTION, FUNCTION, FUNCTION)
 
 
 def read(path):
@@ -215,6 +232,65 @@ def sample_args(rng, size, timed=False):
     return tuple(args)
 
 
+def vary_calls(rng, calls, count):
+    """count calls like calls (of their commonest arity), each with one argument varied
+    within what those calls show: an int or float in their range, a string edited with their
+    characters, a list of their elements; any other value is one of theirs."""
+    arities = [len(call) for call in calls]
+    arity = max(set(arities), key=arities.count)
+    same = [list(call) for call in calls if len(call) == arity]
+    if not same or arity == 0:
+        return []
+    columns = [[call[i] for call in same] for i in range(arity)]
+
+    def summary(column):
+        """What a column of values allows, computed once: (kind, range or alphabet, pool)."""
+        if all(type(v) is int for v in column):
+            return ("int", (min(column), max(column)), None)
+        if all(type(v) in (int, float) for v in column):
+            return ("float", (min(column), max(column)), None)
+        texts = [v for v in column if type(v) is str]
+        if texts:
+            return ("str", "".join(sorted(set("".join(texts)))) or "a", texts)
+        lists = [v for v in column if type(v) is list]
+        elements = [item for v in lists for item in v]
+        if elements:
+            return ("list", elements, lists)
+        return ("other", None, column)
+
+    summaries = [summary(column) for column in columns]
+
+    def vary(value, at):
+        kind, info, pool = summaries[at]
+        if kind == "int":
+            return rng.randint(*info)
+        if kind == "float":
+            return rng.uniform(*info)
+        if kind == "str" and type(value) is str:
+            text = list(rng.choice(pool))
+            for _ in range(rng.randint(1, 3)):
+                where = rng.randint(0, len(text))
+                move = rng.random()
+                if move < 0.4 or not text:
+                    text.insert(where, rng.choice(info))
+                elif move < 0.7:
+                    del text[min(where, len(text) - 1)]
+                else:
+                    text[min(where, len(text) - 1)] = rng.choice(info)
+            return "".join(text)
+        if kind == "list" and type(value) is list:
+            return [rng.choice(info) for _ in range(len(rng.choice(pool)))]
+        return rng.choice(columns[at])
+
+    out = []
+    for _ in range(count):
+        call = list(rng.choice(same))
+        at = rng.randrange(arity)
+        call[at] = vary(call[at], at)
+        out.append(call)
+    return out
+
+
 def has_tests(root):
     for dirpath, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if d not in ("node_modules", "__pycache__", ".peagen", ".git")]
@@ -294,9 +370,11 @@ def evaluate(args, metrics, started):
     work = tempfile.mkdtemp(prefix="peagen-eval-")
     programs = []
     try:
-        failed = project_tests(args.candidate, work)
-        if failed is not None:
-            raise harness.CandidateFailure(failed[-3000:] if failed.startswith("the project's tests") else "the project's tests failed:\n" + failed[-3000:])
+        def tests_gate():
+            failed = project_tests(args.candidate, work)
+            if failed is not None:
+                raise harness.CandidateFailure(failed[-3000:] if failed.startswith("the project's tests") else "the project's tests failed:\n" + failed[-3000:])
+
         candidate_file = os.path.join(work, "candidate.py")
         reference_file = os.path.join(work, "reference.py")
         with open(candidate_file, "w", encoding="utf-8") as fh:
@@ -330,10 +408,35 @@ def evaluate(args, metrics, started):
             return reply
 
         def draw_timed(trng, size, batch):
-            """One timed call's arguments: an input of size, or a batch of valid calls."""
+            """One timed call's arguments: an input of size, or a batch of distinct valid calls
+            (distinct: a candidate that remembers its answers gains nothing within a batch)."""
             if not batch:
                 return sample_args(trng, size, timed=True)
-            return ([trng.choice(valid) for _ in range(batch)],)
+            return ([list(call) for call in trng.sample(pool, min(batch, len(pool)))],)
+
+        def valid_pool(trng, want):
+            """Distinct calls the reference answers without raising: the valid inputs seen so
+            far and variations of them (a number within their range, a string edited with
+            their characters, a list of their elements), kept when the reference accepts them."""
+            found = {json.dumps(call, sort_keys=True): list(call) for call in valid}
+            checker = start(reference_file, "reference", VALID_ENTRY)
+            try:
+                for _ in range(8):
+                    if len(found) >= want:
+                        break
+                    fresh = {}
+                    for call in vary_calls(trng, list(found.values()), 2 * want):
+                        fresh.setdefault(json.dumps(call, sort_keys=True), call)
+                    fresh = [call for key, call in fresh.items() if key not in found]
+                    reply = checker.call(fresh, timeout=120)
+                    if reply.error is not None or not isinstance(reply.output, list):
+                        break
+                    for call, ok in zip(fresh, reply.output):
+                        if ok is True:
+                            found[json.dumps(call, sort_keys=True)] = call
+            finally:
+                stop(checker)
+            return list(found.values())[:BATCH_POOL]
 
         def stop(program):
             programs.remove(program)
@@ -347,6 +450,7 @@ def evaluate(args, metrics, started):
         inputs += [("call %d of %s" % (n + 1, FUNCTION), sample_args(rng, size), None) for n, size in enumerate(sizes)]
         oracle = start(reference_file, "reference")
         if OBJECTIVE == "score":
+            tests_gate()
             return score(start(candidate_file, "candidate"), [(label, call_args) for label, call_args, _ in inputs
                                                                if expect(oracle, call_args).error is None], metrics)
         cand = start(candidate_file, "candidate")
@@ -380,6 +484,9 @@ def evaluate(args, metrics, started):
                                          "parameters' types) so that the answers vary" % next(iter(answers))[:120])
         metrics["captured_inputs"] = len(CALLS)
         stop(cand)
+        # The project's tests after the answers: a candidate that hangs or answers wrong fails
+        # there within seconds, where each of the tests' calls could wait a minute.
+        tests_gate()
         metrics["correctness_inputs"] = len(inputs)
 
         # ---- timing: fresh processes every round, one timed call on an unknowable input
@@ -401,19 +508,21 @@ def evaluate(args, metrics, started):
             if not valid:
                 raise
             too_quick = True  # larger inputs are not valid ones (a numeral out of range): time many valid calls
+        pool = []
         if too_quick and valid:
             # One call is too quick for a process's CPU clock (and a size the function refuses
-            # cannot make it slower): each timed call runs a batch of valid calls, grown until
-            # the reference needs target_ns for it.
+            # cannot make it slower): each timed call runs a batch of distinct valid calls,
+            # grown until the reference needs target_ns for it or the valid calls run out.
+            pool = valid_pool(trng, BATCH_POOL if not quick else BATCH_POOL // 5)
             oracle = start(reference_file, "reference", BATCH_ENTRY)
             batch = 8
             while True:
                 probe = expect_timed(oracle, draw_timed(trng, size, batch), "a batch of %d calls" % batch)
-                if probe.cpu_ns >= target_ns or batch >= 1 << 20:
+                if probe.cpu_ns >= target_ns or batch >= len(pool):
                     break
-                batch *= 2 if probe.cpu_ns < target_ns / 4 else 1.25
-                batch = int(batch)
+                batch = min(len(pool), int(batch * (2 if probe.cpu_ns < target_ns / 4 else 1.25)))
             metrics["timing_batch"] = batch
+            metrics["timing_pool"] = len(pool)
         slowest_ns = max(slowest_ns, probe.wall_ns)
         # A small input the reference accepts (a drawn one may be invalid, e.g. a window of 0).
         warmup = [draw_timed(trng, 10, 4) if batch else

@@ -11,7 +11,7 @@
  * reference. The editor's "Scaffold an evaluator" asks for these files over ScaffoldEvaluator
  * and writes them beside the file for the user to review.
  */
-import { EXAMPLE_CONFIG_FILE, type ExampleConfig } from '../../../shared/evaluation';
+import { EXAMPLE_CONFIG_FILE, type ExampleConfig, type ProjectEnvironment } from '../../../shared/evaluation';
 import { FUNCTION_DEFINITIONS, type FunctionLanguage, functionLines } from '../../../shared/functionScan';
 import { toDocument } from '../../../shared/lines';
 import type { ScaffoldEvaluator } from '../../../shared/protocol';
@@ -81,6 +81,8 @@ export interface ScaffoldInput {
    * ({@link PROJECT_COPY_DIR}) with the candidate at `programInProject` (a relative path).
    */
   tests?: { command: string; programInProject: string };
+  /** What the project's tests need from the user's machine (init found it): the config's `project`. */
+  project?: ProjectEnvironment;
 }
 
 /** The settings the evaluator templates are filled with (each a JSON literal in the source). */
@@ -120,6 +122,7 @@ export function scaffoldFiles(input: ScaffoldInput): { files: Record<string, str
     evaluator: input.language === 'python' ? ['python3', evaluator, '{program}'] : ['node', evaluator, '{program}'],
     objective: OBJECTIVES[objective],
     limits: { timeoutMs: 120_000, memoryMb: 1024, pids: 64 },
+    ...(input.project && { project: input.project }),
   };
   if (objective === 'tests') {
     // The share of the tests that pass is the whole verdict: the harness's project_tests

@@ -50,7 +50,7 @@ from typing import List, Optional, Tuple
 from .boundary_names import evolved_names
 from .timing import EvaluatorError
 
-SKIPPED_DIRS = ("__pycache__", ".peagen", "node_modules", ".git")
+SKIPPED_DIRS = ("__pycache__", ".peagen", "node_modules", ".git", ".venv", "venv")
 
 
 @dataclass
@@ -71,10 +71,23 @@ class TestRun:
         return "the project's tests failed (%s): %s\n%s" % (self.summary(), named or "see the output", self.output[-2000:])
 
 
+#: Set by Peagen (daemon/evaluation/projectAccess.ts): the project's dependency folders
+#: (node_modules, a virtualenv), read-only, each linked into the copy under its name; and the
+#: bin folders of the interpreters the project's tests run with, first on their PATH.
+DEPENDENCIES_ENV = "PEAGEN_PROJECT_DEPENDENCIES"
+PATH_ENV = "PEAGEN_PROJECT_PATH"
+
+
 def assemble(project_dir: str, program: str, candidate: str, into: str) -> str:
-    """A writable copy of the project with the candidate in place of `program`; returns its path."""
+    """A writable copy of the project with the candidate in place of `program`; returns its
+    path. Its file modes and symlinks are the project's; its dependency folders are links to
+    the read-only ones Peagen mounted (never copied)."""
     copy = os.path.join(into, "project")
-    shutil.copytree(project_dir, copy, ignore=shutil.ignore_patterns(*SKIPPED_DIRS))
+    shutil.copytree(project_dir, copy, ignore=shutil.ignore_patterns(*SKIPPED_DIRS), symlinks=True)
+    for folder in [p for p in os.environ.get(DEPENDENCIES_ENV, "").split(os.pathsep) if p]:
+        link = os.path.join(copy, os.path.basename(folder))
+        if not os.path.lexists(link):
+            os.symlink(folder, link)
     target = os.path.join(copy, program)
     os.makedirs(os.path.dirname(target), exist_ok=True)
     shutil.copyfile(candidate, target)
@@ -133,6 +146,14 @@ def _js_imports(source: str) -> List[str]:
 ORIGINAL_PREFIX = ".peagen-original-"
 
 
+def project_node_modules() -> Optional[str]:
+    """The project's node_modules Peagen mounted (PEAGEN_PROJECT_DEPENDENCIES), or None."""
+    for folder in os.environ.get(DEPENDENCIES_ENV, "").split(os.pathsep):
+        if folder and os.path.basename(folder) == "node_modules" and os.path.isdir(folder):
+            return folder
+    return None
+
+
 def _write_js_standin(target: str, candidate: str, reference: str, timeout: float,
                       evolved: Optional[List[str]] = None) -> None:
     """The JavaScript stand-in: the trusted original, beside it in the copy (so that its own
@@ -144,6 +165,9 @@ def _write_js_standin(target: str, candidate: str, reference: str, timeout: floa
             evolved = evolved_names(fh.read(), javascript=True)
     config = {"candidate": os.path.abspath(candidate), "allow": _js_imports(source), "evolved": evolved,
               "callTimeoutMs": int(timeout * 1000), "loadTimeoutMs": 30_000}
+    packages = project_node_modules()
+    if packages:  # the packages the original requires come from the project's own node_modules
+        config["packages"] = packages
     harness = os.path.join(HARNESS_JS, "peagen-standin.js")
     original = os.path.join(os.path.dirname(target), ORIGINAL_PREFIX + os.path.basename(target))
     shutil.copyfile(reference, original)
@@ -179,6 +203,9 @@ def report_env(command: str, report_dir: str) -> dict:
     their own), nothing of Peagen's capture."""
     env = dict(os.environ)
     env.pop("PEAGEN_CAPTURE_FILE", None)
+    tools = [p for p in env.get(PATH_ENV, "").split(os.pathsep) if p]
+    if tools:  # the interpreters the user's own command found (a pyenv Python with its pytest)
+        env["PATH"] = os.pathsep.join(tools + [env.get("PATH", "")])
     env["PEAGEN_TEST_REPORT_DIR"] = report_dir
     env["PYTHONPATH"] = os.pathsep.join([REPORT_HOOK, HARNESS_PYTHON] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     env["PYTEST_PLUGINS"] = ",".join([p for p in env.get("PYTEST_PLUGINS", "").split(",") if p] + ["peagen_harness.pytest_report"])

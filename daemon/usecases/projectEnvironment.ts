@@ -1,0 +1,48 @@
+/**
+ * What a project's tests need from the user's machine, found by `peagen init --tests` where
+ * the user runs them: the project's dependency folders (node_modules, a virtualenv) and the
+ * Python installations the test command runs with when they live outside the system
+ * directories (pyenv, a hand-built prefix). The sandbox sees them read-only
+ * (daemon/evaluation/projectAccess.ts), so the copy runs the tests as the project does:
+ * with the user's pytest, mocha or jest, not the system's python3 without them.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { PROJECT_DEPENDENCY_DIRS, type ProjectEnvironment } from '../../shared/evaluation';
+
+/** Prefixes the sandbox already shows (its system directories): nothing to mount. */
+const SYSTEM_PREFIXES = ['/usr', '/bin', '/lib'];
+
+export function projectEnvironment(projectDir: string, exampleDir: string, env: NodeJS.ProcessEnv): ProjectEnvironment {
+  const root = path.relative(exampleDir, projectDir).split(path.sep).join('/');
+  const dependencies = PROJECT_DEPENDENCY_DIRS.filter((name) => isDirectory(path.join(projectDir, name)));
+  const toolchains = new Set<string>();
+  // The python3 the user's own command finds (PATH as the user has it), and each virtualenv's.
+  const interpreters = ['python3', ...dependencies.filter((name) => name !== 'node_modules').map((name) => path.join(projectDir, name, 'bin', 'python'))];
+  for (const interpreter of interpreters) {
+    const prefix = basePrefix(interpreter, projectDir, env);
+    if (prefix && !SYSTEM_PREFIXES.some((system) => prefix === system || prefix.startsWith(`${system}/`))) toolchains.add(prefix);
+  }
+  return { root, dependencies: [...dependencies], toolchains: [...toolchains] };
+}
+
+/** The installation an interpreter belongs to (a virtualenv's base), or null when it does not run. */
+function basePrefix(interpreter: string, cwd: string, env: NodeJS.ProcessEnv): string | null {
+  const run = spawnSync(interpreter, ['-c', 'import sys; print(sys.base_prefix)'], { cwd, env, encoding: 'utf8', timeout: 20_000 });
+  const prefix = run.status === 0 ? run.stdout.trim() : '';
+  if (!path.isAbsolute(prefix)) return null;
+  try {
+    return fs.realpathSync(prefix);
+  } catch {
+    return null;
+  }
+}
+
+function isDirectory(target: string): boolean {
+  try {
+    return fs.statSync(target).isDirectory();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,140 @@
+/**
+ * `peagen init` on projects laid out as real ones are, through the real CLI and the sandbox
+ * the user's machine picks (test/fixtures/initProjects/pyPackage and jsPackage):
+ *
+ *  - a Python package with its own exception classes, relative imports, a function too quick
+ *    to time one call at a time, and pytest from the user's own interpreter (not the system's);
+ *  - a JavaScript package whose runtime dependency and test runner live in node_modules, with
+ *    an executable cli.js its tests run, an exported error class and an array result with a
+ *    named property.
+ *
+ * init checks that the seed evaluates before it says OK; a candidate that raises another
+ * class than the original's, or drops the named property, fails the project's own tests.
+ */
+import * as assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { EvolveProject, parseJson } from '../fixtures/evolveFixtures';
+import { REPO } from '../fixtures/paths';
+
+interface InitOutput {
+  dir: string;
+  check?: { correct: boolean; executor: string; summary: string };
+}
+
+interface EvalOutput {
+  correct: boolean;
+  objective: number | null;
+  failure?: { message: string };
+  metrics: Record<string, number>;
+}
+
+const FIXTURES = path.join(REPO, 'test', 'fixtures', 'initProjects');
+
+/** What `npm install` would have put in node_modules: a runtime dependency and a test runner's bin. */
+function installNodeModules(dir: string): void {
+  fs.mkdirSync(path.join(dir, 'node_modules', 'tiny-pad'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'node_modules', 'tiny-pad', 'index.js'), "module.exports = (text) => text.padStart(3, '.');\n");
+  fs.mkdirSync(path.join(dir, 'node_modules', '.bin'), { recursive: true });
+  fs.writeFileSync(path.join(dir, 'node_modules', '.bin', 'minitest'), '#!/bin/sh\nexec node --test "$@"\n', { mode: 0o755 });
+}
+
+describe('peagen init on projects laid out as real ones are (real CLI)', function () {
+  this.timeout(300_000);
+  let user: EvolveProject;
+  afterEach(() => user.cleanup());
+
+  it('a Python package: its own exceptions, relative imports and pytest from the user\'s interpreter; the seed evaluates, a candidate raising another class fails', async () => {
+    user = new EvolveProject();
+    fs.cpSync(path.join(FIXTURES, 'pyPackage'), user.dir, { recursive: true });
+    const tests = 'python3 -m pytest -q -p no:cacheprovider src';
+    const init = await user.run(['--json', 'init', 'src/numerals/core.py', '--function', 'to_numeral', '--tests', tests]);
+    assert.equal(init.code, 0, init.stdout + init.stderr);
+    const made = parseJson<InitOutput>(init);
+    assert.equal(made.check?.correct, true, made.check?.summary);
+    const config = JSON.parse(fs.readFileSync(path.join(made.dir, 'peagen.example.json'), 'utf8')) as { project?: { root: string; toolchains: string[] } };
+    assert.equal(config.project?.root, '../../..');
+
+    const evaluate = async (program?: string): Promise<EvalOutput> => {
+      const run = await user.run(['--json', 'eval', made.dir, '--quick', ...(program ? ['--program', program] : [])]);
+      return parseJson<EvalOutput>(run);
+    };
+    const seed = await evaluate();
+    assert.equal(seed.correct, true, seed.failure?.message);
+    assert.ok((seed.metrics.timing_batch ?? 0) > 1, 'a call this quick is timed in batches of distinct valid calls');
+
+    const program = fs.readFileSync(path.join(made.dir, 'core.py'), 'utf8');
+    const other = path.join(user.dir, 'other_error.py');
+    fs.writeFileSync(other, program.replace('raise OutOfRangeError(', 'raise ValueError('));
+    const wrong = await evaluate(other);
+    assert.equal(wrong.correct, false);
+    // (Its answers are compared before the tests run: the tests' call with -1 gives it away.)
+    assert.match(wrong.failure?.message ?? '', /answered raised ValueError: number out of range .*, the reference raised OutOfRangeError/);
+
+    const faster = path.join(user.dir, 'faster.py');
+    fs.writeFileSync(faster, program.replace('        checked = "".join(digits)\n', ''));
+    const better = await evaluate(faster);
+    assert.equal(better.correct, true, better.failure?.message);
+  });
+
+  it('a JavaScript package: node_modules (a dependency, the runner\'s bin) read-only, an executable cli.js, its error class and an array\'s named property', async () => {
+    user = new EvolveProject();
+    fs.cpSync(path.join(FIXTURES, 'jsPackage'), user.dir, { recursive: true });
+    fs.chmodSync(path.join(user.dir, 'cli.js'), 0o755);
+    installNodeModules(user.dir);
+    const init = await user.run(['--json', 'init', 'index.js', '--function', 'parseList', '--tests', 'npm test']);
+    assert.equal(init.code, 0, init.stdout + init.stderr);
+    const made = parseJson<InitOutput>(init);
+    assert.equal(made.check?.correct, true, made.check?.summary);
+    assert.equal(fs.existsSync(path.join(made.dir, 'project', 'node_modules')), false, 'node_modules is linked at evaluation, never copied');
+    assert.equal(fs.statSync(path.join(made.dir, 'project', 'cli.js')).mode & 0o111, 0o111, 'the copy keeps the executable bit');
+
+    const program = fs.readFileSync(path.join(made.dir, 'index.js'), 'utf8');
+    for (const [name, text, failing] of [
+      ['plain-error.js', program.replace('throw new ListError(', 'throw new RangeError('), /an empty item is the package's own error/],
+      ['no-kind.js', program.replace(/items\.kind = .*\n/, ''), /the result says its kind/],
+    ] as const) {
+      fs.writeFileSync(path.join(user.dir, name), text);
+      const run = await user.run(['--json', 'eval', made.dir, '--quick', '--program', path.join(user.dir, name)]);
+      const verdict = parseJson<EvalOutput>(run);
+      assert.equal(verdict.correct, false, name);
+      assert.match(verdict.failure?.message ?? '', failing, name);
+    }
+  });
+
+  it('a project whose tests need what the sandbox does not have: init says NOT READY, names it, and exits non-zero', async () => {
+    user = new EvolveProject();
+    fs.cpSync(path.join(FIXTURES, 'jsPackage'), user.dir, { recursive: true });
+    installNodeModules(user.dir);
+    // The test runner works here (through a package outside the project), not in the sandbox.
+    const outside = fs.mkdtempSync(path.join(path.dirname(user.dir), 'outside-'));
+    try {
+      fs.mkdirSync(path.join(outside, 'tiny-pad'));
+      fs.renameSync(path.join(user.dir, 'node_modules', 'tiny-pad', 'index.js'), path.join(outside, 'tiny-pad', 'index.js'));
+      fs.rmSync(path.join(user.dir, 'node_modules', 'tiny-pad'), { recursive: true });
+      const init = await user.run(['init', 'index.js', '--function', 'parseList', '--tests', 'npm test'], { NODE_PATH: outside });
+      assert.notEqual(init.code, 0, init.stdout);
+      assert.match(init.stdout, /NOT READY: your code as it is fails its own evaluation/);
+      assert.match(init.stdout, /tiny-pad is missing where the tests run/);
+    } finally {
+      fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('a Python package, start to end: evolve run with the offline mutator, apply, and the project\'s own tests pass', async () => {
+    user = new EvolveProject();
+    fs.cpSync(path.join(FIXTURES, 'pyPackage'), user.dir, { recursive: true });
+    const tests = 'python3 -m unittest discover -s src';
+    const init = await user.run(['--json', 'init', 'src/numerals/core.py', '--function', 'to_numeral', '--tests', tests, '--no-check']);
+    assert.equal(init.code, 0, init.stderr);
+    const made = parseJson<InitOutput>(init);
+    assert.equal(made.check, undefined, '--no-check skips the check');
+    const run = await user.run(['--json', 'evolve', 'run', made.dir, '--sync', '--mutator', 'offline', '--evaluations', '12', '--quick', '--seed', '3', '--project', user.dir]);
+    assert.equal(run.code, 0, run.stderr);
+    const apply = await user.run(['evolve', 'apply', '--project', user.dir]);
+    assert.ok(apply.code === 0 || /no measurable improvement|nothing to accept/.test(apply.stdout + apply.stderr), apply.stdout + apply.stderr);
+    await promisify(execFile)('/bin/sh', ['-c', tests], { cwd: user.dir }); // rejects when a test fails
+  });
+});
