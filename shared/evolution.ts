@@ -90,6 +90,8 @@ export type StopReason =
   | 'tasks_failing'
   /** The last several proposals gave nothing new to evaluate: the mutator keeps repeating itself. */
   | 'proposals_exhausted'
+  /** The model failed in a way that will not go away (key refused, no such model, unreachable): the run log names the server. */
+  | 'model_unusable'
   | 'interrupted'
   | 'error';
 

@@ -55,6 +55,16 @@ export class Rng {
     return items[this.int(items.length)]!;
   }
 
+  /** The items in an order drawn from this generator (Fisher-Yates; the input is not changed). */
+  shuffle<T>(items: readonly T[]): T[] {
+    const out = [...items];
+    for (let i = out.length - 1; i > 0; i--) {
+      const j = this.int(i + 1);
+      [out[i], out[j]] = [out[j]!, out[i]!];
+    }
+    return out;
+  }
+
   /** A 31-bit seed for a child's own randomness (mutator, evaluator). */
   seed(): number {
     return this.int(0x7fffffff);

@@ -8,12 +8,12 @@
  *
  * Nothing is written unless every file is the one the run began from: a file edited since
  * (the text recorded when the example was made, or the run's seed) is refused by name, with
- * what to do. So is a run that has not ended, and a run whose confirmation found no
- * measurable improvement.
+ * what to do. So is a run that has not ended, a run whose confirmation found no measurable
+ * improvement, and a best that was never confirmed (unless asked for by name: `unconfirmed`).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { NO_MEASURABLE_IMPROVEMENT, type Program } from '../../shared/evolution';
+import { GAIN, NO_MEASURABLE_IMPROVEMENT, type Program } from '../../shared/evolution';
 import { confidenceText, measuredGain } from '../../shared/gainText';
 import { unbundleProgram } from '../../shared/programFiles';
 import { type FileChange, regionProgramFileText, unifiedPatch } from '../../shared/programWriteBack';
@@ -46,6 +46,8 @@ export interface ApplyRequest {
   projectDir: string;
   /** The unreduced best instead of its reduction. */
   full?: boolean;
+  /** Write a best that was never confirmed (measured again beside the seed) all the same. */
+  unconfirmed?: boolean;
   selectors?: readonly SelectorPlugin[];
 }
 
@@ -93,6 +95,14 @@ export function planApply(request: ApplyRequest): ApplyPlan {
   const reduced = request.full ? undefined : state.bestReduction?.program;
   const program: Program = reduced ?? best;
   const files = programDestinations(manifest, seed.code, program.code, request.projectDir, runDir.id);
+  if (!request.unconfirmed && files.some((file) => file.after !== file.before) && report.confirmation?.verdict !== GAIN) {
+    // An in-run figure is one noisy measurement: the README's promise is a gain measured again, with its interval.
+    throw new ApplyRefused(
+      `run ${runDir.id}'s best (${best.objective.toFixed(3)} in the run) was never measured again beside your code, so its gain has no interval and may be noise: ${
+        report.confirmation ? 'its confirmation ended without a verdict' : 'the run ended before confirming it (interrupted, or --confirm-pairs 0)'
+      }. Confirm it by running again (peagen evolve run … --resume ${runDir.id} measures the best as it ends), or write it anyway with \`peagen evolve apply ${runDir.id} --unconfirmed\``,
+    );
+  }
   const changedSinceRun = files.filter((file) => file.current !== file.before).map((file) => file.path);
   return {
     runId: runDir.id,

@@ -71,14 +71,20 @@ for (const project of PROJECTS) {
       const expected = withoutMarkers(fs.readFileSync(path.join(report.runDir, 'best', project.file), 'utf8'));
       assert.notEqual(expected, original);
 
-      const diff = await user.run(['evolve', 'apply', '--diff']);
+      // Never measured again beside the seed (--confirm-pairs 0): refused unless asked for by name.
+      const unconfirmed = await user.run(['evolve', 'apply']);
+      assert.equal(unconfirmed.code, 1, unconfirmed.stdout);
+      assert.match(unconfirmed.stderr, new RegExp(`run ${report.runId}'s best .* was never measured again beside your code.*--unconfirmed`));
+      assert.equal(fs.readFileSync(path.join(user.dir, project.file), 'utf8'), original, 'nothing was written');
+
+      const diff = await user.run(['evolve', 'apply', '--diff', '--unconfirmed']);
       assert.equal(diff.code, 0, diff.stderr);
       assert.match(diff.stdout, new RegExp(`^diff --git a/${project.file} b/${project.file}\\n--- a/${project.file}\\n\\+\\+\\+ b/${project.file}\\n@@ `));
       assert.doesNotMatch(diff.stdout, /EVOLVE-BLOCK/);
       git(user.dir, ['apply', '--check'], diff.stdout);
       assert.equal(fs.readFileSync(path.join(user.dir, project.file), 'utf8'), original, '--diff writes nothing');
 
-      const applied = await user.run(['evolve', 'apply']);
+      const applied = await user.run(['evolve', 'apply', '--unconfirmed']);
       assert.equal(applied.code, 0, applied.stderr);
       assert.match(applied.stdout, new RegExp(`applied the (reduced )?best .*of run ${report.runId} to ${project.file}`));
       assert.equal(fs.readFileSync(path.join(user.dir, project.file), 'utf8'), expected, "the user's file holds exactly the best's change");
@@ -99,7 +105,7 @@ for (const project of PROJECTS) {
       git(user.dir, ['checkout', '--', project.file]);
       const edited = `${original}\n// edited\n`;
       fs.writeFileSync(path.join(user.dir, project.file), edited);
-      const refused = await user.run(['evolve', 'apply']);
+      const refused = await user.run(['evolve', 'apply', '--unconfirmed']);
       assert.equal(refused.code, 1, refused.stdout);
       assert.match(refused.stderr, new RegExp(`${project.file.replace('.', '\\.')} was changed since run ${report.runId} began .*nothing was written: undo your edits .*--diff \\| git apply`));
       assert.equal(fs.readFileSync(path.join(user.dir, project.file), 'utf8'), edited);

@@ -120,19 +120,19 @@ describe('multi-file programs: evolve, replay and best/ (real CLI, examples/look
       assert.equal(git(['add', 'examples']), 0);
       assert.equal(git(['commit', '-qm', 'the example']), 0);
 
-      const diff = await project.run(['evolve', 'apply', run.runId.slice(0, 17), '--diff', '--project', home]);
+      const diff = await project.run(['evolve', 'apply', run.runId.slice(0, 17), '--diff', '--unconfirmed', '--project', home]);
       assert.equal(diff.code, 0, diff.stderr);
       assert.match(diff.stdout, /^diff --git a\/examples\/lookup_table\/lookup\.py b\/examples\/lookup_table\/lookup\.py$[\s\S]*^diff --git a\/examples\/lookup_table\/table\.py b\/examples\/lookup_table\/table\.py$/m);
       assert.equal(git(['apply', '--check'], diff.stdout), 0, diff.stdout);
 
-      const applied = await project.run(['evolve', 'apply', '--project', home]);
+      const applied = await project.run(['evolve', 'apply', '--unconfirmed', '--project', home]);
       assert.equal(applied.code, 0, applied.stderr);
       for (const file of ['lookup.py', 'table.py']) assert.equal(fs.readFileSync(path.join(example, file), 'utf8'), fs.readFileSync(path.join(run.runDir, 'best', file), 'utf8'), file);
 
       // One file edited since: nothing is written, not even the other one.
       assert.equal(git(['checkout', '--', 'examples']), 0);
       fs.appendFileSync(path.join(example, 'table.py'), '# mine\n');
-      const refused = await project.run(['evolve', 'apply', '--project', home]);
+      const refused = await project.run(['evolve', 'apply', '--unconfirmed', '--project', home]);
       assert.equal(refused.code, 1);
       assert.match(refused.stderr, /examples\/lookup_table\/table\.py was changed since run .* began/);
       assert.equal(fs.readFileSync(path.join(example, 'lookup.py'), 'utf8'), seedOf('lookup.py'), 'the unedited file was not written either');

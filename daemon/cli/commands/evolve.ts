@@ -172,6 +172,8 @@ function summaryLines(report: RunReport, runDir: RunDir): string {
  * (the last job's failure, as journaled) where the user looks first.
  */
 function reportFailingTasks(ctx: CliContext, report: RunReport, runDir: RunDir): void {
+  // The run log said why, naming the server; the command failed.
+  if (report.stopReason === 'model_unusable') process.exitCode = ExitCode.Failed;
   if (report.stopReason !== 'tasks_failing') return;
   let last: string | undefined;
   try {
@@ -493,8 +495,9 @@ export function registerEvolveCommands(program: Command): void {
     .option('--diff', 'print the change as a patch against your files (git apply takes it) instead of writing it')
     .option('--full', 'the full best, with every change, instead of its reduction')
     .option('--project <dir>', 'where .peagen/runs/ is kept, and the folder files are written in (default: the current directory)')
+    .option('--unconfirmed', 'write a best that was never measured again beside your code (an interrupted run, --confirm-pairs 0): its in-run figure has no interval')
     .addHelpText('after', `\nA run is named by its directory, its id, any unique start of its id, or ${LATEST_RUN}.\nExample:\n  peagen evolve apply --diff | git apply --check\n  peagen evolve apply`)
-    .action((run: string | undefined, flags: { diff?: boolean; full?: boolean; project?: string }, command: Command) => {
+    .action((run: string | undefined, flags: { diff?: boolean; full?: boolean; project?: string; unconfirmed?: boolean }, command: Command) => {
       const ctx = CliContext.of(command);
       applyRunCommand(ctx, resolveRun(run ?? LATEST_RUN, flags.project), flags);
     });
@@ -579,16 +582,18 @@ function runByIdIn(run: string, projectDir: string): { resume: string; projectDi
 }
 
 /** `evolve apply`: the plan (usecases/applyRun.ts) written, or printed as a patch; a refusal is a failed command with its reason. */
-function applyRunCommand(ctx: CliContext, runDir: RunDir, flags: { diff?: boolean; full?: boolean; project?: string }): void {
+function applyRunCommand(ctx: CliContext, runDir: RunDir, flags: { diff?: boolean; full?: boolean; project?: string; unconfirmed?: boolean }): void {
   const projectDir = flags.project ?? process.cwd();
   let plan: ApplyPlan;
   let written: AppliedFile[] = [];
   try {
-    plan = planApply({ runDir, projectDir, ...(flags.full && { full: true }), selectors: activePlugins(ctx.config).selectors });
+    plan = planApply({ runDir, projectDir, ...(flags.full && { full: true }), ...(flags.unconfirmed && { unconfirmed: true }), selectors: activePlugins(ctx.config).selectors });
     if (!flags.diff) written = writeApply(plan);
   } catch (error) {
     if (error instanceof NothingToApply) {
-      ctx.output({ runId: runDir.id, applied: false, reason: error.message }, error.message);
+      // With --diff, stdout is where a patch goes: the reason goes to stderr, stdout stays empty.
+      if (flags.diff && !ctx.json) ctx.info(error.message);
+      else ctx.output({ runId: runDir.id, applied: false, reason: error.message }, error.message);
       return;
     }
     if (error instanceof ApplyRefused || error instanceof SelectionJobError || error instanceof DamagedRunError) throw new CliError(error.message, ExitCode.Failed);

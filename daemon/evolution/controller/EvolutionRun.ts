@@ -90,7 +90,9 @@ export type { TimelinePoint } from './loadRunState';
 export const CHECKPOINT_EVERY_MS = 60_000;
 
 /** Stops that let running jobs finish; the others cancel them. */
-const GENTLE_STOPS = new Set<StopReason>(['generations', 'evaluations', 'no_improvement', 'budget_tokens', 'budget_usd', 'max_llm_calls', 'tasks_failing', 'proposals_exhausted']);
+/** Proposals in a row failed by the model (unreachable, 500s) before the run stops; a refused key or unknown model stops it at once. */
+const MODEL_FAILURES_STOP = 3;
+const GENTLE_STOPS = new Set<StopReason>(['generations', 'evaluations', 'no_improvement', 'budget_tokens', 'budget_usd', 'max_llm_calls', 'tasks_failing', 'proposals_exhausted', 'model_unusable']);
 
 /**
  * Jobs in a row whose task failed (after the queue's own retries) before the run gives up. A
@@ -132,6 +134,8 @@ export class EvolutionRun {
   private stopPhase: (() => void) | undefined;
   /** Jobs in a row that ended by a failed task; a job that ends any other way resets it. */
   private failedJobsInARow = 0;
+  /** Proposals in a row the model failed (watchModel). */
+  private modelFailuresInARow = 0;
   /** Whether the model still brings new children (exhaustion.ts). */
   private readonly exhaustion: ExhaustionWatch;
   /** The best's improvements already told to the exhaustion watch. */
@@ -561,6 +565,30 @@ export class EvolutionRun {
     this.stopReason = 'proposals_exhausted';
   }
 
+  /**
+   * Stops the run, in one line that names the server, when the model fails in a way that will
+   * not go away: at once for a refused key or an unknown model; after MODEL_FAILURES_STOP
+   * proposals in a row failed by the model for any other reason (unreachable, 500s), the
+   * SDK's own retries spent on each. A proposal the model answered resets the count.
+   */
+  private watchModel(proposal: ProposalEvent): void {
+    if (proposal.ok || proposal.reason !== 'llm_error') {
+      this.modelFailuresInARow = 0;
+      return;
+    }
+    const message = proposal.message ?? '';
+    const code = /^(\w+): /.exec(message)?.[1];
+    if (code === 'aborted' || code === 'rate_limited' || this.stopReason) return;
+    this.modelFailuresInARow++;
+    if (code !== 'auth' && code !== 'not_found' && this.modelFailuresInARow < MODEL_FAILURES_STOP) {
+      if (this.modelFailuresInARow === 1) this.options.log(`the model failed: ${message.replace(/^\w+: /, '')} (the run goes on; it stops if the next calls fail too)`);
+      return;
+    }
+    const why = message.replace(/^\w+: /, '');
+    this.options.log(`stopped: the model cannot be used: ${why}${code === 'auth' || code === 'not_found' ? '' : ` (${this.modelFailuresInARow} calls in a row)`}; fix the model's settings (docs/configuration.md#models), or run without one: --mutator offline`);
+    this.stopReason = 'model_unusable';
+  }
+
   private stopCondition(): StopReason | undefined {
     const { stop } = this.options.manifest;
     const counters = this.state.counters;
@@ -655,6 +683,7 @@ export class EvolutionRun {
       });
       releaseCalls();
       if (!isFreePlan(plan)) this.pace.childRate = EvolutionRun.average(this.pace.childRate, verdict === 'evaluate' ? 1 : 0);
+      if (!isFreePlan(plan)) this.watchModel(proposal);
       if (!isFreePlan(plan)) this.watchExhaustion(proposal.exchanges.length, (this.state.counters.barrenProposals ?? 0) === barrenBefore);
       if (verdict === 'done') return;
       child = { id: proposal.childId!, code: proposal.code! };

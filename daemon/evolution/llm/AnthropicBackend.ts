@@ -70,6 +70,7 @@ export class AnthropicBackend implements LlmBackend {
         signal: request.signal,
         apiKey: this.apiKey,
         keySource: this.options.keySource,
+        baseUrl: this.baseUrl,
         errors: Anthropic,
       },
       (signal) =>

@@ -38,7 +38,7 @@ export interface LlmAnswer {
   finishReason?: string;
 }
 
-export type LlmErrorCode = 'auth' | 'rate_limited' | 'server' | 'timeout' | 'aborted' | 'bad_request' | 'connection' | 'empty';
+export type LlmErrorCode = 'auth' | 'rate_limited' | 'server' | 'timeout' | 'aborted' | 'bad_request' | 'connection' | 'empty' | 'not_found';
 
 export class LlmError extends Error {
   override name = 'LlmError';

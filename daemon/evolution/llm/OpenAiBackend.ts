@@ -79,6 +79,7 @@ export class OpenAiBackend implements LlmBackend {
         signal: request.signal,
         apiKey: this.apiKey,
         keySource: this.options.keySource,
+        baseUrl: this.baseUrl,
         errors: OpenAI,
       },
       (signal) =>

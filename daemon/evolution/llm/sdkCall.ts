@@ -26,6 +26,8 @@ export interface SdkCallContext {
   apiKey: string;
   /** The environment variable the key came from, named in auth errors. */
   keySource?: string | undefined;
+  /** The server's address, named in the errors a user acts on (unreachable, key refused, no such model). */
+  baseUrl?: string | undefined;
   errors: SdkErrorClasses;
 }
 
@@ -81,7 +83,7 @@ export function toLlmError(error: unknown, context: SdkCallContext): LlmError {
   if (error instanceof errors.APIConnectionError) {
     const cause = (error as { cause?: unknown }).cause;
     const detail = cause instanceof Error ? `: ${cause.message}` : '';
-    return new LlmError('connection', scrub(`${backendName}: cannot reach the server${detail}`), true);
+    return new LlmError('connection', scrub(`${backendName}: cannot reach the server${at(context)}${detail}`), true);
   }
   if (error instanceof errors.APIError && typeof error.status === 'number') {
     const status = error.status;
@@ -89,12 +91,20 @@ export function toLlmError(error: unknown, context: SdkCallContext): LlmError {
     if (code === 'auth') {
       // The server's own message may quote the key (OpenAI quotes part of it): leave it out.
       const where = context.keySource ? `; check the key in ${context.keySource}` : '';
-      return new LlmError('auth', `${backendName}: the server refused the key (HTTP ${status})${where}`, false);
+      return new LlmError('auth', `${backendName}: the server${at(context)} refused the key (HTTP ${status})${where}`, false);
+    }
+    if (status === 404) {
+      // A wrong model name (or a base URL without /v1): the same answer every time.
+      return new LlmError('not_found', scrub(`${backendName}: the server${at(context)} answered 404 (no such model or path): ${error.message}`), false);
     }
     return new LlmError(code, scrub(`${backendName}: ${error.message}`), code === 'rate_limited' || code === 'server' || code === 'timeout');
   }
   const message = error instanceof Error ? error.message : String(error);
   return new LlmError('bad_request', scrub(`${backendName}: ${message}`), false);
+}
+
+function at(context: SdkCallContext): string {
+  return context.baseUrl ? ` at ${context.baseUrl}` : '';
 }
 
 export function codeForStatus(status: number): LlmErrorCode {

@@ -95,8 +95,7 @@ export class LlmPatchMutator implements Mutator {
         answer = await this.ask(conversation, request.seed, context, exchanges);
       } catch (error) {
         const message = error instanceof LlmError ? `${error.code}: ${error.message}` : errorMessage(error);
-        // An aborted call is the run stopping, not news.
-        if (!(error instanceof LlmError && error.code === 'aborted')) context.log?.(`llm-patch: ${backend.name} failed: ${message}`);
+        // Not logged here: the run says it once (and stops when it will not go away), not once per call.
         return { ...common, ok: false, reason: 'llm_error', message, exchanges, repairs: attempt };
       }
       // Every answer of the call, in order; each new child joins `avoid`, so siblings are distinct.

@@ -46,8 +46,13 @@ function moveTo(text: readonly string[], fromIndent: number, toIndent: number, t
 export function deleteStatement(subject: Subject, rng: Rng): string[] | null {
   const all = statementsOf(subject.blocks);
   if (all.length === 0) return null;
-  const { statement, block } = rng.pick(all);
-  const needsPass = subject.syntax === 'python' && block.statements.length === 1 && (!block.topLevel || block.indent > 0);
+  return deleteLines(subject, rng.pick(all).statement);
+}
+
+/** The program without `statement`; a Python block left empty gets `pass`. */
+export function deleteLines(subject: Subject, statement: Statement): string[] {
+  const block = statementsOf(subject.blocks).find((located) => located.statement === statement)?.block;
+  const needsPass = subject.syntax === 'python' && block !== undefined && block.statements.length === 1 && (!block.topLevel || block.indent > 0);
   const filler = needsPass ? [`${leadingWhitespace(subject.lines[statement.start]!)}pass`] : [];
   return splice(subject.lines, statement.start, statement.end, filler);
 }
@@ -121,4 +126,28 @@ export function crossover(subject: Subject, donors: readonly Donor[], rng: Rng):
   if (pairs.length === 0) return null;
   const { ours, theirs } = rng.pick(pairs);
   return splice(subject.lines, ours.start, ours.end, theirs);
+}
+
+const PYTHON_STORE = /^([A-Za-z_]\w*)\s*(?::[^=]+)?=(?!=)/;
+const BRACE_STORE = /^(?:(?:const|let|var)\s+)?([A-Za-z_$][\w$]*)\s*=(?![=>])/;
+
+/**
+ * Dead stores: statements (without a body) that assign a plain name no other line of the
+ * program reads, e.g. `again = sorted(scratch)` never used again. Deleting one is the likeliest
+ * win a mutator without a model can find, so the offline mutator tries them first; once one is
+ * gone, the stores only it read are dead in the child, and go next.
+ */
+export function deadStores(subject: Subject): Statement[] {
+  const text = subject.lines;
+  const store = subject.syntax === 'python' ? PYTHON_STORE : BRACE_STORE;
+  return statementsOf(subject.blocks)
+    .map(({ statement }) => statement)
+    .filter((statement) => {
+      if (statement.bodies.length > 0) return false;
+      const name = store.exec(statement.header)?.[1];
+      if (!name || ['self', 'this', 'global', 'nonlocal', 'return', 'yield'].includes(name)) return false;
+      const word = new RegExp(`(^|[^\\w$.])${name.replace(/\$/g, '\\$')}(?![\\w$])`);
+      const elsewhere = (line: string, index: number): boolean => (index < statement.start || index >= statement.end) && word.test(line);
+      return !text.some(elsewhere);
+    });
 }
