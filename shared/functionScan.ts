@@ -12,7 +12,7 @@ export type FunctionLanguage = 'python' | 'javascript';
 /** The patterns of a definition line; group 1 is the function's name. */
 export const FUNCTION_DEFINITIONS: Record<FunctionLanguage, RegExp[]> = {
   python: [/^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(/],
-  javascript: [/^\s*(?:export\s+)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\(/, /^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)/],
+  javascript: [/^\s*(?:export\s+(?:default\s+)?)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\(/, /^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)/],
 };
 
 /** The language init handles for a file name (.py, .js, .cjs, .mjs); TypeScript is not run by init. */

@@ -265,6 +265,6 @@ interface RecordedCall {
 /** Why the tests' run recorded no call: what the user can change. */
 function whyNoCalls(functionName: string, language: ScaffoldLanguage, inProject: string, text: string): string {
   if (language === 'python') return `the tests made no call of ${functionName}() with plain JSON arguments`;
-  if (inProject.endsWith('.mjs') || /^\s*export\s/m.test(text)) return 'the calls of an ES module are not captured (CommonJS module.exports only)';
+  if (inProject.endsWith('.mjs') || /^\s*export\s/m.test(text)) return `the tests made no call of ${functionName}() that could be recorded (an ES module's calls are captured for a function declaration, not a const)`;
   return `the tests made no call through the module's exports (module.exports = { ${functionName} }) that could be recorded`;
 }

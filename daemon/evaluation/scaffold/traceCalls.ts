@@ -63,14 +63,15 @@ ${name} = _peagen_trace(${name})
 `;
 }
 
-// CommonJS: the exported binding is replaced (tests require() the module after it has run); in an
-// ES module the wrapper does nothing.
+// CommonJS: the exported binding is replaced (tests require() the module after it has run). An
+// ES module's exports are live bindings: reassigning a function declaration's name (\`export
+// function f\`, \`export default function f\`) changes what importers call; a \`const\` cannot be
+// reassigned, and its calls are not captured.
 function javascriptTrace(name: string): string {
   return `
 ;(() => {
-  // An ES module has no module.exports to replace: its calls are not captured.
-  if (typeof module === 'undefined') return;
   const file = process.env.${CAPTURE_FILE_ENV};
+  const fs = typeof require === 'function' ? require('fs') : process.getBuiltinModule('fs');
   const original = ${name};
   const plain = (value) =>
     value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)) ||
@@ -91,11 +92,17 @@ function javascriptTrace(name: string): string {
       depth -= 1;
       if (line !== null && line.length <= ${MAX_CAPTURED_CALL_CHARS}) {
         const keep = answer !== null && answer.length <= ${MAX_CAPTURED_CALL_CHARS};
-        require('fs').appendFileSync(file, '{"args":' + line + (keep ? ',"answer":' + answer : '') + '}\\n');
+        fs.appendFileSync(file, '{"args":' + line + (keep ? ',"answer":' + answer : '') + '}\\n');
       }
     }
   };
-  if (module.exports === original) module.exports = traced;
+  if (typeof module === 'undefined') {
+    try {
+      ${name} = traced;
+    } catch {
+      // a const: not captured
+    }
+  } else if (module.exports === original) module.exports = traced;
   else if (module.exports && module.exports.${name} === original) module.exports.${name} = traced;
 })();
 `;
