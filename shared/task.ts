@@ -56,6 +56,12 @@ export type Task = z.infer<typeof TaskSchema>;
 export const ResultStatusSchema = z.enum(['ok', 'error', 'skip']);
 export type ResultStatus = z.infer<typeof ResultStatusSchema>;
 
+/**
+ * The error code of a result the queue gives for a task it no longer holds (a Redis that
+ * restarted without its data): no worker will finish it, and its submitter submits it again.
+ */
+export const TASK_LOST = 'task_lost';
+
 export const TaskErrorSchema = z.object({
   /** Stable machine-readable reason, e.g. `timeout`, `schema_version`, `invalid_payload`. */
   code: z.string().min(1),

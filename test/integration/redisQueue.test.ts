@@ -9,8 +9,9 @@ import { Redis } from 'ioredis';
 import { createQueue, QueueAddressError } from '../../daemon/fabric/queue/createQueue';
 import { RESULT_SWEEP_MS, RedisStreamsQueue, type RedisQueueOptions } from '../../daemon/fabric/queue/redis/RedisStreamsQueue';
 import { type Acceptor, type Claim, MAX_TASK_BYTES, type TaskEvent } from '../../daemon/fabric/queue/TaskQueue';
-import { newTask, type Task } from '../../shared/task';
+import { newTask, TASK_LOST, type Task } from '../../shared/task';
 import { describeTaskQueueConformance } from '../conformance/taskQueue';
+import { running } from '../fixtures/processes';
 import { deleteWorkspaceKeys, startRedisServer, type RedisServer } from '../fixtures/redisServer';
 
 const CPU: Acceptor[] = [{ kind: 'echo', provides: ['cpu'] }];
@@ -295,6 +296,43 @@ describe('RedisStreamsQueue', function () {
         return true;
       });
       await queue.close();
+    });
+  });
+
+  describe('across a Redis restart without its data', () => {
+    let volatile: RedisServer;
+    before(async () => {
+      volatile = await startRedisServer();
+    });
+    after(async () => {
+      await volatile?.stop();
+    });
+
+    it('a waiter of a task Redis lost gets task_lost within seconds (its submitter submits it again), and a claim during the outage names the server', async () => {
+      const queue = new RedisStreamsQueue(`${volatile.url}?prefix=${uniquePrefix('lost')}`);
+      const task = newTask({ kind: 'echo', requires: ['cpu'] });
+      try {
+        await queue.enqueue(task);
+        const waited = queue.waitForResult(task.id, 60_000);
+        await delay(200);
+        // SIGKILL without an append-only file: the restarted server holds nothing.
+        process.kill(volatile.pid, 'SIGKILL');
+        while (running(volatile.pid)) await delay(20);
+        const during = await queue.claim({ consumer: 'during', accepts: CPU, blockMs: 100 }).then(
+          () => 'a claim while Redis is down',
+          (error: Error) => error.message,
+        );
+        assert.match(during, new RegExp(`^Redis at ${volatile.url.replace(/[.]/g, '\\.')}\\?prefix=\\S+ is unreachable \\(.*\\): retrying until it is back`));
+        await volatile.restart();
+        const started = Date.now();
+        const result = await waited;
+        assert.equal(result?.status, 'error');
+        assert.equal(result?.error?.code, TASK_LOST);
+        assert.match(result?.error?.message ?? '', /no longer holds this task \(it restarted without its data/);
+        assert.ok(Date.now() - started < RESULT_SWEEP_MS + 5_000, `told after ${Date.now() - started} ms`);
+      } finally {
+        await queue.close();
+      }
     });
   });
 

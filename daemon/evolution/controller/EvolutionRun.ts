@@ -31,7 +31,7 @@ import type { RunManifest } from '../../../shared/runManifest';
 import type { RunDir } from './runDir';
 import { RunState } from './RunState';
 import type { SelectorPlugin } from '../selection/ParentSelector';
-import { awaitResult, type TaskClient } from './TaskClient';
+import { runTask, type TaskClient } from './TaskClient';
 import { evaluateTaskSpec, evaluationLimitMs, evaluationOf, freeProposal, mutateTaskSpec, proposalOf } from './taskSpecs';
 import { DEFAULT_REDUCE_BUDGET, reduceBest, type Reduction } from '../reduce/reduceBest';
 import { unifiedDiff } from '../mutation/patch/unifiedDiff';
@@ -721,10 +721,9 @@ export class EvolutionRun {
 
   private async mutateUntraced(plan: PlanEvent, signal: AbortSignal, tasks: Set<string>, trace: { trace?: TraceCarrier }): Promise<ProposalEvent> {
     const { client, manifest, example, runDir } = this.options;
-    const taskId = await client.submit({ ...mutateTaskSpec(plan, this.state, manifest, example, manifest.runId), ...trace });
-    tasks.add(taskId);
-    const result = await awaitResult(client, taskId, signal);
-    tasks.delete(taskId);
+    const result = await runTask(client, { ...mutateTaskSpec(plan, this.state, manifest, example, manifest.runId), ...trace }, signal, tasks, (lost) =>
+      this.options.log(`${lost}: the proposal of job ${plan.job} is asked again`),
+    );
     const proposal = proposalOf(result.data);
     if (!proposal) {
       throw new Error(`the mutate task failed: ${result.error ? `${result.error.code}: ${result.error.message}` : 'no proposal in its result'}`);
@@ -772,11 +771,8 @@ export class EvolutionRun {
     try {
       const { client, example, manifest } = this.options;
       const result = await this.traced('evaluate', { 'peagen.seed': seed }, async (trace) => {
-        const taskId = await client.submit({ ...evaluateTaskSpec(example, code, seed, manifest.evaluatorArgs, manifest.runId, manifest.evalTimeoutMs), ...trace });
-        tasks.add(taskId);
-        const answer = await awaitResult(client, taskId, signal);
-        tasks.delete(taskId);
-        return answer;
+        const spec = { ...evaluateTaskSpec(example, code, seed, manifest.evaluatorArgs, manifest.runId, manifest.evalTimeoutMs), ...trace };
+        return runTask(client, spec, signal, tasks, (lost) => this.options.log(`${lost}: the evaluation ${label} is submitted again`));
       });
       const evaluation = evaluationOf(result.data);
       // An example whose requirements cannot be installed: the installer's message says it all.

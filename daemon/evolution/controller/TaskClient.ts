@@ -4,7 +4,7 @@
  * the same work whether its mutate and evaluate tasks run in this process or on workers
  * anywhere (P-5).
  */
-import type { Result, TaskSpec } from '../../../shared/task';
+import { type Result, TASK_LOST, type TaskSpec } from '../../../shared/task';
 
 export interface TaskClient {
   submit(spec: TaskSpec): Promise<string>;
@@ -19,5 +19,30 @@ export async function awaitResult(client: TaskClient, taskId: string, signal?: A
     if (signal?.aborted) throw signal.reason instanceof Error ? signal.reason : new Error('aborted');
     const result = await client.result(taskId, 600_000, signal);
     if (result) return result;
+  }
+}
+
+/** How many times a task the queue lost is submitted again before its loss is the result. */
+const LOST_RESUBMITS = 3;
+
+/**
+ * Submits `spec` and waits for its result; a task the queue lost (a Redis that restarted
+ * without its data: TASK_LOST) is submitted again, saying so through `onLost`, so a run goes
+ * on instead of waiting past every limit. `tasks` holds the id in flight (to cancel it).
+ */
+export async function runTask(
+  client: TaskClient,
+  spec: TaskSpec,
+  signal: AbortSignal,
+  tasks?: Set<string>,
+  onLost?: (message: string) => void,
+): Promise<Result> {
+  for (let attempt = 0; ; attempt++) {
+    const taskId = await client.submit(spec);
+    tasks?.add(taskId);
+    const result = await awaitResult(client, taskId, signal);
+    tasks?.delete(taskId);
+    if (result.error?.code !== TASK_LOST || attempt >= LOST_RESUBMITS) return result;
+    onLost?.(result.error.message);
   }
 }

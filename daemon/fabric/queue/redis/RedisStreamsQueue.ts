@@ -51,7 +51,7 @@
  */
 import { EventEmitter } from 'node:events';
 import type { DeadLetter, QueueStats, RequirementSetDepth, WorkerRecord } from '../../../../shared/task';
-import { CapabilitySchema, parseTask, type Result, type Task, type TaskError } from '../../../../shared/task';
+import { CapabilitySchema, parseTask, type Result, TASK_LOST, type Task, type TaskError } from '../../../../shared/task';
 import {
   type Acceptor,
   type AckedWithNext,
@@ -124,6 +124,9 @@ function parseClaimReply(reply: ClaimReply, sentAt: number): ClaimBatch {
   if (reply.length <= tail) return { leased, sentAt };
   return { leased, sentAt, idle: { wakeInMs: Number(reply[tail]), streamsAndIds: reply.slice(tail + 1).map(String) } };
 }
+
+/** ioredis's messages for a server it cannot reach. */
+const LOST_CONNECTION = /max retries per request|Connection is closed|connection lost|ECONNREFUSED|ECONNRESET|Stream isn't writeable/i;
 
 export class RedisStreamsQueue implements TaskQueue {
   readonly backend = 'redis';
@@ -267,8 +270,18 @@ export class RedisStreamsQueue implements TaskQueue {
     } catch (error) {
       // Closing or stopping cuts connections under a claim: that is "nothing", not a failure.
       if (this.closed || options.signal?.aborted) return null;
-      throw error;
+      throw this.explainUnreachable(error);
     }
+  }
+
+  /**
+   * ioredis's own words for a lost server ("Reached the max retries per request limit",
+   * "Connection is closed") said as what they mean, naming the server and what happens next.
+   */
+  private explainUnreachable(error: unknown): unknown {
+    const message = error instanceof Error ? error.message : String(error);
+    if (!LOST_CONNECTION.test(message) || message.startsWith('Redis at ')) return error;
+    return new Error(`Redis at ${this.url} is unreachable (${message.replace(/\. Refer to .*$/, '')}): retrying until it is back; tasks it lost are submitted again`);
   }
 
   private async claimOrWait(options: ClaimOptions): Promise<Claim | null> {
@@ -584,7 +597,7 @@ export class RedisStreamsQueue implements TaskQueue {
     try {
       return await runScript(this.commands, script, [...headerKeys, ...keys], [...header, ...args]);
     } catch (error) {
-      throw await this.explainWrongType(error, [...headerKeys, ...keys]);
+      throw this.explainUnreachable(await this.explainWrongType(error, [...headerKeys, ...keys]));
     }
   }
 
@@ -767,11 +780,38 @@ export class RedisStreamsQueue implements TaskQueue {
         this.scheduleRecheck();
         return;
       }
+      const missing: string[] = [];
       batch.forEach((taskId, index) => {
         const result = parseResult(texts[index] ?? null);
         if (result) this.wake(taskId, result);
+        else missing.push(taskId);
       });
+      await this.wakeLost(missing);
     }
+  }
+
+  /**
+   * Awaited tasks whose record is gone too (a Redis that restarted without its data): no worker
+   * will ever finish them, so their waiters get a `task_lost` result now, and the submitter (a
+   * run) submits them again, rather than waiting past every limit.
+   */
+  private async wakeLost(taskIds: readonly string[]): Promise<void> {
+    if (taskIds.length === 0) return;
+    let held: number[];
+    try {
+      held = await Promise.all(taskIds.map((taskId) => this.commands.exists(this.keys.task(taskId), this.keys.result(taskId))));
+    } catch {
+      return; // unreachable again: the next reconnect looks again
+    }
+    taskIds.forEach((taskId, index) => {
+      if (held[index] !== 0 || !this.waiters.has(taskId)) return;
+      this.wake(taskId, {
+        taskId,
+        status: 'error',
+        error: { code: TASK_LOST, message: `Redis at ${this.url} no longer holds this task (it restarted without its data, or the task was deleted)`, retryable: true },
+        attempts: 0,
+      });
+    });
   }
 
   private async count(): Promise<{ dead: number; sets: RequirementSetDepth[]; problems: string[] }> {
