@@ -25,7 +25,8 @@ const NPM_NO_TESTS = /no test specified/;
 /** A folder listing larger than this is not read for tests (generated or data folders). */
 const MAX_ENTRIES = 2_000;
 
-const PYTHON_TEST_FILE = /^(test_.*|.*_test|test)\.py$/;
+/** unittest discovery's own default pattern (test*.py: tests.py included) and pytest's *_test.py. */
+const PYTHON_TEST_FILE = /^(test.*|.*_test)\.py$/;
 /** node --test's own default patterns (Node 20+). */
 const NODE_TEST_FILE = /^(.*[.\-_]test|test-.*|test)\.(c|m)?js$/;
 const PYTEST_CONFIG = ['pytest.ini', 'conftest.py'];

@@ -328,6 +328,8 @@ export namespace InitFunction {
   export interface Response {
     exampleDir: string;
     reused: boolean;
+    /** What the new example evolves for: speed (the tests pass), or the tests (some fail); absent when reused. */
+    objective?: 'speed' | 'tests';
   }
   export const type = new RequestType<Params, Response, void>(method);
 }

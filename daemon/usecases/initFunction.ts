@@ -1,6 +1,7 @@
 /**
  * The editor's "Evolve this function" (InitFunction): `peagen init FILE --function NAME
- * --objective tests --tests CMD` run from the tests' folder, as the CLI does (initExample.ts),
+ * --tests CMD` run from the tests' folder, as the CLI does (initExample.ts): for speed when the
+ * tests pass on the code as it is, `--objective tests` when some fail;
  * by a daemon that shares the client's files. The example lands where the CLI puts it; one
  * already there for the same tests is used as it is (the user may have reviewed it), one made
  * for another objective or command is not overwritten.
@@ -19,7 +20,7 @@ const inside = (dir: string, file: string): boolean => {
 };
 
 export async function initFunction(params: InitFunction.Params): Promise<InitFunction.Response> {
-  const cli = `peagen init ${path.basename(params.sourceFile)} --function ${params.functionName} --objective tests --tests "${params.tests}"`;
+  const cli = `peagen init ${path.basename(params.sourceFile)} --function ${params.functionName} --tests "${params.tests}"`;
   if (params.workspaceId !== undefined && !sharesWorkspace(params.projectDir, params.workspaceId)) {
     throw new InitError(
       `this daemon does not see the folder ${params.projectDir} (it runs elsewhere, e.g. peagen.daemon.address names another machine): run \`${cli}\` in ${params.testsDir} where the files are, then Evolve Selection with that example; or clear peagen.daemon.address to use a daemon of this window`,
@@ -38,11 +39,23 @@ export async function initFunction(params: InitFunction.Params): Promise<InitFun
     if (reason) throw new InitError(`${exampleDir} already holds an example of ${params.functionName} ${reason}: delete that folder to make one for the tests, or evolve it with Evolve Selection`);
     return { exampleDir, reused: true };
   }
-  const made = await initExample({ file: sourceFile, functionName: params.functionName, projectDir: testsDir, objective: 'tests', tests: params.tests, outDir: exampleDir });
-  return { exampleDir: made.dir, reused: false };
+  // For speed when the tests pass on the code as it is (the gain the README shows); for the
+  // tests when some fail (init refuses the speed objective then: wrong answers cannot be sped up).
+  const request = { file: sourceFile, functionName: params.functionName, projectDir: testsDir, tests: params.tests, outDir: exampleDir };
+  try {
+    const made = await initExample({ ...request, objective: 'speed' });
+    return { exampleDir: made.dir, reused: false, objective: 'speed' };
+  } catch (error) {
+    if (!(error instanceof InitError) || !TESTS_FAIL.test(error.message)) throw error;
+  }
+  const made = await initExample({ ...request, objective: 'tests' });
+  return { exampleDir: made.dir, reused: false, objective: 'tests' };
 }
 
-/** Why an existing example is not one for `tests` (undefined: it is). */
+/** init's refusal of tests that fail on the original (initExample.ts). */
+const TESTS_FAIL = /on the original code, so they cannot tell a right candidate from a wrong one/;
+
+/** Why an existing example is not one for `tests` (undefined: it is), for speed or for the tests. */
 function notReusable(configFile: string, tests: string): string | undefined {
   let evaluator: unknown;
   try {
@@ -50,8 +63,20 @@ function notReusable(configFile: string, tests: string): string | undefined {
   } catch (error) {
     return `that cannot be read (${(error as Error).message})`;
   }
-  if (!Array.isArray(evaluator) || !evaluator.includes('peagen_harness.project_tests')) return 'made for another objective (not --objective tests)';
-  const command = evaluator[evaluator.indexOf('--tests') + 1];
+  if (!Array.isArray(evaluator)) return 'whose evaluator cannot be read';
+  const command = evaluator.includes('peagen_harness.project_tests') ? evaluator[evaluator.indexOf('--tests') + 1] : scaffoldedTests(path.dirname(configFile), evaluator);
   if (command !== tests) return `for another test command (${typeof command === 'string' ? command : 'none'})`;
   return undefined;
+}
+
+/** The test command a scaffolded speed evaluator runs (its TESTS setting), if it is one. */
+function scaffoldedTests(dir: string, evaluator: unknown[]): string | undefined {
+  const file = evaluator.find((arg): arg is string => typeof arg === 'string' && /^peagen_evaluate\.(py|js)$/.test(arg));
+  if (!file) return undefined;
+  try {
+    const literal = /^(?:const )?TESTS = ("(?:[^"\\\n]|\\.)*")/m.exec(fs.readFileSync(path.join(dir, file), 'utf8'))?.[1];
+    return literal ? (JSON.parse(literal) as string) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -35,5 +35,14 @@ export function noTestsMessage(fileName: string, language: FunctionLanguage): st
     language === 'python'
       ? 'add unittest or pytest tests (test_*.py beside the file, or in tests/)'
       : 'add tests node --test finds (*.test.js beside the file, or in test/) or a "test" script in package.json';
-  return `no tests found for ${fileName}: Peagen evolves a function against your project's tests (peagen init --objective tests); ${add}, or set peagen.codeLens.testCommand to the command that runs them`;
+  return `no tests found for ${fileName}: Peagen evolves a function against your project's tests (peagen init --tests); ${add}, or set peagen.codeLens.testCommand to the command that runs them`;
+}
+
+/** Where the no-tests hint goes (the first function Peagen could evolve) and what it says; undefined for a file with none. */
+export function functionsWithoutTests(file: string, text: string): { line: number; message: string } | undefined {
+  const language = functionLanguageOfFile(file);
+  if (!language) return undefined;
+  const first = servableFunctions(text, language)[0];
+  const name = file.split(/[\\/]/).pop() ?? file;
+  return first ? { line: first.definitionLine, message: noTestsMessage(name, language) } : undefined;
 }

@@ -26,9 +26,14 @@ export interface OfferedProgram {
   /** The proposal's id; absent when the proposals refused it (see `error`). */
   proposalId?: string;
   error?: string;
-  /** Why its proposal was taken back as the run ended (its gain was not measured to be one). */
+  /** Why its proposal was taken back (superseded by a better child, or its gain was not measured to be one). */
   withdrawn?: string;
+  /** Offered for Accept: its gain was measured to be one. Before that, it can only be looked at and rejected. */
+  confirmed?: boolean;
 }
+
+/** What an offered best says until the run measures its gain again beside the seed. */
+const NOT_YET_MEASURED = 'not yet measured';
 
 export interface FollowedRunInfo {
   runId: string;
@@ -117,7 +122,8 @@ export class RunTracker implements vscode.Disposable {
       const title = reviewTitle(progress, { ...reduction, reduced: reduction.reduced });
       const id = reduction.reduced.id;
       run.offeredBest = id;
-      run.offering = run.offering.then(() => this.offer(run, id, title));
+      // Measured with the best's confirmation (reviewTitle gives its interval): offered for Accept.
+      run.offering = run.offering.then(() => this.offer(run, id, title, true));
     }
     if (ENDED.has(progress.state)) {
       run.offering = run.offering.then(() => this.settleOffers(run, progress));
@@ -126,14 +132,24 @@ export class RunTracker implements vscode.Disposable {
     }
   }
 
-  /** Offers one program of the run as a proposal (not opened: the user opens the ones they like). */
-  private async offer(run: FollowedRun, programId: string, title?: string): Promise<void> {
+  /**
+   * Offers one program of the run as a proposal (not opened: the user opens the ones they
+   * like): awaiting its measurement unless `confirmed`, so that nothing is offered for Accept
+   * on one noisy in-run figure. It supersedes the run's earlier offers still awaiting theirs:
+   * one lens group per run, never a pile of them over the same lines.
+   */
+  private async offer(run: FollowedRun, programId: string, title?: string, confirmed = false): Promise<void> {
     const { output, daemon, proposals } = this.services;
     try {
       const answer = await daemon.request(GetProgram.type, { runId: run.runId, ...run.workspace, programId });
       if (answer.program.lineage.mutator === 'seed') return; // the unchanged selection is nothing to propose
-      const input = { ...proposalForProgram(run.runId, answer), ...(title !== undefined && { title }) };
-      const offer: OfferedProgram = { programId, title: input.title, file: input.uri.fsPath, region: input.region };
+      const input = { ...proposalForProgram(run.runId, answer), ...(title !== undefined && { title }), ...(!confirmed && { awaiting: NOT_YET_MEASURED }) };
+      for (const earlier of run.offers) {
+        if (earlier.proposalId === undefined || earlier.withdrawn !== undefined || earlier.confirmed) continue;
+        earlier.withdrawn = confirmed ? 'superseded by the reduced best, measured again' : 'superseded by a better child of the run';
+        proposals.withdraw(earlier.proposalId, earlier.withdrawn);
+      }
+      const offer: OfferedProgram = { programId, title: input.title, file: input.uri.fsPath, region: input.region, ...(confirmed && { confirmed }) };
       run.offers.push(offer);
       try {
         offer.proposalId = await proposals.add(input, { open: false });
@@ -149,24 +165,32 @@ export class RunTracker implements vscode.Disposable {
 
   /**
    * As the run ends, its proposals follow the confirmation of its best: below the bar every one
-   * is withdrawn (nothing to accept); with a gain, the best's proposals are titled with the
-   * measured interval, and the earlier bests' say they were not measured again.
+   * is withdrawn (nothing to accept); with a gain, the best's proposal is offered for Accept,
+   * titled with the measured interval; without a confirmation (the run was stopped first, or
+   * asked for none) it stays awaiting, saying so: nothing unmeasured is ever offered for Accept.
    */
   private settleOffers(run: FollowedRun, progress: RunProgress): void {
     const confirmation = progress.confirmation;
-    if (!confirmation) return;
     const { proposals } = this.services;
     for (const offer of run.offers) {
-      if (!offer.proposalId) continue;
+      if (!offer.proposalId || offer.withdrawn !== undefined || offer.confirmed) continue;
+      if (!confirmation) {
+        proposals.await(offer.proposalId, `not measured again: the run ended before confirming it; \`peagen evolve apply ${run.runId} --unconfirmed\` takes it all the same`);
+        continue;
+      }
       if (!isConfirmedGain(confirmation)) {
         offer.withdrawn = confirmationLine(progress.objectiveName, confirmation);
         proposals.withdraw(offer.proposalId, offer.withdrawn);
         continue;
       }
-      // The reduced best's title has its own interval already (reviewTitle.ts).
-      if (offer.title.includes('measured again')) continue;
-      offer.title = `${offer.title} · ${offer.programId === confirmation.programId ? measuredTitle(confirmation) : 'an earlier best, not measured again'}`;
-      proposals.retitle(offer.proposalId, offer.title);
+      if (offer.programId !== confirmation.programId) {
+        offer.withdrawn = 'an earlier best, not measured again';
+        proposals.withdraw(offer.proposalId, offer.withdrawn);
+        continue;
+      }
+      offer.title = offer.title.includes('measured again') ? offer.title : `${offer.title} · ${measuredTitle(confirmation)}`;
+      offer.confirmed = true;
+      proposals.confirm(offer.proposalId, offer.title);
     }
   }
 
@@ -208,14 +232,17 @@ export class RunTracker implements vscode.Disposable {
 
   private async announceEnd(run: FollowedRun, last: RunProgress, cancelled: boolean): Promise<void> {
     const summary = runEndSummary(last);
-    const bestProposal = run.offers.filter((offer) => offer.proposalId !== undefined && offer.withdrawn === undefined).at(-1)?.proposalId;
+    // Only a proposal offered for Accept (measured): a best never measured again is not "the best proposal".
+    const bestProposal = run.offers.filter((offer) => offer.proposalId !== undefined && offer.withdrawn === undefined && offer.confirmed).at(-1)?.proposalId;
     if (last.confirmation && !isConfirmedGain(last.confirmation)) {
       // runEndSummary says "no measurable improvement ... nothing to accept".
       void vscode.window.showInformationMessage(summary);
       return;
     }
     if (!bestProposal) {
-      if (!cancelled || last.state !== 'interrupted') void vscode.window.showInformationMessage(`${summary} No improvement over the selection to propose.`);
+      const unmeasured = run.offers.some((offer) => offer.proposalId !== undefined && offer.withdrawn === undefined);
+      if (unmeasured) void vscode.window.showInformationMessage(`${summary} Its best was not measured again, so nothing is offered for Accept (its diff stays open to look at).`);
+      else if (!cancelled || last.state !== 'interrupted') void vscode.window.showInformationMessage(`${summary} No improvement over the selection to propose.`);
       return;
     }
     const choice = await vscode.window.showInformationMessage(summary, 'Open Best Proposal');

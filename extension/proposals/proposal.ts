@@ -25,6 +25,12 @@ export interface ProposalInput {
   /** The evaluator's error text when the candidate failed its evaluation: shown in Problems. */
   evaluationError?: string;
   /**
+   * Set while the proposal's gain is not yet measured (an evolve run's best before the run
+   * confirms it): its diff can be opened and it can be rejected, but it is not offered for
+   * Accept until `confirm`; the text says why, e.g. "not yet measured".
+   */
+  awaiting?: string;
+  /**
    * A multi-file proposal's other files, each changed like `uri` (its own base text, region
    * and replacement): they open together in the multi-file diff view and are accepted as one
    * WorkspaceEdit, so one Undo reverts every file.
@@ -50,6 +56,8 @@ export interface ProposalSummary {
   state: 'open' | 'accepted' | 'rejected' | 'refused' | 'withdrawn';
   /** Why it was withdrawn. */
   withdrawnBecause?: string;
+  /** Why it is not offered for Accept yet (its gain is not yet measured); absent once it is. */
+  awaiting?: string;
   /** The read-only `peagen-proposal:` document showing the file with the proposal applied. */
   proposalUri?: string;
   /** A multi-file proposal's other files (URI strings), after `uri`. */
@@ -64,4 +72,8 @@ export interface ProposalSink {
   withdraw(id: string, because: string): void;
   /** Gives an open proposal a new title (e.g. its gain's measured interval, known once the run ended). */
   retitle(id: string, title: string): void;
+  /** Offers an awaiting proposal for Accept (its gain was measured to be one), with its new title. */
+  confirm(id: string, title: string): void;
+  /** A new reason an awaiting proposal is not offered for Accept. */
+  await(id: string, because: string): void;
 }

@@ -20,6 +20,8 @@ export class ProposalCodeLenses implements vscode.CodeLensProvider, vscode.Dispo
       const lens = (title: string, command: string, tooltip: string): vscode.CodeLens => new vscode.CodeLens(range, { title, command, tooltip, arguments: [id] });
       const open = (title: string): vscode.CodeLens => lens(title, 'peagen.openProposal', 'Show the proposal as a diff against the file');
       if (!placement.ok) return [open(`Peagen: ${input.title} (stale: ${placement.reason})`), lens('Reject', 'peagen.rejectProposal', 'Discard this proposal')];
+      // Not offered for Accept before its gain is measured: one short lens group, no Accept.
+      if (input.awaiting !== undefined) return [open(`Peagen: ${input.title} (${input.awaiting})`), lens('Reject', 'peagen.rejectProposal', 'Discard this proposal; the file stays as it is')];
       return [
         open(`Peagen: ${input.title}`),
         open('Open Diff'),

@@ -53,6 +53,12 @@ export class ProposalCommands {
    */
   async accept(record: ProposalRecord): Promise<ProposalCommandResult> {
     const { input } = record;
+    if (input.awaiting !== undefined) {
+      // Not offered for Accept before its gain is measured (the editor-title button and keys still reach here).
+      const message = `Peagen has not offered "${input.title}" for Accept: ${input.awaiting}. It is offered once the run measures its gain again beside your code; the diff can be opened meanwhile.`;
+      void vscode.window.showInformationMessage(message);
+      return { id: record.id, outcome: 'none', message };
+    }
     const workspaceEdit = new vscode.WorkspaceEdit();
     const metadata = { label: `Peagen: ${input.title}`, needsConfirmation: false };
     let first: { document: vscode.TextDocument; region: { startLine: number; endLine: number } } | undefined;

@@ -77,6 +77,23 @@ export class ProposalStore {
     this.setState(id, 'withdrawn');
   }
 
+  /** An awaiting proposal offered for Accept: its gain was measured to be one. */
+  confirm(id: string, title: string): void {
+    const record = this.records.get(id);
+    if (record?.state !== 'open' || record.input.awaiting === undefined) return;
+    const { awaiting: _measured, ...input } = record.input;
+    record.input = { ...input, title };
+    this.fire(record);
+  }
+
+  /** A new reason an open proposal is not offered for Accept (it stays open: its diff, Reject). */
+  await(id: string, because: string): void {
+    const record = this.records.get(id);
+    if (record?.state !== 'open' || record.input.awaiting === because) return;
+    record.input = { ...record.input, awaiting: because };
+    this.fire(record);
+  }
+
   /** A new title for an open proposal (its diff's, its CodeLens'). */
   retitle(id: string, title: string): void {
     const record = this.records.get(id);
@@ -106,6 +123,7 @@ export function summarize(record: ProposalRecord, proposalUri?: string): Proposa
     source: input.source,
     state: record.state,
     ...(record.withdrawnBecause !== undefined && { withdrawnBecause: record.withdrawnBecause }),
+    ...(input.awaiting !== undefined && { awaiting: input.awaiting }),
     ...(proposalUri !== undefined && { proposalUri }),
     ...(record.others.length > 0 && { otherUris: record.others.map((file) => file.fileKey) }),
     ...(input.evaluationError !== undefined && { evaluationError: input.evaluationError }),

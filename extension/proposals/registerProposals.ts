@@ -50,10 +50,16 @@ export function registerProposals(services: Omit<Services, 'proposals'>): { sink
     services.output.info(`proposal ${id} withdrawn: ${because}`);
   };
   const retitle: ProposalSink['retitle'] = (id, title) => store.retitle(id, title);
+  const confirm: ProposalSink['confirm'] = (id, title) => {
+    if (store.get(id)?.input.awaiting === undefined) return;
+    store.confirm(id, title);
+    services.output.info(`proposal ${id} offered for Accept: ${title}`);
+  };
+  const awaitMeasure: ProposalSink['await'] = (id, because) => store.await(id, because);
   const api: ProposalsApi = {
     list: () => store.all().map((record) => summarize(record, proposalUri(record).toString())),
     add,
     proposalActive: () => context.active,
   };
-  return { sink: { add, withdraw, retitle }, api, disposables };
+  return { sink: { add, withdraw, retitle, confirm, await: awaitMeasure }, api, disposables };
 }

@@ -160,18 +160,27 @@ describe('Evolve this function: the daemon\'s init (InitFunction)', () => {
     ...extra,
   });
 
-  it('makes the CLI\'s example (objective tests, a copy of the project) where the CLI would, then uses it again', async () => {
+  it('makes the CLI\'s example (for speed: the tests pass; a copy of the project) where the CLI would, then uses it again', async () => {
     const made = await initFunction(params());
-    assert.deepEqual(made, { exampleDir: path.join(root, '.peagen', 'examples', 'stats-mean'), reused: false });
+    assert.deepEqual(made, { exampleDir: path.join(root, '.peagen', 'examples', 'stats-mean'), reused: false, objective: 'speed' });
+    const config = JSON.parse(fs.readFileSync(path.join(made.exampleDir, 'peagen.example.json'), 'utf8')) as { evaluator: string[]; objective: { name: string } };
+    assert.equal(config.objective.name, 'speedup');
+    assert.match(fs.readFileSync(path.join(made.exampleDir, 'peagen_evaluate.py'), 'utf8'), /^TESTS = "python3 -m unittest"/m);
+    assert.ok(fs.existsSync(path.join(made.exampleDir, 'project', 'test_stats.py')));
+    assert.deepEqual(await initFunction(params()), { exampleDir: made.exampleDir, reused: true });
+  });
+
+  it('makes an example for the tests when some fail on the code as it is (its speed would be of wrong answers)', async () => {
+    fs.appendFileSync(path.join(root, 'test_stats.py'), '\nimport stats\n\n\nclass Failing(unittest.TestCase):\n    def test_wanted(self):\n        self.assertEqual(stats.mean([1, 2]), 2)\n');
+    const made = await initFunction(params());
+    assert.equal(made.objective, 'tests');
     const config = JSON.parse(fs.readFileSync(path.join(made.exampleDir, 'peagen.example.json'), 'utf8')) as { evaluator: string[]; objective: { name: string } };
     assert.equal(config.objective.name, 'tests passed');
     assert.ok(config.evaluator.includes('python3 -m unittest'));
-    assert.ok(fs.existsSync(path.join(made.exampleDir, 'project', 'test_stats.py')));
-    assert.deepEqual(await initFunction(params()), { ...made, reused: true });
   });
 
   it('refuses: a daemon that does not share the folder, another test command over an example, a file outside the tests\' folder, a function init cannot serve', async () => {
-    await assert.rejects(initFunction(params({ workspaceId: 'another-id-999' })), /this daemon does not see the folder .*peagen init stats\.py --function mean --objective tests --tests "python3 -m unittest"/);
+    await assert.rejects(initFunction(params({ workspaceId: 'another-id-999' })), /this daemon does not see the folder .*peagen init stats\.py --function mean --tests "python3 -m unittest"/);
     await initFunction(params());
     await assert.rejects(initFunction(params({ tests: 'python3 -m pytest' })), /already holds an example of mean for another test command \(python3 -m unittest\): delete that folder/);
     await assert.rejects(initFunction(params({ sourceFile: path.join(os.tmpdir(), 'elsewhere.py') })), /outside the tests' folder/);

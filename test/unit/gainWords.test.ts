@@ -56,6 +56,23 @@ describe('the measured gain in the editor', () => {
     assert.equal(summarize(withdrawn).title, 'speedup 1.1 (gen 2)');
   });
 
+  it('a proposal awaiting its measurement says so until confirmed, then carries its measured title; a withdrawn one is never confirmed', () => {
+    const store = new ProposalStore();
+    const input = { uri: { toString: () => 'file:///w/f.js' }, baseText: 'a\nb\n', region: { startLine: 0, endLine: 1 }, replacement: 'c', title: 'speedup 1.1 (gen 2)', source: { kind: 'evolve' }, awaiting: 'not yet measured' } as unknown as ProposalInput;
+    const best = store.add(input);
+    const earlier = store.add(input);
+    assert.equal(summarize(best).awaiting, 'not yet measured');
+    store.await(best.id, 'not measured again: the run ended before confirming it');
+    assert.equal(summarize(best).awaiting, 'not measured again: the run ended before confirming it');
+    store.withdraw(earlier.id, 'superseded by a better child of the run');
+    store.confirm(earlier.id, 'never');
+    store.confirm(best.id, `speedup 1.1 (gen 2) · ${measuredTitle(GAINED)}`);
+    assert.equal(summarize(best).awaiting, undefined);
+    assert.equal(summarize(best).title, 'speedup 1.1 (gen 2) · measured again against the seed: 1.42x [95% CI 1.30-1.55]');
+    assert.equal(summarize(earlier).state, 'withdrawn');
+    assert.equal(summarize(earlier).awaiting, 'not yet measured');
+  });
+
   it('the confirmation a client reads is checked: a verdict other than the two is refused', () => {
     assert.equal(GainConfirmationSchema.safeParse(GAINED).success, true);
     assert.equal(GainConfirmationSchema.safeParse({ ...GAINED, verdict: 'probably' }).success, false);

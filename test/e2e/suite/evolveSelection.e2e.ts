@@ -61,10 +61,17 @@ describe('Evolve Selection', function () {
     assert.equal(run?.runId, runId);
     forget(run.runDir);
     await screenshot('evolve-selection-progress');
+    // Watched while the run goes: no best of it is offered for Accept before its gain is measured.
+    const offeredEarly: string[] = [];
     const last = await waitFor('the run to finish', 120_000, () => {
       const progress = api.evolve.lastRun()?.progress;
-      return progress && progress.state !== 'running' && progress.state !== 'stopping' ? progress : undefined;
+      if (progress && progress.state !== 'running' && progress.state !== 'stopping') return progress;
+      for (const proposal of api.proposals.list()) {
+        if (proposal.source.runId === runId && proposal.state === 'open' && proposal.awaiting === undefined) offeredEarly.push(`${proposal.id} "${proposal.title}"`);
+      }
+      return undefined;
     });
+    assert.deepEqual(offeredEarly, [], 'a best is offered for Accept only once the run measured it again');
     assert.equal(last.state, 'finished', `stopped by ${last.stopReason}`);
     assert.equal(last.mutator, 'llm-patch');
     assert.ok(server.requests.length > 0, 'the scripted model was called');
@@ -91,8 +98,19 @@ describe('Evolve Selection', function () {
     }
     await screenshot('evolve-selection-finished');
 
+    // One proposal of the run is offered for Accept as it ends (the measured best, or its reduction); the others are withdrawn, saying why.
+    const settled = await waitFor('the run\'s proposals to settle', 30_000, () => {
+      const ofRun = api.proposals.list().filter((proposal) => proposal.source.runId === runId);
+      return ofRun.every((proposal) => proposal.awaiting === undefined) ? ofRun : undefined;
+    });
+    const acceptable = settled.filter((proposal) => proposal.state === 'open');
+    assert.equal(acceptable.length, 1, `one proposal offered for Accept: ${JSON.stringify(settled.map(({ title, state, withdrawnBecause }) => ({ title, state, withdrawnBecause })))}`);
+    for (const other of settled.filter((proposal) => proposal.state === 'withdrawn')) assert.match(other.withdrawnBecause ?? '', /superseded|an earlier best, not measured again/);
+    const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? [];
+    assert.equal(lenses.filter((lens) => lens.command?.title === 'Accept').length, 1, 'one lens group: one Accept over the block');
+
     // What the user does next: open the best proposal's diff, Accept it, and Undo it once.
-    const bestProposal = api.proposals.list().find((proposal) => proposal.source.runId === runId && proposal.source.programId === last.best!.id);
+    const bestProposal = acceptable[0];
     assert.ok(bestProposal?.proposalUri, `the best child is a proposal: ${JSON.stringify(api.proposals.list())}`);
     const document = await vscode.workspace.openTextDocument(uri);
     const before = document.getText();
@@ -106,6 +124,24 @@ describe('Evolve Selection', function () {
     await vscode.commands.executeCommand('undo');
     assert.equal(document.getText(), before, 'one Undo restores the file');
     assert.equal(document.isDirty, false);
+  });
+
+  it('a proposal awaiting its measurement shows no Accept, and Accept refuses it, saying why', async () => {
+    const { uri, document } = await selectBadSortBody(folder);
+    const text = document.getText();
+    const line = text.split('\n').findIndex((candidate) => candidate.includes('EVOLVE-BLOCK-START')) + 1;
+    const id = await api.proposals.add(
+      { uri, baseText: text, region: { startLine: line, endLine: line + 1 }, replacement: '    pass', title: 'speedup 9.9 (gen 1)', source: { kind: 'evolve', runId: 'awaiting-run' }, awaiting: 'not yet measured' },
+      { open: false },
+    );
+    const lenses = (await vscode.commands.executeCommand<vscode.CodeLens[]>('vscode.executeCodeLensProvider', uri)) ?? [];
+    const ours = lenses.filter((lens) => lens.command?.arguments?.[0] === id).map((lens) => lens.command!.title);
+    assert.deepEqual(ours, ['Peagen: speedup 9.9 (gen 1) (not yet measured)', 'Reject']);
+    const outcome = await vscode.commands.executeCommand<{ outcome: string; message?: string }>('peagen.acceptProposal', id);
+    assert.equal(outcome.outcome, 'none');
+    assert.match(outcome.message ?? '', /has not offered "speedup 9\.9 \(gen 1\)" for Accept: not yet measured/);
+    assert.equal(document.getText(), text, 'the file is untouched');
+    await vscode.commands.executeCommand('peagen.rejectProposal', id);
   });
 
   it('Cancel on the progress notification stops the run: interrupted, with its checkpoint', async () => {
