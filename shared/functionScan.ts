@@ -64,7 +64,24 @@ function definitionLines(lines: readonly string[], at: number, language: Functio
   return end === undefined ? undefined : { startLine: start, endLine: end + 1 };
 }
 
-/** The line where the JavaScript definition starting at `from` ends (strings, templates and comments skipped). */
+/** After these (or a line's start, or a keyword like `return`), a `/` starts a regular expression, not a division. */
+const BEFORE_REGEX = new Set(['', '(', ',', '=', ':', '[', '!', '&', '|', '?', '{', '}', ';', '+', '-', '*', '%', '<', '>', '~', '^']);
+const KEYWORDS_BEFORE_REGEX = /\b(?:return|typeof|case|do|else|in|of|new|delete|void|throw|yield|await)$/;
+
+/** The index of the `/` that closes the regular expression literal opening at `at` (classes and escapes skipped), or -1. */
+function regexEnd(line: string, at: number): number {
+  let inClass = false;
+  for (let index = at + 1; index < line.length; index++) {
+    const char = line[index]!;
+    if (char === '\\') index++;
+    else if (char === '[') inClass = true;
+    else if (char === ']') inClass = false;
+    else if (char === '/' && !inClass) return index;
+  }
+  return -1;
+}
+
+/** The line where the JavaScript definition starting at `from` ends (strings, templates, regular expressions and comments skipped). */
 function closingLine(lines: readonly string[], from: number): number | undefined {
   let depth = 0;
   let opened = false;
@@ -72,8 +89,11 @@ function closingLine(lines: readonly string[], from: number): number | undefined
   let blockComment = false;
   for (let index = from; index < lines.length; index++) {
     const line = lines[index]!;
+    let before = '';
     for (let at = 0; at < line.length; at++) {
       const char = line[at]!;
+      const previous = before;
+      if (!blockComment && !quote && char.trim() !== '') before = char;
       if (blockComment) {
         if (char === '*' && line[at + 1] === '/') {
           blockComment = false;
@@ -86,6 +106,13 @@ function closingLine(lines: readonly string[], from: number): number | undefined
       else if (char === '/' && line[at + 1] === '*') {
         blockComment = true;
         at++;
+      } else if (char === '/' && (BEFORE_REGEX.has(previous) || KEYWORDS_BEFORE_REGEX.test(line.slice(0, at).trimEnd()))) {
+        // A regular expression literal: its quotes and brackets are not the code's.
+        const end = regexEnd(line, at);
+        if (end > at) {
+          at = end;
+          before = '/';
+        }
       } else if (char === '"' || char === "'" || char === '`') quote = char;
       else if (char === '{' || char === '(' || char === '[') {
         depth++;

@@ -24,6 +24,22 @@ describe('peagen init', () => {
     assert.deepEqual(functionLines(lines, 'h', 'javascript'), { startLine: 5, endLine: 8 });
   });
 
+  it('finds export default function and skips regular expression literals (their quotes and brackets), not divisions', () => {
+    const lines = [
+      "const apostrophe = /['’]/g;",
+      'export default function count(value) {',
+      "  const parts = value.replace(/[{'(]/g, '').split(/\\s+/);",
+      '  const half = parts.length / 2; const third = (half) / 3;',
+      '  return /}/.test(value) ? third : half;',
+      '}',
+      'export function after() {',
+      '  return 1;',
+      '}',
+    ];
+    assert.deepEqual(functionLines(lines, 'count', 'javascript'), { startLine: 1, endLine: 6 });
+    assert.deepEqual(functionLines(lines, 'after', 'javascript'), { startLine: 6, endLine: 9 });
+  });
+
   it('makes the example under .peagen/examples: the file with markers around the function, the reference as it is, the evaluator, the config; never over an existing one', async () => {
     const project = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-init-'));
     try {

@@ -180,8 +180,9 @@ function projectTests(candidate) {
   if (TESTS === null && !hasTests(__dirname)) return null;
   const harnessDir = path.dirname(path.dirname(fs.realpathSync(harnessFile)));
   const script = 'import json, sys\nfrom peagen_harness.project_tests import run_project_tests\n' +
-    'run = run_project_tests(*sys.argv[1:5])\nprint(json.dumps(None if run.passed == run.total else run.failure_text()))';
-  const args = [TESTS ?? 'node --test', TESTS !== null ? path.join(__dirname, PROJECT) : __dirname, TESTS !== null ? PROJECT_PROGRAM : PROGRAM, path.resolve(candidate)];
+    'run = run_project_tests(*sys.argv[1:5], evolved=[sys.argv[5]])\nprint(json.dumps(None if run.passed == run.total else run.failure_text()))';
+  // The evolved function named by this evaluator, never read from the candidate's markers.
+  const args = [TESTS ?? 'node --test', TESTS !== null ? path.join(__dirname, PROJECT) : __dirname, TESTS !== null ? PROJECT_PROGRAM : PROGRAM, path.resolve(candidate), FUNCTION];
   const pythonPath = [path.join(harnessDir, 'python'), process.env.PYTHONPATH].filter(Boolean).join(path.delimiter);
   const run = spawnSync('python3', ['-c', script, ...args], { encoding: 'utf8', env: { ...process.env, PYTHONPATH: pythonPath }, maxBuffer: 64 * 1024 * 1024 });
   try {

@@ -96,34 +96,44 @@ harness = _harness()
 WRAPPER = '''
 
 
-def peagen_plain(value):
-    if isinstance(value, (tuple, list)):
-        return [peagen_plain(item) for item in value]
-    if isinstance(value, (set, frozenset)):
-        return sorted((peagen_plain(item) for item in value), key=repr)
-    if isinstance(value, dict):
-        return {(key if isinstance(key, str) else repr(key)): peagen_plain(item) for key, item in value.items()}
-    return value
+def _peagen_wrappers(_builtins, fn):
+    # Everything bound here, at load, from the restricted built-ins and the function object: a
+    # candidate that rebinds a global name (peagen_plain, isinstance, its own function) on a call
+    # changes nothing the timed entries use.
+    isinstance, tuple, list, set, frozenset, dict, str, sorted, repr, Exception = (
+        _builtins[name] for name in ("isinstance", "tuple", "list", "set", "frozenset", "dict", "str", "sorted", "repr",
+                                     "Exception"))
+
+    def plain(value):
+        if isinstance(value, (tuple, list)):
+            return [plain(item) for item in value]
+        if isinstance(value, (set, frozenset)):
+            return sorted((plain(item) for item in value), key=repr)
+        if isinstance(value, dict):
+            return {(key if isinstance(key, str) else repr(key)): plain(item) for key, item in value.items()}
+        return value
+
+    def entry(*args):
+        return plain(fn(*args))
+
+    def batch(calls):
+        return [plain(fn(*call)) for call in calls]
+
+    def valid(calls):
+        answers = []
+        for call in calls:
+            try:
+                fn(*call)
+                answers.append(True)
+            except Exception:
+                answers.append(False)
+        return answers
+
+    return entry, batch, valid
 
 
-def peagen_entry(*args):
-    return peagen_plain(%s(*args))
-
-
-def peagen_batch(calls):
-    return [peagen_plain(%s(*call)) for call in calls]
-
-
-def peagen_valid(calls):
-    valid = []
-    for call in calls:
-        try:
-            %s(*call)
-            valid.append(True)
-        except Exception:
-            valid.append(False)
-    return valid
-''' % (FUNCTION, FUNCTION, FUNCTION)
+peagen_entry, peagen_batch, peagen_valid = _peagen_wrappers(__builtins__, %s)
+''' % FUNCTION
 
 
 def read(path):
@@ -305,7 +315,7 @@ def project_tests(candidate, work):
     candidate in its own locked-down process), else why not."""
     from peagen_harness.project_tests import run_project_tests
     if TESTS is not None:
-        run = run_project_tests(TESTS, os.path.join(HERE, PROJECT), PROJECT_PROGRAM, candidate)
+        run = run_project_tests(TESTS, os.path.join(HERE, PROJECT), PROJECT_PROGRAM, candidate, evolved=[FUNCTION])
     else:
         try:
             import pytest  # noqa: F401
@@ -314,7 +324,7 @@ def project_tests(candidate, work):
         if not has_tests(HERE):
             return None
         run = run_project_tests(shlex.quote(sys.executable) + " -m pytest -q -x -p no:cacheprovider", HERE, PROGRAM,
-                                candidate)
+                                candidate, evolved=[FUNCTION])
     return None if run.passed == run.total else run.failure_text()
 
 

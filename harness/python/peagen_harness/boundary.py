@@ -46,6 +46,10 @@ BUILTIN_EXCEPTIONS = {name: value for name, value in vars(builtins).items()
                       if isinstance(value, type) and issubclass(value, Exception)}
 
 
+#: Exceptions that end the judge's own iteration when raised inside it: never rebuilt there.
+LOOP_ENDERS = (StopIteration, StopAsyncIteration)
+
+
 class CandidateRaised(Exception):
     """The candidate's function raised an exception that is not a built-in one (its type
     name and message are in the text)."""
@@ -138,18 +142,18 @@ def write_standin(dest_path: str, candidate_path: str, *, reference_path: Option
     """Writes at `dest_path` a module that stands in for `candidate_path`. With a reference
     (the trusted original the judge was written for) the stand-in runs the original and
     forwards its evolved functions: `evolved` names them, else the EVOLVE-BLOCK markers of the
-    reference or of the candidate do, else every top-level function is. The import allow-list
+    reference do, else every top-level function is (never the candidate's markers: it could
+    empty its block to have the original judged instead). The import allow-list
     is the reference's; `package` and `import_paths` let the candidate's process resolve the
     relative imports the original makes (the user's package, read from the original project).
     `seed` seeds the candidate's `random` in its process, so that an evaluation is reproducible."""
     with open(reference_path or candidate_path, encoding="utf-8") as fh:
         source = fh.read()
     if reference_path is not None:
+        # Never from the candidate's own markers: a candidate that empties its block would have
+        # the original judged in its place. None (no markers in the reference): every function.
         if evolved is None:
             evolved = evolved_names(source)
-        if evolved is None:
-            with open(candidate_path, encoding="utf-8", errors="replace") as fh:
-                evolved = evolved_names(fh.read())
         plan = plan_original(source, evolved)
     else:
         plan = plan_module(source)
@@ -282,6 +286,8 @@ def _exception(type_name: str, text: str, args: Optional[list], namespace: Dict[
     one, built with the candidate's arguments when they are plain data, else with its text."""
     own = namespace.get(type_name)
     cls = own if isinstance(own, type) and issubclass(own, Exception) else BUILTIN_EXCEPTIONS.get(type_name)
+    if cls is not None and issubclass(cls, LOOP_ENDERS):
+        return CandidateRaised(text)  # raised in the judge, it would end its `for`, map() or all() early
     if cls is not None:
         for attempt in ((tuple(args),) if type(args) is list else ()) + ((text,),):
             try:

@@ -160,9 +160,8 @@ def _write_js_standin(target: str, candidate: str, reference: str, timeout: floa
     relative requires resolve there), loaded by the judge with its evolved exports forwarded."""
     with open(reference, encoding="utf-8") as fh:
         source = fh.read()
-    if evolved is None:
-        with open(candidate, encoding="utf-8", errors="replace") as fh:
-            evolved = evolved_names(fh.read(), javascript=True)
+    if evolved is None:  # the reference's markers, never the candidate's (see boundary.write_standin)
+        evolved = evolved_names(source, javascript=True)
     config = {"candidate": os.path.abspath(candidate), "allow": _js_imports(source), "evolved": evolved,
               "callTimeoutMs": int(timeout * 1000), "loadTimeoutMs": 30_000}
     packages = project_node_modules()
@@ -306,10 +305,12 @@ def judge(command: str, project_dir: str, program: str, candidate: str, *, refer
         shutil.rmtree(work, ignore_errors=True)
 
 
-def run_project_tests(command: str, project_dir: str, program: str, candidate: str, timeout: float = 300) -> TestRun:
+def run_project_tests(command: str, project_dir: str, program: str, candidate: str, timeout: float = 300,
+                      evolved: Optional[List[str]] = None) -> TestRun:
     """The tests gate of generated evaluators: the candidate's run alone, behind the process
-    boundary, every test it reports counted."""
-    return judge(command, project_dir, program, candidate, timeout=timeout)[0]
+    boundary, every test it reports counted. `evolved`: the evolved functions (the evaluator's
+    FUNCTION), else the original's markers, else every function."""
+    return judge(command, project_dir, program, candidate, timeout=timeout, evolved=evolved)[0]
 
 
 def main() -> int:
@@ -351,8 +352,9 @@ def main() -> int:
             if problems:
                 emit_verdict(False, 0, "maximize", metrics, "rejected by the static check: " + "; ".join(problems[:5]))
                 return 0
+        # --evolve (init writes it), else the original's markers, else every function: never the candidate's.
         evolved = [n for n in args.evolve.split(",") if n] if args.evolve is not None \
-            else evolved_names(source, javascript=not original.endswith(".py"))
+            else evolved_names(reference_source, javascript=not original.endswith(".py"))
         boundary = boundary_supported(args.program) and not args.in_process
         reference, reference_run = judge(args.tests, args.project, args.program, original, boundary=boundary,
                                          timeout=args.timeout, call_timeout=args.call_timeout, seed=args.seed,

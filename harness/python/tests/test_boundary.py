@@ -163,6 +163,21 @@ class StandInTest(unittest.TestCase):
             self.assertIsInstance(raised.exception, ValueError)
             self.assertFalse(hasattr(mod, "HELPER"))  # nothing of the candidate's module but the forwarded calls
 
+    def test_a_candidate_that_empties_its_block_still_has_its_functions_judged(self):
+        # The reference has no markers (the user's file): every function is forwarded, whatever the candidate's markers say.
+        reference = "def f(x):\n    return x + 1\n"
+        candidate = "# EVOLVE-BLOCK-START\n# EVOLVE-BLOCK-END\ndef f(x):\n    return 0\n"
+        with StandIn(candidate, reference=reference) as mod:
+            self.assertIn("Forwards", mod.f.__doc__)
+            self.assertEqual(mod.f(41), 0)  # the candidate's answer, judged as such
+
+    def test_stop_iteration_from_the_candidate_never_ends_the_judges_loops(self):
+        with StandIn("def f(x):\n    raise StopIteration\n", reference="def f(x):\n    return x\n") as mod:
+            with self.assertRaises(CandidateRaised):
+                mod.f(1)
+            with self.assertRaises(CandidateRaised):
+                all(map(mod.f, [1, 2, 3]))  # a StopIteration here would have ended all() as True
+
     def test_an_exception_named_like_a_module_value_that_is_not_an_exception_is_not_raised_as_it(self):
         reference = "ROMAN = 1\n\n\ndef f():\n    return 0\n"
         with StandIn("class ROMAN(Exception):\n    pass\n\n\ndef f():\n    raise ROMAN('x')\n", reference=reference) as mod:
