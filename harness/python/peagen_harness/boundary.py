@@ -94,7 +94,9 @@ def plan_original(reference: str, evolved: Optional[Iterable[str]]) -> StandinPl
                 plan.functions.append(name)
         elif isinstance(node, ast.AsyncFunctionDef):
             plan.unsupported_names[name] = "%s() is an evolved coroutine function" % name
-        elif isinstance(node, ast.ClassDef) and wanted is not None:
+        elif isinstance(node, ast.ClassDef):
+            # Evolved by name, or the whole file is (no markers, no names): the candidate's class
+            # would differ from the original's, and a class cannot be forwarded.
             plan.unsupported_names[name] = "class %s is evolved (a class cannot be forwarded)" % name
     return plan
 

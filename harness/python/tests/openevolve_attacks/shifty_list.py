@@ -15,3 +15,8 @@ class Order(list):
 
 def run_schedule(jobs):
     return Order(range(len(jobs)))
+
+
+def schedule(jobs):
+    # The evolved function (between the example's markers) is what the boundary forwards.
+    return Order(range(len(jobs)))
