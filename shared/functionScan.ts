@@ -12,15 +12,23 @@ export type FunctionLanguage = 'python' | 'javascript';
 /** The patterns of a definition line; group 1 is the function's name. */
 export const FUNCTION_DEFINITIONS: Record<FunctionLanguage, RegExp[]> = {
   python: [/^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(/],
-  javascript: [/^\s*(?:export\s+(?:default\s+)?)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*\(/, /^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)/],
+  javascript: [/^\s*(?:export\s+(?:default\s+)?)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*[(<]/, /^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>)/],
 };
 
-/** The language init handles for a file name (.py, .js, .cjs, .mjs); TypeScript is not run by init. */
+/**
+ * The language init handles for a file name (.py; .js, .cjs, .mjs; TypeScript's .ts, .mts,
+ * .cts, scanned as JavaScript: its types are stripped before it runs). Not .tsx.
+ */
 export function functionLanguageOfFile(fileName: string): FunctionLanguage | undefined {
   const extension = /\.([^./\\]+)$/.exec(fileName)?.[1]?.toLowerCase();
   if (extension === 'py') return 'python';
-  if (extension === 'js' || extension === 'cjs' || extension === 'mjs') return 'javascript';
+  if (extension === 'js' || extension === 'cjs' || extension === 'mjs' || isTypeScriptFile(fileName)) return 'javascript';
   return undefined;
+}
+
+/** .ts, .mts, .cts: TypeScript whose types Node strips (not .tsx, not .d.ts). */
+export function isTypeScriptFile(fileName: string): boolean {
+  return /\.(c|m)?ts$/i.test(fileName) && !/\.d\.(c|m)?ts$/i.test(fileName);
 }
 
 const indentOf = (line: string): number => /^\s*/.exec(line)![0].length;
@@ -41,9 +49,20 @@ function nameDefinedBy(line: string, language: FunctionLanguage): string | undef
  */
 export function functionLines(lines: readonly string[], name: string, language: FunctionLanguage): LineRegion | undefined {
   const starts = lines.map((line, index) => ({ line, index })).filter(({ line }) => nameDefinedBy(line, language) === name);
-  const first = starts.sort((a, b) => indentOf(a.line) - indentOf(b.line) || a.index - b.index)[0];
-  if (!first) return undefined;
-  return definitionLines(lines, first.index, language);
+  const sorted = starts.sort((a, b) => indentOf(a.line) - indentOf(b.line) || a.index - b.index);
+  for (const start of sorted) {
+    const region = definitionLines(lines, start.index, language);
+    // A TypeScript overload signature (`function f(a: string): string;`) has no body: the
+    // implementation below it is the function.
+    if (region && language === 'javascript' && isOverloadSignature(lines.slice(region.startLine, region.endLine))) continue;
+    return region;
+  }
+  return undefined;
+}
+
+function isOverloadSignature(definition: readonly string[]): boolean {
+  const text = definition.join('\n');
+  return /^\s*(?:export\s+(?:default\s+)?)?(?:declare\s+)?(?:async\s+)?function\b/.test(text) && !text.includes('{') && /;\s*$/.test(text);
 }
 
 function definitionLines(lines: readonly string[], at: number, language: FunctionLanguage): LineRegion | undefined {

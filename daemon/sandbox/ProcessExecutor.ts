@@ -5,6 +5,7 @@
  * and reach the network — and it says so once per run.
  */
 import { spawn } from 'node:child_process';
+import * as path from 'node:path';
 import {
   type Availability,
   coldPreparedSandbox,
@@ -49,6 +50,8 @@ export class ProcessExecutor implements Executor {
       const env = Object.fromEntries(
         Object.entries(sandboxEnv(request.env, dir.home, dir.tmp)).map(([key, value]) => [key, translateList(value, map)]),
       );
+      // `node` is the daemon's own (the one Peagen supports), not an older one in /usr/bin.
+      if (!request.env?.PATH) env.PATH = `${path.dirname(process.execPath)}:${env.PATH}`;
       const [program = '', ...args] = request.command.map((arg) => translate(arg, map));
       const child = spawn(program, args, {
         cwd: translate(request.cwd ?? WORKSPACE_PATH, map),

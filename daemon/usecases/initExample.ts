@@ -18,10 +18,11 @@
  * project's `.peagen/` a .gitignore of its own (peagenFolder.ts).
  */
 import * as fs from 'node:fs';
+import Module from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CapturedCalls } from '../../shared/capturedCalls';
-import { unservedFunctionReason } from '../../shared/functionScan';
+import { isTypeScriptFile, unservedFunctionReason } from '../../shared/functionScan';
 import { toDocument } from '../../shared/lines';
 import {
   CAPTURED_CALLS_FILE,
@@ -74,7 +75,7 @@ export interface InitResult {
   inputs: { from: 'tests'; calls: number } | { from: 'signature'; why: string };
 }
 
-const LANGUAGES: Record<string, ScaffoldLanguage> = { '.py': 'python', '.js': 'javascript', '.cjs': 'javascript', '.mjs': 'javascript' };
+const LANGUAGES: Record<string, ScaffoldLanguage> = { '.py': 'python', '.js': 'javascript', '.cjs': 'javascript', '.mjs': 'javascript', '.ts': 'javascript', '.mts': 'javascript', '.cts': 'javascript' };
 const BY_HAND = 'put EVOLVE-BLOCK-START / EVOLVE-BLOCK-END comment lines around the code and write a peagen.example.json and an evaluator by hand (see examples/bad_sort and harness/README.md)';
 const NOT_COPIED = new Set(['.git', '.peagen', 'node_modules', '__pycache__', '.venv', 'venv', '.mypy_cache', '.pytest_cache', '.tox']);
 /** A project larger than this is not copied into every example: run init from a smaller folder. */
@@ -87,10 +88,13 @@ export async function initExample(request: InitRequest): Promise<InitResult> {
   const projectDir = path.resolve(request.projectDir);
   const extension = path.extname(file).toLowerCase();
   const language = LANGUAGES[extension];
-  if (['.ts', '.tsx', '.mts', '.cts'].includes(extension)) {
-    throw new InitError(`${path.basename(file)}: peagen init does not run TypeScript yet; evolve the compiled JavaScript file (peagen init dist/…js --function ${request.functionName}), or ${BY_HAND}`);
+  if (extension === '.tsx' || /\.d\.(c|m)?ts$/i.test(file)) {
+    throw new InitError(`${path.basename(file)}: peagen init runs TypeScript (.ts, .mts, .cts) by stripping its types, not TSX or declaration files; evolve a .ts file, or ${BY_HAND}`);
   }
-  if (!language) throw new InitError(`${file}: peagen init handles Python (.py) and JavaScript (.js, .cjs, .mjs) functions; for other languages ${BY_HAND}`);
+  if (extension.endsWith('ts') && typeof (Module as unknown as { stripTypeScriptTypes?: unknown }).stripTypeScriptTypes !== 'function') {
+    throw new InitError(`${path.basename(file)}: TypeScript needs Node.js 22.13 or later (this is ${process.version}), whose module.stripTypeScriptTypes runs it`);
+  }
+  if (!language) throw new InitError(`${file}: peagen init handles Python (.py), JavaScript (.js, .cjs, .mjs) and TypeScript (.ts, .mts, .cts) functions; for other languages ${BY_HAND}`);
   if (objective === 'tests' && !request.tests) throw new InitError('--objective tests counts the tests that pass: name the test command with --tests "CMD"');
   const inProject = path.relative(projectDir, file);
   if (request.tests && (inProject.startsWith('..') || path.isAbsolute(inProject))) {
@@ -227,7 +231,7 @@ async function captureCalls(
     writeProjectFiles(copy, path.join(scratch, 'project'));
     // The project's installed dependencies, as the evaluation links them (never copied).
     for (const name of dependencies) fs.symlinkSync(path.join(path.resolve(request.projectDir), name), path.join(scratch, 'project', name));
-    fs.writeFileSync(path.join(scratch, 'project', inProject), tracedSource(text, request.functionName, language));
+    fs.writeFileSync(path.join(scratch, 'project', inProject), tracedSource(text, request.functionName, language, isTypeScriptFile(inProject)));
     const captureFile = path.join(scratch, 'calls.jsonl');
     const run = await runTestCommand(request.tests!, path.join(scratch, 'project'), { ...process.env, [CAPTURE_FILE_ENV]: captureFile }, request.testTimeoutMs ?? 300_000);
     if (run.timedOut || run.status !== 0) {

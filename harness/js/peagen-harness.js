@@ -148,6 +148,23 @@ function warningLine(line) {
   return /ExperimentalWarning|--trace-warnings|^\s*$/.test(line);
 }
 
+/**
+ * The JavaScript a program file runs as: TypeScript (.ts, .mts, .cts) with its types stripped
+ * by Node (module.stripTypeScriptTypes: erasable syntax only, positions kept), else the source.
+ */
+function programSource(file, source) {
+  if (!/\.(c|m)?ts$/i.test(file)) return source;
+  const { stripTypeScriptTypes } = require('module');
+  if (typeof stripTypeScriptTypes !== 'function') throw new Error(`TypeScript needs Node.js 22.13 or later (this is ${process.version})`);
+  const warn = process.emitWarning;
+  process.emitWarning = () => {}; // its ExperimentalWarning says nothing to a user
+  try {
+    return stripTypeScriptTypes(source, { mode: 'strip' });
+  } finally {
+    process.emitWarning = warn;
+  }
+}
+
 /** One untrusted program in its own process; see the file comment. */
 class Candidate {
   /**
@@ -173,6 +190,11 @@ class Candidate {
       source = fs.readFileSync(program, 'utf8');
     } catch (err) {
       throw new (options.trusted ? EvaluatorError : CandidateFailure)(`cannot read ${label} (${program}): ${err.message}`);
+    }
+    try {
+      source = programSource(program, source);
+    } catch (err) {
+      throw new (options.trusted ? EvaluatorError : CandidateFailure)(`${label} (${path.basename(program)}) is TypeScript that cannot be run: ${err.message}`);
     }
     const candidate = new Candidate(source, path.basename(program), { ...options, label });
     try {
@@ -484,6 +506,7 @@ async function runEvaluator(main, { direction = 'maximize' } = {}) {
 }
 
 module.exports = {
+  programSource,
   Candidate,
   CandidateFailure,
   ImplausibleTiming,

@@ -104,6 +104,23 @@ describe('peagen init on projects laid out as real ones are (real CLI)', functio
     }
   });
 
+  it('a TypeScript module tested by node --test: its types stripped where it runs, the seed evaluates, a candidate raising another class fails', async () => {
+    user = new EvolveProject();
+    fs.cpSync(path.join(FIXTURES, 'tsPackage'), user.dir, { recursive: true });
+    const init = await user.run(['--json', 'init', 'src/words.ts', '--function', 'countWords', '--tests', 'npm test']);
+    assert.equal(init.code, 0, init.stdout + init.stderr);
+    const made = parseJson<InitOutput>(init);
+    assert.equal(made.check?.correct, true, made.check?.summary);
+    const config = JSON.parse(fs.readFileSync(path.join(made.dir, 'peagen.example.json'), 'utf8')) as { language: string };
+    assert.equal(config.language, 'typescript');
+    const program = fs.readFileSync(path.join(made.dir, 'words.ts'), 'utf8');
+    fs.writeFileSync(path.join(user.dir, 'plain-error.ts'), program.replace('throw new WordError(', 'throw new RangeError('));
+    const run = await user.run(['--json', 'eval', made.dir, '--quick', '--program', path.join(user.dir, 'plain-error.ts')]);
+    const verdict = parseJson<EvalOutput>(run);
+    assert.equal(verdict.correct, false);
+    assert.match(verdict.failure?.message ?? '', /WordError|counts/);
+  });
+
   it('a project whose tests need what the sandbox does not have: init says NOT READY, names it, and exits non-zero', async () => {
     user = new EvolveProject();
     fs.cpSync(path.join(FIXTURES, 'jsPackage'), user.dir, { recursive: true });

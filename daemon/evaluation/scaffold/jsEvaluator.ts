@@ -75,7 +75,8 @@ function loadHarness() {
 const harness = loadHarness();
 const { Candidate, CandidateFailure, EvaluatorError, chargeUntimedWork, encodeWire, median, mulberry32, reject, runEvaluator, timeInterleaved } = harness;
 
-const REFERENCE_SOURCE = fs.readFileSync(REFERENCE, 'utf8');
+// TypeScript is read with its types stripped, as the harness runs it.
+const REFERENCE_SOURCE = harness.programSource(REFERENCE, fs.readFileSync(REFERENCE, 'utf8'));
 /** The project's node_modules, read-only, when peagen init found one (PEAGEN_PROJECT_DEPENDENCIES). */
 const PACKAGES = (process.env.PEAGEN_PROJECT_DEPENDENCIES || '').split(':').find((dir) => path.basename(dir) === 'node_modules' && fs.existsSync(dir)) || '';
 /** Builtin modules the original program requires, and its packages when the project's are here: the candidate may require the same ones. */

@@ -12,7 +12,7 @@
  * and writes them beside the file for the user to review.
  */
 import { EXAMPLE_CONFIG_FILE, type ExampleConfig, type ProjectEnvironment } from '../../../shared/evaluation';
-import { FUNCTION_DEFINITIONS, type FunctionLanguage, functionLines } from '../../../shared/functionScan';
+import { FUNCTION_DEFINITIONS, type FunctionLanguage, functionLines, isTypeScriptFile } from '../../../shared/functionScan';
 import { toDocument } from '../../../shared/lines';
 import type { ScaffoldEvaluator } from '../../../shared/protocol';
 import type { LineRegion } from '../../../shared/lines';
@@ -116,7 +116,8 @@ export function scaffoldFiles(input: ScaffoldInput): { files: Record<string, str
   const config: ExampleConfig = {
     name: exampleName(input.fileName, input.functionName),
     description: `${goal} ${input.functionName}() of ${input.fileName}${objective === 'speed' ? ' without changing its answers' : ''} (scaffolded by Peagen: review ${objective === 'tests' ? EXAMPLE_CONFIG_FILE : evaluator}).`,
-    language: input.language,
+    // TypeScript runs as JavaScript once its types are stripped; its language tells the mutator's checks and prompts.
+    language: isTypeScriptFile(input.fileName) ? 'typescript' : input.language,
     program: input.fileName,
     entry: input.functionName,
     evaluator: input.language === 'python' ? ['python3', evaluator, '{program}'] : ['node', evaluator, '{program}'],

@@ -14,9 +14,10 @@ export const CAPTURE_FILE_ENV = 'PEAGEN_CAPTURE_FILE';
 export const MAX_CAPTURED_CALL_CHARS = 100_000;
 
 /** The program's text with the tracing wrapper appended, or why the function cannot be traced. */
-export function tracedSource(text: string, functionName: string, language: ScaffoldLanguage): string {
+export function tracedSource(text: string, functionName: string, language: ScaffoldLanguage, typescript = false): string {
   const end = text.endsWith('\n') ? '' : '\n';
-  return text + end + (language === 'python' ? pythonTrace(functionName) : javascriptTrace(functionName));
+  // TypeScript: the wrapper is plain JavaScript, which the project's type check need not accept.
+  return (typescript ? '// @ts-nocheck\n' : '') + text + end + (language === 'python' ? pythonTrace(functionName) : javascriptTrace(functionName));
 }
 
 // Rebinding the module-level name after the module has run: `from module import f` in a test

@@ -16,6 +16,7 @@
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import Module from 'node:module';
 import * as vm from 'node:vm';
 import { normalizeNewlines } from '../../../shared/lines';
 import { programId } from '../../../shared/programId';
@@ -71,6 +72,7 @@ function singleFileCheck(language: string | undefined): ChildCheck {
   const lang = (language ?? '').toLowerCase();
   if (['python', 'py', 'python3'].includes(lang)) return { check: checkPython };
   if (['javascript', 'js', 'node', 'nodejs', 'cjs'].includes(lang)) return { check: async (code) => checkJavaScript(code) };
+  if (['typescript', 'ts'].includes(lang)) return { check: async (code) => checkTypeScript(code) };
   return { check: async (code) => ({ ok: true, form: textForm(code, detectSyntax(code, language)) }) };
 }
 
@@ -106,6 +108,24 @@ function checkJavaScript(code: string): ChildVerdict {
     return { ok: false, message: `the program does not compile${line ? ` (line ${line})` : ''}: SyntaxError: ${message}` };
   }
   return { ok: true, form: textForm(code, 'brace') };
+}
+
+/**
+ * TypeScript, as the harness runs it: its types stripped by Node (erasable syntax only), then
+ * checked as JavaScript. A child Node cannot strip (an enum, a namespace) would not run.
+ */
+function checkTypeScript(code: string): ChildVerdict {
+  const strip = (Module as unknown as { stripTypeScriptTypes?: (code: string, options: { mode: 'strip' }) => string }).stripTypeScriptTypes;
+  if (typeof strip !== 'function') return { ok: true, form: textForm(code, 'brace') };
+  let stripped: string;
+  try {
+    stripped = strip(code, { mode: 'strip' });
+  } catch (error) {
+    return { ok: false, message: `the program's TypeScript cannot be run with its types stripped: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` };
+  }
+  const verdict = checkJavaScript(stripped);
+  // The form of the code as written: a change of types alone is still a change the evaluator sees as none, but not a repeat.
+  return verdict.ok ? { ok: true, form: textForm(code, 'brace') } : verdict;
 }
 
 // Reads the program on stdin; prints "form\t<sha256>", "syntax\t<line>\t<message>" or "unknown".

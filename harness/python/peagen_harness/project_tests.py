@@ -94,7 +94,7 @@ def assemble(project_dir: str, program: str, candidate: str, into: str) -> str:
     return copy
 
 
-JS_EXTENSIONS = (".js", ".cjs", ".mjs")
+JS_EXTENSIONS = (".js", ".cjs", ".mjs", ".ts", ".mts", ".cts")
 HARNESS_PYTHON = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HARNESS_JS = os.path.join(os.path.dirname(HARNESS_PYTHON), "js")
 REPORT_HOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "report_hook")
@@ -117,7 +117,7 @@ def python_package(project_dir: str, program: str) -> Tuple[Optional[str], str]:
 
 def place_program(copy: str, program: str, candidate: str, reference: str, boundary: bool, timeout: float,
                   seed: Optional[int] = None, project_dir: Optional[str] = None,
-                  evolved: Optional[List[str]] = None) -> None:
+                  evolved: Optional[List[str]] = None, command: Optional[str] = None) -> None:
     """Puts the program under test at `program` in the project's copy: a stand-in (the
     original module, its evolved functions forwarded to the candidate in its own process,
     boundary), or the candidate's file itself. The candidate's process resolves the original's
@@ -133,7 +133,7 @@ def place_program(copy: str, program: str, candidate: str, reference: str, bound
                       call_timeout=timeout, seed=seed, evolved=evolved, package=package,
                       import_paths=[root] if package else [])
     else:
-        _write_js_standin(target, candidate, reference, timeout, evolved)
+        _write_js_standin(target, candidate, reference, timeout, evolved, command)
 
 
 def _js_imports(source: str) -> List[str]:
@@ -154,8 +154,35 @@ def project_node_modules() -> Optional[str]:
     return None
 
 
+def _imported_with_extension(folder: str, name: str) -> bool:
+    """Whether the project imports `name` by its full file name (`from '../src/words.ts'`, as
+    Node's own type stripping needs), rather than without the extension, as toolchains allow.
+    Looked for in the project's TypeScript and JavaScript files, from the file's folder up to
+    the copy's root (`folder` is inside it)."""
+    pattern = re.compile(r"""['"][^'"]*/%s['"]""" % re.escape(name))
+    root = folder
+    while os.path.basename(root) != "project" and os.path.dirname(root) != root:
+        root = os.path.dirname(root)
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in SKIPPED_DIRS and not d.startswith(".")]
+        for filename in filenames:
+            if not re.search(r"\.(c|m)?[jt]s$", filename) or filename.startswith(ORIGINAL_PREFIX):
+                continue
+            seen += 1
+            if seen > 2000:
+                return False
+            try:
+                with open(os.path.join(dirpath, filename), encoding="utf-8", errors="replace") as fh:
+                    if pattern.search(fh.read()):
+                        return True
+            except OSError:
+                continue
+    return False
+
+
 def _write_js_standin(target: str, candidate: str, reference: str, timeout: float,
-                      evolved: Optional[List[str]] = None) -> None:
+                      evolved: Optional[List[str]] = None, command: Optional[str] = None) -> None:
     """The JavaScript stand-in: the trusted original, beside it in the copy (so that its own
     relative requires resolve there), loaded by the judge with its evolved exports forwarded."""
     with open(reference, encoding="utf-8") as fh:
@@ -171,9 +198,24 @@ def _write_js_standin(target: str, candidate: str, reference: str, timeout: floa
     original = os.path.join(os.path.dirname(target), ORIGINAL_PREFIX + os.path.basename(target))
     shutil.copyfile(reference, original)
     relative = "./" + os.path.basename(original)
+    typescript = re.search(r"\.(c|m)?ts$", target) is not None
+    if target.endswith(".ts") and not _imported_with_extension(os.path.dirname(target), os.path.basename(target)):
+        relative = relative[:-3]  # as the project imports it: its toolchain (tsc, ts-jest, vitest) resolves the file
     esm = target.endswith(".mjs") or (not target.endswith(".cjs") and re.search(r"^\s*(?:export|import)\s", source, re.MULTILINE) is not None)
     head = "// Written by Peagen: a stand-in for the program under evaluation; its evolved functions run in a process of their own.\n"
-    if not esm:
+    if typescript:
+        # Whatever the toolchain (tsc, ts-jest, vitest, Node's own type stripping) makes of it:
+        # no import.meta (CommonJS output), no require (ES output), types unchecked.
+        names = _static_exports(source)
+        named = [n for n in names if n != "default"]
+        text = "// @ts-nocheck\n%simport * as original from %s;\n" % (head, json.dumps(relative))
+        text += "const api = process.getBuiltinModule('module').createRequire(%s)(%s).standinOf(original, %s);\n" % (
+            json.dumps(harness), json.dumps(harness), json.dumps(config))
+        if named:
+            text += "export const { %s } = api;\n" % ", ".join(named)
+        if "default" in names:
+            text += "export default api.default;\n"
+    elif not esm:
         text = "'use strict';\n%smodule.exports = require(%s).standinOf(require(%s), %s);\n" % (
             head, json.dumps(harness), json.dumps(relative), json.dumps(config))
     else:
@@ -195,6 +237,24 @@ def _write_js_standin(target: str, candidate: str, reference: str, timeout: floa
             text += "export default api.default;\n"
     with open(target, "w", encoding="utf-8") as fh:
         fh.write(text)
+
+
+def _static_exports(source: str) -> List[str]:
+    """The names a TypeScript or ES module exports, read from its text (it is the trusted
+    original; loading it would need the project's toolchain): declarations, export lists, default."""
+    names: List[str] = []
+    for match in re.finditer(r"^export\s+(?:declare\s+)?(?:default\s+)?(?:async\s+)?(?:function\s*\*?|class|const|let|var|enum)\s+([A-Za-z_$][\w$]*)",
+                             source, re.MULTILINE):
+        if not re.match(r"^export\s+default\b", match.group(0)):
+            names.append(match.group(1))
+    for listed in re.findall(r"^export\s*\{([^}]*)\}", source, re.MULTILINE):
+        for item in listed.split(","):
+            words = item.split()
+            if words and words[0] != "type":
+                names.append(words[-1])
+    if re.search(r"^export\s+default\b", source, re.MULTILINE):
+        names.append("default")
+    return [n for i, n in enumerate(names) if n not in names[:i] and re.match(r"^[A-Za-z_$][\w$]*$", n)]
 
 
 def report_env(command: str, report_dir: str) -> dict:
@@ -298,7 +358,7 @@ def judge(command: str, project_dir: str, program: str, candidate: str, *, refer
         shutil.copyfile(candidate, private)
         place_program(copy, program, private, reference or os.path.join(project_dir, program),
                       boundary and boundary_supported(program), min(timeout, call_timeout), seed,
-                      project_dir=project_dir, evolved=evolved)
+                      project_dir=project_dir, evolved=evolved, command=command)
         run = run_tests(command, copy, os.path.join(work, "report"), timeout)
         return count(run, expected, timeout), run
     finally:
