@@ -41,6 +41,17 @@ function installNodeModules(dir: string): void {
   fs.writeFileSync(path.join(dir, 'node_modules', '.bin', 'minitest'), '#!/bin/sh\nexec node --test "$@"\n', { mode: 0o755 });
 }
 
+/** `name` and every package it depends on, copied from this repository's node_modules (hoisted, as npm lays them out). */
+function installFromRepo(name: string, into: string, seen = new Set<string>()): void {
+  if (seen.has(name)) return;
+  seen.add(name);
+  const from = path.join(REPO, 'node_modules', name);
+  if (!fs.existsSync(from)) return; // an optional dependency this platform did not install
+  fs.cpSync(from, path.join(into, name), { recursive: true, dereference: true });
+  const manifest = JSON.parse(fs.readFileSync(path.join(from, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+  for (const dependency of Object.keys(manifest.dependencies ?? {})) installFromRepo(dependency, into, seen);
+}
+
 describe('peagen init on projects laid out as real ones are (real CLI)', function () {
   this.timeout(300_000);
   let user: EvolveProject;
@@ -119,6 +130,31 @@ describe('peagen init on projects laid out as real ones are (real CLI)', functio
     const verdict = parseJson<EvalOutput>(run);
     assert.equal(verdict.correct, false);
     assert.match(verdict.failure?.message ?? '', /WordError|counts/);
+  });
+
+  it('mocha\'s own outcomes are counted (--objective tests): every test of the seed, and by name the one a candidate breaks', async () => {
+    user = new EvolveProject();
+    fs.cpSync(path.join(FIXTURES, 'jsPackage'), user.dir, { recursive: true });
+    installNodeModules(user.dir);
+    // The real mocha, as npm would have installed it: copied, with what it requires, from this repository's own.
+    installFromRepo('mocha', path.join(user.dir, 'node_modules'));
+    fs.writeFileSync(
+      path.join(user.dir, 'test', 'list.spec.js'),
+      "'use strict';\nconst assert = require('node:assert/strict');\nconst parseList = require('..');\n\ndescribe('parseList', () => {\n  it('pads the items', () => assert.deepEqual([...parseList('a,bb')], ['..a', '.bb']));\n  it('says its kind', () => assert.equal(parseList('a,b').kind, 'list'));\n  it('refuses an empty item', () => assert.throws(() => parseList('a,,b'), parseList.ListError));\n});\n",
+    );
+    const tests = 'node node_modules/mocha/bin/mocha.js test/list.spec.js';
+    const init = await user.run(['--json', 'init', 'index.js', '--function', 'parseList', '--tests', tests, '--objective', 'tests']);
+    assert.equal(init.code, 0, init.stdout + init.stderr);
+    const made = parseJson<InitOutput>(init);
+    const evaluate = async (program?: string): Promise<EvalOutput & { errorText?: string }> =>
+      parseJson(await user.run(['--json', 'eval', made.dir, ...(program ? ['--program', program] : [])]));
+    const seed = await evaluate();
+    assert.deepEqual([seed.metrics.tests_passed, seed.metrics.tests_total, seed.metrics.tests_report], [3, 3, 1], JSON.stringify(seed.metrics));
+    const program = fs.readFileSync(path.join(made.dir, 'index.js'), 'utf8');
+    fs.writeFileSync(path.join(user.dir, 'no-kind.js'), program.replace(/items\.kind = .*\n/, ''));
+    const broken = await evaluate(path.join(user.dir, 'no-kind.js'));
+    assert.deepEqual([broken.metrics.tests_passed, broken.metrics.tests_total], [2, 3]);
+    assert.match(broken.errorText ?? '', /FAIL: parseList says its kind/);
   });
 
   it('a project whose tests need what the sandbox does not have: init says NOT READY, names it, and exits non-zero', async () => {

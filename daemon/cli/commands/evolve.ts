@@ -22,7 +22,7 @@ import { readReport, type RunReport } from '../../evolution/controller/report';
 import { reasonsLine } from '../../evolution/controller/failureReasons';
 import { offlineAdviceText, offlineFoundNothing } from '../../evolution/controller/modelAdvice';
 import { objectiveValue, seedComparison, shortComparison, type ObjectiveTerms } from '../../../shared/objectiveText';
-import { confidenceText, confirmationLine } from '../../../shared/gainText';
+import { confidenceText, confirmationLine, isConfirmedGain } from '../../../shared/gainText';
 import type { RunManifest, StopConditions } from '../../../shared/runManifest';
 import { checkedBestFolder, recordedBest } from '../../evolution/controller/recordedBest';
 import { DamagedRunError, LATEST_RUN, RunDir, RUNS_DIR } from '../../evolution/controller/runDir';
@@ -163,7 +163,11 @@ function summaryLines(report: RunReport, runDir: RunDir): string {
   if (report.failureReasons && report.failureReasons.length > 0) lines.push(`why children failed: ${reasonsLine(report.failureReasons)}`);
   if (offlineFoundNothing(report)) lines.push(offlineAdviceText());
   lines.push(`report: ${runDir.reportFile}`);
-  if (report.best && report.best.id !== report.seed.id) lines.push(`take it home: peagen evolve apply ${report.runId} (--diff prints it as a patch)`);
+  // Only a gain measured to be one goes home by default: otherwise apply would refuse it.
+  if (report.best && report.best.id !== report.seed.id) {
+    if (isConfirmedGain(report.confirmation)) lines.push(`take it home: peagen evolve apply ${report.runId} (--diff prints it as a patch)`);
+    else if (!report.confirmation) lines.push(`its best was not measured again beside the seed: \`peagen evolve apply ${report.runId} --unconfirmed\` takes it all the same`);
+  }
   return lines.join('\n');
 }
 

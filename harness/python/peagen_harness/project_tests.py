@@ -99,6 +99,7 @@ HARNESS_PYTHON = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HARNESS_JS = os.path.join(os.path.dirname(HARNESS_PYTHON), "js")
 REPORT_HOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "report_hook")
 NODE_REPORTER = os.path.join(HARNESS_JS, "peagen-test-report.mjs")
+MOCHA_REPORTER = os.path.join(HARNESS_JS, "peagen-mocha-report.js")
 
 
 def boundary_supported(program: str) -> bool:
@@ -268,11 +269,12 @@ def report_env(command: str, report_dir: str) -> dict:
     env["PEAGEN_TEST_REPORT_DIR"] = report_dir
     env["PYTHONPATH"] = os.pathsep.join([REPORT_HOOK, HARNESS_PYTHON] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     env["PYTEST_PLUGINS"] = ",".join([p for p in env.get("PYTEST_PLUGINS", "").split(",") if p] + ["peagen_harness.pytest_report"])
+    options = ["--require=%s" % MOCHA_REPORTER]  # inert unless the process runs mocha
     if "--test-reporter" not in command:
         # A reporter of ours beside the one the user sees (Node needs a destination for each).
-        ours = "--test-reporter=spec --test-reporter-destination=stdout --test-reporter=%s --test-reporter-destination=%s" % (
-            NODE_REPORTER, os.path.join(report_dir, "node.jsonl"))
-        env["NODE_OPTIONS"] = (env.get("NODE_OPTIONS", "") + " " + ours).strip()
+        options.append("--test-reporter=spec --test-reporter-destination=stdout --test-reporter=%s --test-reporter-destination=%s" % (
+            NODE_REPORTER, os.path.join(report_dir, "node.jsonl")))
+    env["NODE_OPTIONS"] = (env.get("NODE_OPTIONS", "") + " " + " ".join(options)).strip()
     return env
 
 
@@ -340,7 +342,7 @@ FAILURE_WORDS = {"failed": "FAIL", "error": "ERROR", "skipped": "SKIPPED (counts
 def _failure_name(test: str, outcome: Optional[str]) -> str:
     """As unittest names a failure: `FAIL: test_name (its full id)`."""
     full = test.split(":", 1)[1]
-    short = re.split(r"::|\.", full)[-1] if not test.startswith("node:") else full.rsplit("::", 1)[-1]
+    short = re.split(r"::|\.", full)[-1] if not test.startswith(("node:", "mocha:")) else full.rsplit("::", 1)[-1]
     return "%s: %s (%s)" % (FAILURE_WORDS.get(outcome, "FAIL"), short, full)
 
 

@@ -4,7 +4,9 @@ the judge's own process into a folder only the trusted side reads (PEAGEN_TEST_R
   * unittest: report_hook/sitecustomize.py records what unittest's TestResult is told
     (python3 -m unittest, unittest.main(), any spelling, -q or -v);
   * pytest: the plugin peagen_harness.pytest_report (named in PYTEST_PLUGINS);
-  * node --test: harness/js/peagen-test-report.mjs, a test reporter named in NODE_OPTIONS.
+  * node --test: harness/js/peagen-test-report.mjs, a test reporter named in NODE_OPTIONS;
+  * mocha: harness/js/peagen-mocha-report.js, preloaded (NODE_OPTIONS=--require) into the
+    test run's Node processes, listening to mocha's own Runner.
 
 Nothing is read from what the tests print, so a summary printed by anyone counts for nothing.
 Under the process boundary the candidate cannot reach these files at all (its process may not
