@@ -55,7 +55,7 @@ export function projectAccess(exampleDir: string, config: Pick<ExampleConfig, 'p
   return { mounts, env };
 }
 
-function isDirectory(target: string): boolean {
+export function isDirectory(target: string): boolean {
   try {
     return fs.statSync(target).isDirectory();
   } catch {

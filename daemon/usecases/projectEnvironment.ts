@@ -10,6 +10,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { PROJECT_DEPENDENCY_DIRS, type ProjectEnvironment } from '../../shared/evaluation';
+import { isDirectory } from '../evaluation/projectAccess';
 
 /** Prefixes the sandbox already shows (its system directories): nothing to mount. */
 const SYSTEM_PREFIXES = ['/usr', '/bin', '/lib'];
@@ -36,13 +37,5 @@ function basePrefix(interpreter: string, cwd: string, env: NodeJS.ProcessEnv): s
     return fs.realpathSync(prefix);
   } catch {
     return null;
-  }
-}
-
-function isDirectory(target: string): boolean {
-  try {
-    return fs.statSync(target).isDirectory();
-  } catch {
-    return false;
   }
 }

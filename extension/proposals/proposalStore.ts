@@ -81,8 +81,9 @@ export class ProposalStore {
   confirm(id: string, title: string): void {
     const record = this.records.get(id);
     if (record?.state !== 'open' || record.input.awaiting === undefined) return;
-    const { awaiting: _measured, ...input } = record.input;
-    record.input = { ...input, title };
+    const input = { ...record.input, title };
+    delete input.awaiting;
+    record.input = input;
     this.fire(record);
   }
 

@@ -40,7 +40,7 @@ function hook(Runner) {
 
 if (folder) {
   const load = Module._load;
-  Module._load = function (request, parent, isMain) {
+  Module._load = function (request, parent) {
     const exported = load.apply(this, arguments);
     // mocha/lib/mocha.js requires './runner': only that load is looked at.
     if (/(^|\/)runner(\.js)?$/.test(request) && parent && typeof parent.filename === 'string' && parent.filename.includes(MOCHA_LIB)) hook(exported);

@@ -5,19 +5,11 @@
  * row. Before, such runs printed a line per call for a minute and exited 0.
  */
 import * as assert from 'node:assert/strict';
-import * as net from 'node:net';
 import { badSortOpsDir } from '../fixtures/badSortOps';
 import { EvolveProject, NO_CONFIRMATION } from '../fixtures/evolveFixtures';
 import { startOpenAiServer, type WireServer } from '../fixtures/llmWireServers';
+import { freePort } from '../fixtures/freePort';
 
-/** A port nothing listens on: bound, then closed. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('peagen evolve run with a model that will not answer (real CLI)', function () {
   this.timeout(180_000);
@@ -56,7 +48,7 @@ describe('peagen evolve run with a model that will not answer (real CLI)', funct
   });
 
   it('a server that cannot be reached: stops after a few calls in a row, naming the address, exits 1', async () => {
-    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    const url = `http://127.0.0.1:${await freePort()}/v1`;
     const run = await evolve({ OPENAI_BASE_URL: url });
     const said = run.stdout + run.stderr;
     assert.equal(run.code, 1, said);

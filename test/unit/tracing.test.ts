@@ -4,7 +4,6 @@
  * neither breaks work nor holds shutdown.
  */
 import * as assert from 'node:assert/strict';
-import * as net from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import { trace } from '@opentelemetry/api';
 import * as z from 'zod';
@@ -15,6 +14,7 @@ import { contextOfCarrier, spanContextOf, traceCarrierOf } from '../../daemon/ob
 import { inSpan, shutdownTracing, startTracing, taskTracer, tracer } from '../../daemon/observability/tracing';
 import { newTask, parseTask, TaskSchema } from '../../shared/task';
 import { startOtlpReceiver, startSilentEndpoint, type OtlpReceiver } from '../fixtures/otlpReceiver';
+import { freePort } from '../fixtures/freePort';
 
 const TRACE_ID = '0af7651916cd43dd8448eb211c80319c';
 const SPAN_ID = 'b7ad6b7169203331';
@@ -33,14 +33,6 @@ function registry(): HandlerRegistry {
     });
 }
 
-/** A loopback port nobody listens on. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 describe('tracing: the task trace carrier', () => {
   it('round-trips a span context through a traceparent', () => {
@@ -136,7 +128,7 @@ describe('tracing: export over OTLP/HTTP', function () {
 
   it('an unreachable collector: work goes on, one warning at most, shutdown is bounded', async () => {
     const lines: string[] = [];
-    const endpoint = `http://127.0.0.1:${await closedPort()}`;
+    const endpoint = `http://127.0.0.1:${await freePort()}`;
     assert.equal(await startTracing({ otlpEndpoint: endpoint }, 'peagen-daemon', { log: (line) => lines.push(line) }), true);
     const signal = new AbortController().signal;
     const work = async (): Promise<void> => {
