@@ -30,7 +30,7 @@ export async function evolveFunction(services: Services, evolve: EvolveApi, uriA
   const document = await vscode.workspace.openTextDocument(uri);
   const fileName = path.basename(uri.fsPath);
   const language = functionLanguageOfFile(uri.fsPath);
-  if (!language) throw new Error(`${fileName}: "Evolve this function" serves Python (.py) and JavaScript (.js, .cjs, .mjs) functions; for other files use Evolve Selection with an example of your own`);
+  if (!language) throw new Error(`${fileName}: "Evolve this function" serves Python (.py), JavaScript (.js, .cjs, .mjs) and TypeScript (.ts, .mts, .cts) functions; for other files use Evolve Selection with an example of your own`);
   if (!functionName) throw new Error('name the function: use "Evolve this function" above it');
   if (document.isDirty) await document.save(); // init copies the project from disk for the tests: they must see this text
   const text = document.getText();

@@ -131,7 +131,8 @@ describe('Evolve this function: the tests found for a file', () => {
     const text = 'def mean(v):\n    return sum(v) / len(v)\n';
     const stats = write('stats.py', text);
     assert.equal(functionLensTarget(stats, text, root), undefined);
-    assert.equal(functionLensTarget(path.join(root, 'stats.ts'), 'function f() {\n}\n', root, 'npm test'), undefined);
+    assert.equal(functionLensTarget(path.join(root, 'stats.rb'), 'def f\nend\n', root, 'rake test'), undefined);
+    assert.deepEqual(functionLensTarget(path.join(root, 'stats.ts'), 'export function f(a: number): number {\n  return a;\n}\n', root, 'npm test')?.functions.map((fn) => fn.name), ['f'], 'TypeScript has the lens');
     const configured = functionLensTarget(stats, text, root, 'make test');
     assert.deepEqual(configured?.tests, { projectDir: root, command: 'make test', foundBy: 'peagen.codeLens.testCommand' });
     write('test_stats.py');
