@@ -9,6 +9,7 @@ import { EVOLVE_FUNCTION_COMMAND, FunctionLensProvider } from './functionLensPro
 const SELECTOR: vscode.DocumentSelector = [
   { scheme: 'file', language: 'python' },
   { scheme: 'file', language: 'javascript' },
+  { scheme: 'file', language: 'typescript' },
 ];
 
 export function registerCodeLens(services: Services, evolve: EvolveApi): vscode.Disposable[] {
