@@ -5,7 +5,7 @@ import { projectDir, type Services } from '../services';
 import { evolveFunction, type EvolveFunctionOptions } from './evolveFunction';
 import { EVOLVE_FUNCTION_COMMAND, FunctionLensProvider } from './functionLensProvider';
 
-/** The documents the lens is offered for: init serves .py, .js, .cjs and .mjs files (the provider checks the file name). */
+/** The documents the lens is offered for: init serves .py, .js, .cjs, .mjs and .ts, .mts, .cts files (the provider checks the file name). */
 const SELECTOR: vscode.DocumentSelector = [
   { scheme: 'file', language: 'python' },
   { scheme: 'file', language: 'javascript' },
