@@ -101,7 +101,8 @@ describe('Evolve Selection', function () {
     // One proposal of the run is offered for Accept as it ends (the measured best, or its reduction); the others are withdrawn, saying why.
     const settled = await waitFor('the run\'s proposals to settle', 30_000, () => {
       const ofRun = api.proposals.list().filter((proposal) => proposal.source.runId === runId);
-      return ofRun.every((proposal) => proposal.awaiting === undefined) ? ofRun : undefined;
+      // Settled: each offered for Accept (open, no longer awaiting) or withdrawn, saying why.
+      return ofRun.length > 0 && ofRun.every((proposal) => proposal.state === 'withdrawn' || (proposal.state === 'open' && proposal.awaiting === undefined)) ? ofRun : undefined;
     });
     const acceptable = settled.filter((proposal) => proposal.state === 'open');
     assert.equal(acceptable.length, 1, `one proposal offered for Accept: ${JSON.stringify(settled.map(({ title, state, withdrawnBecause }) => ({ title, state, withdrawnBecause })))}`);
