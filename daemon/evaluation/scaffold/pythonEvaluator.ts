@@ -49,6 +49,7 @@ import ast
 import json
 import os
 import random
+import re
 import shlex
 import shutil
 import signal
@@ -405,9 +406,17 @@ def evaluate(args, metrics, started):
 
         def expect(oracle, call_args):
             try:
-                return oracle.call(*call_args, timeout=120)
+                reply = oracle.call(*call_args, timeout=120)
             except harness.CandidateFailure as exc:
                 raise harness.EvaluatorError("the reference failed: %s" % exc) from exc
+            missing = re.search(r"NameError: name '(\w+)' is not defined", reply.error or "")
+            if missing and missing.group(1) in harness.ALWAYS_BANNED:
+                # The original itself needs what no candidate's process is given (dynamic imports, globals()).
+                raise harness.EvaluatorError(
+                    "your %s() uses %s(), which the locked-down process every candidate (and the original) runs in "
+                    "does not have (docs/trust.md): evolve a function that does not need it (one it calls, say), "
+                    "or write the evaluator by hand" % (FUNCTION, missing.group(1)))
+            return reply
 
         def expect_timed(oracle, call_args, what):
             # A timed call must do the work: an input on which the reference raises would

@@ -122,7 +122,9 @@ export function scaffoldFiles(input: ScaffoldInput): { files: Record<string, str
     entry: input.functionName,
     evaluator: input.language === 'python' ? ['python3', evaluator, '{program}'] : ['node', evaluator, '{program}'],
     objective: OBJECTIVES[objective],
-    limits: { timeoutMs: 120_000, memoryMb: 1024, pids: 64 },
+    // A project's test run is many processes and threads (npm, the runner and its workers, each
+    // Node with a dozen threads): room for them, still a bound on a fork bomb.
+    limits: { timeoutMs: 120_000, memoryMb: 1024, pids: input.tests ? 512 : 64 },
     ...(input.project && { project: input.project }),
   };
   if (objective === 'tests') {

@@ -239,10 +239,32 @@ def _forwarder(program: Candidate, name: str, module: str, timeout: float, names
     return forward
 
 
+#: Built-in one-shot iterables a test passes where the function takes any iterable
+#: (`is_sorted(map(f, xs))`): they cross as the list of their items.
+_ITERATOR_TYPES = (map, filter, zip, enumerate, reversed, range, type(x for x in ()))
+_MAX_ITEMS = 1_000_000
+
+
+def _crossing(value: Any) -> Any:
+    """An argument as it can cross: a built-in iterator or range becomes the list of its items
+    (consumed here, as the function would have consumed it); anything else as it is."""
+    kind = type(value)
+    if kind in _ITERATOR_TYPES or (kind.__module__ == "builtins" and kind.__name__.endswith("iterator")):
+        items = []
+        for item in value:
+            if len(items) >= _MAX_ITEMS:
+                raise TypeError("an iterator of more than %d items cannot cross the process boundary" % _MAX_ITEMS)
+            items.append(item)
+        return items
+    return value
+
+
 def call(program: Candidate, name: str, args: tuple, kwargs: Dict[str, Any], timeout: float,
          namespace: Optional[Dict[str, Any]] = None) -> Any:
     """Calls `name` in the candidate's process; returns plain data, updates the container
     arguments it changed in place, raises what it raised (see the module's docstring)."""
+    args = tuple(_crossing(arg) for arg in args)
+    kwargs = {key: _crossing(value) for key, value in kwargs.items()}
     try:
         payload = {"fn": name, "args": to_wire(list(args)), "kwargs": to_wire(dict(kwargs))}
     except WireError as exc:

@@ -289,13 +289,26 @@ class Outcomes:
     cpu_seconds: float
 
 
+#: `PYTHONPATH=src python3 -m pytest`: an assignment of the user's own, which would drop the
+#: folders the structured reports need (peagen_harness, the report hook).
+_PYTHONPATH_ASSIGNMENT = re.compile(r"""(^|[\s;&|(])PYTHONPATH=((?:"[^"]*"|'[^']*'|[^\s;&|()"'])*)""")
+
+
+def keeps_our_pythonpath(command: str) -> str:
+    """`command` with each PYTHONPATH it assigns extended by the one it runs in (ours first
+    in it), so that the reports are still written: `PYTHONPATH=src:"$PYTHONPATH" ...`."""
+    return _PYTHONPATH_ASSIGNMENT.sub(lambda m: '%sPYTHONPATH=%s:"$PYTHONPATH"' % (m.group(1), m.group(2))
+                                      if "$PYTHONPATH" not in m.group(2) and "${PYTHONPATH" not in m.group(2) else m.group(0),
+                                      command)
+
+
 def run_tests(command: str, cwd: str, report_dir: str, timeout: float = 300) -> Outcomes:
     """Runs the shell command in cwd, in its own session (whatever it starts dies with it). `sh`
     is found on PATH: the sandbox image has it in /usr/bin (busybox), not necessarily /bin."""
     from .test_report import read_reports
     os.makedirs(report_dir, exist_ok=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    proc = subprocess.Popen(["sh", "-c", command], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(["sh", "-c", keeps_our_pythonpath(command)], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True, env=report_env(command, report_dir))
     timed_out = False
     try:

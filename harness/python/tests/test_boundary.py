@@ -171,6 +171,13 @@ class StandInTest(unittest.TestCase):
             self.assertIn("Forwards", mod.f.__doc__)
             self.assertEqual(mod.f(41), 0)  # the candidate's answer, judged as such
 
+    def test_a_builtin_iterator_argument_crosses_as_the_list_of_its_items(self):
+        with StandIn("def total(values):\n    return sum(values)\n", reference="def total(values):\n    return sum(values)\n") as mod:
+            self.assertEqual(mod.total(map(int, ["1", "2"])), 3)
+            self.assertEqual(mod.total(x * x for x in range(4)), 14)
+            self.assertEqual(mod.total(range(5)), 10)
+            self.assertEqual(mod.total(iter([1, 2])), 3)
+
     def test_stop_iteration_from_the_candidate_never_ends_the_judges_loops(self):
         with StandIn("def f(x):\n    raise StopIteration\n", reference="def f(x):\n    return x\n") as mod:
             with self.assertRaises(CandidateRaised):
@@ -218,6 +225,15 @@ class StandInTest(unittest.TestCase):
         with StandIn(program, seed=7) as first, StandIn(program, seed=7) as second, StandIn(program, seed=8) as other:
             self.assertEqual(first.draw(), second.draw())
             self.assertNotEqual(first.draw(), other.draw())
+
+
+class ProjectCommandTest(unittest.TestCase):
+    def test_a_pythonpath_the_command_assigns_keeps_the_one_the_reports_need(self):
+        from peagen_harness.project_tests import keeps_our_pythonpath
+        self.assertEqual(keeps_our_pythonpath("PYTHONPATH=src python3 -m pytest"), 'PYTHONPATH=src:"$PYTHONPATH" python3 -m pytest')
+        self.assertEqual(keeps_our_pythonpath('cd x && PYTHONPATH="a b" pytest'), 'cd x && PYTHONPATH="a b":"$PYTHONPATH" pytest')
+        self.assertEqual(keeps_our_pythonpath("PYTHONPATH=$PYTHONPATH:src pytest"), "PYTHONPATH=$PYTHONPATH:src pytest")
+        self.assertEqual(keeps_our_pythonpath("python3 -m unittest"), "python3 -m unittest")
 
 
 if __name__ == "__main__":

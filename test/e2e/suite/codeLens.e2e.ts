@@ -77,7 +77,7 @@ describe('Evolve this function (CodeLens)', function () {
     if (!fs.existsSync(path.join(folder, '.vscode'))) created.push(path.join(folder, '.vscode'));
     // A short run: the lens uses the user's default number of evaluations.
     evaluationsBefore = settings.inspect<number>('evolve.defaultEvaluations')?.workspaceValue;
-    await settings.update('evolve.defaultEvaluations', 6, vscode.ConfigurationTarget.Workspace);
+    await settings.update('evolve.defaultEvaluations', 4, vscode.ConfigurationTarget.Workspace);
     server = await startOpenAiServer({ responder: pairsResponder(), latencyMs: 20 });
     await useScriptedModel(api, server.baseUrl);
   });
