@@ -233,7 +233,15 @@ async function captureCalls(
     for (const name of dependencies) fs.symlinkSync(path.join(path.resolve(request.projectDir), name), path.join(scratch, 'project', name));
     fs.writeFileSync(path.join(scratch, 'project', inProject), tracedSource(text, request.functionName, language, isTypeScriptFile(inProject)));
     const captureFile = path.join(scratch, 'calls.jsonl');
-    const run = await runTestCommand(request.tests!, path.join(scratch, 'project'), { ...process.env, [CAPTURE_FILE_ENV]: captureFile }, request.testTimeoutMs ?? 300_000);
+    const timeoutMs = request.testTimeoutMs ?? 300_000;
+    const run = await runTestCommand(request.tests!, path.join(scratch, 'project'), { ...process.env, [CAPTURE_FILE_ENV]: captureFile }, timeoutMs);
+    if (!run.timedOut && run.status !== 0) {
+      // Failing with the tracing wrapper only (a linter or a check of the file's own text in the
+      // test command): the tests pass on the code as it is, its calls are just not recorded.
+      writeProjectFiles(new Map([[inProject, { content: Buffer.from(text), mode: fs.statSync(path.join(scratch, 'project', inProject)).mode & 0o777 }]]), path.join(scratch, 'project'));
+      const plain = await runTestCommand(request.tests!, path.join(scratch, 'project'), process.env, timeoutMs);
+      if (!plain.timedOut && plain.status === 0) return { calls: [], why: `the tests fail with ${request.functionName}() traced (a linter, or a check of the file's text, in "${request.tests}"), so its calls were not recorded` };
+    }
     if (run.timedOut || run.status !== 0) {
       throw new InitError(
         `the tests ("${request.tests}") ${run.timedOut ? 'did not finish in time' : `failed (exit status ${run.status})`} on the original code, so they cannot tell a right candidate from a wrong one: make them pass (or name a command that passes), or use --objective tests to evolve towards passing them\n${run.output.slice(-2000)}`,

@@ -16,8 +16,9 @@ export const MAX_CAPTURED_CALL_CHARS = 100_000;
 /** The program's text with the tracing wrapper appended, or why the function cannot be traced. */
 export function tracedSource(text: string, functionName: string, language: ScaffoldLanguage, typescript = false): string {
   const end = text.endsWith('\n') ? '' : '\n';
-  // TypeScript: the wrapper is plain JavaScript, which the project's type check need not accept.
-  return (typescript ? '// @ts-nocheck\n' : '') + text + end + (language === 'python' ? pythonTrace(functionName) : javascriptTrace(functionName));
+  // The wrapper is Peagen's, not the project's: its linter (`xo && ava`) and type check need not accept it.
+  const head = language === 'python' ? '' : `${typescript ? '// @ts-nocheck\n' : ''}/* eslint-disable */\n`;
+  return head + text + end + (language === 'python' ? pythonTrace(functionName) : javascriptTrace(functionName));
 }
 
 // Rebinding the module-level name after the module has run: `from module import f` in a test

@@ -203,7 +203,9 @@ def _write_js_standin(target: str, candidate: str, reference: str, timeout: floa
     if target.endswith(".ts") and not _imported_with_extension(os.path.dirname(target), os.path.basename(target)):
         relative = relative[:-3]  # as the project imports it: its toolchain (tsc, ts-jest, vitest) resolves the file
     esm = target.endswith(".mjs") or (not target.endswith(".cjs") and re.search(r"^\s*(?:export|import)\s", source, re.MULTILINE) is not None)
-    head = "// Written by Peagen: a stand-in for the program under evaluation; its evolved functions run in a process of their own.\n"
+    # Peagen's file, not the project's: its linter (`xo && ava`, `standard && tape`) need not accept it.
+    head = ("/* eslint-disable */\n// Written by Peagen: a stand-in for the program under evaluation; its evolved functions "
+            "run in a process of their own.\n")
     if typescript:
         # Whatever the toolchain (tsc, ts-jest, vitest, Node's own type stripping) makes of it:
         # no import.meta (CommonJS output), no require (ES output), types unchecked.
@@ -217,7 +219,7 @@ def _write_js_standin(target: str, candidate: str, reference: str, timeout: floa
         if "default" in names:
             text += "export default api.default;\n"
     elif not esm:
-        text = "'use strict';\n%smodule.exports = require(%s).standinOf(require(%s), %s);\n" % (
+        text = "%s'use strict';\nmodule.exports = require(%s).standinOf(require(%s), %s);\n" % (
             head, json.dumps(harness), json.dumps(relative), json.dumps(config))
     else:
         # An ES module's exports are static: their names are read from the original (trusted), loaded here.
