@@ -255,7 +255,7 @@ describe('peagen init refusals (real CLI)', function () {
     await refused(['shapes.py', '--function', 'area'], /area is a method or a nested function: .*move it to the top level.*EVOLVE-BLOCK-START/);
     await refused(['shapes.py', '--function', 'squares'], /squares is a generator: .*return list\(squares/);
     await refused(['stats.py', '--function', 'median'], /defines no def median/);
-    await refused(['stats.ts', '--function', 'f'], /does not run TypeScript yet/);
+    await refused(['stats.tsx', '--function', 'f'], /runs TypeScript \(\.ts, \.mts, \.cts\) by stripping its types, not TSX/);
     await refused(['stats.py', '--function', 'moving_average', '--objective', 'tests'], /--objective tests counts the tests that pass: name the test command with --tests/);
     fs.appendFileSync(path.join(user.dir, 'test_stats.py'), '\n\nclass Broken(unittest.TestCase):\n    def test_broken(self):\n        self.fail("broken")\n');
     await refused(['stats.py', '--function', 'moving_average', '--tests', 'python3 -m unittest'], /the tests \("python3 -m unittest"\) failed \(exit status 1\) on the original code/);

@@ -66,7 +66,7 @@ describe('peagen init', () => {
       await assert.rejects(init(js, 'load'), /load is async: .*EVOLVE-BLOCK-START/);
       await assert.rejects(init(js, 'walk'), /walk is a generator/);
       await assert.rejects(init(js, 'later'), /later is async/);
-      await assert.rejects(init(path.join(project, 'lib.rb'), 'f'), /handles Python \(\.py\) and JavaScript/);
+      await assert.rejects(init(path.join(project, 'lib.rb'), 'f'), /handles Python \(\.py\), JavaScript \(\.js, \.cjs, \.mjs\) and TypeScript/);
       await assert.rejects(initExample({ file: js, functionName: 'load', projectDir: path.join(project, 'sub'), tests: 'true' }), /is outside the project/);
       assert.ok(!fs.existsSync(path.join(project, '.peagen')), 'nothing is written');
     } finally {

