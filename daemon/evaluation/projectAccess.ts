@@ -7,10 +7,12 @@
  * copied: a project's node_modules can hold gigabytes.
  *
  * The config names only dependency folders of a fixed list in an ancestor of the example
- * directory, and toolchains that hold an interpreter: an example that arrives from a queue
- * cannot use this to show a sandbox an arbitrary folder of the worker's.
+ * directory, and toolchains that are Python installations (an interpreter beside its own
+ * standard library, named by its real path, never a home or a folder above one): an example
+ * that arrives from a queue cannot use this to show a sandbox an arbitrary folder of the worker's.
  */
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ExampleConfig } from '../../shared/evaluation';
 import type { ReadOnlyMount } from '../sandbox/Executor';
@@ -21,7 +23,17 @@ export const PROJECT_DEPENDENCIES_ENV = 'PEAGEN_PROJECT_DEPENDENCIES';
 /** `:`-separated bin folders put first on the tests' PATH. */
 export const PROJECT_PATH_ENV = 'PEAGEN_PROJECT_PATH';
 
-const INTERPRETERS = ['bin/python3', 'bin/python', 'bin/node'];
+/** A Python installation's prefix: its interpreter and its own standard library (not a user's ~/.local, whose lib holds only site-packages). */
+function isPythonInstallation(prefix: string): boolean {
+  if (!isFile(path.join(prefix, 'bin', 'python3')) && !isFile(path.join(prefix, 'bin', 'python'))) return false;
+  let libs: string[];
+  try {
+    libs = fs.readdirSync(path.join(prefix, 'lib')).filter((name) => /^python3\.\d+$/.test(name));
+  } catch {
+    return false;
+  }
+  return libs.some((name) => isFile(path.join(prefix, 'lib', name, 'os.py')));
+}
 
 export interface ProjectAccess {
   mounts: ReadOnlyMount[];
@@ -43,9 +55,17 @@ export function projectAccess(exampleDir: string, config: Pick<ExampleConfig, 'p
     dependencies.push(sandboxPath);
   }
   const bins: string[] = [];
+  const home = os.homedir();
   for (const toolchain of project.toolchains) {
     const clean = path.posix.normalize(toolchain);
-    if (clean !== toolchain || !isDirectory(toolchain) || !INTERPRETERS.some((file) => isFile(path.join(toolchain, file)))) continue;
+    let real: string;
+    try {
+      real = fs.realpathSync(toolchain);
+    } catch {
+      continue;
+    }
+    // Only a real installation, never a home (or a folder above one) that happens to hold a bin/python3.
+    if (clean !== toolchain || real !== toolchain || real === '/' || home === real || home.startsWith(`${real}/`) || !isPythonInstallation(real)) continue;
     mounts.push({ hostPath: toolchain, sandboxPath: toolchain });
     bins.push(`${toolchain}/bin`);
   }

@@ -146,7 +146,8 @@ export async function initExample(request: InitRequest): Promise<InitResult> {
   if (request.tests) {
     const copy = projectFiles(projectDir, dir);
     if (objective !== 'tests') {
-      const captured = await captureCalls(copy, inProject, text, request, language, project?.dependencies ?? []);
+      // The dependencies the tests need here, even for an example outside the project (which cannot name them for the sandbox).
+      const captured = await captureCalls(copy, inProject, text, request, language, environment?.dependencies ?? []);
       inputs = captured.calls.length > 0 ? { from: 'tests', calls: captured.calls.length } : { from: 'signature', why: captured.why };
       if (captured.calls.length > 0) {
         const record: CapturedCalls = {

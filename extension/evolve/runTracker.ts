@@ -122,8 +122,8 @@ export class RunTracker implements vscode.Disposable {
       const title = reviewTitle(progress, { ...reduction, reduced: reduction.reduced });
       const id = reduction.reduced.id;
       run.offeredBest = id;
-      // Measured with the best's confirmation (reviewTitle gives its interval): offered for Accept.
-      run.offering = run.offering.then(() => this.offer(run, id, title, true));
+      // Measured with the best's confirmation (reviewTitle gives its interval): offered for Accept when that was a gain.
+      run.offering = run.offering.then(() => this.offer(run, id, title, isConfirmedGain(progress.confirmation)));
     }
     if (ENDED.has(progress.state)) {
       run.offering = run.offering.then(() => this.settleOffers(run, progress));

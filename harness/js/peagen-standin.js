@@ -113,7 +113,7 @@ function judgeError(reply, errorClasses) {
   const name = String(reply.name);
   const Own = Object.prototype.hasOwnProperty.call(errorClasses, name) ? errorClasses[name] : undefined;
   const Cls = Own || (Object.prototype.hasOwnProperty.call(ERRORS, name) ? ERRORS[name] : Error);
-  const message = typeof reply.message === 'string' ? reply.message : String(reply.error).slice(0, 2000);
+  const message = (typeof reply.message === 'string' ? reply.message : String(reply.error)).slice(0, 2000);
   try {
     return new Cls(message);
   } catch {
@@ -149,14 +149,24 @@ function standinOf(original, config) {
   connection.request({ op: 'load' }, config.loadTimeoutMs);
   const errorClasses = errorClassesOf(original);
   const evolved = Array.isArray(config.evolved) ? config.evolved : null;
-  const isEvolved = (key, value) => typeof value === 'function' && !(value.prototype instanceof Error) &&
-    (evolved === null || evolved.includes(key) || (key === '' || key === 'default') && evolved.includes(value.name));
+  // A class is never forwarded (`new` of a forwarder would not build it), an error class least of all.
+  const isClass = (value) => /^class[\s{]/.test(Function.prototype.toString.call(value));
+  let forwarded = 0;
+  const isEvolved = (key, value) => {
+    const yes = typeof value === 'function' && !isClass(value) && !(value.prototype instanceof Error) &&
+      (evolved === null || evolved.includes(key) || evolved.includes(value.name));
+    if (yes) forwarded++;
+    return yes;
+  };
   const own = (value) => (value !== null && (typeof value === 'object' || typeof value === 'function') ? Object.getOwnPropertyDescriptors(value) : {});
   const wrap = (value, key) => {
     const descriptors = own(value);
     const base = isEvolved(key, value) ? forwarder(connection, key === 'default' ? 'default' : '', errorClasses) : null;
-    const api = base ?? (typeof value === 'function' ? value : Object.create(Object.getPrototypeOf(value) ?? null));
-    if (base === null && typeof value === 'function') return value;
+    const hasEvolved = Object.entries(descriptors).some(([name, descriptor]) => 'value' in descriptor && typeof descriptor.value === 'function' &&
+      !isClass(descriptor.value) && (evolved === null || evolved.includes(name) || evolved.includes(descriptor.value.name)));
+    // `module.exports = fn` with an evolved `fn.helper`: a function like fn that carries the forwarder.
+    if (base === null && typeof value === 'function' && !hasEvolved) return value;
+    const api = base ?? (typeof value === 'function' ? function (...args) { return Reflect.apply(value, this, args); } : Object.create(Object.getPrototypeOf(value) ?? null));
     for (const [name, descriptor] of Object.entries(descriptors)) {
       if (['length', 'name', 'prototype', 'arguments', 'caller'].includes(name) && typeof api === 'function') continue;
       if ('value' in descriptor && isEvolved(name, descriptor.value)) {
@@ -167,16 +177,23 @@ function standinOf(original, config) {
     }
     return api;
   };
+  let api;
   if (original !== null && typeof original === 'object' && Object.prototype.toString.call(original) === '[object Module]') {
     // An ES module's namespace: its named exports and default, each forwarded when evolved.
-    const api = {};
+    api = {};
     for (const name of Object.keys(original)) {
       const value = original[name];
       api[name] = isEvolved(name, value) ? forwarder(connection, name, errorClasses) : value;
     }
-    return api;
+  } else {
+    api = wrap(original, '');
   }
-  return wrap(original, '');
+  // Never the original judged in the candidate's place: an evolved function the module does not
+  // export (under its name) cannot be forwarded, and the tests would only check the original.
+  if (evolved !== null && evolved.length > 0 && forwarded === 0) {
+    throw new Error(`Peagen cannot judge ${evolved.join(', ')}() behind the process boundary: the module exports no function of that name (process of its own)`);
+  }
+  return api;
 }
 
 /** The stand-in's exports: forwarders for the candidate's functions, copies of its plain data. */

@@ -447,7 +447,10 @@ def evaluate(args, metrics, started):
                     for call in vary_calls(trng, list(found.values()), 2 * want):
                         fresh.setdefault(json.dumps(call, sort_keys=True), call)
                     fresh = [call for key, call in fresh.items() if key not in found]
-                    reply = checker.call(fresh, timeout=120)
+                    try:
+                        reply = checker.call(fresh, timeout=120)
+                    except harness.CandidateFailure as exc:  # the reference's own failure, not a candidate's
+                        raise harness.EvaluatorError("the reference failed while Peagen drew valid inputs: %s" % exc) from exc
                     if reply.error is not None or not isinstance(reply.output, list):
                         break
                     for call, ok in zip(fresh, reply.output):
@@ -523,9 +526,9 @@ def evaluate(args, metrics, started):
                 grow = "int" not in KINDS and probe.cpu_ns < target_ns / 4
                 size = size * 2 if grow else size + max(1, size // 8)
             too_quick = probe.cpu_ns < target_ns / 4
-        except harness.EvaluatorError:
-            if not valid:
-                raise
+        except harness.EvaluatorError as exc:
+            if not valid or not str(exc).startswith("the reference raised on"):
+                raise  # a reference that crashed or hung is the evaluator's problem, not a reason to batch
             too_quick = True  # larger inputs are not valid ones (a numeral out of range): time many valid calls
         pool = []
         if too_quick and valid:

@@ -18,7 +18,9 @@ export function tracedSource(text: string, functionName: string, language: Scaff
   const end = text.endsWith('\n') ? '' : '\n';
   // The wrapper is Peagen's, not the project's: its linter (`xo && ava`) and type check need not accept it.
   const head = language === 'python' ? '' : `${typescript ? '// @ts-nocheck\n' : ''}/* eslint-disable */\n`;
-  return head + text + end + (language === 'python' ? pythonTrace(functionName) : javascriptTrace(functionName));
+  // After a `#!` line, which must stay the first (an executable cli.js).
+  const shebang = /^#!.*\n/.exec(text)?.[0] ?? '';
+  return shebang + head + text.slice(shebang.length) + end + (language === 'python' ? pythonTrace(functionName) : javascriptTrace(functionName));
 }
 
 // Rebinding the module-level name after the module has run: `from module import f` in a test

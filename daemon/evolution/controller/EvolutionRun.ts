@@ -136,6 +136,7 @@ export class EvolutionRun {
   private failedJobsInARow = 0;
   /** Proposals in a row the model failed (watchModel). */
   private modelFailuresInARow = 0;
+  private saidRateLimited = false;
   /** Whether the model still brings new children (exhaustion.ts). */
   private readonly exhaustion: ExhaustionWatch;
   /** The best's improvements already told to the exhaustion watch. */
@@ -578,7 +579,16 @@ export class EvolutionRun {
     }
     const message = proposal.message ?? '';
     const code = /^(\w+): /.exec(message)?.[1];
-    if (code === 'aborted' || code === 'rate_limited' || this.stopReason) return;
+    if (this.stopReason) return;
+    // Only what will not go away counts: a refused key, no such model, no server; one bad
+    // request (an oversized prompt), an empty answer or a rate limit is the call's, not the model's.
+    if (!['auth', 'not_found', 'connection', 'server', 'timeout'].includes(code ?? '')) {
+      if (code === 'rate_limited' && !this.saidRateLimited) {
+        this.saidRateLimited = true;
+        this.options.log(`the model is rate-limiting the run: ${message.replace(/^\w+: /, '')} (the SDK waits and retries; fewer --workers ask less at once)`);
+      }
+      return;
+    }
     this.modelFailuresInARow++;
     if (code !== 'auth' && code !== 'not_found' && this.modelFailuresInARow < MODEL_FAILURES_STOP) {
       if (this.modelFailuresInARow === 1) this.options.log(`the model failed: ${message.replace(/^\w+: /, '')} (the run goes on; it stops if the next calls fail too)`);

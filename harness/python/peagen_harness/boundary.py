@@ -9,8 +9,9 @@ only, an audit hook, no files, no stdout).
 
 With a reference (the trusted original), the stand-in IS the user's module: the original's
 source runs in it, so its classes, exceptions, constants, helpers and relative imports are the
-original's, and then the evolved functions (those inside EVOLVE-BLOCK markers; every top-level
-function when there are none) are replaced by forwarders. Without one, only module-level
+original's, and then the evolved functions (the definitions the original's EVOLVE-BLOCK markers
+overlap, or those named) are replaced by forwarders. With neither markers nor names the whole
+file is evolved: every function is forwarded, and a class it defines cannot be carried. Without one, only module-level
 functions are forwarded and plain-data values copied from the candidate.
 
 Only plain data of exact built-in types crosses back (_child.to_wire): no subclass, nothing
@@ -199,6 +200,10 @@ def install_standin(namespace: Dict[str, Any], config_text: str) -> None:
     unsupported = dict(config["unsupported"])
     module = namespace.get("__name__", config["module"])
     if original:
+        if not config["functions"] and not config["unsupported"]:
+            # Nothing to forward: the tests would judge the original in the candidate's place.
+            raise ImportError("Peagen cannot judge the evolved functions behind the process boundary: the original "
+                              "defines none of them at its top level (run in a process of its own by Peagen)")
         for name in config["functions"]:
             namespace[name] = _forwarder(program, name, module, timeout, namespace)
         for name in unsupported:
@@ -218,7 +223,11 @@ def install_standin(namespace: Dict[str, Any], config_text: str) -> None:
         elif kind == "unsupported":
             unsupported[name] = "%s is a %s in the candidate" % (name, what.get("what"))
 
+    previous = namespace.get("__getattr__") if original else None  # the original's own (PEP 562)
+
     def __getattr__(name: str) -> Any:
+        if name not in unsupported and callable(previous):
+            return previous(name)
         if name in unsupported:
             raise AttributeError("%s: Peagen runs the candidate in a process of its own and this stand-in "
                                  "forwards only functions and plain data; see docs/trust.md "
@@ -309,7 +318,9 @@ def _exception(type_name: str, text: str, args: Optional[list], namespace: Dict[
     name (the original's: the tests' `assertRaises(roman.OutOfRangeError)`), else the built-in
     one, built with the candidate's arguments when they are plain data, else with its text."""
     own = namespace.get(type_name)
-    cls = own if isinstance(own, type) and issubclass(own, Exception) else BUILTIN_EXCEPTIONS.get(type_name)
+    # The module's own exception classes only (not one it imported, whose constructor is not the user's).
+    mine = isinstance(own, type) and issubclass(own, Exception) and own.__module__ == namespace.get("__name__")
+    cls = own if mine else BUILTIN_EXCEPTIONS.get(type_name)
     if cls is not None and issubclass(cls, LOOP_ENDERS):
         return CandidateRaised(text)  # raised in the judge, it would end its `for`, map() or all() early
     if cls is not None:

@@ -5,6 +5,7 @@ else a judge uses comes from the trusted original. Read from the trusted origina
 never from a candidate's: a candidate could empty its block to have the original judged."""
 from __future__ import annotations
 
+import ast
 import re
 from typing import List, Optional, Tuple
 
@@ -22,7 +23,17 @@ def _continues(line: str, javascript: bool) -> bool:
 
 
 def definitions(source: str, javascript: bool = False) -> List[Tuple[str, int, int]]:
-    """The top-level definitions of `source`: (name, first line, last line), 0-based."""
+    """The top-level definitions of `source`: (name, first line, last line), 0-based. Python
+    by its syntax tree (decorators included; a signature Black splits over lines is one
+    definition), JavaScript by its lines."""
+    if not javascript:
+        try:
+            tree = ast.parse(source)
+        except (SyntaxError, ValueError):
+            tree = None
+        if tree is not None:
+            return [(node.name, min([node.lineno] + [d.lineno for d in node.decorator_list]) - 1, (node.end_lineno or node.lineno) - 1)
+                    for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
     lines = source.splitlines()
     pattern = _JS_DEF if javascript else _PYTHON_DEF
     found: List[Tuple[str, int, int]] = []

@@ -270,7 +270,7 @@ export class RedisStreamsQueue implements TaskQueue {
     } catch (error) {
       // Closing or stopping cuts connections under a claim: that is "nothing", not a failure.
       if (this.closed || options.signal?.aborted) return null;
-      throw this.explainUnreachable(error);
+      throw this.explainUnreachable(error, ': retrying until it is back; tasks it lost are submitted again');
     }
   }
 
@@ -278,10 +278,11 @@ export class RedisStreamsQueue implements TaskQueue {
    * ioredis's own words for a lost server ("Reached the max retries per request limit",
    * "Connection is closed") said as what they mean, naming the server and what happens next.
    */
-  private explainUnreachable(error: unknown): unknown {
+  private explainUnreachable(error: unknown, next = ''): unknown {
     const message = error instanceof Error ? error.message : String(error);
-    if (!LOST_CONNECTION.test(message) || message.startsWith('Redis at ')) return error;
-    return new Error(`Redis at ${this.url} is unreachable (${message.replace(/\. Refer to .*$/, '')}): retrying until it is back; tasks it lost are submitted again`);
+    if (message.startsWith('Redis at ')) return next && !message.endsWith(next) ? new Error(`${message}${next}`) : error;
+    if (!LOST_CONNECTION.test(message)) return error;
+    return new Error(`Redis at ${this.url} is unreachable (${message.replace(/\. Refer to .*$/, '')})${next}`);
   }
 
   private async claimOrWait(options: ClaimOptions): Promise<Claim | null> {
