@@ -42,7 +42,8 @@ which calls functions by name with "F").
 
 "wire" is plain data of exact built-in types, as JSON (see to_wire): the same functions
 encode on both sides, so only None, bool, int, float, str, bytes, bytearray, complex, list,
-tuple, dict, set and frozenset cross, never a subclass or anything with behaviour.
+tuple, dict, set and frozenset cross, never a subclass or anything with behaviour; a few
+built-in functions and types (WIRE_BUILTINS: `key=int`) cross by name, each side using its own.
 """
 import builtins
 import gc
@@ -82,6 +83,13 @@ class WireError(ValueError):
     """A value that cannot cross the process boundary as plain data."""
 
 
+#: Built-in functions and types that cross by name (`is_sorted(xs, key=int)`): the other side
+#: takes its own object of that name, so no behaviour of the sender's travels.
+WIRE_BUILTINS = ("abs", "bool", "chr", "float", "int", "len", "list", "max", "min", "ord", "repr", "round",
+                 "set", "sorted", "str", "sum", "tuple")
+_WIRE_BUILTIN_NAMES = {id(getattr(builtins, name)): name for name in WIRE_BUILTINS}
+
+
 _WIRE_DEPTH = 100
 
 
@@ -106,6 +114,9 @@ def to_wire(value, depth=0):
         return {"$": t.__name__, "v": value.hex()}
     if t is complex:
         return {"$": "complex", "v": [to_wire(value.real), to_wire(value.imag)]}
+    name = _WIRE_BUILTIN_NAMES.get(id(value))
+    if name is not None and getattr(builtins, name) is value:
+        return {"$": "builtin", "v": name}
     raise WireError("a value of type %s cannot cross the process boundary (only None, bool, "
                     "int, float, str, bytes, complex, list, tuple, dict and set can)" % t.__name__)
 
@@ -135,6 +146,8 @@ def from_wire(wire, depth=0):
             return {from_wire(k, depth + 1): from_wire(x, depth + 1) for k, x in v}
         if tag in ("bytes", "bytearray") and _type(v) is str:
             return bytes.fromhex(v) if tag == "bytes" else bytearray.fromhex(v)
+        if tag == "builtin" and _type(v) is _str and v in WIRE_BUILTINS:
+            return getattr(builtins, v)
         if tag == "complex" and _type(v) is list and _len(v) == 2:
             real, imag = from_wire(v[0], depth + 1), from_wire(v[1], depth + 1)
             if _type(real) is float and _type(imag) is float:

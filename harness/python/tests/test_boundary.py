@@ -171,6 +171,14 @@ class StandInTest(unittest.TestCase):
             self.assertIn("Forwards", mod.f.__doc__)
             self.assertEqual(mod.f(41), 0)  # the candidate's answer, judged as such
 
+    def test_a_builtin_function_argument_crosses_by_name_a_function_of_the_judge_never(self):
+        source = "def order(values, key=None):\n    return sorted(values, key=key)\n"
+        with StandIn(source, reference=source) as mod:
+            self.assertEqual(mod.order(["10", "9", "1"], key=int), ["1", "9", "10"])
+            self.assertEqual(mod.order(["bb", "a"], key=len), ["a", "bb"])
+            with self.assertRaisesRegex(TypeError, "must be plain data"):
+                mod.order([1, 2], key=lambda x: -x)
+
     def test_a_builtin_iterator_argument_crosses_as_the_list_of_its_items(self):
         with StandIn("def total(values):\n    return sum(values)\n", reference="def total(values):\n    return sum(values)\n") as mod:
             self.assertEqual(mod.total(map(int, ["1", "2"])), 3)
