@@ -13,8 +13,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { GAIN, NO_MEASURABLE_IMPROVEMENT, type Program } from '../../shared/evolution';
-import { confidenceText, measuredGain } from '../../shared/gainText';
+import { NO_MEASURABLE_IMPROVEMENT, type Program } from '../../shared/evolution';
+import { confidenceText, isConfirmedGain, measuredGain } from '../../shared/gainText';
 import { unbundleProgram } from '../../shared/programFiles';
 import { type FileChange, regionProgramFileText, unifiedPatch } from '../../shared/programWriteBack';
 import type { RunManifest } from '../../shared/runManifest';
@@ -95,7 +95,7 @@ export function planApply(request: ApplyRequest): ApplyPlan {
   const reduced = request.full ? undefined : state.bestReduction?.program;
   const program: Program = reduced ?? best;
   const files = programDestinations(manifest, seed.code, program.code, request.projectDir, runDir.id);
-  if (!request.unconfirmed && files.some((file) => file.after !== file.current) && report.confirmation?.verdict !== GAIN) {
+  if (!request.unconfirmed && files.some((file) => file.after !== file.current) && !isConfirmedGain(report.confirmation)) {
     // An in-run figure is one noisy measurement: the README's promise is a gain measured again, with its interval.
     throw new ApplyRefused(
       `run ${runDir.id}'s best (${best.objective.toFixed(3)} in the run) was never measured again beside your code, so its gain has no interval and may be noise: ${

@@ -118,7 +118,7 @@ def python_package(project_dir: str, program: str) -> Tuple[Optional[str], str]:
 
 def place_program(copy: str, program: str, candidate: str, reference: str, boundary: bool, timeout: float,
                   seed: Optional[int] = None, project_dir: Optional[str] = None,
-                  evolved: Optional[List[str]] = None, command: Optional[str] = None) -> None:
+                  evolved: Optional[List[str]] = None) -> None:
     """Puts the program under test at `program` in the project's copy: a stand-in (the
     original module, its evolved functions forwarded to the candidate in its own process,
     boundary), or the candidate's file itself. The candidate's process resolves the original's
@@ -134,7 +134,7 @@ def place_program(copy: str, program: str, candidate: str, reference: str, bound
                       call_timeout=timeout, seed=seed, evolved=evolved, package=package,
                       import_paths=[root] if package else [])
     else:
-        _write_js_standin(target, candidate, reference, timeout, evolved, command)
+        _write_js_standin(target, candidate, reference, timeout, evolved)
 
 
 def _js_imports(source: str) -> List[str]:
@@ -183,7 +183,7 @@ def _imported_with_extension(folder: str, name: str) -> bool:
 
 
 def _write_js_standin(target: str, candidate: str, reference: str, timeout: float,
-                      evolved: Optional[List[str]] = None, command: Optional[str] = None) -> None:
+                      evolved: Optional[List[str]] = None) -> None:
     """The JavaScript stand-in: the trusted original, beside it in the copy (so that its own
     relative requires resolve there), loaded by the judge with its evolved exports forwarded."""
     with open(reference, encoding="utf-8") as fh:
@@ -375,7 +375,7 @@ def judge(command: str, project_dir: str, program: str, candidate: str, *, refer
         shutil.copyfile(candidate, private)
         place_program(copy, program, private, reference or os.path.join(project_dir, program),
                       boundary and boundary_supported(program), min(timeout, call_timeout), seed,
-                      project_dir=project_dir, evolved=evolved, command=command)
+                      project_dir=project_dir, evolved=evolved)
         run = run_tests(command, copy, os.path.join(work, "report"), timeout)
         return count(run, expected, timeout), run
     finally:
