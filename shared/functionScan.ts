@@ -10,9 +10,9 @@ import type { LineRegion } from './lines';
 export type FunctionLanguage = 'python' | 'javascript';
 
 /** The patterns of a definition line; group 1 is the function's name. */
-export const FUNCTION_DEFINITIONS: Record<FunctionLanguage, RegExp[]> = {
+const FUNCTION_DEFINITIONS: Record<FunctionLanguage, RegExp[]> = {
   python: [/^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(/],
-  javascript: [/^\s*(?:export\s+(?:default\s+)?)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*[(<]/, /^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>)/],
+  javascript: [/^\s*(?:export\s+(?:default\s+)?)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*[(<]/, /^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function\b|(?:<[^>]*>\s*)?\([^)]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>)/],
 };
 
 /**
@@ -33,12 +33,28 @@ export function isTypeScriptFile(fileName: string): boolean {
 
 const indentOf = (line: string): number => /^\s*/.exec(line)![0].length;
 
-function nameDefinedBy(line: string, language: FunctionLanguage): string | undefined {
+/** `const NAME = (` with its parameters on the lines below: an arrow function when `=>` follows them. */
+const OPEN_ARROW_HEAD = /^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:<[^>]*>\s*)?\([^)]*$/;
+/** How many lines an arrow function's parameter list may span. */
+const MAX_PARAMETER_LINES = 30;
+
+/**
+ * The name of the function whose definition starts on line `at`, if any. An arrow function
+ * may spread its parameters over several lines (TypeScript's formatters do:
+ * `export const f = (\n  a: string,\n) => {`); its lines are read together.
+ */
+export function nameDefinedAt(lines: readonly string[], at: number, language: FunctionLanguage): string | undefined {
+  const line = lines[at]!;
   for (const pattern of FUNCTION_DEFINITIONS[language]) {
     const found = pattern.exec(line);
     if (found) return found[1];
   }
-  return undefined;
+  if (language !== 'javascript') return undefined;
+  const open = OPEN_ARROW_HEAD.exec(line);
+  if (!open) return undefined;
+  const joined = lines.slice(at, at + MAX_PARAMETER_LINES).join(' ');
+  const arrow = /^\s*(?:export\s+)?(?:const|let|var)\s+[A-Za-z_$][\w$]*\s*=\s*(?:async\s+)?(?:<[^>]*>\s*)?\([^)]*\)\s*(?::[^=]+)?=>/;
+  return arrow.test(joined) ? open[1] : undefined;
 }
 
 /**
@@ -48,7 +64,7 @@ function nameDefinedBy(line: string, language: FunctionLanguage): string | undef
  * file defines no such function, or its end cannot be told.
  */
 export function functionLines(lines: readonly string[], name: string, language: FunctionLanguage): LineRegion | undefined {
-  const starts = lines.map((line, index) => ({ line, index })).filter(({ line }) => nameDefinedBy(line, language) === name);
+  const starts = lines.map((line, index) => ({ line, index })).filter(({ index }) => nameDefinedAt(lines, index, language) === name);
   const sorted = starts.sort((a, b) => indentOf(a.line) - indentOf(b.line) || a.index - b.index);
   for (const start of sorted) {
     const region = definitionLines(lines, start.index, language);
@@ -192,7 +208,7 @@ export function servableFunctions(text: string, language: FunctionLanguage): Ser
       if (wasInString) continue;
     }
     if (indentOf(line) !== 0) continue;
-    const name = nameDefinedBy(line, language);
+    const name = nameDefinedAt(lines, index, language);
     if (name === undefined || seen.has(name)) continue;
     seen.add(name);
     // init works on the top-level-most definition of the name, the first at indent 0: this one.

@@ -22,7 +22,7 @@ import Module from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CapturedCalls } from '../../shared/capturedCalls';
-import { isTypeScriptFile, unservedFunctionReason } from '../../shared/functionScan';
+import { unservedFunctionReason } from '../../shared/functionScan';
 import { toDocument } from '../../shared/lines';
 import {
   CAPTURED_CALLS_FILE,
@@ -34,6 +34,7 @@ import {
   type ScaffoldLanguage,
 } from '../evaluation/scaffold/scaffoldExample';
 import { CAPTURE_FILE_ENV, tracedSource } from '../evaluation/scaffold/traceCalls';
+import { withoutTextChecks } from './testCommandTextChecks';
 import type { SelectionRecord } from '../../shared/selection';
 import { ProjectEnvironmentSchema } from '../../shared/evaluation';
 import { ensurePeagenFolder } from './peagenFolder';
@@ -73,6 +74,8 @@ export interface InitResult {
   files: string[];
   /** Where the evaluator's inputs come from: the calls the tests made, or the function's signature (and why). */
   inputs: { from: 'tests'; calls: number } | { from: 'signature'; why: string };
+  /** The test command the evaluation runs, when it is not the one given: its linters and coverage gates left out (testCommandTextChecks.ts). */
+  testCommand?: { command: string; leftOut: string[] };
 }
 
 const LANGUAGES: Record<string, ScaffoldLanguage> = { '.py': 'python', '.js': 'javascript', '.cjs': 'javascript', '.mjs': 'javascript', '.ts': 'javascript', '.mts': 'javascript', '.cts': 'javascript' };
@@ -117,7 +120,9 @@ export async function initExample(request: InitRequest): Promise<InitResult> {
 
   const fileName = path.basename(file);
   const program = selectionProgram(text, region, language);
-  const tests = request.tests ? { command: request.tests, programInProject: inProject.split(path.sep).join('/') } : undefined;
+  // Without the linters and coverage gates, which would fail on Peagen's stand-in.
+  const testPlan = request.tests ? withoutTextChecks(request.tests, projectDir) : undefined;
+  const tests = testPlan ? { command: testPlan.command, programInProject: inProject.split(path.sep).join('/') } : undefined;
   const dir = path.resolve(request.outDir ?? path.join(projectDir, EXAMPLES_DIR, exampleName(fileName, request.functionName)));
   const environment = tests ? projectEnvironment(projectDir, dir, process.env) : undefined;
   // An example outside the project cannot name the project's folders (only an ancestor's).
@@ -147,12 +152,12 @@ export async function initExample(request: InitRequest): Promise<InitResult> {
     const copy = projectFiles(projectDir, dir);
     if (objective !== 'tests') {
       // The dependencies the tests need here, even for an example outside the project (which cannot name them for the sandbox).
-      const captured = await captureCalls(copy, inProject, text, request, language, environment?.dependencies ?? []);
+      const captured = await captureCalls(copy, inProject, text, { ...request, tests: testPlan!.command }, language, environment?.dependencies ?? []);
       inputs = captured.calls.length > 0 ? { from: 'tests', calls: captured.calls.length } : { from: 'signature', why: captured.why };
       if (captured.calls.length > 0) {
         const record: CapturedCalls = {
           source: 'tests',
-          command: request.tests,
+          command: testPlan!.command,
           calls: captured.calls.map((call) => call.args),
           answers: captured.calls.map((call) => ('answer' in call ? { value: call.answer } : null)),
         };
@@ -175,6 +180,7 @@ export async function initExample(request: InitRequest): Promise<InitResult> {
     region,
     files: [...Object.keys(files), ...(request.tests ? [`${PROJECT_COPY_DIR}/`] : [])].sort(),
     inputs,
+    ...(testPlan && testPlan.leftOut.length > 0 && { testCommand: testPlan }),
   };
 }
 
@@ -232,7 +238,7 @@ async function captureCalls(
     writeProjectFiles(copy, path.join(scratch, 'project'));
     // The project's installed dependencies, as the evaluation links them (never copied).
     for (const name of dependencies) fs.symlinkSync(path.join(path.resolve(request.projectDir), name), path.join(scratch, 'project', name));
-    fs.writeFileSync(path.join(scratch, 'project', inProject), tracedSource(text, request.functionName, language, isTypeScriptFile(inProject)));
+    fs.writeFileSync(path.join(scratch, 'project', inProject), tracedSource(text, request.functionName, language));
     const captureFile = path.join(scratch, 'calls.jsonl');
     const timeoutMs = request.testTimeoutMs ?? 300_000;
     const run = await runTestCommand(request.tests!, path.join(scratch, 'project'), { ...process.env, [CAPTURE_FILE_ENV]: captureFile }, timeoutMs);

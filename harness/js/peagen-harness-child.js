@@ -11,7 +11,8 @@
  * it can turn a string into code. The candidate's source arrives over the request pipe.
  *
  * Requests arrive on fd 0, replies leave on fd 3, one JSON object per line each:
- *   {"op":"load","source","filename","entry","allow":[...]} -> {"ok":true} | {"ok":false,"error"}
+ *   {"op":"load","source","filename","entry","project"?} -> {"ok":true} | {"ok":false,"error"}
+ *     (project: the project's modules the program imports by relative path, see useProject)
  *   {"op":"call","args":<wire>}                            -> {"ok":true,"type","value":<wire>} | {"ok":false,"error"}
  *   {"op":"echo","chars":k,"pad":"..."}                     -> {"ok":true,"type":"string","value":"xx..."} (k x's)
  * With "entry": null the program's exports are kept whole, for the process boundary of
@@ -55,6 +56,7 @@ const ReflectApply = Reflect.apply;
 const stringRepeat = Function.prototype.call.bind(String.prototype.repeat);
 const stringIndexOf = Function.prototype.call.bind(String.prototype.indexOf);
 const stringSlice = Function.prototype.call.bind(String.prototype.slice);
+const stringLastIndexOf = Function.prototype.call.bind(String.prototype.lastIndexOf);
 const SourceTextModule = vm.SourceTextModule;
 const SyntheticModule = vm.SyntheticModule;
 
@@ -161,6 +163,12 @@ function encode(value, depth, budget) {
     const parts = [];
     for (const v of realm.setValues(value)) parts[parts.length] = encode(v, depth + 1, budget);
     out = `{"$":"set","v":[${parts.join(',')}]}`;
+  } else if (t === 'object' && value instanceof realm.RegExp) {
+    // The realm's own getters: a candidate's RegExp cannot lie about its source or flags.
+    out = `{"$":"regexp","v":[${stringify(realm.regExpSource(value))},${stringify(realm.regExpFlags(value))}]}`;
+  } else if (t === 'object' && value instanceof realm.Date) {
+    const time = realm.dateTime(value);
+    out = `{"$":"date","v":${NumberIsFinite(time) ? stringify(time) : 'null'}}`;
   } else if (t === 'object') {
     const parts = [];
     for (const key of ObjectKeys(value)) parts[parts.length] = `[${stringify(StringCtor(key))},${encode(value[key], depth + 1, budget)}]`;
@@ -185,6 +193,11 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
   const SetCtor = Set;
   const mapEntries = Function.prototype.call.bind(Map.prototype.entries);
   const setValues = Function.prototype.call.bind(Set.prototype.values);
+  const RegExpCtor = RegExp;
+  const DateCtor = Date;
+  const regExpSource = Function.prototype.call.bind(Object.getOwnPropertyDescriptor(RegExp.prototype, 'source').get);
+  const regExpFlags = Function.prototype.call.bind(Object.getOwnPropertyDescriptor(RegExp.prototype, 'flags').get);
+  const dateTime = Function.prototype.call.bind(Date.prototype.getTime);
   const defineProperty = Object.defineProperty;
   const freeze = Object.freeze;
   function fromWire(w) {
@@ -198,6 +211,8 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
       case 'map': { const m = new MapCtor(); for (const [k, x] of v) m.set(fromWire(k), fromWire(x)); return m; }
       case 'set': { const s = new SetCtor(); for (const x of v) s.add(fromWire(x)); return s; }
       case 'object': { const o = {}; for (const [k, x] of v) defineProperty(o, k, { value: fromWire(x), writable: true, enumerable: true, configurable: true }); return o; }
+      case 'regexp': return new RegExpCtor(String(v[0]), String(v[1]));
+      case 'date': return new DateCtor(v === null ? NaN : Number(v));
       default: throw new TypeError('unknown wire tag ' + w.$);
     }
   }
@@ -205,11 +220,21 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
   const provided = new MapCtor();
   const module = { exports: {}, id: '.', filename, loaded: false, children: [], paths: [] };
   const setFilename = (name) => { module.filename = name; };
-  const require = function require(name) {
-    if (provided.has(String(name))) return provided.get(String(name));
-    throw new Error('require(' + JSON.stringify(String(name)) + ') is not allowed here' +
+  // The project's modules by relative path (see linkProject in the runner): the runner's
+  // loader answers {ok, value | message}; errors are made here, in this realm.
+  let relativeLoader = null;
+  const makeRequire = (from) => function require(name) {
+    const spec = String(name);
+    if (relativeLoader !== null && (spec === '.' || spec === '..' || spec.startsWith('./') || spec.startsWith('../'))) {
+      const found = relativeLoader(from, spec);
+      if (found.ok) return found.value;
+      throw new Error(String(found.message));
+    }
+    if (provided.has(spec)) return provided.get(spec);
+    throw new Error('require(' + JSON.stringify(spec) + ') is not allowed here' +
       (allowed.length ? ' (allowed: ' + allowed.join(', ') + ')' : ' (this benchmark allows no modules)'));
   };
+  const require = makeRequire('');
   const reserved = ['undefined', 'NaN', 'Infinity', 'eval', 'arguments'];
   const globalNames = Object.getOwnPropertyNames(globalThis).filter((n) => /^[A-Za-z_$][\\w$]*$/.test(n) && !reserved.includes(n));
   const globalValues = globalNames.map((n) => globalThis[n]);
@@ -225,6 +250,15 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
     Set: SetCtor,
     mapEntries,
     setValues,
+    makeRequire,
+    setRelativeLoader: (loader) => { relativeLoader = loader; },
+    newModule: (name) => ({ exports: {}, id: name, filename: name, loaded: false, children: [], paths: [] }),
+    parseJson: (text) => parse(text),
+    RegExp: RegExpCtor,
+    Date: DateCtor,
+    regExpSource,
+    regExpFlags,
+    dateTime,
   });
 })`;
 
@@ -266,7 +300,7 @@ let loaded = false;
 async function load(request) {
   loaded = true;
   request.allow = allowList;
-  let wrapper;
+  useProject(request);
   try {
     // Compile as a script first only to tell CommonJS from an ES module; cheap and exact.
     new vm.Script(`(function (exports, require, module, __filename, __dirname) {${request.source}\n})`, { filename: request.filename });
@@ -277,16 +311,7 @@ async function load(request) {
     else entryFunction = pickEntry(namespace, request.entry);
     return;
   }
-  // The standard globals are bound as parameters of an outer function: a lookup through the
-  // vm context's global object goes through an interceptor and is several times slower,
-  // which would distort the timing of every program that names BigInt, Math, Number...
-  // The program is the body of the inner function, so its own top-level declarations may
-  // shadow them. The prefix has no newline: line numbers in stack traces stay right.
-  const outer = new vm.Script(
-    `(function (${realm.globalNames.join(',')}) { return function (exports, require, module, __filename, __dirname) {${request.source}\n} })`,
-    { filename: request.filename },
-  ).runInContext(context);
-  wrapper = ReflectApply(outer, undefined, realm.globalValues());
+  const wrapper = commonJsFunction(request.source, request.filename);
   const module = realm.module;
   realm.setFilename(StringCtor(request.filename));
   ReflectApply(wrapper, module.exports, [module.exports, realm.require, module, request.filename, '.']);
@@ -294,9 +319,103 @@ async function load(request) {
   else entryFunction = pickEntry(module.exports, request.entry);
 }
 
+/*
+ * The standard globals are bound as parameters of an outer function: a lookup through the
+ * vm context's global object goes through an interceptor and is several times slower, which
+ * would distort the timing of every program that names BigInt, Math, Number... The program is
+ * the body of the inner function, so its own top-level declarations may shadow them. The
+ * prefix has no newline: line numbers in stack traces stay right.
+ */
+function commonJsFunction(source, filename) {
+  const outer = new vm.Script(
+    `(function (${realm.globalNames.join(',')}) { return function (exports, require, module, __filename, __dirname) {${source}\n} })`,
+    { filename },
+  ).runInContext(context);
+  return ReflectApply(outer, undefined, realm.globalValues());
+}
+
+/*
+ * The project's modules the original imports by relative path (peagen-project-modules.js),
+ * sent with the program: `modules` {key: {source, kind}}, `links` {"<from key>\0<specifier>":
+ * key}, '' being the program. Each is compiled once, in the candidate's realm; a specifier the
+ * original did not use from that module is refused. Returns the ES linker's lookup.
+ */
+let project = { modules: {}, links: {} };
+const commonJsModules = new Map(); // key -> the realm's module object
+const esModules = new Map(); // key -> vm module
+const keyOfModule = new WeakMap(); // vm module -> key
+const hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty);
+
+function projectKey(from, specifier) {
+  const link = `${from}\0${specifier}`;
+  if (!hasOwn(project.links, link)) return undefined;
+  const key = project.links[link];
+  return key === '' || hasOwn(project.modules, key) ? key : undefined;
+}
+
+function requireProjectModule(key) {
+  if (key === '') return { ok: true, value: realm.module.exports };
+  if (commonJsModules.has(key)) return { ok: true, value: commonJsModules.get(key).exports };
+  const entry = project.modules[key];
+  if (entry.kind === 'json') {
+    const module = { exports: realm.parseJson(entry.source) };
+    commonJsModules.set(key, module);
+    return { ok: true, value: module.exports };
+  }
+  if (entry.kind === 'esm') return { ok: false, message: `${key} is an ES module, which require() cannot load here: import it` };
+  let fn;
+  try {
+    fn = commonJsFunction(entry.source, key);
+  } catch (err) {
+    return { ok: false, message: `${key} cannot be compiled: ${describe(err)}` };
+  }
+  const module = realm.newModule(key);
+  commonJsModules.set(key, module); // before it runs: a cycle gets the exports so far, as in Node
+  const slash = stringLastIndexOf(key, '/');
+  ReflectApply(fn, module.exports, [module.exports, realm.makeRequire(key), module, key, slash < 0 ? '.' : stringSlice(key, 0, slash)]);
+  return { ok: true, value: module.exports };
+}
+
+function useProject(request) {
+  const sent = request.project;
+  if (!sent || typeof sent !== 'object') return;
+  project = { modules: sent.modules && typeof sent.modules === 'object' ? sent.modules : {}, links: sent.links && typeof sent.links === 'object' ? sent.links : {} };
+  realm.setRelativeLoader((from, specifier) => {
+    const key = projectKey(StringCtor(from), StringCtor(specifier));
+    if (key === undefined) return { ok: false, message: `require(${stringify(StringCtor(specifier))}) is not allowed here: the project's modules are those the original requires, by the same name` };
+    return requireProjectModule(key);
+  });
+}
+
+function projectEsModule(key, mainModule) {
+  if (key === '') return mainModule;
+  if (esModules.has(key)) return esModules.get(key);
+  const entry = project.modules[key];
+  let mod;
+  if (entry.kind === 'esm') mod = new SourceTextModule(entry.source, { identifier: key, context });
+  else {
+    const loaded = requireProjectModule(key);
+    if (!loaded.ok) throw new Error(loaded.message);
+    const value = loaded.value;
+    const names = entry.kind === 'cjs' && value !== null && typeof value === 'object' ? ObjectKeys(value).filter((k) => k !== 'default') : [];
+    mod = new SyntheticModule(['default', ...names], function init() {
+      this.setExport('default', value);
+      for (const k of names) this.setExport(k, value[k]);
+    }, { context });
+  }
+  keyOfModule.set(mod, key);
+  esModules.set(key, mod);
+  return mod;
+}
+
 async function loadModule(request, context) {
   const mod = new SourceTextModule(request.source, { identifier: request.filename, context });
-  await mod.link(async (specifier) => {
+  await mod.link(async (specifier, referencing) => {
+    if (specifier === '.' || specifier === '..' || specifier.startsWith('./') || specifier.startsWith('../')) {
+      const key = projectKey(keyOfModule.has(referencing) ? keyOfModule.get(referencing) : '', specifier);
+      if (key === undefined) throw new Error(`import ${stringify(specifier)} is not allowed here: the project's modules are those the original imports, by the same name`);
+      return projectEsModule(key, mod);
+    }
     if (!request.allow.includes(specifier) || !SyntheticModule) {
       throw new Error(`import ${stringify(specifier)} is not allowed here`);
     }

@@ -30,6 +30,8 @@ const fs = require('fs');
 const path = require('path');
 
 const CHILD = path.join(__dirname, 'peagen-harness-child.js');
+/** Runs a program with an empty environment (see Candidate's constructor). */
+const CLEAN_ENV = '/usr/bin/env';
 // Node's permission model: `--experimental-permission` until it became stable as
 // `--permission` (22.13, 23.5); Node 24 knows only the new name, Node 20 only the old one. The
 // child runs on this same binary (process.execPath), so this binary's own flags decide.
@@ -84,6 +86,8 @@ function encodeWire(value, depth = 0) {
   if (Array.isArray(value)) return { $: 'array', v: value.map((x) => encodeWire(x, depth + 1)) };
   if (value instanceof Map) return { $: 'map', v: [...value].map(([k, x]) => [encodeWire(k, depth + 1), encodeWire(x, depth + 1)]) };
   if (value instanceof Set) return { $: 'set', v: [...value].map((x) => encodeWire(x, depth + 1)) };
+  if (value instanceof RegExp) return { $: 'regexp', v: [value.source, value.flags] };
+  if (value instanceof Date) return { $: 'date', v: Number.isFinite(value.getTime()) ? value.getTime() : null };
   if (t === 'object') return { $: 'object', v: Object.entries(value).map(([k, x]) => [k, encodeWire(x, depth + 1)]) };
   throw new TypeError(`an input of type ${t} cannot be sent to the candidate`);
 }
@@ -109,6 +113,16 @@ function decodeWire(w) {
       return new Map(v.map(([k, x]) => [decodeWire(k), decodeWire(x)]));
     case 'set':
       return new Set(v.map(decodeWire));
+    case 'regexp':
+      if (!Array.isArray(v) || typeof v[0] !== 'string' || typeof v[1] !== 'string') throw new CandidateFailure("malformed regular expression in the candidate's reply");
+      try {
+        return new RegExp(v[0], v[1]);
+      } catch {
+        throw new CandidateFailure("malformed regular expression in the candidate's reply");
+      }
+    case 'date':
+      if (v !== null && typeof v !== 'number') throw new CandidateFailure("malformed date in the candidate's reply");
+      return new Date(v === null ? NaN : v);
     case 'object': {
       const o = {};
       for (const [k, x] of v) Object.defineProperty(o, k, { value: decodeWire(x), writable: true, enumerable: true, configurable: true });
@@ -182,6 +196,8 @@ class Candidate {
    * @param {string} [options.label] how errors name this program
    * @param {string} [options.packages] a node_modules folder the allowed packages are required
    *   from (default: PEAGEN_ENV_NODE_MODULES, the example's own package.json)
+   * @param {object} [options.modules] the project's modules the program may import by relative
+   *   path, from projectModules(): they are sent with the program and linked in its realm
    */
   static async start(program, options = {}) {
     const label = options.label || (options.trusted ? 'the reference' : 'the candidate');
@@ -209,6 +225,7 @@ class Candidate {
   constructor(source, filename, options) {
     this.source = source;
     this.filename = filename;
+    this.modules = options.modules && Object.keys(options.modules.links || {}).length > 0 ? options.modules : null;
     this.entry = options.entry === null ? null : options.entry || 'default'; // null: every export, called by name
     this.detached = options.detached !== false;
     this.allow = [...(options.allow || [])];
@@ -237,9 +254,14 @@ class Candidate {
     // PEAGEN_ENV_NODE_MODULES: the child may read them and require the allowed ones from there.
     // options.packages: the project's own node_modules (its tests' dependencies), read-only.
     const packages = options.packages || process.env.PEAGEN_ENV_NODE_MODULES || '';
+    // Through `env -i` where there is one: a test runner's spawn hook (tap's process-on-spawn,
+    // nyc's spawn-wrap) adds its loaders to the child's NODE_OPTIONS, which the permission
+    // model then refuses to read. `env -i` starts node with nothing in its environment.
+    const [command, prefix] = fs.existsSync(CLEAN_ENV) ? [CLEAN_ENV, ['-i', process.execPath]] : [process.execPath, []];
     this.proc = childProcess.spawn(
-      process.execPath,
+      command,
       [
+        ...prefix,
         '--disallow-code-generation-from-strings',
         PERMISSION_FLAG,
         `--allow-fs-read=${childPath}`,
@@ -356,7 +378,7 @@ class Candidate {
   }
 
   async load() {
-    const message = { op: 'load', source: this.source, filename: this.filename, entry: this.entry };
+    const message = { op: 'load', source: this.source, filename: this.filename, entry: this.entry, ...(this.modules && { project: this.modules }) };
     const requestChars = JSON.stringify(message).length + 1;
     // The first echo waits for the process to start; the next ones are the IPC baseline.
     await this.request({ op: 'echo', chars: 0, pad: '' }, this.loadTimeoutMs, 'starting');
@@ -371,7 +393,7 @@ class Candidate {
   }
 
   /**
-   * Calls the entry function with `args` (JSON-like values, BigInt, undefined, Map, Set).
+   * Calls the entry function with `args` (JSON-like values, BigInt, undefined, Map, Set, RegExp, Date).
    * @returns {Promise<{output: any, type: string, error: string|null, mutated: boolean,
    *   wallNs: number, roundTripNs: number, ipcNs: number, atFloor: boolean}>}
    *   `type` is typeof the value in the candidate's process; `error` is set when the call
@@ -505,8 +527,18 @@ async function runEvaluator(main, { direction = 'maximize' } = {}) {
   process.stdout.write(`${JSON.stringify(line)}\n`, () => process.exit(status));
 }
 
+/**
+ * The project's modules the trusted original imports by relative path (see
+ * peagen-project-modules.js), for Candidate.start's `modules`: `referenceSource` is the
+ * original's text, `programFile` the program's place in the project.
+ */
+function projectModules(referenceSource, programFile) {
+  return require('./peagen-project-modules.js').projectModules(programSource(programFile, referenceSource), programFile, programSource);
+}
+
 module.exports = {
   programSource,
+  projectModules,
   Candidate,
   CandidateFailure,
   ImplausibleTiming,

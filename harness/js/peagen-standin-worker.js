@@ -5,7 +5,8 @@
  * raises the shared flag the judge's thread waits on. Trusted code: no candidate code runs here.
  */
 const { workerData } = require('worker_threads');
-const { Candidate } = require('./peagen-harness.js');
+const fs = require('fs');
+const { Candidate, projectModules } = require('./peagen-harness.js');
 
 const { flag, port, config } = workerData;
 let candidate = null;
@@ -25,6 +26,8 @@ async function handle(message) {
       loadTimeoutMs: config.loadTimeoutMs,
       detached: false,
       ...(config.packages ? { packages: config.packages } : {}),
+      // The project's modules the trusted original imports by relative path, resolved where the program lives.
+      ...(config.original && config.program ? { modules: projectModules(fs.readFileSync(config.original, 'utf8'), config.program) } : {}),
       label: 'the candidate',
     });
     const { reply } = await candidate.request({ op: 'describe' }, config.callTimeoutMs, 'listing its exports');

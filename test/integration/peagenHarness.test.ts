@@ -24,6 +24,7 @@ interface CandidateProcess {
   close(): void;
 }
 interface Harness {
+  projectModules(referenceSource: string, programFile: string): unknown;
   Candidate: { start(file: string, options?: Record<string, unknown>): Promise<CandidateProcess> };
   CandidateFailure: new (message: string) => Error;
   ImplausibleTiming: new (message: string) => Error;
@@ -65,6 +66,41 @@ describe('peagen-harness (Node)', function () {
     } finally {
       c.close();
     }
+  });
+
+  it('RegExp and Date arguments and answers cross as themselves (two different dates are not equal answers)', async () => {
+    const c = await harness.Candidate.start(program('module.exports = { f: (re, when) => [re.test("a{b}"), re.flags, new Date(when.getTime() + 1000)] };'), { entry: 'f' });
+    try {
+      const r = await c.call(/\{b\}/g, new Date(0));
+      assert.equal(r.error, null);
+      assert.deepEqual(r.output, [true, 'g', new Date(1000)]);
+    } finally {
+      c.close();
+    }
+  });
+
+  it("imports the project's own modules the original imports by relative path (ESM, CommonJS, JSON, TypeScript's .js), and no others", async () => {
+    const src = path.join(dir, 'src');
+    fs.mkdirSync(path.join(src, 'lib'), { recursive: true });
+    fs.writeFileSync(path.join(src, 'lib', 'table.ts'), 'export const table: Record<string, number> = { a: 1 };\n');
+    fs.writeFileSync(path.join(src, 'lib', 'util.cjs'), "const extra = require('./extra.json');\nexports.double = (x) => x * 2 + extra.plus;\n");
+    fs.writeFileSync(path.join(src, 'lib', 'extra.json'), '{"plus": 0}');
+    fs.writeFileSync(path.join(dir, 'answers.json'), '{"a": 1}');
+    const original = "import { table } from './lib/table.js';\nimport { double } from './lib/util.cjs';\nexport function f(k) { return double(table[k]); }\n";
+    const programFile = path.join(src, 'index.js');
+    fs.writeFileSync(programFile, original);
+    const modules = harness.projectModules(original, programFile);
+    const candidate = path.join(dir, 'candidate.mjs');
+    fs.writeFileSync(candidate, original.replace('return double(table[k]);', 'return double(table[k]) + 1;'));
+    const c = await harness.Candidate.start(candidate, { entry: 'f', modules });
+    try {
+      assert.equal((await c.call('a')).output, 3);
+    } finally {
+      c.close();
+    }
+    // A module the original never imports (the tests' expected answers) stays out of reach.
+    fs.writeFileSync(candidate, `import answers from '../answers.json';\n${original}`);
+    await assert.rejects(harness.Candidate.start(candidate, { entry: 'f', modules }), /not allowed here/);
   });
 
   it('tells whether the call changed its arguments (a caller reusing them would see it)', async () => {

@@ -244,11 +244,11 @@ describe('reward hacking: objective tests on a Python project (the real evaluato
         scores.zero = evaluate(dir, tests, 'stats.py', pythonProgram('def mean(values):\n    return 0\n\n\ndef moving_average(values, window):\n    return 0'));
       });
 
-      it('counts the original as the runner reports it: the skipped test is a failure, the total is every test, and the fix scores more', () => {
-        assert.equal(scores.original!.metrics.tests_total, 6);
-        assert.equal(scores.original!.metrics.tests_passed, 4, scores.original!.error); // the skip and the abs() bug fail
+      it('counts the original as the runner reports it: the test it skips is left out (never a pass), the total is every other test, and the fix scores more', () => {
+        assert.equal(scores.original!.metrics.tests_total, 5);
+        assert.equal(scores.original!.metrics.tests_passed, 4, scores.original!.error); // the abs() bug fails
         assert.equal(scores.original!.metrics.process_boundary, 1);
-        assert.match(scores.original!.error ?? '', /SKIPPED \(counts as failed\): test_skipped/);
+        assert.doesNotMatch(scores.original!.error ?? '', /test_skipped/);
         const fixed = evaluate(dir, tests, 'stats.py', PYTHON_ORIGINAL.replace('abs(value)', 'value'));
         assert.equal(fixed.metrics.tests_passed, 5, fixed.error);
         assert.equal(scores.zero!.metrics.tests_passed, 1, scores.zero!.error); // it leaves its argument alone
@@ -259,7 +259,7 @@ describe('reward hacking: objective tests on a Python project (the real evaluato
           const verdict = evaluate(dir, tests, 'stats.py', pythonProgram(body), /hangs|thread/.test(trick) ? ['--call-timeout', '2'] : []);
           assert.ok(verdict.metrics.tests_passed <= scores.zero!.metrics.tests_passed, `${trick} passed ${verdict.metrics.tests_passed}/${verdict.metrics.tests_total}: ${verdict.error}`);
           // The total is the original's, unless the static check refused the cheat before any test ran.
-          if (verdict.metrics.tests_total !== 0 || !/static check/.test(verdict.error ?? '')) assert.equal(verdict.metrics.tests_total, 6, verdict.error);
+          if (verdict.metrics.tests_total !== 0 || !/static check/.test(verdict.error ?? '')) assert.equal(verdict.metrics.tests_total, 5, verdict.error);
           assert.ok(verdict.objective <= scores.original!.objective);
         });
       }
@@ -349,8 +349,8 @@ describe('reward hacking: objective tests on a JavaScript project (the real eval
         scores.zero = evaluate(dir, tests, 'running.js', jsProgram('function sum() { return 0; }\nfunction runningMax() { return 0; }'));
       });
 
-      it('counts the original as the runner reports it: the skipped test fails, suites are not tests, and the fix scores more', () => {
-        assert.equal(scores.original!.metrics.tests_total, 5, scores.original!.error);
+      it('counts the original as the runner reports it: the test it skips is left out, suites are not tests, and the fix scores more', () => {
+        assert.equal(scores.original!.metrics.tests_total, 4, scores.original!.error);
         assert.equal(scores.original!.metrics.tests_passed, 3, scores.original!.error);
         assert.equal(scores.original!.metrics.process_boundary, 1);
         const fixed = evaluate(dir, tests, 'running.js', JS_ORIGINAL.replace('Math.abs(value)', 'value'));
@@ -362,7 +362,7 @@ describe('reward hacking: objective tests on a JavaScript project (the real eval
         it(`${trick}: scores no more than return 0`, () => {
           const verdict = evaluate(dir, tests, 'running.js', jsProgram(body), trick.includes('never returns') ? ['--call-timeout', '2'] : []);
           assert.ok(verdict.metrics.tests_passed <= scores.zero!.metrics.tests_passed, `${trick} passed ${verdict.metrics.tests_passed}/${verdict.metrics.tests_total}: ${verdict.error}`);
-          assert.equal(verdict.metrics.tests_total, 5, "the total is the original's");
+          assert.equal(verdict.metrics.tests_total, 4, "the total is the original's");
         });
       }
     });
@@ -372,14 +372,25 @@ describe('reward hacking: objective tests on a JavaScript project (the real eval
 describe('objective tests: the in-process mode only when the original needs it', function () {
   this.timeout(120_000);
 
-  it("falls back when the original's own tests fail only behind the boundary (a relative require), and says so in the verdict", () => {
+  const project = (original: string, test: string): string => {
     const dir = tempDir('boundary-fallback');
     fs.mkdirSync(path.join(dir, 'project'));
     fs.writeFileSync(path.join(dir, 'project', 'util.js'), 'module.exports = { inc: (x) => x + 1 };\n');
-    const original = "const { inc } = require('./util');\nfunction f(x) { return inc(x); }\nmodule.exports = { f };\n";
     fs.writeFileSync(path.join(dir, 'project', 'main.js'), original);
-    fs.writeFileSync(path.join(dir, 'project', 'main.test.js'), "const test = require('node:test');\nconst assert = require('node:assert/strict');\nconst { f } = require('./main');\ntest('f', () => assert.equal(f(1), 2));\n");
-    const verdict = evaluate(dir, 'node --test', 'main.js', original);
+    fs.writeFileSync(path.join(dir, 'project', 'main.test.js'), `const test = require('node:test');\nconst assert = require('node:assert/strict');\nconst { f } = require('./main');\n${test}\n`);
+    return dir;
+  };
+
+  it("stays behind the boundary when the original requires the project's own modules (the candidate's process gets them)", () => {
+    const original = "const { inc } = require('./util');\nfunction f(x) { return inc(x); }\nmodule.exports = { f };\n";
+    const verdict = evaluate(project(original, "test('f', () => assert.equal(f(1), 2));"), 'node --test', 'main.js', original);
+    assert.equal(verdict.metrics.process_boundary, 1, verdict.error);
+    assert.equal(verdict.metrics.tests_passed, 1, verdict.error);
+  });
+
+  it("falls back when the original's own tests fail only behind the boundary (a callback), and says so in the verdict", () => {
+    const original = "function f(x, map) { return map(x); }\nmodule.exports = { f };\n";
+    const verdict = evaluate(project(original, "test('f', () => assert.equal(f(1, (v) => v + 1), 2));"), 'node --test', 'main.js', original);
     assert.equal(verdict.metrics.process_boundary, 0);
     assert.equal(verdict.metrics.tests_passed, 1, verdict.error);
     assert.match(verdict.error ?? '', /^warning: the original passes 1 of its tests in the tests' own process but 0 behind the process boundary/);

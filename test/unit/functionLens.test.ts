@@ -67,6 +67,23 @@ describe('Evolve this function: the functions init serves', () => {
     assert.deepEqual(servableFunctions(text, 'javascript')[0]!.region, { startLine: 1, endLine: 5 });
   });
 
+  it('TypeScript\'s formatted arrow functions: parameters over several lines (`export const f = (\\n  a: string,\\n) => {`), generics; a parenthesised value is not a function', () => {
+    const text = [
+      'export const balanced = (',
+      '  a: string | RegExp,',
+      '  str: string,',
+      ') => {',
+      '  return a;',
+      '}',
+      'const pick = <T>(items: T[]): T => items[0];',
+      'const total = (',
+      '  1 + 2',
+      ');',
+    ].join('\n');
+    assert.deepEqual(names(text, 'javascript'), ['balanced', 'pick']);
+    assert.deepEqual(servableFunctions(text, 'javascript')[0]!.region, { startLine: 0, endLine: 6 });
+  });
+
   it('a long file is scanned in one pass (a lens refresh of 3000 functions takes well under a second), and a huge one not at all', () => {
     const text = Array.from({ length: 3000 }, (_, index) => `def f${index}(values):\n    total = 0\n    for value in values:\n        total += value\n    return total\n`).join('\n');
     const started = process.hrtime.bigint();

@@ -66,6 +66,12 @@ export function registerInitCommand(program: Command): void {
           `made ${where}/ for ${flags.function}() (lines ${made.region.startLine + 1}-${made.region.endLine} of ${path.basename(file)}): ${made.files.join(', ')}`,
           `objective: ${OBJECTIVE_HELP[made.objective]}`,
           ...(made.objective === 'tests' ? [] : [`inputs: ${inputs}`]),
+          ...(made.testCommand
+            ? [
+                `tests: the evaluation leaves out ${made.testCommand.leftOut.map((part) => `"${part}"`).join(', ')} (they read files' text or count covered lines, and the evaluated file is Peagen's stand-in; run them yourself on what you apply) and runs:`,
+                `  ${made.testCommand.command}`,
+              ]
+            : []),
           ...(check ? [check.correct ? `checked: your code as it is evaluates correctly in a ${check.executor} sandbox (${check.summary})` : `NOT READY: ${check.summary}`] : []),
           ...(check && !check.correct
             ? [`the example is kept: fix what is said above, then check it again with peagen eval ${where}`]

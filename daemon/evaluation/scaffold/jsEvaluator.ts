@@ -84,6 +84,9 @@ const ALLOW = [...new Set([...REFERENCE_SOURCE.matchAll(/(?:require\(\s*|from\s+
   require('module').builtinModules.includes(name.replace(/^node:/, '')) || (PACKAGES !== '' && !name.startsWith('.') && !name.startsWith('/')),
 );
 
+/** The project's modules the original imports by relative path, from the copy of the project (when there is one). */
+const MODULES = PROJECT === null ? null : harness.projectModules(REFERENCE_SOURCE, path.join(__dirname, PROJECT, PROJECT_PROGRAM));
+
 /** The parameters' names, from the reference's source (defaults and rest parameters dropped). */
 function paramNames() {
   const name = FUNCTION.replace(/\$/g, '\\$');
@@ -233,7 +236,7 @@ async function evaluate(metrics) {
   const failed = projectTests(args.candidate);
   if (failed !== null) reject(failed);
 
-  const options = { entry: FUNCTION, allow: ALLOW, callTimeoutMs: 5000, loadTimeoutMs: 15000, ...(PACKAGES && { packages: PACKAGES }) };
+  const options = { entry: FUNCTION, allow: ALLOW, callTimeoutMs: 5000, loadTimeoutMs: 15000, ...(PACKAGES && { packages: PACKAGES }), ...(MODULES && { modules: MODULES }) };
   const refOptions = { ...options, trusted: true, callTimeoutMs: 120000 };
   const oracle = await Candidate.start(REFERENCE, refOptions);
   try {

@@ -12,7 +12,7 @@
  * and writes them beside the file for the user to review.
  */
 import { EXAMPLE_CONFIG_FILE, type ExampleConfig, type ProjectEnvironment } from '../../../shared/evaluation';
-import { FUNCTION_DEFINITIONS, type FunctionLanguage, functionLines, isTypeScriptFile } from '../../../shared/functionScan';
+import { type FunctionLanguage, functionLines, isTypeScriptFile, nameDefinedAt } from '../../../shared/functionScan';
 import { toDocument } from '../../../shared/lines';
 import type { ScaffoldEvaluator } from '../../../shared/protocol';
 import type { LineRegion } from '../../../shared/lines';
@@ -27,31 +27,23 @@ export function scaffoldLanguage(languageId: string): ScaffoldLanguage | undefin
   return undefined;
 }
 
-const DEFINITIONS = FUNCTION_DEFINITIONS;
-
 /**
  * The function the region is about: the first top-level-most definition inside it, else the
  * nearest definition above it with less indentation (the function whose body was selected).
  */
 export function functionAt(lines: readonly string[], region: LineRegion, language: ScaffoldLanguage): string | undefined {
-  const match = (line: string): string | undefined => {
-    for (const pattern of DEFINITIONS[language]) {
-      const found = pattern.exec(line);
-      if (found) return found[1];
-    }
-    return undefined;
-  };
+  const match = (index: number): string | undefined => nameDefinedAt(lines, index, language);
   const indent = (line: string): number => /^\s*/.exec(line)![0].length;
   const inside = lines
     .slice(region.startLine, region.endLine)
-    .map((line) => ({ line, name: match(line) }))
+    .map((line, offset) => ({ line, name: match(region.startLine + offset) }))
     .filter((entry) => entry.name !== undefined)
     .sort((a, b) => indent(a.line) - indent(b.line));
   if (inside[0]) return inside[0].name;
   const first = lines.slice(region.startLine, region.endLine).find((line) => line.trim() !== '') ?? '';
   for (let index = region.startLine - 1; index >= 0; index--) {
     const line = lines[index]!;
-    const name = match(line);
+    const name = match(index);
     if (name && indent(line) < indent(first)) return name;
   }
   return undefined;

@@ -7,6 +7,7 @@
  * arguments are not plain JSON data (objects with methods, keyword arguments, undefined) are
  * skipped, not approximated: an evaluator replays each recorded call exactly.
  */
+import { functionLines } from '../../../shared/functionScan';
 import type { ScaffoldLanguage } from './scaffoldExample';
 
 export const CAPTURE_FILE_ENV = 'PEAGEN_CAPTURE_FILE';
@@ -14,13 +15,29 @@ export const CAPTURE_FILE_ENV = 'PEAGEN_CAPTURE_FILE';
 export const MAX_CAPTURED_CALL_CHARS = 100_000;
 
 /** The program's text with the tracing wrapper appended, or why the function cannot be traced. */
-export function tracedSource(text: string, functionName: string, language: ScaffoldLanguage, typescript = false): string {
+export function tracedSource(text: string, functionName: string, language: ScaffoldLanguage): string {
   const end = text.endsWith('\n') ? '' : '\n';
   // The wrapper is Peagen's, not the project's: its linter (`xo && ava`) and type check need not accept it.
-  const head = language === 'python' ? '' : `${typescript ? '// @ts-nocheck\n' : ''}/* eslint-disable */\n`;
+  // (@ts-nocheck in JavaScript too: a project that type-checks its JS, `checkJs`, runs tsc in its tests.)
+  const head = language === 'python' ? '' : '// @ts-nocheck\n/* eslint-disable */\n';
   // After a `#!` line, which must stay the first (an executable cli.js).
   const shebang = /^#!.*\n/.exec(text)?.[0] ?? '';
-  return shebang + head + text.slice(shebang.length) + end + (language === 'python' ? pythonTrace(functionName) : javascriptTrace(functionName));
+  const program = language === 'python' ? text : reassignable(text, functionName);
+  return shebang + head + program.slice(shebang.length) + end + (language === 'python' ? pythonTrace(functionName) : javascriptTrace(functionName));
+}
+
+/**
+ * `export const f = (...) =>` made `export let f`, so that the wrapper can replace the binding
+ * the tests import (an ES module's exports are live bindings; a const's cannot change). Only
+ * in the traced copy, which nothing else reads.
+ */
+function reassignable(text: string, name: string): string {
+  const lines = text.split('\n');
+  const region = functionLines(lines.map((line) => line.replace(/\r$/, '')), name, 'javascript');
+  if (!region) return text;
+  const head = new RegExp(`^(\\s*(?:export\\s+)?)const(\\s+${name.replace(/\$/g, '\\$')}\\s*=)`);
+  lines[region.startLine] = lines[region.startLine]!.replace(head, '$1let$2');
+  return lines.join('\n');
 }
 
 // Rebinding the module-level name after the module has run: `from module import f` in a test
@@ -69,8 +86,8 @@ ${name} = _peagen_trace(${name})
 
 // CommonJS: the exported binding is replaced (tests require() the module after it has run). An
 // ES module's exports are live bindings: reassigning a function declaration's name (\`export
-// function f\`, \`export default function f\`) changes what importers call; a \`const\` cannot be
-// reassigned, and its calls are not captured.
+// function f\`, \`export default function f\`) changes what importers call; a \`const\` is made a
+// \`let\` for this (reassignable).
 function javascriptTrace(name: string): string {
   return `
 ;(() => {

@@ -14,7 +14,9 @@ runner's own structured report (peagen_harness.test_report), never from what was
 
   * the tests are the ones the ORIGINAL program's run reported: the total is theirs, and a test
     the candidate's run did not report (uncollected, crashed) counts as failed;
-  * skipped tests, errors and expected successes that did not happen count as failed;
+  * tests the original's run skipped are left out; a test it ran that the candidate's run skips,
+    errors and expected successes that did not happen count as failed (the gate of speed and
+    score evaluators, which has no original's run, leaves every skipped test out);
   * a test command whose runner writes no report (not unittest, pytest or node --test) counts
     as one test, passed when it exits with status 0.
 
@@ -155,31 +157,46 @@ def project_node_modules() -> Optional[str]:
     return None
 
 
-def _imported_with_extension(folder: str, name: str) -> bool:
-    """Whether the project imports `name` by its full file name (`from '../src/words.ts'`, as
-    Node's own type stripping needs), rather than without the extension, as toolchains allow.
-    Looked for in the project's TypeScript and JavaScript files, from the file's folder up to
-    the copy's root (`folder` is inside it)."""
-    pattern = re.compile(r"""['"][^'"]*/%s['"]""" % re.escape(name))
-    root = folder
+def _import_suffix(target: str) -> str:
+    """How the project imports the TypeScript file `target` (inside the copy), so that the
+    stand-in imports the original the same way and the project's toolchain resolves it: by its
+    own name (`'../src/words.ts'`, as Node's type stripping needs), by the JavaScript name it
+    compiles to (`'../src/words.js'`, TypeScript's NodeNext convention, which tsc, tsx, ts-node
+    and tap map back to the .ts), or without an extension (bundlers, ts-jest, vitest). Read from
+    the import specifiers of the project's TypeScript and JavaScript files that resolve to it;
+    none found: .ts without an extension, .mts and .cts with theirs."""
+    stem, extension = os.path.splitext(os.path.abspath(target))
+    compiled = {".ts": ".js", ".mts": ".mjs", ".cts": ".cjs"}.get(extension, extension)
+    specifier = re.compile(r"""(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+|\brequire\(\s*)['"](\.[^'"]*)['"]""", re.MULTILINE)
+    root = os.path.dirname(target)
     while os.path.basename(root) != "project" and os.path.dirname(root) != root:
         root = os.path.dirname(root)
     seen = 0
+    found = set()
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d not in SKIPPED_DIRS and not d.startswith(".")]
         for filename in filenames:
-            if not re.search(r"\.(c|m)?[jt]s$", filename) or filename.startswith(ORIGINAL_PREFIX):
+            if not re.search(r"\.(c|m)?[jt]sx?$", filename) or filename.startswith(ORIGINAL_PREFIX):
                 continue
             seen += 1
             if seen > 2000:
-                return False
+                break
             try:
                 with open(os.path.join(dirpath, filename), encoding="utf-8", errors="replace") as fh:
-                    if pattern.search(fh.read()):
-                        return True
+                    text = fh.read()
             except OSError:
                 continue
-    return False
+            for spec in specifier.findall(text):
+                resolved = os.path.normpath(os.path.join(dirpath, spec))
+                if resolved == stem + extension:
+                    found.add(extension)
+                elif resolved == stem + compiled:
+                    found.add(compiled)
+    if extension in found:
+        return extension
+    if compiled in found:
+        return compiled
+    return "" if extension == ".ts" else extension  # .mts/.cts: Node resolves no other way
 
 
 def _write_js_standin(target: str, candidate: str, reference: str, timeout: float,
@@ -198,20 +215,22 @@ def _write_js_standin(target: str, candidate: str, reference: str, timeout: floa
     harness = os.path.join(HARNESS_JS, "peagen-standin.js")
     original = os.path.join(os.path.dirname(target), ORIGINAL_PREFIX + os.path.basename(target))
     shutil.copyfile(reference, original)
+    # The relative imports of the original resolve from the program's place in the project.
+    config.update({"original": os.path.abspath(original), "program": os.path.abspath(target)})
     relative = "./" + os.path.basename(original)
     typescript = re.search(r"\.(c|m)?ts$", target) is not None
-    if target.endswith(".ts") and not _imported_with_extension(os.path.dirname(target), os.path.basename(target)):
-        relative = relative[:-3]  # as the project imports it: its toolchain (tsc, ts-jest, vitest) resolves the file
+    if typescript:  # as the project imports it, so that its toolchain resolves the original as it resolves the file
+        relative = os.path.splitext(relative)[0] + _import_suffix(target)
     esm = target.endswith(".mjs") or (not target.endswith(".cjs") and re.search(r"^\s*(?:export|import)\s", source, re.MULTILINE) is not None)
-    # Peagen's file, not the project's: its linter (`xo && ava`, `standard && tape`) need not accept it.
-    head = ("/* eslint-disable */\n// Written by Peagen: a stand-in for the program under evaluation; its evolved functions "
+    # Peagen's file, not the project's: its linter and type check (`checkJs`) need not accept it.
+    head = ("// @ts-nocheck\n/* eslint-disable */\n// Written by Peagen: a stand-in for the program under evaluation; its evolved functions "
             "run in a process of their own.\n")
     if typescript:
         # Whatever the toolchain (tsc, ts-jest, vitest, Node's own type stripping) makes of it:
         # no import.meta (CommonJS output), no require (ES output), types unchecked.
         names = _static_exports(source)
         named = [n for n in names if n != "default"]
-        text = "// @ts-nocheck\n%simport * as original from %s;\n" % (head, json.dumps(relative))
+        text = "%simport * as original from %s;\n" % (head, json.dumps(relative))
         text += "const api = process.getBuiltinModule('module').createRequire(%s)(%s).standinOf(original, %s);\n" % (
             json.dumps(harness), json.dumps(harness), json.dumps(config))
         if named:
@@ -277,6 +296,10 @@ def report_env(command: str, report_dir: str) -> dict:
         options.append("--test-reporter=spec --test-reporter-destination=stdout --test-reporter=%s --test-reporter-destination=%s" % (
             NODE_REPORTER, os.path.join(report_dir, "node.jsonl")))
     env["NODE_OPTIONS"] = (env.get("NODE_OPTIONS", "") + " " + " ".join(options)).strip()
+    # Coverage means nothing here: the evolved functions run in the candidate's process, so
+    # the file the tests load is mostly unexercised. tap (18+) fails a run under 100% unless told.
+    env["TAP_DISABLE_COVERAGE"] = "1"
+    env["TAP_ALLOW_INCOMPLETE_COVERAGE"] = "1"
     return env
 
 
@@ -330,13 +353,17 @@ def run_tests(command: str, cwd: str, report_dir: str, timeout: float = 300) -> 
 
 
 def count(run: Outcomes, expected: Optional[List[str]] = None, timeout: float = 300) -> TestRun:
-    """passed / total of a run. `expected`: the tests the original's run reported, which are
-    the total (a test missing from this run failed); None: the tests this run reported. A run
+    """passed / total of a run. `expected`: the tests the original's run reported and did not
+    skip, which are the total (a test missing from this run failed); None: the tests this run
+    reported and did not skip. A run
     with no report (and none expected) is one test, passed when the command exited with 0."""
     if run.timed_out:
         return TestRun(0, len(expected) if expected else 1, ["the tests did not finish in %d s" % timeout], run.output,
                        run.cpu_seconds)
-    ids = list(run.tests) if expected is None else expected
+    # Without an original's run to go by (the gate of speed and score evaluators, whose answers
+    # are compared with the original's anyway), a skipped test is neither passed nor failed:
+    # `@unittest.skip("FIXME")` skips it for the original too.
+    ids = [test for test, outcome in run.tests.items() if outcome != "skipped"] if expected is None else expected
     if not ids:
         passed = 1 if run.status == 0 else 0
         return TestRun(passed, 1, [] if passed else ["the test command (exit status %s)" % run.status], run.output,
@@ -448,7 +475,9 @@ def main() -> int:
                                                              "; ".join(reference.failed[:3])))
                 sys.stderr.write("peagen: %s\n" % fallback)
                 boundary, reference, reference_run = False, inside, inside_run
-        expected = list(reference_run.tests) or None
+        # The original's skipped tests are not expected to pass; a test it ran that the
+        # candidate's run skips counts as failed.
+        expected = [test for test, outcome in reference_run.tests.items() if outcome != "skipped"] or None
         run = judge(args.tests, args.project, args.program, args.candidate, reference=original, expected=expected,
                     boundary=boundary, timeout=args.timeout, call_timeout=args.call_timeout, seed=args.seed,
                     evolved=evolved)[0]
