@@ -38,7 +38,7 @@ import { withoutTextChecks } from './testCommandTextChecks';
 import type { SelectionRecord } from '../../shared/selection';
 import { ProjectEnvironmentSchema } from '../../shared/evaluation';
 import { ensurePeagenFolder } from './peagenFolder';
-import { projectEnvironment } from './projectEnvironment';
+import { linkDependencies, projectEnvironment } from './projectEnvironment';
 import { runTestCommand } from './runTestCommand';
 import { BASE_TEXT_FILE, SELECTION_FILE, sha256 } from './selectionJob';
 import { selectionProgram } from './selectionProgram';
@@ -237,7 +237,7 @@ async function captureCalls(
   try {
     writeProjectFiles(copy, path.join(scratch, 'project'));
     // The project's installed dependencies, as the evaluation links them (never copied).
-    for (const name of dependencies) fs.symlinkSync(path.join(path.resolve(request.projectDir), name), path.join(scratch, 'project', name));
+    for (const name of dependencies) linkDependencies(path.join(path.resolve(request.projectDir), name), path.join(scratch, 'project', name));
     fs.writeFileSync(path.join(scratch, 'project', inProject), tracedSource(text, request.functionName, language));
     const captureFile = path.join(scratch, 'calls.jsonl');
     const timeoutMs = request.testTimeoutMs ?? 300_000;

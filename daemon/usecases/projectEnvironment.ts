@@ -39,3 +39,24 @@ function basePrefix(interpreter: string, cwd: string, env: NodeJS.ProcessEnv): s
     return null;
   }
 }
+
+/** Where tools keep caches inside node_modules (vitest's .vite, babel's and ava's .cache): left out of a copy's. */
+const NODE_MODULES_CACHES = new Set(['.cache', '.vite', '.vitest']);
+
+/**
+ * The project's dependency folder `folder` at `link` in a copy of the project, never copied: a
+ * link to it, except node_modules, which becomes a folder of links to its entries (packages,
+ * .bin, pnpm's .pnpm) without its caches, so that a tool writing one (vitest's results) writes
+ * it in the copy, not in the user's read-only node_modules. The same as the harness's
+ * peagen_harness/project_tests.py link_dependencies, which the evaluations use.
+ */
+export function linkDependencies(folder: string, link: string): void {
+  if (path.basename(folder) !== 'node_modules') {
+    fs.symlinkSync(folder, link);
+    return;
+  }
+  fs.mkdirSync(link);
+  for (const name of fs.readdirSync(folder)) {
+    if (!NODE_MODULES_CACHES.has(name)) fs.symlinkSync(path.join(folder, name), path.join(link, name));
+  }
+}

@@ -51,6 +51,7 @@ const NumberCtor = Number;
 const NumberIsFinite = Number.isFinite;
 const ObjectIs = Object.is;
 const ObjectKeys = Object.keys;
+const hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty);
 const ArrayIsArray = Array.isArray;
 const ReflectApply = Reflect.apply;
 const stringRepeat = Function.prototype.call.bind(String.prototype.repeat);
@@ -173,6 +174,9 @@ function encode(value, depth, budget) {
     const parts = [];
     for (const key of ObjectKeys(value)) parts[parts.length] = `[${stringify(StringCtor(key))},${encode(value[key], depth + 1, budget)}]`;
     out = `{"$":"object","v":[${parts.join(',')}]}`;
+  } else if (t === 'function' && realm.callbackIndex(value) >= 0) {
+    // A judge's function it was given, as it was sent: an argument holding one is unchanged.
+    out = `{"$":"callback","v":${realm.callbackIndex(value)}}`;
   } else out = `{"$":"opaque","v":${stringify(t)}}`;
   budget.chars += out.length;
   if (budget.chars > MAX_OUTPUT_CHARS) throw new RangeError('the output is larger than 64 MB');
@@ -212,9 +216,11 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
       case 'set': { const s = new SetCtor(); for (const x of v) s.add(fromWire(x)); return s; }
       case 'object': { const o = {}; for (const [k, x] of v) defineProperty(o, k, { value: fromWire(x), writable: true, enumerable: true, configurable: true }); return o; }
       case 'regexp': return new RegExpCtor(String(v[0]), String(v[1]));
+      case 'callback': if (callbackLoader !== null && typeof v === 'number') return makeCallback(v); break;
       case 'date': return new DateCtor(v === null ? NaN : Number(v));
-      default: throw new TypeError('unknown wire tag ' + w.$);
+      default: break;
     }
+    throw new TypeError('unknown wire tag ' + w.$);
   }
   const allowed = parse(allowList);
   const provided = new MapCtor();
@@ -223,6 +229,23 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
   // The project's modules by relative path (see linkProject in the runner): the runner's
   // loader answers {ok, value | message}; errors are made here, in this realm.
   let relativeLoader = null;
+  // The judge's functions passed as arguments (see callBack in the runner): {ok, value | name, message}.
+  let callbackLoader = null;
+  const stubs = new WeakMap(); // each stand-in of a judge's function -> its index
+  const stubIndex = Function.prototype.call.bind(WeakMap.prototype.get);
+  const isStub = Function.prototype.call.bind(WeakMap.prototype.has);
+  const addStub = Function.prototype.call.bind(WeakMap.prototype.set);
+  const makeCallback = (index) => {
+    const callback = function callback(...args) {
+      const answer = callbackLoader(index, args);
+      if (answer.ok) return answer.value;
+      const name = String(answer.name);
+      const Kind = /^[A-Z]\\w*Error$/.test(name) && typeof globalThis[name] === 'function' ? globalThis[name] : Error;
+      throw new Kind(String(answer.message));
+    };
+    addStub(stubs, callback, index);
+    return callback;
+  };
   const makeRequire = (from) => function require(name) {
     const spec = String(name);
     if (relativeLoader !== null && (spec === '.' || spec === '..' || spec.startsWith('./') || spec.startsWith('../'))) {
@@ -252,6 +275,9 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
     setValues,
     makeRequire,
     setRelativeLoader: (loader) => { relativeLoader = loader; },
+    setCallbackLoader: (loader) => { callbackLoader = loader; },
+    callbackIndex: (fn) => (isStub(stubs, fn) ? stubIndex(stubs, fn) : -1),
+    decodeValue: (text) => fromWire(parse(text)),
     newModule: (name) => ({ exports: {}, id: name, filename: name, loaded: false, children: [], paths: [] }),
     parseJson: (text) => parse(text),
     RegExp: RegExpCtor,
@@ -266,15 +292,18 @@ let realm; // the helpers REALM_BOOTSTRAP returned
 let entryFunction = null;
 let exportsObject = null; // the program's exports, when loaded without an entry
 
-function pickEntry(exportsValue, entry) {
+function pickEntry(exportsValue, entry, binding) {
+  const isObject = exportsValue !== null && (typeof exportsValue === 'object' || typeof exportsValue === 'function');
+  if (isObject && hasOwn(exportsValue, entry) && typeof exportsValue[entry] === 'function') return exportsValue[entry];
+  // A function the module defines under that name without exporting it (an internal helper).
+  if (typeof binding === 'function') return binding;
   if (typeof exportsValue === 'function') return exportsValue;
-  if (exportsValue !== null && (typeof exportsValue === 'object' || typeof exportsValue === 'function')) {
-    if (typeof exportsValue[entry] === 'function') return exportsValue[entry];
+  if (isObject) {
     const dflt = exportsValue.default;
     if (typeof dflt === 'function') return dflt;
     if (dflt !== null && typeof dflt === 'object' && typeof dflt[entry] === 'function') return dflt[entry];
   }
-  throw new TypeError(`the program does not export a function ${entry}() (module.exports = { ${entry} })`);
+  throw new TypeError(`the program defines no function ${entry}() (module.exports = { ${entry} })`);
 }
 
 const looksLikeModuleSyntax = (err) =>
@@ -294,6 +323,7 @@ const context = vm.createContext(Object.create(null), { name: 'candidate', codeG
   const bootstrap = new vm.Script(REALM_BOOTSTRAP, { filename: 'peagen-harness-realm.js' }).runInContext(context);
   realm = ReflectApply(bootstrap, undefined, [stringify(allowList), 'candidate.js']);
   for (const name of allowList) realm.provide(name, requireAllowed(name)); // documented hole: allowed modules come from this realm
+  realm.setCallbackLoader((index, args) => callBack(index, args));
 }
 let loaded = false;
 
@@ -308,15 +338,24 @@ async function load(request) {
     if (!looksLikeModuleSyntax(err) || !SourceTextModule) throw err;
     const namespace = await loadModule(request, context);
     if (request.entry === null) exportsObject = namespace;
-    else entryFunction = pickEntry(namespace, request.entry);
+    else entryFunction = pickEntry(namespace, request.entry, namespace[ENTRY_EXPORT]);
     return;
   }
-  const wrapper = commonJsFunction(request.source, request.filename);
+  // The entry's own binding too (an internal helper need not be exported): returned after the
+  // program's last line, where typeof cannot throw.
+  const entryBinding = request.entry !== null && IDENTIFIER.test(request.entry) ? `\n;return typeof ${request.entry} === 'function' ? ${request.entry} : undefined;` : '';
+  let wrapper;
+  try {
+    wrapper = commonJsFunction(request.source + entryBinding, request.filename);
+  } catch (err) {
+    if (entryBinding === '') throw err;
+    wrapper = commonJsFunction(request.source, request.filename); // the entry is no binding (`default`)
+  }
   const module = realm.module;
   realm.setFilename(StringCtor(request.filename));
-  ReflectApply(wrapper, module.exports, [module.exports, realm.require, module, request.filename, '.']);
+  const binding = ReflectApply(wrapper, module.exports, [module.exports, realm.require, module, request.filename, '.']);
   if (request.entry === null) exportsObject = module.exports;
-  else entryFunction = pickEntry(module.exports, request.entry);
+  else entryFunction = pickEntry(module.exports, request.entry, binding);
 }
 
 /*
@@ -344,7 +383,6 @@ let project = { modules: {}, links: {} };
 const commonJsModules = new Map(); // key -> the realm's module object
 const esModules = new Map(); // key -> vm module
 const keyOfModule = new WeakMap(); // vm module -> key
-const hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty);
 
 function projectKey(from, specifier) {
   const link = `${from}\0${specifier}`;
@@ -408,8 +446,22 @@ function projectEsModule(key, mainModule) {
   return mod;
 }
 
+/** The name under which an ES module's entry binding is exported for the runner (see loadModule). */
+const ENTRY_EXPORT = '__peagen_entry__';
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
 async function loadModule(request, context) {
-  const mod = new SourceTextModule(request.source, { identifier: request.filename, context });
+  // The entry's own binding, exported under a name of ours (an internal helper need not be
+  // exported); a module where the name is not a binding of its own compiles without it.
+  let mod;
+  if (request.entry !== null && IDENTIFIER.test(request.entry)) {
+    try {
+      mod = new SourceTextModule(`${request.source}\n;export { ${request.entry} as ${ENTRY_EXPORT} };`, { identifier: request.filename, context });
+    } catch {
+      mod = undefined;
+    }
+  }
+  if (mod === undefined) mod = new SourceTextModule(request.source, { identifier: request.filename, context });
   await mod.link(async (specifier, referencing) => {
     if (specifier === '.' || specifier === '..' || specifier.startsWith('./') || specifier.startsWith('../')) {
       const key = projectKey(keyOfModule.has(referencing) ? keyOfModule.get(referencing) : '', specifier);
@@ -495,6 +547,28 @@ function exported(name) {
   if (exportsObject === null || (typeof exportsObject !== 'object' && typeof exportsObject !== 'function')) return undefined;
   const own = Object.getOwnPropertyDescriptor(exportsObject, name);
   return own && 'value' in own ? own.value : undefined;
+}
+
+/*
+ * A call the candidate makes of a function of the judge's it got as an argument (a boundary
+ * call only): the arguments go to the parent as {"callback", "args"} while the invoke is still
+ * running, and its answer comes back as {"op":"answer", "ok", "value" | "name", "message"}.
+ */
+function callBack(index, args) {
+  const parts = [];
+  try {
+    const budget = { chars: 0 };
+    for (let i = 0; i < args.length; i += 1) parts[i] = encode(args[i], 0, budget);
+  } catch (err) {
+    return { ok: false, name: 'TypeError', message: `the arguments of a function of the tests must be plain data: ${describe(err)}` };
+  }
+  writeAll(`{"callback":${stringify(index)},"args":[${parts.join(',')}]}\n`);
+  const line = readRequest();
+  if (line === null) process.exit(0); // the judge has gone
+  const answer = parse(line);
+  if (answer.op !== 'answer') return { ok: false, name: 'Error', message: 'the judge did not answer the call back' };
+  if (answer.ok === true) return { ok: true, value: realm.decodeValue(stringify(answer.value)) };
+  return { ok: false, name: StringCtor(answer.name), message: StringCtor(answer.message) };
 }
 
 function invoke(request) {

@@ -76,19 +76,25 @@ class Opaque {
   }
 }
 
-function encodeWire(value, depth = 0) {
+/**
+ * `value` in the wire format. With `callbacks` (an array; the judge's side of the process
+ * boundary), a function crosses as a handle: it is appended there, and the candidate's calls of
+ * the handle come back to be run here (peagen-standin.js).
+ */
+function encodeWire(value, depth = 0, callbacks = null) {
   if (depth > 64) throw new RangeError('the input is nested deeper than 64 levels');
   const t = typeof value;
   if (value === null || t === 'boolean' || t === 'string') return value;
   if (t === 'number') return Number.isFinite(value) && !Object.is(value, -0) ? value : { $: 'number', v: Object.is(value, -0) ? '-0' : String(value) };
   if (t === 'bigint') return { $: 'bigint', v: value.toString() };
   if (t === 'undefined') return { $: 'undefined' };
-  if (Array.isArray(value)) return { $: 'array', v: value.map((x) => encodeWire(x, depth + 1)) };
-  if (value instanceof Map) return { $: 'map', v: [...value].map(([k, x]) => [encodeWire(k, depth + 1), encodeWire(x, depth + 1)]) };
-  if (value instanceof Set) return { $: 'set', v: [...value].map((x) => encodeWire(x, depth + 1)) };
+  if (Array.isArray(value)) return { $: 'array', v: value.map((x) => encodeWire(x, depth + 1, callbacks)) };
+  if (value instanceof Map) return { $: 'map', v: [...value].map(([k, x]) => [encodeWire(k, depth + 1, callbacks), encodeWire(x, depth + 1, callbacks)]) };
+  if (value instanceof Set) return { $: 'set', v: [...value].map((x) => encodeWire(x, depth + 1, callbacks)) };
   if (value instanceof RegExp) return { $: 'regexp', v: [value.source, value.flags] };
   if (value instanceof Date) return { $: 'date', v: Number.isFinite(value.getTime()) ? value.getTime() : null };
-  if (t === 'object') return { $: 'object', v: Object.entries(value).map(([k, x]) => [k, encodeWire(x, depth + 1)]) };
+  if (t === 'function' && callbacks !== null) return { $: 'callback', v: callbacks.push(value) - 1 };
+  if (t === 'object') return { $: 'object', v: Object.entries(value).map(([k, x]) => [k, encodeWire(x, depth + 1, callbacks)]) };
   throw new TypeError(`an input of type ${t} cannot be sent to the candidate`);
 }
 

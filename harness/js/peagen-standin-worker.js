@@ -35,6 +35,11 @@ async function handle(message) {
     return reply;
   }
   if (candidate === null) throw new Error('the candidate is not loaded');
+  if (message.op === 'answer') {
+    // What a judge's function the candidate called back answered; the reply is the call's next step.
+    const { reply } = await candidate.request({ op: 'answer', ...message.answer }, config.callTimeoutMs, 'calling a function of the tests back');
+    return reply;
+  }
   const { reply } = await candidate.request({ op: 'invoke', name: message.name, args: message.args }, config.callTimeoutMs, `calling ${message.name || 'the function'}()`);
   return reply;
 }

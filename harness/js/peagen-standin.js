@@ -89,12 +89,24 @@ function forwarder(connection, name, errorClasses = {}) {
   const timeoutMs = connection.config.callTimeoutMs;
   const forward = function (...args) {
     let wires;
+    const callbacks = []; // the judge's functions among the arguments (an option's hook, a comparator)
     try {
-      wires = args.map((a) => encodeWire(a));
+      wires = args.map((a) => encodeWire(a, 0, callbacks));
     } catch (err) {
       throw new TypeError(`${name || 'the function'}() runs in a process of its own and its arguments must be plain data: ${err.message}`);
     }
-    const reply = connection.request({ op: 'invoke', name, args: wires }, timeoutMs);
+    const deadline = Date.now() + timeoutMs;
+    let reply = connection.request({ op: 'invoke', name, args: wires }, timeoutMs);
+    while (reply !== null && typeof reply === 'object' && reply.callback !== undefined && reply.ok === undefined) {
+      // The candidate calls one of them: it runs here, in the judge, on plain data only.
+      const answer = runCallback(callbacks, reply);
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        connection.worker.terminate();
+        throw new CandidateFailure(`timeout: ${name || 'the function'}() did not finish within ${(timeoutMs / 1000).toFixed(1)} s`);
+      }
+      reply = connection.request({ op: 'answer', answer }, left);
+    }
     if (reply === null || typeof reply !== 'object') throw new CandidateFailure("the candidate's process answered garbage");
     for (const [key, wire] of Object.entries(reply.changed || {})) {
       if (/^\d+$/.test(key) && Number(key) < args.length) updateInPlace(args[Number(key)], plain(wire, 'a changed argument'));
@@ -104,6 +116,26 @@ function forwarder(connection, name, errorClasses = {}) {
   };
   Object.defineProperty(forward, 'name', { value: name || 'default' });
   return forward;
+}
+
+/** One call the candidate makes of a judge's function it was given: its answer or its error, as plain data. */
+function runCallback(callbacks, request) {
+  const index = request.callback;
+  if (!Number.isInteger(index) || index < 0 || index >= callbacks.length || !Array.isArray(request.args)) {
+    throw new CandidateFailure("the candidate's process called back with garbage");
+  }
+  const args = request.args.map((wire) => plain(wire, "a callback's argument"));
+  let result;
+  try {
+    result = Reflect.apply(callbacks[index], undefined, args);
+  } catch (err) {
+    return { ok: false, name: err && typeof err.name === 'string' ? err.name : 'Error', message: String(err && err.message !== undefined ? err.message : err).slice(0, 2000) };
+  }
+  try {
+    return { ok: true, value: encodeWire(result, 0, callbacks) };
+  } catch (err) {
+    return { ok: false, name: 'TypeError', message: `the answer of a function of the tests cannot cross the process boundary: ${err.message}` };
+  }
 }
 
 /** The exception the judge sees: the original module's error class of the candidate's
@@ -148,9 +180,12 @@ function standinOf(original, config) {
   const connection = new Connection(config);
   connection.request({ op: 'load' }, config.loadTimeoutMs);
   const errorClasses = errorClassesOf(original);
-  const evolved = Array.isArray(config.evolved) ? config.evolved : null;
   // A class is never forwarded (`new` of a forwarder would not build it), an error class least of all.
   const isClass = (value) => /^class[\s{]/.test(Function.prototype.toString.call(value));
+  let evolved = Array.isArray(config.evolved) ? config.evolved : null;
+  // An evolved helper the module does not export (minimist's isNumber) is reached through the
+  // exported functions that call it: they are forwarded, each running the candidate's helper.
+  if (evolved !== null && !exportsAny(original, evolved, isClass)) evolved = null;
   let forwarded = 0;
   const isEvolved = (key, value) => {
     const yes = typeof value === 'function' && !isClass(value) && !(value.prototype instanceof Error) &&
@@ -188,12 +223,20 @@ function standinOf(original, config) {
   } else {
     api = wrap(original, '');
   }
-  // Never the original judged in the candidate's place: an evolved function the module does not
-  // export (under its name) cannot be forwarded, and the tests would only check the original.
-  if (evolved !== null && evolved.length > 0 && forwarded === 0) {
-    throw new Error(`Peagen cannot judge ${evolved.join(', ')}() behind the process boundary: the module exports no function of that name (process of its own)`);
+  // Never the original judged in the candidate's place: a module exporting no function forwards
+  // nothing, and the tests would only check the original.
+  if (forwarded === 0) {
+    throw new Error(`Peagen cannot judge ${(config.evolved || []).join(', ') || 'the program'}() behind the process boundary: the module exports no function (process of its own)`);
   }
   return api;
+}
+
+/** Whether the module (namespace or module.exports) exports a function under one of `names`, itself or as a property. */
+function exportsAny(original, names, isClass) {
+  const isNamed = (key, value) => typeof value === 'function' && !isClass(value) && (names.includes(key) || names.includes(value.name));
+  if (isNamed('', original)) return true;
+  if (original === null || (typeof original !== 'object' && typeof original !== 'function')) return false;
+  return Object.entries(Object.getOwnPropertyDescriptors(original)).some(([key, descriptor]) => 'value' in descriptor && isNamed(key, descriptor.value));
 }
 
 /** The stand-in's exports: forwarders for the candidate's functions, copies of its plain data. */

@@ -103,6 +103,21 @@ describe('peagen-harness (Node)', function () {
     await assert.rejects(harness.Candidate.start(candidate, { entry: 'f', modules }), /not allowed here/);
   });
 
+  it("calls a function the program defines without exporting it (a library's internal helper), CommonJS and ES module", async () => {
+    for (const [file, source] of [
+      ['helper.js', 'function isNumber(x) { return typeof x === "number"; }\nmodule.exports = function parse(a) { return !isNumber(a); };\n'],
+      ['helper.mjs', 'function isNumber(x) { return typeof x === "number"; }\nexport default function parse(a) { return !isNumber(a); }\n'],
+    ] as const) {
+      fs.writeFileSync(path.join(dir, file), source);
+      const c = await harness.Candidate.start(path.join(dir, file), { entry: 'isNumber' });
+      try {
+        assert.deepEqual([(await c.call(1)).output, (await c.call('1')).output], [true, false]);
+      } finally {
+        c.close();
+      }
+    }
+  });
+
   it('tells whether the call changed its arguments (a caller reusing them would see it)', async () => {
     const c = await harness.Candidate.start(program('module.exports = { f: (xs, keep) => { if (!keep) xs.push(0); return xs.length; } };'), { entry: 'f' });
     try {

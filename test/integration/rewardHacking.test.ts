@@ -388,9 +388,16 @@ describe('objective tests: the in-process mode only when the original needs it',
     assert.equal(verdict.metrics.tests_passed, 1, verdict.error);
   });
 
-  it("falls back when the original's own tests fail only behind the boundary (a callback), and says so in the verdict", () => {
+  it("stays behind the boundary when the tests pass a function of their own (the candidate calls it back)", () => {
     const original = "function f(x, map) { return map(x); }\nmodule.exports = { f };\n";
-    const verdict = evaluate(project(original, "test('f', () => assert.equal(f(1, (v) => v + 1), 2));"), 'node --test', 'main.js', original);
+    const verdict = evaluate(project(original, "let seen = 0;\ntest('f', () => { assert.equal(f(1, (v) => { seen++; return v + 1; }), 2); assert.equal(seen, 1); });"), 'node --test', 'main.js', original);
+    assert.equal(verdict.metrics.process_boundary, 1, verdict.error);
+    assert.equal(verdict.metrics.tests_passed, 1, verdict.error);
+  });
+
+  it("falls back when the original's own tests fail only behind the boundary (a symbol argument), and says so in the verdict", () => {
+    const original = "function f(x) { return typeof x; }\nmodule.exports = { f };\n";
+    const verdict = evaluate(project(original, "test('f', () => assert.equal(f(Symbol('s')), 'symbol'));"), 'node --test', 'main.js', original);
     assert.equal(verdict.metrics.process_boundary, 0);
     assert.equal(verdict.metrics.tests_passed, 1, verdict.error);
     assert.match(verdict.error ?? '', /^warning: the original passes 1 of its tests in the tests' own process but 0 behind the process boundary/);

@@ -31,6 +31,10 @@ Protocol, one line each way, first byte = operation:
   child : {"output": wire, "changed": {"<index or name>": wire}} |
           {"error": str, "error_type": str, "error_args": wire, "changed": {...}}  ("changed": the container
           arguments the call changed in place, so the caller's copies can be updated)
+          While an F call runs, the candidate may call a function of the judge's it got as an
+          argument ({"$": "callback", "v": index} on the wire):
+  child : {"callback": index, "args": wire, "kwargs": wire}
+  parent: b"R" + json {"output": wire} | {"error": str, "error_type": str}
   parent: b"D" + json [names]  (describe module-level names)
   child : {"names": {name: {"kind": "function"} | {"kind": "value", "value": wire} |
                            {"kind": "unsupported", "what": str} | {"kind": "missing"}}}
@@ -93,9 +97,11 @@ _WIRE_BUILTIN_NAMES = {id(getattr(builtins, name)): name for name in WIRE_BUILTI
 _WIRE_DEPTH = 100
 
 
-def to_wire(value, depth=0):
+def to_wire(value, depth=0, callbacks=None):
     """`value` as JSON-ready plain data: exact built-in types only (a subclass is refused,
-    since its methods would run on the side that reads it)."""
+    since its methods would run on the side that reads it). With `callbacks` (a list, the
+    judge's side only), a function crosses as a handle: it is appended there, and calling the
+    handle on the other side calls it here, with plain data (boundary.call)."""
     t = _type(value)
     if t is str or t is int or t is bool or value is None:
         return value
@@ -104,12 +110,12 @@ def to_wire(value, depth=0):
     if depth > _WIRE_DEPTH:
         raise WireError("the value is nested more than %d levels deep" % _WIRE_DEPTH)
     if t is list:
-        return [to_wire(item, depth + 1) for item in value]
+        return [to_wire(item, depth + 1, callbacks) for item in value]
     if t is tuple or t is set or t is frozenset:
-        items = [to_wire(item, depth + 1) for item in value]
+        items = [to_wire(item, depth + 1, callbacks) for item in value]
         return {"$": t.__name__, "v": items}
     if t is dict:
-        return {"$": "dict", "v": [[to_wire(k, depth + 1), to_wire(v, depth + 1)] for k, v in value.items()]}
+        return {"$": "dict", "v": [[to_wire(k, depth + 1, callbacks), to_wire(v, depth + 1, callbacks)] for k, v in value.items()]}
     if t is bytes or t is bytearray:
         return {"$": t.__name__, "v": value.hex()}
     if t is complex:
@@ -117,6 +123,9 @@ def to_wire(value, depth=0):
     name = _WIRE_BUILTIN_NAMES.get(id(value))
     if name is not None and getattr(builtins, name) is value:
         return {"$": "builtin", "v": name}
+    if callbacks is not None and callable(value) and not isinstance(value, type):
+        callbacks.append(value)
+        return {"$": "callback", "v": _len(callbacks) - 1}
     raise WireError("a value of type %s cannot cross the process boundary (only None, bool, "
                     "int, float, str, bytes, complex, list, tuple, dict and set can)" % t.__name__)
 
@@ -124,15 +133,16 @@ def to_wire(value, depth=0):
 _FLOATS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
 
 
-def from_wire(wire, depth=0):
-    """The value `wire` (as json.loads gave it) stands for, built from exact built-in types."""
+def from_wire(wire, depth=0, callback=None):
+    """The value `wire` (as json.loads gave it) stands for, built from exact built-in types.
+    `callback(index)` makes the stand-in of a judge's function (the candidate's side only)."""
     t = _type(wire)
     if t is str or t is int or t is bool or t is float or wire is None:
         return wire
     if depth > _WIRE_DEPTH:
         raise WireError("the value is nested more than %d levels deep" % _WIRE_DEPTH)
     if t is list:
-        return [from_wire(item, depth + 1) for item in wire]
+        return [from_wire(item, depth + 1, callback) for item in wire]
     if t is not dict or _set(wire) != {"$", "v"}:
         raise WireError("not a wire value")
     tag, v = wire["$"], wire["v"]
@@ -140,14 +150,16 @@ def from_wire(wire, depth=0):
         if tag == "float" and v in _FLOATS:
             return _FLOATS[v]
         if tag in ("tuple", "set", "frozenset") and _type(v) is list:
-            items = [from_wire(item, depth + 1) for item in v]
+            items = [from_wire(item, depth + 1, callback) for item in v]
             return tuple(items) if tag == "tuple" else set(items) if tag == "set" else frozenset(items)
         if tag == "dict" and _type(v) is list:
-            return {from_wire(k, depth + 1): from_wire(x, depth + 1) for k, x in v}
+            return {from_wire(k, depth + 1, callback): from_wire(x, depth + 1, callback) for k, x in v}
         if tag in ("bytes", "bytearray") and _type(v) is str:
             return bytes.fromhex(v) if tag == "bytes" else bytearray.fromhex(v)
         if tag == "builtin" and _type(v) is _str and v in WIRE_BUILTINS:
             return getattr(builtins, v)
+        if tag == "callback" and callback is not None and _type(v) is int:
+            return callback(v)
         if tag == "complex" and _type(v) is list and _len(v) == 2:
             real, imag = from_wire(v[0], depth + 1), from_wire(v[1], depth + 1)
             if _type(real) is float and _type(imag) is float:
@@ -349,6 +361,24 @@ def main():
 
     collect = gc.collect
     readline = cmd.readline
+
+    def callback_stub(index):
+        """A function of the judge's (a test's lambda, key or hook) passed to the candidate: each
+        call goes back to the judge with plain data (b"R" answers it) while the call that got it
+        is still running."""
+        def callback(*args, **kwargs):
+            send({"callback": index, "args": to_wire(list(args)), "kwargs": to_wire(dict(kwargs))})
+            line = readline()
+            if line[:1] != b"R":
+                raise SystemExit(0)  # the judge has gone: nothing to answer to
+            answer = _loads(line[1:])
+            if "error" in answer:
+                kind = getattr(builtins, _str(answer.get("error_type")), None)
+                if not (isinstance(kind, _type) and issubclass(kind, Exception)):
+                    kind = RuntimeError
+                raise kind(_str(answer["error"]))
+            return from_wire(answer.get("output"), 0, callback_stub)
+        return callback
     while True:
         line = readline()
         op = line[:1]
@@ -357,7 +387,7 @@ def main():
             send({"ok": True})
             continue
         if op == b"F" or op == b"D":
-            reply = call_by_name(namespace, _loads(line[1:]), path) if op == b"F" \
+            reply = call_by_name(namespace, _loads(line[1:]), path, callback_stub) if op == b"F" \
                 else {"names": describe_names(namespace, _loads(line[1:]))}
             if violations:
                 reply["violations"] = violations[:5]
@@ -401,16 +431,17 @@ _FUNCTION_TYPES = (_type(len), _type(lambda: None))
 _CONTAINERS = frozenset((list, dict, set, bytearray))
 
 
-def call_by_name(namespace, request, path):
+def call_by_name(namespace, request, path, callback=None):
     """One call of the boundary (op F): the function named, with wire arguments; the reply
-    carries the result as wire data, and the container arguments the call changed in place."""
+    carries the result as wire data, and the container arguments the call changed in place.
+    `callback(index)`: the stand-in of the judge's function `index` among the arguments."""
     fn = namespace.get(request.get("fn"))
     if fn is None or not callable(fn) or _type(fn) is _type:
         return {"error": "the program does not define a function %s()" % (request.get("fn"),),
                 "error_type": "AttributeError"}
     try:
         args_wire, kwargs_wire = request["args"], request["kwargs"]
-        args, kwargs = from_wire(args_wire), from_wire(kwargs_wire)
+        args, kwargs = from_wire(args_wire, 0, callback), from_wire(kwargs_wire, 0, callback)
         if _type(args) is not list or _type(kwargs) is not dict or not all(_type(k) is _str for k in kwargs):
             raise WireError("expected a list of arguments and a dict of keyword arguments")
         # what was sent, by position ("0", "1", ...) or keyword, to tell what the call changed

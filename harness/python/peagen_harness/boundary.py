@@ -21,9 +21,13 @@ exception class of that name (the original's), else the built-in one (so `assert
 still works), with its arguments when they are plain data; anything else is CandidateRaised.
 Containers a call changes in place (a list sorted in place) are changed in the caller too.
 
+A function of the judge's passed as an argument (a test's lambda, `key=str.lower`, a hook) stays
+in the judge: the candidate gets a stand-in that calls it back with plain data, its answer
+returned the same way.
+
 What a stand-in cannot carry (the plan's `unsupported`): an evolved class, generator or
-coroutine, callbacks or objects passed as arguments, and module state the judge reads after a
-call changed it in the candidate's process.
+coroutine, objects with behaviour passed as arguments, and module state the judge reads after
+a call changed it in the candidate's process.
 """
 from __future__ import annotations
 
@@ -32,6 +36,7 @@ import atexit
 import builtins
 import json
 import os
+import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional
 
@@ -274,12 +279,22 @@ def call(program: Candidate, name: str, args: tuple, kwargs: Dict[str, Any], tim
     arguments it changed in place, raises what it raised (see the module's docstring)."""
     args = tuple(_crossing(arg) for arg in args)
     kwargs = {key: _crossing(value) for key, value in kwargs.items()}
+    callbacks: List[Any] = []  # the judge's functions among the arguments (a key, a hook)
     try:
-        payload = {"fn": name, "args": to_wire(list(args)), "kwargs": to_wire(dict(kwargs))}
+        payload = {"fn": name, "args": to_wire(list(args), 0, callbacks), "kwargs": to_wire(dict(kwargs), 0, callbacks)}
     except WireError as exc:
         raise TypeError("%s() runs in a process of its own and its arguments must be plain data: %s"
                         % (name, exc)) from None
+    deadline = time.monotonic() + timeout
     reply = program.request(b"F", payload, timeout, "calling %s()" % name)
+    while isinstance(reply, dict) and "callback" in reply and "output" not in reply and "error" not in reply:
+        # The candidate calls one of them: it runs here, in the judge, on plain data only.
+        answer = _run_callback(callbacks, reply)
+        left = deadline - time.monotonic()
+        if left <= 0:
+            program.kill()
+            raise CandidateFailure("timeout: %s() did not finish within %.1f s" % (name, timeout))
+        reply = program.request(b"R", answer, left, "calling %s()" % name)
     try:
         changed = {key: from_wire(wire) for key, wire in (reply.get("changed") or {}).items()}
         output = from_wire(reply.get("output")) if "output" in reply else None
@@ -300,6 +315,29 @@ def call(program: Candidate, name: str, args: tuple, kwargs: Dict[str, Any], tim
         program.kill()
         raise CandidateFailure("the candidate's process answered garbage")
     return output
+
+
+def _run_callback(callbacks: List[Any], request: dict) -> dict:
+    """One call the candidate makes of a judge's function it was given: the function's answer,
+    or the exception it raised, as plain data. Garbage from the candidate is a failure of it."""
+    index = request.get("callback")
+    try:
+        if type(index) is not int or not 0 <= index < len(callbacks):
+            raise WireError("no such function")
+        call_args, call_kwargs = from_wire(request.get("args")), from_wire(request.get("kwargs"))
+        if type(call_args) is not list or type(call_kwargs) is not dict or not all(type(k) is str for k in call_kwargs):
+            raise WireError("expected a list of arguments and a dict of keyword arguments")
+    except WireError as exc:
+        raise CandidateFailure("the candidate's process called back with garbage: %s" % exc) from None
+    try:
+        result = callbacks[index](*call_args, **call_kwargs)
+    except Exception as exc:  # noqa: BLE001 - the judge's function failed: the candidate sees it fail
+        return {"error": "%s: %s" % (type(exc).__name__, exc), "error_type": type(exc).__name__}
+    try:
+        return {"output": to_wire(result, 0, callbacks)}
+    except WireError as exc:
+        return {"error": "the answer of a function of the tests cannot cross the process boundary: %s" % exc,
+                "error_type": "TypeError"}
 
 
 def _update_in_place(target: Any, value: Any) -> None:

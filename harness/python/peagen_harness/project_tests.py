@@ -89,11 +89,29 @@ def assemble(project_dir: str, program: str, candidate: str, into: str) -> str:
     for folder in [p for p in os.environ.get(DEPENDENCIES_ENV, "").split(os.pathsep) if p]:
         link = os.path.join(copy, os.path.basename(folder))
         if not os.path.lexists(link):
-            os.symlink(folder, link)
+            link_dependencies(folder, link)
     target = os.path.join(copy, program)
     os.makedirs(os.path.dirname(target), exist_ok=True)
     shutil.copyfile(candidate, target)
     return copy
+
+
+#: Where tools keep caches inside node_modules (vitest's .vite, babel's and ava's .cache): the
+#: copy's node_modules leaves them out, so that a tool makes its own, writable, in the copy.
+NODE_MODULES_CACHES = frozenset({".cache", ".vite", ".vitest"})
+
+
+def link_dependencies(folder: str, link: str) -> None:
+    """The project's dependency folder (read-only) at `link` in the copy: a link to it, except
+    node_modules, which is a folder of links to its entries (packages, .bin, pnpm's .pnpm) without
+    its caches. The same as daemon/usecases/projectEnvironment.ts linkDependencies, for init."""
+    if os.path.basename(folder) != "node_modules":
+        os.symlink(folder, link)
+        return
+    os.mkdir(link)
+    for name in os.listdir(folder):
+        if name not in NODE_MODULES_CACHES:
+            os.symlink(os.path.join(folder, name), os.path.join(link, name))
 
 
 JS_EXTENSIONS = (".js", ".cjs", ".mjs", ".ts", ".mts", ".cts")

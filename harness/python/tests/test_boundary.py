@@ -171,13 +171,23 @@ class StandInTest(unittest.TestCase):
             self.assertIn("Forwards", mod.f.__doc__)
             self.assertEqual(mod.f(41), 0)  # the candidate's answer, judged as such
 
-    def test_a_builtin_function_argument_crosses_by_name_a_function_of_the_judge_never(self):
-        source = "def order(values, key=None):\n    return sorted(values, key=key)\n"
+    def test_a_builtin_function_crosses_by_name_a_function_of_the_judge_is_called_back_in_the_judge(self):
+        source = ("def order(values, key=None):\n    return sorted(values, key=key)\n\n"
+                  "def each(values, hook):\n    return [hook(v, twice=True) for v in values]\n")
         with StandIn(source, reference=source) as mod:
             self.assertEqual(mod.order(["10", "9", "1"], key=int), ["1", "9", "10"])
             self.assertEqual(mod.order(["bb", "a"], key=len), ["a", "bb"])
-            with self.assertRaisesRegex(TypeError, "must be plain data"):
-                mod.order([1, 2], key=lambda x: -x)
+            seen = []  # the judge's own state: the lambda runs here, not in the candidate's process
+            self.assertEqual(mod.order([1, 3, 2], key=lambda x: seen.append(x) or -x), [3, 2, 1])
+            self.assertEqual(sorted(seen), [1, 2, 3])
+            self.assertEqual(mod.each([1, 2], lambda v, twice: [v] * (2 if twice else 1)), [[1, 1], [2, 2]])
+
+            def fails(v, twice):
+                raise KeyError(v)
+            with self.assertRaisesRegex(KeyError, "KeyError: 1"):
+                mod.each([1], fails)  # its exception reaches the candidate, and back, as a KeyError
+            with self.assertRaisesRegex(TypeError, "cannot cross"):
+                mod.each([1], lambda v, twice: object())
 
     def test_a_builtin_iterator_argument_crosses_as_the_list_of_its_items(self):
         with StandIn("def total(values):\n    return sum(values)\n", reference="def total(values):\n    return sum(values)\n") as mod:
