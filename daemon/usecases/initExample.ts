@@ -241,12 +241,16 @@ async function captureCalls(
     fs.writeFileSync(path.join(scratch, 'project', inProject), tracedSource(text, request.functionName, language));
     const captureFile = path.join(scratch, 'calls.jsonl');
     const timeoutMs = request.testTimeoutMs ?? 300_000;
-    const run = await runTestCommand(request.tests!, path.join(scratch, 'project'), { ...process.env, [CAPTURE_FILE_ENV]: captureFile }, timeoutMs);
+    // A Python project installed in editable mode (`pip install -e .`) would import the user's own
+    // files: the copy's package folder goes first on PYTHONPATH (as peagen_harness.project_tests does).
+    const sourceRoot = language === 'python' ? path.join(scratch, 'project', pythonSourceRoot(request.projectDir, inProject)) : undefined;
+    const env = sourceRoot ? { ...process.env, PYTHONPATH: [sourceRoot, process.env.PYTHONPATH].filter(Boolean).join(path.delimiter) } : process.env;
+    const run = await runTestCommand(request.tests!, path.join(scratch, 'project'), { ...env, [CAPTURE_FILE_ENV]: captureFile }, timeoutMs);
     if (!run.timedOut && run.status !== 0) {
       // Failing with the tracing wrapper only (a linter or a check of the file's own text in the
       // test command): the tests pass on the code as it is, its calls are just not recorded.
       writeProjectFiles(new Map([[inProject, { content: Buffer.from(text), mode: fs.statSync(path.join(scratch, 'project', inProject)).mode & 0o777 }]]), path.join(scratch, 'project'));
-      const plain = await runTestCommand(request.tests!, path.join(scratch, 'project'), process.env, timeoutMs);
+      const plain = await runTestCommand(request.tests!, path.join(scratch, 'project'), env, timeoutMs);
       if (!plain.timedOut && plain.status === 0) return { calls: [], why: `the tests fail with ${request.functionName}() traced (a linter, or a check of the file's text, in "${request.tests}"), so its calls were not recorded` };
     }
     if (run.timedOut || run.status !== 0) {
@@ -261,6 +265,13 @@ async function captureCalls(
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/** The folder (relative to the project) a Python file's package is imported from: the one above its topmost __init__.py. */
+function pythonSourceRoot(projectDir: string, inProject: string): string {
+  let dir = path.dirname(inProject);
+  while (dir !== '.' && fs.existsSync(path.join(projectDir, dir, '__init__.py'))) dir = path.dirname(dir);
+  return dir;
 }
 
 function writeProjectFiles(files: Map<string, ProjectFile>, into: string): void {

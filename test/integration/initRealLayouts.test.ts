@@ -22,6 +22,8 @@ import { REPO } from '../fixtures/paths';
 interface InitOutput {
   dir: string;
   check?: { correct: boolean; executor: string; summary: string };
+  inputs?: { from: string; calls?: number; why?: string };
+  testCommand?: { command: string; leftOut: string[] };
 }
 
 interface EvalOutput {
@@ -130,6 +132,27 @@ describe('peagen init on projects laid out as real ones are (real CLI)', functio
     const verdict = parseJson<EvalOutput>(run);
     assert.equal(verdict.correct, false);
     assert.match(verdict.failure?.message ?? '', /WordError|counts/);
+  });
+
+  it('TypeScript as a formatter leaves it, a relative import, a callback from the tests, a linter in npm test: the linter is left out and said, the seed evaluates, the callback runs in the tests', async () => {
+    user = new EvolveProject();
+    fs.cpSync(path.join(FIXTURES, 'tsChain'), user.dir, { recursive: true });
+    fs.mkdirSync(path.join(user.dir, 'node_modules', '.bin'), { recursive: true });
+    fs.copyFileSync(path.join(user.dir, 'bin', 'peagen-fixture-lint'), path.join(user.dir, 'node_modules', '.bin', 'peagen-fixture-lint'));
+    fs.chmodSync(path.join(user.dir, 'node_modules', '.bin', 'peagen-fixture-lint'), 0o755);
+    const init = await user.run(['--json', 'init', 'src/score.ts', '--function', 'score', '--tests', 'npm test']);
+    assert.equal(init.code, 0, init.stdout + init.stderr);
+    const made = parseJson<InitOutput>(init);
+    assert.deepEqual(made.testCommand?.leftOut, ['npm run lint'], 'the linter, which would refuse the stand-in, is left out');
+    assert.match(made.testCommand?.command ?? '', /node --test test\/score\.test\.ts$/);
+    assert.equal(made.inputs?.from, 'tests', `the calls of an exported const arrow are captured: ${made.inputs?.why}`);
+    assert.equal(made.check?.correct, true, made.check?.summary);
+    const program = fs.readFileSync(path.join(made.dir, 'score.ts'), 'utf8');
+    // A candidate that ignores the tests' callback fails the test that passes one (it runs in the tests' process).
+    fs.writeFileSync(path.join(user.dir, 'no-bonus.ts'), program.replace('+ bonus(letter)', ''));
+    const verdict = parseJson<EvalOutput & { errorText?: string }>(await user.run(['--json', 'eval', made.dir, '--quick', '--program', path.join(user.dir, 'no-bonus.ts')]));
+    assert.equal(verdict.correct, false);
+    assert.match(`${verdict.failure?.message ?? ''}`, /bonus is called/);
   });
 
   it('mocha\'s own outcomes are counted (--objective tests): every test of the seed, and by name the one a candidate breaks', async () => {

@@ -98,7 +98,17 @@ async function checkSeed(ctx: CliContext, dir: string, where: string): Promise<S
     return { correct: true, executor: sandbox.executor, summary: value };
   }
   const text = `${evaluation.failure?.message ?? ''}\n${evaluation.errorText ?? ''}`;
-  return { correct: false, executor: sandbox.executor, summary: `your code as it is fails its own evaluation in the ${sandbox.executor} sandbox, so no candidate could pass it: ${(evaluation.failure?.message ?? 'no reason given').split('\n')[0]}${missingHint(text)}` };
+  return { correct: false, executor: sandbox.executor, summary: `your code as it is fails its own evaluation in the ${sandbox.executor} sandbox, so no candidate could pass it: ${(evaluation.failure?.message ?? 'no reason given').split('\n')[0]}${missingHint(text) || boundaryHint(text)}` };
+}
+
+/**
+ * Why some of the project's tests fail on the user's own code: init ran them and they passed
+ * in their own process, so they fail only behind the process boundary.
+ */
+export function boundaryHint(text: string): string {
+  const counted = /the project's tests failed \(tests passed (\d+)\/(\d+)\)/.exec(text);
+  if (!counted || Number(counted[1]) === 0) return '';
+  return " (they pass on your code in the tests' own process, so they fail only with the function in a process of its own: they read state the tests set in theirs (an activated language, a global option) or pass objects of their own classes; leave them out of the test command (pytest -k 'not NAME', node --test --test-name-pattern) or use --objective tests, which then runs the candidate in the tests' process and says so)";
 }
 
 /** What is missing from the sandbox's copy of the project, when the failure names it. */

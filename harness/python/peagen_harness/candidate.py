@@ -50,7 +50,22 @@ def _environment_paths() -> list:
     PEAGEN_ENV_PYTHONPATH: the child starts isolated (-I -S, no PYTHONPATH), so it is told
     where they are. They only exist for it; the allow-list still decides what it imports."""
     value = os.environ.get("PEAGEN_ENV_PYTHONPATH", "")
-    return [entry for entry in value.split(os.pathsep) if entry]
+    return [entry for entry in value.split(os.pathsep) if entry] + _project_site_packages()
+
+
+def _project_site_packages() -> list:
+    """The site-packages of the project's virtualenv (.venv or venv, which Peagen mounts
+    read-only and names in PEAGEN_PROJECT_DEPENDENCIES), when it was made for this Python
+    version: the packages the original imports (python-slugify's text_unidecode) are there.
+    The allow-list still decides what the program imports."""
+    version = "python%d.%d" % sys.version_info[:2]
+    found = []
+    for folder in os.environ.get("PEAGEN_PROJECT_DEPENDENCIES", "").split(os.pathsep):
+        if os.path.basename(folder) in (".venv", "venv"):
+            site = os.path.join(folder, "lib", version, "site-packages")
+            if os.path.isdir(site):
+                found.append(site)
+    return found
 
 
 class Candidate:

@@ -297,16 +297,19 @@ def _static_exports(source: str) -> List[str]:
     return [n for i, n in enumerate(names) if n not in names[:i] and re.match(r"^[A-Za-z_$][\w$]*$", n)]
 
 
-def report_env(command: str, report_dir: str) -> dict:
+def report_env(command: str, report_dir: str, source_root: Optional[str] = None) -> dict:
     """The environment the tests run in: the runners' structured reports switched on (a folder of
-    their own), nothing of Peagen's capture."""
+    their own), nothing of Peagen's capture. `source_root` goes first on PYTHONPATH after ours:
+    a project installed in its virtualenv in editable mode (`pip install -e .`) would otherwise
+    import the user's own files, never the copy with the program under evaluation in it."""
     env = dict(os.environ)
     env.pop("PEAGEN_CAPTURE_FILE", None)
     tools = [p for p in env.get(PATH_ENV, "").split(os.pathsep) if p]
     if tools:  # the interpreters the user's own command found (a pyenv Python with its pytest)
         env["PATH"] = os.pathsep.join(tools + [env.get("PATH", "")])
     env["PEAGEN_TEST_REPORT_DIR"] = report_dir
-    env["PYTHONPATH"] = os.pathsep.join([REPORT_HOOK, HARNESS_PYTHON] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env["PYTHONPATH"] = os.pathsep.join([REPORT_HOOK, HARNESS_PYTHON] + ([source_root] if source_root else [])
+                                        + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     env["PYTEST_PLUGINS"] = ",".join([p for p in env.get("PYTEST_PLUGINS", "").split(",") if p] + ["peagen_harness.pytest_report"])
     options = ["--require=%s" % MOCHA_REPORTER]  # inert unless the process runs mocha
     if "--test-reporter" not in command:
@@ -345,14 +348,16 @@ def keeps_our_pythonpath(command: str) -> str:
                                       command)
 
 
-def run_tests(command: str, cwd: str, report_dir: str, timeout: float = 300) -> Outcomes:
+def run_tests(command: str, cwd: str, report_dir: str, timeout: float = 300, source_root: Optional[str] = None) -> Outcomes:
     """Runs the shell command in cwd, in its own session (whatever it starts dies with it). `sh`
-    is found on PATH: the sandbox image has it in /usr/bin (busybox), not necessarily /bin."""
+    is found on PATH: the sandbox image has it in /usr/bin (busybox), not necessarily /bin.
+    `source_root`: the copy's folder a Python program's package is imported from, put before
+    the project's own paths (see report_env)."""
     from .test_report import read_reports
     os.makedirs(report_dir, exist_ok=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen(["sh", "-c", keeps_our_pythonpath(command)], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True, env=report_env(command, report_dir))
+                            stderr=subprocess.STDOUT, start_new_session=True, env=report_env(command, report_dir, source_root))
     timed_out = False
     try:
         out, _ = proc.communicate(timeout=timeout)
@@ -402,7 +407,9 @@ FAILURE_WORDS = {"failed": "FAIL", "error": "ERROR", "skipped": "SKIPPED (counts
 def _failure_name(test: str, outcome: Optional[str]) -> str:
     """As unittest names a failure: `FAIL: test_name (its full id)`."""
     full = test.split(":", 1)[1]
-    short = re.split(r"::|\.", full)[-1] if not test.startswith(("node:", "mocha:")) else full.rsplit("::", 1)[-1]
+    # pytest's ids end with the test's name after "::" (its parameters may hold dots: "[42.0 Ko]");
+    # unittest's are dotted paths.
+    short = full.rsplit("::", 1)[-1] if "::" in full or test.startswith(("node:", "mocha:")) else full.rsplit(".", 1)[-1]
     return "%s: %s (%s)" % (FAILURE_WORDS.get(outcome, "FAIL"), short, full)
 
 
@@ -421,7 +428,8 @@ def judge(command: str, project_dir: str, program: str, candidate: str, *, refer
         place_program(copy, program, private, reference or os.path.join(project_dir, program),
                       boundary and boundary_supported(program), min(timeout, call_timeout), seed,
                       project_dir=project_dir, evolved=evolved)
-        run = run_tests(command, copy, os.path.join(work, "report"), timeout)
+        source_root = python_package(copy, program)[1] if program.endswith(".py") else None
+        run = run_tests(command, copy, os.path.join(work, "report"), timeout, source_root)
         return count(run, expected, timeout), run
     finally:
         shutil.rmtree(work, ignore_errors=True)
