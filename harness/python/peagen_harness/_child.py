@@ -31,9 +31,9 @@ Protocol, one line each way, first byte = operation:
   child : {"output": wire, "changed": {"<index or name>": wire}} |
           {"error": str, "error_type": str, "error_args": wire, "changed": {...}}  ("changed": the container
           arguments the call changed in place, so the caller's copies can be updated)
-          While an F call runs, the candidate may call a function of the judge's it got as an
-          argument ({"$": "callback", "v": index} on the wire):
-  child : {"callback": index, "args": wire, "kwargs": wire}
+          While an F call runs, the candidate may use a function or object of the judge's it got
+          as an argument ({"$": "ref", "v": [index, "function" | "object"]} on the wire):
+  child : {"callback": index, "method": "__call__" | one of REMOTE_OPERATIONS, "args": wire, "kwargs": wire}
   parent: b"R" + json {"output": wire} | {"error": str, "error_type": str}
   parent: b"D" + json [names]  (describe module-level names)
   child : {"names": {name: {"kind": "function"} | {"kind": "value", "value": wire} |
@@ -97,11 +97,52 @@ _WIRE_BUILTIN_NAMES = {id(getattr(builtins, name)): name for name in WIRE_BUILTI
 _WIRE_DEPTH = 100
 
 
+#: What the candidate's stand-ins of the judge's objects may ask of them, all answered by the
+#: judge (boundary._REMOTE_OPERATIONS): comparisons, hashing, length, items, conversions.
+REMOTE_OPERATIONS = ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__", "__hash__", "__len__",
+                     "__getitem__", "__contains__", "__iter__", "__str__", "__repr__", "__int__", "__float__",
+                     "__index__", "__bool__")
+#: Set by main(): asks the judge one operation on one of its objects, (ref, operation, args, kwargs) -> value.
+_remote_ask = [None]
+
+
+class RemoteObject:
+    """An object of the judge's (an instance of a test's class) passed to the candidate: each
+    operation on it is asked of the judge, where the object and its methods stay."""
+    __slots__ = ("_peagen_ref",)
+
+    def __init__(self, ref):
+        object.__setattr__(self, "_peagen_ref", ref)
+
+
+class RemoteFunction(RemoteObject):
+    """A function of the judge's (a test's lambda, a hook) passed to the candidate: calling it
+    calls it in the judge."""
+    __slots__ = ()
+
+    def __call__(self, *args, **kwargs):
+        return _remote_ask[0](self._peagen_ref, "__call__", args, kwargs)
+
+
+def _remote_operation(name):
+    def operation(self, *args):
+        result = _remote_ask[0](self._peagen_ref, name, args, {})
+        return iter(result) if name == "__iter__" else result
+    operation.__name__ = name
+    return operation
+
+
+for _name in REMOTE_OPERATIONS:
+    setattr(RemoteObject, _name, _remote_operation(_name))
+_REMOTE_TYPES = (RemoteObject, RemoteFunction)
+
+
 def to_wire(value, depth=0, callbacks=None):
     """`value` as JSON-ready plain data: exact built-in types only (a subclass is refused,
     since its methods would run on the side that reads it). With `callbacks` (a list, the
-    judge's side only), a function crosses as a handle: it is appended there, and calling the
-    handle on the other side calls it here, with plain data (boundary.call)."""
+    judge's side only), a function or an object of a class that is not built in crosses as a
+    handle: it is appended there, and what the other side does with the handle (calling it,
+    comparing, hashing, indexing it) is done here, with plain data (boundary.call).""" 
     t = _type(value)
     if t is str or t is int or t is bool or value is None:
         return value
@@ -123,9 +164,16 @@ def to_wire(value, depth=0, callbacks=None):
     name = _WIRE_BUILTIN_NAMES.get(id(value))
     if name is not None and getattr(builtins, name) is value:
         return {"$": "builtin", "v": name}
-    if callbacks is not None and callable(value) and not isinstance(value, type):
-        callbacks.append(value)
-        return {"$": "callback", "v": _len(callbacks) - 1}
+    if _type(value) in _REMOTE_TYPES:  # the judge's object, handed back as it came
+        return {"$": "ref", "v": [value._peagen_ref, "function" if _type(value) is RemoteFunction else "object"]}
+    if callbacks is not None and not isinstance(value, type) and (callable(value) or _type(value).__module__ != "builtins"):
+        for index, known in enumerate(callbacks):
+            if known is value:
+                break
+        else:
+            callbacks.append(value)
+            index = _len(callbacks) - 1
+        return {"$": "ref", "v": [index, "function" if callable(value) else "object"]}
     raise WireError("a value of type %s cannot cross the process boundary (only None, bool, "
                     "int, float, str, bytes, complex, list, tuple, dict and set can)" % t.__name__)
 
@@ -135,7 +183,8 @@ _FLOATS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
 
 def from_wire(wire, depth=0, callback=None):
     """The value `wire` (as json.loads gave it) stands for, built from exact built-in types.
-    `callback(index)` makes the stand-in of a judge's function (the candidate's side only)."""
+    `callback(index, is_function)` gives what stands for the judge's handle `index`: a
+    RemoteFunction or RemoteObject on the candidate's side, the object itself on the judge's."""
     t = _type(wire)
     if t is str or t is int or t is bool or t is float or wire is None:
         return wire
@@ -158,8 +207,8 @@ def from_wire(wire, depth=0, callback=None):
             return bytes.fromhex(v) if tag == "bytes" else bytearray.fromhex(v)
         if tag == "builtin" and _type(v) is _str and v in WIRE_BUILTINS:
             return getattr(builtins, v)
-        if tag == "callback" and callback is not None and _type(v) is int:
-            return callback(v)
+        if tag == "ref" and callback is not None and _type(v) is list and _len(v) == 2 and _type(v[0]) is int:
+            return callback(v[0], v[1] == "function")
         if tag == "complex" and _type(v) is list and _len(v) == 2:
             real, imag = from_wire(v[0], depth + 1), from_wire(v[1], depth + 1)
             if _type(real) is float and _type(imag) is float:
@@ -362,23 +411,31 @@ def main():
     collect = gc.collect
     readline = cmd.readline
 
-    def callback_stub(index):
-        """A function of the judge's (a test's lambda, key or hook) passed to the candidate: each
-        call goes back to the judge with plain data (b"R" answers it) while the call that got it
-        is still running."""
-        def callback(*args, **kwargs):
-            send({"callback": index, "args": to_wire(list(args)), "kwargs": to_wire(dict(kwargs))})
-            line = readline()
-            if line[:1] != b"R":
-                raise SystemExit(0)  # the judge has gone: nothing to answer to
-            answer = _loads(line[1:])
-            if "error" in answer:
-                kind = getattr(builtins, _str(answer.get("error_type")), None)
-                if not (isinstance(kind, _type) and issubclass(kind, Exception)):
-                    kind = RuntimeError
-                raise kind(_str(answer["error"]))
-            return from_wire(answer.get("output"), 0, callback_stub)
-        return callback
+    remotes = {}  # one stand-in per handle, so that `is` holds on the candidate's side
+
+    def ask_judge(ref, operation, args, kwargs):
+        """One operation on an object of the judge's (b"R" answers it), while the call that got
+        the object is still running."""
+        send({"callback": ref, "method": operation, "args": to_wire(list(args)), "kwargs": to_wire(dict(kwargs))})
+        line = readline()
+        if line[:1] != b"R":
+            raise SystemExit(0)  # the judge has gone: nothing to answer to
+        answer = _loads(line[1:])
+        if "error" in answer:
+            kind = getattr(builtins, _str(answer.get("error_type")), None)
+            if not (isinstance(kind, _type) and issubclass(kind, Exception)):
+                kind = RuntimeError
+            raise kind(_str(answer["error"]))
+        return from_wire(answer.get("output"), 0, callback_stub)
+
+    def callback_stub(index, is_function):
+        key = (index, is_function)
+        if key not in remotes:
+            remotes[key] = RemoteFunction(index) if is_function else RemoteObject(index)
+        return remotes[key]
+
+    _remote_ask[0] = ask_judge
+
     while True:
         line = readline()
         op = line[:1]
@@ -434,7 +491,7 @@ _CONTAINERS = frozenset((list, dict, set, bytearray))
 def call_by_name(namespace, request, path, callback=None):
     """One call of the boundary (op F): the function named, with wire arguments; the reply
     carries the result as wire data, and the container arguments the call changed in place.
-    `callback(index)`: the stand-in of the judge's function `index` among the arguments."""
+    `callback(index, is_function)`: the stand-in of the judge's function or object `index`."""
     fn = namespace.get(request.get("fn"))
     if fn is None or not callable(fn) or _type(fn) is _type:
         return {"error": "the program does not define a function %s()" % (request.get("fn"),),

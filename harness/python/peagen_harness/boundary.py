@@ -21,20 +21,23 @@ exception class of that name (the original's), else the built-in one (so `assert
 still works), with its arguments when they are plain data; anything else is CandidateRaised.
 Containers a call changes in place (a list sorted in place) are changed in the caller too.
 
-A function of the judge's passed as an argument (a test's lambda, `key=str.lower`, a hook) stays
-in the judge: the candidate gets a stand-in that calls it back with plain data, its answer
-returned the same way.
+A function or object of the judge's passed as an argument (a test's lambda, `key=str.lower`, a hook,
+an instance of a test's class) stays in the judge: the candidate gets a stand-in whose calls,
+comparisons, hashing, length, items and conversions are asked of the judge with plain data, the
+answers returned the same way, and the judge's objects come back as themselves.
 
 What a stand-in cannot carry (the plan's `unsupported`): an evolved class, generator or
-coroutine, objects with behaviour passed as arguments, and module state the judge reads after
-a call changed it in the candidate's process.
+coroutine, attributes or other methods of the judge's objects, and module state the judge reads
+after a call changed it in the candidate's process.
 """
 from __future__ import annotations
 
 import ast
 import atexit
 import builtins
+import itertools
 import json
+import operator
 import os
 import time
 from dataclasses import dataclass, field
@@ -279,7 +282,7 @@ def call(program: Candidate, name: str, args: tuple, kwargs: Dict[str, Any], tim
     arguments it changed in place, raises what it raised (see the module's docstring)."""
     args = tuple(_crossing(arg) for arg in args)
     kwargs = {key: _crossing(value) for key, value in kwargs.items()}
-    callbacks: List[Any] = []  # the judge's functions among the arguments (a key, a hook)
+    callbacks: List[Any] = []  # the judge's functions and objects among the arguments (a key, a hook, a test's class)
     try:
         payload = {"fn": name, "args": to_wire(list(args), 0, callbacks), "kwargs": to_wire(dict(kwargs), 0, callbacks)}
     except WireError as exc:
@@ -295,9 +298,10 @@ def call(program: Candidate, name: str, args: tuple, kwargs: Dict[str, Any], tim
             program.kill()
             raise CandidateFailure("timeout: %s() did not finish within %.1f s" % (name, timeout))
         reply = program.request(b"R", answer, left, "calling %s()" % name)
+    resolve = lambda ref, is_function: _known(callbacks, ref)  # noqa: E731 - the judge's own objects, handed back
     try:
-        changed = {key: from_wire(wire) for key, wire in (reply.get("changed") or {}).items()}
-        output = from_wire(reply.get("output")) if "output" in reply else None
+        changed = {key: from_wire(wire, 0, resolve) for key, wire in (reply.get("changed") or {}).items()}
+        output = from_wire(reply.get("output"), 0, resolve) if "output" in reply else None
     except (WireError, AttributeError) as exc:
         program.kill()
         raise CandidateFailure("the candidate's process answered garbage: %s" % exc) from None
@@ -317,20 +321,43 @@ def call(program: Candidate, name: str, args: tuple, kwargs: Dict[str, Any], tim
     return output
 
 
+def _iterated(value: Any) -> list:
+    items = list(itertools.islice(iter(value), _MAX_ITEMS + 1))
+    if len(items) > _MAX_ITEMS:
+        raise TypeError("an iteration of more than %d items cannot cross the process boundary" % _MAX_ITEMS)
+    return items
+
+
+#: What the candidate may ask of an object of the judge's it was given (_child.REMOTE_OPERATIONS):
+#: done here, by the operators Python itself uses (a reflected comparison included).
+_REMOTE_OPERATIONS = {
+    "__call__": lambda obj, *args, **kwargs: obj(*args, **kwargs),
+    "__lt__": operator.lt, "__le__": operator.le, "__gt__": operator.gt, "__ge__": operator.ge,
+    "__eq__": operator.eq, "__ne__": operator.ne, "__hash__": hash, "__len__": len,
+    "__getitem__": operator.getitem, "__contains__": operator.contains, "__iter__": _iterated,
+    "__str__": str, "__repr__": repr, "__int__": int, "__float__": float, "__index__": operator.index,
+    "__bool__": bool,
+}
+
+
 def _run_callback(callbacks: List[Any], request: dict) -> dict:
-    """One call the candidate makes of a judge's function it was given: the function's answer,
-    or the exception it raised, as plain data. Garbage from the candidate is a failure of it."""
-    index = request.get("callback")
+    """One operation the candidate asks of a function or object of the judge's it was given (a
+    call, a comparison, a hash): its answer, or the exception it raised, as plain data (objects
+    of the judge's as handles again). Garbage from the candidate is a failure of it."""
+    index, method = request.get("callback"), request.get("method", "__call__")
+    resolve = lambda ref, is_function: _known(callbacks, ref)  # noqa: E731
     try:
-        if type(index) is not int or not 0 <= index < len(callbacks):
-            raise WireError("no such function")
-        call_args, call_kwargs = from_wire(request.get("args")), from_wire(request.get("kwargs"))
+        if type(index) is not int or not 0 <= index < len(callbacks) or method not in _REMOTE_OPERATIONS:
+            raise WireError("no such object or operation")
+        call_args, call_kwargs = from_wire(request.get("args"), 0, resolve), from_wire(request.get("kwargs"), 0, resolve)
         if type(call_args) is not list or type(call_kwargs) is not dict or not all(type(k) is str for k in call_kwargs):
             raise WireError("expected a list of arguments and a dict of keyword arguments")
+        if call_kwargs and method != "__call__":
+            raise WireError("keyword arguments to %s" % method)
     except WireError as exc:
         raise CandidateFailure("the candidate's process called back with garbage: %s" % exc) from None
     try:
-        result = callbacks[index](*call_args, **call_kwargs)
+        result = _REMOTE_OPERATIONS[method](callbacks[index], *call_args, **call_kwargs)
     except Exception as exc:  # noqa: BLE001 - the judge's function failed: the candidate sees it fail
         return {"error": "%s: %s" % (type(exc).__name__, exc), "error_type": type(exc).__name__}
     try:
@@ -338,6 +365,13 @@ def _run_callback(callbacks: List[Any], request: dict) -> dict:
     except WireError as exc:
         return {"error": "the answer of a function of the tests cannot cross the process boundary: %s" % exc,
                 "error_type": "TypeError"}
+
+
+def _known(callbacks: List[Any], ref: int) -> Any:
+    """The judge's object behind a handle the candidate's process sent back."""
+    if type(ref) is not int or not 0 <= ref < len(callbacks):
+        raise WireError("no such object")
+    return callbacks[ref]
 
 
 def _update_in_place(target: Any, value: Any) -> None:

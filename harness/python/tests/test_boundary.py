@@ -189,6 +189,37 @@ class StandInTest(unittest.TestCase):
             with self.assertRaisesRegex(TypeError, "cannot cross"):
                 mod.each([1], lambda v, twice: object())
 
+    def test_objects_of_the_judges_classes_stay_in_the_judge_and_come_back_as_themselves(self):
+        source = ("def is_sorted(values, key=None):\n    k = key or (lambda v: v)\n"
+                  "    return all(not k(b) < k(a) for a, b in zip(values, values[1:]))\n\n"
+                  "def order(values):\n    return sorted(values)\n\n"
+                  "def first_item(box):\n    return box[0], len(box), 3 in box, hash(box) == hash(box)\n")
+
+        class BarelySortable:  # only <, as more-itertools' tests define it
+            def __init__(self, value):
+                self.value = value
+
+            def __lt__(self, other):
+                return self.value < other.value
+
+        class Box:
+            def __getitem__(self, i):
+                return [7, 8][i]
+
+            def __len__(self):
+                return 2
+
+            def __contains__(self, x):
+                return x == 3
+
+        with StandIn(source, reference=source) as mod:
+            items = [BarelySortable(v) for v in (3, 1, 2)]
+            self.assertFalse(mod.is_sorted(items))
+            back = mod.order(items)
+            self.assertEqual([item.value for item in back], [1, 2, 3])
+            self.assertTrue(all(any(item is mine for mine in items) for item in back), "the judge's own objects")
+            self.assertEqual(mod.first_item(Box()), (7, 2, True, True))
+
     def test_a_builtin_iterator_argument_crosses_as_the_list_of_its_items(self):
         with StandIn("def total(values):\n    return sum(values)\n", reference="def total(values):\n    return sum(values)\n") as mod:
             self.assertEqual(mod.total(map(int, ["1", "2"])), 3)
