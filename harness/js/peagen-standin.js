@@ -56,7 +56,8 @@ function updateInPlace(target, value) {
     for (const v of value) target.add(v);
   } else if (target !== null && typeof target === 'object' && value !== null && typeof value === 'object') {
     for (const key of Object.keys(target)) delete target[key];
-    Object.assign(target, value);
+    // Own data properties only: a key named __proto__ is a property, never the object's prototype.
+    for (const key of Object.keys(value)) Object.defineProperty(target, key, { value: value[key], writable: true, enumerable: true, configurable: true });
   }
 }
 
@@ -185,7 +186,16 @@ function standinOf(original, config) {
   let evolved = Array.isArray(config.evolved) ? config.evolved : null;
   // An evolved helper the module does not export (minimist's isNumber) is reached through the
   // exported functions that call it: they are forwarded, each running the candidate's helper.
-  if (evolved !== null && !exportsAny(original, evolved, isClass)) evolved = null;
+  // Only where the evaluator also compares the helper's own answers with the original's (the
+  // gate of speed and score): the candidate's block could reassign those exported functions
+  // too, and the tests alone (objective tests) would judge its functions, not the original's.
+  if (evolved !== null && !exportsAny(original, evolved, isClass)) {
+    if (config.evolvedMustBeExported) {
+      // (Worded to say nothing of the boundary: the tests' own process would run the candidate's module whole.)
+      throw new Error(`Peagen cannot judge ${evolved.join(', ')}() with the tests alone: the module does not export it, and its exported functions would be the candidate's; evolve an exported function, or use the speed objective, which compares ${evolved.join(', ')}()'s own answers with the original's`);
+    }
+    evolved = null;
+  }
   let forwarded = 0;
   const isEvolved = (key, value) => {
     const yes = typeof value === 'function' && !isClass(value) && !(value.prototype instanceof Error) &&

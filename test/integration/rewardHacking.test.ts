@@ -395,6 +395,37 @@ describe('objective tests: the in-process mode only when the original needs it',
     assert.equal(verdict.metrics.tests_passed, 1, verdict.error);
   });
 
+  it('refuses an evolved helper the module does not export: its block could rewrite the exported functions the tests call, and nothing else would judge the helper', () => {
+    const dir = tempDir('unexported-helper');
+    fs.mkdirSync(path.join(dir, 'project'));
+    const original = [
+      "'use strict';",
+      'function escapeField(s) {',
+      "  return String(s).replace(/[\\\\,]/g, (c) => '\\\\' + c);",
+      '}',
+      "function encode(fields) { return fields.map(escapeField).join(','); }",
+      "function decode(text) { const out = []; let cur = ''; for (let i = 0; i < text.length; i++) { const c = text[i]; if (c === '\\\\') { cur += text[++i]; continue; } if (c === ',') { out.push(cur); cur = ''; continue; } cur += c; } out.push(cur); return out; }",
+      'module.exports = { encode, decode };',
+      '',
+    ].join('\n');
+    fs.writeFileSync(path.join(dir, 'project', 'codec.js'), original);
+    fs.writeFileSync(
+      path.join(dir, 'project', 'codec.test.js'),
+      "const test = require('node:test');\nconst assert = require('node:assert/strict');\nconst { encode, decode } = require('./codec.js');\ntest('round trip', () => assert.deepEqual(decode(encode(['a,b', 'c'])), ['a,b', 'c']));\ntest('escapes', () => assert.equal(encode(['a,b']), 'a\\\\,b'));\n",
+    );
+    const honest = evaluate(dir, 'node --test', 'codec.js', original);
+    assert.equal(honest.metrics.tests_passed, 2, honest.error);
+    // The block (the helper) reassigns the exported functions: pass-through round trips, the one escaped answer by heart.
+    const cheat = original.replace(
+      "function encode(fields)",
+      "encode = (fields) => (fields.length === 1 && fields[0] === 'a,b' ? 'a\\\\,b' : fields.slice());\ndecode = (text) => (Array.isArray(text) ? text.slice() : []);\nfunction encode(fields)",
+    ).replace("return String(s).replace(/[\\\\,]/g, (c) => '\\\\' + c);", 'return 0;');
+    const verdict = evaluate(dir, 'node --test', 'codec.js', cheat, ['--evolve', 'escapeField']);
+    assert.equal(verdict.metrics.tests_passed, 0, verdict.error);
+    assert.equal(verdict.metrics.process_boundary, 1, 'not run in the tests\' process instead');
+    assert.match(verdict.error ?? '', /cannot judge escapeField\(\) with the tests alone/);
+  });
+
   it("falls back when the original's own tests fail only behind the boundary (a symbol argument), and says so in the verdict", () => {
     const original = "function f(x) { return typeof x; }\nmodule.exports = { f };\n";
     const verdict = evaluate(project(original, "test('f', () => assert.equal(f(Symbol('s')), 'symbol'));"), 'node --test', 'main.js', original);

@@ -95,7 +95,7 @@ async function checkSeed(ctx: CliContext, dir: string, where: string): Promise<S
   const { evaluation, sandbox } = await evaluateExample(ctx, example, { quick: true, label: `checking ${where} on your code as it is` });
   if (evaluation.correct) {
     const value = evaluation.objective === null ? 'no objective' : `${example.config.objective.name} ${evaluation.objective.toFixed(3)} against itself`;
-    return { correct: true, executor: sandbox.executor, summary: value };
+    return { correct: true, executor: sandbox.executor, summary: value + noTestPasses(evaluation) };
   }
   const text = `${evaluation.failure?.message ?? ''}\n${evaluation.errorText ?? ''}`;
   return { correct: false, executor: sandbox.executor, summary: `your code as it is fails its own evaluation in the ${sandbox.executor} sandbox, so no candidate could pass it: ${(evaluation.failure?.message ?? 'no reason given').split('\n')[0]}${missingHint(text) || boundaryHint(text)}` };
@@ -109,6 +109,18 @@ export function boundaryHint(text: string): string {
   const counted = /the project's tests failed \(tests passed (\d+)\/(\d+)\)/.exec(text);
   if (!counted || Number(counted[1]) === 0) return '';
   return " (they pass on your code in the tests' own process, so they fail only with the function in a process of its own: they read state the tests set in theirs (an activated language, a global option) or pass objects of their own classes; leave them out of the test command (pytest -k 'not NAME', node --test --test-name-pattern) or use --objective tests, which then runs the candidate in the tests' process and says so)";
+}
+
+/**
+ * objective tests: a seed that passes none of the tests may be where the user starts (tests
+ * written first), or may not be judged at all; the error the tests' output names first
+ * (`Error: ...`, not a stack trace's source line) says which.
+ */
+function noTestPasses(evaluation: { metrics?: Record<string, number> | undefined; failure?: { message: string } | null | undefined; errorText?: string | null | undefined }): string {
+  const metrics = evaluation.metrics;
+  if (metrics?.tests_total === undefined || metrics.tests_total === 0 || metrics.tests_passed !== 0) return '';
+  const why = `${evaluation.failure?.message ?? ''}\n${evaluation.errorText ?? ''}`.split('\n').find((line) => /^\s*\w*(?:Error|Exception): \S/.test(line));
+  return `; no test passes on your code as it is${why ? `: ${why.trim().slice(0, 400)}` : ''}`;
 }
 
 /** What is missing from the sandbox's copy of the project, when the failure names it. */

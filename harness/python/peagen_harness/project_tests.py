@@ -138,7 +138,7 @@ def python_package(project_dir: str, program: str) -> Tuple[Optional[str], str]:
 
 def place_program(copy: str, program: str, candidate: str, reference: str, boundary: bool, timeout: float,
                   seed: Optional[int] = None, project_dir: Optional[str] = None,
-                  evolved: Optional[List[str]] = None) -> None:
+                  evolved: Optional[List[str]] = None, tests_alone: bool = False) -> None:
     """Puts the program under test at `program` in the project's copy: a stand-in (the
     original module, its evolved functions forwarded to the candidate in its own process,
     boundary), or the candidate's file itself. The candidate's process resolves the original's
@@ -154,7 +154,7 @@ def place_program(copy: str, program: str, candidate: str, reference: str, bound
                       call_timeout=timeout, seed=seed, evolved=evolved, package=package,
                       import_paths=[root] if package else [])
     else:
-        _write_js_standin(target, candidate, reference, timeout, evolved)
+        _write_js_standin(target, candidate, reference, timeout, evolved, tests_alone)
 
 
 def _js_imports(source: str) -> List[str]:
@@ -218,7 +218,7 @@ def _import_suffix(target: str) -> str:
 
 
 def _write_js_standin(target: str, candidate: str, reference: str, timeout: float,
-                      evolved: Optional[List[str]] = None) -> None:
+                      evolved: Optional[List[str]] = None, tests_alone: bool = False) -> None:
     """The JavaScript stand-in: the trusted original, beside it in the copy (so that its own
     relative requires resolve there), loaded by the judge with its evolved exports forwarded."""
     with open(reference, encoding="utf-8") as fh:
@@ -226,7 +226,9 @@ def _write_js_standin(target: str, candidate: str, reference: str, timeout: floa
     if evolved is None:  # the reference's markers, never the candidate's (see boundary.write_standin)
         evolved = evolved_names(source, javascript=True)
     config = {"candidate": os.path.abspath(candidate), "allow": _js_imports(source), "evolved": evolved,
-              "callTimeoutMs": int(timeout * 1000), "loadTimeoutMs": 30_000}
+              "callTimeoutMs": int(timeout * 1000), "loadTimeoutMs": 30_000,
+              # With the tests alone as the judge, an evolved helper must be exported (peagen-standin.js).
+              "evolvedMustBeExported": tests_alone}
     packages = project_node_modules()
     if packages:  # the packages the original requires come from the project's own node_modules
         config["packages"] = packages
@@ -416,9 +418,10 @@ def _failure_name(test: str, outcome: Optional[str]) -> str:
 def judge(command: str, project_dir: str, program: str, candidate: str, *, reference: Optional[str] = None,
           expected: Optional[List[str]] = None, boundary: bool = True, timeout: float = 300,
           call_timeout: float = 60, seed: Optional[int] = None,
-          evolved: Optional[List[str]] = None) -> Tuple[TestRun, Outcomes]:
+          evolved: Optional[List[str]] = None, tests_alone: bool = False) -> Tuple[TestRun, Outcomes]:
     """The project's tests in a fresh copy of it, with `candidate` as `program` (behind the
-    process boundary unless told otherwise); counted against `expected` (see count())."""
+    process boundary unless told otherwise); counted against `expected` (see count()).
+    `tests_alone`: nothing else compares the evolved functions' answers (objective tests)."""
     work = tempfile.mkdtemp(prefix="peagen-tests-")
     try:
         copy = assemble(project_dir, program, candidate, work)
@@ -427,7 +430,7 @@ def judge(command: str, project_dir: str, program: str, candidate: str, *, refer
         shutil.copyfile(candidate, private)
         place_program(copy, program, private, reference or os.path.join(project_dir, program),
                       boundary and boundary_supported(program), min(timeout, call_timeout), seed,
-                      project_dir=project_dir, evolved=evolved)
+                      project_dir=project_dir, evolved=evolved, tests_alone=tests_alone)
         source_root = python_package(copy, program)[1] if program.endswith(".py") else None
         run = run_tests(command, copy, os.path.join(work, "report"), timeout, source_root)
         return count(run, expected, timeout), run
@@ -488,7 +491,7 @@ def main() -> int:
         boundary = boundary_supported(args.program) and not args.in_process
         reference, reference_run = judge(args.tests, args.project, args.program, original, boundary=boundary,
                                          timeout=args.timeout, call_timeout=args.call_timeout, seed=args.seed,
-                                         evolved=evolved)
+                                         evolved=evolved, tests_alone=True)
         fallback = None
         if boundary and reference.passed < reference.total and BOUNDARY_TROUBLE.search(reference_run.output):
             # The original itself fails tests because of the boundary: do they pass in their own process?
@@ -506,7 +509,7 @@ def main() -> int:
         expected = [test for test, outcome in reference_run.tests.items() if outcome != "skipped"] or None
         run = judge(args.tests, args.project, args.program, args.candidate, reference=original, expected=expected,
                     boundary=boundary, timeout=args.timeout, call_timeout=args.call_timeout, seed=args.seed,
-                    evolved=evolved)[0]
+                    evolved=evolved, tests_alone=True)[0]
         tie = 0.01 * reference.cpu_seconds / max(1e-9, reference.cpu_seconds + run.cpu_seconds)
         metrics.update(tests_passed=run.passed, tests_total=run.total, tests_cpu_ms=round(run.cpu_seconds * 1000, 3),
                        reference_tests_passed=reference.passed, process_boundary=1 if boundary else 0,
