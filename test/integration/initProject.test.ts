@@ -190,14 +190,19 @@ describe("peagen init: inputs from the tests' calls (real CLI)", function () {
     assert.equal(verdict.correct, true, verdict.error);
     assert.equal(verdict.metrics.captured_inputs, 2);
 
-    // The original's answers are recorded with the calls; a reference that no longer gives them is an evaluator error.
+    // The original's answers are recorded with the calls. A few the reference no longer gives are
+    // state the tests had set (an activated language): the reference decides them. Most of them: an evaluator error.
     const inputsFile = path.join(byTests.dir, 'peagen_inputs.json');
     const recorded = JSON.parse(fs.readFileSync(inputsFile, 'utf8')) as { calls: unknown[][]; answers: ({ value: unknown } | null)[] };
     assert.deepEqual(recorded.answers, [{ value: 2 }, { value: 3 }]);
     fs.writeFileSync(inputsFile, JSON.stringify({ ...recorded, answers: [{ value: 2 }, { value: 4 }] }));
+    const oneDiffers = await seedVerdict(byTests.dir);
+    assert.equal(oneDiffers.correct, true, oneDiffers.error);
+    assert.equal(oneDiffers.metrics.state_dependent_calls, 1);
+    fs.writeFileSync(inputsFile, JSON.stringify({ ...recorded, answers: [{ value: 3 }, { value: 4 }] }));
     const changed = await seedVerdict(byTests.dir);
     assert.equal(changed.correct, false);
-    assert.match(changed.error ?? '', /evaluator error: the reference answered 3 to the tests' call 2 of count_pairs, not 4 as when peagen init ran the tests/);
+    assert.match(changed.error ?? '', /evaluator error: the reference answered 2 to the tests' call 1 of count_pairs, not 3 as when peagen init ran the tests/);
   });
 });
 
