@@ -226,7 +226,7 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
   const provided = new MapCtor();
   const module = { exports: {}, id: '.', filename, loaded: false, children: [], paths: [] };
   const setFilename = (name) => { module.filename = name; };
-  // The project's modules by relative path (see linkProject in the runner): the runner's
+  // The project's modules by relative path (see useProject in the runner): the runner's
   // loader answers {ok, value | message}; errors are made here, in this realm.
   let relativeLoader = null;
   // The judge's functions passed as arguments (see callBack in the runner): {ok, value | name, message}.
