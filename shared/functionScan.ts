@@ -1,6 +1,8 @@
 /**
  * The functions `peagen init` can make an example for, found by reading lines: a top-level
- * `def`, `function`, `export function` or `const f = (...) =>`. One module for both sides, so
+ * `def`, `function`, `export function`, `const f = (...) =>` or `exports.f = function`, and a
+ * function-valued member of an exported object literal (`module.exports = { f(x) {…} }`,
+ * `export default { f: (x) => … }`). One module for both sides, so
  * the editor's "Evolve this function" lens is shown above exactly the functions init serves
  * (daemon/usecases/initExample.ts finds and checks the function with the same code). No
  * language server is needed: code-server and offline editors often have no Python extension.
@@ -12,8 +14,57 @@ export type FunctionLanguage = 'python' | 'javascript';
 /** The patterns of a definition line; group 1 is the function's name. */
 const FUNCTION_DEFINITIONS: Record<FunctionLanguage, RegExp[]> = {
   python: [/^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)\s*\(/],
-  javascript: [/^\s*(?:export\s+(?:default\s+)?)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*[(<]/, /^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function\b|(?:<[^>]*>\s*)?\([^)]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>)/],
+  javascript: [/^\s*(?:export\s+(?:default\s+)?)?(?:async\s+)?function\s*\*?\s*([A-Za-z_$][\w$]*)\s*[(<]/, /^\s*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function\b|(?:<[^>]*>\s*)?\([^)]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>)/, /^(?:module\.)?exports\.([A-Za-z_$][\w$]*)\s*=\s*(?:async\s+)?(?:function\b|\([^)]*\)\s*=>|[A-Za-z_$][\w$]*\s*=>)/],
 };
+
+/** A function-valued member of an object literal: `f(x) {`, `f: function (`, `f: (x) =>`; group 1 is its name. */
+const OBJECT_MEMBER =
+  /^\s+(?:async\s+)?([A-Za-z_$][\w$]*)\s*(?:(?:<[^>]*>\s*)?\([^)]*\)\s*(?::[^{]+)?\{|:\s*(?:async\s+)?(?:function\b|(?:<[^>]*>\s*)?\([^)]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>))/;
+/** Statements and accessors that look like a member `NAME(...) {`. */
+const NOT_MEMBERS = new Set(['if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'with', 'do', 'else', 'get', 'set', 'constructor']);
+/**
+ * The top-level line that opens an object literal the module may export: group 1
+ * `module.exports` / `exports.api`, group 2 `default` (`export default {`), group 3 a binding.
+ */
+const OBJECT_OPENER = /^(?:((?:module\.)?exports(?:\.[A-Za-z_$][\w$]*)?)\s*=|export\s+(default)|(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=]+)?=)\s*\{\s*$/;
+
+/**
+ * What holds the function-valued member defined on line `at`, when it is a member of an
+ * exported top-level object literal: the expression naming the object (`module.exports`,
+ * `exports.api`, a binding, or `default` for `export default {`), else undefined. A binding's
+ * object counts only when the module exports it (`export const`, `module.exports = NAME`,
+ * `export default NAME`, `export { NAME }`): the evaluators reach the function through the
+ * module's exports.
+ */
+export function memberHolderAt(lines: readonly string[], at: number): string | undefined {
+  const found = OBJECT_MEMBER.exec(lines[at]!);
+  if (!found || NOT_MEMBERS.has(found[1]!)) return undefined;
+  const indent = indentOf(lines[at]!);
+  for (let index = at - 1; index >= 0; index--) {
+    const line = lines[index]!;
+    if (line.trim() === '' || indentOf(line) >= indent) continue;
+    // The nearest line less indented opens the object: it must be a top-level opener.
+    return holderOfOpener(lines, line);
+  }
+  return undefined;
+}
+
+/** Whether line `at` defines a member of an exported object literal (see memberHolderAt). */
+export function isExportedMemberAt(lines: readonly string[], at: number, language: FunctionLanguage): boolean {
+  return language === 'javascript' && memberHolderAt(lines, at) !== undefined;
+}
+
+function holderOfOpener(lines: readonly string[], opener: string): string | undefined {
+  const open = OBJECT_OPENER.exec(opener);
+  if (!open) return undefined;
+  if (open[1] !== undefined) return open[1];
+  if (open[2] !== undefined) return 'default';
+  const name = open[3]!;
+  if (/^export\s/.test(opener)) return name;
+  const escaped = name.replace(/\$/g, '\\$');
+  const exportedBy = new RegExp(`^\\s*(?:module\\.exports\\s*=\\s*${escaped}\\s*;?\\s*$|export\\s+default\\s+${escaped}\\s*;?\\s*$|export\\s*\\{[^}]*(?<![\\w$])${escaped}(?![\\w$]))`);
+  return lines.some((line) => exportedBy.test(line)) ? name : undefined;
+}
 
 /**
  * The language init handles for a file name (.py; .js, .cjs, .mjs; TypeScript's .ts, .mts,
@@ -50,6 +101,7 @@ export function nameDefinedAt(lines: readonly string[], at: number, language: Fu
     if (found) return found[1];
   }
   if (language !== 'javascript') return undefined;
+  if (memberHolderAt(lines, at) !== undefined) return OBJECT_MEMBER.exec(line)![1];
   const open = OPEN_ARROW_HEAD.exec(line);
   if (!open) return undefined;
   const joined = lines.slice(at, at + MAX_PARAMETER_LINES).join(' ');
@@ -81,7 +133,7 @@ function isOverloadSignature(definition: readonly string[]): boolean {
   return /^\s*(?:export\s+(?:default\s+)?)?(?:declare\s+)?(?:async\s+)?function\b/.test(text) && !text.includes('{') && /;\s*$/.test(text);
 }
 
-function definitionLines(lines: readonly string[], at: number, language: FunctionLanguage): LineRegion | undefined {
+function definitionLines(lines: readonly string[], at: number, language: FunctionLanguage, member = isExportedMemberAt(lines, at, language)): LineRegion | undefined {
   const head = lines[at]!;
   let start = at;
   if (language === 'python') {
@@ -95,7 +147,8 @@ function definitionLines(lines: readonly string[], at: number, language: Functio
     }
     return { startLine: start, endLine: end };
   }
-  const end = closingLine(lines, at);
+  // A member's bodiless arrow ends at its comma (`f: (x) => x + 1,`).
+  const end = closingLine(lines, at, member);
   return end === undefined ? undefined : { startLine: start, endLine: end + 1 };
 }
 
@@ -117,7 +170,7 @@ function regexEnd(line: string, at: number): number {
 }
 
 /** The line where the JavaScript definition starting at `from` ends (strings, templates, regular expressions and comments skipped). */
-function closingLine(lines: readonly string[], from: number): number | undefined {
+function closingLine(lines: readonly string[], from: number, member: boolean): number | undefined {
   let depth = 0;
   let opened = false;
   let quote: string | undefined;
@@ -155,7 +208,9 @@ function closingLine(lines: readonly string[], from: number): number | undefined
       } else if (char === '}' || char === ')' || char === ']') {
         depth--;
         if (opened && depth === 0 && char === '}') return index;
-      } else if (char === ';' && depth === 0 && !opened) return index;
+        // A bodiless arrow, the last member of its object: the object's brace ends the line before.
+        if (!opened && depth < 0) return index > from ? index - 1 : undefined;
+      } else if ((char === ';' || (char === ',' && member)) && depth === 0 && !opened) return index;
     }
     // A template literal or a string may not span lines except a template: keep only that one open.
     if (quote && quote !== '`') quote = undefined;
@@ -168,9 +223,11 @@ function closingLine(lines: readonly string[], from: number): number | undefined
  * method or nested function, a generator, an async function. Undefined when it can. The
  * evaluators call a plain top-level function and compare what it returns.
  */
-export function unservedFunctionReason(definition: readonly string[], name: string, language: FunctionLanguage): string | undefined {
+export function unservedFunctionReason(definition: readonly string[], name: string, language: FunctionLanguage, exportedMember = false): string | undefined {
   const head = definition.find((line) => !line.trim().startsWith('@')) ?? '';
-  if (/^\s+/.test(head)) return `${name} is a method or a nested function: peagen init evolves top-level functions; move it to the top level (a method can call it)`;
+  // A member of an exported object is called as a plain function (no `this`).
+  if (exportedMember && /\bthis\b/.test(definition.join('\n'))) return `${name} uses \`this\`: the evaluator calls it as a plain function; move its work to a top-level function the member calls`;
+  if (/^\s+/.test(head) && !exportedMember) return `${name} is a method or a nested function: peagen init evolves top-level functions; move it to the top level (a method can call it)`;
   const isGenerator = language === 'python' ? definition.some((line) => /\byield\b/.test(line.replace(/#.*$/, ''))) : /function\s*\*/.test(head);
   if (isGenerator) return `${name} is a generator: the evaluator compares returned answers; wrap it (def ${name}_list(...): return list(${name}(...))) and evolve that`;
   if (/^\s*(export\s+)?(async\s+def|async\s+function)\b|=\s*async\b/.test(head)) return `${name} is async: the evaluator calls plain functions; evolve the synchronous function it awaits`;
@@ -200,6 +257,13 @@ export function servableFunctions(text: string, language: FunctionLanguage): Ser
   const found: ServableFunction[] = [];
   const seen = new Set<string>();
   let inPythonString: string | undefined;
+  let topLevel = -1;
+  let leastIndentSinceTop = Infinity;
+  const holders = new Map<number, string | undefined>();
+  const openerHolder = (at: number): string | undefined => {
+    if (!holders.has(at)) holders.set(at, holderOfOpener(lines, lines[at]!));
+    return holders.get(at);
+  };
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index]!;
     if (language === 'python') {
@@ -207,16 +271,28 @@ export function servableFunctions(text: string, language: FunctionLanguage): Ser
       inPythonString = tripleQuoteStateAfter(line, inPythonString);
       if (wasInString) continue;
     }
-    if (indentOf(line) !== 0) continue;
-    const name = nameDefinedAt(lines, index, language);
+    // A member of an exported object literal: its opener is the last top-level line, with no
+    // line less indented between (tracked here, so a long object is not searched per member).
+    const indent = indentOf(line);
+    const memberName =
+      language === 'javascript' && indent > 0 && indent <= leastIndentSinceTop && topLevel >= 0 && line.trim() !== '' ? OBJECT_MEMBER.exec(line)?.[1] : undefined;
+    const member = memberName !== undefined && !NOT_MEMBERS.has(memberName) && openerHolder(topLevel) !== undefined;
+    if (line.trim() !== '') {
+      if (indent === 0) {
+        topLevel = index;
+        leastIndentSinceTop = Infinity;
+      } else leastIndentSinceTop = Math.min(leastIndentSinceTop, indent);
+    }
+    if (indent !== 0 && !member) continue;
+    const name = member ? memberName : nameDefinedAt(lines, index, language);
     if (name === undefined || seen.has(name)) continue;
     seen.add(name);
     // init works on the top-level-most definition of the name, the first at indent 0: this one.
     // (Its lines found from here: searching the file again per function would make a lens
     // refresh of a long file quadratic.)
-    const region = definitionLines(lines, index, language);
+    const region = definitionLines(lines, index, language, member);
     if (!region) continue;
-    if (unservedFunctionReason(lines.slice(region.startLine, region.endLine), name, language)) continue;
+    if (unservedFunctionReason(lines.slice(region.startLine, region.endLine), name, language, member)) continue;
     found.push({ name, region, definitionLine: index });
   }
   return found;

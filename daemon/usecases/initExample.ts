@@ -22,7 +22,7 @@ import Module from 'node:module';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CapturedCalls } from '../../shared/capturedCalls';
-import { unservedFunctionReason } from '../../shared/functionScan';
+import { isExportedMemberAt, unservedFunctionReason } from '../../shared/functionScan';
 import { toDocument } from '../../shared/lines';
 import {
   CAPTURED_CALLS_FILE,
@@ -113,10 +113,10 @@ export async function initExample(request: InitRequest): Promise<InitResult> {
   const region = functionLines(lines, request.functionName, language);
   if (!region) {
     throw new InitError(
-      `${path.basename(file)} defines no ${language === 'python' ? 'def' : 'function'} ${request.functionName} that peagen init can find (a top-level def, function, or const ${request.functionName} = (...) =>): name another function, or ${BY_HAND}`,
+      `${path.basename(file)} defines no ${language === 'python' ? 'def' : 'function'} ${request.functionName} that peagen init can find (a top-level def, function, const ${request.functionName} = (...) =>, exports.${request.functionName} = function, or a member of an exported object): name another function, or ${BY_HAND}`,
     );
   }
-  refuseUnhandled(lines.slice(region.startLine, region.endLine), request.functionName, language);
+  refuseUnhandled(lines.slice(region.startLine, region.endLine), request.functionName, language, isExportedMemberAt(lines, region.startLine, language));
 
   const fileName = path.basename(file);
   const program = selectionProgram(text, region, language);
@@ -185,8 +185,8 @@ export async function initExample(request: InitRequest): Promise<InitResult> {
 }
 
 /** Functions the generated evaluators cannot call as a plain function: say what to do instead. */
-function refuseUnhandled(definition: readonly string[], name: string, language: ScaffoldLanguage): void {
-  const reason = unservedFunctionReason(definition, name, language);
+function refuseUnhandled(definition: readonly string[], name: string, language: ScaffoldLanguage, exportedMember: boolean): void {
+  const reason = unservedFunctionReason(definition, name, language, exportedMember);
   if (reason) throw new InitError(`${reason}, or ${BY_HAND}`);
 }
 

@@ -7,7 +7,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { functionLanguageOfFile, functionLines, unservedFunctionReason } from '../../shared/functionScan';
+import { functionLanguageOfFile, functionLines, isExportedMemberAt, unservedFunctionReason } from '../../shared/functionScan';
 import { toDocument } from '../../shared/lines';
 import { InitFunction } from '../../shared/protocol';
 import type { EvolveApi } from '../evolve/api';
@@ -36,8 +36,8 @@ export async function evolveFunction(services: Services, evolve: EvolveApi, uriA
   const text = document.getText();
   const lines = toDocument(text).lines;
   const region = functionLines(lines, functionName, language);
-  if (!region) throw new Error(`${fileName} defines no top-level function ${functionName} any more (a top-level def, function, or const ${functionName} = (...) =>)`);
-  const unserved = unservedFunctionReason(lines.slice(region.startLine, region.endLine), functionName, language);
+  if (!region) throw new Error(`${fileName} defines no top-level function ${functionName} any more (a top-level def, function, const ${functionName} = (...) =>, or a member of an exported object)`);
+  const unserved = unservedFunctionReason(lines.slice(region.startLine, region.endLine), functionName, language, isExportedMemberAt(lines, region.startLine, language));
   if (unserved) throw new Error(unserved);
   const testCommand = vscode.workspace.getConfiguration('peagen.codeLens').get<string>('testCommand', '');
   const target = functionLensTarget(uri.fsPath, text, workspace.projectDir, testCommand);

@@ -51,6 +51,7 @@ const NumberCtor = Number;
 const NumberIsFinite = Number.isFinite;
 const ObjectIs = Object.is;
 const ObjectKeys = Object.keys;
+const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 const hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty);
 const ArrayIsArray = Array.isArray;
 const ReflectApply = Reflect.apply;
@@ -302,6 +303,12 @@ function pickEntry(exportsValue, entry, binding) {
     const dflt = exportsValue.default;
     if (typeof dflt === 'function') return dflt;
     if (dflt !== null && typeof dflt === 'object' && typeof dflt[entry] === 'function') return dflt[entry];
+    // A member of an exported object (`export const api = { entry(x) {…} }`): own data properties only.
+    for (const key of ObjectKeys(exportsValue)) {
+      const holder = ownData(exportsValue, key);
+      const member = holder !== null && typeof holder === 'object' ? ownData(holder, entry) : undefined;
+      if (typeof member === 'function') return member;
+    }
   }
   throw new TypeError(`the program defines no function ${entry}() (module.exports = { ${entry} })`);
 }
@@ -544,8 +551,19 @@ function errorMessage(err) {
 /** The exports the boundary may read: own enumerable data properties only (no getters run). */
 function exported(name) {
   if (name === '' && typeof exportsObject === 'function') return exportsObject; // module.exports = function
-  if (exportsObject === null || (typeof exportsObject !== 'object' && typeof exportsObject !== 'function')) return undefined;
-  const own = Object.getOwnPropertyDescriptor(exportsObject, name);
+  // `holder.member`: a function of an exported object (`export default { f }`); names have no dots.
+  const dot = stringIndexOf(name, '.');
+  if (dot > 0) {
+    const holder = ownData(exportsObject, stringSlice(name, 0, dot));
+    return holder !== null && typeof holder === 'object' ? ownData(holder, stringSlice(name, dot + 1)) : undefined;
+  }
+  return ownData(exportsObject, name);
+}
+
+/** An own data property's value (a getter is never run), or undefined. */
+function ownData(object, key) {
+  if (object === null || (typeof object !== 'object' && typeof object !== 'function')) return undefined;
+  const own = ObjectGetOwnPropertyDescriptor(object, key);
   return own && 'value' in own ? own.value : undefined;
 }
 

@@ -203,6 +203,19 @@ function standinOf(original, config) {
     if (yes) forwarded++;
     return yes;
   };
+  // An exported object that holds an evolved function (`export default { f }`, `exports.api =
+  // { f }`): a copy whose member forwards to the candidate's `holder.f`.
+  const isPlainObject = (value) => value !== null && typeof value === 'object' && [Object.prototype, null].includes(Object.getPrototypeOf(value));
+  const holding = (key, value) => {
+    if (!isPlainObject(value) || key === '') return undefined;
+    const descriptors = Object.getOwnPropertyDescriptors(value);
+    if (!Object.entries(descriptors).some(([name, d]) => 'value' in d && typeof d.value === 'function' && evolved !== null && evolved.includes(name) && !isClass(d.value))) return undefined;
+    const copy = Object.create(Object.getPrototypeOf(value));
+    for (const [name, descriptor] of Object.entries(descriptors)) {
+      Object.defineProperty(copy, name, 'value' in descriptor && isEvolved(name, descriptor.value) ? { ...descriptor, value: forwarder(connection, `${key}.${name}`, errorClasses) } : descriptor);
+    }
+    return copy;
+  };
   const own = (value) => (value !== null && (typeof value === 'object' || typeof value === 'function') ? Object.getOwnPropertyDescriptors(value) : {});
   const wrap = (value, key) => {
     const descriptors = own(value);
@@ -214,8 +227,11 @@ function standinOf(original, config) {
     const api = base ?? (typeof value === 'function' ? function (...args) { return Reflect.apply(value, this, args); } : Object.create(Object.getPrototypeOf(value) ?? null));
     for (const [name, descriptor] of Object.entries(descriptors)) {
       if (['length', 'name', 'prototype', 'arguments', 'caller'].includes(name) && typeof api === 'function') continue;
+      const held = 'value' in descriptor ? holding(name, descriptor.value) : undefined;
       if ('value' in descriptor && isEvolved(name, descriptor.value)) {
         Object.defineProperty(api, name, { ...descriptor, value: forwarder(connection, name, errorClasses) });
+      } else if (held !== undefined) {
+        Object.defineProperty(api, name, { ...descriptor, value: held });
       } else {
         Object.defineProperty(api, name, descriptor);
       }
@@ -228,7 +244,7 @@ function standinOf(original, config) {
     api = {};
     for (const name of Object.keys(original)) {
       const value = original[name];
-      api[name] = isEvolved(name, value) ? forwarder(connection, name, errorClasses) : value;
+      api[name] = isEvolved(name, value) ? forwarder(connection, name, errorClasses) : holding(name, value) ?? value;
     }
   } else {
     api = wrap(original, '');
@@ -245,8 +261,11 @@ function standinOf(original, config) {
 function exportsAny(original, names, isClass) {
   const isNamed = (key, value) => typeof value === 'function' && !isClass(value) && (names.includes(key) || names.includes(value.name));
   if (isNamed('', original)) return true;
-  if (original === null || (typeof original !== 'object' && typeof original !== 'function')) return false;
-  return Object.entries(Object.getOwnPropertyDescriptors(original)).some(([key, descriptor]) => 'value' in descriptor && isNamed(key, descriptor.value));
+  const anyMember = (value, depth) =>
+    value !== null && (typeof value === 'object' || typeof value === 'function') &&
+    Object.entries(Object.getOwnPropertyDescriptors(value)).some(([key, d]) => 'value' in d && (isNamed(key, d.value) || (depth === 0 && d.value !== null && typeof d.value === 'object' && anyMember(d.value, 1))));
+  // An exported function, or a function of an exported object (`export default { f }`).
+  return anyMember(original, 0);
 }
 
 /** The stand-in's exports: forwarders for the candidate's functions, copies of its plain data. */

@@ -155,6 +155,24 @@ describe('peagen init on projects laid out as real ones are (real CLI)', functio
     assert.match(`${verdict.failure?.message ?? ''}`, /bonus is called/);
   });
 
+  it('a member of an exported object (`export default { slug(text) {…} }`): its calls are captured, and with the tests alone only it is forwarded', async () => {
+    user = new EvolveProject();
+    fs.cpSync(path.join(FIXTURES, 'jsObject'), user.dir, { recursive: true });
+    const speed = await user.run(['--json', 'init', 'text.js', '--function', 'slug', '--tests', 'npm test']);
+    assert.equal(speed.code, 0, speed.stdout + speed.stderr);
+    const made = parseJson<InitOutput>(speed);
+    assert.equal(made.inputs?.from, 'tests', `the member's calls are captured: ${made.inputs?.why}`);
+    assert.equal(made.check?.correct, true, made.check?.summary);
+    const tests = await user.run(['--json', 'init', 'text.js', '--function', 'slug', '--tests', 'npm test', '--objective', 'tests', '--out', path.join(user.dir, 'by-tests')]);
+    assert.equal(tests.code, 0, tests.stdout + tests.stderr);
+    const byTests = parseJson<InitOutput>(tests);
+    const program = fs.readFileSync(path.join(byTests.dir, 'text.js'), 'utf8');
+    // The candidate also breaks count(), a member outside its block: the original's count() is judged.
+    fs.writeFileSync(path.join(user.dir, 'empty.js'), program.replace('return words.join(SEPARATOR);', "return '';").replace('(text) => text.length', '() => 0'));
+    const verdict = parseJson<EvalOutput>(await user.run(['--json', 'eval', byTests.dir, '--program', path.join(user.dir, 'empty.js')]));
+    assert.deepEqual([verdict.metrics.tests_passed, verdict.metrics.tests_total, verdict.metrics.process_boundary], [1, 3, 1], JSON.stringify(verdict.metrics));
+  });
+
   it('mocha\'s own outcomes are counted (--objective tests): every test of the seed, and by name the one a candidate breaks', async () => {
     user = new EvolveProject();
     fs.cpSync(path.join(FIXTURES, 'jsPackage'), user.dir, { recursive: true });

@@ -84,6 +84,43 @@ describe('Evolve this function: the functions init serves', () => {
     assert.deepEqual(servableFunctions(text, 'javascript')[0]!.region, { startLine: 0, endLine: 6 });
   });
 
+  it('members of an exported object and `exports.f = function`: each gets a lens; not a class\'s methods, an unexported object\'s, accessors, or a member that uses `this`', () => {
+    const text = [
+      'exports.a = function (x) {',
+      '  return x;',
+      '};',
+      'module.exports = {',
+      '  c(x) {',
+      '    if (x) {',
+      '      return 1;',
+      '    }',
+      '    return x;',
+      '  },',
+      '  d: function (x) { return x; },',
+      '  get size() { return 1; },',
+      '  self(x) { return this.c(x); },',
+      '  e: (x) => x + 1,',
+      '};',
+      'const hidden = {',
+      '  g(x) { return x; },',
+      '};',
+      'const shown = {',
+      '  h: (x) =>',
+      '    x * 2',
+      '};',
+      'export { shown };',
+      'class K {',
+      '  m(x) { return x; }',
+      '}',
+    ].join('\n');
+    assert.deepEqual(names(text, 'javascript'), ['a', 'c', 'd', 'e', 'h']);
+    const regions = Object.fromEntries(servableFunctions(text, 'javascript').map((fn) => [fn.name, fn.region]));
+    assert.deepEqual(regions.c, { startLine: 4, endLine: 10 });
+    assert.deepEqual(regions.e, { startLine: 13, endLine: 14 }, 'a bodiless arrow ends at its comma');
+    assert.deepEqual(regions.h, { startLine: 19, endLine: 21 }, 'the last member ends before the object closes');
+    assert.deepEqual(names('export default {\n  slug(text) {\n    return text;\n  },\n};\n', 'javascript'), ['slug']);
+  });
+
   it('a long file is scanned in one pass (a lens refresh of 3000 functions takes well under a second), and a huge one not at all', () => {
     const text = Array.from({ length: 3000 }, (_, index) => `def f${index}(values):\n    total = 0\n    for value in values:\n        total += value\n    return total\n`).join('\n');
     const started = process.hrtime.bigint();

@@ -7,7 +7,7 @@
  * arguments are not plain JSON data (objects with methods, keyword arguments, undefined) are
  * skipped, not approximated: an evaluator replays each recorded call exactly.
  */
-import { functionLines } from '../../../shared/functionScan';
+import { functionLines, memberHolderAt } from '../../../shared/functionScan';
 import type { ScaffoldLanguage } from './scaffoldExample';
 
 export const CAPTURE_FILE_ENV = 'PEAGEN_CAPTURE_FILE';
@@ -22,22 +22,38 @@ export function tracedSource(text: string, functionName: string, language: Scaff
   const head = language === 'python' ? '' : '// @ts-nocheck\n/* eslint-disable */\n';
   // After a `#!` line, which must stay the first (an executable cli.js).
   const shebang = /^#!.*\n/.exec(text)?.[0] ?? '';
-  const program = language === 'python' ? text : reassignable(text, functionName);
-  return shebang + head + program.slice(shebang.length) + end + (language === 'python' ? pythonTrace(functionName) : javascriptTrace(functionName));
+  if (language === 'python') return shebang + head + text.slice(shebang.length) + end + pythonTrace(functionName);
+  const { program, holder } = reassignable(text, functionName);
+  return shebang + head + program.slice(shebang.length) + end + javascriptTrace(functionName, holder);
 }
 
+/** The name of the object literal `export default {` opens in the traced copy (it has no name of its own). */
+const DEFAULT_HOLDER = '__peagen_default_export__';
+
 /**
- * `export const f = (...) =>` made `export let f`, so that the wrapper can replace the binding
- * the tests import (an ES module's exports are live bindings; a const's cannot change). Only
- * in the traced copy, which nothing else reads.
+ * The program the wrapper can trace, and the object that holds the function when it is a
+ * member (`module.exports = { f(x) {…} }`, `exports.f = function`): the wrapper replaces that
+ * property. `export const f = (...) =>` is made `export let f`, so that the wrapper can replace
+ * the binding the tests import (an ES module's exports are live bindings; a const's cannot
+ * change); `export default {` gets a name. Only in the traced copy, which nothing else reads.
  */
-function reassignable(text: string, name: string): string {
+function reassignable(text: string, name: string): { program: string; holder?: string } {
   const lines = text.split('\n');
-  const region = functionLines(lines.map((line) => line.replace(/\r$/, '')), name, 'javascript');
-  if (!region) return text;
+  const bare = lines.map((line) => line.replace(/\r$/, ''));
+  const region = functionLines(bare, name, 'javascript');
+  if (!region) return { program: text };
+  const at = region.startLine;
+  if (/^(?:module\.)?exports\./.test(bare[at]!)) return { program: text, holder: 'module.exports' };
+  const holder = memberHolderAt(bare, at);
+  if (holder === 'default') {
+    const opener = bare.slice(0, at).findLastIndex((line) => /^export\s+default\s*\{/.test(line));
+    lines[opener] = lines[opener]!.replace(/^export\s+default\s*\{/, `export default ${DEFAULT_HOLDER} = {`);
+    return { program: `${lines.join('\n')}\nvar ${DEFAULT_HOLDER};`, holder: DEFAULT_HOLDER };
+  }
+  if (holder !== undefined) return { program: text, holder };
   const head = new RegExp(`^(\\s*(?:export\\s+)?)const(\\s+${name.replace(/\$/g, '\\$')}\\s*=)`);
-  lines[region.startLine] = lines[region.startLine]!.replace(head, '$1let$2');
-  return lines.join('\n');
+  lines[at] = lines[at]!.replace(head, '$1let$2');
+  return { program: lines.join('\n') };
 }
 
 // Rebinding the module-level name after the module has run: `from module import f` in a test
@@ -88,12 +104,13 @@ ${name} = _peagen_trace(${name})
 // ES module's exports are live bindings: reassigning a function declaration's name (\`export
 // function f\`, \`export default function f\`) changes what importers call; a \`const\` is made a
 // \`let\` for this (reassignable).
-function javascriptTrace(name: string): string {
+function javascriptTrace(name: string, holder: string | undefined): string {
+  const reference = holder === undefined ? name : `${holder}.${name}`;
   return `
 ;(() => {
   const file = process.env.${CAPTURE_FILE_ENV};
   const fs = typeof require === 'function' ? require('fs') : process.getBuiltinModule('fs');
-  const original = ${name};
+  const original = ${reference};
   const plain = (value) =>
     value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)) ||
     (Array.isArray(value) && value.every(plain)) ||
@@ -117,7 +134,8 @@ function javascriptTrace(name: string): string {
       }
     }
   };
-  if (typeof module === 'undefined') {
+  if (${holder !== undefined}) ${reference} = traced;
+  else if (typeof module === 'undefined') {
     try {
       ${name} = traced;
     } catch {

@@ -13,6 +13,14 @@ MARKER_START, MARKER_END = "EVOLVE-BLOCK-START", "EVOLVE-BLOCK-END"
 _PYTHON_DEF = re.compile(r"^(?:async\s+def|def|class)\s+([A-Za-z_]\w*)")
 _JS_DEF = re.compile(r"^(?:export\s+(?:default\s+)?)?(?:async\s+)?(?:function\s*\*?\s*|class\s+|(?:const|let|var)\s+)"
                      r"([A-Za-z_$][\w$]*)")
+# `exports.f = function`: a CommonJS export assigned in place.
+_JS_EXPORTS_ASSIGNED = re.compile(r"^(?:module\.)?exports\.([A-Za-z_$][\w$]*)\s*=")
+# A top-level object literal's opening line, and a function-valued member of it (shared/functionScan.ts).
+_JS_OBJECT_OPENER = re.compile(r"^(?:(?:module\.)?exports(?:\.[A-Za-z_$][\w$]*)?\s*=|export\s+default|"
+                               r"(?:export\s+)?(?:const|let|var)\s+[A-Za-z_$][\w$]*\s*(?::[^=]+)?=)\s*\{\s*$")
+_JS_MEMBER = re.compile(r"^(\s+)(?:async\s+)?([A-Za-z_$][\w$]*)\s*(?:(?:<[^>]*>\s*)?\([^)]*\)\s*(?::[^{]+)?\{|"
+                        r":\s*(?:async\s+)?(?:function\b|(?:<[^>]*>\s*)?\([^)]*\)\s*(?::[^=]+)?=>|[A-Za-z_$][\w$]*\s*=>))")
+_NOT_MEMBERS = {"if", "for", "while", "switch", "catch", "function", "return", "with", "do", "else", "get", "set", "constructor"}
 
 
 def _continues(line: str, javascript: bool) -> bool:
@@ -38,14 +46,42 @@ def definitions(source: str, javascript: bool = False) -> List[Tuple[str, int, i
     pattern = _JS_DEF if javascript else _PYTHON_DEF
     found: List[Tuple[str, int, int]] = []
     for index, line in enumerate(lines):
-        match = pattern.match(line)
-        if not match:
+        match = pattern.match(line) or (_JS_EXPORTS_ASSIGNED.match(line) if javascript else None)
+        opener = javascript and _JS_OBJECT_OPENER.match(line) is not None
+        if not match and not opener:
             continue
         end = index
         while end + 1 < len(lines) and _continues(lines[end + 1], javascript):
             end += 1
-        found.append((match.group(1), index, end))
+        if match:
+            found.append((match.group(1), index, end))
+        if opener:
+            found.extend(_members(lines, index, end))
     return found
+
+
+def _members(lines: List[str], opener: int, end: int) -> List[Tuple[str, int, int]]:
+    """The function-valued members of the object literal opened on line `opener` (its first
+    level only): `f(x) {`, `f: function (`, `f: (x) =>`, each to the line before its next sibling."""
+    members: List[Tuple[str, int, int]] = []
+    level: Optional[int] = None
+    for index in range(opener + 1, end + 1):
+        line = lines[index]
+        if not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip())
+        if level is None:
+            level = indent
+        if indent != level or line.lstrip()[0] in "})]":
+            continue
+        if members and members[-1][2] == -1:
+            members[-1] = (members[-1][0], members[-1][1], index - 1)
+        match = _JS_MEMBER.match(line)
+        if match and match.group(2) not in _NOT_MEMBERS:
+            members.append((match.group(2), index, -1))
+    if members and members[-1][2] == -1:
+        members[-1] = (members[-1][0], members[-1][1], end)
+    return members
 
 
 def evolved_names(source: str, javascript: bool = False) -> Optional[List[str]]:
@@ -66,5 +102,8 @@ def evolved_names(source: str, javascript: bool = False) -> Optional[List[str]]:
     if not blocks:
         return None
     defined = definitions(source, javascript)
-    names = [name for name, first, last in defined if any(first <= end and start <= last for start, end in blocks)]
+    overlapping = [(name, first, last) for name, first, last in defined if any(first <= end and start <= last for start, end in blocks)]
+    # A member of an object inside a block is evolved, not the object holding it.
+    names = [name for name, first, last in overlapping
+             if not any((f, l) != (first, last) and first <= f and l <= last for _, f, l in overlapping)]
     return names or [name for name, _, _ in defined]
