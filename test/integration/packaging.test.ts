@@ -117,6 +117,9 @@ describe('npm run package (the .vsix users install)', function () {
       'harness/js/peagen-standin.js',
       'harness/js/peagen-standin-worker.js',
       'harness/js/peagen-test-report.mjs',
+      'harness/js/peagen-cli-reporters.js',
+      'harness/js/peagen-jest-report.js',
+      'harness/js/peagen-vitest-report.mjs',
     ].map((file) => `extension/${path.posix.normalize(file)}`);
     const missing = referenced.filter((file) => !entries.includes(file));
     assert.deepEqual(missing, [], `missing from the .vsix; entries: ${entries.join(', ')}`);

@@ -120,6 +120,7 @@ HARNESS_JS = os.path.join(os.path.dirname(HARNESS_PYTHON), "js")
 REPORT_HOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "report_hook")
 NODE_REPORTER = os.path.join(HARNESS_JS, "peagen-test-report.mjs")
 MOCHA_REPORTER = os.path.join(HARNESS_JS, "peagen-mocha-report.js")
+CLI_REPORTERS = os.path.join(HARNESS_JS, "peagen-cli-reporters.js")
 
 
 def boundary_supported(program: str) -> bool:
@@ -313,7 +314,8 @@ def report_env(command: str, report_dir: str, source_root: Optional[str] = None)
     env["PYTHONPATH"] = os.pathsep.join([REPORT_HOOK, HARNESS_PYTHON] + ([source_root] if source_root else [])
                                         + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     env["PYTEST_PLUGINS"] = ",".join([p for p in env.get("PYTEST_PLUGINS", "").split(",") if p] + ["peagen_harness.pytest_report"])
-    options = ["--require=%s" % MOCHA_REPORTER]  # inert unless the process runs mocha
+    # Inert unless the process runs mocha, or is jest's or vitest's command line.
+    options = ["--require=%s" % MOCHA_REPORTER, "--require=%s" % CLI_REPORTERS]
     if "--test-reporter" not in command:
         # A reporter of ours beside the one the user sees (Node needs a destination for each).
         options.append("--test-reporter=spec --test-reporter-destination=stdout --test-reporter=%s --test-reporter-destination=%s" % (

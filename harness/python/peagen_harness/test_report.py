@@ -6,7 +6,10 @@ the judge's own process into a folder only the trusted side reads (PEAGEN_TEST_R
   * pytest: the plugin peagen_harness.pytest_report (named in PYTEST_PLUGINS);
   * node --test: harness/js/peagen-test-report.mjs, a test reporter named in NODE_OPTIONS;
   * mocha: harness/js/peagen-mocha-report.js, preloaded (NODE_OPTIONS=--require) into the
-    test run's Node processes, listening to mocha's own Runner.
+    test run's Node processes, listening to mocha's own Runner;
+  * jest and vitest: harness/js/peagen-jest-report.js and peagen-vitest-report.mjs, reporters
+    of their kind that harness/js/peagen-cli-reporters.js (preloaded the same way) adds to the
+    runner's command line.
 
 Nothing is read from what the tests print, so a summary printed by anyone counts for nothing.
 Under the process boundary the candidate cannot reach these files at all (its process may not

@@ -1,0 +1,38 @@
+'use strict';
+/*
+ * Jest's and Vitest's test outcomes, through reporters of their own kind: preloaded
+ * (NODE_OPTIONS=--require) into every Node process of a project's test run, this file stays
+ * inert unless the process's main script is jest's or vitest's command line, and then appends
+ * Peagen's reporter to its arguments (beside the default one, which the user sees, unless the
+ * command names reporters itself). Both runners collect every file's results in that process,
+ * whatever workers they run the tests in. The reporters write the format of
+ * harness/python/peagen_harness/test_report.py; nothing printed is read.
+ */
+const fs = require('fs');
+const path = require('path');
+
+const RUNNERS = [
+  { main: /[\\/]jest(?:-cli)?[\\/]bin[\\/]jest\.js$/, option: '--reporters', reporter: path.join(__dirname, 'peagen-jest-report.js') },
+  { main: /[\\/]vitest[\\/]vitest\.mjs$/, option: '--reporter', reporter: path.join(__dirname, 'peagen-vitest-report.mjs') },
+];
+
+function mainScript() {
+  try {
+    return process.argv[1] ? fs.realpathSync(process.argv[1]) : '';
+  } catch {
+    return '';
+  }
+}
+
+if (process.env.PEAGEN_TEST_REPORT_DIR) {
+  const main = mainScript();
+  const runner = RUNNERS.find((candidate) => candidate.main.test(main));
+  if (runner) {
+    const args = process.argv.slice(2);
+    const named = args.some((arg) => arg === runner.option || arg.startsWith(`${runner.option}=`));
+    // After a `--`, arguments are no longer the runner's options: ours go before it.
+    const end = args.includes('--') ? 2 + args.indexOf('--') : process.argv.length;
+    const added = [...(named ? [] : [`${runner.option}=default`]), `${runner.option}=${runner.reporter}`];
+    process.argv.splice(end, 0, ...added);
+  }
+}

@@ -1,0 +1,30 @@
+'use strict';
+/*
+ * A Jest reporter (peagen-cli-reporters.js names it): one JSON line per test outcome, in the
+ * format of harness/python/peagen_harness/test_report.py. A test is named by its file relative
+ * to the working directory and its full name; a test file that fails to run at all counts as
+ * one failed test of its own. Works with Jest 26 to 30 (onTestResult).
+ */
+const fs = require('fs');
+const path = require('path');
+
+const OUTCOMES = { passed: 'passed', failed: 'failed', pending: 'skipped', todo: 'skipped', skipped: 'skipped', disabled: 'skipped', focused: 'passed' };
+
+class PeagenJestReport {
+  constructor() {
+    this.file = path.join(process.env.PEAGEN_TEST_REPORT_DIR || '.', `jest-${process.pid}-${Date.now()}.jsonl`);
+  }
+
+  onTestResult(test, result) {
+    const where = path.relative(process.cwd(), result.testFilePath || (test && test.path) || '');
+    const lines = [];
+    const write = (id, outcome) => lines.push(JSON.stringify({ runner: 'jest', id: `${where}::${id}`, outcome }));
+    if (result.testExecError) write('(the file did not run)', 'failed');
+    for (const each of result.testResults || []) {
+      write(each.fullName || [...(each.ancestorTitles || []), each.title].join(' '), OUTCOMES[each.status] || 'failed');
+    }
+    if (process.env.PEAGEN_TEST_REPORT_DIR && lines.length > 0) fs.appendFileSync(this.file, `${lines.join('\n')}\n`);
+  }
+}
+
+module.exports = PeagenJestReport;

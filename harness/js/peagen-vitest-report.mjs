@@ -1,0 +1,35 @@
+// A Vitest reporter (peagen-cli-reporters.js names it): one JSON line per test outcome, in the
+// format of harness/python/peagen_harness/test_report.py, written when the run finishes. A
+// test is named by its file relative to the working directory and its suites' and own names;
+// a file that fails to load counts as one failed test of its own. Works with Vitest 1 to 3
+// (onFinished with the run's task tree).
+import { appendFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+
+const outcomeOf = (task) => {
+  if (task.mode === 'skip' || task.mode === 'todo' || task.result?.state === 'skip' || task.result?.state === 'todo') return 'skipped';
+  return task.result?.state === 'pass' ? 'passed' : 'failed';
+};
+
+export default class PeagenVitestReport {
+  onFinished(files = []) {
+    const folder = process.env.PEAGEN_TEST_REPORT_DIR;
+    if (!folder) return;
+    const lines = [];
+    const walk = (task, where, names) => {
+      if (Array.isArray(task.tasks)) {
+        for (const child of task.tasks) walk(child, where, [...names, task.name]);
+        return;
+      }
+      lines.push(JSON.stringify({ runner: 'vitest', id: `${where}::${[...names, task.name].join(' > ')}`, outcome: outcomeOf(task) }));
+    };
+    for (const file of files) {
+      const where = relative(process.cwd(), file.filepath || file.name || '');
+      if (file.result?.state === 'fail' && (file.tasks || []).length === 0) {
+        lines.push(JSON.stringify({ runner: 'vitest', id: `${where}::(the file did not run)`, outcome: 'failed' }));
+      }
+      for (const child of file.tasks || []) walk(child, where, []);
+    }
+    if (lines.length > 0) appendFileSync(join(folder, `vitest-${process.pid}-${Date.now()}.jsonl`), `${lines.join('\n')}\n`);
+  }
+}

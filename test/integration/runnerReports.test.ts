@@ -1,0 +1,76 @@
+/**
+ * Jest's and Vitest's own outcomes, counted test by test (--objective tests), on a project
+ * whose runner npm installed (the real jest and vitest, from scripts/provision/testRunners.mjs):
+ * the seed's tests are each counted, and a candidate that breaks one is failed by that test's
+ * name. Without the reporters, such a run counts as one test (the command's exit status).
+ */
+import * as assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { EvolveProject, parseJson } from '../fixtures/evolveFixtures';
+import { REPO } from '../fixtures/paths';
+
+interface EvalOutput {
+  correct: boolean;
+  metrics: Record<string, number>;
+  errorText?: string;
+}
+
+const FIXTURE = path.join(REPO, 'test', 'fixtures', 'initProjects', 'runners');
+
+const TESTS = (header: string): string =>
+  `${header}\ndescribe('titleCase', () => {\n` +
+  "  test('one word', () => assert.equal(titleCase('hello'), 'Hello'));\n" +
+  "  test('two words', () => assert.equal(titleCase('hello world'), 'Hello World'));\n" +
+  "  test('keeps small words', () => assert.equal(titleCase('war of the worlds'), 'War of the Worlds'));\n" +
+  "  test.skip('one day', () => assert.equal(titleCase(''), 'x'));\n" +
+  '});\n';
+
+const RUNNERS = [
+  {
+    name: 'jest',
+    script: 'jest',
+    file: 'test/words.test.js',
+    tests: TESTS("'use strict';\nconst assert = require('node:assert/strict');\nconst { titleCase } = require('../words');"),
+  },
+  {
+    name: 'vitest',
+    script: 'vitest run',
+    file: 'test/words.test.mjs',
+    tests: TESTS("import assert from 'node:assert/strict';\nimport { describe, test } from 'vitest';\nimport words from '../words.js';\nconst { titleCase } = words;"),
+  },
+];
+
+describe('jest and vitest: each test counted by the runner itself (real CLI)', function () {
+  this.timeout(300_000);
+  let modules: string;
+  let user: EvolveProject | undefined;
+  before(() => {
+    modules = execFileSync(process.execPath, [path.join(REPO, 'scripts', 'provision', 'testRunners.mjs')], { encoding: 'utf8' }).trim();
+  });
+  afterEach(() => user?.cleanup());
+
+  for (const runner of RUNNERS) {
+    it(`${runner.name}: the seed's 3 tests and its skipped one are told apart; a candidate that breaks one fails by its name`, async () => {
+      user = new EvolveProject();
+      fs.cpSync(FIXTURE, user.dir, { recursive: true });
+      fs.cpSync(modules, path.join(user.dir, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+      fs.writeFileSync(path.join(user.dir, 'package.json'), JSON.stringify({ name: `fixture-${runner.name}`, version: '1.0.0', private: true, scripts: { test: runner.script } }));
+      fs.mkdirSync(path.join(user.dir, 'test'));
+      fs.writeFileSync(path.join(user.dir, runner.file), runner.tests);
+      const init = await user.run(['--json', 'init', 'words.js', '--function', 'titleCase', '--tests', 'npm test', '--objective', 'tests']);
+      assert.equal(init.code, 0, init.stdout + init.stderr);
+      const made = parseJson<{ dir: string }>(init);
+      const evaluate = async (program?: string): Promise<EvalOutput> => parseJson(await user!.run(['--json', 'eval', made.dir, ...(program ? ['--program', program] : [])]));
+      const seed = await evaluate();
+      assert.deepEqual([seed.metrics.tests_passed, seed.metrics.tests_total, seed.metrics.tests_report], [3, 3, 1], JSON.stringify(seed.metrics));
+      const program = fs.readFileSync(path.join(made.dir, 'words.js'), 'utf8');
+      // Every word capitalised: only the test of small words fails.
+      fs.writeFileSync(path.join(user.dir, 'no-small.js'), program.replace('i > 0 && SMALL.has(word)', 'false'));
+      const broken = await evaluate(path.join(user.dir, 'no-small.js'));
+      assert.deepEqual([broken.metrics.tests_passed, broken.metrics.tests_total], [2, 3], JSON.stringify(broken.metrics));
+      assert.match(broken.errorText ?? '', /keeps small words/);
+    });
+  }
+});
