@@ -55,6 +55,26 @@ function median(xs) {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
+/**
+ * A distribution-free 95% interval for the median of `xs` (the order statistics whose ranks a
+ * binomial(n, 1/2) gives; harness/python/peagen_harness/timing.py's median_interval is the
+ * same), or null for fewer than 6 values, which cannot give one.
+ */
+function medianInterval(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const n = s.length;
+  let k = 0;
+  let below = 0; // P(B <= k - 1) for B ~ binomial(n, 1/2), over 2^n
+  let choose = 1; // C(n, k)
+  while (k < n) {
+    if (2 * (below + choose) / 2 ** n > 0.05) break;
+    below += choose;
+    choose = (choose * (n - k)) / (k + 1);
+    k += 1;
+  }
+  return k === 0 ? null : [s[k - 1], s[n - k]];
+}
+
 /** Deterministic PRNG in [0, 1) for held-out inputs derived from --seed. */
 function mulberry32(seed) {
   let s = seed >>> 0;
@@ -555,6 +575,7 @@ module.exports = {
   runEvaluator,
   reject,
   median,
+  medianInterval,
   mulberry32,
   netTime,
   encodeWire,

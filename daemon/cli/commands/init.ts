@@ -94,11 +94,31 @@ async function checkSeed(ctx: CliContext, dir: string, where: string): Promise<S
   const example = loadExample(dir);
   const { evaluation, sandbox } = await evaluateExample(ctx, example, { quick: true, label: `checking ${where} on your code as it is` });
   if (evaluation.correct) {
-    const value = evaluation.objective === null ? 'no objective' : `${example.config.objective.name} ${evaluation.objective.toFixed(3)} against itself`;
-    return { correct: true, executor: sandbox.executor, summary: value + noTestPasses(evaluation) };
+    const value = evaluation.objective === null ? 'no objective' : `${example.config.objective.name} ${evaluation.objective.toFixed(3)}${intervalText(evaluation.metrics)} against itself`;
+    return { correct: true, executor: sandbox.executor, summary: value + selfTimingWarning(evaluation.metrics) + noTestPasses(evaluation) };
   }
   const text = `${evaluation.failure?.message ?? ''}\n${evaluation.errorText ?? ''}`;
   return { correct: false, executor: sandbox.executor, summary: `your code as it is fails its own evaluation in the ${sandbox.executor} sandbox, so no candidate could pass it: ${(evaluation.failure?.message ?? 'no reason given').split('\n')[0]}${missingHint(text) || boundaryHint(text)}` };
+}
+
+/** ` [low–high]`: the 95% interval the evaluator's rounds give the speedup, when it gave one. */
+function intervalText(metrics: Record<string, number> | undefined): string {
+  const low = metrics?.speedup_low;
+  const high = metrics?.speedup_high;
+  return low === undefined || high === undefined ? '' : ` [95% CI ${low.toFixed(2)}–${high.toFixed(2)}]`;
+}
+
+/**
+ * The user's code timed against itself must read 1.0 within its interval: when it does not,
+ * this machine's timing favours one side (load that changed between the two, frequency
+ * scaling), and a gain of that size would be its error, not the code's.
+ */
+export function selfTimingWarning(metrics: Record<string, number> | undefined): string {
+  const low = metrics?.speedup_low;
+  const high = metrics?.speedup_high;
+  if (low === undefined || high === undefined || (low <= 1 && high >= 1)) return '';
+  const off = low > 1 ? low : 1 / high;
+  return `; timing here is off by at least ${off.toFixed(2)}x on your code against itself (the machine is busy, or its clock speed changes): a gain that small is not measurable here until it is idle (evolve run confirms every gain by measuring it again before it is offered)`;
 }
 
 /**

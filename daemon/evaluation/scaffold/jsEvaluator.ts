@@ -73,7 +73,7 @@ function loadHarness() {
   process.exit(2);
 }
 const harness = loadHarness();
-const { Candidate, CandidateFailure, EvaluatorError, chargeUntimedWork, encodeWire, median, mulberry32, reject, runEvaluator, timeInterleaved } = harness;
+const { Candidate, CandidateFailure, EvaluatorError, chargeUntimedWork, encodeWire, median, medianInterval, mulberry32, reject, runEvaluator, timeInterleaved } = harness;
 
 // TypeScript is read with its types stripped, as the harness runs it.
 const REFERENCE_SOURCE = harness.programSource(REFERENCE, fs.readFileSync(REFERENCE, 'utf8'));
@@ -368,11 +368,14 @@ async function evaluate(metrics) {
     // Work moved out of the timed call is charged back; CPU used where nothing was timed is a rejection.
     const refTimed = median(timing.referenceNs);
     const { charged } = chargeUntimedWork(runs, timing.referenceNs);
-    const speedup = median(timing.referenceNs.map((ref, i) => ref / charged[i]));
+    const ratios = timing.referenceNs.map((ref, i) => ref / charged[i]);
+    const speedup = median(ratios);
+    const interval = medianInterval(ratios); // how far the speedup could be from this one by the rounds' spread alone
     const round4 = (x) => Math.round(x * 1e4) / 1e4;
     const ms = (x) => Math.round(x) / 1e6;
     Object.assign(metrics, {
       speedup: round4(speedup),
+      ...(interval && { speedup_low: round4(interval[0]), speedup_high: round4(interval[1]) }),
       speedup_of_medians: round4(refTimed / median(charged)),
       candidate_ms: ms(median(charged)),
       reference_ms: ms(refTimed),

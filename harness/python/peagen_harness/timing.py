@@ -19,6 +19,7 @@ the call did, and for fresh processes `warm_echoes` warms the memory before the 
 from __future__ import annotations
 
 import functools
+import math
 import statistics
 import time
 from dataclasses import dataclass, field
@@ -85,6 +86,19 @@ class RoundTiming:
     resolution_cpu_ns: int = 0
 
 
+def median_interval(values: Sequence[float]) -> Optional[Tuple[float, float]]:
+    """A distribution-free 95% interval for the median of `values`: the order statistics whose
+    ranks a binomial(n, 1/2) gives (medianInterval in harness/js/peagen-harness.js is the same);
+    None for fewer than 6 values, which cannot give one."""
+    xs = sorted(values)
+    n = len(xs)
+    k, below = 0, 0  # below: the count of outcomes with B <= k - 1, B ~ binomial(n, 1/2)
+    while k < n and 2 * (below + math.comb(n, k)) / 2 ** n <= 0.05:
+        below += math.comb(n, k)
+        k += 1
+    return None if k == 0 else (xs[k - 1], xs[n - k])
+
+
 @dataclass
 class Timing:
     rounds: List[RoundTiming] = field(default_factory=list)
@@ -105,8 +119,11 @@ class Timing:
         ref = [max(floor, r.reference_cpu_ns) for r in self.rounds]
         cand_wall = [r.candidate_wall_ns for r in self.rounds]
         ref_wall = [r.reference_wall_ns for r in self.rounds]
+        interval = median_interval([r / c for r, c in zip(ref, cand)])
         return {
             "speedup": round(med(r / c for r, c in zip(ref, cand)), 4),
+            # How far the speedup could be from this one by the rounds' spread alone.
+            **({"speedup_low": round(interval[0], 4), "speedup_high": round(interval[1], 4)} if interval else {}),
             "speedup_of_medians": round(med(ref) / med(cand), 4),
             "resolution_ms": round(floor / 1e6, 4),
             "candidate_ms": round(med(cand) / 1e6, 4),
