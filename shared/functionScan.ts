@@ -49,6 +49,34 @@ export function memberHolderAt(lines: readonly string[], at: number): string | u
   return undefined;
 }
 
+/**
+ * How the evaluators reach the function `name` from the module's exports, read from the trusted
+ * original: `exports.NAME` (an `exports.NAME = function`, or a member of `module.exports = {`),
+ * `exports.default.NAME` (`export default {`), `exports.api.NAME` (`export const api = {`), or
+ * NAME itself for a top-level function (its export of that name, else its own binding). A
+ * path is followed through the exports' own data properties only, never through a binding: a
+ * candidate that adds a top-level function of that name beside the object (its block can
+ * close the object literal) is judged by what the module exports, as the tests use it.
+ */
+export function entryPathOf(text: string, name: string): string {
+  const lines = text.split(/\r?\n/);
+  const region = functionLines(lines, name, 'javascript');
+  if (!region) return name;
+  const head = lines[region.startLine]!;
+  if (/^(?:module\.)?exports\./.test(head)) return `exports.${name}`;
+  const holder = memberHolderAt(lines, region.startLine);
+  if (holder === undefined) return name;
+  if (holder === 'module.exports' || holder === 'exports') return `exports.${name}`;
+  if (holder === 'default') return `exports.default.${name}`;
+  const property = /^(?:module\.)?exports\.([A-Za-z_$][\w$]*)$/.exec(holder);
+  if (property) return `exports.${property[1]}.${name}`;
+  // A binding: as the module exports it.
+  const escaped = holder.replace(/\$/g, '\\$');
+  if (lines.some((line) => new RegExp(`^\\s*module\\.exports\\s*=\\s*${escaped}\\s*;?\\s*$`).test(line))) return `exports.${name}`;
+  if (lines.some((line) => new RegExp(`^\\s*export\\s+default\\s+${escaped}\\s*;?\\s*$`).test(line))) return `exports.default.${name}`;
+  return `exports.${holder}.${name}`;
+}
+
 /** Whether line `at` defines a member of an exported object literal (see memberHolderAt). */
 export function isExportedMemberAt(lines: readonly string[], at: number, language: FunctionLanguage): boolean {
   return language === 'javascript' && memberHolderAt(lines, at) !== undefined;

@@ -294,6 +294,20 @@ let entryFunction = null;
 let exportsObject = null; // the program's exports, when loaded without an entry
 
 function pickEntry(exportsValue, entry, binding) {
+  // `exports.default.slug`: a path through the exports' own data properties, and nothing else
+  // (the evaluator read it from the trusted original; a binding of that name is not the export).
+  if (stringSlice(entry, 0, 8) === 'exports.') {
+    let value = exportsValue;
+    let rest = stringSlice(entry, 8);
+    while (value !== undefined) {
+      const dot = stringIndexOf(rest, '.');
+      value = ownData(value, dot < 0 ? rest : stringSlice(rest, 0, dot));
+      if (dot < 0) break;
+      rest = stringSlice(rest, dot + 1);
+    }
+    if (typeof value === 'function') return value;
+    throw new TypeError(`the program exports no function at ${entry} (the original's ${stringSlice(entry, stringLastIndexOf(entry, '.') + 1)}() is there)`);
+  }
   const isObject = exportsValue !== null && (typeof exportsValue === 'object' || typeof exportsValue === 'function');
   if (isObject && hasOwn(exportsValue, entry) && typeof exportsValue[entry] === 'function') return exportsValue[entry];
   // A function the module defines under that name without exporting it (an internal helper).

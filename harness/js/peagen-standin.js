@@ -177,7 +177,8 @@ function errorClassesOf(original) {
  * export when that is the function); null: every exported function. Internal calls inside the
  * original still reach its own functions (a JavaScript binding cannot be replaced from outside).
  */
-function standinOf(original, config) {
+function standinOf(loaded, config) {
+  const original = dataSnapshot(loaded);
   const connection = new Connection(config);
   connection.request({ op: 'load' }, config.loadTimeoutMs);
   const errorClasses = errorClassesOf(original);
@@ -255,6 +256,23 @@ function standinOf(original, config) {
     throw new Error(`Peagen cannot judge ${(config.evolved || []).join(', ') || 'the program'}() behind the process boundary: the module exports no function (process of its own)`);
   }
   return api;
+}
+
+/**
+ * The original's exports with its accessors read once (a namespace a test runner builds, as
+ * vitest's module runner does, exposes each export through a getter): the original is trusted,
+ * and only its own getters run. A real ES namespace, a function or an object without accessors
+ * is itself (a real namespace's exports are data properties).
+ */
+function dataSnapshot(original) {
+  if (original === null || typeof original !== 'object') return original;
+  const descriptors = Object.getOwnPropertyDescriptors(original);
+  if (!Object.values(descriptors).some((d) => typeof d.get === 'function')) return original;
+  const copy = Object.create(Object.getPrototypeOf(original));
+  for (const [key, d] of Object.entries(descriptors)) {
+    Object.defineProperty(copy, key, typeof d.get === 'function' ? { value: original[key], writable: true, enumerable: d.enumerable, configurable: true } : d);
+  }
+  return copy;
 }
 
 /** Whether the module (namespace or module.exports) exports a function under one of `names`, itself or as a property. */

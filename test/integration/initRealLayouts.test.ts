@@ -163,6 +163,17 @@ describe('peagen init on projects laid out as real ones are (real CLI)', functio
     const made = parseJson<InitOutput>(speed);
     assert.equal(made.inputs?.from, 'tests', `the member's calls are captured: ${made.inputs?.why}`);
     assert.equal(made.check?.correct, true, made.check?.summary);
+    // A block that closes the object: the export answers only the tests' inputs, and a correct
+    // top-level slug() beside it would have been judged in its place. The export is judged.
+    const seed = fs.readFileSync(path.join(made.dir, 'text.js'), 'utf8');
+    const start = seed.indexOf('  slug(text) {');
+    const end = seed.indexOf('  count: (text) => text.length,');
+    const beside =
+      "  slug(text) { return { 'Hello  World': 'hello-world', 'A b! C': 'a-b-c' }[text] ?? ''; },\n  count: (text) => text.length,\n};\n" +
+      "function slug(text) { return text.toLowerCase().split(/\\s+/).map((w) => w.replace(/[^a-z0-9]/g, '')).filter((w) => w !== '').join('-'); }\nconst rest = {\n";
+    fs.writeFileSync(path.join(user.dir, 'beside.js'), seed.slice(0, start) + beside + seed.slice(end));
+    const judged = parseJson<EvalOutput>(await user.run(['--json', 'eval', made.dir, '--program', path.join(user.dir, 'beside.js')]));
+    assert.equal(judged.correct, false, `the exported slug() is judged, not a binding beside it: ${JSON.stringify(judged.metrics)}`);
     const tests = await user.run(['--json', 'init', 'text.js', '--function', 'slug', '--tests', 'npm test', '--objective', 'tests', '--out', path.join(user.dir, 'by-tests')]);
     assert.equal(tests.code, 0, tests.stdout + tests.stderr);
     const byTests = parseJson<InitOutput>(tests);

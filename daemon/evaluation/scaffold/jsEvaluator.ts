@@ -48,6 +48,7 @@ const path = require('path');
 const { spawnSync } = require('child_process');
 
 const FUNCTION = __FUNCTION__;
+const ENTRY = __ENTRY__; // how FUNCTION is reached from the program's exports, the same for every candidate
 const PROGRAM = __PROGRAM__;
 const REFERENCE = path.join(__dirname, __REFERENCE__);
 const TESTS = __TESTS__; // the project's test command, or null
@@ -236,7 +237,7 @@ async function evaluate(metrics) {
   const failed = projectTests(args.candidate);
   if (failed !== null) reject(failed);
 
-  const options = { entry: FUNCTION, allow: ALLOW, callTimeoutMs: 5000, loadTimeoutMs: 15000, ...(PACKAGES && { packages: PACKAGES }), ...(MODULES && { modules: MODULES }) };
+  const options = { entry: ENTRY, allow: ALLOW, callTimeoutMs: 5000, loadTimeoutMs: 15000, ...(PACKAGES && { packages: PACKAGES }), ...(MODULES && { modules: MODULES }) };
   const refOptions = { ...options, trusted: true, callTimeoutMs: 120000 };
   const oracle = await Candidate.start(REFERENCE, refOptions);
   try {

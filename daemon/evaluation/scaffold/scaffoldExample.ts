@@ -12,7 +12,7 @@
  * and writes them beside the file for the user to review.
  */
 import { EXAMPLE_CONFIG_FILE, type ExampleConfig, type ProjectEnvironment } from '../../../shared/evaluation';
-import { type FunctionLanguage, functionLines, isTypeScriptFile, nameDefinedAt } from '../../../shared/functionScan';
+import { entryPathOf, type FunctionLanguage, functionLines, isTypeScriptFile, nameDefinedAt } from '../../../shared/functionScan';
 import { toDocument } from '../../../shared/lines';
 import type { ScaffoldEvaluator } from '../../../shared/protocol';
 import type { LineRegion } from '../../../shared/lines';
@@ -80,6 +80,8 @@ export interface ScaffoldInput {
 /** The settings the evaluator templates are filled with (each a JSON literal in the source). */
 interface EvaluatorSettings {
   __FUNCTION__: string;
+  /** JavaScript: how the function is reached from the module's exports (entryPathOf). */
+  __ENTRY__: string;
   __PROGRAM__: string;
   __REFERENCE__: string;
   __TESTS__: string | null;
@@ -128,6 +130,7 @@ export function scaffoldFiles(input: ScaffoldInput): { files: Record<string, str
   }
   const settings: EvaluatorSettings = {
     __FUNCTION__: input.functionName,
+    __ENTRY__: input.language === 'javascript' ? entryPathOf(input.text, input.functionName) : input.functionName,
     __PROGRAM__: input.fileName,
     __REFERENCE__: reference,
     __TESTS__: input.tests?.command ?? null,
