@@ -270,7 +270,13 @@ function dataSnapshot(original) {
   if (!Object.values(descriptors).some((d) => typeof d.get === 'function')) return original;
   const copy = Object.create(Object.getPrototypeOf(original));
   for (const [key, d] of Object.entries(descriptors)) {
-    Object.defineProperty(copy, key, typeof d.get === 'function' ? { value: original[key], writable: true, enumerable: d.enumerable, configurable: true } : d);
+    let value = d;
+    try {
+      if (typeof d.get === 'function') value = { value: original[key], writable: true, enumerable: d.enumerable, configurable: true };
+    } catch {
+      // a getter that throws stays a getter, as the original has it
+    }
+    Object.defineProperty(copy, key, value);
   }
   return copy;
 }
