@@ -206,6 +206,55 @@ describe("peagen init: inputs from the tests' calls (real CLI)", function () {
   });
 });
 
+describe('peagen init without tests: inputs of the types the function declares (real CLI)', function () {
+  this.timeout(120_000);
+  let user: EvolveProject;
+  beforeEach(() => {
+    user = new EvolveProject();
+  });
+  afterEach(() => user.cleanup());
+
+  // Each original refuses arguments of any other type, so its seed evaluates only when the
+  // evaluator draws what the declaration says (a list of strings, a number, a boolean).
+  const FUNCTIONS = [
+    {
+      file: 'shout.js',
+      fn: 'shout',
+      text:
+        '/**\n * Joins the words, each repeated.\n * @param {string[]} words\n * @param {number} times\n * @param {boolean} loud\n */\n' +
+        "function shout(words, times, loud) {\n  if (!Array.isArray(words) || words.some((w) => typeof w !== 'string') || typeof times !== 'number' || typeof loud !== 'boolean') throw new TypeError('bad arguments');\n" +
+        "  return words.map((w) => (loud ? w.toUpperCase() : w).repeat(Math.min(times, 3))).join(' ');\n}\nmodule.exports = { shout };\n",
+    },
+    {
+      file: 'shout.ts',
+      fn: 'shout',
+      text:
+        'export function shout(words: string[], times: number, loud: boolean): string {\n' +
+        "  if (!Array.isArray(words) || words.some((w) => typeof w !== 'string') || typeof times !== 'number' || typeof loud !== 'boolean') throw new TypeError('bad arguments');\n" +
+        "  return words.map((w) => (loud ? w.toUpperCase() : w).repeat(Math.min(times, 3))).join(' ');\n}\n",
+    },
+    {
+      file: 'shout.py',
+      fn: 'shout',
+      text:
+        'def shout(words: list[str], times: int, loud: bool) -> str:\n' +
+        '    if not isinstance(words, list) or not all(isinstance(w, str) for w in words) or not isinstance(times, int) or not isinstance(loud, bool):\n' +
+        "        raise TypeError('bad arguments')\n" +
+        "    return ' '.join((w.upper() if loud else w) * min(times, 3) for w in words)\n",
+    },
+  ];
+
+  for (const { file, fn, text } of FUNCTIONS) {
+    it(`${file}: ${file.endsWith('.py') ? 'its type hints' : file.endsWith('.ts') ? 'its TypeScript annotations' : 'its JSDoc'} give the inputs`, async () => {
+      fs.writeFileSync(path.join(user.dir, file), text);
+      const init = await user.run(['--json', 'init', file, '--function', fn]);
+      assert.equal(init.code, 0, init.stdout + init.stderr);
+      const made = parseJson<InitOutput & { check?: { correct: boolean; summary: string } }>(init);
+      assert.equal(made.check?.correct, true, made.check?.summary);
+    });
+  }
+});
+
 describe('peagen init --objective score (real CLI)', function () {
   this.timeout(60_000);
   let user: EvolveProject;

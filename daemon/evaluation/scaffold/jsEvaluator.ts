@@ -77,7 +77,8 @@ const harness = loadHarness();
 const { Candidate, CandidateFailure, EvaluatorError, chargeUntimedWork, encodeWire, median, medianInterval, mulberry32, reject, runEvaluator, timeInterleaved } = harness;
 
 // TypeScript is read with its types stripped, as the harness runs it.
-const REFERENCE_SOURCE = harness.programSource(REFERENCE, fs.readFileSync(REFERENCE, 'utf8'));
+const REFERENCE_TEXT = fs.readFileSync(REFERENCE, 'utf8'); // as written: its declared types are read from it
+const REFERENCE_SOURCE = harness.programSource(REFERENCE, REFERENCE_TEXT);
 /** The project's node_modules, read-only, when peagen init found one (PEAGEN_PROJECT_DEPENDENCIES). */
 const PACKAGES = (process.env.PEAGEN_PROJECT_DEPENDENCIES || '').split(':').find((dir) => path.basename(dir) === 'node_modules' && fs.existsSync(dir)) || '';
 /** Builtin modules the original program requires, and its packages when the project's are here: the candidate may require the same ones. */
@@ -88,24 +89,50 @@ const ALLOW = [...new Set([...REFERENCE_SOURCE.matchAll(/(?:require\(\s*|from\s+
 /** The project's modules the original imports by relative path, from the copy of the project (when there is one). */
 const MODULES = PROJECT === null ? null : harness.projectModules(REFERENCE_SOURCE, path.join(__dirname, PROJECT, PROJECT_PROGRAM));
 
-/** The parameters' names, from the reference's source (defaults and rest parameters dropped). */
-function paramNames() {
+/**
+ * The parameters, from the reference's source: each one's name and its declared type, from a
+ * TypeScript annotation ('text: string') or the JSDoc just above the function ('@param
+ * {number[]} values'), else ''. Defaults and rest parameters dropped. A function, an arrow or
+ * a member of an object ('slug(text) {', 'slug: (text) =>').
+ */
+function parameters() {
   const name = FUNCTION.replace(/\$/g, '\\$');
   const found =
-    new RegExp('function\\s*\\*?\\s*' + name + '\\s*\\(([^)]*)\\)').exec(REFERENCE_SOURCE) ||
-    new RegExp(name + '\\s*=\\s*(?:async\\s*)?(?:function\\b[^(]*)?\\(([^)]*)\\)').exec(REFERENCE_SOURCE) ||
-    new RegExp(name + '\\s*=\\s*(?:async\\s+)?([A-Za-z_$][\\w$]*)\\s*=>').exec(REFERENCE_SOURCE);
-  return (found ? found[1].split(',') : []).map((p) => p.trim()).filter((p) => p && !/[=.]/.test(p));
+    new RegExp('function\\s*\\*?\\s*' + name + '\\s*(?:<[^>]*>)?\\s*\\(([^)]*)\\)').exec(REFERENCE_TEXT) ||
+    new RegExp(name + '\\s*[=:]\\s*(?:async\\s*)?(?:function\\b[^(]*)?(?:<[^>]*>)?\\s*\\(([^)]*)\\)').exec(REFERENCE_TEXT) ||
+    new RegExp(name + '\\s*[=:]\\s*(?:async\\s+)?([A-Za-z_$][\\w$]*)\\s*=>').exec(REFERENCE_TEXT) ||
+    new RegExp('^\\s*' + name + '\\s*\\(([^)]*)\\)\\s*(?::[^{]+)?\\{', 'm').exec(REFERENCE_TEXT);
+  if (!found) return [];
+  const comment = /\/\*\*((?:[^*]|\*(?!\/))*)\*\/\s*$/.exec(REFERENCE_TEXT.slice(0, found.index).replace(/[^\n]*$/, ''));
+  const documented = {};
+  for (const m of (comment ? comment[1] : '').matchAll(/@param\s*\{([^}]+)\}\s*\[?([A-Za-z_$][\w$]*)/g)) documented[m[2]] = m[1];
+  return found[1]
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p && !/[=.]/.test(p))
+    .map((p) => {
+      const [paramName, ...annotation] = p.split(':');
+      const cleanName = paramName.replace(/\?$/, '').trim();
+      return { name: cleanName, type: (annotation.join(':') || documented[cleanName] || '').trim() };
+    });
 }
-/** What kind of value a parameter takes, guessed from its name: edit to taste. */
-function guessKind(param) {
-  if (/^(n|k|m|i|j|num|count|size|index|depth|limit|steps?)$|^n[A-Z_]|(Count|Size|Index|Num)$/.test(param)) return 'int';
-  if (/^(s|str|text|word|name|key|string)$|(Str|Text|Name)$/.test(param)) return 'string';
+/** What kind of value a parameter takes, from its declared type, else guessed from its name: edit to taste. */
+function guessKind({ name, type }) {
+  const t = type.replace(/\s/g, '').toLowerCase();
+  if (/^(string\[\]|array<string>|readonlyarray<string>|readonlystring\[\])$/.test(t)) return 'strings';
+  if (/^(number\[\]|array<number>|readonlyarray<number>|readonlynumber\[\])$/.test(t)) return 'list';
+  if (t === 'string') return 'string';
+  if (t === 'number' || t === 'bigint') return 'int';
+  if (t === 'boolean') return 'bool';
+  if (/^(n|k|m|i|j|num|count|size|index|depth|limit|steps?)$|^n[A-Z_]|(Count|Size|Index|Num)$/.test(name)) return 'int';
+  if (/^(s|str|text|word|name|key|string)$|(Str|Text|Name)$/.test(name)) return 'string';
   return 'list';
 }
 function sample(kind, random, size, timed) {
   if (kind === 'int') return timed ? size - Math.floor(random() * 3) : Math.min(size, Math.floor(random() * 21));
   if (kind === 'string') return Array.from({ length: size }, () => 'abcdefgh'[Math.floor(random() * 8)]).join('');
+  if (kind === 'bool') return random() < 0.5;
+  if (kind === 'strings') return Array.from({ length: size }, () => Array.from({ length: 1 + Math.floor(random() * 4) }, () => 'abcd'[Math.floor(random() * 4)]).join(''));
   return Array.from({ length: size }, () => Math.floor(random() * 2e6) - 1e6);
 }
 /** Arguments of one call of about size elements: edit to taste. */
@@ -126,6 +153,8 @@ function capturedCalls() {
 function kindOf(value) {
   if (typeof value === 'number') return Number.isInteger(value) ? 'int' : null;
   if (typeof value === 'string') return 'string';
+  if (typeof value === 'boolean') return 'bool';
+  if (Array.isArray(value) && value.length > 0 && value.every((item) => typeof item === 'string')) return 'strings';
   if (Array.isArray(value) && value.every((item) => typeof item === 'number' && Number.isInteger(item))) return 'list';
   return null;
 }
@@ -243,7 +272,7 @@ async function evaluate(metrics) {
   try {
     // The kinds of the arguments: the guess from the names or, when the reference throws on
     // that, the first of all-list, all-int, all-string it accepts.
-    const guess = capturedKinds(CALLS) || paramNames().map(guessKind);
+    const guess = capturedKinds(CALLS) || parameters().map(guessKind);
     const probe = mulberry32(1);
     let kinds = guess;
     for (const tried of [guess, ...['list', 'int', 'string'].map((kind) => guess.map(() => kind))]) {

@@ -169,7 +169,14 @@ def parameter_kinds(source):
             kinds = []
             for p in required:
                 kind = ast.unparse(p.annotation) if p.annotation is not None else ""
-                if "str" in kind and "list" not in kind.lower():
+                listed = re.fullmatch(r"(?:typing\.)?(?:list|List|Sequence|Iterable)\[(\w+)\]", kind.replace(" ", ""))
+                if listed and listed.group(1) == "str":
+                    kinds.append("strs")
+                elif listed and listed.group(1) == "float":
+                    kinds.append("floats")
+                elif kind == "bool":
+                    kinds.append("bool")
+                elif "str" in kind and "list" not in kind.lower():
                     kinds.append("str")
                 elif "float" in kind and "list" not in kind.lower():
                     kinds.append("float")
