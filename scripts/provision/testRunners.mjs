@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Jest and Vitest, the test runners real JavaScript projects use most after mocha and node
+// Jest, Vitest and tape, test runners real JavaScript projects use besides mocha and node
 // --test, for the tests of Peagen's structured reports (test/integration/runnerReports.test.ts):
 // installed once from the npm registry into a cache outside the repo, at pinned versions, so a
 // project fixture gets them as `npm install` would have put them in its node_modules.
@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { nodeCacheDir } from './node.mjs';
 
-export const TEST_RUNNERS = ['jest@29.7.0', 'vitest@3.2.4'];
+export const TEST_RUNNERS = ['jest@29.7.0', 'vitest@3.2.4', 'tape@5.9.0'];
 
 /** The node_modules holding TEST_RUNNERS, installed when it is not there yet. */
 export function ensureTestRunners(log = (msg) => process.stderr.write(`[provision] ${msg}\n`)) {
@@ -26,7 +26,7 @@ export function ensureTestRunners(log = (msg) => process.stderr.write(`[provisio
   const res = spawnSync('npm', ['install', '--prefix', dir, '--no-save', '--no-package-lock', '--no-audit', '--no-fund', '--loglevel=error', ...TEST_RUNNERS], {
     stdio: ['ignore', 2, 2],
   });
-  if (res.status !== 0 || !existsSync(join(modules, '.bin', 'jest')) || !existsSync(join(modules, '.bin', 'vitest'))) {
+  if (res.status !== 0 || !['jest', 'vitest', 'tape'].every((bin) => existsSync(join(modules, '.bin', bin)))) {
     throw new Error(`npm install ${TEST_RUNNERS.join(' ')} failed (exit ${res.status ?? res.error?.message})`);
   }
   writeFileSync(done, `${TEST_RUNNERS.join('\n')}\n`);

@@ -119,6 +119,7 @@ describe('npm run package (the .vsix users install)', function () {
       'harness/js/peagen-test-report.mjs',
       'harness/js/peagen-cli-reporters.js',
       'harness/js/peagen-jest-report.js',
+      'harness/js/peagen-tape-report.js',
       'harness/js/peagen-vitest-report.mjs',
     ].map((file) => `extension/${path.posix.normalize(file)}`);
     const missing = referenced.filter((file) => !entries.includes(file));

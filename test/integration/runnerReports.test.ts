@@ -1,6 +1,6 @@
 /**
- * Jest's and Vitest's own outcomes, counted test by test (--objective tests), on a project
- * whose runner npm installed (the real jest and vitest, from scripts/provision/testRunners.mjs):
+ * Jest's, Vitest's and tape's own outcomes, counted test by test (--objective tests), on a project
+ * whose runner npm installed (the real jest, vitest and tape, from scripts/provision/testRunners.mjs):
  * the seed's tests are each counted, and a candidate that breaks one is failed by that test's
  * name. Without the reporters, such a run counts as one test (the command's exit status).
  */
@@ -40,9 +40,20 @@ const RUNNERS = [
     file: 'test/words.test.mjs',
     tests: TESTS("import assert from 'node:assert/strict';\nimport { describe, test } from 'vitest';\nimport words from '../words.js';\nconst { titleCase } = words;"),
   },
+  {
+    name: 'tape',
+    script: "tape 'test/*.js'",
+    file: 'test/words.js',
+    tests:
+      "'use strict';\nconst test = require('tape');\nconst { titleCase } = require('../words');\n" +
+      "test('one word', (t) => { t.equal(titleCase('hello'), 'Hello'); t.end(); });\n" +
+      "test('two words', (t) => { t.equal(titleCase('hello world'), 'Hello World'); t.end(); });\n" +
+      "test('keeps small words', (t) => { t.equal(titleCase('war of the worlds'), 'War of the Worlds'); t.equal(titleCase('the end'), 'The End'); t.end(); });\n" +
+      "test.skip('one day', (t) => { t.equal(titleCase(''), 'x'); t.end(); });\n",
+  },
 ];
 
-describe('jest and vitest: each test counted by the runner itself (real CLI)', function () {
+describe('jest, vitest and tape: each test counted by the runner itself (real CLI)', function () {
   this.timeout(300_000);
   let modules: string;
   let user: EvolveProject | undefined;

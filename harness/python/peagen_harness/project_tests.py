@@ -121,6 +121,7 @@ REPORT_HOOK = os.path.join(os.path.dirname(os.path.abspath(__file__)), "report_h
 NODE_REPORTER = os.path.join(HARNESS_JS, "peagen-test-report.mjs")
 MOCHA_REPORTER = os.path.join(HARNESS_JS, "peagen-mocha-report.js")
 CLI_REPORTERS = os.path.join(HARNESS_JS, "peagen-cli-reporters.js")
+TAPE_REPORTER = os.path.join(HARNESS_JS, "peagen-tape-report.js")
 
 
 def boundary_supported(program: str) -> bool:
@@ -314,8 +315,8 @@ def report_env(command: str, report_dir: str, source_root: Optional[str] = None)
     env["PYTHONPATH"] = os.pathsep.join([REPORT_HOOK, HARNESS_PYTHON] + ([source_root] if source_root else [])
                                         + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     env["PYTEST_PLUGINS"] = ",".join([p for p in env.get("PYTEST_PLUGINS", "").split(",") if p] + ["peagen_harness.pytest_report"])
-    # Inert unless the process runs mocha, or is jest's or vitest's command line.
-    options = ["--require=%s" % MOCHA_REPORTER, "--require=%s" % CLI_REPORTERS]
+    # Inert unless the process runs mocha or tape, or is jest's or vitest's command line.
+    options = ["--require=%s" % hook for hook in (MOCHA_REPORTER, TAPE_REPORTER, CLI_REPORTERS)]
     if "--test-reporter" not in command:
         # A reporter of ours beside the one the user sees (Node needs a destination for each).
         options.append("--test-reporter=spec --test-reporter-destination=stdout --test-reporter=%s --test-reporter-destination=%s" % (

@@ -7,6 +7,7 @@ the judge's own process into a folder only the trusted side reads (PEAGEN_TEST_R
   * node --test: harness/js/peagen-test-report.mjs, a test reporter named in NODE_OPTIONS;
   * mocha: harness/js/peagen-mocha-report.js, preloaded (NODE_OPTIONS=--require) into the
     test run's Node processes, listening to mocha's own Runner;
+  * tape: harness/js/peagen-tape-report.js, preloaded the same way, hooking tape's Test;
   * jest and vitest: harness/js/peagen-jest-report.js and peagen-vitest-report.mjs, reporters
     of their kind that harness/js/peagen-cli-reporters.js (preloaded the same way) adds to the
     runner's command line.
