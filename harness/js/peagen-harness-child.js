@@ -51,6 +51,7 @@ const NumberCtor = Number;
 const NumberIsFinite = Number.isFinite;
 const ObjectIs = Object.is;
 const ObjectKeys = Object.keys;
+const ObjectPrototypeToString = Function.prototype.call.bind(Object.prototype.toString);
 const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
 const hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty);
 const ArrayIsArray = Array.isArray;
@@ -493,10 +494,12 @@ async function loadModule(request, context) {
       throw new Error(`import ${stringify(specifier)} is not allowed here`);
     }
     const value = requireAllowed(specifier);
-    const names = ['default', ...ObjectKeys(value)];
-    return new SyntheticModule(names, function init() {
-      this.setExport('default', value);
-      for (const k of ObjectKeys(value)) this.setExport(k, value[k]);
+    // An ES module package (require() of it gives its namespace) has a default of its own.
+    const named = ObjectKeys(value).filter((k) => k !== 'default');
+    const dflt = ObjectPrototypeToString(value) === '[object Module]' ? value.default : value;
+    return new SyntheticModule(['default', ...named], function init() {
+      this.setExport('default', dflt);
+      for (const k of named) this.setExport(k, value[k]);
     }, { context });
   });
   const done = mod.evaluate();

@@ -184,6 +184,20 @@ describe('peagen init on projects laid out as real ones are (real CLI)', functio
     assert.deepEqual([verdict.metrics.tests_passed, verdict.metrics.tests_total, verdict.metrics.process_boundary], [1, 3, 1], JSON.stringify(verdict.metrics));
   });
 
+  it('an ES module package the original imports, with a default and named exports of its own: the seed evaluates', async () => {
+    user = new EvolveProject();
+    fs.cpSync(path.join(FIXTURES, 'jsObject'), user.dir, { recursive: true });
+    const pkg = path.join(user.dir, 'node_modules', 'tiny-join');
+    fs.mkdirSync(pkg, { recursive: true });
+    fs.writeFileSync(path.join(pkg, 'package.json'), JSON.stringify({ name: 'tiny-join', version: '1.0.0', type: 'module', exports: './index.js' }));
+    fs.writeFileSync(path.join(pkg, 'index.js'), "export const SEPARATOR = '-';\nexport default function join(words) {\n  return words.join(SEPARATOR);\n}\n");
+    const text = fs.readFileSync(path.join(user.dir, 'text.js'), 'utf8');
+    fs.writeFileSync(path.join(user.dir, 'text.js'), `import join, { SEPARATOR as SEP } from 'tiny-join';\n${text.replace("const SEPARATOR = '-';", '').replace('words.join(SEPARATOR)', 'join(words) + (SEP === "-" ? "" : "!")')}`);
+    const init = await user.run(['--json', 'init', 'text.js', '--function', 'slug', '--tests', 'npm test']);
+    assert.equal(init.code, 0, init.stdout + init.stderr);
+    assert.equal(parseJson<InitOutput>(init).check?.correct, true, init.stdout);
+  });
+
   it('mocha\'s own outcomes are counted (--objective tests): every test of the seed, and by name the one a candidate breaks', async () => {
     user = new EvolveProject();
     fs.cpSync(path.join(FIXTURES, 'jsPackage'), user.dir, { recursive: true });
