@@ -63,20 +63,21 @@ describe('jest, vitest and tape: each test counted by the runner itself (real CL
   afterEach(() => user?.cleanup());
 
   it('vitest: a member of an ES module\'s default export (its namespace has getters under vitest) is judged behind the boundary', async () => {
-    user = new EvolveProject();
-    fs.cpSync(modules, path.join(user.dir, 'node_modules'), { recursive: true, verbatimSymlinks: true });
-    fs.writeFileSync(path.join(user.dir, 'package.json'), JSON.stringify({ name: 'fixture-vitest-esm', version: '1.0.0', private: true, type: 'module', scripts: { test: 'vitest run' } }));
+    const project = new EvolveProject();
+    user = project;
+    fs.cpSync(modules, path.join(project.dir, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+    fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'fixture-vitest-esm', version: '1.0.0', private: true, type: 'module', scripts: { test: 'vitest run' } }));
     fs.writeFileSync(
-      path.join(user.dir, 'words.js'),
+      path.join(project.dir, 'words.js'),
       "const SMALL = new Set(['a', 'an', 'of', 'the']);\n\nexport default {\n  titleCase(text) {\n    const words = text.split(' ');\n" +
         "    return words.map((w, i) => (i > 0 && SMALL.has(w.toLowerCase()) ? w.toLowerCase() : w.charAt(0).toUpperCase() + w.slice(1).toLowerCase())).join(' ');\n  },\n};\n",
     );
-    fs.mkdirSync(path.join(user.dir, 'test'));
-    fs.writeFileSync(path.join(user.dir, 'test', 'words.test.mjs'), TESTS("import assert from 'node:assert/strict';\nimport { describe, test } from 'vitest';\nimport words from '../words.js';\nconst titleCase = (text) => words.titleCase(text);"));
+    fs.mkdirSync(path.join(project.dir, 'test'));
+    fs.writeFileSync(path.join(project.dir, 'test', 'words.test.mjs'), TESTS("import assert from 'node:assert/strict';\nimport { describe, test } from 'vitest';\nimport words from '../words.js';\nconst titleCase = (text) => words.titleCase(text);"));
     for (const objective of ['tests', 'speed']) {
-      const init = await user.run(['--json', 'init', 'words.js', '--function', 'titleCase', '--tests', 'npm test', '--objective', objective, '--out', path.join(user.dir, objective)]);
+      const init = await project.run(['--json', 'init', 'words.js', '--function', 'titleCase', '--tests', 'npm test', '--objective', objective, '--out', path.join(project.dir, objective)]);
       assert.equal(init.code, 0, init.stdout + init.stderr);
-      const seed = parseJson<EvalOutput>(await user.run(['--json', 'eval', path.join(user.dir, objective)]));
+      const seed = parseJson<EvalOutput>(await project.run(['--json', 'eval', path.join(project.dir, objective)]));
       assert.equal(seed.correct, true, `${objective}: ${JSON.stringify(seed)}`);
       if (objective === 'tests') assert.deepEqual([seed.metrics.tests_passed, seed.metrics.tests_total, seed.metrics.process_boundary], [3, 3, 1], JSON.stringify(seed.metrics));
     }
