@@ -149,5 +149,9 @@ export function missingHint(text: string): string {
   if (python) return ` (the Python module ${python[1]} is missing where the tests run: the sandbox runs them with the python3 your PATH had when init ran and the project's .venv or venv; install ${python[1]} there, or name the interpreter that has it in --tests, e.g. ".venv/bin/python -m pytest")`;
   const node = /Cannot find (?:module|package) '([^']+)'|([\w@./-]+): not found/.exec(text);
   if (node) return ` (${node[1] ?? node[2]} is missing where the tests run: the sandbox sees the project's node_modules read-only; run npm install in the project, then init again)`;
+  const download = /request to (https?:\/\/[^\s]+) failed|(?:EAI_AGAIN|ENOTFOUND) ([\w.-]+)/.exec(text);
+  if (download) {
+    return ` (the test command downloads something (${download[1] ?? download[2]}) where the tests run, which has no network: npx -y or pnpm dlx fetching a tool, say; install that tool in the project or on your PATH, or name a command that runs the project's own test runner, e.g. "npm run test:unit" or "npx jest")`;
+  }
   return '';
 }
