@@ -5,15 +5,16 @@
  * inert unless the process's main script is jest's or vitest's command line, and then appends
  * Peagen's reporter to its arguments (beside the default one, which the user sees, unless the
  * command names reporters itself). Both runners collect every file's results in that process,
- * whatever workers they run the tests in. The reporters write the format of
+ * whatever workers they run the tests in. Where Peagen runs the tests (PEAGEN_COVERAGE_OFF), it
+ * also switches their coverage off the same way. The reporters write the format of
  * harness/python/peagen_harness/test_report.py; nothing printed is read.
  */
 const fs = require('fs');
 const path = require('path');
 
 const RUNNERS = [
-  { main: /[\\/]jest(?:-cli)?[\\/]bin[\\/]jest\.js$/, option: '--reporters', reporter: path.join(__dirname, 'peagen-jest-report.js') },
-  { main: /[\\/]vitest[\\/]vitest\.mjs$/, option: '--reporter', reporter: path.join(__dirname, 'peagen-vitest-report.mjs') },
+  { main: /[\\/]jest(?:-cli)?[\\/]bin[\\/]jest\.js$/, option: '--reporters', reporter: path.join(__dirname, 'peagen-jest-report.js'), noCoverage: '--coverage=false' },
+  { main: /[\\/]vitest[\\/]vitest\.mjs$/, option: '--reporter', reporter: path.join(__dirname, 'peagen-vitest-report.mjs'), noCoverage: '--coverage.enabled=false' },
 ];
 
 function mainScript() {
@@ -24,7 +25,9 @@ function mainScript() {
   }
 }
 
-if (process.env.PEAGEN_TEST_REPORT_DIR) {
+const reports = Boolean(process.env.PEAGEN_TEST_REPORT_DIR);
+const coverageOff = process.env.PEAGEN_COVERAGE_OFF === '1';
+if (reports || coverageOff) {
   const main = mainScript();
   const runner = RUNNERS.find((candidate) => candidate.main.test(main));
   if (runner) {
@@ -32,7 +35,11 @@ if (process.env.PEAGEN_TEST_REPORT_DIR) {
     const named = args.some((arg) => arg === runner.option || arg.startsWith(`${runner.option}=`));
     // After a `--`, arguments are no longer the runner's options: ours go before it.
     const end = args.includes('--') ? 2 + args.indexOf('--') : process.argv.length;
-    const added = [...(named ? [] : [`${runner.option}=default`]), `${runner.option}=${runner.reporter}`];
+    const added = reports ? [...(named ? [] : [`${runner.option}=default`]), `${runner.option}=${runner.reporter}`] : [];
+    // Coverage means nothing where Peagen runs the tests (a traced copy, a stand-in whose
+    // functions run elsewhere), and a coverage threshold would fail those runs: off, unless
+    // the command itself says what to do about coverage.
+    if (coverageOff && !args.some((arg) => /^--(no-)?coverage\b/.test(arg))) added.push(runner.noCoverage);
     process.argv.splice(end, 0, ...added);
   }
 }

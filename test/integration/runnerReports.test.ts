@@ -83,6 +83,22 @@ describe('jest, vitest and tape: each test counted by the runner itself (real CL
     }
   });
 
+  it('jest with a coverage threshold of 100%: Peagen\'s runs switch coverage off, so the traced copy records the tests\' calls', async () => {
+    const project = new EvolveProject();
+    user = project;
+    fs.cpSync(FIXTURE, project.dir, { recursive: true });
+    fs.cpSync(modules, path.join(project.dir, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+    const jest = { collectCoverage: true, coverageThreshold: { global: { lines: 100, branches: 100 } } };
+    fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'fixture-jest-coverage', version: '1.0.0', private: true, scripts: { test: 'jest' }, jest }));
+    fs.mkdirSync(path.join(project.dir, 'test'));
+    fs.writeFileSync(path.join(project.dir, 'test', 'words.test.js'), RUNNERS[0]!.tests);
+    const init = await project.run(['--json', 'init', 'words.js', '--function', 'titleCase', '--tests', 'npm test']);
+    assert.equal(init.code, 0, init.stdout + init.stderr);
+    const made = parseJson<{ inputs?: { from: string; why?: string }; check?: { correct: boolean; summary: string } }>(init);
+    assert.equal(made.inputs?.from, 'tests', made.inputs?.why);
+    assert.equal(made.check?.correct, true, made.check?.summary);
+  });
+
   for (const runner of RUNNERS) {
     it(`${runner.name}: the seed's 3 tests and its skipped one are told apart; a candidate that breaks one fails by its name`, async () => {
       user = new EvolveProject();

@@ -324,6 +324,7 @@ def report_env(command: str, report_dir: str, source_root: Optional[str] = None)
     env["NODE_OPTIONS"] = (env.get("NODE_OPTIONS", "") + " " + " ".join(options)).strip()
     # Coverage means nothing here: the evolved functions run in the candidate's process, so
     # the file the tests load is mostly unexercised. tap (18+) fails a run under 100% unless told.
+    env["PEAGEN_COVERAGE_OFF"] = "1"  # jest and vitest: peagen-cli-reporters.js
     env["TAP_DISABLE_COVERAGE"] = "1"
     env["TAP_ALLOW_INCOMPLETE_COVERAGE"] = "1"
     return env
