@@ -198,6 +198,17 @@ describe('peagen init on projects laid out as real ones are (real CLI)', functio
     assert.equal(parseJson<InitOutput>(init).check?.correct, true, init.stdout);
   });
 
+  it('a Python package that shares names by a star import of its own module, and raises an error class whose constructor makes its message: the seed evaluates behind the boundary', async () => {
+    user = new EvolveProject();
+    fs.cpSync(path.join(FIXTURES, 'pyStar'), user.dir, { recursive: true });
+    const init = await user.run(['--json', 'init', 'textkit/core.py', '--function', 'words', '--tests', 'python3 -m unittest']);
+    assert.equal(init.code, 0, init.stdout + init.stderr);
+    assert.equal(parseJson<InitOutput>(init).check?.correct, true, init.stdout);
+    const byTests = await user.run(['--json', 'init', 'textkit/core.py', '--function', 'words', '--tests', 'python3 -m unittest', '--objective', 'tests', '--out', path.join(user.dir, 'by-tests')]);
+    const seed = parseJson<EvalOutput>(await user.run(['--json', 'eval', parseJson<InitOutput>(byTests).dir]));
+    assert.deepEqual([seed.metrics.tests_passed, seed.metrics.tests_total, seed.metrics.process_boundary], [2, 2, 1], JSON.stringify(seed.metrics));
+  });
+
   it('mocha\'s own outcomes are counted (--objective tests): every test of the seed, and by name the one a candidate breaks', async () => {
     user = new EvolveProject();
     fs.cpSync(path.join(FIXTURES, 'jsPackage'), user.dir, { recursive: true });

@@ -157,7 +157,7 @@ def package_of_program():
 
 PACKAGE, PACKAGE_ROOT = package_of_program()
 # The candidate may import what the original program imports (its relative imports included), nothing else.
-POLICY = harness.Policy(allowed_imports=harness.imports_of(REFERENCE_SOURCE, PACKAGE), package=PACKAGE)
+POLICY = harness.Policy(allowed_imports=harness.imports_of(REFERENCE_SOURCE, PACKAGE, PACKAGE_ROOT), package=PACKAGE)
 
 
 def parameter_kinds(source):

@@ -61,6 +61,7 @@ _type = type
 _set = set
 _map = map
 _len = len
+_any = any
 _str = str
 _write = os.write
 _SCALARS = frozenset((int, float, str, bool, type(None)))
@@ -345,8 +346,20 @@ def main():
             refuse("'import %s' (use 'from %s import name')" % (name, name))
         module = real_import(name, globals, locals, fromlist, 0)
         for attr in fromlist or ():
+            if attr == "*":
+                # Only from a module of the user's own package (`from ._regex import *`), and
+                # only when every module among the names it brings may be imported.
+                root = package.split(".")[0] if package else ""
+                if not root or (name != root and not name.startswith(root + ".")):
+                    refuse("'from %s import *'" % name)
+                contents = modules[name].__dict__
+                names = contents.get("__all__")
+                names = names if _type(names) in (list, tuple) else [n for n in contents if not n.startswith("_")]
+                if _any(_type(contents.get(n)) is _type(sys) and contents.get(n).__name__ not in allowed for n in names):
+                    refuse("'from %s import *' (it brings a module not allowed)" % name)
+                continue
             value = modules[name].__dict__.get(attr)
-            if attr == "*" or (_type(value) is _type(sys) and "%s.%s" % (name, attr) not in allowed):
+            if _type(value) is _type(sys) and "%s.%s" % (name, attr) not in allowed:
                 refuse("'from %s import %s'" % (name, attr))
         return module
 

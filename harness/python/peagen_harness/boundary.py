@@ -168,6 +168,7 @@ def write_standin(dest_path: str, candidate_path: str, *, reference_path: Option
         plan = plan_original(source, evolved)
     else:
         plan = plan_module(source)
+    import_paths = list(import_paths)
     config = {
         "candidate": os.path.abspath(candidate_path),
         "original": os.path.abspath(reference_path) if reference_path is not None else None,
@@ -175,7 +176,7 @@ def write_standin(dest_path: str, candidate_path: str, *, reference_path: Option
         "functions": plan.functions,
         "values": plan.values,
         "unsupported": plan.unsupported_names,
-        "allowed_imports": sorted(imports_of(source, package) if allowed_imports is None else allowed_imports),
+        "allowed_imports": sorted(imports_of(source, package, import_paths[0] if import_paths else None) if allowed_imports is None else allowed_imports),
         "package": package,
         "import_paths": [os.path.abspath(p) for p in import_paths],
         "call_timeout": call_timeout,
@@ -390,15 +391,25 @@ def _exception(type_name: str, text: str, args: Optional[list], namespace: Dict[
     name (the original's: the tests' `assertRaises(roman.OutOfRangeError)`), else the built-in
     one, built with the candidate's arguments when they are plain data, else with its text."""
     own = namespace.get(type_name)
-    # The module's own exception classes only (not one it imported, whose constructor is not the user's).
-    mine = isinstance(own, type) and issubclass(own, Exception) and own.__module__ == namespace.get("__name__")
+    # The user's own exception classes only: the module's, or one it imports from its own
+    # package (`from .errors import InvalidInputError`); not a library's.
+    roots = {str(namespace.get(key) or "").split(".")[0] for key in ("__name__", "__package__")} - {""}
+    mine = isinstance(own, type) and issubclass(own, Exception) and (
+        own.__module__ == namespace.get("__name__") or own.__module__.split(".")[0] in roots)
     cls = own if mine else BUILTIN_EXCEPTIONS.get(type_name)
     if cls is not None and issubclass(cls, LOOP_ENDERS):
         return CandidateRaised(text)  # raised in the judge, it would end its `for`, map() or all() early
     if cls is not None:
         for attempt in ((tuple(args),) if type(args) is list else ()) + ((text,),):
             try:
-                return cls(*attempt)
+                made = cls(*attempt)
             except Exception:  # noqa: BLE001 - e.g. UnicodeDecodeError takes five arguments
                 continue
+            if made.args == attempt or type(args) is not list:
+                return made
+            # A constructor that makes its message from other arguments (`InvalidInputError(value)`
+            # builds 'Expected "str", received ...'): the exception as the candidate had it.
+            bare = cls.__new__(cls)
+            bare.args = attempt
+            return bare
     return CandidateRaised(text)

@@ -482,8 +482,8 @@ def main() -> int:
             source = fh.read()
         if original.endswith(".py"):
             # Cheap rejection before any test runs: what the candidate may import and call.
-            package = python_package(args.project, args.program)[0]
-            policy = Policy(allowed_imports=imports_of(reference_source, package), package=package)
+            package, root = python_package(args.project, args.program)
+            policy = Policy(allowed_imports=imports_of(reference_source, package, root if package else None), package=package)
             tolerated = {p.split(": ", 1)[-1] for p in policy.check_source(reference_source)}
             problems = [p for p in policy.check_source(source) if p.split(": ", 1)[-1] not in tolerated]
             if problems:

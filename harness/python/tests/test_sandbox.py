@@ -63,6 +63,32 @@ class SandboxTest(unittest.TestCase):
         self.assertGreater(reply.cpu_ns, 0)
         self.assertGreaterEqual(reply.wall_ns, reply.cpu_ns // 2)
 
+    def test_a_star_import_only_from_the_users_package_and_only_of_allowed_modules(self):
+        from peagen_harness import imports_of
+        with tempfile.TemporaryDirectory() as root:
+            os.mkdir(os.path.join(root, "kit"))
+            for name, text in {"__init__.py": "", "_plain.py": "LIMIT = 2\n", "_reach.py": "import os\nLIMIT = 2\n"}.items():
+                with open(os.path.join(root, "kit", name), "w") as fh:
+                    fh.write(text)
+
+            def call(source, allowed):
+                policy = Policy(allowed_imports=allowed, package="kit")
+                with ProgramFile(source) as path, Candidate(path, "bad_sort", policy, import_paths=[root]) as prog:
+                    return prog.call([3, 1, 2], timeout=10)
+
+            plain = "from ._plain import *\ndef bad_sort(values):\n    return list(values)[:LIMIT]\n"
+            self.assertEqual(call(plain, imports_of(plain, "kit", root)).output, [3, 1])
+            reach = "from ._reach import *\ndef bad_sort(values):\n    return [os.getpid()]\n"
+            # The original's own star import brings os: a candidate of it may use os as the original does...
+            self.assertIn("os", imports_of(reach, "kit", root))
+            # ...and without that allowance the module it would bring is refused in the candidate's process.
+            with self.assertRaises(CandidateFailure) as caught:
+                call(reach, frozenset({"kit._reach"}))
+            self.assertIn("brings a module not allowed", str(caught.exception))
+            with self.assertRaises(CandidateFailure) as caught:
+                call("from os import *\ndef bad_sort(values):\n    return values\n", frozenset({"os"}))
+            self.assertIn("import *", str(caught.exception))
+
     def test_eval_inside_typing_is_refused(self):
         self.assertRefused("""
             from typing import get_type_hints
