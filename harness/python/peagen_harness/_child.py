@@ -62,6 +62,7 @@ _set = set
 _map = map
 _len = len
 _any = any
+_all = all
 _str = str
 _write = os.write
 _SCALARS = frozenset((int, float, str, bool, type(None)))
@@ -353,8 +354,11 @@ def main():
                 if not root or (name != root and not name.startswith(root + ".")):
                     refuse("'from %s import *'" % name)
                 contents = modules[name].__dict__
-                names = contents.get("__all__")
-                names = names if _type(names) in (list, tuple) else [n for n in contents if not n.startswith("_")]
+                names = contents.get("__all__", None)
+                if names is None:
+                    names = [n for n in contents if not n.startswith("_")]
+                elif _type(names) not in (list, tuple) or not _all(_type(n) is str for n in names):
+                    refuse("'from %s import *' (its __all__ is not a plain list of names)" % name)
                 if _any(_type(contents.get(n)) is _type(sys) and contents.get(n).__name__ not in allowed for n in names):
                     refuse("'from %s import *' (it brings a module not allowed)" % name)
                 continue

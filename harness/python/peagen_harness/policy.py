@@ -87,20 +87,38 @@ def in_package(module: str, package: Optional[str]) -> bool:
 
 
 def _star_imports(module: str, package_root: str) -> FrozenSet[str]:
-    """The modules the package's module `module` imports, from its source file (none when it
-    cannot be read)."""
+    """The modules a star import of the package's module `module` brings: those its top level
+    imports under a name the star import copies (public, or listed in a literal `__all__`),
+    read from its source file (none when it cannot be read)."""
     base = os.path.join(package_root, *module.split("."))
     for path in (base + ".py", os.path.join(base, "__init__.py")):
         try:
             with open(path, encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError:
+                tree = ast.parse(fh.read())
+        except (OSError, SyntaxError, ValueError):
             continue
-        try:
-            parent = module if path.endswith("__init__.py") else module.rpartition(".")[0]
-            return imports_of(text, parent or None)
-        except SyntaxError:
-            return frozenset()
+        parent = (module if path.endswith("__init__.py") else module.rpartition(".")[0]) or None
+        listed = None
+        for node in tree.body:
+            if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+                try:
+                    listed = set(ast.literal_eval(node.value))
+                except ValueError:
+                    listed = set()
+        brought = set()
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    bound = alias.asname or alias.name.split(".")[0]
+                    if (bound in listed) if listed is not None else not bound.startswith("_"):
+                        brought.add(alias.name)
+            elif isinstance(node, ast.ImportFrom):
+                source = node.module if not node.level else resolve_relative(node.module, node.level, parent)
+                for alias in node.names:
+                    bound = alias.asname or alias.name
+                    if source and ((bound in listed) if listed is not None else not bound.startswith("_")):
+                        brought.update({source, "%s.%s" % (source, alias.name)})
+        return frozenset(brought)
     return frozenset()
 
 

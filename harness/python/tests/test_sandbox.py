@@ -67,7 +67,10 @@ class SandboxTest(unittest.TestCase):
         from peagen_harness import imports_of
         with tempfile.TemporaryDirectory() as root:
             os.mkdir(os.path.join(root, "kit"))
-            for name, text in {"__init__.py": "", "_plain.py": "LIMIT = 2\n", "_reach.py": "import os\nLIMIT = 2\n"}.items():
+            files = {"__init__.py": "", "_plain.py": "LIMIT = 2\n", "_reach.py": "import os\nLIMIT = 2\n",
+                     "_private.py": "import os as _os\nLIMIT = 2\n",
+                     "_listed.py": "class Names(list):\n    pass\n__all__ = Names(['LIMIT'])\nLIMIT = 2\n"}
+            for name, text in files.items():
                 with open(os.path.join(root, "kit", name), "w") as fh:
                     fh.write(text)
 
@@ -85,6 +88,13 @@ class SandboxTest(unittest.TestCase):
             with self.assertRaises(CandidateFailure) as caught:
                 call(reach, frozenset({"kit._reach"}))
             self.assertIn("brings a module not allowed", str(caught.exception))
+            # A module the star import does not bring (a private alias) is not allowed by it.
+            self.assertNotIn("os", imports_of("from ._private import *\n", "kit", root))
+            # An __all__ that is not a plain list of names is refused: the names it would bring cannot be checked.
+            listed = "from ._listed import *\ndef bad_sort(values):\n    return list(values)[:LIMIT]\n"
+            with self.assertRaises(CandidateFailure) as caught:
+                call(listed, imports_of(listed, "kit", root))
+            self.assertIn("not a plain list of names", str(caught.exception))
             with self.assertRaises(CandidateFailure) as caught:
                 call("from os import *\ndef bad_sort(values):\n    return values\n", frozenset({"os"}))
             self.assertIn("import *", str(caught.exception))
