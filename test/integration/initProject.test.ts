@@ -255,6 +255,36 @@ describe('peagen init without tests: inputs of the types the function declares (
   }
 });
 
+describe('peagen init: timed inputs sorted like the lists the tests passed (real CLI)', function () {
+  this.timeout(120_000);
+  let user: EvolveProject;
+  beforeEach(() => {
+    user = new EvolveProject();
+  });
+  afterEach(() => user.cleanup());
+
+  // A check of order returns at the first pair out of order: on random lists it does no work
+  // at any size, so timing them measures nothing and the seed was refused. The tests pass only
+  // sorted lists. (The JavaScript evaluator draws them sorted too, but its timed call includes
+  // decoding and comparing the arguments, which that refusal never saw: no case here can tell.)
+  it('order.py: the seed is timed on sorted lists, below the largest size and above the timer\'s floor', async () => {
+    fs.writeFileSync(path.join(user.dir, 'order.py'), 'def is_sorted(values):\n    for i in range(1, len(values)):\n        if values[i - 1] > values[i]:\n            return False\n    return True\n');
+    fs.writeFileSync(
+      path.join(user.dir, 'test_order.py'),
+      'import unittest\nfrom order import is_sorted\n\nclass T(unittest.TestCase):\n    def test_sorted(self):\n' +
+        '        self.assertTrue(is_sorted([1, 2, 2, 5]))\n        self.assertTrue(is_sorted([-3, 0, 7]))\n',
+    );
+    const init = await user.run(['--json', 'init', 'order.py', '--function', 'is_sorted', '--tests', 'python3 -m unittest']);
+    assert.equal(init.code, 0, init.stdout + init.stderr);
+    const made = parseJson<InitOutput & { check?: { correct: boolean; summary: string } }>(init);
+    assert.equal(made.check?.correct, true, made.check?.summary);
+    const seed = parseJson<{ correct: boolean; metrics: Record<string, number> }>(await user.run(['--json', 'eval', made.dir]));
+    assert.equal(seed.correct, true);
+    assert.ok((seed.metrics.timing_size ?? Infinity) < 1e6, `timed at size ${seed.metrics.timing_size}`);
+    assert.ok(!seed.metrics.timing_batch, JSON.stringify(seed.metrics));
+  });
+});
+
 describe('peagen init --objective score (real CLI)', function () {
   this.timeout(60_000);
   let user: EvolveProject;

@@ -137,7 +137,12 @@ function sample(kind, random, size, timed) {
 }
 /** Arguments of one call of about size elements: edit to taste. */
 function sampleArgs(kinds, random, size, timed) {
-  return kinds.map((kind) => sample(kind, random, size, timed));
+  return kinds.map((kind) => {
+    if (!kind.startsWith('sorted ')) return sample(kind, random, size, timed);
+    // Sorted for timing; half the time for correctness, so that the answers vary.
+    const drawn = sample(kind.slice('sorted '.length), random, size, timed);
+    return timed || random() < 0.5 ? drawn.sort(kind === 'sorted list' ? (a, b) => a - b : undefined) : drawn;
+  });
 }
 
 /**
@@ -163,8 +168,19 @@ function capturedKinds(calls) {
   if (calls.length === 0) return null;
   const arities = calls.map((call) => call.length);
   const arity = arities.sort((a, b) => arities.filter((x) => x === b).length - arities.filter((x) => x === a).length)[0];
-  const kinds = calls.find((call) => call.length === arity).map(kindOf);
-  return kinds.includes(null) ? null : kinds;
+  const same = calls.filter((call) => call.length === arity);
+  const kinds = same[0].map(kindOf);
+  if (kinds.includes(null)) return null;
+  // A list kind is drawn sorted when every list the tests passed there is in ascending order
+  // and one has 3 or more items: a function given sorted data (a merge, a search, a check of
+  // order) does its real work only on sorted data, and random lists would time its quickest way out.
+  return kinds.map((kind, at) => {
+    const column = same.map((call) => call[at]);
+    const ordered = (kind === 'list' || kind === 'strings') &&
+      column.every((v) => Array.isArray(v) && (v.length === 0 || kindOf(v) === kind) && v.every((item, i) => i === 0 || v[i - 1] <= item)) &&
+      Math.max(...column.map((v) => v.length)) >= 3;
+    return ordered ? 'sorted ' + kind : kind;
+  });
 }
 const { calls: CALLS, answers: ANSWERS } = capturedCalls();
 

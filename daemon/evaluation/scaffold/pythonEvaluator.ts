@@ -215,14 +215,34 @@ def kind_of(value):
     return None
 
 
+def is_ascending(value):
+    """Whether a list is in ascending order (False where its items do not compare)."""
+    try:
+        return all(a <= b for a, b in zip(value, value[1:]))
+    except TypeError:
+        return False
+
+
 def captured_kinds(calls, fallback):
-    """The kinds the tests' calls show (the first call of the commonest arity), else the fallback."""
+    """The kinds the tests' calls show (the first call of the commonest arity), else the
+    fallback. A list kind becomes "sorted " + kind when every list the tests passed there is in
+    ascending order and one has 3 or more items: a function given sorted data (a merge, a
+    search, a check of order) does its real work only on sorted data, and random lists would
+    time its quickest way out."""
     if not calls:
         return fallback
     arities = [len(call) for call in calls]
     arity = max(set(arities), key=arities.count)
-    kinds = [kind_of(value) for value in next(call for call in calls if len(call) == arity)]
-    return fallback if None in kinds else kinds
+    same = [call for call in calls if len(call) == arity]
+    kinds = [kind_of(value) for value in same[0]]
+    if None in kinds:
+        return fallback
+    for at, kind in enumerate(kinds):
+        column = [call[at] for call in same]
+        if kind in ("list", "floats", "strs") and all(kind_of(v) == kind or v == [] for v in column) \
+                and max(len(v) for v in column) >= 3 and all(is_ascending(v) for v in column):
+            kinds[at] = "sorted " + kind
+    return kinds
 
 
 CALLS, ANSWERS = captured_calls()
@@ -233,21 +253,30 @@ def sample_args(rng, size, timed=False):
     """Arguments of one call (JSON data) of about size elements: edit to taste."""
     args = []
     for kind in KINDS:
-        if kind == "str":
-            args.append("".join(rng.choice("abcdefgh") for _ in range(size)))
-        elif kind == "float":
-            args.append(rng.uniform(-1000, 1000))
-        elif kind == "bool":
-            args.append(rng.random() < 0.5)
-        elif kind == "strs":
-            args.append(["".join(rng.choice("abcd") for _ in range(rng.randint(1, 4))) for _ in range(size)])
-        elif kind == "floats":
-            args.append([rng.uniform(-1000, 1000) for _ in range(size)])
-        elif kind == "int":
-            args.append(size - rng.randint(0, 2) if timed else min(size, rng.randint(0, 20)))
+        if kind.startswith("sorted "):
+            # Sorted for timing; half the time for correctness, so that the answers vary.
+            drawn = sample_one(rng, kind[len("sorted "):], size, timed)
+            args.append(sorted(drawn) if timed or rng.random() < 0.5 else drawn)
         else:
-            args.append([rng.randint(-10**6, 10**6) for _ in range(size)])
+            args.append(sample_one(rng, kind, size, timed))
     return tuple(args)
+
+
+def sample_one(rng, kind, size, timed):
+    """One argument of kind, of about size elements."""
+    if kind == "str":
+        return "".join(rng.choice("abcdefgh") for _ in range(size))
+    if kind == "float":
+        return rng.uniform(-1000, 1000)
+    if kind == "bool":
+        return rng.random() < 0.5
+    if kind == "strs":
+        return ["".join(rng.choice("abcd") for _ in range(rng.randint(1, 4))) for _ in range(size)]
+    if kind == "floats":
+        return [rng.uniform(-1000, 1000) for _ in range(size)]
+    if kind == "int":
+        return size - rng.randint(0, 2) if timed else min(size, rng.randint(0, 20))
+    return [rng.randint(-10**6, 10**6) for _ in range(size)]
 
 
 def vary_calls(rng, calls, count):
@@ -297,7 +326,10 @@ def vary_calls(rng, calls, count):
                     text[min(where, len(text) - 1)] = rng.choice(info)
             return "".join(text)
         if kind == "list" and type(value) is list:
-            return [rng.choice(info) for _ in range(len(rng.choice(pool)))]
+            drawn = [rng.choice(info) for _ in range(len(rng.choice(pool)))]
+            # Sorted like theirs when all of theirs are, half the time (see captured_kinds).
+            ordered = all(is_ascending(v) for v in pool) and max(map(len, pool)) >= 3
+            return sorted(drawn) if ordered and rng.random() < 0.5 else drawn
         return rng.choice(columns[at])
 
     out = []
