@@ -426,7 +426,21 @@ class Candidate {
    *   threw (output is then undefined); `mutated` when the call changed its arguments. Crashes and timeouts throw CandidateFailure.
    */
   async call(...args) {
-    const message = { op: 'call', args: args.map((a) => encodeWire(a)) };
+    return this.timed({ op: 'call', args: args.map((a) => encodeWire(a)) });
+  }
+
+  /**
+   * Calls the entry function once per argument list of `calls`, in one request: a function
+   * too quick to time one call at a time is timed over many. Answers as call() does, with
+   * `output` the list of the answers; a call that throws makes `error` the batch's. With
+   * `{ settle: true }` each answer is only whether that call returned (no error for a throw).
+   */
+  async callBatch(calls, { settle = false } = {}) {
+    return this.timed({ op: 'batch', settle, calls: calls.map((args) => args.map((a) => encodeWire(a))) });
+  }
+
+  /** One request, timed from here net of the echoes of its size. */
+  async timed(message) {
     const { reply, roundTripNs, requestChars, replyChars } = await this.request(message, this.callTimeoutMs, 'computing');
     const echoNs = await this.echoes(requestChars, replyChars, this.callTimeoutMs);
     let timing;

@@ -20,6 +20,7 @@ interface CallResult {
 interface CandidateProcess {
   loadNs: number;
   call(...args: unknown[]): Promise<CallResult>;
+  callBatch(calls: unknown[][], options?: { settle?: boolean }): Promise<CallResult>;
   cpuNs(): number | null;
   close(): void;
 }
@@ -151,6 +152,24 @@ describe('peagen-harness (Node)', function () {
     try {
       assert.match((await c.call(0)).error ?? '', /RangeError: nope/);
       await assert.rejects(c.call(1), (err: Error) => err instanceof harness.CandidateFailure && /timeout/.test(err.message));
+    } finally {
+      c.close();
+    }
+  });
+
+  it('calls the program once per argument list of a batch, in one timed request; a call that throws fails the batch, and settle says which calls return', async () => {
+    const c = await harness.Candidate.start(program('module.exports = (x, y) => { if (x < 0) throw new RangeError("negative"); return [x + y]; };'));
+    try {
+      const r = await c.callBatch([
+        [1, 2],
+        [3, 4],
+        [5, 0],
+      ]);
+      assert.equal(r.error, null);
+      assert.deepEqual(r.output, [[3], [7], [5]]);
+      assert.ok(r.wallNs > 0 && r.roundTripNs >= r.wallNs);
+      assert.match((await c.callBatch([[1, 1], [-1, 1]])).error ?? '', /call 2 of the batch: RangeError: negative/);
+      assert.deepEqual((await c.callBatch([[1, 1], [-1, 1], [2, 2]], { settle: true })).output, [true, false, true]);
     } finally {
       c.close();
     }

@@ -201,7 +201,7 @@ describe('Evolve Selection: scaffolded evaluators', function () {
   });
 
   // A timed call on which the reference throws would reward a candidate that throws the same
-  // error at once: the evaluator refuses such inputs instead (an evaluator error, not a score).
+  // error at once: the evaluator times batches of calls the reference answers instead.
   for (const [language, fileName, text, cheat] of [
     [
       'python',
@@ -216,24 +216,14 @@ describe('Evolve Selection: scaffolded evaluators', function () {
       "'use strict';\nfunction total(values) {\n  if (values.length > 60) throw new RangeError('too many values');\n  return values.reduce((a, b) => a + b, 0);\n}\nmodule.exports = { total };\n",
     ],
   ] as const) {
-    if (language === 'python') {
-      it('python: where larger inputs make the reference raise, batches of valid calls are timed: a faster candidate gains, one that raises gains nothing', async () => {
-        const made = scaffolded({ fileName, text, functionName: 'total', language });
-        dirs.push(made.dir);
-        const faster = await made.score(cheat);
-        assert.equal(faster.correct, true, faster.failure?.message);
-        assert.ok((faster.metrics.timing_batch ?? 0) > 0 && (faster.objective ?? 0) > 2, `batch ${faster.metrics.timing_batch}, speedup ${faster.objective}`);
-        const raising = await made.score(cheat.replace('if len(values) > 60:', 'if len(values) > 6:'));
-        assert.equal(raising.correct, false, `speedup ${raising.objective}`);
-      });
-      continue;
-    }
-    it(`${language}: a reference that throws on the timed inputs is an evaluator error, never a speedup for a candidate that throws too`, async () => {
+    it(`${language}: where larger inputs make the reference raise, batches of valid calls are timed: a faster candidate gains, one that raises gains nothing`, async () => {
       const made = scaffolded({ fileName, text, functionName: 'total', language });
       dirs.push(made.dir);
-      const evaluation = await made.score(cheat);
-      assert.equal(evaluation.correct, false, `speedup ${evaluation.objective}`);
-      assert.match(evaluation.failure?.message ?? evaluation.errorText ?? '', /the reference (threw|raised) on a timed input/);
+      const faster = await made.score(cheat);
+      assert.equal(faster.correct, true, faster.failure?.message);
+      assert.ok((faster.metrics.timing_batch ?? 0) > 0 && (faster.objective ?? 0) > 2, `batch ${faster.metrics.timing_batch}, speedup ${faster.objective}`);
+      const raising = await made.score(language === 'python' ? cheat.replace('if len(values) > 60:', 'if len(values) > 6:') : cheat.replace('values.length > 60', 'values.length > 6'));
+      assert.equal(raising.correct, false, `speedup ${raising.objective}`);
     });
   }
 

@@ -184,6 +184,82 @@ function capturedKinds(calls) {
 }
 const { calls: CALLS, answers: ANSWERS } = capturedCalls();
 
+/**
+ * count calls like calls (of their commonest arity), each with one argument varied within
+ * what those calls show: an integer or number in their range, a string edited with their
+ * characters, a list of their elements; any other value is one of theirs.
+ */
+function varyCalls(random, calls, count) {
+  const arities = calls.map((call) => call.length);
+  const arity = arities.reduce((best, a) => (arities.filter((x) => x === a).length > arities.filter((x) => x === best).length ? a : best), arities[0]);
+  const same = calls.filter((call) => call.length === arity);
+  if (same.length === 0 || arity === 0) return [];
+  const pick = (items) => items[Math.floor(random() * items.length)];
+  const columns = Array.from({ length: arity }, (_, at) => same.map((call) => call[at]));
+  const summaries = columns.map((column) => {
+    const range = () => column.reduce(([lo, hi], v) => [Math.min(lo, v), Math.max(hi, v)], [Infinity, -Infinity]);
+    if (column.every((v) => Number.isInteger(v))) return { kind: 'int', range: range() };
+    if (column.every((v) => typeof v === 'number' && Number.isFinite(v))) return { kind: 'number', range: range() };
+    const texts = column.filter((v) => typeof v === 'string');
+    if (texts.length > 0) return { kind: 'string', alphabet: [...new Set(texts.join(''))].join('') || 'a', pool: texts };
+    const lists = column.filter((v) => Array.isArray(v));
+    const elements = lists.flat();
+    if (elements.length > 0) return { kind: 'list', elements, pool: lists };
+    return { kind: 'other' };
+  });
+  const vary = (value, at) => {
+    const { kind, range, alphabet, pool, elements } = summaries[at];
+    if (kind === 'int') return range[0] + Math.floor(random() * (range[1] - range[0] + 1));
+    if (kind === 'number') return range[0] + random() * (range[1] - range[0]);
+    if (kind === 'string' && typeof value === 'string') {
+      const text = [...pick(pool)];
+      for (let edits = 1 + Math.floor(random() * 3); edits > 0; edits -= 1) {
+        const where = Math.floor(random() * (text.length + 1));
+        const move = random();
+        if (move < 0.4 || text.length === 0) text.splice(where, 0, pick(alphabet));
+        else if (move < 0.7) text.splice(Math.min(where, text.length - 1), 1);
+        else text[Math.min(where, text.length - 1)] = pick(alphabet);
+      }
+      return text.join('');
+    }
+    if (kind === 'list' && Array.isArray(value)) return Array.from({ length: pick(pool).length }, () => pick(elements));
+    return pick(columns[at]);
+  };
+  return Array.from({ length: count }, () => {
+    const call = [...pick(same)];
+    const at = Math.floor(random() * arity);
+    call[at] = vary(call[at], at);
+    return call;
+  });
+}
+
+/**
+ * Distinct calls the reference answers without throwing, up to want: the valid inputs seen so
+ * far and variations of them (varyCalls), kept when the reference accepts them.
+ */
+async function validPool(oracle, valid, random, want) {
+  const found = new Map(valid.map((input) => [JSON.stringify(encodeWire(input)), input]));
+  for (let round = 0; round < 8 && found.size < want; round += 1) {
+    const fresh = new Map();
+    for (const input of varyCalls(random, [...found.values()], 2 * want)) {
+      const key = JSON.stringify(encodeWire(input));
+      if (!found.has(key)) fresh.set(key, input);
+    }
+    if (fresh.size === 0) break;
+    let reply;
+    try {
+      reply = await oracle.callBatch([...fresh.values()], { settle: true });
+    } catch (err) {
+      if (err instanceof CandidateFailure) throw new EvaluatorError('the reference failed while Peagen drew valid inputs: ' + err.message);
+      throw err;
+    }
+    if (reply.error !== null || !Array.isArray(reply.output)) break;
+    let i = 0;
+    for (const [key, input] of fresh) if (reply.output[i++] === true) found.set(key, input);
+  }
+  return [...found.values()].slice(0, want);
+}
+
 /** The answer as comparable text: its type in the program's process and its value on the wire. */
 function show(result) {
   if (result.error !== null) return 'threw ' + result.error.slice(0, 200);
@@ -200,9 +276,10 @@ function same(got, expected) {
 }
 
 /** The first proc.call(...) failure names the call. */
-async function call(proc, args, label) {
+/** A call of proc, or with batched a batch of calls (args is then [the calls]). */
+async function call(proc, args, label, batched = false) {
   try {
-    return await proc.call(...args);
+    return await (batched ? proc.callBatch(args[0]) : proc.call(...args));
   } catch (err) {
     if (err instanceof CandidateFailure) throw new CandidateFailure(label + ': ' + err.message);
     throw err;
@@ -318,6 +395,7 @@ async function evaluate(metrics) {
     // candidate (one that returns a constant) from a right one.
     const answers = new Set();
     let firstAnswer = '';
+    const valid = []; // the inputs the reference answers without throwing: a batch draws from them
     const checker = await Candidate.start(args.candidate, options);
     // A recorded answer the reference does not give again: state the tests had set or a change
     // since init. A few are the first; most, the second.
@@ -333,6 +411,7 @@ async function evaluate(metrics) {
         metrics.state_dependent_calls = differing.length;
         slowestNs = Math.max(slowestNs, expected.wallNs);
         if (expected.error !== null) raised += 1;
+        else valid.push(input);
         if (answers.size === 0) firstAnswer = show(expected);
         answers.add(expected.error !== null ? 'threw ' + expected.error.split(':')[0] : expected.type + ' ' + JSON.stringify(encodeWire(expected.output)));
         checker.callTimeoutMs = 5000 + 10 * expected.wallNs / 1e6;
@@ -358,21 +437,58 @@ async function evaluate(metrics) {
     let size = kinds.includes('int') ? 18 : 100;
     // A timed call must do the work: an input on which the reference throws would reward any
     // candidate that throws the same error at once.
+    let batch = 0; // > 0: each timed call is a batch of that many distinct calls drawn from pool
+    let pool = [];
     const timedCall = async (input, what) => {
-      const answer = await oracle.call(...input);
+      const answer = await call(oracle, input, what, batch > 0);
       if (answer.error !== null) throw new EvaluatorError('the reference threw on ' + what + ' (' + show(answer) + '): edit sampleArgs() so that timed inputs are valid');
       return answer;
     };
-    for (let step = 0; step < 60; step += 1) {
-      const probe = await timedCall(sampleArgs(kinds, trng, size, true), 'a timed input of size ' + size);
-      slowestNs = Math.max(slowestNs, probe.wallNs);
-      if (probe.wallNs >= targetNs || size >= 1e6) break;
-      size = !kinds.includes('int') && probe.wallNs < targetNs / 4 ? size * 2 : size + Math.max(1, size >> 3);
+    let tooQuick = false;
+    try {
+      for (let step = 0; step < 60; step += 1) {
+        const probe = await timedCall(sampleArgs(kinds, trng, size, true), 'a timed input of size ' + size);
+        slowestNs = Math.max(slowestNs, probe.wallNs);
+        tooQuick = probe.wallNs < targetNs / 4;
+        if (probe.wallNs >= targetNs || size >= 1e6) break;
+        size = !kinds.includes('int') && probe.wallNs < targetNs / 4 ? size * 2 : size + Math.max(1, size >> 3);
+      }
+    } catch (err) {
+      // A larger input the function refuses (a duration of 200 characters) cannot make it
+      // slower; a crash or a hang of the reference is the evaluator's problem, not a reason.
+      if (!(err instanceof EvaluatorError) || !err.message.startsWith('the reference threw on') || valid.length === 0) throw err;
+      tooQuick = true;
     }
+    // One timed call from a batch of distinct calls (distinct: a candidate that remembers its
+    // answers gains nothing within one).
+    const drawBatch = (count) => {
+      const from = [...pool];
+      for (let i = 0; i < count; i += 1) {
+        const j = i + Math.floor(trng() * (from.length - i));
+        [from[i], from[j]] = [from[j], from[i]];
+      }
+      return [from.slice(0, count)];
+    };
+    if (tooQuick && valid.length > 0) {
+      // One call is too quick for the round trip's noise (or larger inputs are refused): each
+      // timed call runs a batch of distinct valid calls, grown until the reference needs
+      // targetNs for it or the valid calls run out.
+      pool = await validPool(oracle, valid, trng, quick ? 4000 : 20000);
+      batch = 8;
+      for (;;) {
+        const probe = await timedCall(drawBatch(batch), 'a batch of ' + batch + ' calls');
+        slowestNs = Math.max(slowestNs, probe.wallNs);
+        if (probe.wallNs >= targetNs || batch >= pool.length) break;
+        batch = Math.min(pool.length, Math.floor(batch * (probe.wallNs < targetNs / 4 ? 2 : 1.25)));
+      }
+      metrics.timing_batch = batch;
+      metrics.timing_pool = pool.length;
+    }
+    const drawTimed = () => (batch > 0 ? drawBatch(batch) : sampleArgs(kinds, trng, size, true));
     const repeats = quick ? 7 : 11;
     // A small input the reference accepts (a drawn one may be invalid, e.g. a window of 0).
-    let warmUp = sampleArgs(kinds, trng, 10, true);
-    for (let tries = 0; tries < 20; tries += 1) {
+    let warmUp = batch > 0 ? drawBatch(Math.min(4, batch)) : sampleArgs(kinds, trng, 10, true);
+    for (let tries = 0; tries < 20 && batch === 0; tries += 1) {
       const drawn = sampleArgs(kinds, trng, 10, false);
       if ((await oracle.call(...drawn)).error === null) {
         warmUp = drawn;
@@ -382,8 +498,8 @@ async function evaluate(metrics) {
     const warmExpected = await timedCall(warmUp, 'the warm-up input');
     const rounds = [];
     for (let r = 0; r < repeats; r += 1) {
-      const input = sampleArgs(kinds, trng, size, true);
-      rounds.push({ input, expected: await timedCall(input, 'a timed input of size ' + size) });
+      const input = drawTimed();
+      rounds.push({ input, expected: await timedCall(input, batch > 0 ? 'a batch of ' + batch + ' calls' : 'a timed input of size ' + size) });
     }
     const timeoutMs = 5000 + 10 * Math.max(slowestNs, ...rounds.map((r) => r.expected.wallNs)) / 1e6;
     const runs = { reference: [], candidate: [] };
@@ -397,9 +513,9 @@ async function evaluate(metrics) {
           if (isRef) throw new EvaluatorError('the reference is not deterministic: ' + why);
           reject(why);
         };
-        const warm = await call(proc, warmUp, 'warm-up call of ' + FUNCTION);
+        const warm = await call(proc, warmUp, 'warm-up call of ' + FUNCTION, batch > 0);
         check(warm, warmExpected, 'the warm-up call of ' + FUNCTION);
-        const result = await call(proc, rounds[round].input, 'timed call of ' + FUNCTION);
+        const result = await call(proc, rounds[round].input, 'timed call of ' + FUNCTION, batch > 0);
         check(result, rounds[round].expected, 'timed call ' + (round + 1) + ' of ' + FUNCTION);
         if (!isRef) metrics.inputs_checked += 2;
         const outsideNs = proc.loadNs + warm.wallNs;
