@@ -14,10 +14,13 @@
  * started with Node's permission model: it can read no file but the runner, start no
  * process or worker. Its source is sent over a pipe. It cannot see or forge the protocol.
  *
- * How a call is timed: the round trip of the request, measured here with
+ * How a call is timed: the round trip of the request that runs it, measured here with
  * process.hrtime.bigint(), minus the IPC cost: the median round trip of several echo
  * requests of the same request and reply size on the same child, made right after the
- * call. A round trip shorter than half the fastest echo is physically impossible and is
+ * call. The arguments travel before that request (decoded and kept for the comparison
+ * after it, running no code of the candidate's) and whether the call changed them is asked
+ * after it, so reading a large input is not timed as the program's work (`untimedNs`).
+ * A round trip shorter than half the fastest echo is physically impossible and is
  * rejected (ImplausibleTiming). Net times below `floorNs` (default 1 µs) cannot be resolved
  * and are reported as `floorNs` with `atFloor: true`. Nothing the child says about time is used.
  *
@@ -421,12 +424,25 @@ class Candidate {
   /**
    * Calls the entry function with `args` (JSON-like values, BigInt, undefined, Map, Set, RegExp, Date).
    * @returns {Promise<{output: any, type: string, error: string|null, mutated: boolean,
-   *   wallNs: number, roundTripNs: number, ipcNs: number, atFloor: boolean}>}
+   *   wallNs: number, roundTripNs: number, ipcNs: number, atFloor: boolean, untimedNs: number}>}
    *   `type` is typeof the value in the candidate's process; `error` is set when the call
    *   threw (output is then undefined); `mutated` when the call changed its arguments. Crashes and timeouts throw CandidateFailure.
    */
   async call(...args) {
-    return this.timed({ op: 'call', args: args.map((a) => encodeWire(a)) });
+    // Only the call is timed: the arguments are read before it and compared after it, each in
+    // a request of its own (see the runner's prepare).
+    const prepareNs = await this.prepare({ args: args.map((a) => encodeWire(a)) });
+    const result = await this.timed({ op: 'call' });
+    const { reply, roundTripNs } = await this.request({ op: 'changed' }, this.callTimeoutMs, 'comparing the arguments');
+    if (!reply.ok) throw this.failure(`malformed reply from the candidate's process: ${reply.error}`);
+    return { ...result, mutated: reply.mutated === true, untimedNs: prepareNs + roundTripNs };
+  }
+
+  /** Sends the arguments of the next call or batch; returns that request's round trip. */
+  async prepare(what) {
+    const { reply, roundTripNs } = await this.request({ op: 'prepare', ...what }, this.callTimeoutMs, 'reading the arguments');
+    if (!reply.ok) throw this.failure(`the arguments could not be read: ${reply.error}`);
+    return roundTripNs;
   }
 
   /**
@@ -436,7 +452,8 @@ class Candidate {
    * `{ settle: true }` each answer is only whether that call returned (no error for a throw).
    */
   async callBatch(calls, { settle = false } = {}) {
-    return this.timed({ op: 'batch', settle, calls: calls.map((args) => args.map((a) => encodeWire(a))) });
+    const prepareNs = await this.prepare({ calls: calls.map((args) => args.map((a) => encodeWire(a))) });
+    return { ...(await this.timed({ op: 'batch', settle })), untimedNs: prepareNs };
   }
 
   /** One request, timed from here net of the echoes of its size. */

@@ -175,6 +175,33 @@ describe('peagen-harness (Node)', function () {
     }
   });
 
+  it('reads the arguments before the timed call without running any code of the program (no work can move there)', async () => {
+    // Hooks a program could set at load on its own realm, each of which would see the
+    // arguments while they are decoded or encoded, before the timed call.
+    const hooks = [
+      'let seen = 0;',
+      "Object.defineProperty(Object.prototype, 'enumerable', { get() { seen += 1; return true; }, configurable: true });",
+      "Object.defineProperty(Object.prototype, 'v', { get() { seen += 1; return undefined; }, configurable: true });",
+      "Object.defineProperty(Array.prototype, '0', { set() { seen += 1; }, get() { return undefined; }, configurable: true });",
+      'const iterate = Array.prototype[Symbol.iterator];',
+      'Array.prototype[Symbol.iterator] = function () { seen += 1; return iterate.call(this); };',
+      'Object.defineProperty(Map, Symbol.hasInstance, { value: () => { seen += 1; return false; } });',
+      'Object.defineProperty(Set, Symbol.hasInstance, { value: () => { seen += 1; return false; } });',
+      'Map.prototype.set = function () { seen += 1; return this; };',
+      'globalThis.Number = function () { seen += 1; return 0; };',
+      'seen = 0; // its own defineProperty calls above read the hooked Object.prototype',
+      'module.exports = { f: () => seen };',
+    ].join('\n');
+    const c = await harness.Candidate.start(program(hooks), { entry: 'f' });
+    try {
+      const r = await c.call([1, 2, [3]], { k: [4] }, new Map([[1, [2]]]), new Set([5]), -0, undefined);
+      assert.equal(r.error, null);
+      assert.equal(r.output, 0, 'no hook of the program ran before its call');
+    } finally {
+      c.close();
+    }
+  });
+
   it('refuses an answer faster than an empty round trip, and clamps unresolvable times to the floor', () => {
     assert.throws(() => harness.netTime(10_000, [80_000, 90_000, 100_000]), (err: Error) => err instanceof harness.ImplausibleTiming && /implausible timing/.test(err.message));
     assert.throws(() => harness.netTime(0, [50_000]), harness.ImplausibleTiming);

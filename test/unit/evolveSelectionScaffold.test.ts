@@ -227,6 +227,17 @@ describe('Evolve Selection: scaffolded evaluators', function () {
     });
   }
 
+  it('javascript: a loop over a long list is timed without the cost of sending the list, so a candidate many times faster reads so', async () => {
+    // Decoding and comparing 50,000 arguments cost 40 ms inside the timed call, beside 1-5 ms
+    // of work: every candidate of such a function read about 1.0x.
+    const text = "'use strict';\nfunction total(values) {\n  let out = 0;\n  for (const v of values) out += Number(String(v));\n  return out;\n}\nmodule.exports = { total };\n";
+    const made = scaffolded({ fileName: 'sum.js', text, functionName: 'total', language: 'javascript' });
+    dirs.push(made.dir);
+    const faster = await made.score(text.replace('out += Number(String(v))', 'out += v'));
+    assert.equal(faster.correct, true, faster.failure?.message);
+    assert.ok((faster.objective ?? 0) > 1.5, `speedup ${faster.objective} (timed size ${faster.metrics.timing_size})`);
+  });
+
   // Sample inputs that cannot tell answers apart: with no annotation, `target` is drawn as a
   // list, so the reference counts 0 pairs for every input and `return 0` would pass as correct.
   for (const [language, fileName, text, cheat] of [
