@@ -164,6 +164,7 @@ describe('minimal-diff reduction', () => {
     const { reduced: _reduced, ...notReduced } = summary;
     void _reduced;
     assert.equal(reductionSummary(SPEEDUP, { ...notReduced, changes: 1 }, { reduced: null, best: 2.7 }), 'speedup 2.7x with 14 changed lines (one change, nothing to drop)');
+    assert.equal(reductionSummary(SPEEDUP, summary, { reduced: 1.04, best: 1.06 }), 'speedup 1.04x with 3 changed lines, 1.06x with all 14', 'a small gain is not shown as 1.0x');
     assert.equal(reductionSummary(SPEEDUP, notReduced, { reduced: null, best: 2.7 }), 'speedup 2.7x with 14 changed lines (no change could be dropped in 6 evaluations)');
     // A score reads as its value in its unit, not as a factor over the seed.
     const score = { name: 'score', direction: 'maximize' as const, unit: '%' };

@@ -246,8 +246,10 @@ function reductionOf(manifest: RunManifest, runDir: RunDir, reduction: BestReduc
 /** "speedup 2.6x with 3 changed lines, 2.7x with all 14" (objective values when there is no factor over the seed). */
 export function reductionSummary(terms: ObjectiveTerms, reduction: BestReduction, improvement: { reduced: number | null; best: number | null }): string {
   const objectiveName = terms.name;
-  // A speedup reads as its factor over the seed (2.6x); a score as its value (67.688%).
-  const figure = (factor: number | null, value: number): string => (factor !== null && comparesByFactor(terms) ? `${factor.toFixed(1)}x` : objectiveValue(value, terms));
+  // A speedup reads as its factor over the seed (2.6x; below 2, to two decimals: a gain of 4%
+  // read "1.0x"); a score as its value (67.688%).
+  const factorText = (factor: number): string => `${factor.toFixed(factor < 2 ? 2 : 1)}x`;
+  const figure = (factor: number | null, value: number): string => (factor !== null && comparesByFactor(terms) ? factorText(factor) : objectiveValue(value, terms));
   const lines = (n: number): string => `${n} changed line${n === 1 ? '' : 's'}`;
   const best = figure(improvement.best, reduction.bestObjective);
   if (!reduction.reduced) {
