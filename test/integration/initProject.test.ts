@@ -285,6 +285,57 @@ describe('peagen init: timed inputs sorted like the lists the tests passed (real
   });
 });
 
+describe('peagen init: timed inputs of the kind most of the tests\' calls pass (real CLI)', function () {
+  this.timeout(120_000);
+  let user: EvolveProject;
+  beforeEach(() => {
+    user = new EvolveProject();
+  });
+  afterEach(() => user.cleanup());
+
+  // One test passes true (the function coerces it) and the others strings: the first call
+  // made every timed input a boolean, too quick to time, so the seed was timed in batches
+  // drawn from the tests' calls, whose long string filled the memory (trim-lines).
+  const PROJECTS = [
+    {
+      file: 'squeeze.js',
+      fn: 'squeeze',
+      tests: 'node --test squeeze.test.js',
+      files: {
+        'squeeze.js': "function squeeze(value) {\n  const text = String(value);\n  let out = '';\n  for (let i = 0; i < text.length; i++) if (text[i] !== ' ' || text[i - 1] !== ' ') out += text[i];\n  return out;\n}\nmodule.exports = { squeeze };\n",
+        'squeeze.test.js':
+          "const test = require('node:test');\nconst assert = require('node:assert');\nconst { squeeze } = require('./squeeze.js');\n" +
+          "test('squeeze', () => {\n  assert.equal(squeeze(true), 'true');\n  assert.equal(squeeze('a  b'), 'a b');\n  assert.equal(squeeze('  x'), ' x');\n  assert.equal(squeeze('a' + ' '.repeat(20000) + 'b'), 'a b');\n});\n",
+      },
+    },
+    {
+      file: 'squeeze.py',
+      fn: 'squeeze',
+      tests: 'python3 -m unittest',
+      files: {
+        'squeeze.py': "def squeeze(value):\n    text = str(value)\n    out = []\n    for i, c in enumerate(text):\n        if c != ' ' or i == 0 or text[i - 1] != ' ':\n            out.append(c)\n    return ''.join(out)\n",
+        'test_squeeze.py':
+          'import unittest\nfrom squeeze import squeeze\n\nclass T(unittest.TestCase):\n    def test_squeeze(self):\n' +
+          "        self.assertEqual(squeeze(True), 'True')\n        self.assertEqual(squeeze('a  b'), 'a b')\n        self.assertEqual(squeeze('  x'), ' x')\n" +
+          "        self.assertEqual(squeeze('a' + ' ' * 20000 + 'b'), 'a b')\n",
+      },
+    },
+  ];
+
+  for (const { file, fn, tests, files } of PROJECTS) {
+    it(`${file}: the seed is timed on strings, one call at a time`, async () => {
+      for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(user.dir, name), text);
+      const init = await user.run(['--json', 'init', file, '--function', fn, '--tests', tests]);
+      assert.equal(init.code, 0, init.stdout + init.stderr);
+      const made = parseJson<InitOutput & { check?: { correct: boolean; summary: string } }>(init);
+      assert.equal(made.check?.correct, true, made.check?.summary);
+      const seed = parseJson<{ correct: boolean; metrics: Record<string, number> }>(await user.run(['--json', 'eval', made.dir]));
+      assert.equal(seed.correct, true);
+      assert.ok(!seed.metrics.timing_batch, JSON.stringify(seed.metrics));
+    });
+  }
+});
+
 describe('peagen init --objective score (real CLI)', function () {
   this.timeout(60_000);
   let user: EvolveProject;

@@ -163,13 +163,24 @@ function kindOf(value) {
   if (Array.isArray(value) && value.every((item) => typeof item === 'number' && Number.isInteger(item))) return 'list';
   return null;
 }
-/** The kinds the tests' calls show (the first call of the commonest arity), else null. */
+/** The commonest of values (the first seen of those as common). */
+function commonest(values) {
+  const counts = new Map();
+  for (const value of values) counts.set(value, (counts.get(value) || 0) + 1);
+  let best = values[0];
+  for (const [value, count] of counts) if (count > counts.get(best)) best = value;
+  return best;
+}
+/**
+ * The kinds the tests' calls show, else null: of the calls of the commonest arity, each
+ * argument's commonest kind (a test of coercion that passes true where the others pass
+ * strings does not make the function's input a boolean).
+ */
 function capturedKinds(calls) {
   if (calls.length === 0) return null;
-  const arities = calls.map((call) => call.length);
-  const arity = arities.sort((a, b) => arities.filter((x) => x === b).length - arities.filter((x) => x === a).length)[0];
+  const arity = commonest(calls.map((call) => call.length));
   const same = calls.filter((call) => call.length === arity);
-  const kinds = same[0].map(kindOf);
+  const kinds = Array.from({ length: arity }, (_, at) => commonest(same.map((call) => kindOf(call[at]))));
   if (kinds.includes(null)) return null;
   // A list kind is drawn sorted when every list the tests passed there is in ascending order
   // and one has 3 or more items: a function given sorted data (a merge, a search, a check of
@@ -190,8 +201,7 @@ const { calls: CALLS, answers: ANSWERS } = capturedCalls();
  * characters, a list of their elements; any other value is one of theirs.
  */
 function varyCalls(random, calls, count) {
-  const arities = calls.map((call) => call.length);
-  const arity = arities.reduce((best, a) => (arities.filter((x) => x === a).length > arities.filter((x) => x === best).length ? a : best), arities[0]);
+  const arity = commonest(calls.map((call) => call.length));
   const same = calls.filter((call) => call.length === arity);
   if (same.length === 0 || arity === 0) return [];
   const pick = (items) => items[Math.floor(random() * items.length)];
@@ -233,12 +243,17 @@ function varyCalls(random, calls, count) {
   });
 }
 
+/** The largest call (as JSON) a batch is drawn from, beside the smallest valid one. */
+const SMALL_CALL_CHARS = 1000;
 /**
  * Distinct calls the reference answers without throwing, up to want: the valid inputs seen so
  * far and variations of them (varyCalls), kept when the reference accepts them.
  */
 async function validPool(oracle, valid, random, want) {
-  const found = new Map(valid.map((input) => [JSON.stringify(encodeWire(input)), input]));
+  // Small calls only: a batch is for calls too quick to time one at a time, and variations of
+  // a test's 70,000-character input, thousands of them, would fill the memory.
+  const sized = valid.map((input) => [JSON.stringify(encodeWire(input)), input]).sort((a, b) => a[0].length - b[0].length);
+  const found = new Map(sized.filter(([key], i) => i === 0 || key.length <= SMALL_CALL_CHARS));
   for (let round = 0; round < 8 && found.size < want; round += 1) {
     const fresh = new Map();
     for (const input of varyCalls(random, [...found.values()], 2 * want)) {

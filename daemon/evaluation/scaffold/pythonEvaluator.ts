@@ -73,6 +73,7 @@ ENTRY = "peagen_entry"  # appended below the program: turns tuples and sets into
 BATCH_ENTRY = "peagen_batch"  # the same over a list of calls: timing a function too quick to time one call at a time
 VALID_ENTRY = "peagen_valid"  # which of a list of calls the reference answers without raising (untimed)
 BATCH_POOL = 50000  # distinct valid calls a batch is drawn from at most
+SMALL_CALL_CHARS = 1000  # the largest call (as JSON) a batch is drawn from, beside the smallest valid one
 
 
 def _harness():
@@ -224,8 +225,9 @@ def is_ascending(value):
 
 
 def captured_kinds(calls, fallback):
-    """The kinds the tests' calls show (the first call of the commonest arity), else the
-    fallback. A list kind becomes "sorted " + kind when every list the tests passed there is in
+    """The kinds the tests' calls show, else the fallback: of the calls of the commonest
+    arity, each argument's commonest kind (a test of coercion that passes True where the
+    others pass strings does not make the function's input a boolean). A list kind becomes "sorted " + kind when every list the tests passed there is in
     ascending order and one has 3 or more items: a function given sorted data (a merge, a
     search, a check of order) does its real work only on sorted data, and random lists would
     time its quickest way out."""
@@ -234,7 +236,10 @@ def captured_kinds(calls, fallback):
     arities = [len(call) for call in calls]
     arity = max(set(arities), key=arities.count)
     same = [call for call in calls if len(call) == arity]
-    kinds = [kind_of(value) for value in same[0]]
+    kinds = []
+    for at in range(arity):
+        column_kinds = [kind_of(call[at]) for call in same]
+        kinds.append(max(column_kinds, key=column_kinds.count))  # the first of the commonest
     if None in kinds:
         return fallback
     for at, kind in enumerate(kinds):
@@ -476,7 +481,10 @@ def evaluate(args, metrics, started):
             """Distinct calls the reference answers without raising: the valid inputs seen so
             far and variations of them (a number within their range, a string edited with
             their characters, a list of their elements), kept when the reference accepts them."""
-            found = {json.dumps(call, sort_keys=True): list(call) for call in valid}
+            # Small calls only: a batch is for calls too quick to time one at a time, and
+            # variations of a test's 70,000-character input, thousands of them, would fill the memory.
+            sized = sorted(((json.dumps(call, sort_keys=True), list(call)) for call in valid), key=lambda item: len(item[0]))
+            found = dict(item for i, item in enumerate(sized) if i == 0 or len(item[0]) <= SMALL_CALL_CHARS)
             checker = start(reference_file, "reference", VALID_ENTRY)
             try:
                 for _ in range(8):
