@@ -202,10 +202,33 @@ function programSource(file, source) {
   const warn = process.emitWarning;
   process.emitWarning = () => {}; // its ExperimentalWarning says nothing to a user
   try {
-    return stripTypeScriptTypes(source, { mode: 'strip' });
+    return elideTypeOnlyImports(stripTypeScriptTypes(source, { mode: 'strip' }));
   } finally {
     process.emitWarning = warn;
   }
+}
+
+const NAMED_IMPORT = /^([ \t]*)import\s*\{([^}]*)\}\s*from\s*(['"][^'"\n]+['"])[ \t]*;?/gm;
+
+/**
+ * TypeScript's import elision, which Node's type stripping leaves out: a name imported without
+ * `type` but used only as a type (`import { HsvaColor } from '../types'`, as tsc, ts-jest and
+ * esbuild accept) is not exported at run time, and importing it fails. Such names are dropped,
+ * and the import with them when none is left; the text keeps its lines and length.
+ */
+function elideTypeOnlyImports(code) {
+  return code.replace(NAMED_IMPORT, (whole, indent, list, from, offset) => {
+    const rest = code.slice(0, offset) + code.slice(offset + whole.length);
+    const specifiers = list.split(',').map((item) => item.trim()).filter((item) => item !== '');
+    const kept = specifiers.filter((item) => {
+      const local = item.split(/\s+as\s+/).pop().trim();
+      return !/^[A-Za-z_$][\w$]*$/.test(local) || new RegExp(`(?<![\\w$.])${local.replace(/\$/g, '\\$')}(?![\\w$])`).test(rest);
+    });
+    if (kept.length === specifiers.length) return whole;
+    const text = kept.length === 0 ? '' : `${indent}import { ${kept.join(', ')} } from ${from};`;
+    const lines = whole.split('\n').length - 1;
+    return text.padEnd(whole.length - lines, ' ') + '\n'.repeat(lines);
+  });
 }
 
 /** One untrusted program in its own process; see the file comment. */

@@ -67,8 +67,10 @@ describe('peagen init on projects laid out as real ones are (real CLI)', functio
     assert.equal(init.code, 0, init.stdout + init.stderr);
     const made = parseJson<InitOutput>(init);
     assert.equal(made.check?.correct, true, made.check?.summary);
-    const config = JSON.parse(fs.readFileSync(path.join(made.dir, 'peagen.example.json'), 'utf8')) as { project?: { root: string; toolchains: string[] } };
+    const config = JSON.parse(fs.readFileSync(path.join(made.dir, 'peagen.example.json'), 'utf8')) as { project?: { root: string; toolchains: string[] }; limits: { memoryMb: number } };
     assert.equal(config.project?.root, '../../..');
+    // Room for the project's test runner (ts-jest's compiler in each worker took more than 1 GiB).
+    assert.ok(config.limits.memoryMb >= 4096, `memoryMb ${config.limits.memoryMb}`);
 
     const evaluate = async (program?: string): Promise<EvalOutput> => {
       const run = await user.run(['--json', 'eval', made.dir, '--quick', ...(program ? ['--program', program] : [])]);

@@ -104,6 +104,27 @@ describe('peagen-harness (Node)', function () {
     await assert.rejects(harness.Candidate.start(candidate, { entry: 'f', modules }), /not allowed here/);
   });
 
+  it('drops from TypeScript imports the names used only as types, as tsc and ts-jest do (Node\'s type stripping keeps them, and the import fails)', async () => {
+    const src = path.join(dir, 'src');
+    fs.mkdirSync(src, { recursive: true });
+    fs.writeFileSync(path.join(src, 'types.ts'), 'export type Hsva = { h: number; s: number; v: number };\n');
+    fs.writeFileSync(path.join(src, 'helpers.ts'), 'export const round = (x: number): number => Math.round(x);\n');
+    const original =
+      "import { Hsva } from './types';\nimport {\n  round,\n  type Hsva as Other,\n} from './helpers';\n\n" +
+      'export function brightness(color: Hsva): number {\n  return round(color.v * 2.55);\n}\n';
+    const programFile = path.join(src, 'hsv.ts');
+    fs.writeFileSync(programFile, original);
+    const modules = harness.projectModules(original, programFile);
+    const c = await harness.Candidate.start(programFile, { entry: 'brightness', modules });
+    try {
+      assert.equal((await c.call({ h: 0, s: 0, v: 100 })).output, 255);
+      // Its lines are where they were: an error's line number is the source's.
+      assert.match((await c.call(null)).error ?? '', /TypeError/);
+    } finally {
+      c.close();
+    }
+  });
+
   it("calls a function the program defines without exporting it (a library's internal helper), CommonJS and ES module", async () => {
     for (const [file, source] of [
       ['helper.js', 'function isNumber(x) { return typeof x === "number"; }\nmodule.exports = function parse(a) { return !isNumber(a); };\n'],

@@ -117,8 +117,10 @@ export function scaffoldFiles(input: ScaffoldInput): { files: Record<string, str
     evaluator: input.language === 'python' ? ['python3', evaluator, '{program}'] : ['node', evaluator, '{program}'],
     objective: OBJECTIVES[objective],
     // A project's test run is many processes and threads (npm, the runner and its workers, each
-    // Node with a dozen threads): room for them, still a bound on a fork bomb.
-    limits: { timeoutMs: 120_000, memoryMb: 1024, pids: input.tests ? 512 : 64 },
+    // Node with a dozen threads), and a type-checking runner (ts-jest) holds a TypeScript
+    // compiler in each (colord's tests took more than 1 GiB): room for them, still a bound on a
+    // fork bomb or a runaway candidate.
+    limits: { timeoutMs: 120_000, memoryMb: input.tests ? 4096 : 1024, pids: input.tests ? 512 : 64 },
     ...(input.project && { project: input.project }),
   };
   if (objective === 'tests') {
