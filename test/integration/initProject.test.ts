@@ -336,6 +336,57 @@ describe('peagen init: timed inputs of the kind most of the tests\' calls pass (
   }
 });
 
+describe('peagen init: a function of a record, too quick for one call, is timed over variations of the tests\' records (real CLI)', function () {
+  this.timeout(120_000);
+  let user: EvolveProject;
+  beforeEach(() => {
+    user = new EvolveProject();
+  });
+  afterEach(() => user.cleanup());
+
+  // Each batch is drawn from distinct valid calls (the function refuses anything but a record):
+  // with only the tests' few records to draw from, a batch was those few calls, far below
+  // what a clock resolves (colord's hsvaToRgba).
+  const PROJECTS = [
+    {
+      file: 'color.js',
+      fn: 'brightness',
+      tests: 'node --test color.test.js',
+      files: {
+        'color.js': "function brightness(color) {\n  if (color === null || typeof color !== 'object' || Array.isArray(color)) throw new TypeError('a color is {r, g, b}');\n  return Math.round((color.r * 299 + color.g * 587 + color.b * 114) / 1000);\n}\nmodule.exports = { brightness };\n",
+        'color.test.js':
+          "const test = require('node:test');\nconst assert = require('node:assert');\nconst { brightness } = require('./color.js');\n" +
+          "test('brightness', () => {\n  assert.equal(brightness({ r: 0, g: 0, b: 0 }), 0);\n  assert.equal(brightness({ r: 255, g: 255, b: 255 }), 255);\n  assert.equal(brightness({ r: 255, g: 0, b: 0 }), 76);\n});\n",
+      },
+    },
+    {
+      file: 'color.py',
+      fn: 'brightness',
+      tests: 'python3 -m unittest',
+      files: {
+        'color.py': "def brightness(color):\n    if not isinstance(color, dict):\n        raise TypeError('a color is {r, g, b}')\n    return round((color['r'] * 299 + color['g'] * 587 + color['b'] * 114) / 1000)\n",
+        'test_color.py':
+          'import unittest\nfrom color import brightness\n\nclass T(unittest.TestCase):\n    def test_brightness(self):\n' +
+          "        self.assertEqual(brightness({'r': 0, 'g': 0, 'b': 0}), 0)\n        self.assertEqual(brightness({'r': 255, 'g': 255, 'b': 255}), 255)\n" +
+          "        self.assertEqual(brightness({'r': 255, 'g': 0, 'b': 0}), 76)\n",
+      },
+    },
+  ];
+
+  for (const { file, fn, tests, files } of PROJECTS) {
+    it(`${file}: batches are drawn from records with their numeric fields varied`, async () => {
+      for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(user.dir, name), text);
+      const init = await user.run(['--json', 'init', file, '--function', fn, '--tests', tests]);
+      assert.equal(init.code, 0, init.stdout + init.stderr);
+      const made = parseJson<InitOutput & { check?: { correct: boolean; summary: string } }>(init);
+      assert.equal(made.check?.correct, true, made.check?.summary);
+      const seed = parseJson<{ correct: boolean; metrics: Record<string, number> }>(await user.run(['--json', 'eval', made.dir, '--quick']));
+      assert.equal(seed.correct, true);
+      assert.ok((seed.metrics.timing_pool ?? 0) > 100, JSON.stringify(seed.metrics));
+    });
+  }
+});
+
 describe('peagen init --objective score (real CLI)', function () {
   this.timeout(60_000);
   let user: EvolveProject;

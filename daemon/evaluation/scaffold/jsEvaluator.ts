@@ -198,7 +198,8 @@ const { calls: CALLS, answers: ANSWERS } = capturedCalls();
 /**
  * count calls like calls (of their commonest arity), each with one argument varied within
  * what those calls show: an integer or number in their range, a string edited with their
- * characters, a list of their elements; any other value is one of theirs.
+ * characters, a list of their elements, a record with one numeric field in its range; any
+ * other value is one of theirs.
  */
 function varyCalls(random, calls, count) {
   const arity = commonest(calls.map((call) => call.length));
@@ -215,6 +216,17 @@ function varyCalls(random, calls, count) {
     const lists = column.filter((v) => Array.isArray(v));
     const elements = lists.flat();
     if (elements.length > 0) return { kind: 'list', elements, pool: lists };
+    // Records ({ h: 120, s: 98.8, v: 100 }): each numeric field within the range the calls show.
+    const records = column.filter((v) => v !== null && typeof v === 'object' && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype);
+    const fields = new Map();
+    for (const record of records) {
+      for (const [key, value] of Object.entries(record)) {
+        if (typeof value !== 'number' || !Number.isFinite(value)) continue;
+        const [lo, hi, integer] = fields.get(key) || [value, value, true];
+        fields.set(key, [Math.min(lo, value), Math.max(hi, value), integer && Number.isInteger(value)]);
+      }
+    }
+    if (fields.size > 0) return { kind: 'record', pool: records, fields: [...fields] };
     return { kind: 'other' };
   });
   const vary = (value, at) => {
@@ -233,6 +245,12 @@ function varyCalls(random, calls, count) {
       return text.join('');
     }
     if (kind === 'list' && Array.isArray(value)) return Array.from({ length: pick(pool).length }, () => pick(elements));
+    if (kind === 'record') {
+      const record = { ...pick(pool) };
+      const [key, [lo, hi, integer]] = pick(summaries[at].fields);
+      record[key] = integer ? lo + Math.floor(random() * (hi - lo + 1)) : lo + random() * (hi - lo);
+      return record;
+    }
     return pick(columns[at]);
   };
   return Array.from({ length: count }, () => {
