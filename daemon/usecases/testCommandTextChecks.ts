@@ -8,7 +8,9 @@
  * instead and says so; the linter stays the user's to run on what they apply.
  *
  * Only `&&` chains are taken apart, a script is opened (`npm run lint`) only when it holds
- * something to leave out, and a command that would be left empty is kept whole.
+ * something to leave out, and a command that would be left empty is kept whole. A package
+ * manager fetched by npx (`npx -y pnpm@10 test`, where the machine has none) cannot be fetched
+ * in the sandbox: its scripts are opened all the way down and run without it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -48,6 +50,8 @@ export function withoutTextChecks(command: string, projectDir: string): TestComm
   const scripts = readScripts(projectDir);
   const planned = plan(command.trim(), scripts, 0);
   if (planned.leftOut.length === 0 || planned.runs.length === 0) return { command, leftOut: [] };
+  // A package manager's script run left to the end (an install, a depth too deep) would fetch it again.
+  if (planned.runs.some((run) => packageManagerViaNpx(run) !== undefined)) return { command, leftOut: [] };
   const bin = fs.existsSync(path.join(projectDir, 'node_modules', '.bin')) ? ['export PATH="$PWD/node_modules/.bin:$PATH"'] : [];
   return { command: [...bin, ...planned.runs].join(' && '), leftOut: planned.leftOut };
 }
@@ -57,9 +61,26 @@ interface Planned {
   leftOut: string[];
 }
 
-function plan(command: string, scripts: Record<string, string>, depth: number): Planned {
+/**
+ * `npx -y pnpm@10.14.0 test`: a package manager that npx fetches (the machine has none), which
+ * the sandbox, with no network, cannot fetch. Returns the command as the package manager's own
+ * (`pnpm test`) and the part left out, or undefined for any other command.
+ */
+function packageManagerViaNpx(part: string): { command: string; leftOut: string } | undefined {
+  const match = /^npx((?:\s+(?:-y|--yes|--no-install|--prefer-offline|--quiet|-q))*)\s+(npm|pnpm|yarn)(@[\w.^~<>=*-]+)?(\s.*)?$/.exec(part);
+  if (!match) return undefined;
+  return { command: `${match[2]}${match[4] ?? ''}`.trim(), leftOut: `npx${match[1]} ${match[2]}${match[3] ?? ''}` };
+}
+
+function plan(command: string, scripts: Record<string, string>, depth: number, openAll = false): Planned {
   const chain = parts(command);
-  if (chain.length > 1) return merge(chain.map((part) => plan(part, scripts, depth)));
+  if (chain.length > 1) return merge(chain.map((part) => plan(part, scripts, depth, openAll)));
+  const fetched = packageManagerViaNpx(chain[0] ?? '');
+  if (fetched && scriptOf(fetched.command) !== undefined && scripts[scriptOf(fetched.command)!] !== undefined) {
+    // Every script it would run is opened, down to commands that need no package manager.
+    const opened = plan(fetched.command, scripts, depth, true);
+    return { runs: opened.runs, leftOut: [fetched.leftOut, ...opened.leftOut] };
+  }
   const part = chain[0] ?? '';
   const words = part.split(/\s+/).filter(Boolean);
   const commandAt = words.findIndex((word) => !/^\w+=/.test(word));
@@ -76,8 +97,8 @@ function plan(command: string, scripts: Record<string, string>, depth: number): 
   if (script === undefined || depth >= MAX_DEPTH || scripts[script] === undefined) return { runs: [part], leftOut: [] };
   if (LINT_SCRIPT.test(script)) return { runs: [], leftOut: [part] };
   // npm runs preX, X, postX for `npm run X` (and for `npm test`).
-  const opened = merge([scripts[`pre${script}`], scripts[script], scripts[`post${script}`]].filter((s): s is string => s !== undefined).map((s) => plan(s, scripts, depth + 1)));
-  return opened.leftOut.length > 0 ? opened : { runs: [part], leftOut: [] };
+  const opened = merge([scripts[`pre${script}`], scripts[script], scripts[`post${script}`]].filter((s): s is string => s !== undefined).map((s) => plan(s, scripts, depth + 1, openAll)));
+  return opened.leftOut.length > 0 || openAll ? opened : { runs: [part], leftOut: [] };
 }
 
 function merge(planned: Planned[]): Planned {

@@ -41,6 +41,22 @@ describe('init: the linters and coverage gates of a test command are left out (t
     assert.deepEqual(withoutTextChecks('nyc --reporter text mocha', project({})).command, `${PATH} && mocha`);
   });
 
+  it('a package manager npx fetches (the sandbox has no network to fetch it): its scripts run without it, all the way down', () => {
+    // vercel/ms and unjs/ufo, as `npx -y pnpm@… test` runs them on a machine without pnpm.
+    const ms = project({ test: 'pnpm run test:nodejs && pnpm run test:edge', 'test:nodejs': 'jest --env node', 'test:edge': 'jest --env @edge-runtime/jest-environment --no-coverage' });
+    assert.deepEqual(withoutTextChecks('npx -y pnpm@10.14.0 test', ms), {
+      command: `${PATH} && jest --env node && jest --env @edge-runtime/jest-environment --no-coverage`,
+      leftOut: ['npx -y pnpm@10.14.0'],
+    });
+    const ufo = project({ lint: 'eslint . && prettier -c src test', test: 'pnpm lint && vitest run --typecheck' });
+    assert.deepEqual(withoutTextChecks('npx --yes pnpm@10.28.0 test', ufo), {
+      command: `${PATH} && vitest run --typecheck`,
+      leftOut: ['npx --yes pnpm@10.28.0', 'pnpm lint'],
+    });
+    // Not a script of the project: kept as written.
+    assert.deepEqual(withoutTextChecks('npx -y pnpm@10 install', ms), { command: 'npx -y pnpm@10 install', leftOut: [] });
+  });
+
   it('unchanged: nothing to leave out, only linters, other operators, a command of its own', () => {
     assert.deepEqual(withoutTextChecks('npm test', project({ test: 'mocha --reporter spec' })), { command: 'npm test', leftOut: [] });
     assert.deepEqual(withoutTextChecks('npm test', project({ test: 'xo' })), { command: 'npm test', leftOut: [] });

@@ -68,7 +68,7 @@ export function registerInitCommand(program: Command): void {
           ...(made.objective === 'tests' ? [] : [`inputs: ${inputs}`]),
           ...(made.testCommand
             ? [
-                `tests: the evaluation leaves out ${made.testCommand.leftOut.map((part) => `"${part}"`).join(', ')} (they read files' text or count covered lines, and the evaluated file is Peagen's stand-in; run them yourself on what you apply) and runs:`,
+                `tests: the evaluation leaves out ${leftOutText(made.testCommand.leftOut)} and runs:`,
                 `  ${made.testCommand.command}`,
               ]
             : []),
@@ -154,4 +154,15 @@ export function missingHint(text: string): string {
     return ` (the test command downloads something (${download[1] ?? download[2]}) where the tests run, which has no network: npx -y or pnpm dlx fetching a tool, say; install that tool in the project or on your PATH, or name a command that runs the project's own test runner, e.g. "npm run test:unit" or "npx jest")`;
   }
   return '';
+}
+
+/** What init's plan of the test command left out, each kind with its reason. */
+function leftOutText(leftOut: string[]): string {
+  const fetched = leftOut.filter((part) => part.startsWith('npx '));
+  const checks = leftOut.filter((part) => !part.startsWith('npx '));
+  const quoted = (parts: string[]): string => parts.map((part) => `"${part}"`).join(', ');
+  return [
+    ...(fetched.length > 0 ? [`${quoted(fetched)} (the sandbox has no network to fetch it)`] : []),
+    ...(checks.length > 0 ? [`${quoted(checks)} (they read files' text or count covered lines, and the evaluated file is Peagen's stand-in; run them yourself on what you apply)`] : []),
+  ].join(' and ');
 }
