@@ -2,7 +2,8 @@
 // format of harness/python/peagen_harness/test_report.py, written when the run finishes. A
 // test is named by its file relative to the working directory and its suites' and own names;
 // a file that fails to load counts as one failed test of its own. Works with Vitest 1 to 3
-// (onFinished with the run's task tree).
+// (onFinished with the run's task tree) and 3 to 4 (onTestRunEnd with its test modules; Vitest
+// 4 no longer calls onFinished, and 3 calls both: the first one writes).
 import { appendFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
@@ -11,10 +12,36 @@ const outcomeOf = (task) => {
   return task.result?.state === 'pass' ? 'passed' : 'failed';
 };
 
+const STATES = { passed: 'passed', failed: 'failed', skipped: 'skipped', pending: 'skipped' };
+
+const write = (lines) => {
+  const folder = process.env.PEAGEN_TEST_REPORT_DIR;
+  if (folder && lines.length > 0) appendFileSync(join(folder, `vitest-${process.pid}-${Date.now()}.jsonl`), `${lines.join('\n')}\n`);
+};
+
 export default class PeagenVitestReport {
+  onTestRunEnd(testModules = []) {
+    if (this.written) return;
+    this.written = true;
+    const lines = [];
+    for (const module of testModules) {
+      const where = relative(process.cwd(), module.moduleId || '');
+      const tests = [...module.children.allTests()];
+      if (tests.length === 0 && module.state() === 'failed') {
+        lines.push(JSON.stringify({ runner: 'vitest', id: `${where}::(the file did not run)`, outcome: 'failed' }));
+      }
+      for (const test of tests) {
+        const mode = test.options?.mode;
+        const outcome = mode === 'skip' || mode === 'todo' ? 'skipped' : STATES[test.result().state] || 'failed';
+        lines.push(JSON.stringify({ runner: 'vitest', id: `${where}::${test.fullName}`, outcome }));
+      }
+    }
+    write(lines);
+  }
+
   onFinished(files = []) {
-    const folder = process.env.PEAGEN_TEST_REPORT_DIR;
-    if (!folder) return;
+    if (this.written) return;
+    this.written = true;
     const lines = [];
     const walk = (task, where, names) => {
       if (Array.isArray(task.tasks)) {
@@ -30,6 +57,6 @@ export default class PeagenVitestReport {
       }
       for (const child of file.tasks || []) walk(child, where, []);
     }
-    if (lines.length > 0) appendFileSync(join(folder, `vitest-${process.pid}-${Date.now()}.jsonl`), `${lines.join('\n')}\n`);
+    write(lines);
   }
 }

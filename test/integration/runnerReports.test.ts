@@ -1,5 +1,5 @@
 /**
- * Jest's, Vitest's and tape's own outcomes, counted test by test (--objective tests), on a project
+ * Jest's, Vitest's (3 and 4) and tape's own outcomes, counted test by test (--objective tests), on a project
  * whose runner npm installed (the real jest, vitest and tape, from scripts/provision/testRunners.mjs):
  * the seed's tests are each counted, and a candidate that breaks one is failed by that test's
  * name. Without the reporters, such a run counts as one test (the command's exit status).
@@ -41,6 +41,13 @@ const RUNNERS = [
     tests: TESTS("import assert from 'node:assert/strict';\nimport { describe, test } from 'vitest';\nimport words from '../words.js';\nconst { titleCase } = words;"),
   },
   {
+    name: 'vitest 4',
+    script: 'vitest run',
+    file: 'test/words.test.mjs',
+    tests: TESTS("import assert from 'node:assert/strict';\nimport { describe, test } from 'vitest';\nimport words from '../words.js';\nconst { titleCase } = words;"),
+    next: true,
+  },
+  {
     name: 'tape',
     script: "tape 'test/*.js'",
     file: 'test/words.js',
@@ -56,9 +63,12 @@ const RUNNERS = [
 describe('jest, vitest and tape: each test counted by the runner itself (real CLI)', function () {
   this.timeout(300_000);
   let modules: string;
+  let nextModules: string; // Vitest 4's
   let user: EvolveProject | undefined;
   before(() => {
-    modules = execFileSync(process.execPath, [path.join(REPO, 'scripts', 'provision', 'testRunners.mjs')], { encoding: 'utf8' }).trim();
+    const provision = (...args: string[]): string => execFileSync(process.execPath, [path.join(REPO, 'scripts', 'provision', 'testRunners.mjs'), ...args], { encoding: 'utf8' }).trim();
+    modules = provision();
+    nextModules = provision('--next');
   });
   afterEach(() => user?.cleanup());
 
@@ -103,8 +113,8 @@ describe('jest, vitest and tape: each test counted by the runner itself (real CL
     it(`${runner.name}: the seed's 3 tests and its skipped one are told apart; a candidate that breaks one fails by its name`, async () => {
       user = new EvolveProject();
       fs.cpSync(FIXTURE, user.dir, { recursive: true });
-      fs.cpSync(modules, path.join(user.dir, 'node_modules'), { recursive: true, verbatimSymlinks: true });
-      fs.writeFileSync(path.join(user.dir, 'package.json'), JSON.stringify({ name: `fixture-${runner.name}`, version: '1.0.0', private: true, scripts: { test: runner.script } }));
+      fs.cpSync('next' in runner ? nextModules : modules, path.join(user.dir, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+      fs.writeFileSync(path.join(user.dir, 'package.json'), JSON.stringify({ name: `fixture-${runner.name.replace(' ', '-')}`, version: '1.0.0', private: true, scripts: { test: runner.script } }));
       fs.mkdirSync(path.join(user.dir, 'test'));
       fs.writeFileSync(path.join(user.dir, runner.file), runner.tests);
       const init = await user.run(['--json', 'init', 'words.js', '--function', 'titleCase', '--tests', 'npm test', '--objective', 'tests']);
