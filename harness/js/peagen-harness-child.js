@@ -38,6 +38,21 @@
  */
 const fs = require('fs');
 const vm = require('vm');
+const { isProxy } = require('util').types;
+// A full collection before each timed request (collectGarbage): the garbage of reading a
+// large input (its JSON text, the wire form) otherwise fills the young generation, and the
+// collection it forces lands in the timed call, at random: a loop over 133,000 numbers took
+// 3 ms or 13 ms. Taken from a throwaway context with the flag on only for it, so the
+// candidate's context, made later, has no gc.
+const collectGarbage = (() => {
+  const v8 = require('v8');
+  v8.setFlagsFromString('--expose-gc');
+  try {
+    return vm.runInNewContext('gc');
+  } finally {
+    v8.setFlagsFromString('--no-expose-gc');
+  }
+})();
 
 const readSync = fs.readSync;
 const writeSync = fs.writeSync;
@@ -53,6 +68,10 @@ const ObjectIs = Object.is;
 const ObjectKeys = Object.keys;
 const ObjectPrototypeToString = Function.prototype.call.bind(Object.prototype.toString);
 const ObjectGetOwnPropertyDescriptor = Object.getOwnPropertyDescriptor;
+const ObjectGetPrototypeOf = Object.getPrototypeOf;
+const ObjectIsExtensible = Object.isExtensible;
+const ObjectIsFrozen = Object.isFrozen;
+const ReflectOwnKeys = Reflect.ownKeys;
 const hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty);
 const ArrayIsArray = Array.isArray;
 const ReflectApply = Reflect.apply;
@@ -218,6 +237,8 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
   const setAdd = Function.prototype.call.bind(Set.prototype.add);
   const NumberCtor = Number;
   const StringCtor = String;
+  const ArrayProto = Array.prototype;
+  const ObjectProto = Object.prototype;
   const TypeErrorCtor = TypeError;
   const hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty);
   // Decoding runs no code of the candidate's, whatever it did to this realm at load: own
@@ -298,6 +319,8 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
     Set: SetCtor,
     mapPairs,
     setItems,
+    // The prototypes this realm's plain values have: another one is a change.
+    intrinsic: (kind) => ({ map: MapCtor.prototype, set: SetCtor.prototype, regexp: RegExpCtor.prototype, date: DateCtor.prototype, array: ArrayProto, object: ObjectProto })[kind],
     isMap: branded(mapSize),
     isSet: branded(setSize),
     isRegExp: branded(regExpSource),
@@ -548,6 +571,60 @@ function encodeArgs(args) {
 }
 
 /*
+ * The arguments as they are, read without running any code of the candidate's (a getter it
+ * put on an argument would otherwise run in the untimed request after the call, with seconds
+ * to build what the next call uses): own property descriptors, never values through getters;
+ * every own key (non-enumerable and symbols too), the prototype, whether the object can still
+ * be extended or was frozen. An accessor or a proxy anywhere is no snapshot (null): the call
+ * turned plain data into something else, which counts as changing its arguments.
+ */
+function snapshot(value, depth, budget) {
+  if (depth > MAX_DEPTH) throw new RangeError('nested too deep');
+  const t = typeof value;
+  if (value === null || (t !== 'object' && t !== 'function')) return encode(value, 0, budget);
+  if (isProxy(value)) throw new TypeError('a proxy');
+  if (t === 'function') {
+    const index = realm.callbackIndex(value);
+    return index >= 0 ? `{"$":"callback","v":${index}}` : '{"$":"function"}';
+  }
+  let head = realm.isMap(value) ? 'map' : realm.isSet(value) ? 'set' : realm.isRegExp(value) ? 'regexp' : realm.isDate(value) ? 'date' : ArrayIsArray(value) ? 'array' : 'object';
+  const proto = ObjectGetPrototypeOf(value);
+  head += proto === realm.intrinsic(head) ? '' : proto === null ? ' null-proto' : ' other-proto';
+  if (!ObjectIsExtensible(value)) head += ObjectIsFrozen(value) ? ' frozen' : ' closed';
+  const parts = [stringify(head)];
+  if (head.startsWith('map')) {
+    const pairs = realm.mapPairs(value);
+    for (let i = 0; i < pairs.length; i += 1) parts[parts.length] = `[${snapshot(pairs[i][0], depth + 1, budget)},${snapshot(pairs[i][1], depth + 1, budget)}]`;
+  } else if (head.startsWith('set')) {
+    const items = realm.setItems(value);
+    for (let i = 0; i < items.length; i += 1) parts[parts.length] = snapshot(items[i], depth + 1, budget);
+  } else if (head.startsWith('regexp')) parts[parts.length] = `${stringify(realm.regExpSource(value))},${stringify(realm.regExpFlags(value))}`;
+  else if (head.startsWith('date')) parts[parts.length] = stringify(StringCtor(realm.dateTime(value)));
+  const keys = ReflectOwnKeys(value);
+  for (let i = 0; i < keys.length; i += 1) {
+    const key = keys[i];
+    const own = ObjectGetOwnPropertyDescriptor(value, key);
+    if (!('value' in own)) throw new TypeError('an accessor');
+    const name = typeof key === 'symbol' ? `@${StringCtor(key.description)}` : key;
+    const flags = (own.enumerable ? 'e' : '') + (own.writable ? 'w' : '') + (own.configurable ? 'c' : '');
+    parts[parts.length] = `[${stringify(name)},${stringify(flags)},${snapshot(own.value, depth + 1, budget)}]`;
+  }
+  const out = `[${parts.join(',')}]`;
+  budget.chars += out.length;
+  if (budget.chars > MAX_OUTPUT_CHARS) throw new RangeError('too large');
+  return out;
+}
+
+/** The snapshot of a call's arguments, or null when they are not plain data any more. */
+function snapshotArgs(args) {
+  try {
+    return snapshot(args, 0, { chars: 0 });
+  } catch {
+    return null;
+  }
+}
+
+/*
  * A call is three requests, so that only the call is timed: "prepare" decodes the arguments
  * (or a batch's argument lists) and encodes them for the comparison after; "call" or "batch"
  * runs the function and encodes its answer, nothing else (the parent times this request
@@ -574,8 +651,9 @@ function prepare(request) {
     const args = realm.decodeArgs(stringify(request.args));
     // A caller that reuses its arguments sees what the call did to them: the evaluator compares
     // whether the candidate and the reference change them (each process has its own copy).
-    prepared = { args, before: encodeArgs(args) };
+    prepared = { args, before: snapshotArgs(args) };
   }
+  collectGarbage();
   writeAll('{"ok":true}\n');
 }
 
@@ -609,7 +687,7 @@ function changed() {
   }
   const { args, before } = prepared;
   prepared = null;
-  writeAll(`{"ok":true,"mutated":${before !== encodeArgs(args) ? 'true' : 'false'}}\n`);
+  writeAll(`{"ok":true,"mutated":${before === null || before !== snapshotArgs(args) ? 'true' : 'false'}}\n`);
 }
 
 /*

@@ -140,6 +140,38 @@ describe('peagen-harness (Node)', function () {
     }
   });
 
+  it('tells whether the call changed its arguments without running its code: a getter, a proxy, a frozen or re-prototyped argument is a change', async () => {
+    const c = await harness.Candidate.start(
+      program(
+        [
+          'let ran = 0;',
+          'const moves = {',
+          "  getter: (xs) => Object.defineProperty(xs, 0, { get() { ran += 1; return 1; }, enumerable: true, configurable: true }),",
+          '  proxy: (xs) => { xs[0] = new Proxy({}, { ownKeys() { ran += 1; return []; }, getPrototypeOf() { ran += 1; return Object.prototype; } }); },',
+          '  freeze: (xs) => Object.freeze(xs),',
+          '  proto: (xs) => Object.setPrototypeOf(xs, null),',
+          "  hidden: (xs) => Object.defineProperty(xs, 'extra', { value: 1, enumerable: false }),",
+          '  none: () => {},',
+          '};',
+          'module.exports = { f: (xs, move) => { moves[move](xs); return ran; } };',
+        ].join('\n'),
+      ),
+      { entry: 'f' },
+    );
+    try {
+      for (const move of ['getter', 'proxy', 'freeze', 'proto', 'hidden']) {
+        const r = await c.call([1, 2], move);
+        assert.equal(r.error, null, move);
+        assert.equal(r.mutated, true, move);
+        assert.equal(r.output, 0, `${move}: no code of the program ran after its call`);
+      }
+      const untouched = await c.call([1, 2], 'none');
+      assert.deepEqual([untouched.mutated, untouched.output], [false, 0]);
+    } finally {
+      c.close();
+    }
+  });
+
   it('tells whether the call changed its arguments (a caller reusing them would see it)', async () => {
     const c = await harness.Candidate.start(program('module.exports = { f: (xs, keep) => { if (!keep) xs.push(0); return xs.length; } };'), { entry: 'f' });
     try {

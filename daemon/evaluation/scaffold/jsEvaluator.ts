@@ -300,16 +300,21 @@ function show(result) {
   return showValue(result);
 }
 function showValue(result) {
-  const text = JSON.stringify(result.output, (k, v) => (typeof v === 'bigint' ? v.toString() + 'n' : v));
-  return (text === undefined ? String(result.output) : text).slice(0, 200);
+  const json = (value) => JSON.stringify(value, (k, v) => (typeof v === 'bigint' ? v.toString() + 'n' : v));
+  const text = json(result.output);
+  // An array's named properties, which JSON leaves out (and the comparison does not).
+  const named = Array.isArray(result.output) ? Object.keys(result.output).filter((key) => !/^\d+$/.test(key)) : [];
+  const extra = named.length > 0 ? ' with ' + named.map((key) => key + ': ' + json(result.output[key])).join(', ') : '';
+  return ((text === undefined ? String(result.output) : text) + extra).slice(0, 200);
 }
 function same(got, expected) {
-  if (expected.error !== null) return got.error !== null && got.error.split(':')[0] === expected.error.split(':')[0];
+  // An exception is an answer: its class and message (the first line; the lines after it are
+  // where it was thrown, which a faster program may change).
+  if (expected.error !== null) return got.error !== null && got.error.split('\n')[0] === expected.error.split('\n')[0];
   return got.error === null && got.type === expected.type && got.mutated === expected.mutated && JSON.stringify(encodeWire(got.output)) === JSON.stringify(encodeWire(expected.output));
 }
 
-/** The first proc.call(...) failure names the call. */
-/** A call of proc, or with batched a batch of calls (args is then [the calls]). */
+/** A call of proc (or with batched a batch of calls: args is then [the calls]); a failure names the call. */
 async function call(proc, args, label, batched = false) {
   try {
     return await (batched ? proc.callBatch(args[0]) : proc.call(...args));
@@ -494,10 +499,10 @@ async function evaluate(metrics) {
     }
     // One timed call from a batch of distinct calls (distinct: a candidate that remembers its
     // answers gains nothing within one).
-    const drawBatch = (count) => {
+    const drawBatch = (count, random = trng) => {
       const from = [...pool];
       for (let i = 0; i < count; i += 1) {
-        const j = i + Math.floor(trng() * (from.length - i));
+        const j = i + Math.floor(random() * (from.length - i));
         [from[i], from[j]] = [from[j], from[i]];
       }
       return [from.slice(0, count)];
@@ -517,12 +522,17 @@ async function evaluate(metrics) {
       metrics.timing_batch = batch;
       metrics.timing_pool = pool.length;
     }
-    const drawTimed = () => (batch > 0 ? drawBatch(batch) : sampleArgs(kinds, trng, size, true));
+    // Each round's input and the warm-up's come from generators of their own, freshly seeded:
+    // one stream for all would let a candidate that recovers its seed from the warm-up input
+    // (32 bits) know every timed input in advance.
+    const fresh = () => mulberry32(crypto.randomBytes(4).readUInt32LE(0));
+    const drawTimed = () => (batch > 0 ? drawBatch(batch, fresh()) : sampleArgs(kinds, fresh(), size, true));
     const repeats = quick ? 7 : 11;
     // A small input the reference accepts (a drawn one may be invalid, e.g. a window of 0).
-    let warmUp = batch > 0 ? drawBatch(Math.min(4, batch)) : sampleArgs(kinds, trng, 10, true);
+    const warmRandom = fresh();
+    let warmUp = batch > 0 ? drawBatch(Math.min(4, batch), warmRandom) : sampleArgs(kinds, warmRandom, 10, true);
     for (let tries = 0; tries < 20 && batch === 0; tries += 1) {
-      const drawn = sampleArgs(kinds, trng, 10, false);
+      const drawn = sampleArgs(kinds, warmRandom, 10, false);
       if ((await oracle.call(...drawn)).error === null) {
         warmUp = drawn;
         break;
