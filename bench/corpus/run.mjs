@@ -8,7 +8,7 @@
 //                             [--only name,...] [--evaluations N] [--json]
 //                             [--fetch-missing no|yes] [--cli PATH] [--keep]
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -220,7 +220,8 @@ async function runProject(project, opts, logsRoot, scratchRoot) {
     if (clone.code !== 0) return finish('fail', commandFailure(clone, ['fetching the checkout failed']));
   }
   const work = join(scratchRoot, project.name);
-  const copy = spawnSync('cp', ['-a', checkout, work], { encoding: 'utf8' });
+  // The folder itself, also where the corpus holds a link to it (cp -a would copy the link).
+  const copy = spawnSync('cp', ['-a', realpathSync(checkout), work], { encoding: 'utf8' });
   if (copy.status !== 0) return finish('fail', [`cp -a ${checkout} ${work} failed`, lines(copy.stderr ?? copy.error?.message)[0] ?? '']);
   record.scratch = work;
 
