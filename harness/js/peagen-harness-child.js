@@ -38,7 +38,7 @@
  */
 const fs = require('fs');
 const vm = require('vm');
-const { isProxy } = require('util').types;
+const { isNativeError, isProxy } = require('util').types;
 // A full collection before each timed request (collectGarbage): the garbage of reading a
 // large input (its JSON text, the wire form) otherwise fills the young generation, and the
 // collection it forces lands in the timed call, at random: a loop over 133,000 numbers took
@@ -123,7 +123,7 @@ function writeAll(text) {
 const reply = {
   ok: (type, wire, mutated) => writeAll(`{"ok":true,"type":${stringify(type)},"mutated":${mutated ? 'true' : 'false'},"value":${wire}}\n`),
   loaded: () => writeAll('{"ok":true}\n'),
-  fail: (error) => writeAll(`{"ok":false,"error":${stringify(error)}}\n`),
+  fail: (error, thrown) => writeAll(`{"ok":false,"error":${stringify(error)}${thrown ? `,"thrown":${stringify(thrown)}` : ''}}\n`),
 };
 
 // ------------------------------------------------------------------ values
@@ -224,7 +224,12 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
   const RegExpCtor = RegExp;
   const DateCtor = Date;
   const regExpSource = Function.prototype.call.bind(Object.getOwnPropertyDescriptor(RegExp.prototype, 'source').get);
-  const regExpFlags = Function.prototype.call.bind(Object.getOwnPropertyDescriptor(RegExp.prototype, 'flags').get);
+  // The flags from each flag's own getter: RegExp.prototype.flags reads this.global and the
+  // rest through the prototype, where a candidate's getters would run (and see the argument).
+  const flagGetters = [['hasIndices', 'd'], ['global', 'g'], ['ignoreCase', 'i'], ['multiline', 'm'], ['dotAll', 's'], ['unicode', 'u'], ['unicodeSets', 'v'], ['sticky', 'y']]
+    .filter(([name]) => Object.getOwnPropertyDescriptor(RegExp.prototype, name))
+    .map(([name, letter]) => [Function.prototype.call.bind(Object.getOwnPropertyDescriptor(RegExp.prototype, name).get), letter]);
+  const regExpFlags = (re) => { let out = ''; for (let i = 0; i < flagGetters.length; i += 1) if (flagGetters[i][0](re)) out += flagGetters[i][1]; return out; };
   const dateTime = Function.prototype.call.bind(Date.prototype.getTime);
   const defineProperty = Object.defineProperty;
   const freeze = Object.freeze;
@@ -667,7 +672,7 @@ function call() {
   try {
     value = ReflectApply(entryFunction, undefined, args);
   } catch (err) {
-    reply.fail(describe(err));
+    reply.fail(describe(err), thrownKind(err));
     return;
   }
   let wire;
@@ -687,7 +692,10 @@ function changed() {
   }
   const { args, before } = prepared;
   prepared = null;
-  writeAll(`{"ok":true,"mutated":${before === null || before !== snapshotArgs(args) ? 'true' : 'false'}}\n`);
+  const after = snapshotArgs(args);
+  // What they became too: a call that fills its list with something else than the original's
+  // sort is not the same answer as one that sorts it.
+  writeAll(`{"ok":true,"mutated":${before === null || before !== after ? 'true' : 'false'},"after":${stringify(after)}}\n`);
 }
 
 /*
@@ -729,6 +737,13 @@ function batch(request) {
     }
   }
   reply.ok('object', `{"$":"array","v":[${parts.join(',')}]}`, false);
+}
+
+/** What was thrown: an error object (by its brand, not its name), another object, or a primitive's type. */
+function thrownKind(err) {
+  if (err === null || (typeof err !== 'object' && typeof err !== 'function')) return err === null ? 'null' : typeof err;
+  if (isProxy(err)) return 'proxy';
+  return isNativeError(err) ? 'error' : 'object';
 }
 
 /** The error's constructor name as the parent may rebuild it (a built-in error's name only). */

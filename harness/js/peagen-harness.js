@@ -324,6 +324,11 @@ class Candidate {
         `--allow-fs-read=${childPath}`,
         ...(packages ? [`--allow-fs-read=${path.join(packages, '*')}`] : []),
         '--experimental-vm-modules',
+        // The runner's own realm frozen: a candidate that reaches it (an allowed built-in module
+        // is a function of that realm; so is an error thrown inside the runner's loader) cannot
+        // hook what the runner does outside the timed request (an attack put a toJSON getter on
+        // its Object.prototype and answered the timed call from a cache filled there: 142x).
+        '--frozen-intrinsics',
         '--no-warnings',
         childPath,
         JSON.stringify(this.allow),
@@ -463,7 +468,7 @@ class Candidate {
     const result = await this.timed({ op: 'call' });
     const { reply, roundTripNs } = await this.request({ op: 'changed' }, this.callTimeoutMs, 'comparing the arguments');
     if (!reply.ok) throw this.failure(`malformed reply from the candidate's process: ${reply.error}`);
-    return { ...result, mutated: reply.mutated === true, untimedNs: prepareNs + roundTripNs };
+    return { ...result, mutated: reply.mutated === true, argumentsAfter: typeof reply.after === 'string' ? reply.after : null, untimedNs: prepareNs + roundTripNs };
   }
 
   /** Sends the arguments of the next call or batch; returns that request's round trip. */
@@ -495,7 +500,10 @@ class Candidate {
       throw this.failure(err.message);
     }
     const result = { output: undefined, type: reply.type, error: null, mutated: reply.mutated === true, roundTripNs, ...timing };
-    if (!reply.ok) result.error = String(reply.error);
+    if (!reply.ok) {
+      result.error = String(reply.error);
+      result.thrown = typeof reply.thrown === 'string' ? reply.thrown : null; // 'error', 'object', 'string'…
+    }
     else result.output = decodeWire(reply.value);
     return result;
   }

@@ -236,6 +236,7 @@ describe('peagen-harness (Node)', function () {
       "Object.defineProperty(Object.prototype, 'enumerable', { get() { seen += 1; return true; }, configurable: true });",
       "Object.defineProperty(Object.prototype, 'v', { get() { seen += 1; return undefined; }, configurable: true });",
       "Object.defineProperty(Array.prototype, '0', { set() { seen += 1; }, get() { return undefined; }, configurable: true });",
+      "Object.defineProperty(RegExp.prototype, 'global', { get() { seen += 1; return false; }, configurable: true });",
       'const iterate = Array.prototype[Symbol.iterator];',
       'Array.prototype[Symbol.iterator] = function () { seen += 1; return iterate.call(this); };',
       'Object.defineProperty(Map, Symbol.hasInstance, { value: () => { seen += 1; return false; } });',
@@ -247,7 +248,7 @@ describe('peagen-harness (Node)', function () {
     ].join('\n');
     const c = await harness.Candidate.start(program(hooks), { entry: 'f' });
     try {
-      const r = await c.call([1, 2, [3]], { k: [4] }, new Map([[1, [2]]]), new Set([5]), -0, undefined);
+      const r = await c.call([1, 2, [3]], { k: [4] }, new Map([[1, [2]]]), new Set([5]), -0, undefined, /a/gi);
       assert.equal(r.error, null);
       assert.equal(r.output, 0, 'no hook of the program ran before its call');
     } finally {

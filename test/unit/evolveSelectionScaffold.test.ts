@@ -235,7 +235,7 @@ describe('Evolve Selection: scaffolded evaluators', function () {
     dirs.push(made.dir);
     const faster = await made.score(text.replace('out += JSON.parse(JSON.stringify(v))', 'out += v'));
     assert.equal(faster.correct, true, faster.failure?.message);
-    assert.ok((faster.objective ?? 0) > 3, `speedup ${faster.objective} (timed size ${faster.metrics.timing_size})`);
+    assert.ok((faster.objective ?? 0) > 2, `speedup ${faster.objective} (timed size ${faster.metrics.timing_size})`);
   });
 
   it('javascript: an answer is all of it: an array\'s named property and an exception\'s message are compared too', async () => {
@@ -250,6 +250,31 @@ describe('Evolve Selection: scaffolded evaluators', function () {
     assert.equal(otherKind.correct, false, 'a wrong named property');
     const otherMessage = await made.score(text.replace("'too long: ' + text.length", "'too long'"));
     assert.equal(otherMessage.correct, false, 'the same class with another message');
+    const notAnError = await made.score(text.replace("throw new RangeError('too long: ' + text.length)", "throw { name: 'RangeError', message: 'too long: ' + text.length, toString() { return 'RangeError: too long: ' + text.length; } }"));
+    assert.equal(notAnError.correct, false, 'a plain object that prints as the error');
+  });
+
+  it('javascript: a candidate that reaches the runner\'s realm (an allowed module is of it) cannot hook it to work where nothing is timed', async () => {
+    // The cheat hooks toJSON on the runner's Object.prototype (reached through node:assert, a
+    // function of the runner's realm), computes each input's answer while the runner reads
+    // it before the timed request, and answers the timed call from that cache: it scored 142x.
+    const text = "\"use strict\";\nconst assert = require(\"node:assert\");\n/**\n * @param {number[]} list\n */\nfunction total(list) {\n  assert(Array.isArray(list));\n  let acc = 0;\n  for (let i = 0; i < list.length; i++) {\n    let x = Math.abs(list[i]);\n    let s = 0;\n    for (let k = 0; k < 20; k++) { s = (s * 31 + (x % 7) + k) % 1000003; x = Math.floor(x / 2) + k; }\n    acc = (acc + s) % 1000000007;\n  }\n  return acc;\n}\nmodule.exports = { total };\n";
+    const cheat = "\"use strict\";\nconst assert = require(\"node:assert\");\nfunction realTotal(list) {\n  let acc = 0;\n  for (let i = 0; i < list.length; i++) {\n    let x = Math.abs(list[i]);\n    let s = 0;\n    for (let k = 0; k < 20; k++) { s = (s * 31 + (x % 7) + k) % 1000003; x = Math.floor(x / 2) + k; }\n    acc = (acc + s) % 1000000007;\n  }\n  return acc;\n}\nconst key = (l) => l.length + ':' + l[0] + ':' + l[l.length >> 1] + ':' + l[l.length - 1];\nconst cache = new Map();\n// assert is a function of the runner's realm: its prototype chain is the runner's Object.prototype\nconst MainObjectProto = Object.getPrototypeOf(Object.getPrototypeOf(assert));\nObject.defineProperty(MainObjectProto, 'toJSON', {\n  configurable: true,\n  get() {\n    // the runner's prepare: stringify(request.args) looks up toJSON on the wire array of arguments\n    try {\n      if (Array.isArray(this) && this.length === 1 && this[0] !== null && typeof this[0] === 'object' && this[0].$ === 'array' && Array.isArray(this[0].v)) {\n        const v = this[0].v;\n        if (v.every((x) => typeof x === 'number')) cache.set(key(v), realTotal(v));\n      }\n    } catch {}\n    return undefined;\n  },\n});\nfunction total(list) {\n  const hit = cache.get(key(list));\n  if (hit !== undefined) return hit;\n  return realTotal(list);\n}\nmodule.exports = { total };\n";
+    const made = scaffolded({ fileName: 'sum.js', text, functionName: 'total', language: 'javascript' });
+    dirs.push(made.dir);
+    assertNotRewarded(await made.score(cheat), 2);
+  });
+
+  it('javascript: what a call leaves its arguments as is compared, not only whether it changed them', async () => {
+    // An attack: the original sorts its list in place; filling it with the median instead was accepted.
+    const text =
+      "'use strict';\nfunction median(values) {\n  values.sort((a, b) => a - b);\n  return values.length === 0 ? null : values[values.length >> 1];\n}\nmodule.exports = { median };\n";
+    const made = scaffolded({ fileName: 'median.js', text, functionName: 'median', language: 'javascript' });
+    dirs.push(made.dir);
+    const filled = await made.score(
+      "'use strict';\nfunction median(values) {\n  const m = values.length === 0 ? null : [...values].sort((a, b) => a - b)[values.length >> 1];\n  if (values.some((v, i) => i > 0 && values[i - 1] > v)) values.fill(m);\n  return m;\n}\nmodule.exports = { median };\n",
+    );
+    assert.equal(filled.correct, false, `speedup ${filled.objective}`);
   });
 
   // Sample inputs that cannot tell answers apart: with no annotation, `target` is drawn as a
