@@ -39,20 +39,6 @@
 const fs = require('fs');
 const vm = require('vm');
 const { isNativeError, isProxy } = require('util').types;
-// A full collection before each timed request (collectGarbage): the garbage of reading a
-// large input (its JSON text, the wire form) otherwise fills the young generation, and the
-// collection it forces lands in the timed call, at random: a loop over 133,000 numbers took
-// 3 ms or 13 ms. Taken from a throwaway context with the flag on only for it, so the
-// candidate's context, made later, has no gc.
-const collectGarbage = (() => {
-  const v8 = require('v8');
-  v8.setFlagsFromString('--expose-gc');
-  try {
-    return vm.runInNewContext('gc');
-  } finally {
-    v8.setFlagsFromString('--no-expose-gc');
-  }
-})();
 
 const readSync = fs.readSync;
 const writeSync = fs.writeSync;
@@ -658,7 +644,6 @@ function prepare(request) {
     // whether the candidate and the reference change them (each process has its own copy).
     prepared = { args, before: snapshotArgs(args) };
   }
-  collectGarbage();
   writeAll('{"ok":true}\n');
 }
 

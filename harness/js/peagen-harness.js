@@ -114,7 +114,7 @@ function encodeWire(value, depth = 0, callbacks = null) {
   if (Array.isArray(value)) {
     // Named properties of an array are part of it (range-parser's `ranges.type`), as the runner encodes them.
     const named = Object.keys(value).filter((key) => !(String(Number(key)) === key && Number(key) >= 0 && Number(key) < value.length && Number.isInteger(Number(key))));
-    const v = Array.from(value, (x) => encodeWire(x, depth + 1, callbacks));
+    const v = value.map((x) => encodeWire(x, depth + 1, callbacks));
     return named.length > 0 ? { $: 'array', v, p: named.map((key) => [key, encodeWire(value[key], depth + 1, callbacks)]) } : { $: 'array', v };
   }
   if (value instanceof Map) return { $: 'map', v: [...value].map(([k, x]) => [encodeWire(k, depth + 1, callbacks), encodeWire(x, depth + 1, callbacks)]) };

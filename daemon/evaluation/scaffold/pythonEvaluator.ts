@@ -332,9 +332,12 @@ def vary_calls(rng, calls, count):
             return rng.uniform(*info)
         if kind == "str" and type(value) is str:
             text = list(rng.choice(pool))
+            longest = max(len(t) for t in pool)  # never longer than the tests' longest (a range's end grown from "1" to "19999")
             for _ in range(rng.randint(1, 3)):
                 where = rng.randint(0, len(text))
                 move = rng.random()
+                if (move < 0.4 or not text) and len(text) >= longest:
+                    continue
                 if move < 0.4 or not text:
                     text.insert(where, rng.choice(info))
                 elif move < 0.7:
