@@ -58,6 +58,7 @@ const ObjectGetPrototypeOf = Object.getPrototypeOf;
 const ObjectIsExtensible = Object.isExtensible;
 const ObjectIsFrozen = Object.isFrozen;
 const ReflectOwnKeys = Reflect.ownKeys;
+const hrtimeNs = process.hrtime.bigint;
 const hasOwn = Function.prototype.call.bind(Object.prototype.hasOwnProperty);
 const ArrayIsArray = Array.isArray;
 const ReflectApply = Reflect.apply;
@@ -687,7 +688,7 @@ function changed() {
  * Many calls in one timed request: a function too quick to time one call at a time. The
  * answers come back as one list; a call that throws fails the whole batch (the judge sends
  * only calls the original answers). With `settle`, each answer is only whether the call
- * returned, so that the judge can find such calls on the original.
+ * returned (within maxNs), so that the judge can find such calls on the original.
  */
 function batch(request) {
   if (prepared === null || prepared.calls === undefined) {
@@ -698,8 +699,11 @@ function batch(request) {
   prepared = null;
   const parts = [];
   const budget = { chars: 0 };
+  // Settling, a call slower than maxNs is not one for a batch either (a batch is made of quick calls).
+  const maxNs = request.settle === true && typeof request.maxNs === 'number' ? request.maxNs : Infinity;
   for (let i = 0; i < calls.length; i += 1) {
     let value;
+    const started = hrtimeNs();
     try {
       value = ReflectApply(entryFunction, undefined, calls[i]);
     } catch (err) {
@@ -711,7 +715,7 @@ function batch(request) {
       return;
     }
     if (request.settle === true) {
-      parts[i] = 'true';
+      parts[i] = NumberCtor(hrtimeNs() - started) <= maxNs ? 'true' : 'false';
       continue;
     }
     try {

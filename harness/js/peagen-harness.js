@@ -250,6 +250,8 @@ class Candidate {
    * @param {number} [options.echoSamples=5] echo round trips measured per timed request
    * @param {number} [options.floorNs=1000] smallest net time that can be resolved
    * @param {boolean} [options.trusted=false] failures are the evaluator's own (EvaluatorError)
+   * @param {number} [options.heapMb] the process's heap limit: past it, it ends (a failure) before
+   *   it can fill the sandbox's memory, which would end the whole evaluation
    * @param {string} [options.label] how errors name this program
    * @param {string} [options.packages] a node_modules folder the allowed packages are required
    *   from (default: PEAGEN_ENV_NODE_MODULES, the example's own package.json)
@@ -292,6 +294,7 @@ class Candidate {
     this.floorNs = options.floorNs ?? 1000;
     this.trusted = Boolean(options.trusted);
     this.label = options.label;
+    this.heapMb = Number.isInteger(options.heapMb) && options.heapMb > 0 ? options.heapMb : null;
     /** Net time of loading the program (compiling it and running its top level), in ns. */
     this.loadNs = null;
     this.fastestEchoNs = Infinity;
@@ -329,6 +332,7 @@ class Candidate {
         // hook what the runner does outside the timed request (an attack put a toJSON getter on
         // its Object.prototype and answered the timed call from a cache filled there: 142x).
         '--frozen-intrinsics',
+        ...(this.heapMb ? [`--max-old-space-size=${this.heapMb}`] : []),
         '--no-warnings',
         childPath,
         JSON.stringify(this.allow),
@@ -482,11 +486,12 @@ class Candidate {
    * Calls the entry function once per argument list of `calls`, in one request: a function
    * too quick to time one call at a time is timed over many. Answers as call() does, with
    * `output` the list of the answers; a call that throws makes `error` the batch's. With
-   * `{ settle: true }` each answer is only whether that call returned (no error for a throw).
+   * `{ settle: true }` each answer is only whether that call returned (no error for a throw),
+   * and with `maxNs` too whether it took no longer than that.
    */
-  async callBatch(calls, { settle = false } = {}) {
+  async callBatch(calls, { settle = false, maxNs } = {}) {
     const prepareNs = await this.prepare({ calls: calls.map((args) => args.map((a) => encodeWire(a))) });
-    return { ...(await this.timed({ op: 'batch', settle })), untimedNs: prepareNs };
+    return { ...(await this.timed({ op: 'batch', settle, ...(settle && Number.isFinite(maxNs) && { maxNs }) })), untimedNs: prepareNs };
   }
 
   /** One request, timed from here net of the echoes of its size. */

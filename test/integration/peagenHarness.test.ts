@@ -20,7 +20,7 @@ interface CallResult {
 interface CandidateProcess {
   loadNs: number;
   call(...args: unknown[]): Promise<CallResult>;
-  callBatch(calls: unknown[][], options?: { settle?: boolean }): Promise<CallResult>;
+  callBatch(calls: unknown[][], options?: { settle?: boolean; maxNs?: number }): Promise<CallResult>;
   cpuNs(): number | null;
   close(): void;
 }
@@ -223,6 +223,19 @@ describe('peagen-harness (Node)', function () {
       assert.ok(r.wallNs > 0 && r.roundTripNs >= r.wallNs);
       assert.match((await c.callBatch([[1, 1], [-1, 1]])).error ?? '', /call 2 of the batch: RangeError: negative/);
       assert.deepEqual((await c.callBatch([[1, 1], [-1, 1], [2, 2]], { settle: true })).output, [true, false, true]);
+    } finally {
+      c.close();
+    }
+  });
+
+  it('settling with maxNs, a call slower than that is not one the batch may use; with heapMb, a call that fills the heap ends the process as a failure', async () => {
+    const c = await harness.Candidate.start(
+      program('module.exports = (ms, n) => { const end = Date.now() + ms; while (Date.now() < end); const out = []; for (let i = 0; i < n; i += 1) out.push({ i }); return out.length; };'),
+      { heapMb: 64 },
+    );
+    try {
+      assert.deepEqual((await c.callBatch([[0, 0], [60, 0], [1, 10]], { settle: true, maxNs: 30e6 })).output, [true, false, true]);
+      await assert.rejects(c.callBatch([[0, 1e8]], { settle: true }), (err: Error) => err instanceof harness.CandidateFailure && /process ended/.test(err.message));
     } finally {
       c.close();
     }

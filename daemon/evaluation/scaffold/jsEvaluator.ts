@@ -265,32 +265,64 @@ function varyCalls(random, calls, count) {
 
 /** The largest call (as JSON) a batch is drawn from, beside the smallest valid one. */
 const SMALL_CALL_CHARS = 1000;
+/** What finding valid calls for a batch may spend: calls per request at most, restarts of the prober. */
+const SETTLE_CHUNK = 256;
+const SETTLE_RESTARTS = 12;
 /**
- * Distinct calls the reference answers without throwing, up to want: the valid inputs seen so
- * far and variations of them (varyCalls), kept when the reference accepts them.
+ * Distinct calls the reference answers without throwing, each within maxNs, up to want: the
+ * valid inputs seen so far and variations of them (varyCalls), looked for for at most
+ * seconds. A variation may ask for far more than the tests did (fill-range's ends varied to
+ * "9000001": millions of values per call, and the sandbox's memory full), so they are tried
+ * on a reference of their own, with a heap limit, a chunk at a time: a chunk that crashes it
+ * or runs out of time is left out and the next chunks are smaller (larger again while they
+ * pass). Finding fewer calls is never a failure: the pool is then what was found.
  */
-async function validPool(oracle, valid, random, want) {
+async function validPool(options, valid, random, want, maxNs, seconds) {
   // Small calls only: a batch is for calls too quick to time one at a time, and variations of
   // a test's 70,000-character input, thousands of them, would fill the memory.
   const sized = valid.map((input) => [JSON.stringify(encodeWire(input)), input]).sort((a, b) => a[0].length - b[0].length);
   const found = new Map(sized.filter(([key], i) => i === 0 || key.length <= SMALL_CALL_CHARS));
-  for (let round = 0; round < 8 && found.size < want; round += 1) {
-    const fresh = new Map();
-    for (const input of varyCalls(random, [...found.values()], 2 * want)) {
-      const key = JSON.stringify(encodeWire(input));
-      if (!found.has(key)) fresh.set(key, input);
-    }
-    if (fresh.size === 0) break;
-    let reply;
+  const deadline = Date.now() + seconds * 1000;
+  let prober = null;
+  let restarts = 0;
+  let chunkSize = SETTLE_CHUNK;
+  // Which of calls the reference answers in time, or null if the chunk failed as a whole.
+  const settle = async (calls) => {
     try {
-      reply = await oracle.callBatch([...fresh.values()], { settle: true });
+      prober = prober || (await Candidate.start(REFERENCE, { ...options, trusted: true, heapMb: 256, label: 'the reference (drawing valid inputs)' }));
+      prober.callTimeoutMs = 500 + (calls.length * maxNs) / 1e6;
+      const reply = await prober.callBatch(calls, { settle: true, maxNs });
+      if (reply.error === null && Array.isArray(reply.output) && reply.output.length === calls.length) return reply.output.map((ok) => ok === true);
     } catch (err) {
-      if (err instanceof CandidateFailure) throw new EvaluatorError('the reference failed while Peagen drew valid inputs: ' + err.message);
-      throw err;
+      if (!(err instanceof EvaluatorError)) throw err;
     }
-    if (reply.error !== null || !Array.isArray(reply.output)) break;
-    let i = 0;
-    for (const [key, input] of fresh) if (reply.output[i++] === true) found.set(key, input);
+    if (prober) prober.close();
+    prober = null;
+    restarts += 1;
+    return null;
+  };
+  try {
+    for (let round = 0; round < 8 && found.size < want; round += 1) {
+      const fresh = new Map();
+      for (const input of varyCalls(random, [...found.values()], 2 * want)) {
+        const key = JSON.stringify(encodeWire(input));
+        if (!found.has(key)) fresh.set(key, input);
+      }
+      if (fresh.size === 0) break;
+      const entries = [...fresh];
+      for (let at = 0; at < entries.length; at += chunkSize) {
+        if (restarts > SETTLE_RESTARTS || Date.now() > deadline) return [...found.values()].slice(0, want);
+        const chunk = entries.slice(at, at + chunkSize);
+        const answers = await settle(chunk.map(([, input]) => input));
+        if (answers === null) chunkSize = Math.max(1, chunkSize >> 2);
+        else {
+          answers.forEach((ok, i) => ok && found.set(chunk[i][0], chunk[i][1]));
+          chunkSize = Math.min(SETTLE_CHUNK, chunkSize * 2);
+        }
+      }
+    }
+  } finally {
+    if (prober) prober.close();
   }
   return [...found.values()].slice(0, want);
 }
@@ -522,7 +554,8 @@ async function evaluate(metrics) {
       // One call is too quick for the round trip's noise (or larger inputs are refused): each
       // timed call runs a batch of distinct valid calls, grown until the reference needs
       // targetNs for it or the valid calls run out.
-      pool = await validPool(oracle, valid, trng, quick ? 4000 : 20000);
+      // A call of a batch takes at most an eighth of the batch's time: a batch is made of quick calls.
+      pool = await validPool(refOptions, valid, trng, quick ? 4000 : 20000, targetNs / 8, quick ? 4 : 8);
       batch = 8;
       for (;;) {
         const probe = await timedCall(drawBatch(batch), 'a batch of ' + batch + ' calls');
