@@ -123,9 +123,13 @@ function afterOptions(words: string[]): string[] {
   return words.slice(at);
 }
 
-/** The `&&` parts of a command line, or the whole line when it has other operators (`;`, `||`, pipes, subshells). */
+/**
+ * The `&&` parts of a command line, or the whole line when it has other operators (`;`, `||`,
+ * subshells, redirections). A pipe binds tighter than `&&` (`jshint a.js && node test.js |
+ * faucet` runs the pipe as its last part), so it stays inside its part.
+ */
 function parts(command: string): string[] {
-  if (/[;|()`<>]|\$\(|(?<!&)&(?!&)/.test(command)) return [command.trim()];
+  if (/[;()`<>]|\|\||\$\(|(?<!&)&(?!&)/.test(command)) return [command.trim()];
   return command.split('&&').map((part) => part.trim()).filter(Boolean);
 }
 

@@ -186,6 +186,25 @@ describe('peagen init on projects laid out as real ones are (real CLI)', functio
     assert.deepEqual([verdict.metrics.tests_passed, verdict.metrics.tests_total, verdict.metrics.process_boundary], [1, 3, 1], JSON.stringify(verdict.metrics));
   });
 
+  it('a UMD module (the function inside a wrapper, exported as the module) with a linter and a pipe in npm test: its calls are captured, the linter is left out, the seed evaluates', async () => {
+    // As mourner/simplify-js is written and tested ("jshint simplify.js test/test.js && node test/test.js | faucet").
+    user = new EvolveProject();
+    fs.writeFileSync(
+      path.join(user.dir, 'total.js'),
+      "(function () { 'use strict';\n\nfunction total(values) {\n    var sum = 0;\n    for (var i = 0; i < values.length; i++) sum += values[i];\n    return sum;\n}\n\n" +
+        "if (typeof module !== 'undefined') {\n    module.exports = total;\n    module.exports.default = total;\n} else self.total = total;\n\n})();\n",
+    );
+    fs.writeFileSync(path.join(user.dir, 'test.js'), "const assert = require('assert');\nconst total = require('./total.js');\nassert.equal(total([1, 2, 3]), 6);\nassert.equal(total([]), 0);\nassert.equal(total([5, -5, 10]), 10);\nconsole.log('ok');\n");
+    fs.writeFileSync(path.join(user.dir, 'package.json'), JSON.stringify({ name: 'total', version: '1.0.0', scripts: { test: 'jshint total.js test.js && node test.js | cat' } }));
+    const init = await user.run(['--json', 'init', 'total.js', '--function', 'total', '--tests', 'npm test']);
+    assert.equal(init.code, 0, init.stdout + init.stderr);
+    const made = parseJson<InitOutput>(init);
+    assert.deepEqual(made.testCommand?.leftOut, ['jshint total.js test.js'], init.stdout);
+    assert.equal(made.inputs?.from, 'tests', `its calls are captured: ${made.inputs?.why}`);
+    assert.equal(made.inputs?.calls, 3);
+    assert.equal(made.check?.correct, true, made.check?.summary);
+  });
+
   it('an ES module package the original imports, with a default and named exports of its own: the seed evaluates', async () => {
     user = new EvolveProject();
     fs.cpSync(path.join(FIXTURES, 'jsObject'), user.dir, { recursive: true });

@@ -57,6 +57,15 @@ describe('init: the linters and coverage gates of a test command are left out (t
     assert.deepEqual(withoutTextChecks('npx -y pnpm@10 install', ms), { command: 'npx -y pnpm@10 install', leftOut: [] });
   });
 
+  it('a pipe stays in its part of the chain (mourner/simplify-js: "jshint simplify.js test/test.js && node test/test.js | faucet")', () => {
+    assert.deepEqual(withoutTextChecks('npm test', project({ test: 'jshint simplify.js test/test.js && node test/test.js | faucet' })), {
+      command: `${PATH} && node test/test.js | faucet`,
+      leftOut: ['jshint simplify.js test/test.js'],
+    });
+    // `||` is not a pipe: `a && b || c` runs c when a fails too, so the chain is kept whole.
+    assert.deepEqual(withoutTextChecks('npm test', project({ test: 'xo && ava || true' })), { command: 'npm test', leftOut: [] });
+  });
+
   it('unchanged: nothing to leave out, only linters, other operators, a command of its own', () => {
     assert.deepEqual(withoutTextChecks('npm test', project({ test: 'mocha --reporter spec' })), { command: 'npm test', leftOut: [] });
     assert.deepEqual(withoutTextChecks('npm test', project({ test: 'xo' })), { command: 'npm test', leftOut: [] });

@@ -110,7 +110,10 @@ function javascriptTrace(name: string, holder: string | undefined): string {
 ;(() => {
   const file = process.env.${CAPTURE_FILE_ENV};
   const fs = typeof require === 'function' ? require('fs') : process.getBuiltinModule('fs');
-  const original = ${reference};
+  // A function defined inside a wrapper (a UMD module's IIFE) is not bound at the file's top
+  // level: it is found where the module exports it (simplify-js).
+  const original = ${holder === undefined ? `typeof ${name} !== 'undefined' ? ${name} : typeof module === 'undefined' || !module.exports ? undefined : typeof module.exports === 'function' && module.exports.name === '${name}' ? module.exports : module.exports.${name}` : reference};
+  if (typeof original !== 'function') return;
   const plain = (value) =>
     value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)) ||
     (Array.isArray(value) && value.every(plain)) ||
