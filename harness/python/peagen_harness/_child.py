@@ -46,7 +46,8 @@ which calls functions by name with "F").
 
 "wire" is plain data of exact built-in types, as JSON (see to_wire): the same functions
 encode on both sides, so only None, bool, int, float, str, bytes, bytearray, complex, list,
-tuple, dict, set and frozenset cross, never a subclass or anything with behaviour; a few
+tuple, dict, set and frozenset cross, and the standard library's dates, times, timedeltas,
+fixed-offset timezones and Decimals, never a subclass or anything with behaviour; a few
 built-in functions and types (WIRE_BUILTINS: `key=int`) cross by name, each side using its own.
 """
 import builtins
@@ -96,7 +97,80 @@ WIRE_BUILTINS = ("abs", "bool", "chr", "float", "int", "len", "list", "max", "mi
 _WIRE_BUILTIN_NAMES = {id(getattr(builtins, name)): name for name in WIRE_BUILTINS}
 
 
-_WIRE_DEPTH = 100
+# Deep enough for what a recursive parser of the tests returns (tomli nests 470 levels), within
+# the recursion limits of both sides (one frame a level).
+_WIRE_DEPTH = 2000
+
+#: Value types of the standard library that cross as what they are (dates and times, Decimal:
+#: tomli's answers, most records'): each side builds its own from their parts, so no behaviour
+#: travels. The tag names the module, which the side that decodes one imports if it must.
+_STDLIB_VALUE_TAGS = {"date": "datetime", "datetime": "datetime", "time": "datetime", "timedelta": "datetime",
+                      "timezone": "datetime", "decimal": "decimal"}
+_harness_importing = [False]  # lets the hook allow the harness's own import of such a module
+_real_import = builtins.__import__
+
+
+def _harness_import(name):
+    module = sys.modules.get(name)
+    if module is not None:
+        return module
+    _harness_importing[0] = True  # no program code runs while this is set (a standard module loads)
+    try:
+        return _real_import(name)
+    finally:
+        _harness_importing[0] = False
+
+
+def _stdlib_value_to_wire(value, t):
+    """The wire form of a date, time, timedelta, timezone or Decimal (exact types), else None."""
+    module = sys.modules.get(t.__module__)
+    if module is None:
+        return None
+    if t.__module__ == "decimal":
+        return {"$": "decimal", "v": _str(value)} if t is getattr(module, "Decimal", None) else None
+    if t is module.timedelta:
+        return {"$": "timedelta", "v": [value.days, value.seconds, value.microseconds]}
+    if t is module.timezone:
+        return {"$": "timezone", "v": [_stdlib_value_to_wire(value.utcoffset(None), module.timedelta)]}
+    if t is module.date:
+        return {"$": "date", "v": [value.year, value.month, value.day]}
+    if t is not module.datetime and t is not module.time:
+        return None
+    zone = value.tzinfo
+    if zone is not None and _type(zone) is not module.timezone:
+        return None  # a zone with rules of its own (zoneinfo) is behaviour
+    zone = None if zone is None else _stdlib_value_to_wire(zone, module.timezone)
+    clock = [value.hour, value.minute, value.second, value.microsecond, value.fold, zone]
+    return {"$": t.__name__, "v": ([value.year, value.month, value.day] if t is module.datetime else []) + clock}
+
+
+def _stdlib_value_from_wire(tag, v):
+    module = _harness_import(_STDLIB_VALUE_TAGS[tag])
+    if tag == "decimal":
+        if _type(v) is str:
+            return module.Decimal(v)
+        raise WireError("a malformed decimal")
+    if _type(v) is not list:
+        raise WireError("a malformed %s" % tag)
+    if tag == "timezone" and _len(v) == 1:
+        offset = from_wire(v[0], _WIRE_DEPTH)
+        if _type(offset) is module.timedelta:
+            return module.timezone(offset)
+    parts, zone = (v[:-1], v[-1]) if tag in ("datetime", "time") and v else (v, None)
+    sizes = {"date": 3, "timedelta": 3, "time": 5, "datetime": 8}
+    if tag in sizes and _len(parts) == sizes[tag] and _all(_type(x) is int for x in parts):
+        if zone is not None:
+            zone = from_wire(zone, _WIRE_DEPTH)
+            if _type(zone) is not module.timezone:
+                raise WireError("a malformed %s" % tag)
+        if tag == "date":
+            return module.date(*parts)
+        if tag == "timedelta":
+            return module.timedelta(*parts)
+        if tag == "time":
+            return module.time(*parts[:4], tzinfo=zone, fold=parts[4])
+        return module.datetime(*parts[:7], tzinfo=zone, fold=parts[7])
+    raise WireError("a malformed %s" % tag)
 
 
 #: What the candidate's stand-ins of the judge's objects may ask of them, all answered by the
@@ -152,11 +226,13 @@ def to_wire(value, depth=0, callbacks=None):
         return value if value - value == 0 else {"$": "float", "v": _str(value)}
     if depth > _WIRE_DEPTH:
         raise WireError("the value is nested more than %d levels deep" % _WIRE_DEPTH)
-    if t is list:
-        return [to_wire(item, depth + 1, callbacks) for item in value]
-    if t is tuple or t is set or t is frozenset:
-        items = [to_wire(item, depth + 1, callbacks) for item in value]
-        return {"$": t.__name__, "v": items}
+    if t is list or t is tuple or t is set or t is frozenset:
+        # A loop, not a comprehension: one frame a level (a comprehension is a frame of its
+        # own before 3.12), so that data nested as deep as the tests' stack allows crosses.
+        items = []
+        for item in value:
+            items.append(to_wire(item, depth + 1, callbacks))
+        return items if t is list else {"$": t.__name__, "v": items}
     if t is dict:
         return {"$": "dict", "v": [[to_wire(k, depth + 1, callbacks), to_wire(v, depth + 1, callbacks)] for k, v in value.items()]}
     if t is bytes or t is bytearray:
@@ -166,15 +242,20 @@ def to_wire(value, depth=0, callbacks=None):
     name = _WIRE_BUILTIN_NAMES.get(id(value))
     if name is not None and getattr(builtins, name) is value:
         return {"$": "builtin", "v": name}
+    if t.__module__ in ("datetime", "decimal"):
+        wire = _stdlib_value_to_wire(value, t)
+        if wire is not None:
+            return wire
     if _type(value) in _REMOTE_TYPES:  # the judge's object, handed back as it came
         return {"$": "ref", "v": [value._peagen_ref, "function" if _type(value) is RemoteFunction else "object"]}
-    if callbacks is not None and not isinstance(value, type) and (callable(value) or _type(value).__module__ != "builtins"):
+    # A class crosses as a function of the judge's too (`loads(doc, parse_float=Decimal)`).
+    if callbacks is not None and (callable(value) or _type(value).__module__ != "builtins"):
         # One handle per occurrence (no search of the earlier ones: a list of 100,000 of the
         # tests' objects stays linear); every handle still resolves to the judge's own object.
         callbacks.append(value)
         return {"$": "ref", "v": [_len(callbacks) - 1, "function" if callable(value) else "object"]}
     raise WireError("a value of type %s cannot cross the process boundary (only None, bool, "
-                    "int, float, str, bytes, complex, list, tuple, dict and set can)" % t.__name__)
+                    "int, float, str, bytes, complex, list, tuple, dict, set, dates, times and Decimal can)" % t.__name__)
 
 
 _FLOATS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
@@ -190,7 +271,10 @@ def from_wire(wire, depth=0, callback=None):
     if depth > _WIRE_DEPTH:
         raise WireError("the value is nested more than %d levels deep" % _WIRE_DEPTH)
     if t is list:
-        return [from_wire(item, depth + 1, callback) for item in wire]
+        items = []
+        for item in wire:
+            items.append(from_wire(item, depth + 1, callback))
+        return items
     if t is not dict or _set(wire) != {"$", "v"}:
         raise WireError("not a wire value")
     tag, v = wire["$"], wire["v"]
@@ -198,7 +282,7 @@ def from_wire(wire, depth=0, callback=None):
         if tag == "float" and v in _FLOATS:
             return _FLOATS[v]
         if tag in ("tuple", "set", "frozenset") and _type(v) is list:
-            items = [from_wire(item, depth + 1, callback) for item in v]
+            items = from_wire(v, depth, callback)
             return tuple(items) if tag == "tuple" else set(items) if tag == "set" else frozenset(items)
         if tag == "dict" and _type(v) is list:
             return {from_wire(k, depth + 1, callback): from_wire(x, depth + 1, callback) for k, x in v}
@@ -208,11 +292,13 @@ def from_wire(wire, depth=0, callback=None):
             return getattr(builtins, v)
         if tag == "ref" and callback is not None and _type(v) is list and _len(v) == 2 and _type(v[0]) is int:
             return callback(v[0], v[1] == "function")
+        if tag in _STDLIB_VALUE_TAGS:
+            return _stdlib_value_from_wire(tag, v)
         if tag == "complex" and _type(v) is list and _len(v) == 2:
             real, imag = from_wire(v[0], depth + 1), from_wire(v[1], depth + 1)
             if _type(real) is float and _type(imag) is float:
                 return complex(real, imag)
-    except (TypeError, ValueError) as exc:  # an unhashable key or member, a bad hex string
+    except (TypeError, ValueError, ArithmeticError) as exc:  # an unhashable key or member, a bad hex string or date
         raise WireError("a malformed %s: %s" % (tag, exc)) from None
     raise WireError("not a wire value")
 
@@ -231,6 +317,66 @@ def wire_loads(text):
 
 
 _reading_traceback = [False]  # lets the hook allow the harness's own traceback walk
+
+# Standard-library code that real modules run at import, each with the audit events it may
+# raise there. The class factories build their classes' methods from source they write
+# themselves (collections.namedtuple evals `lambda _cls, a, b: ...`, dataclasses execs
+# `def __init__(...)`), read their caller's module name from its frame and set attributes on
+# the class they make: what the program asks of them is only names and defaults, and the code
+# they build gets no more than the program could write itself (the hook watches what it does).
+# importlib.metadata reads an installed package's metadata (`__version__ = version("tabulate")`):
+# it may list folders and open files to read, nothing else. The codec registry imports the
+# codec a call names (`text.encode("unicode_escape")` imports encodings.unicode_escape): only
+# modules of the encodings package, whose names it makes of letters, digits and dots.
+def _reads_only(event, args):
+    if event in ("os.listdir", "os.scandir"):
+        return True
+    if event != "open" or _len(args) < 3:
+        return False
+    mode, flags = args[1], args[2]
+    if mode is not None:
+        return _type(mode) is str and not _any(c in mode for c in "wax+")
+    return _type(flags) is int and flags & os.O_ACCMODE == os.O_RDONLY
+
+
+try:
+    _STDLIB = os.path.dirname(os.path.realpath(os.__file__))
+    _STDLIB_CALLERS = {
+        os.path.join(_STDLIB, "collections", "__init__.py"): None,  # None: any event
+        os.path.join(_STDLIB, "dataclasses.py"): None,
+        os.path.join(_STDLIB, "importlib", "metadata", "__init__.py"): _reads_only,
+        os.path.join(_STDLIB, "encodings", "__init__.py"): None,
+    }
+except (AttributeError, TypeError):  # an interpreter without a stdlib on disk
+    _STDLIB, _STDLIB_CALLERS = None, {}
+_getframe = sys._getframe
+_checking_caller = [False]  # lets the hook allow its own look at the caller's frame
+
+
+def _standard_library_may(event, args):
+    """Whether the audit event being handled is one the standard library raises for itself
+    (_STDLIB_CALLERS): the frames from the one that raised it up to such a file's are all the
+    standard library's (dataclass() asks inspect.signature for the class's docstring), none of
+    the program's (a descriptor of the program's that a factory reads runs as the program, and
+    is watched as the program)."""
+    if _STDLIB is None:
+        return False
+    _checking_caller[0] = True  # no program code runs while this is set
+    try:
+        frame = _getframe(2)  # 0: here, 1: the hook, 2: the frame that raised the event
+        while frame is not None:
+            name = frame.f_code.co_filename
+            if name in _STDLIB_CALLERS:
+                allows = _STDLIB_CALLERS[name]
+                return allows is None or allows(event, args)
+            if not (name.startswith(_STDLIB + os.sep) or name.startswith("<frozen ")):
+                return False
+            frame = frame.f_back
+        return False
+    except BaseException:  # noqa: BLE001
+        return False
+    finally:
+        _checking_caller[0] = False
 
 
 def _exception_text(exc, path=None):
@@ -315,11 +461,12 @@ def main():
     # Everything the program may import is imported now, before the hook is armed, so that
     # their own imports are done and later imports are cache hits.
     real_import = builtins.__import__
+    missing = {}  # allowed but not installed: `try: import wcwidth except ImportError` is common
     for name in sorted(allowed):
         try:
             real_import(name)
-        except ImportError:
-            pass
+        except ImportError as exc:
+            missing[name] = _str(exc)
     modules = sys.modules
     if config.get("seed") is not None and "random" in modules:
         modules["random"].seed(config["seed"])  # the evaluation's seed: a program that draws numbers is reproducible
@@ -345,6 +492,9 @@ def main():
                    % (name, ", ".join(sorted(allowed - {"__future__"})) or "none"))
         if "." in name and not fromlist and name.split(".")[0] not in allowed:
             refuse("'import %s' (use 'from %s import name')" % (name, name))
+        if name in missing:
+            # As the import system would say, without searching the disk again (the hook refuses that).
+            raise ModuleNotFoundError(missing[name], name=name)
         module = real_import(name, globals, locals, fromlist, 0)
         for attr in fromlist or ():
             if attr == "*":
@@ -384,7 +534,14 @@ def main():
     except BaseException as exc:  # noqa: BLE001 - SyntaxError included
         send({"load_error": _exception_text(exc, path)})
         return
-    namespace = {"__builtins__": safe, "__name__": "candidate_program", "__doc__": None}
+    # The program's namespace is a module's, listed in sys.modules: code that a class factory
+    # generates for the program's classes (a dataclass's __init__) takes the globals of the
+    # class's module from there, and so gets the program's restricted builtins. Not listed,
+    # it got the real builtins (exec adds them to empty globals).
+    program_module = _type(sys)("candidate_program")
+    namespace = program_module.__dict__
+    namespace.update({"__builtins__": safe, "__doc__": None})
+    modules["candidate_program"] = program_module
     sys.setrecursionlimit(int(config.get("recursion_limit", 10000)))
 
     own_exec = [code]
@@ -392,11 +549,17 @@ def main():
     def audit(event, args):
         if event in allowed_events or (_reading_traceback[0] and event == "object.__getattr__"):
             return
+        if (_checking_caller[0] and event in ("sys._getframe", "object.__getattr__")) or _harness_importing[0]:
+            return
+        if _standard_library_may(event, args):
+            return
         if event == "exec" and own_exec and args and args[0] is own_exec[0]:
             own_exec.clear()  # the harness's one exec of the program
             return
         if event == "import" and args and args[0] in allowed:
             return
+        if event == "import" and args and _type(args[0]) is str:
+            refuse("the import of module %r (not imported by the original)" % args[0])
         if event == "object.__getattr__" and _len(args) >= 2:
             refuse("reading the attribute %s" % (args[1],))
         refuse("the operation %r" % event)

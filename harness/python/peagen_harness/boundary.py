@@ -39,6 +39,7 @@ import itertools
 import json
 import operator
 import os
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional
@@ -198,7 +199,10 @@ def install_standin(namespace: Dict[str, Any], config_text: str) -> None:
         with open(original, encoding="utf-8") as fh:
             code = compile(fh.read(), original, "exec", dont_inherit=True)
         exec(code, namespace)  # noqa: S102 - the trusted original, never the candidate
-    policy = Policy(allowed_imports=frozenset(config["allowed_imports"]), package=config.get("package"))
+    # The tests' own recursion limit: a module that reads it (tomli nests at most that deep) and
+    # a test that expects RecursionError see the same in the candidate's process.
+    policy = Policy(allowed_imports=frozenset(config["allowed_imports"]), package=config.get("package"),
+                    recursion_limit=max(sys.getrecursionlimit(), 200))
     try:
         program = Candidate(config["candidate"], None, policy, load_timeout=config["load_timeout"], name="candidate",
                             own_session=False, seed=config.get("seed"), import_paths=config.get("import_paths") or ())
@@ -303,7 +307,8 @@ def call(program: Candidate, name: str, args: tuple, kwargs: Dict[str, Any], tim
     try:
         changed = {key: from_wire(wire, 0, resolve) for key, wire in (reply.get("changed") or {}).items()}
         output = from_wire(reply.get("output"), 0, resolve) if "output" in reply else None
-    except (WireError, AttributeError) as exc:
+    except (WireError, AttributeError, RecursionError) as exc:
+        # RecursionError: nested deeper than the tests' stack, never the candidate's exception.
         program.kill()
         raise CandidateFailure("the candidate's process answered garbage: %s" % exc) from None
     for key, value in changed.items():

@@ -214,7 +214,7 @@ class Candidate:
     def _decode(self, line: bytes) -> dict:
         try:
             value = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested deeper than this process's stack
             value = None
         if not isinstance(value, dict):
             self.kill()

@@ -49,6 +49,27 @@ class WireTest(unittest.TestCase):
         self.assertEqual([type(v) for v in back], [type(v) for v in value])
         self.assertTrue(math.isnan(from_wire(to_wire(float("nan")))))
 
+    def test_dates_times_and_decimals_round_trip_as_themselves(self):
+        import datetime
+        import decimal
+        zone = datetime.timezone(datetime.timedelta(hours=-7))
+        value = [datetime.date(1979, 5, 27), datetime.datetime(1979, 5, 27, 0, 32, 0, 999999, tzinfo=zone),
+                 datetime.datetime(2020, 1, 1, 1, 2, 3), datetime.time(7, 32, 0, 5), datetime.time(1, tzinfo=datetime.timezone.utc),
+                 datetime.timedelta(days=-1, seconds=5, microseconds=7), zone, decimal.Decimal("0.1"), decimal.Decimal("-inf")]
+        back = from_wire(to_wire(value))
+        self.assertEqual(back, value)
+        self.assertEqual([type(v) for v in back], [type(v) for v in value])
+        self.assertTrue(from_wire(to_wire(decimal.Decimal("nan"))).is_nan())
+        # A zone with rules of its own is behaviour; a date subclass is refused like any subclass.
+        class Later(datetime.date):
+            pass
+        for value in (Later(2020, 1, 1), datetime.datetime(2020, 1, 1, tzinfo=type("Zone", (datetime.tzinfo,), {"utcoffset": lambda self, dt: None})())):
+            with self.assertRaises(WireError):
+                to_wire(value)
+        for wire in ({"$": "date", "v": [2020, 13, 1]}, {"$": "decimal", "v": "zz"}, {"$": "datetime", "v": [1, 2]}, {"$": "time", "v": [1, 2, 3, 4, 0, {"$": "date", "v": [1, 1, 1]}]}):
+            with self.assertRaises(WireError):
+                from_wire(wire)
+
     def test_a_subclass_or_an_object_never_crosses(self):
         class Sneaky(float):
             def __eq__(self, other):
@@ -188,6 +209,31 @@ class StandInTest(unittest.TestCase):
                 mod.each([1], fails)  # its exception reaches the candidate, and back, as a KeyError
             with self.assertRaisesRegex(TypeError, "cannot cross"):
                 mod.each([1], lambda v, twice: object())
+
+    def test_a_class_of_the_judges_is_called_back_and_its_decimals_and_dates_come_back(self):
+        # tomli: loads(doc, parse_float=Decimal); its answers hold datetimes.
+        source = ("import datetime\n\n"
+                  "def parse(texts, parse_float=float):\n"
+                  "    return [parse_float(t) for t in texts] + [datetime.date(2000, 1, 2)]\n")
+        import datetime
+        import decimal
+        with StandIn(source, reference=source) as mod:
+            self.assertEqual(mod.parse(["0.1", "inf"], parse_float=decimal.Decimal), [decimal.Decimal("0.1"), decimal.Decimal("inf"), datetime.date(2000, 1, 2)])
+            self.assertEqual(mod.parse(["0.5"]), [0.5, datetime.date(2000, 1, 2)])
+
+    def test_deep_data_crosses_and_the_tests_recursion_limit_holds_in_the_candidates_process(self):
+        # tomli: a 470-level nested array parses, one deeper than the tests' recursion limit raises.
+        source = ("import sys\n\ndef limit():\n    return sys.getrecursionlimit()\n\n"
+                  "def nest(n):\n    out = []\n    for _ in range(n):\n        out = [out]\n    return out\n\n"
+                  "def depth(n):\n    return 0 if n == 0 else 1 + depth(n - 1)\n")
+        with StandIn(source, reference=source) as mod:
+            value, levels = mod.nest(470), 0
+            while value:
+                value, levels = value[0], levels + 1
+            self.assertEqual(levels, 470)
+            self.assertEqual(mod.limit(), sys.getrecursionlimit())
+            with self.assertRaises(RecursionError):
+                mod.depth(sys.getrecursionlimit() + 2)
 
     def test_objects_of_the_judges_classes_stay_in_the_judge_and_come_back_as_themselves(self):
         source = ("def is_sorted(values, key=None):\n    k = key or (lambda v: v)\n"

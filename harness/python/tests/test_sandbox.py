@@ -107,13 +107,49 @@ class SandboxTest(unittest.TestCase):
                 return get_type_hints(_s, globalns={})["x"](values)
             """, "'compile'")
 
-    def test_code_generated_by_dataclasses_is_refused(self):
-        self.assertRefused("""
-            from dataclasses import make_dataclass
-            Holder = make_dataclass("Holder", [("fn", object)])
+    def test_namedtuples_and_dataclasses_are_built_and_their_code_gets_only_the_programs_builtins(self):
+        # Most real modules define one at import (tabulate both): the standard library's
+        # factories compile their classes' methods, which the hook lets them do...
+        program = """
+            from collections import namedtuple
+            from dataclasses import dataclass, make_dataclass
+            Pair = namedtuple("Pair", ["key", "value"])
+            @dataclass
+            class Row:
+                key: int
+            Made = make_dataclass("Made", [("key", int)])
             def bad_sort(values):
-                return values
-            """, "refused")
+                keys = [Row(Pair(v, v).value).key for v in values]
+                for i in range(1, len(keys)):
+                    j = i
+                    while j > 0 and keys[j - 1] > keys[j]:
+                        keys[j - 1], keys[j] = keys[j], keys[j - 1]
+                        j -= 1
+                # ...and the code they generate runs with the program's own builtins, not the real ones.
+                return keys + [Made(0).key, "getattr" in Row.__init__.__globals__["__builtins__"]]
+            """
+        self.assertEqual(run(program).output, [1, 2, 3, 0, False])
+
+    def test_what_real_modules_do_at_import_loads(self):
+        # An optional dependency that is not installed, the package's version from its
+        # metadata, a codec looked up by name (tabulate does all three).
+        program = """
+            try:
+                import peagen_not_installed_anywhere
+            except ImportError:
+                peagen_not_installed_anywhere = None
+            from importlib.metadata import version, PackageNotFoundError
+            try:
+                VERSION = version("peagen-not-installed-anywhere")
+            except PackageNotFoundError:
+                VERSION = "unknown"
+            def bad_sort(values):
+                return [VERSION, peagen_not_installed_anywhere is None, "\\u00e9".encode("unicode_escape").decode("ascii")] + list(values)
+            """
+        policy = Policy(allowed_imports=frozenset({"peagen_not_installed_anywhere", "importlib.metadata",
+                                                   "importlib.metadata.version", "importlib.metadata.PackageNotFoundError"}))
+        with ProgramFile(program) as path, Candidate(path, "bad_sort", policy) as prog:
+            self.assertEqual(prog.call([2, 1], timeout=10).output, ["unknown", True, "\\xe9", 2, 1])
 
     def test_pickle_cannot_resolve_builtins_by_name(self):
         self.assertRefused("""
