@@ -384,6 +384,10 @@ def _exception_text(exc, path=None):
         text = _str(exc) if _type(exc) is SandboxViolation else "%s: %s" % (_type(exc).__name__, _str(exc))
     except BaseException:  # noqa: BLE001 - a hostile __str__ must not break the harness
         text = _type(exc).__name__
+    name = getattr(exc, "name", None) if _type(exc) is NameError else None
+    if _type(name) is str and name not in SAFE_BUILTINS and hasattr(builtins, name):
+        # simpleeval names eval at import: say what is missing, not only that a name is.
+        text += " (%s() is a built-in the candidate's locked-down process does not have)" % name
     line = None
     _reading_traceback[0] = True  # no program code runs while this is set
     try:

@@ -151,6 +151,15 @@ class SandboxTest(unittest.TestCase):
         with ProgramFile(program) as path, Candidate(path, "bad_sort", policy) as prog:
             self.assertEqual(prog.call([2, 1], timeout=10).output, ["unknown", True, "\\xe9", 2, 1])
 
+    def test_a_module_that_names_a_builtin_the_process_lacks_is_told_which(self):
+        with self.assertRaises(CandidateFailure) as caught:
+            run("""
+                UNSAFE = {eval, len}
+                def bad_sort(values):
+                    return values
+                """)
+        self.assertIn("eval() is a built-in the candidate's locked-down process does not have", str(caught.exception))
+
     def test_pickle_cannot_resolve_builtins_by_name(self):
         self.assertRefused("""
             import pickle
