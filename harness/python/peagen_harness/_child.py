@@ -318,16 +318,21 @@ def wire_loads(text):
 
 _reading_traceback = [False]  # lets the hook allow the harness's own traceback walk
 
-# Standard-library code that real modules run at import, each with the audit events it may
-# raise there. The class factories build their classes' methods from source they write
-# themselves (collections.namedtuple evals `lambda _cls, a, b: ...`, dataclasses execs
-# `def __init__(...)`), read their caller's module name from its frame and set attributes on
-# the class they make: what the program asks of them is only names and defaults, and the code
-# they build gets no more than the program could write itself (the hook watches what it does).
+# Standard-library code that real modules run at import, and the audit events each function
+# named may raise there (for itself, or through the standard library it calls). The class
+# factories build their classes' methods from source they write themselves (namedtuple evals
+# `lambda _cls, a, b: ...`, dataclasses' _create_fn execs `def __init__(...)`), read their
+# caller's module name from its frame and set attributes on the class they make; the code they
+# build gets no more than the program could write itself (the hook watches what it does).
 # importlib.metadata reads an installed package's metadata (`__version__ = version("tabulate")`):
 # it may list folders and open files to read, nothing else. The codec registry imports the
-# codec a call names (`text.encode("unicode_escape")` imports encodings.unicode_escape): only
-# modules of the encodings package, whose names it makes of letters, digits and dots.
+# codec a call names (`text.encode("unicode_escape")` imports encodings.unicode_escape).
+# Functions and events both are named: with a whole file trusted for any event, a C function
+# the program handed in ran as that file (`Counter(map(os.system, ...))` ran os.system with
+# collections' Counter.update as the caller).
+_FACTORY_EVENTS = frozenset(("compile", "exec", "sys._getframe", "object.__setattr__", "object.__getattr__"))
+
+
 def _reads_only(event, args):
     if event in ("os.listdir", "os.scandir"):
         return True
@@ -339,13 +344,22 @@ def _reads_only(event, args):
     return _type(flags) is int and flags & os.O_ACCMODE == os.O_RDONLY
 
 
+def _codec_import(event, args):
+    if event == "import":
+        return _len(args) > 0 and _type(args[0]) is str and args[0].startswith("encodings.")
+    return event in ("exec", "marshal.loads") or _reads_only(event, args)
+
+
 try:
     _STDLIB = os.path.dirname(os.path.realpath(os.__file__))
+    # file: (the functions of it the chain may reach, None for any; which events)
     _STDLIB_CALLERS = {
-        os.path.join(_STDLIB, "collections", "__init__.py"): None,  # None: any event
-        os.path.join(_STDLIB, "dataclasses.py"): None,
-        os.path.join(_STDLIB, "importlib", "metadata", "__init__.py"): _reads_only,
-        os.path.join(_STDLIB, "encodings", "__init__.py"): None,
+        os.path.join(_STDLIB, "collections", "__init__.py"):
+            (frozenset(("namedtuple",)), lambda event, args: event in _FACTORY_EVENTS),
+        os.path.join(_STDLIB, "dataclasses.py"):
+            (frozenset(("_create_fn", "_process_class", "add_fns_to_class")), lambda event, args: event in _FACTORY_EVENTS),
+        os.path.join(_STDLIB, "importlib", "metadata", "__init__.py"): (None, _reads_only),
+        os.path.join(_STDLIB, "encodings", "__init__.py"): (frozenset(("search_function",)), _codec_import),
     }
 except (AttributeError, TypeError):  # an interpreter without a stdlib on disk
     _STDLIB, _STDLIB_CALLERS = None, {}
@@ -367,8 +381,8 @@ def _standard_library_may(event, args):
         while frame is not None:
             name = frame.f_code.co_filename
             if name in _STDLIB_CALLERS:
-                allows = _STDLIB_CALLERS[name]
-                return allows is None or allows(event, args)
+                functions, allows = _STDLIB_CALLERS[name]
+                return (functions is None or frame.f_code.co_name in functions) and allows(event, args)
             if not (name.startswith(_STDLIB + os.sep) or name.startswith("<frozen ")):
                 return False
             frame = frame.f_back

@@ -130,6 +130,17 @@ class SandboxTest(unittest.TestCase):
             """
         self.assertEqual(run(program).output, [1, 2, 3, 0, False])
 
+    def test_a_function_the_program_hands_a_class_factory_runs_as_the_program(self):
+        # Attack (review of the factories' allowance): a C function the program passes in runs
+        # with the factory's frame on top; when the whole file was trusted, os.listdir ran so.
+        policy = Policy(allowed_imports=frozenset({"os", "collections", "collections.Counter", "collections.namedtuple"}))
+        for call in ("Counter(map(os.listdir, ['/']))", "namedtuple('P', ['a'], defaults=map(os.listdir, ['/']))"):
+            program = "import os\nfrom collections import Counter, namedtuple\ndef bad_sort(values):\n    %s\n    return values\n" % call
+            with ProgramFile(program) as path, Candidate(path, "bad_sort", policy) as prog:
+                with self.assertRaises(CandidateFailure) as caught:
+                    prog.call([1], timeout=10)
+                self.assertIn("os.listdir", str(caught.exception), call)
+
     def test_what_real_modules_do_at_import_loads(self):
         # An optional dependency that is not installed, the package's version from its
         # metadata, a codec looked up by name (tabulate does all three).
