@@ -344,16 +344,19 @@ class Candidate {
     );
     this.pid = this.proc.pid;
     let buf = '';
+    let scanned = 0; // how much of buf holds no newline: a long reply comes in many chunks, each searched once
     const replies = this.proc.stdio[3];
     replies.setEncoding('utf8');
     replies.on('data', (chunk) => {
       const at = now();
       buf += chunk;
       let k;
-      while ((k = buf.indexOf('\n')) >= 0) {
+      while ((k = buf.indexOf('\n', scanned)) >= 0) {
         this.lines.push({ line: buf.slice(0, k), at });
         buf = buf.slice(k + 1);
+        scanned = 0;
       }
+      scanned = buf.length;
       this.wake();
     });
     replies.on('error', () => {});

@@ -13,6 +13,7 @@ interface CallResult {
   type: string;
   error: string | null;
   mutated: boolean;
+  argumentsAfter?: string | null;
   wallNs: number;
   roundTripNs: number;
   ipcNs: number;
@@ -172,11 +173,21 @@ describe('peagen-harness (Node)', function () {
     }
   });
 
-  it('tells whether the call changed its arguments (a caller reusing them would see it)', async () => {
+  it('tells whether the call changed its arguments (a caller reusing them would see it), and what into, in a few bytes however large they are', async () => {
     const c = await harness.Candidate.start(program('module.exports = { f: (xs, keep) => { if (!keep) xs.push(0); return xs.length; } };'), { entry: 'f' });
     try {
-      assert.deepEqual(((r) => [r.output, r.mutated])(await c.call([1, 2], true)), [2, false]);
-      assert.deepEqual(((r) => [r.output, r.mutated])(await c.call([1, 2], false)), [3, true]);
+      const kept = await c.call([1, 2], true);
+      assert.deepEqual([kept.output, kept.mutated, kept.argumentsAfter], [2, false, null]);
+      const pushed = await c.call([1, 2], false);
+      assert.deepEqual([pushed.output, pushed.mutated], [3, true]);
+      assert.notEqual((await c.call([1, 3], false)).argumentsAfter, pushed.argumentsAfter, 'left as another list: another answer');
+      // 100,000 points: their snapshot is megabytes, which the reply carried whole, read and
+      // compared in some 7 s (simplify-js timed out while the arguments were compared); a
+      // digest of it is what crosses now, within the call's 5 s.
+      const points = Array.from({ length: 100_000 }, (_, i) => ({ x: i, y: -i }));
+      const big = await c.call(points, false);
+      assert.equal(big.mutated, true);
+      assert.match(big.argumentsAfter ?? '', /^[0-9a-f]{64}$/);
     } finally {
       c.close();
     }
