@@ -163,6 +163,7 @@ function leftOutText(leftOut: string[]): string {
   const quoted = (parts: string[]): string => parts.map((part) => `"${part}"`).join(', ');
   return [
     ...(fetched.length > 0 ? [`${quoted(fetched)} (the sandbox has no network to fetch it)`] : []),
-    ...(checks.length > 0 ? [`${quoted(checks)} (they read files' text or count covered lines, and the evaluated file is Peagen's stand-in; run them yourself on what you apply)`] : []),
+    // A linter of `.` reads .peagen/ too (unjs/ufo's `eslint .` failed on the examples' evaluators).
+    ...(checks.length > 0 ? [`${quoted(checks)} (they read files' text or count covered lines, and the evaluated file is Peagen's stand-in; run them yourself on what you apply, with .peagen/ in their ignores: it holds Peagen's examples and runs)`] : []),
   ].join(' and ');
 }
