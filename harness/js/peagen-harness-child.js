@@ -78,6 +78,10 @@ const MAX_OUTPUT_CHARS = 64 * 1024 * 1024;
 
 // ------------------------------------------------------------------ pipes
 const readBuffer = BufferAlloc(1 << 16);
+// Read once, here: a Buffer's prototype is not an intrinsic (--frozen-intrinsics leaves it
+// open), so its methods and accessors are not looked up after the program has loaded.
+const readArrayBuffer = readBuffer.buffer;
+const readOffset = readBuffer.byteOffset;
 let pending = '';
 let scanned = 0; // how much of pending holds no newline: a long request comes in many reads, each searched once
 // A character split between two reads is joined, not replaced (a request of non-ASCII text
@@ -104,7 +108,7 @@ function readRequest() {
       throw err;
     }
     if (n === 0) return null;
-    pending += decodeChunk(readBuffer.subarray(0, n));
+    pending += decodeChunk(BufferFrom(readArrayBuffer, readOffset, n));
   }
 }
 

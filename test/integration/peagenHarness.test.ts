@@ -194,6 +194,15 @@ describe('peagen-harness (Node)', function () {
     }
   });
 
+  it('reads an argument of non-ASCII text longer than one read whole (a character split between reads is joined)', async () => {
+    const c = await harness.Candidate.start(program('module.exports = (s) => [s.length, s.includes("\\ufffd"), s.slice(-3)];'));
+    try {
+      assert.deepEqual((await c.call('é'.repeat(100_000) + 'ünï')).output, [100_003, false, 'ünï']);
+    } finally {
+      c.close();
+    }
+  });
+
   it('gives the program no process, no require beyond the allow-list and no code from strings', async () => {
     const c = await harness.Candidate.start(
       program(`module.exports = { f: (what) => {
