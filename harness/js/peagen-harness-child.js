@@ -233,11 +233,6 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
   const dateTime = Function.prototype.call.bind(Date.prototype.getTime);
   const defineProperty = Object.defineProperty;
   const freeze = Object.freeze;
-  // Brand checks by the built-ins' own getters, never instanceof: a candidate can give this
-  // realm's Map a Symbol.hasInstance of its own, which encoding the arguments would run.
-  const mapSize = Function.prototype.call.bind(Object.getOwnPropertyDescriptor(Map.prototype, 'size').get);
-  const setSize = Function.prototype.call.bind(Object.getOwnPropertyDescriptor(Set.prototype, 'size').get);
-  const branded = (check) => (value) => { try { check(value); return true; } catch { return false; } };
   const mapSet = Function.prototype.call.bind(Map.prototype.set);
   const setAdd = Function.prototype.call.bind(Set.prototype.add);
   const NumberCtor = Number;
@@ -326,10 +321,6 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
     setItems,
     // The prototypes this realm's plain values have: another one is a change.
     intrinsic: (kind) => ({ map: MapCtor.prototype, set: SetCtor.prototype, regexp: RegExpCtor.prototype, date: DateCtor.prototype, array: ArrayProto, object: ObjectProto })[kind],
-    isMap: branded(mapSize),
-    isSet: branded(setSize),
-    isRegExp: branded(regExpSource),
-    isDate: branded(dateTime),
     makeRequire,
     setRelativeLoader: (loader) => { relativeLoader = loader; },
     setCallbackLoader: (loader) => { callbackLoader = loader; },
