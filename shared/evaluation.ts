@@ -16,9 +16,14 @@ export const EvaluatorOutputSchema = z.object({
   metrics: z.record(z.string(), z.number()).default({}),
   /** Why the candidate failed, in words an LLM can act on. */
   error: z.string().optional(),
+  /** The ids of the project's tests that failed, as their runner reported them (the harness's tests gate). */
+  failed_tests: z.array(z.string()).optional(),
   artifacts: z.record(z.string(), z.string()).optional(),
 });
 export type EvaluatorOutput = z.infer<typeof EvaluatorOutputSchema>;
+
+/** At most this many failing tests' ids are kept with an evaluation (the harness's verdicts list no more). */
+export const FAILED_TESTS_LIMIT = 1_000;
 
 /** Why a candidate has no valid score. */
 export const FailureReasonSchema = z.enum([
@@ -60,6 +65,11 @@ export const EvaluationSchema = z.object({
   failure: z.object({ reason: FailureReasonSchema, message: z.string() }).optional(),
   /** Tail of the evaluator's stderr and its `error` text: what feedback to a mutator quotes. */
   errorText: z.string().optional(),
+  /**
+   * The project's tests that failed, by id (at most FAILED_TESTS_LIMIT): `peagen init` leaves
+   * out those that fail on the user's own code only in the sandbox.
+   */
+  failedTests: z.array(z.string()).optional(),
   executor: z.string(),
   exitCode: z.number().nullable(),
   stoppedBy: z.string().optional(),

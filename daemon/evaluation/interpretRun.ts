@@ -4,7 +4,7 @@
  * With a seal (verdictSeal.ts), only a last line that carries it is a verdict.
  */
 import * as z from 'zod';
-import { type Direction, type Evaluation, EvaluatorOutputSchema, type FailureReason } from '../../shared/evaluation';
+import { type Direction, type Evaluation, EvaluatorOutputSchema, FAILED_TESTS_LIMIT, type FailureReason } from '../../shared/evaluation';
 import type { ExecutionResult } from '../sandbox/Executor';
 import { unsealVerdict } from './verdictSeal';
 
@@ -64,7 +64,8 @@ export function interpretRun(run: ExecutionResult, direction: Direction, options
   }
   if (!metrics.correct) {
     const why = metrics.error ?? 'the candidate failed the correctness check';
-    return { ...failed('incorrect', why, [metrics.error, stderrTail].filter(Boolean).join('\n')), metrics: metrics.metrics };
+    const failedTests = metrics.failed_tests?.slice(0, FAILED_TESTS_LIMIT);
+    return { ...failed('incorrect', why, [metrics.error, stderrTail].filter(Boolean).join('\n')), metrics: metrics.metrics, ...(failedTests?.length && { failedTests }) };
   }
   // A correct verdict may still say what is wrong (objective: tests names the failing tests).
   return { ...base, correct: true, objective: metrics.objective, metrics: metrics.metrics, ...(metrics.error && { errorText: metrics.error }) };

@@ -42,7 +42,13 @@ const PERMISSION_FLAG = process.allowedNodeEnvironmentFlags.has('--permission') 
 const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ: 100 on every Linux the sandboxes run
 
 /** The candidate failed (crashed, hung, failed to load, was caught cheating): a verdict. */
-class CandidateFailure extends Error {}
+class CandidateFailure extends Error {
+  /** `failedTests`: when the project's tests failed it, their ids (the verdict's failed_tests). */
+  constructor(message, failedTests = []) {
+    super(message);
+    this.failedTests = failedTests;
+  }
+}
 /** A measurement no real execution can produce (e.g. an answer faster than an empty round trip). */
 class ImplausibleTiming extends CandidateFailure {}
 /** The evaluator itself could not work (e.g. the trusted reference failed): exit status 2. */
@@ -597,6 +603,9 @@ function chargeUntimedWork(runs, referenceTimedNs) {
 }
 
 // ------------------------------------------------------------------ the verdict line
+/** At most this many failing tests' ids in a verdict (as peagen_harness.verdict). */
+const FAILED_TESTS_LIMIT = 1000;
+
 /** Rejects the candidate with `message` (ends runEvaluator with correct=false). */
 function reject(message) {
   throw new CandidateFailure(message);
@@ -618,7 +627,10 @@ async function runEvaluator(main, { direction = 'maximize' } = {}) {
     if (typeof objective !== 'number' || !Number.isFinite(objective)) throw new EvaluatorError(`objective ${objective} is not a finite number`);
     line = { correct: true, objective, direction, metrics };
   } catch (err) {
-    if (err instanceof CandidateFailure) line = { correct: false, objective: 0, direction, metrics, error: err.message };
+    if (err instanceof CandidateFailure) {
+      line = { correct: false, objective: 0, direction, metrics, error: err.message };
+      if (err.failedTests.length > 0) line.failed_tests = err.failedTests.slice(0, FAILED_TESTS_LIMIT);
+    }
     else {
       status = 2;
       line = { correct: false, objective: 0, direction, metrics, error: `evaluator error: ${err && err.message}` };

@@ -422,6 +422,52 @@ describe('peagen init --objective score (real CLI)', function () {
   });
 });
 
+describe('peagen init: tests that fail only behind the process boundary (real CLI)', function () {
+  this.timeout(180_000);
+  let user: EvolveProject;
+  beforeEach(() => {
+    user = new EvolveProject();
+  });
+  afterEach(() => user.cleanup());
+
+  it('leaves out the tests whose arguments cannot cross to the function, says so and lists them; the rest still judge every candidate', async () => {
+    fs.writeFileSync(path.join(user.dir, 'tally.py'), 'def total(values):\n    s = 0\n    for v in values:\n        s += v\n    return s\n');
+    // A Fraction cannot be sent to the function's own process: that one test fails there only.
+    fs.writeFileSync(
+      path.join(user.dir, 'test_tally.py'),
+      'import unittest\nfrom fractions import Fraction\nfrom tally import total\n\n\nclass Total(unittest.TestCase):\n' +
+        '    def test_list(self):\n        self.assertEqual(total([1, 2, 3]), 6)\n\n' +
+        '    def test_pair(self):\n        self.assertEqual(total([4, 5]), 9)\n\n' +
+        '    def test_empty(self):\n        self.assertEqual(total([]), 0)\n\n' +
+        '    def test_fractions(self):\n        self.assertEqual(total([Fraction(1, 2), Fraction(1, 2)]), 1)\n',
+    );
+    const init = await user.run(['init', 'tally.py', '--function', 'total', '--tests', 'python3 -m unittest']);
+    assert.equal(init.code, 0, `${init.stdout}\n${init.stderr}`);
+    assert.match(init.stdout, /checked: your code as it is evaluates correctly/);
+    assert.match(init.stdout, /left out 1 of 4 tests: they fail on your code as it is only in the sandbox, with total\(\) in a process of its own .* run your tests on what you apply/);
+    const dir = path.join(user.dir, '.peagen', 'examples', 'tally-total');
+    const file = path.join(dir, 'peagen_tests_left_out.json');
+    const listed = JSON.parse(fs.readFileSync(file, 'utf8')) as { why: string; tests: string[] };
+    assert.equal(listed.tests.length, 1);
+    assert.equal(listed.tests[0], 'unittest:test_tally.Total.test_fractions');
+
+    const evaluate = async (source: string): Promise<{ correct: boolean; error?: string }> => {
+      const candidate = path.join(user.dir, 'candidate.py');
+      fs.writeFileSync(candidate, source);
+      const result = await user.run(['--json', 'eval', dir, '--program', candidate, '--quick', '--sync']);
+      return parseJson<{ correct: boolean; errorText?: string }>(result) as { correct: boolean; error?: string };
+    };
+    const seed = fs.readFileSync(path.join(dir, 'tally.py'), 'utf8');
+    assert.equal((await evaluate(seed)).correct, true, 'the seed evaluates correct without the test left out');
+    // A candidate wrong on a call the kept tests make is still refused.
+    assert.equal((await evaluate(seed.replace('s = 0', 's = 0 if values else 1'))).correct, false);
+    // Without the file every test counts again, and the seed fails the one its argument cannot reach.
+    fs.rmSync(file);
+    const counted = await evaluate(seed);
+    assert.equal(counted.correct, false);
+  });
+});
+
 describe('peagen init refusals (real CLI)', function () {
   this.timeout(60_000);
   let user: EvolveProject;

@@ -605,13 +605,17 @@ function applyRunCommand(ctx: CliContext, runDir: RunDir, flags: { diff?: boolea
   }
   const which =
     plan.program.which === 'reduced' ? `the reduced best (${plan.reduction ?? 'its smallest diff'}; --full for every change)` : flags.full ? 'the full best' : `the best${plan.reduction ? ` (${plan.reduction})` : ''}`;
-  const json = { runId: plan.runId, program: plan.program, ...(plan.reduction && { reduction: plan.reduction }), files: plan.files.map((file) => file.path), changedSinceRun: plan.changedSinceRun, patch: plan.patch };
+  const json = { runId: plan.runId, program: plan.program, ...(plan.reduction && { reduction: plan.reduction }), files: plan.files.map((file) => file.path), changedSinceRun: plan.changedSinceRun, patch: plan.patch, ...(plan.leftOutTests && { leftOutTests: plan.leftOutTests }) };
+  // Said where the change is taken: init said it once, and no candidate was checked by these tests.
+  const unchecked = plan.leftOutTests && plan.patch !== ''
+    ? `; ${plan.leftOutTests.tests} of your tests were left out of its evaluation (they fail only in the sandbox: ${path.relative(projectDir, plan.leftOutTests.file)}), so run your tests on it`
+    : '';
   if (flags.diff) {
     if (plan.changedSinceRun.length > 0) ctx.info(`note: ${plan.changedSinceRun.join(', ')} changed since run ${plan.runId} began: the patch is against the text the run evolved`);
     if (ctx.json) ctx.output(json, '');
     else if (plan.patch === '') ctx.info(`run ${plan.runId}: its best changes nothing in ${plan.files.map((file) => file.path).join(', ')}`);
     else {
-      ctx.info(`run ${plan.runId}: ${which}`);
+      ctx.info(`run ${plan.runId}: ${which}${unchecked}`);
       process.stdout.write(plan.patch);
     }
     return;
@@ -620,7 +624,7 @@ function applyRunCommand(ctx: CliContext, runDir: RunDir, flags: { diff?: boolea
   ctx.output({ ...json, written: paths }, () =>
     written.length === 0
       ? `nothing to apply: ${plan.files.map((file) => file.path).join(', ')} already ${plan.files.length > 1 ? 'hold' : 'holds'} the best of run ${plan.runId}`
-      : `applied ${which} of run ${plan.runId} to ${paths.join(', ')}; review it with \`git diff\` (undo: git checkout -- ${paths.join(' ')})`,
+      : `applied ${which} of run ${plan.runId} to ${paths.join(', ')}; review it with \`git diff\` (undo: git checkout -- ${paths.join(' ')})${unchecked}`,
   );
 }
 

@@ -376,8 +376,8 @@ function hasTests(root) {
 }
 
 /**
- * Why the project's tests fail with the candidate (the failing tests by name), or null when they
- * pass or there are none. The tests run as every objective-tests evaluation runs them
+ * Why the project's tests fail with the candidate ({ text: the failing tests by name, ids: their
+ * ids }), or null when they pass or there are none. The tests run as every objective-tests evaluation runs them
  * (peagen_harness.project_tests, docs/trust.md): in a copy of the project where the program is
  * a stand-in forwarding each call to the candidate in its own locked-down process, outcomes
  * from node --test's own report.
@@ -385,10 +385,12 @@ function hasTests(root) {
 function projectTests(candidate) {
   if (TESTS === null && !hasTests(__dirname)) return null;
   const harnessDir = path.dirname(path.dirname(fs.realpathSync(harnessFile)));
-  const script = 'import json, sys\nfrom peagen_harness.project_tests import run_project_tests\n' +
-    'run = run_project_tests(*sys.argv[1:5], evolved=[sys.argv[5]])\nprint(json.dumps(None if run.passed == run.total else run.failure_text()))';
+  // The tests init left out (peagen_tests_left_out.json: they fail there on the original too) count neither way.
+  const script = 'import json, sys\nfrom peagen_harness.project_tests import left_out_tests, run_project_tests\n' +
+    'run = run_project_tests(*sys.argv[1:5], evolved=[sys.argv[5]], left_out=left_out_tests(sys.argv[6]))\n' +
+    'print(json.dumps(None if run.passed == run.total else {"text": run.failure_text(), "ids": run.failed_ids}))';
   // The evolved function named by this evaluator, never read from the candidate's markers.
-  const args = [TESTS ?? 'node --test', TESTS !== null ? path.join(__dirname, PROJECT) : __dirname, TESTS !== null ? PROJECT_PROGRAM : PROGRAM, path.resolve(candidate), FUNCTION];
+  const args = [TESTS ?? 'node --test', TESTS !== null ? path.join(__dirname, PROJECT) : __dirname, TESTS !== null ? PROJECT_PROGRAM : PROGRAM, path.resolve(candidate), FUNCTION, __dirname];
   const pythonPath = [path.join(harnessDir, 'python'), process.env.PYTHONPATH].filter(Boolean).join(path.delimiter);
   const run = spawnSync('python3', ['-c', script, ...args], { encoding: 'utf8', env: { ...process.env, PYTHONPATH: pythonPath }, maxBuffer: 64 * 1024 * 1024 });
   try {
@@ -436,7 +438,7 @@ async function evaluate(metrics) {
   Object.assign(metrics, { inputs_checked: 0, seed: args.seed, quick: quick ? 1 : 0 }, OBJECTIVE === 'speed' ? { speedup: 0 } : {});
   if (!fs.existsSync(args.candidate)) reject('cannot read the candidate: ' + args.candidate);
   const failed = projectTests(args.candidate);
-  if (failed !== null) reject(failed);
+  if (failed !== null) throw new CandidateFailure(failed.text, failed.ids);
 
   const options = { entry: ENTRY, allow: ALLOW, callTimeoutMs: 5000, loadTimeoutMs: 15000, ...(PACKAGES && { packages: PACKAGES }), ...(MODULES && { modules: MODULES }) };
   const refOptions = { ...options, trusted: true, callTimeoutMs: 120000 };

@@ -377,10 +377,12 @@ def has_tests(root):
 def project_tests(candidate, work):
     """None when the project has no tests or they pass with the candidate behind the process
     boundary (docs/trust.md: the tests import a stand-in that forwards each call to the
-    candidate in its own locked-down process), else why not."""
-    from peagen_harness.project_tests import run_project_tests
+    candidate in its own locked-down process), else the failing run. The tests init left out
+    (peagen_tests_left_out.json: they fail there on the original too) count neither way."""
+    from peagen_harness.project_tests import left_out_tests, run_project_tests
     if TESTS is not None:
-        run = run_project_tests(TESTS, os.path.join(HERE, PROJECT), PROJECT_PROGRAM, candidate, evolved=[FUNCTION])
+        run = run_project_tests(TESTS, os.path.join(HERE, PROJECT), PROJECT_PROGRAM, candidate, evolved=[FUNCTION],
+                                left_out=left_out_tests(HERE))
     else:
         try:
             import pytest  # noqa: F401
@@ -390,7 +392,7 @@ def project_tests(candidate, work):
             return None
         run = run_project_tests(shlex.quote(sys.executable) + " -m pytest -q -x -p no:cacheprovider", HERE, PROGRAM,
                                 candidate, evolved=[FUNCTION])
-    return None if run.passed == run.total else run.failure_text()
+    return None if run.passed == run.total else run
 
 
 def show(reply):
@@ -448,7 +450,7 @@ def evaluate(args, metrics, started):
         def tests_gate():
             failed = project_tests(args.candidate, work)
             if failed is not None:
-                raise harness.CandidateFailure(failed[-3000:] if failed.startswith("the project's tests") else "the project's tests failed:\n" + failed[-3000:])
+                raise harness.CandidateFailure(failed.failure_text()[-3000:], failed.failed_ids)
 
         candidate_file = os.path.join(work, "candidate.py")
         reference_file = os.path.join(work, "reference.py")
@@ -698,15 +700,15 @@ def main():
     if OBJECTIVE == "speed":
         metrics["speedup"] = 0.0
 
-    def finish(correct, objective, error=None, status=0):
+    def finish(correct, objective, error=None, status=0, failed_tests=None):
         metrics["eval_seconds"] = round(time.monotonic() - started, 3)
-        harness.emit_verdict(correct, objective, DIRECTION, metrics, error)
+        harness.emit_verdict(correct, objective, DIRECTION, metrics, error, failed_tests)
         return status
 
     try:
         return finish(True, evaluate(args, metrics, started))
     except harness.CandidateFailure as exc:
-        return finish(False, 0, str(exc))
+        return finish(False, 0, str(exc), failed_tests=getattr(exc, "failed_tests", None))
     except (OSError, UnicodeDecodeError, SyntaxError) as exc:
         return finish(False, 0, "cannot read the candidate: %s" % exc)
     except harness.EvaluatorError as exc:

@@ -58,6 +58,12 @@ export type InitObjective = 'speed' | 'score' | 'tests';
 export const PROJECT_COPY_DIR = 'project';
 /** The calls the project's tests made (CapturedCallsSchema), beside the evaluator. */
 export const CAPTURED_CALLS_FILE = 'peagen_inputs.json';
+/**
+ * The project's tests the evaluation leaves out, beside the evaluator: written by `peagen
+ * init` when they fail on the user's code only in the sandbox; read by the harness
+ * (peagen_harness/project_tests.py LEFT_OUT_FILE, the same name).
+ */
+export const LEFT_OUT_TESTS_FILE = 'peagen_tests_left_out.json';
 
 export interface ScaffoldInput {
   /** File name of the source file (the example's program), in its directory. */

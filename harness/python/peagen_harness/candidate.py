@@ -24,7 +24,12 @@ MAX_REPLY_BYTES = 64 * 1024 * 1024
 class CandidateFailure(Exception):
     """The program's process failed as a whole (did not load, hung, died, was refused by the
     sandbox, answered garbage, or its timing is physically impossible). A verdict about the
-    program: report it as `correct: false`."""
+    program: report it as `correct: false`. `failed_tests`: when the project's tests failed it,
+    their ids (the verdict's failed_tests)."""
+
+    def __init__(self, message: str = "", failed_tests: Sequence[str] = ()) -> None:
+        super().__init__(message)
+        self.failed_tests = list(failed_tests)
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,7 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import List, Optional, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 from .boundary_names import evolved_names
 from .timing import EvaluatorError
@@ -63,6 +63,9 @@ class TestRun:
     output: str = ""
     cpu_seconds: float = 0.0
     status: Optional[int] = None
+    #: The failing tests' ids as the runner reported them (the verdict's failed_tests), empty
+    #: when the run reported none.
+    failed_ids: List[str] = field(default_factory=list)
 
     def summary(self) -> str:
         return "tests passed %d/%d" % (self.passed, self.total)
@@ -381,10 +384,12 @@ def run_tests(command: str, cwd: str, report_dir: str, timeout: float = 300, sou
                     (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime))
 
 
-def count(run: Outcomes, expected: Optional[List[str]] = None, timeout: float = 300) -> TestRun:
+def count(run: Outcomes, expected: Optional[List[str]] = None, timeout: float = 300,
+          left_out: Sequence[str] = ()) -> TestRun:
     """passed / total of a run. `expected`: the tests the original's run reported and did not
     skip, which are the total (a test missing from this run failed); None: the tests this run
-    reported and did not skip. A run
+    reported and did not skip. `left_out`: tests counted neither way (init's
+    LEFT_OUT_FILE: they fail on the original itself behind the process boundary). A run
     with no report (and none expected) is one test, passed when the command exited with 0."""
     if run.timed_out:
         return TestRun(0, len(expected) if expected else 1, ["the tests did not finish in %d s" % timeout], run.output,
@@ -393,12 +398,39 @@ def count(run: Outcomes, expected: Optional[List[str]] = None, timeout: float = 
     # are compared with the original's anyway), a skipped test is neither passed nor failed:
     # `@unittest.skip("FIXME")` skips it for the original too.
     ids = [test for test, outcome in run.tests.items() if outcome != "skipped"] if expected is None else expected
+    if left_out and ids:
+        excused = set(left_out)
+        # Every test left out: nothing is left to judge by, which is not a pass.
+        ids = [test for test in ids if test not in excused] or ["peagen:every test was left out"]
     if not ids:
         passed = 1 if run.status == 0 else 0
         return TestRun(passed, 1, [] if passed else ["the test command (exit status %s)" % run.status], run.output,
                        run.cpu_seconds, run.status)
-    failed = [_failure_name(test, run.tests.get(test)) for test in ids if run.tests.get(test) != "passed"]
-    return TestRun(len(ids) - len(failed), len(ids), failed, run.output, run.cpu_seconds, run.status)
+    failing = [test for test in ids if run.tests.get(test) != "passed"]
+    return TestRun(len(ids) - len(failing), len(ids), [_failure_name(test, run.tests.get(test)) for test in failing],
+                   run.output, run.cpu_seconds, run.status, failing)
+
+
+#: Written by `peagen init` beside a generated evaluator: {"why": text, "tests": [ids]}, the
+#: tests that fail on the user's original only in the sandbox, with the function behind the
+#: process boundary (their arguments cannot cross it, or they read state the tests' process
+#: set). The evaluator's tests gate counts them neither way; init says so, and names them.
+LEFT_OUT_FILE = "peagen_tests_left_out.json"
+
+
+def left_out_tests(example_dir: str) -> List[str]:
+    """The test ids LEFT_OUT_FILE in `example_dir` names (none when there is no such file)."""
+    target = os.path.join(example_dir, LEFT_OUT_FILE)
+    if not os.path.exists(target):
+        return []
+    try:
+        with open(target, encoding="utf-8") as fh:
+            tests = json.load(fh)["tests"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise EvaluatorError("%s is not {\"tests\": [ids]}: %s" % (target, exc))
+    if not isinstance(tests, list) or not all(isinstance(test, str) for test in tests):
+        raise EvaluatorError("%s: \"tests\" must be a list of test ids" % target)
+    return tests
 
 
 #: What the original's failing tests say when the boundary, not the original, failed them (the
@@ -422,7 +454,8 @@ def _failure_name(test: str, outcome: Optional[str]) -> str:
 def judge(command: str, project_dir: str, program: str, candidate: str, *, reference: Optional[str] = None,
           expected: Optional[List[str]] = None, boundary: bool = True, timeout: float = 300,
           call_timeout: float = 60, seed: Optional[int] = None,
-          evolved: Optional[List[str]] = None, tests_alone: bool = False) -> Tuple[TestRun, Outcomes]:
+          evolved: Optional[List[str]] = None, tests_alone: bool = False,
+          left_out: Sequence[str] = ()) -> Tuple[TestRun, Outcomes]:
     """The project's tests in a fresh copy of it, with `candidate` as `program` (behind the
     process boundary unless told otherwise); counted against `expected` (see count()).
     `tests_alone`: nothing else compares the evolved functions' answers (objective tests)."""
@@ -437,17 +470,18 @@ def judge(command: str, project_dir: str, program: str, candidate: str, *, refer
                       project_dir=project_dir, evolved=evolved, tests_alone=tests_alone)
         source_root = python_package(copy, program)[1] if program.endswith(".py") else None
         run = run_tests(command, copy, os.path.join(work, "report"), timeout, source_root)
-        return count(run, expected, timeout), run
+        return count(run, expected, timeout, left_out), run
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
 
 def run_project_tests(command: str, project_dir: str, program: str, candidate: str, timeout: float = 300,
-                      evolved: Optional[List[str]] = None) -> TestRun:
+                      evolved: Optional[List[str]] = None, left_out: Sequence[str] = ()) -> TestRun:
     """The tests gate of generated evaluators: the candidate's run alone, behind the process
-    boundary, every test it reports counted. `evolved`: the evolved functions (the evaluator's
-    FUNCTION), else the original's markers, else every function."""
-    return judge(command, project_dir, program, candidate, timeout=timeout, evolved=evolved)[0]
+    boundary, every test it reports counted but those `left_out` (left_out_tests()). `evolved`:
+    the evolved functions (the evaluator's FUNCTION), else the original's markers, else every
+    function."""
+    return judge(command, project_dir, program, candidate, timeout=timeout, evolved=evolved, left_out=left_out)[0]
 
 
 def main() -> int:

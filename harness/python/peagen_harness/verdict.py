@@ -4,15 +4,21 @@ from __future__ import annotations
 import json
 import math
 import sys
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 EXIT_VERDICT = 0  # any verdict about the candidate, also "incorrect"
 EXIT_EVALUATOR_FAILED = 2  # the evaluator itself could not work
 
 
+#: At most this many failing tests' ids in a verdict (the rest are left off the list).
+FAILED_TESTS_LIMIT = 1000
+
+
 def verdict_line(correct: bool, objective: float, direction: str, metrics: Mapping[str, Any],
-                 error: Optional[str] = None) -> str:
-    """`objective` is forced to 0 when the candidate is not correct (or not a finite number)."""
+                 error: Optional[str] = None, failed_tests: Optional[Sequence[str]] = None) -> str:
+    """`objective` is forced to 0 when the candidate is not correct (or not a finite number).
+    `failed_tests`: the ids of the project's tests that failed, as their runner reported them
+    (`peagen init` reads them from the seed's verdict)."""
     if direction not in ("maximize", "minimize"):
         raise ValueError("direction must be 'maximize' or 'minimize', not %r" % (direction,))
     value = float(objective) if correct else 0.0
@@ -23,14 +29,16 @@ def verdict_line(correct: bool, objective: float, direction: str, metrics: Mappi
             "metrics": dict(metrics)}
     if error:
         line["error"] = error
+    if failed_tests:
+        line["failed_tests"] = list(failed_tests)[:FAILED_TESTS_LIMIT]
     return json.dumps(line)
 
 
 def emit_verdict(correct: bool, objective: float, direction: str, metrics: Mapping[str, Any],
-                 error: Optional[str] = None) -> None:
+                 error: Optional[str] = None, failed_tests: Optional[Sequence[str]] = None) -> None:
     """Prints the verdict as the last line of stdout. The candidate's processes never share
     this stdout, so it cannot print a line after (or instead of) this one."""
-    sys.stdout.write(verdict_line(correct, objective, direction, metrics, error) + "\n")
+    sys.stdout.write(verdict_line(correct, objective, direction, metrics, error, failed_tests) + "\n")
     sys.stdout.flush()
 
 

@@ -367,5 +367,41 @@ class VerdictTest(unittest.TestCase):
         self.assertIn('"objective": 0.0', verdict_line(False, 12.0, "maximize", {}, "wrong"))
 
 
+class LeftOutTestsTest(unittest.TestCase):
+    """init's peagen_tests_left_out.json: the tests it names count neither way, the rest as before."""
+
+    def outcomes(self, **tests):
+        from peagen_harness.project_tests import Outcomes
+        return Outcomes({"unittest:t." + name: outcome for name, outcome in tests.items()}, 1, False, "", 0.0)
+
+    def test_left_out_tests_count_neither_way(self):
+        from peagen_harness.project_tests import count
+        run = count(self.outcomes(a="passed", b="failed", c="failed"), left_out=["unittest:t.c"])
+        self.assertEqual((run.passed, run.total, run.failed_ids), (1, 2, ["unittest:t.b"]))
+        self.assertEqual(count(self.outcomes(a="passed", c="failed"), left_out=["unittest:t.c"]).passed, 1)
+
+    def test_leaving_out_every_test_fails(self):
+        from peagen_harness.project_tests import count
+        run = count(self.outcomes(a="failed"), left_out=["unittest:t.a"])
+        self.assertEqual((run.passed, run.total), (0, 1))
+
+    def test_the_file_is_read_or_refused(self):
+        from peagen_harness.project_tests import LEFT_OUT_FILE, left_out_tests
+        from peagen_harness.timing import EvaluatorError
+        with tempfile.TemporaryDirectory() as here:
+            self.assertEqual(left_out_tests(here), [])
+            with open(os.path.join(here, LEFT_OUT_FILE), "w") as fh:
+                fh.write('{"why": "w", "tests": ["unittest:t.c"]}')
+            self.assertEqual(left_out_tests(here), ["unittest:t.c"])
+            with open(os.path.join(here, LEFT_OUT_FILE), "w") as fh:
+                fh.write('{"tests": "unittest:t.c"}')
+            self.assertRaises(EvaluatorError, left_out_tests, here)
+
+    def test_the_verdict_names_the_failing_tests(self):
+        import json
+        line = json.loads(verdict_line(False, 0, "maximize", {}, "failed", ["unittest:t.b"]))
+        self.assertEqual(line["failed_tests"], ["unittest:t.b"])
+
+
 if __name__ == "__main__":
     unittest.main()
