@@ -451,11 +451,11 @@ describe('peagen init: tests that fail only behind the process boundary (real CL
     assert.equal(listed.tests.length, 1);
     assert.equal(listed.tests[0], 'unittest:test_tally.Total.test_fractions');
 
-    const evaluate = async (source: string): Promise<{ correct: boolean; error?: string }> => {
+    const evaluate = async (source: string): Promise<{ correct: boolean; errorText?: string }> => {
       const candidate = path.join(user.dir, 'candidate.py');
       fs.writeFileSync(candidate, source);
       const result = await user.run(['--json', 'eval', dir, '--program', candidate, '--quick', '--sync']);
-      return parseJson<{ correct: boolean; errorText?: string }>(result) as { correct: boolean; error?: string };
+      return parseJson<{ correct: boolean; errorText?: string }>(result);
     };
     const seed = fs.readFileSync(path.join(dir, 'tally.py'), 'utf8');
     assert.equal((await evaluate(seed)).correct, true, 'the seed evaluates correct without the test left out');
@@ -465,6 +465,7 @@ describe('peagen init: tests that fail only behind the process boundary (real CL
     fs.rmSync(file);
     const counted = await evaluate(seed);
     assert.equal(counted.correct, false);
+    assert.match(counted.errorText ?? '', /tests passed 3\/4/);
   });
 });
 
