@@ -6,7 +6,7 @@
  * best program still passes the project's tests.
  */
 import * as assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
@@ -47,6 +47,11 @@ for (const project of PROJECTS) {
       assert.equal(made.command, `peagen evolve run ${path.join('.peagen', 'examples', made.name)}`);
       const program = fs.readFileSync(path.join(made.dir, project.file), 'utf8');
       assert.match(program, /EVOLVE-BLOCK-START[\s\S]*EVOLVE-BLOCK-END/);
+      if (project.file.endsWith('.js')) {
+        // The project's own `eslint .` (in its test script, as unjs/ufo's) reads .peagen/ too: Peagen's evaluator passes any rules.
+        const lint = spawnSync(process.execPath, [path.join(REPO, 'node_modules', 'eslint', 'bin', 'eslint.js'), '--no-config-lookup', '--rule', '{"no-unused-vars": "error", "no-var": "error", "eqeqeq": "error"}', 'peagen_evaluate.js'], { cwd: made.dir, encoding: 'utf8' });
+        assert.equal(lint.status, 0, lint.stdout + lint.stderr);
+      }
 
       // 20 evaluations: the deletions that help are a few of the block's dozen statements (the first
       // comes after 11-14 evaluations with this seed); it speeds the function up 10x or far more.
