@@ -330,6 +330,8 @@ export namespace InitFunction {
     reused: boolean;
     /** What the new example evolves for: speed (the tests pass), or the tests (some fail); absent when reused. */
     objective?: 'speed' | 'tests';
+    /** The tests its evaluation leaves out, in a sentence: they fail on the user's code only in the sandbox. */
+    leftOut?: string;
   }
   export const type = new RequestType<Params, Response, void>(method);
 }

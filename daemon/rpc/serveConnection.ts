@@ -47,7 +47,7 @@ import { MutatorChoiceError } from '../evolution/controller/chooseMutator';
 import { DamagedRunError } from '../evolution/controller/runDir';
 import { scaffoldFor } from '../evaluation/scaffold/scaffoldExample';
 import { InitError } from '../usecases/initExample';
-import { initFunction } from '../usecases/initFunction';
+import { initFunction, seedEvaluationOn } from '../usecases/initFunction';
 import { mutateProgram } from '../usecases/mutateProgram';
 import { RegionError } from '../usecases/selectionProgram';
 import { prepareSelection, SelectionJobError } from '../usecases/selectionJob';
@@ -294,7 +294,7 @@ export function serveConnection(connection: ProtocolConnection, engine: Engine, 
   connection.onRequest(InitFunction.method, async (raw: unknown) => {
     const params = guard(InitFunction.params, raw);
     try {
-      return (await initFunction(params)) satisfies InitFunction.Response;
+      return (await initFunction(params, seedEvaluationOn(engine))) satisfies InitFunction.Response;
     } catch (error) {
       if (error instanceof InitError) throw new ResponseError(ErrorCodes.InvalidParams, error.message);
       throw error;

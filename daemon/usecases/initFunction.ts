@@ -10,8 +10,14 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EXAMPLE_CONFIG_FILE } from '../../shared/evaluation';
 import type { InitFunction } from '../../shared/protocol';
+import type { Engine } from '../engine/Engine';
+import { loadExample } from '../evaluation/example';
 import { exampleName } from '../evaluation/scaffold/scaffoldExample';
+import { awaitResult } from '../evolution/controller/TaskClient';
+import { engineTaskClient } from '../evolution/controller/taskClients';
+import { evaluateTaskSpec, evaluationOf } from '../evolution/controller/taskSpecs';
 import { EXAMPLES_DIR, InitError, initExample } from './initExample';
+import { type EvaluateSeed, evaluateSeedLeavingOut, leftOutTestsText } from './leftOutTests';
 import { sharesWorkspace } from './workspaceHome';
 
 const inside = (dir: string, file: string): boolean => {
@@ -19,7 +25,12 @@ const inside = (dir: string, file: string): boolean => {
   return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
 };
 
-export async function initFunction(params: InitFunction.Params): Promise<InitFunction.Response> {
+/**
+ * `evaluate`: the daemon's evaluation of an example's seed, when it can run one: a new speed
+ * example's seed is checked as `peagen init` checks it, leaving out the tests that fail on it
+ * only behind the process boundary (leftOutTests.ts), so that the run's seed evaluates.
+ */
+export async function initFunction(params: InitFunction.Params, evaluate?: (exampleDir: string) => EvaluateSeed): Promise<InitFunction.Response> {
   const cli = `peagen init ${path.basename(params.sourceFile)} --function ${params.functionName} --tests "${params.tests}"`;
   if (params.workspaceId !== undefined && !sharesWorkspace(params.projectDir, params.workspaceId)) {
     throw new InitError(
@@ -44,12 +55,26 @@ export async function initFunction(params: InitFunction.Params): Promise<InitFun
   const request = { file: sourceFile, functionName: params.functionName, projectDir: testsDir, tests: params.tests, outDir: exampleDir };
   try {
     const made = await initExample({ ...request, objective: 'speed' });
-    return { exampleDir: made.dir, reused: false, objective: 'speed' };
+    const checked = evaluate ? await evaluateSeedLeavingOut(made.dir, params.functionName, evaluate(made.dir), `checking ${made.dir} on your code as it is`) : undefined;
+    const leftOut = checked?.leftOut && leftOutTestsText(checked.leftOut, params.functionName, path.relative(testsDir, checked.leftOut.file));
+    return { exampleDir: made.dir, reused: false, objective: 'speed', ...(leftOut && { leftOut }) };
   } catch (error) {
     if (!(error instanceof InitError) || !TESTS_FAIL.test(error.message)) throw error;
   }
   const made = await initExample({ ...request, objective: 'tests' });
   return { exampleDir: made.dir, reused: false, objective: 'tests' };
+}
+
+/** The seed of an example evaluated once (`--quick`) on the daemon's engine, as `peagen init` checks it. */
+export function seedEvaluationOn(engine: Engine): (exampleDir: string) => EvaluateSeed {
+  return (exampleDir) => async () => {
+    const example = loadExample(exampleDir);
+    const client = engineTaskClient(engine);
+    const result = await awaitResult(client, await client.submit(evaluateTaskSpec(example, example.seedProgram(), 1, ['--quick'], 'init')));
+    const evaluation = evaluationOf(result.data);
+    if (!evaluation) throw new InitError(`the check of ${exampleDir} on your code as it is gave no verdict: ${result.error ? `${result.error.code}: ${result.error.message}` : result.status}`);
+    return evaluation;
+  };
 }
 
 /** init's refusal of tests that fail on the original (initExample.ts). */

@@ -57,6 +57,11 @@ export async function evolveFunction(services: Services, evolve: EvolveApi, uriA
       }),
   );
   services.output.info(`evolve function: ${made.reused ? 'using the example made before' : 'made the example'} ${made.exampleDir}${made.reused ? ' (delete it to make it again from the current tests)' : ''}`);
+  if (made.leftOut) {
+    // As the CLI's init says it: no candidate is checked by these tests, so the user runs them on what is accepted.
+    services.output.info(`evolve function: ${made.leftOut}`);
+    void vscode.window.showWarningMessage(`Peagen: ${made.leftOut}`);
+  }
   const evaluations = vscode.workspace.getConfiguration('peagen').get<number>('evolve.defaultEvaluations', 40);
   try {
     const started = await evolve.evolveSelection({

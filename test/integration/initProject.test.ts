@@ -8,10 +8,17 @@
 import * as assert from 'node:assert/strict';
 import { execFile, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { EvolveProject, NO_CONFIRMATION, parseJson, type RunOutput } from '../fixtures/evolveFixtures';
 import { REPO } from '../fixtures/paths';
+import { ConfigSchema } from '../../daemon/config';
+import { Engine } from '../../daemon/engine/Engine';
+import { MemoryQueue } from '../../daemon/fabric/queue/MemoryQueue';
+import { createRegistry } from '../../daemon/handlers';
+import { BwrapExecutor } from '../../daemon/sandbox/bwrap/BwrapExecutor';
+import { initFunction, seedEvaluationOn } from '../../daemon/usecases/initFunction';
 
 interface InitOutput {
   dir: string;
@@ -427,6 +434,20 @@ describe('peagen init --objective score (real CLI)', function () {
   });
 });
 
+/** A project whose one test of four passes a Fraction, which cannot cross to the function's process. */
+function writeTally(dir: string): void {
+  fs.writeFileSync(path.join(dir, 'tally.py'), 'def total(values):\n    s = 0\n    for v in values:\n        s += v\n    return s\n');
+  // A Fraction cannot be sent to the function's own process: that one test fails there only.
+  fs.writeFileSync(
+    path.join(dir, 'test_tally.py'),
+    'import unittest\nfrom fractions import Fraction\nfrom tally import total\n\n\nclass Total(unittest.TestCase):\n' +
+      '    def test_list(self):\n        self.assertEqual(total([1, 2, 3]), 6)\n\n' +
+      '    def test_pair(self):\n        self.assertEqual(total([4, 5]), 9)\n\n' +
+      '    def test_empty(self):\n        self.assertEqual(total([]), 0)\n\n' +
+      '    def test_fractions(self):\n        self.assertEqual(total([Fraction(1, 2), Fraction(1, 2)]), 1)\n',
+  );
+}
+
 describe('peagen init: tests that fail only behind the process boundary (real CLI)', function () {
   this.timeout(180_000);
   let user: EvolveProject;
@@ -436,16 +457,7 @@ describe('peagen init: tests that fail only behind the process boundary (real CL
   afterEach(() => user.cleanup());
 
   it('leaves out the tests whose arguments cannot cross to the function, says so and lists them; the rest still judge every candidate', async () => {
-    fs.writeFileSync(path.join(user.dir, 'tally.py'), 'def total(values):\n    s = 0\n    for v in values:\n        s += v\n    return s\n');
-    // A Fraction cannot be sent to the function's own process: that one test fails there only.
-    fs.writeFileSync(
-      path.join(user.dir, 'test_tally.py'),
-      'import unittest\nfrom fractions import Fraction\nfrom tally import total\n\n\nclass Total(unittest.TestCase):\n' +
-        '    def test_list(self):\n        self.assertEqual(total([1, 2, 3]), 6)\n\n' +
-        '    def test_pair(self):\n        self.assertEqual(total([4, 5]), 9)\n\n' +
-        '    def test_empty(self):\n        self.assertEqual(total([]), 0)\n\n' +
-        '    def test_fractions(self):\n        self.assertEqual(total([Fraction(1, 2), Fraction(1, 2)]), 1)\n',
-    );
+    writeTally(user.dir);
     const init = await user.run(['init', 'tally.py', '--function', 'total', '--tests', 'python3 -m unittest']);
     assert.equal(init.code, 0, `${init.stdout}\n${init.stderr}`);
     assert.match(init.stdout, /checked: your code as it is evaluates correctly/);
@@ -471,6 +483,29 @@ describe('peagen init: tests that fail only behind the process boundary (real CL
     const counted = await evaluate(seed);
     assert.equal(counted.correct, false);
     assert.match(counted.errorText ?? '', /tests passed 3\/4/);
+  });
+});
+
+describe("the editor's Evolve this function (the daemon's InitFunction on a real engine and bwrap)", function () {
+  this.timeout(180_000);
+  it('leaves out the tests that fail only behind the process boundary and says so, as the CLI does', async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-initfn-'));
+    const engine = new Engine(ConfigSchema.parse({ worker: { concurrency: 1 } }), { queue: new MemoryQueue(), registry: createRegistry([], new BwrapExecutor()) });
+    try {
+      writeTally(root);
+      fs.mkdirSync(path.join(root, '.peagen'));
+      fs.writeFileSync(path.join(root, '.peagen', 'workspace-id'), 'abcdefgh1234\n');
+      const made = await initFunction(
+        { projectDir: root, workspaceId: 'abcdefgh1234', testsDir: root, sourceFile: path.join(root, 'tally.py'), functionName: 'total', tests: 'python3 -m unittest' },
+        seedEvaluationOn(engine),
+      );
+      assert.equal(made.objective, 'speed');
+      assert.match(made.leftOut ?? '', /^left out 1 of 4 tests: .* listed in \.peagen\/examples\/tally-total\/peagen_tests_left_out\.json/);
+      assert.ok(fs.existsSync(path.join(made.exampleDir, 'peagen_tests_left_out.json')));
+    } finally {
+      await engine.stop({ drain: false });
+      fs.rmSync(root, { recursive: true, force: true });
+    }
   });
 });
 

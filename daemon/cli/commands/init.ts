@@ -3,12 +3,11 @@
  * an example for a function of your code, with an evaluator built on the harness
  * (daemon/usecases/initExample.ts); prints the one command that evolves it.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Command, Option } from 'commander';
-import type { Evaluation } from '../../../shared/evaluation';
-import { LEFT_OUT_TESTS_FILE, type InitObjective } from '../../evaluation/scaffold/scaffoldExample';
+import type { InitObjective } from '../../evaluation/scaffold/scaffoldExample';
 import { InitError, type InitResult, initExample } from '../../usecases/initExample';
+import { evaluateSeedLeavingOut, leftOutTestsText } from '../../usecases/leftOutTests';
 import { loadExample } from '../../evaluation/example';
 import { CliContext, CliError, ExitCode } from '../context';
 import { evaluateExample } from './eval';
@@ -75,9 +74,7 @@ export function registerInitCommand(program: Command): void {
               ]
             : []),
           ...(check ? [check.correct ? `checked: your code as it is evaluates correctly in a ${check.executor} sandbox (${check.summary})` : `NOT READY: ${check.summary}`] : []),
-          ...(check?.leftOut
-            ? [`left out ${check.leftOut.tests} of ${check.leftOut.of} tests: they fail on your code as it is only in the sandbox, with ${flags.function}() in a process of its own (their arguments cannot cross to it, or they read state their own process set); no candidate is checked by them, so run your tests on what you apply. They are listed in ${check.leftOut.file} (delete it to count them again)`]
-            : []),
+          ...(check?.leftOut ? [leftOutTestsText(check.leftOut, flags.function, check.leftOut.file)] : []),
           ...(check && !check.correct
             ? [`the example is kept: fix what is said above, then check it again with peagen eval ${where}`]
             : [`review its evaluator (the inputs it uses, what the candidate may import), then evolve it with:`, `  ${evolve}`]),
@@ -97,30 +94,23 @@ interface SeedCheck {
 }
 
 /**
- * Evaluates the example's own program (the user's code as it is) once, `--quick`. When only
- * some of the project's tests fail, and only in the sandbox (init's own run of them passed),
- * those are left out (leftOutTests) and the seed is checked again without them.
+ * Evaluates the example's own program (the user's code as it is) once, `--quick`; tests that
+ * fail on it only in the sandbox are left out when enough are kept (usecases/leftOutTests.ts).
  */
 async function checkSeed(ctx: CliContext, dir: string, where: string, functionName: string): Promise<SeedCheck> {
   const example = loadExample(dir);
-  let { evaluation, sandbox } = await evaluateExample(ctx, example, { quick: true, label: `checking ${where} on your code as it is` });
-  let leftOut: SeedCheck['leftOut'];
-  const leavable = evaluation.correct ? undefined : testsToLeaveOut(evaluation);
-  if (leavable) {
-    const file = writeLeftOutTests(dir, leavable, functionName);
-    ({ evaluation, sandbox } = await evaluateExample(ctx, example, {
-      quick: true,
-      label: `checking ${where} again without the ${leavable.tests.length} of ${leavable.of} tests that fail only in the sandbox`,
-    }));
-    if (evaluation.correct) leftOut = { tests: leavable.tests.length, of: leavable.of, file: path.relative(process.cwd(), file) };
-    else fs.rmSync(file, { force: true });
-  }
+  let executor = '';
+  const { evaluation, leftOut } = await evaluateSeedLeavingOut(dir, functionName, async (label) => {
+    const done = await evaluateExample(ctx, example, { quick: true, label });
+    executor = done.sandbox.executor;
+    return done.evaluation;
+  }, `checking ${where} on your code as it is`);
   if (evaluation.correct) {
     const value = evaluation.objective === null ? 'no objective' : `${example.config.objective.name} ${evaluation.objective.toFixed(3)}${intervalText(evaluation.metrics)} against itself`;
-    return { correct: true, executor: sandbox.executor, summary: value + selfTimingWarning(evaluation.metrics) + noTestPasses(evaluation), ...(leftOut && { leftOut }) };
+    return { correct: true, executor, summary: value + selfTimingWarning(evaluation.metrics) + noTestPasses(evaluation), ...(leftOut && { leftOut: { tests: leftOut.tests, of: leftOut.of, file: path.relative(process.cwd(), leftOut.file) } }) };
   }
   const text = `${evaluation.failure?.message ?? ''}\n${evaluation.errorText ?? ''}`;
-  return { correct: false, executor: sandbox.executor, summary: `your code as it is fails its own evaluation in the ${sandbox.executor} sandbox, so no candidate could pass it: ${(evaluation.failure?.message ?? 'no reason given').split('\n')[0]}${missingHint(text) || boundaryHint(text)}` };
+  return { correct: false, executor, summary: `your code as it is fails its own evaluation in the ${executor} sandbox, so no candidate could pass it: ${(evaluation.failure?.message ?? 'no reason given').split('\n')[0]}${missingHint(text) || boundaryHint(text)}` };
 }
 
 /** ` [low–high]`: the 95% interval the evaluator's rounds give the speedup, when it gave one. */
@@ -141,36 +131,6 @@ export function selfTimingWarning(metrics: Record<string, number> | undefined): 
   if (low === undefined || high === undefined || (low <= 1 && high >= 1)) return '';
   const off = low > 1 ? low : 1 / high;
   return `; timing here is off by at least ${off.toFixed(2)}x on your code against itself (the machine is busy, or its clock speed changes): a gain that small is not measurable here until it is idle (evolve run confirms every gain by measuring it again before it is offered)`;
-}
-
-/**
- * Tests left out only while at least this share of them still judges every candidate: below
- * it, what is left says too little (the failure and its hint are shown instead).
- */
-const KEPT_TESTS_SHARE = 0.5;
-
-/**
- * The tests the seed's evaluation failed when they can be left out: init's own run of them
- * passed on the same code (captureCalls refuses tests that fail), so these fail only in the
- * sandbox, with the function in a process of its own; their arguments cannot cross it (a
- * numpy array, a Buffer) or they read state their own process set. Undefined when the failure
- * is not the tests', when the runner named no ids for them, or when too few would be kept.
- */
-function testsToLeaveOut(evaluation: Evaluation): { tests: string[]; of: number } | undefined {
-  const counted = /the project's tests failed \(tests passed (\d+)\/(\d+)\)/.exec(evaluation.failure?.message ?? '');
-  const failing = evaluation.failedTests ?? [];
-  if (!counted || failing.length === 0) return undefined;
-  const [passed, total] = [Number(counted[1]), Number(counted[2])];
-  if (failing.length !== total - passed || passed < KEPT_TESTS_SHARE * total) return undefined;
-  return { tests: failing, of: total };
-}
-
-/** Writes the harness's LEFT_OUT_FILE (peagen_harness/project_tests.py) into the example: its path. */
-function writeLeftOutTests(dir: string, leavable: { tests: string[]; of: number }, functionName: string): string {
-  const file = path.join(dir, LEFT_OUT_TESTS_FILE);
-  const why = `${leavable.tests.length} of the project's ${leavable.of} tests pass on the original in their own process (peagen init ran them) but fail in the sandbox with ${functionName}() in a process of its own: their arguments cannot cross to it, or they read state their own process set. The evaluation counts them neither way, so no candidate is checked by them: run the project's tests on what you apply. Delete this file to count them again.`;
-  fs.writeFileSync(file, `${JSON.stringify({ why, tests: leavable.tests }, null, 2)}\n`);
-  return file;
 }
 
 /**

@@ -1,0 +1,70 @@
+/**
+ * The project's tests that fail on the user's own code only behind the process boundary, left
+ * out of an init'ed example's evaluation: `peagen init`'s check of the seed and the editor's
+ * "Evolve this function" (initFunction.ts) both evaluate the seed through this.
+ *
+ * init's own run of the tests passed on the same code (captureCalls refuses tests that fail),
+ * so a test that fails when the seed is evaluated fails only in the sandbox, with the function
+ * in a process of its own: its arguments cannot cross to it (a numpy array, a Buffer, a
+ * Fraction) or it reads state its own process set (humanize's activated language). Such tests
+ * are listed by id in the example's LEFT_OUT_TESTS_FILE, which the harness's tests gate reads
+ * (peagen_harness/project_tests.py): they count neither way, and the seed is evaluated again.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Evaluation } from '../../shared/evaluation';
+import { LEFT_OUT_TESTS_FILE } from '../evaluation/scaffold/scaffoldExample';
+
+/**
+ * Tests are left out only while at least this share of them still judges every candidate:
+ * below it, what is left says too little (the failure and its hint are shown instead).
+ */
+const KEPT_TESTS_SHARE = 0.5;
+
+export interface LeftOutTests {
+  /** How many were left out, of how many the tests' runner reported. */
+  tests: number;
+  of: number;
+  /** The example's LEFT_OUT_TESTS_FILE (absolute). */
+  file: string;
+}
+
+/** One evaluation of the example's seed (`label`: what the user is told it does). */
+export type EvaluateSeed = (label: string) => Promise<Evaluation>;
+
+/**
+ * The seed's evaluation, after leaving out the tests that fail on it only behind the process
+ * boundary when there are such tests and leaving them out makes it correct (otherwise the file
+ * is removed again and the second evaluation says what is still wrong).
+ */
+export async function evaluateSeedLeavingOut(dir: string, functionName: string, evaluate: EvaluateSeed, label: string): Promise<{ evaluation: Evaluation; leftOut?: LeftOutTests }> {
+  const first = await evaluate(label);
+  const leavable = first.correct ? undefined : testsToLeaveOut(first);
+  if (!leavable) return { evaluation: first };
+  const file = path.join(dir, LEFT_OUT_TESTS_FILE);
+  const why = `${leavable.tests.length} of the project's ${leavable.of} tests pass on the original in their own process (peagen init ran them) but fail in the sandbox with ${functionName}() in a process of its own: their arguments cannot cross to it, or they read state their own process set. The evaluation counts them neither way, so no candidate is checked by them: run the project's tests on what you apply. Delete this file to count them again.`;
+  fs.writeFileSync(file, `${JSON.stringify({ why, tests: leavable.tests }, null, 2)}\n`);
+  const evaluation = await evaluate(`${label} again without the ${leavable.tests.length} of ${leavable.of} tests that fail only in the sandbox`);
+  if (evaluation.correct) return { evaluation, leftOut: { tests: leavable.tests.length, of: leavable.of, file } };
+  fs.rmSync(file, { force: true });
+  return { evaluation };
+}
+
+/** What init and the editor say when tests were left out. */
+export function leftOutTestsText(leftOut: LeftOutTests, functionName: string, shownFile: string): string {
+  return `left out ${leftOut.tests} of ${leftOut.of} tests: they fail on your code as it is only in the sandbox, with ${functionName}() in a process of its own (their arguments cannot cross to it, or they read state their own process set); no candidate is checked by them, so run your tests on what you apply. They are listed in ${shownFile} (delete it to count them again)`;
+}
+
+/**
+ * The tests the seed's evaluation failed, when they can be left out: undefined when the
+ * failure is not the tests', when the runner named no ids for them (or not all), or when too
+ * few would be kept.
+ */
+function testsToLeaveOut(evaluation: Evaluation): { tests: string[]; of: number } | undefined {
+  const counted = /the project's tests failed \(tests passed (\d+)\/(\d+)\)/.exec(evaluation.failure?.message ?? '');
+  const failing = evaluation.failedTests ?? [];
+  if (!counted || failing.length === 0) return undefined;
+  const [passed, total] = [Number(counted[1]), Number(counted[2])];
+  if (failing.length !== total - passed || passed < KEPT_TESTS_SHARE * total) return undefined;
+  return { tests: failing, of: total };
+}
