@@ -166,18 +166,67 @@ function definitionLines(lines: readonly string[], at: number, language: Functio
   let start = at;
   if (language === 'python') {
     while (start > 0 && lines[start - 1]!.trim().startsWith('@') && indentOf(lines[start - 1]!) === indentOf(head)) start--;
-    let end = at + 1;
-    for (let index = at + 1; index < lines.length; index++) {
-      const line = lines[index]!;
-      if (line.trim() === '') continue;
-      if (indentOf(line) <= indentOf(head)) break;
-      end = index + 1;
-    }
-    return { startLine: start, endLine: end };
+    return { startLine: start, endLine: pythonDefinitionEnd(lines, at) };
   }
   // A member's bodiless arrow ends at its comma (`f: (x) => x + 1,`).
   const end = closingLine(lines, at, member);
   return end === undefined ? undefined : { startLine: start, endLine: end + 1 };
+}
+
+/**
+ * The line after the last of the Python `def` at `at`: its header runs until its brackets
+ * close (black's `def f(\n    a: int,\n) -> int:` puts the closing line at the def's own
+ * indentation), its body while lines are indented deeper; lines inside a triple-quoted string
+ * (a docstring's text at column 0), blank lines and comments do not end it.
+ */
+function pythonDefinitionEnd(lines: readonly string[], at: number): number {
+  const indent = indentOf(lines[at]!);
+  const state: PythonScan = { depth: 0, triple: undefined };
+  let end = at + 1;
+  for (let index = at; index < lines.length; index++) {
+    const line = lines[index]!;
+    const inside = state.depth > 0 || state.triple !== undefined;
+    if (index > at && !inside) {
+      const trimmed = line.trim();
+      if (trimmed === '' || trimmed.startsWith('#')) continue;
+      if (indentOf(line) <= indent) break;
+    }
+    scanPythonLine(line, state);
+    end = index + 1;
+  }
+  return end;
+}
+
+interface PythonScan {
+  /** Open brackets. */
+  depth: number;
+  /** The quotes of the triple-quoted string open at the line's end. */
+  triple: string | undefined;
+}
+
+/** Brackets and triple-quoted strings of one line of Python (strings and the comment skipped). */
+function scanPythonLine(line: string, state: PythonScan): void {
+  let quote: string | undefined;
+  for (let index = 0; index < line.length; index++) {
+    const char = line[index]!;
+    if (state.triple !== undefined) {
+      if (char === '\\') index++;
+      else if (line.startsWith(state.triple, index)) {
+        index += 2;
+        state.triple = undefined;
+      }
+    } else if (quote !== undefined) {
+      if (char === '\\') index++;
+      else if (char === quote) quote = undefined;
+    } else if (char === '#') return;
+    else if (char === '"' || char === "'") {
+      if (line.startsWith(char.repeat(3), index)) {
+        state.triple = char.repeat(3);
+        index += 2;
+      } else quote = char;
+    } else if ('([{'.includes(char)) state.depth++;
+    else if (')]}'.includes(char)) state.depth = Math.max(0, state.depth - 1);
+  }
 }
 
 /** After these (or a line's start, or a keyword like `return`), a `/` starts a regular expression, not a division. */

@@ -17,6 +17,25 @@ describe('peagen init', () => {
     assert.equal(functionLines(lines, 'h', 'python'), undefined);
   });
 
+  it("finds a Python function whose signature spans lines (black's closing line at the def's indentation), past a docstring's text at column 0", () => {
+    const lines = [
+      'def parse_duration(',
+      '    datestring: str, as_timedelta_if_possible: bool = True',
+      ') -> Union[timedelta, Duration]:',
+      '    """Parses a duration.',
+      '',
+      'Formats (at column 0, inside the string): PnnW ) ( """',
+      '    s = "(" # )',
+      '# a comment at column 0 inside the body',
+      '    return s',
+      '',
+      'def after(): return 1',
+      'x = 2',
+    ];
+    assert.deepEqual(functionLines(lines, 'parse_duration', 'python'), { startLine: 0, endLine: 9 });
+    assert.deepEqual(functionLines(lines, 'after', 'python'), { startLine: 10, endLine: 11 });
+  });
+
   it('finds a JavaScript function to its closing brace, braces in strings and comments not counted', () => {
     const lines = ['function f(a = { x: 1 }) {', "  const s = '}'; // }", '  /* { */ return `${a}`;', '}', 'const g = (x) => x + 1;', 'export const h = function () {', '  return 1;', '};'];
     assert.deepEqual(functionLines(lines, 'f', 'javascript'), { startLine: 0, endLine: 4 });
