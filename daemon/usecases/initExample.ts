@@ -260,11 +260,22 @@ async function captureCalls(
     }
     const recorded = fs.existsSync(captureFile) ? fs.readFileSync(captureFile, 'utf8').split('\n').filter(Boolean) : [];
     // The same call made twice is checked once; a few hundred calls say what the tests say.
-    const calls = [...new Set(recorded)].slice(0, 200).map((line) => JSON.parse(line) as RecordedCall);
+    const calls = [...new Set(recorded)].slice(0, 200).map((line) => JSON.parse(line, exactIntegers) as RecordedCall);
     return { calls, why: calls.length > 0 ? '' : whyNoCalls(request.functionName, language, inProject, text) };
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
   }
+}
+
+/**
+ * A JSON.parse reviver that keeps an integer beyond a double's exact range as its digits
+ * (written back as they were by JSON.stringify): Python's calls pass them (python-rsa's
+ * inverse of 77-digit numbers), and as doubles they were other numbers, which the evaluator
+ * then replayed and found the original answering differently.
+ */
+function exactIntegers(this: unknown, _key: string, value: unknown, context?: { source?: string }): unknown {
+  const { rawJSON } = JSON as JSON & { rawJSON?: (text: string) => unknown }; // Node 22 and later
+  return rawJSON && typeof value === 'number' && !Number.isSafeInteger(value) && context?.source !== undefined && /^-?\d+$/.test(context.source) ? rawJSON(context.source) : value;
 }
 
 /** The folder (relative to the project) a Python file's package is imported from: the one above its topmost __init__.py. */

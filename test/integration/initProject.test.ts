@@ -216,6 +216,17 @@ describe("peagen init: inputs from the tests' calls (real CLI)", function () {
     assert.equal(changed.correct, false);
     assert.match(changed.error ?? '', /evaluator error: the reference answered 2 to the tests' call 1 of count_pairs, not 3 as when peagen init ran the tests/);
   });
+
+  it('keeps integers beyond a double\'s exact range as they were (python-rsa\'s 77-digit numbers): the seed answers them as when the tests ran', async () => {
+    fs.writeFileSync(path.join(user.dir, 'modular.py'), 'def inverse(x, n):\n    return pow(x, -1, n)\n');
+    const [x, n] = ['123456789012345678901234567890123', '57896044618658097711785492504343953926634992332820282019728792003956564819949'];
+    fs.writeFileSync(path.join(user.dir, 'test_modular.py'), `import unittest\nfrom modular import inverse\n\n\nclass T(unittest.TestCase):\n    def test_big(self):\n        self.assertEqual(inverse(${x}, ${n}) * ${x} % ${n}, 1)\n`);
+    const init = await user.run(['--json', 'init', 'modular.py', '--function', 'inverse', '--tests', 'python3 -m unittest']);
+    assert.equal(init.code, 0, init.stdout + init.stderr);
+    const made = parseJson<InitOutput & { check?: { correct: boolean; summary: string } }>(init);
+    assert.equal(made.check?.correct, true, made.check?.summary);
+    assert.match(fs.readFileSync(path.join(made.dir, 'peagen_inputs.json'), 'utf8'), new RegExp(`"calls":\\[\\[${x},${n}\\]\\]`));
+  });
 });
 
 describe('peagen init without tests: inputs of the types the function declares (real CLI)', function () {
