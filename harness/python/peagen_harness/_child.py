@@ -70,11 +70,14 @@ _SCALARS = frozenset((int, float, str, bool, type(None)))
 
 # Built-ins a program may use. Everything that evaluates code, reaches attributes by name,
 # touches files or the interpreter is absent; `__import__` is replaced by the guarded one.
+# `locals` reads only the caller's own namespace (parse's extract_format returns its locals;
+# at a module's level it is the program's namespace, which the program holds already); the
+# static check still refuses it to a candidate whose original does not use it.
 SAFE_BUILTINS = (
     "abs", "aiter", "all", "anext", "any", "ascii", "bin", "bool", "bytearray", "bytes",
     "callable", "chr", "classmethod", "complex", "dict", "divmod", "enumerate", "filter",
     "float", "format", "frozenset", "hasattr", "hash", "hex", "id", "int", "isinstance",
-    "issubclass", "iter", "len", "list", "map", "max", "min", "next", "object", "oct", "ord",
+    "issubclass", "iter", "len", "list", "locals", "map", "max", "min", "next", "object", "oct", "ord",
     "pow", "print", "property", "range", "repr", "reversed", "round", "set", "slice", "sorted",
     "staticmethod", "str", "sum", "super", "tuple", "type", "zip",
     "__build_class__", "Ellipsis", "NotImplemented", "True", "False", "None",

@@ -63,6 +63,13 @@ class SandboxTest(unittest.TestCase):
         self.assertGreater(reply.cpu_ns, 0)
         self.assertGreaterEqual(reply.wall_ns, reply.cpu_ns // 2)
 
+    def test_locals_reads_the_functions_own_names_and_globals_stays_refused(self):
+        # parse's extract_format returns locals(): a copy of the function's own names.
+        reply = run("def bad_sort(xs):\n    first = xs[0]\n    found = dict(locals())\n    return list(found)\n")
+        self.assertIsNone(reply.error)
+        self.assertEqual(reply.output, ["xs", "first"])
+        self.assertIn("NameError: name 'globals'", run("def bad_sort(xs):\n    return list(globals())\n").error)
+
     def test_a_star_import_only_from_the_users_package_and_only_of_allowed_modules(self):
         from peagen_harness import imports_of
         with tempfile.TemporaryDirectory() as root:
