@@ -205,6 +205,9 @@ function warningLine(line) {
 /**
  * The JavaScript a program file runs as: TypeScript (.ts, .mts, .cts) with its types stripped
  * by Node (module.stripTypeScriptTypes: erasable syntax only, positions kept), else the source.
+ * TypeScript that is more than erasable types (a constructor's parameter properties, as
+ * path-to-regexp's classes have; an enum, a namespace) is transformed instead: Node writes the
+ * JavaScript they stand for, on lines of its own (an error's line number may then be off).
  */
 function programSource(file, source) {
   if (!/\.(c|m)?ts$/i.test(file)) return source;
@@ -213,7 +216,12 @@ function programSource(file, source) {
   const warn = process.emitWarning;
   process.emitWarning = () => {}; // its ExperimentalWarning says nothing to a user
   try {
-    return elideTypeOnlyImports(stripTypeScriptTypes(source, { mode: 'strip' }));
+    try {
+      return elideTypeOnlyImports(stripTypeScriptTypes(source, { mode: 'strip' }));
+    } catch (err) {
+      if (!err || err.code !== 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX') throw err;
+      return elideTypeOnlyImports(stripTypeScriptTypes(source, { mode: 'transform' }));
+    }
   } finally {
     process.emitWarning = warn;
   }

@@ -60,7 +60,7 @@ export function registerInitCommand(program: Command): void {
       const where = path.relative(process.cwd(), made.dir) || '.';
       const evolve = `peagen evolve run ${where}`;
       // "init OK" means the seed evaluates: the same evaluator, sandbox and copy of the project the run will use.
-      const check = flags.check ? await checkSeed(ctx, made.dir, where, flags.function) : undefined;
+      const check = flags.check ? await checkSeed(ctx, made.dir, where, flags.function, made.inputs) : undefined;
       const inputs = made.inputs.from === 'tests' ? `the ${made.inputs.calls} distinct call(s) your tests made, then inputs drawn like them` : `drawn from its signature (${made.inputs.why})`;
       ctx.output({ ...made, command: evolve, ...(check && { check }) }, () =>
         [
@@ -97,7 +97,7 @@ interface SeedCheck {
  * Evaluates the example's own program (the user's code as it is) once, `--quick`; tests that
  * fail on it only in the sandbox are left out when enough are kept (usecases/leftOutTests.ts).
  */
-async function checkSeed(ctx: CliContext, dir: string, where: string, functionName: string): Promise<SeedCheck> {
+async function checkSeed(ctx: CliContext, dir: string, where: string, functionName: string, inputs: InitResult['inputs']): Promise<SeedCheck> {
   const example = loadExample(dir);
   let executor = '';
   const { evaluation, leftOut } = await evaluateSeedLeavingOut(dir, functionName, async (label) => {
@@ -110,7 +110,7 @@ async function checkSeed(ctx: CliContext, dir: string, where: string, functionNa
     return { correct: true, executor, summary: value + selfTimingWarning(evaluation.metrics) + noTestPasses(evaluation), ...(leftOut && { leftOut: { tests: leftOut.tests, of: leftOut.of, file: path.relative(process.cwd(), leftOut.file) } }) };
   }
   const text = `${evaluation.failure?.message ?? ''}\n${evaluation.errorText ?? ''}`;
-  return { correct: false, executor, summary: `your code as it is fails its own evaluation in the ${executor} sandbox, so no candidate could pass it: ${(evaluation.failure?.message ?? 'no reason given').split('\n')[0]}${missingHint(text) || boundaryHint(text)}` };
+  return { correct: false, executor, summary: `your code as it is fails its own evaluation in the ${executor} sandbox, so no candidate could pass it: ${(evaluation.failure?.message ?? 'no reason given').split('\n')[0]}${missingHint(text) || textCheckHint(text, inputs) || boundaryHint(text)}` };
 }
 
 /** ` [low–high]`: the 95% interval the evaluator's rounds give the speedup, when it gave one. */
@@ -131,6 +131,17 @@ export function selfTimingWarning(metrics: Record<string, number> | undefined): 
   if (low === undefined || high === undefined || (low <= 1 && high >= 1)) return '';
   const off = low > 1 ? low : 1 / high;
   return `; timing here is off by at least ${off.toFixed(2)}x on your code against itself (the machine is busy, or its clock speed changes): a gain that small is not measurable here until it is idle (evolve run confirms every gain by measuring it again before it is offered)`;
+}
+
+/**
+ * The test command checks the program's text besides running the tests (a formatter or linter
+ * inside a script init cannot take apart: path-to-regexp's `ts-scripts test` runs prettier
+ * --check): init's traced copy failed it already, and the evaluation's stand-in fails it too.
+ */
+export function textCheckHint(text: string, inputs: InitResult['inputs']): string {
+  if (inputs.from !== 'signature' || !/ traced \(a linter/.test(inputs.why)) return '';
+  const tool = /\b(prettier|eslint|xo|standard|biome|dprint|size-limit|tslint)\b/i.exec(text)?.[1];
+  return ` (the test command checks the program's text as well${tool ? ` (${tool} failed)` : ''}, and the file evaluated there is Peagen's stand-in, not your code: give --tests a command that runs the tests alone, e.g. the runner your test script ends with (npx vitest run, npx jest, npx mocha), and run the checks yourself on what you apply)`;
 }
 
 /**

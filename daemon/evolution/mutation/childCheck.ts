@@ -111,15 +111,21 @@ function checkJavaScript(code: string): ChildVerdict {
 }
 
 /**
- * TypeScript, as the harness runs it: its types stripped by Node (erasable syntax only), then
- * checked as JavaScript. A child Node cannot strip (an enum, a namespace) would not run.
+ * TypeScript, as the harness runs it (peagen-harness.js programSource): its types stripped by
+ * Node, or transformed where it is more than erasable types (a parameter property, an enum),
+ * then checked as JavaScript. A child Node can do neither with would not run.
  */
 function checkTypeScript(code: string): ChildVerdict {
-  const strip = (Module as unknown as { stripTypeScriptTypes?: (code: string, options: { mode: 'strip' }) => string }).stripTypeScriptTypes;
+  const strip = (Module as unknown as { stripTypeScriptTypes?: (code: string, options: { mode: 'strip' | 'transform' }) => string }).stripTypeScriptTypes;
   if (typeof strip !== 'function') return { ok: true, form: textForm(code, 'brace') };
   let stripped: string;
   try {
-    stripped = strip(code, { mode: 'strip' });
+    try {
+      stripped = strip(code, { mode: 'strip' });
+    } catch (error) {
+      if ((error as { code?: unknown } | null)?.code !== 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX') throw error;
+      stripped = strip(code, { mode: 'transform' });
+    }
   } catch (error) {
     return { ok: false, message: `the program's TypeScript cannot be run with its types stripped: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}` };
   }
