@@ -136,6 +136,24 @@ describe('peagen init on projects laid out as real ones are (real CLI)', functio
     assert.match(verdict.failure?.message ?? '', /WordError|counts/);
   });
 
+  it("a TypeScript project whose tests type-check its other files: the stand-in keeps the evolved function's types (yargs-parser's tsc)", async () => {
+    user = new EvolveProject();
+    fs.cpSync(path.join(FIXTURES, 'tsPackage'), user.dir, { recursive: true });
+    fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(user.dir, 'node_modules')); // its typescript
+    // `count` narrows to number only while countWords' answer is typed: as `any` it stays number | undefined.
+    fs.writeFileSync(
+      path.join(user.dir, 'src', 'use.ts'),
+      "import { countWords } from './words.ts';\n\nfunction need(count: number): number {\n  return count + 1;\n}\n\nexport function counted(text: string): number {\n  let count: number | undefined;\n  count = countWords(text);\n  return need(count);\n}\n",
+    );
+    fs.writeFileSync(path.join(user.dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, allowImportingTsExtensions: true, module: 'nodenext', target: 'es2022', skipLibCheck: true, types: [] }, include: ['src'] }));
+    const manifest = JSON.parse(fs.readFileSync(path.join(user.dir, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    manifest.scripts.test = `tsc -p . && ${manifest.scripts.test}`;
+    fs.writeFileSync(path.join(user.dir, 'package.json'), JSON.stringify(manifest));
+    const init = await user.run(['--json', 'init', 'src/words.ts', '--function', 'countWords', '--tests', 'npm test']);
+    assert.equal(init.code, 0, init.stdout + init.stderr);
+    assert.equal(parseJson<InitOutput>(init).check?.correct, true, init.stdout);
+  });
+
   it('TypeScript as a formatter leaves it, a relative import, a callback from the tests, a linter in npm test: the linter is left out and said, the seed evaluates, the callback runs in the tests', async () => {
     user = new EvolveProject();
     fs.cpSync(path.join(FIXTURES, 'tsChain'), user.dir, { recursive: true });

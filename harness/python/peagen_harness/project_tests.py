@@ -255,8 +255,10 @@ def _write_js_standin(target: str, candidate: str, reference: str, timeout: floa
         # no import.meta (CommonJS output), no require (ES output), types unchecked.
         names = _static_exports(source)
         named = [n for n in names if n != "default"]
+        # `as typeof original`: the exports keep the original's types for the project's type
+        # check (yargs-parser's `tsc` of its other files, which call the evolved function).
         text = "%simport * as original from %s;\n" % (head, json.dumps(relative))
-        text += "const api = process.getBuiltinModule('module').createRequire(%s)(%s).standinOf(original, %s);\n" % (
+        text += "const api = process.getBuiltinModule('module').createRequire(%s)(%s).standinOf(original, %s) as typeof original;\n" % (
             json.dumps(harness), json.dumps(harness), json.dumps(config))
         if named:
             text += "export const { %s } = api;\n" % ", ".join(named)
