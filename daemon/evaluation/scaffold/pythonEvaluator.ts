@@ -461,8 +461,9 @@ def evaluate(args, metrics, started):
 
         def start(path, name, entry=ENTRY):
             try:
+                # wire_answers: a date, a Decimal or an instance of the user's classes (by its state) is an answer too.
                 program = harness.Candidate(path, entry, POLICY, load_timeout=30, name=name,
-                                            import_paths=[PACKAGE_ROOT] if PACKAGE_ROOT else [])
+                                            import_paths=[PACKAGE_ROOT] if PACKAGE_ROOT else [], wire_answers=True)
             except harness.CandidateFailure as exc:
                 if name == "candidate":
                     raise

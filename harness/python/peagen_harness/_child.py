@@ -216,6 +216,25 @@ for _name in REMOTE_OPERATIONS:
 _REMOTE_TYPES = (RemoteObject, RemoteFunction)
 
 
+#: Set by main(): the roots of the packages whose classes are the user's (the program's own
+#: package); with the program's module ("candidate_program"), an instance of a class they
+#: define crosses as its class's module and name and its state (its __dict__), never its methods.
+_own_roots = [frozenset()]
+PROGRAM_MODULE = "candidate_program"
+
+
+def _own_instance_state(value, t):
+    """The state (a copy of __dict__) of an instance of one of the user's classes, else None."""
+    module = t.__module__ if _type(t.__module__) is _str else ""
+    if module != PROGRAM_MODULE and module.split(".")[0] not in _own_roots[0]:
+        return None
+    try:
+        state = object.__getattribute__(value, "__dict__")
+    except AttributeError:  # __slots__ only
+        return None
+    return dict(state) if _type(state) is dict else None
+
+
 def to_wire(value, depth=0, callbacks=None):
     """`value` as JSON-ready plain data: exact built-in types only (a subclass is refused,
     since its methods would run on the side that reads it). With `callbacks` (a list, the
@@ -257,17 +276,23 @@ def to_wire(value, depth=0, callbacks=None):
         # tests' objects stays linear); every handle still resolves to the judge's own object.
         callbacks.append(value)
         return {"$": "ref", "v": [_len(callbacks) - 1, "function" if callable(value) else "object"]}
+    state = _own_instance_state(value, t) if callbacks is None else None
+    if state is not None:
+        return {"$": "instance", "v": [t.__module__, _str(t.__qualname__), to_wire(state, depth + 1)]}
     raise WireError("a value of type %s cannot cross the process boundary (only None, bool, "
-                    "int, float, str, bytes, complex, list, tuple, dict, set, dates, times and Decimal can)" % t.__name__)
+                    "int, float, str, bytes, complex, list, tuple, dict, set, dates, times, Decimal and "
+                    "instances of the program's own classes can)" % t.__name__)
 
 
 _FLOATS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
 
 
-def from_wire(wire, depth=0, callback=None):
+def from_wire(wire, depth=0, callback=None, instance=None):
     """The value `wire` (as json.loads gave it) stands for, built from exact built-in types.
     `callback(index, is_function)` gives what stands for the judge's handle `index`: a
-    RemoteFunction or RemoteObject on the candidate's side, the object itself on the judge's."""
+    RemoteFunction or RemoteObject on the candidate's side, the object itself on the judge's.
+    `instance(module, name, state)` (the judge's side only) gives the original's instance of
+    the user's class named, with that state (boundary._own_instance)."""
     t = _type(wire)
     if t is str or t is int or t is bool or t is float or wire is None:
         return wire
@@ -276,19 +301,24 @@ def from_wire(wire, depth=0, callback=None):
     if t is list:
         items = []
         for item in wire:
-            items.append(from_wire(item, depth + 1, callback))
+            items.append(from_wire(item, depth + 1, callback, instance))
         return items
     if t is not dict or _set(wire) != {"$", "v"}:
         raise WireError("not a wire value")
     tag, v = wire["$"], wire["v"]
+    if tag == "instance" and instance is not None and _type(v) is list and _len(v) == 3 \
+            and _type(v[0]) is _str and _type(v[1]) is _str:
+        state = from_wire(v[2], depth + 1, callback, instance)
+        if _type(state) is dict and _all(_type(k) is _str for k in state):
+            return instance(v[0], v[1], state)  # a TypeError when it is not a class of the original's
     try:
         if tag == "float" and v in _FLOATS:
             return _FLOATS[v]
         if tag in ("tuple", "set", "frozenset") and _type(v) is list:
-            items = from_wire(v, depth, callback)
+            items = from_wire(v, depth, callback, instance)
             return tuple(items) if tag == "tuple" else set(items) if tag == "set" else frozenset(items)
         if tag == "dict" and _type(v) is list:
-            return {from_wire(k, depth + 1, callback): from_wire(x, depth + 1, callback) for k, x in v}
+            return {from_wire(k, depth + 1, callback, instance): from_wire(x, depth + 1, callback, instance) for k, x in v}
         if tag in ("bytes", "bytearray") and _type(v) is str:
             return bytes.fromhex(v) if tag == "bytes" else bytearray.fromhex(v)
         if tag == "builtin" and _type(v) is _str and v in WIRE_BUILTINS:
@@ -497,6 +527,7 @@ def main():
         raise SandboxViolation("refused by the sandbox: " + what)
 
     package = config.get("package")
+    _own_roots[0] = frozenset((package.split(".")[0],)) if _type(package) is _str and package else frozenset()
 
     def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
         if level:
@@ -667,8 +698,15 @@ def main():
             if "output" in reply:
                 problem = _plain_problem(out)
                 if problem:
-                    del reply["output"]
-                    reply["error"] = problem
+                    # Dates, Decimal, bytes and instances of the program's own classes (isodate's
+                    # Duration, by their class and state): compared as their wire form, when asked.
+                    try:
+                        if not config.get("wire_answers"):
+                            raise WireError(problem)
+                        reply["output"] = {"peagen_wire": to_wire(out)}
+                    except WireError:
+                        del reply["output"]
+                        reply["error"] = problem
         except BaseException as exc:  # noqa: BLE001 - a hostile __eq__ or deep nesting
             reply.pop("output", None)
             reply["error"] = "while checking the result: " + _exception_text(exc, path)

@@ -44,7 +44,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional
 
-from ._child import WireError, from_wire, to_wire
+from ._child import PROGRAM_MODULE, WireError, from_wire, to_wire
 from .candidate import Candidate, CandidateFailure
 from .boundary_names import evolved_names
 from .policy import Policy, imports_of
@@ -304,9 +304,10 @@ def call(program: Candidate, name: str, args: tuple, kwargs: Dict[str, Any], tim
             raise CandidateFailure("timeout: %s() did not finish within %.1f s" % (name, timeout))
         reply = program.request(b"R", answer, left, "calling %s()" % name)
     resolve = lambda ref, is_function: _known(callbacks, ref)  # noqa: E731 - the judge's own objects, handed back
+    instance = lambda module, qualname, state: _own_instance(namespace or {}, module, qualname, state)  # noqa: E731
     try:
-        changed = {key: from_wire(wire, 0, resolve) for key, wire in (reply.get("changed") or {}).items()}
-        output = from_wire(reply.get("output"), 0, resolve) if "output" in reply else None
+        changed = {key: from_wire(wire, 0, resolve, instance) for key, wire in (reply.get("changed") or {}).items()}
+        output = from_wire(reply.get("output"), 0, resolve, instance) if "output" in reply else None
     except (WireError, AttributeError, RecursionError) as exc:
         # RecursionError: nested deeper than the tests' stack, never the candidate's exception.
         program.kill()
@@ -391,6 +392,37 @@ def _update_in_place(target: Any, value: Any) -> None:
         target.update(value)
 
 
+def _user_roots(namespace: Dict[str, Any]) -> set:
+    """The top-level packages of the user's module (its own, and its package's)."""
+    return {str(namespace.get(key) or "").split(".")[0] for key in ("__name__", "__package__")} - {""}
+
+
+def _own_instance(namespace: Dict[str, Any], module: str, qualname: str, state: Dict[str, Any]) -> Any:
+    """The candidate's answer that is an instance of one of the user's classes (its state, as
+    the child sent it): an instance of the original's class of that module and name, made
+    without running its constructor (`__new__`, then the state), so that the tests compare it
+    with their own (`assertEqual(parse_duration(...), Duration(...))`) through the original's
+    methods. Only a class the user's module defines or imports from its own package."""
+    holder = namespace if module == PROGRAM_MODULE else getattr(sys.modules.get(module), "__dict__", None)
+    if module != PROGRAM_MODULE and module.split(".")[0] not in _user_roots(namespace):
+        holder = None
+    cls: Any = holder
+    for part in qualname.split("."):
+        cls = cls.get(part) if isinstance(cls, dict) else getattr(cls, part, None) if isinstance(cls, type) else None
+    expected = namespace.get("__name__") if module == PROGRAM_MODULE else module
+    if not isinstance(cls, type) or cls.__module__ != expected or issubclass(cls, BaseException):
+        # As any other value that cannot cross: the call fails in the judge (the test fails).
+        raise TypeError("the result cannot cross the process boundary: an instance of %s, which is not a class of "
+                        "the original's" % qualname)
+    try:
+        made = cls.__new__(cls)
+        vars(made).update(state)
+    except Exception:  # noqa: BLE001 - a __new__ that needs arguments, no __dict__ to hold the state
+        raise TypeError("the result cannot cross the process boundary: an instance of %s, whose state cannot be "
+                        "set" % qualname) from None
+    return made
+
+
 def _exception(type_name: str, text: str, args: Optional[list], namespace: Dict[str, Any]) -> Exception:
     """The exception the judge sees for one the candidate raised: the module's class of that
     name (the original's: the tests' `assertRaises(roman.OutOfRangeError)`), else the built-in
@@ -398,7 +430,7 @@ def _exception(type_name: str, text: str, args: Optional[list], namespace: Dict[
     own = namespace.get(type_name)
     # The user's own exception classes only: the module's, or one it imports from its own
     # package (`from .errors import InvalidInputError`); not a library's.
-    roots = {str(namespace.get(key) or "").split(".")[0] for key in ("__name__", "__package__")} - {""}
+    roots = _user_roots(namespace)
     mine = isinstance(own, type) and issubclass(own, Exception) and (
         own.__module__ == namespace.get("__name__") or own.__module__.split(".")[0] in roots)
     cls = own if mine else BUILTIN_EXCEPTIONS.get(type_name)

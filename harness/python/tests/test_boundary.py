@@ -141,6 +141,33 @@ class StandInTest(unittest.TestCase):
             with self.assertRaises(CandidateFailure):
                 mod.die()
 
+    def test_an_instance_of_the_originals_class_crosses_as_one_built_from_its_state(self):
+        # isodate's parse_duration returns its Duration: the tests compare it with their own.
+        reference = """
+            class Span:
+                def __init__(self, days):
+                    self.days = days
+
+                def __eq__(self, other):
+                    return type(other) is Span and other.days == self.days
+
+            # EVOLVE-BLOCK-START
+            def span(text):
+                return Span(int(text))
+            # EVOLVE-BLOCK-END
+        """
+        candidate = textwrap.dedent(reference).replace(
+            "return Span(int(text))", "return Fake() if text == '9' else Span(int(text) + (text == '7'))")
+        candidate += "\n\nclass Fake:\n    def __eq__(self, other):\n        return True\n"
+        with StandIn(candidate, reference=reference) as mod:
+            got = mod.span("3")
+            self.assertIs(type(got), mod.Span, "the original's class, its methods the original's")
+            self.assertEqual(got, mod.Span(3))
+            self.assertNotEqual(mod.span("7"), mod.Span(7))
+            # A class of the candidate's own is not the original's: it cannot cross.
+            with self.assertRaisesRegex(TypeError, "an instance of Fake, which is not a class of the original's"):
+                mod.span("9")
+
     def test_an_evolved_class_cannot_be_carried_and_is_named(self):
         reference = "# EVOLVE-BLOCK-START\nclass Box:\n    pass\n\n\ndef f():\n    return 0\n# EVOLVE-BLOCK-END\n"
         with StandIn("def f():\n    return 1\n", reference=reference) as mod:

@@ -63,6 +63,16 @@ class SandboxTest(unittest.TestCase):
         self.assertGreater(reply.cpu_ns, 0)
         self.assertGreaterEqual(reply.wall_ns, reply.cpu_ns // 2)
 
+    def test_asked_for_an_instance_of_the_programs_class_is_an_answer_by_its_state(self):
+        source = "class Box:\n    def __init__(self, n):\n        self.n = n\n\n\ndef bad_sort(values):\n    return Box(len(values))\n"
+        with ProgramFile(source) as path:
+            with Candidate(path, "bad_sort", PERMISSIVE, wire_answers=True) as prog:
+                reply = prog.call([3, 1, 2], timeout=10)
+            self.assertIsNone(reply.error)
+            self.assertEqual(reply.output, {"peagen_wire": {"$": "instance", "v": ["candidate_program", "Box", {"$": "dict", "v": [["n", 3]]}]}})
+            with Candidate(path, "bad_sort", PERMISSIVE) as prog:  # not asked: not plain data
+                self.assertIn("contains a Box", prog.call([3, 1, 2], timeout=10).error)
+
     def test_locals_reads_the_functions_own_names_and_globals_stays_refused(self):
         # parse's extract_format returns locals(): a copy of the function's own names.
         reply = run("def bad_sort(xs):\n    first = xs[0]\n    found = dict(locals())\n    return list(found)\n")
