@@ -65,7 +65,13 @@ export function interpretRun(run: ExecutionResult, direction: Direction, options
   if (!metrics.correct) {
     const why = metrics.error ?? 'the candidate failed the correctness check';
     const failedTests = metrics.failed_tests?.slice(0, FAILED_TESTS_LIMIT);
-    return { ...failed('incorrect', why, [metrics.error, stderrTail].filter(Boolean).join('\n')), metrics: metrics.metrics, ...(failedTests?.length && { failedTests }) };
+    const originalPassedTests = metrics.original_passed_tests && metrics.original_passed_tests.length <= FAILED_TESTS_LIMIT ? metrics.original_passed_tests : undefined;
+    return {
+      ...failed('incorrect', why, [metrics.error, stderrTail].filter(Boolean).join('\n')),
+      metrics: metrics.metrics,
+      ...(failedTests?.length && { failedTests }),
+      ...(originalPassedTests && { originalPassedTests }),
+    };
   }
   // A correct verdict may still say what is wrong (objective: tests names the failing tests).
   return { ...base, correct: true, objective: metrics.objective, metrics: metrics.metrics, ...(metrics.error && { errorText: metrics.error }) };

@@ -43,7 +43,8 @@ export async function evaluateSeedLeavingOut(dir: string, functionName: string, 
   if (!leavable) return { evaluation: first };
   const file = path.join(dir, LEFT_OUT_TESTS_FILE);
   const why = `${leavable.tests.length} of the project's ${leavable.of} tests pass on the original in their own process (peagen init ran them) but fail in the sandbox with ${functionName}() in a process of its own: their arguments cannot cross to it, or they read state their own process set. The evaluation counts them neither way, so no candidate is checked by them: run the project's tests on what you apply. Delete this file to count them again.`;
-  fs.writeFileSync(file, `${JSON.stringify({ why, tests: leavable.tests }, null, 2)}\n`);
+  // expected: the tests every later run must pass (one that does not run, or is skipped, fails).
+  fs.writeFileSync(file, `${JSON.stringify({ why, tests: leavable.tests, expected: leavable.expected }, null, 2)}\n`);
   const evaluation = await evaluate(`${label} again without the ${leavable.tests.length} of ${leavable.of} tests that fail only in the sandbox`);
   if (evaluation.correct) return { evaluation, leftOut: { tests: leavable.tests.length, of: leavable.of, file } };
   fs.rmSync(file, { force: true });
@@ -56,15 +57,18 @@ export function leftOutTestsText(leftOut: LeftOutTests, functionName: string, sh
 }
 
 /**
- * The tests the seed's evaluation failed, when they can be left out: undefined when the
- * failure is not the tests', when the runner named no ids for them (or not all), or when too
- * few would be kept.
+ * The tests the seed's evaluation failed only behind the process boundary, when they can be
+ * left out: the evaluation ran the original's tests in their own process too (the harness's
+ * tests_gate) and they all passed there, and the ones that did not pass behind the boundary
+ * (failed, or never run: a fail-fast runner, a class whose setUpClass failed) are few enough.
+ * Undefined otherwise (a test that fails in the sandbox in its own process too is the
+ * sandbox's, not the boundary's: nothing is left out then).
  */
-function testsToLeaveOut(evaluation: Evaluation): { tests: string[]; of: number } | undefined {
-  const counted = /the project's tests failed \(tests passed (\d+)\/(\d+)\)/.exec(evaluation.failure?.message ?? '');
-  const failing = evaluation.failedTests ?? [];
-  if (!counted || failing.length === 0) return undefined;
-  const [passed, total] = [Number(counted[1]), Number(counted[2])];
-  if (failing.length !== total - passed || passed < KEPT_TESTS_SHARE * total) return undefined;
-  return { tests: failing, of: total };
+function testsToLeaveOut(evaluation: Evaluation): { tests: string[]; of: number; expected: string[] } | undefined {
+  const failing = new Set(evaluation.failedTests ?? []);
+  const passing = evaluation.originalPassedTests ?? [];
+  if (!/^the project's tests failed/.test(evaluation.failure?.message ?? '') || failing.size === 0 || passing.length === 0) return undefined;
+  const expected = passing.filter((test) => !failing.has(test));
+  if (expected.length < KEPT_TESTS_SHARE * passing.length || [...failing].some((test) => !passing.includes(test))) return undefined;
+  return { tests: [...failing], of: passing.length, expected };
 }

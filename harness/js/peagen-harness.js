@@ -43,10 +43,14 @@ const CLOCK_TICKS_PER_SECOND = 100; // USER_HZ: 100 on every Linux the sandboxes
 
 /** The candidate failed (crashed, hung, failed to load, was caught cheating): a verdict. */
 class CandidateFailure extends Error {
-  /** `failedTests`: when the project's tests failed it, their ids (the verdict's failed_tests). */
-  constructor(message, failedTests = []) {
+  /**
+   * `failedTests`: when the project's tests failed it, their ids (the verdict's failed_tests);
+   * `originalPassedTests`: for the original, those it passes in the tests' own process.
+   */
+  constructor(message, failedTests = [], originalPassedTests = null) {
     super(message);
     this.failedTests = failedTests;
+    this.originalPassedTests = originalPassedTests;
   }
 }
 /** A measurement no real execution can produce (e.g. an answer faster than an empty round trip). */
@@ -638,6 +642,8 @@ async function runEvaluator(main, { direction = 'maximize' } = {}) {
     if (err instanceof CandidateFailure) {
       line = { correct: false, objective: 0, direction, metrics, error: err.message };
       if (err.failedTests.length > 0) line.failed_tests = err.failedTests.slice(0, FAILED_TESTS_LIMIT);
+      // Whole, or not at all (as peagen_harness.verdict).
+      if (Array.isArray(err.originalPassedTests) && err.originalPassedTests.length <= FAILED_TESTS_LIMIT) line.original_passed_tests = err.originalPassedTests;
     }
     else {
       status = 2;

@@ -494,6 +494,14 @@ describe('peagen init: tests that fail only behind the process boundary (real CL
     const counted = await evaluate(seed);
     assert.equal(counted.correct, false);
     assert.match(counted.errorText ?? '', /tests passed 3\/4/);
+
+    // Fail-fast (unittest -f): the tests after the one that fails never run behind the boundary.
+    // They are counted as not passing there, so too many would be left out: none is, and init says why.
+    fs.rmSync(path.join(user.dir, '.peagen'), { recursive: true });
+    const failFast = await user.run(['init', 'tally.py', '--function', 'total', '--tests', 'python3 -m unittest -f']);
+    assert.equal(failFast.code, 1, failFast.stdout + failFast.stderr);
+    assert.match(failFast.stdout, /NOT READY: .*tests passed 1\/2/);
+    assert.doesNotMatch(failFast.stdout, /left out/);
   });
 });
 

@@ -388,11 +388,13 @@ function projectTests(candidate) {
   if (TESTS === null && !hasTests(__dirname)) return null;
   const harnessDir = path.dirname(path.dirname(fs.realpathSync(harnessFile)));
   // The tests init left out (peagen_tests_left_out.json: they fail there on the original too) count neither way.
-  const script = 'import json, sys\nfrom peagen_harness.project_tests import left_out_tests, run_project_tests\n' +
-    'run = run_project_tests(*sys.argv[1:5], evolved=[sys.argv[5]], left_out=left_out_tests(sys.argv[6]))\n' +
-    'print(json.dumps(None if run.passed == run.total else {"text": run.failure_text(), "ids": run.failed_ids}))';
+  // (peagen_harness.project_tests.tests_gate: the original, init's seed, also learns the tests that fail only behind the boundary.)
+  const script = 'import json, sys\nfrom peagen_harness.project_tests import is_original_text, tests_gate\n' +
+    'text, original = (open(path, encoding="utf-8").read() for path in (sys.argv[4], sys.argv[7]))\n' +
+    'run = tests_gate(*sys.argv[1:5], evolved=[sys.argv[5]], example_dir=sys.argv[6], is_original=is_original_text(text, original))\n' +
+    'print(json.dumps(None if run is None else {"text": run.failure_text(), "ids": run.failed_ids, "original": run.original_passed}))';
   // The evolved function named by this evaluator, never read from the candidate's markers.
-  const args = [TESTS ?? 'node --test', TESTS !== null ? path.join(__dirname, PROJECT) : __dirname, TESTS !== null ? PROJECT_PROGRAM : PROGRAM, path.resolve(candidate), FUNCTION, __dirname];
+  const args = [TESTS ?? 'node --test', TESTS !== null ? path.join(__dirname, PROJECT) : __dirname, TESTS !== null ? PROJECT_PROGRAM : PROGRAM, path.resolve(candidate), FUNCTION, __dirname, REFERENCE];
   const pythonPath = [path.join(harnessDir, 'python'), process.env.PYTHONPATH].filter(Boolean).join(path.delimiter);
   const run = spawnSync('python3', ['-c', script, ...args], { encoding: 'utf8', env: { ...process.env, PYTHONPATH: pythonPath }, maxBuffer: 64 * 1024 * 1024 });
   try {
@@ -440,7 +442,7 @@ async function evaluate(metrics) {
   Object.assign(metrics, { inputs_checked: 0, seed: args.seed, quick: quick ? 1 : 0 }, OBJECTIVE === 'speed' ? { speedup: 0 } : {});
   if (!fs.existsSync(args.candidate)) reject('cannot read the candidate: ' + args.candidate);
   const failed = projectTests(args.candidate);
-  if (failed !== null) throw new CandidateFailure(failed.text, failed.ids);
+  if (failed !== null) throw new CandidateFailure(failed.text, failed.ids, failed.original);
 
   const options = { entry: ENTRY, allow: ALLOW, callTimeoutMs: 5000, loadTimeoutMs: 15000, ...(PACKAGES && { packages: PACKAGES }), ...(MODULES && { modules: MODULES }) };
   const refOptions = { ...options, trusted: true, callTimeoutMs: 120000 };

@@ -378,11 +378,13 @@ def project_tests(candidate, work):
     """None when the project has no tests or they pass with the candidate behind the process
     boundary (docs/trust.md: the tests import a stand-in that forwards each call to the
     candidate in its own locked-down process), else the failing run. The tests init left out
-    (peagen_tests_left_out.json: they fail there on the original too) count neither way."""
-    from peagen_harness.project_tests import left_out_tests, run_project_tests
+    (peagen_tests_left_out.json: they fail there on the original too) count neither way, and
+    its expected ones must each pass (peagen_harness.project_tests.tests_gate)."""
+    from peagen_harness.project_tests import is_original_text, run_project_tests, tests_gate
     if TESTS is not None:
-        run = run_project_tests(TESTS, os.path.join(HERE, PROJECT), PROJECT_PROGRAM, candidate, evolved=[FUNCTION],
-                                left_out=left_out_tests(HERE))
+        # is_original: init's check of the seed, which also learns the tests that fail only behind the boundary.
+        return tests_gate(TESTS, os.path.join(HERE, PROJECT), PROJECT_PROGRAM, candidate, example_dir=HERE,
+                          evolved=[FUNCTION], is_original=is_original_text(read(candidate), REFERENCE_SOURCE))
     else:
         try:
             import pytest  # noqa: F401
@@ -450,7 +452,7 @@ def evaluate(args, metrics, started):
         def tests_gate():
             failed = project_tests(args.candidate, work)
             if failed is not None:
-                raise harness.CandidateFailure(failed.failure_text()[-3000:], failed.failed_ids)
+                raise harness.CandidateFailure(failed.failure_text()[-3000:], failed.failed_ids, getattr(failed, "original_passed", None))
 
         candidate_file = os.path.join(work, "candidate.py")
         reference_file = os.path.join(work, "reference.py")
@@ -701,15 +703,16 @@ def main():
     if OBJECTIVE == "speed":
         metrics["speedup"] = 0.0
 
-    def finish(correct, objective, error=None, status=0, failed_tests=None):
+    def finish(correct, objective, error=None, status=0, failed_tests=None, original_passed_tests=None):
         metrics["eval_seconds"] = round(time.monotonic() - started, 3)
-        harness.emit_verdict(correct, objective, DIRECTION, metrics, error, failed_tests)
+        harness.emit_verdict(correct, objective, DIRECTION, metrics, error, failed_tests, original_passed_tests)
         return status
 
     try:
         return finish(True, evaluate(args, metrics, started))
     except harness.CandidateFailure as exc:
-        return finish(False, 0, str(exc), failed_tests=getattr(exc, "failed_tests", None))
+        return finish(False, 0, str(exc), failed_tests=getattr(exc, "failed_tests", None),
+                      original_passed_tests=getattr(exc, "original_passed_tests", None))
     except (OSError, UnicodeDecodeError, SyntaxError) as exc:
         return finish(False, 0, "cannot read the candidate: %s" % exc)
     except harness.EvaluatorError as exc:

@@ -25,11 +25,14 @@ class CandidateFailure(Exception):
     """The program's process failed as a whole (did not load, hung, died, was refused by the
     sandbox, answered garbage, or its timing is physically impossible). A verdict about the
     program: report it as `correct: false`. `failed_tests`: when the project's tests failed it,
-    their ids (the verdict's failed_tests)."""
+    their ids (the verdict's failed_tests); `original_passed_tests`: for the original, the tests
+    it passes in the tests' own process (project_tests.tests_gate)."""
 
-    def __init__(self, message: str = "", failed_tests: Sequence[str] = ()) -> None:
+    def __init__(self, message: str = "", failed_tests: Sequence[str] = (),
+                 original_passed_tests: Optional[Sequence[str]] = None) -> None:
         super().__init__(message)
         self.failed_tests = list(failed_tests)
+        self.original_passed_tests = None if original_passed_tests is None else list(original_passed_tests)
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,10 @@ class TestRun:
     #: The failing tests' ids as the runner reported them (the verdict's failed_tests), empty
     #: when the run reported none.
     failed_ids: List[str] = field(default_factory=list)
+    #: Set by tests_gate() for the original only: the tests it passes in the tests' own process
+    #: (the verdict's original_passed_tests); failed_ids are then those it fails only behind
+    #: the process boundary.
+    original_passed: Optional[List[str]] = None
 
     def summary(self) -> str:
         return "tests passed %d/%d" % (self.passed, self.total)
@@ -420,19 +424,58 @@ def count(run: Outcomes, expected: Optional[List[str]] = None, timeout: float = 
 LEFT_OUT_FILE = "peagen_tests_left_out.json"
 
 
-def left_out_tests(example_dir: str) -> List[str]:
-    """The test ids LEFT_OUT_FILE in `example_dir` names (none when there is no such file)."""
+def left_out_tests(example_dir: str) -> Tuple[List[str], Optional[List[str]]]:
+    """The test ids LEFT_OUT_FILE in `example_dir` leaves out, and those it expects every run to
+    pass ("expected": a test of them that does not run, or is skipped, fails); ([], None) when
+    there is no such file."""
     target = os.path.join(example_dir, LEFT_OUT_FILE)
     if not os.path.exists(target):
-        return []
+        return [], None
     try:
         with open(target, encoding="utf-8") as fh:
-            tests = json.load(fh)["tests"]
+            listed = json.load(fh)
+        tests, expected = listed["tests"], listed["expected"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise EvaluatorError("%s is not {\"tests\": [ids]}: %s" % (target, exc))
-    if not isinstance(tests, list) or not all(isinstance(test, str) for test in tests):
-        raise EvaluatorError("%s: \"tests\" must be a list of test ids" % target)
-    return tests
+        raise EvaluatorError("%s is not {\"tests\": [ids], \"expected\": [ids]}: %s" % (target, exc))
+    for ids in (tests, expected):
+        if not isinstance(ids, list) or not ids or not all(isinstance(test, str) for test in ids):
+            raise EvaluatorError("%s: \"tests\" and \"expected\" must be lists of test ids" % target)
+    return tests, expected
+
+
+_MARKER_LINE = re.compile(r"^[ \t]*(?:#|//)[ \t]*EVOLVE-BLOCK-(?:START|END)\b[^\n]*\n?", re.MULTILINE)
+
+
+def is_original_text(text: str, original: str) -> bool:
+    """Whether a program's text is the original's but for the EVOLVE-BLOCK marker lines init adds
+    (the example's seed): only then is it run in the tests' own process (tests_gate)."""
+    return _MARKER_LINE.sub("", text) == _MARKER_LINE.sub("", original)
+
+
+def tests_gate(command: str, project_dir: str, program: str, candidate: str, *, example_dir: str,
+               evolved: List[str], is_original: bool, timeout: float = 300) -> Optional[TestRun]:
+    """The tests gate of generated evaluators: None when the project's tests pass with the
+    candidate behind the process boundary, else the failing run. With init's LEFT_OUT_FILE,
+    its tests count neither way and its expected ones must each pass. When the candidate is
+    the original (init's check of the seed) and tests fail, the original's tests also run in
+    the tests' own process: the run's failed_ids become those it passes there but not behind
+    the boundary (a test a fail-fast runner never reached, or a class whose setUpClass failed,
+    included), with original_passed set, unless some fail in both (the sandbox, not the
+    boundary: nothing is then offered to leave out)."""
+    left_out, expected = left_out_tests(example_dir)
+    run, outcomes = judge(command, project_dir, program, candidate, timeout=timeout, evolved=evolved,
+                          expected=expected, left_out=left_out)
+    if run.passed == run.total:
+        return None
+    if is_original and expected is None and outcomes.tests:
+        _, inside = judge(command, project_dir, program, candidate, boundary=False, timeout=timeout)
+        passed_inside = [test for test, outcome in inside.tests.items() if outcome == "passed"]
+        reported = {test for test, outcome in outcomes.tests.items() if outcome != "skipped"}
+        if passed_inside and reported <= set(passed_inside):
+            passed_outside = {test for test, outcome in outcomes.tests.items() if outcome == "passed"}
+            run.failed_ids = [test for test in passed_inside if test not in passed_outside]
+            run.original_passed = passed_inside
+    return run
 
 
 #: What the original's failing tests say when the boundary, not the original, failed them (the
@@ -478,12 +521,11 @@ def judge(command: str, project_dir: str, program: str, candidate: str, *, refer
 
 
 def run_project_tests(command: str, project_dir: str, program: str, candidate: str, timeout: float = 300,
-                      evolved: Optional[List[str]] = None, left_out: Sequence[str] = ()) -> TestRun:
-    """The tests gate of generated evaluators: the candidate's run alone, behind the process
-    boundary, every test it reports counted but those `left_out` (left_out_tests()). `evolved`:
-    the evolved functions (the evaluator's FUNCTION), else the original's markers, else every
-    function."""
-    return judge(command, project_dir, program, candidate, timeout=timeout, evolved=evolved, left_out=left_out)[0]
+                      evolved: Optional[List[str]] = None) -> TestRun:
+    """The candidate's run alone, behind the process boundary, every test it reports counted
+    (the generated evaluators use tests_gate()). `evolved`: the evolved functions, else the
+    original's markers, else every function."""
+    return judge(command, project_dir, program, candidate, timeout=timeout, evolved=evolved)[0]
 
 
 def main() -> int:

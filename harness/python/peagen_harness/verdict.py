@@ -15,10 +15,12 @@ FAILED_TESTS_LIMIT = 1000
 
 
 def verdict_line(correct: bool, objective: float, direction: str, metrics: Mapping[str, Any],
-                 error: Optional[str] = None, failed_tests: Optional[Sequence[str]] = None) -> str:
+                 error: Optional[str] = None, failed_tests: Optional[Sequence[str]] = None,
+                 original_passed_tests: Optional[Sequence[str]] = None) -> str:
     """`objective` is forced to 0 when the candidate is not correct (or not a finite number).
     `failed_tests`: the ids of the project's tests that failed, as their runner reported them
-    (`peagen init` reads them from the seed's verdict)."""
+    (`peagen init` reads them from the seed's verdict); `original_passed_tests`: for the
+    original, those it passes in the tests' own process (project_tests.tests_gate)."""
     if direction not in ("maximize", "minimize"):
         raise ValueError("direction must be 'maximize' or 'minimize', not %r" % (direction,))
     value = float(objective) if correct else 0.0
@@ -31,14 +33,17 @@ def verdict_line(correct: bool, objective: float, direction: str, metrics: Mappi
         line["error"] = error
     if failed_tests:
         line["failed_tests"] = list(failed_tests)[:FAILED_TESTS_LIMIT]
+    if original_passed_tests is not None and len(original_passed_tests) <= FAILED_TESTS_LIMIT:
+        line["original_passed_tests"] = list(original_passed_tests)  # whole, or not at all
     return json.dumps(line)
 
 
 def emit_verdict(correct: bool, objective: float, direction: str, metrics: Mapping[str, Any],
-                 error: Optional[str] = None, failed_tests: Optional[Sequence[str]] = None) -> None:
+                 error: Optional[str] = None, failed_tests: Optional[Sequence[str]] = None,
+                 original_passed_tests: Optional[Sequence[str]] = None) -> None:
     """Prints the verdict as the last line of stdout. The candidate's processes never share
     this stdout, so it cannot print a line after (or instead of) this one."""
-    sys.stdout.write(verdict_line(correct, objective, direction, metrics, error, failed_tests) + "\n")
+    sys.stdout.write(verdict_line(correct, objective, direction, metrics, error, failed_tests, original_passed_tests) + "\n")
     sys.stdout.flush()
 
 

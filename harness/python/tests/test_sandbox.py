@@ -406,13 +406,28 @@ class LeftOutTestsTest(unittest.TestCase):
         from peagen_harness.project_tests import LEFT_OUT_FILE, left_out_tests
         from peagen_harness.timing import EvaluatorError
         with tempfile.TemporaryDirectory() as here:
-            self.assertEqual(left_out_tests(here), [])
+            self.assertEqual(left_out_tests(here), ([], None))
             with open(os.path.join(here, LEFT_OUT_FILE), "w") as fh:
-                fh.write('{"why": "w", "tests": ["unittest:t.c"]}')
-            self.assertEqual(left_out_tests(here), ["unittest:t.c"])
-            with open(os.path.join(here, LEFT_OUT_FILE), "w") as fh:
-                fh.write('{"tests": "unittest:t.c"}')
-            self.assertRaises(EvaluatorError, left_out_tests, here)
+                fh.write('{"why": "w", "tests": ["unittest:t.c"], "expected": ["unittest:t.a"]}')
+            self.assertEqual(left_out_tests(here), (["unittest:t.c"], ["unittest:t.a"]))
+            for broken in ('{"tests": "unittest:t.c", "expected": ["unittest:t.a"]}', '{"tests": ["unittest:t.c"]}',
+                           '{"tests": ["unittest:t.c"], "expected": []}'):
+                with open(os.path.join(here, LEFT_OUT_FILE), "w") as fh:
+                    fh.write(broken)
+                self.assertRaises(EvaluatorError, left_out_tests, here)
+
+    def test_an_expected_test_that_does_not_run_or_is_skipped_fails(self):
+        # A fail-fast runner stopped, or the candidate made a test skip itself: not a pass.
+        from peagen_harness.project_tests import count
+        run = count(self.outcomes(a="passed", c="failed", d="skipped"), expected=["unittest:t.a", "unittest:t.b", "unittest:t.d"],
+                    left_out=["unittest:t.c"])
+        self.assertEqual((run.passed, run.total, run.failed_ids), (1, 3, ["unittest:t.b", "unittest:t.d"]))
+
+    def test_the_seeds_markers_do_not_make_it_another_program(self):
+        from peagen_harness.project_tests import is_original_text
+        original = "def f(x):\n    return x\n"
+        self.assertTrue(is_original_text("# EVOLVE-BLOCK-START\ndef f(x):\n    return x\n# EVOLVE-BLOCK-END\n", original))
+        self.assertFalse(is_original_text("# EVOLVE-BLOCK-START\ndef f(x):\n    return x + 0\n# EVOLVE-BLOCK-END\n", original))
 
     def test_the_verdict_names_the_failing_tests(self):
         import json
