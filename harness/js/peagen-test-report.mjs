@@ -2,7 +2,9 @@
 // beside the reporter the user sees): one JSON line per test outcome, in the format of
 // harness/python/peagen_harness/test_report.py. Suites are not tests: only their tests count.
 // A test is named by its file relative to the working directory (the project's copy, in a
-// new folder each run), its depth and its name.
+// new folder each run), where it is written in it (line and column; its depth where Node gives
+// no place) and its name: two tests of one name in two suites are two tests (a test left out
+// of the evaluation by its id leaves the other in).
 import { relative } from 'node:path';
 
 export default async function* peagenTestReport(source) {
@@ -12,7 +14,8 @@ export default async function* peagenTestReport(source) {
     if (data.details?.type === 'suite') continue;
     let outcome = event.type === 'test:pass' ? 'passed' : 'failed';
     if (data.skip !== undefined || data.todo !== undefined) outcome = 'skipped';
-    const id = `${data.file ? relative(process.cwd(), data.file) : ''}::${data.nesting}::${data.name}`;
+    const place = data.line === undefined ? data.nesting : `${data.line}:${data.column}`;
+    const id = `${data.file ? relative(process.cwd(), data.file) : ''}::${place}::${data.name}`;
     yield `${JSON.stringify({ runner: 'node', id, outcome })}\n`;
   }
 }

@@ -505,6 +505,39 @@ describe('peagen init: tests that fail only behind the process boundary (real CL
   });
 });
 
+describe('peagen init: tests of one name in two suites (real CLI, node --test)', function () {
+  this.timeout(180_000);
+  let user: EvolveProject;
+  beforeEach(() => {
+    user = new EvolveProject();
+  });
+  afterEach(() => user.cleanup());
+
+  it('leaves out the one whose argument cannot cross (a Buffer), not its namesake in another suite', async () => {
+    fs.writeFileSync(path.join(user.dir, 'package.json'), JSON.stringify({ name: 'tally', private: true, scripts: { test: 'node --test' } }));
+    fs.writeFileSync(path.join(user.dir, 'tally.js'), 'function total(values) {\n  let s = 0;\n  for (const v of values) s += v;\n  return s;\n}\nmodule.exports = { total };\n');
+    fs.mkdirSync(path.join(user.dir, 'test'));
+    fs.writeFileSync(
+      path.join(user.dir, 'test', 'tally.test.js'),
+      "const { describe, test } = require('node:test');\nconst assert = require('node:assert/strict');\nconst { total } = require('../tally.js');\n" +
+        "describe('lists', () => {\n  test('sums', () => assert.equal(total([1, 2, 3]), 6));\n  test('empty', () => assert.equal(total([]), 0));\n});\n" +
+        "describe('buffers', () => {\n  test('sums', () => assert.equal(total(Buffer.from([1, 2])), 3));\n});\n" +
+        "describe('sets', () => {\n  test('sums', () => assert.equal(total(new Set([4, 5])), 9));\n});\n",
+    );
+    const init = await user.run(['init', 'tally.js', '--function', 'total', '--tests', 'npm test']);
+    assert.equal(init.code, 0, init.stdout + init.stderr);
+    assert.match(init.stdout, /left out 1 of 4 tests/);
+    const dir = path.join(user.dir, '.peagen', 'examples', 'tally-total');
+    const program = fs.readFileSync(path.join(dir, 'tally.js'), 'utf8');
+    // Wrong on a Set only (no call the tests made with a Set is recorded: it is not plain JSON): the sets suite's sums fails it.
+    const candidate = path.join(user.dir, 'wrong.js');
+    fs.writeFileSync(candidate, program.replace('let s = 0;', 'let s = values instanceof Set ? 1 : 0;'));
+    const verdict = parseJson<{ correct: boolean; errorText?: string }>(await user.run(['--json', 'eval', dir, '--program', candidate, '--quick', '--sync']));
+    assert.equal(verdict.correct, false);
+    assert.match(verdict.errorText ?? '', /FAIL: sums/);
+  });
+});
+
 describe("the editor's Evolve this function (the daemon's InitFunction on a real engine and bwrap)", function () {
   this.timeout(180_000);
   it('leaves out the tests that fail only behind the process boundary and says so, as the CLI does', async () => {
