@@ -74,6 +74,7 @@ ENTRY = "peagen_entry"  # appended below the program: turns tuples and sets into
 BATCH_ENTRY = "peagen_batch"  # the same over a list of calls: timing a function too quick to time one call at a time
 VALID_ENTRY = "peagen_valid"  # which of a list of calls the reference answers without raising (untimed)
 BATCH_POOL = 50000  # distinct valid calls a batch is drawn from at most
+VALID_CHUNK = 5000  # variations the reference checks at a time while a batch's pool is drawn
 SMALL_CALL_CHARS = 1000  # the largest call (as JSON) a batch is drawn from, beside the smallest valid one
 
 
@@ -511,12 +512,15 @@ def evaluate(args, metrics, started):
             sized = sorted(((json.dumps(call, sort_keys=True), list(call)) for call in valid), key=lambda item: len(item[0]))
             found = dict(item for i, item in enumerate(sized) if i == 0 or len(item[0]) <= SMALL_CALL_CHARS)
             checker = start(reference_file, "reference", VALID_ENTRY)
+            # A few seconds at most, in chunks: when most variations are invalid (isodate's
+            # durations, edited at random), checking 100,000 of them a round took two minutes.
+            deadline = time.monotonic() + (4.0 if quick else 8.0)
             try:
-                for _ in range(8):
-                    if len(found) >= want:
+                for _ in range(64):
+                    if len(found) >= want or time.monotonic() > deadline:
                         break
                     fresh = {}
-                    for call in vary_calls(trng, list(found.values()), 2 * want):
+                    for call in vary_calls(trng, list(found.values()), min(2 * want, VALID_CHUNK)):
                         fresh.setdefault(json.dumps(call, sort_keys=True), call)
                     fresh = [call for key, call in fresh.items() if key not in found]
                     try:
