@@ -224,9 +224,12 @@ PROGRAM_MODULE = "candidate_program"
 
 
 def _own_instance_state(value, t):
-    """The state (a copy of __dict__) of an instance of one of the user's classes, else None."""
+    """The state (a copy of __dict__) of an instance of one of the user's classes, else None.
+    Not a subclass of a built-in type (a `Cents(int)`: its value is not in its __dict__)."""
     module = t.__module__ if _type(t.__module__) is _str else ""
     if module != PROGRAM_MODULE and module.split(".")[0] not in _own_roots[0]:
+        return None
+    if _any(base is not object and base.__module__ == "builtins" for base in t.__mro__[1:]):
         return None
     try:
         state = object.__getattribute__(value, "__dict__")

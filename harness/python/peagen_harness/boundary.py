@@ -414,10 +414,17 @@ def _own_instance(namespace: Dict[str, Any], module: str, qualname: str, state: 
         # As any other value that cannot cross: the call fails in the judge (the test fails).
         raise TypeError("the result cannot cross the process boundary: an instance of %s, which is not a class of "
                         "the original's" % qualname)
+    # No method of the class's may be stood in for (`same_as = bool` in the state, which its own
+    # __eq__ would call), and no value of the state may be a function.
+    if any(callable(getattr(cls, key, None)) or callable(value) for key, value in state.items()):
+        raise TypeError("the result cannot cross the process boundary: an instance of %s whose state holds a "
+                        "function or names a method" % qualname)
     try:
-        made = cls.__new__(cls)
+        # object.__new__, never the class's own: an interning __new__ would hand back an object
+        # the tests hold (their expected answer), and the state would overwrite it.
+        made = object.__new__(cls)
         vars(made).update(state)
-    except Exception:  # noqa: BLE001 - a __new__ that needs arguments, no __dict__ to hold the state
+    except Exception:  # noqa: BLE001 - a subclass of a built-in type, no __dict__ to hold the state
         raise TypeError("the result cannot cross the process boundary: an instance of %s, whose state cannot be "
                         "set" % qualname) from None
     return made

@@ -151,13 +151,18 @@ class StandInTest(unittest.TestCase):
                 def __eq__(self, other):
                     return type(other) is Span and other.days == self.days
 
+                def same(self, other):
+                    return self == other
+
             # EVOLVE-BLOCK-START
             def span(text):
                 return Span(int(text))
             # EVOLVE-BLOCK-END
         """
         candidate = textwrap.dedent(reference).replace(
-            "return Span(int(text))", "return Fake() if text == '9' else Span(int(text) + (text == '7'))")
+            "return Span(int(text))", "return Fake() if text == '9' else shadow(Span(int(text))) if text == '5' "
+                                      "else Span(int(text) + (text == '7'))")
+        candidate += "\n\ndef shadow(span):\n    span.same = bool\n    return span\n"
         candidate += "\n\nclass Fake:\n    def __eq__(self, other):\n        return True\n"
         with StandIn(candidate, reference=reference) as mod:
             got = mod.span("3")
@@ -167,6 +172,13 @@ class StandInTest(unittest.TestCase):
             # A class of the candidate's own is not the original's: it cannot cross.
             with self.assertRaisesRegex(TypeError, "an instance of Fake, which is not a class of the original's"):
                 mod.span("9")
+            # Attacks (helper-19): a built-in in the state under a method's name; an interning __new__.
+            with self.assertRaisesRegex(TypeError, "holds a function or names a method"):
+                mod.span("5")
+            cached = mod.Span(0)
+            mod.Span.__new__ = lambda cls, *args: cached
+            self.assertIsNot(mod.span("4"), cached, "object.__new__: never an object the tests hold")
+            self.assertEqual(cached.days, 0)
 
     def test_an_evolved_class_cannot_be_carried_and_is_named(self):
         reference = "# EVOLVE-BLOCK-START\nclass Box:\n    pass\n\n\ndef f():\n    return 0\n# EVOLVE-BLOCK-END\n"

@@ -72,6 +72,10 @@ class SandboxTest(unittest.TestCase):
             self.assertEqual(reply.output, {"peagen_wire": {"$": "instance", "v": ["candidate_program", "Box", {"$": "dict", "v": [["n", 3]]}]}})
             with Candidate(path, "bad_sort", PERMISSIVE) as prog:  # not asked: not plain data
                 self.assertIn("contains a Box", prog.call([3, 1, 2], timeout=10).error)
+        # A subclass of a built-in type keeps its value outside __dict__: it does not cross (helper-19).
+        with ProgramFile("class Cents(int):\n    pass\n\n\ndef bad_sort(values):\n    return Cents(len(values))\n") as path:
+            with Candidate(path, "bad_sort", PERMISSIVE, wire_answers=True) as prog:
+                self.assertIn("contains a Cents", prog.call([3, 1, 2], timeout=10).error)
 
     def test_locals_reads_the_functions_own_names_and_globals_stays_refused(self):
         # parse's extract_format returns locals(): a copy of the function's own names.
