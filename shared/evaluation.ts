@@ -18,7 +18,7 @@ export const EvaluatorOutputSchema = z.object({
   error: z.string().optional(),
   /** The ids of the project's tests that failed, as their runner reported them (the harness's tests gate). */
   failed_tests: z.array(z.string()).optional(),
-  /** For the original only: the tests it passes in the tests' own process (failed_tests are then those it fails only behind the boundary). */
+  /** For the original only: the tests it passes (behind the boundary when correct; when not, in the tests' own process, failed_tests being those it fails only behind the boundary). */
   original_passed_tests: z.array(z.string()).optional(),
   artifacts: z.record(z.string(), z.string()).optional(),
 });
@@ -72,7 +72,7 @@ export const EvaluationSchema = z.object({
    * out those that fail on the user's own code only in the sandbox.
    */
   failedTests: z.array(z.string()).optional(),
-  /** For the user's own code only: the tests it passes in the tests' own process (failedTests: those it fails only behind the boundary). */
+  /** For the user's own code only: the tests it passes (as original_passed_tests), which `peagen init` lists as expected. */
   originalPassedTests: z.array(z.string()).optional(),
   executor: z.string(),
   exitCode: z.number().nullable(),

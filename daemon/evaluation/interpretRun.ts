@@ -4,7 +4,7 @@
  * With a seal (verdictSeal.ts), only a last line that carries it is a verdict.
  */
 import * as z from 'zod';
-import { type Direction, type Evaluation, EvaluatorOutputSchema, FAILED_TESTS_LIMIT, type FailureReason } from '../../shared/evaluation';
+import { type Direction, type Evaluation, type EvaluatorOutput, EvaluatorOutputSchema, FAILED_TESTS_LIMIT, type FailureReason } from '../../shared/evaluation';
 import type { ExecutionResult } from '../sandbox/Executor';
 import { unsealVerdict } from './verdictSeal';
 
@@ -65,7 +65,7 @@ export function interpretRun(run: ExecutionResult, direction: Direction, options
   if (!metrics.correct) {
     const why = metrics.error ?? 'the candidate failed the correctness check';
     const failedTests = metrics.failed_tests?.slice(0, FAILED_TESTS_LIMIT);
-    const originalPassedTests = metrics.original_passed_tests && metrics.original_passed_tests.length <= FAILED_TESTS_LIMIT ? metrics.original_passed_tests : undefined;
+    const originalPassedTests = passedTests(metrics);
     return {
       ...failed('incorrect', why, [metrics.error, stderrTail].filter(Boolean).join('\n')),
       metrics: metrics.metrics,
@@ -74,5 +74,16 @@ export function interpretRun(run: ExecutionResult, direction: Direction, options
     };
   }
   // A correct verdict may still say what is wrong (objective: tests names the failing tests).
-  return { ...base, correct: true, objective: metrics.objective, metrics: metrics.metrics, ...(metrics.error && { errorText: metrics.error }) };
+  const originalPassedTests = passedTests(metrics);
+  return {
+    ...base, correct: true, objective: metrics.objective, metrics: metrics.metrics,
+    ...(metrics.error && { errorText: metrics.error }),
+    ...(originalPassedTests && { originalPassedTests }),
+  };
+}
+
+/** The original's passed tests a verdict lists: whole, or not at all. */
+function passedTests(metrics: EvaluatorOutput): string[] | undefined {
+  const listed = metrics.original_passed_tests;
+  return listed && listed.length <= FAILED_TESTS_LIMIT ? listed : undefined;
 }

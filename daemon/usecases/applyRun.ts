@@ -23,7 +23,7 @@ import { readReport, type RunReport } from '../evolution/controller/report';
 import type { RunDir } from '../evolution/controller/runDir';
 import { runLockHolder } from '../evolution/controller/runLock';
 import type { SelectorPlugin } from '../evolution/selection/ParentSelector';
-import { LEFT_OUT_TESTS_FILE } from '../evaluation/scaffold/scaffoldExample';
+import { LISTED_TESTS_FILE } from '../evaluation/scaffold/scaffoldExample';
 import { PEAGEN_DIR } from './peagenFolder';
 import { readSelectionJob, sha256 } from './selectionJob';
 
@@ -71,7 +71,7 @@ export interface ApplyPlan {
   changedSinceRun: string[];
   /** `git apply`-able patch from the text the run began from to the program's. */
   patch: string;
-  /** The project's tests its evaluation left out (init's LEFT_OUT_TESTS_FILE): none checked the program. */
+  /** The project's tests its evaluation left out (init's LISTED_TESTS_FILE): none checked the program. */
   leftOutTests?: { tests: number; file: string };
 }
 
@@ -118,11 +118,11 @@ export function planApply(request: ApplyRequest): ApplyPlan {
   };
 }
 
-/** The tests init left out of the example's evaluation, when it left some out (see LEFT_OUT_TESTS_FILE). */
+/** The tests init left out of the example's evaluation, when it left some out (see LISTED_TESTS_FILE). */
 function leftOutTests(exampleDir: string): Pick<ApplyPlan, 'leftOutTests'> {
-  const file = path.join(exampleDir, LEFT_OUT_TESTS_FILE);
+  const file = path.join(exampleDir, LISTED_TESTS_FILE);
   try {
-    const tests = (JSON.parse(fs.readFileSync(file, 'utf8')) as { tests?: unknown }).tests;
+    const tests = (JSON.parse(fs.readFileSync(file, 'utf8')) as { left_out?: unknown }).left_out;
     return Array.isArray(tests) && tests.length > 0 ? { leftOutTests: { tests: tests.length, file } } : {};
   } catch {
     return {}; // none left out (or the file is not init's: the evaluator says so at every evaluation)

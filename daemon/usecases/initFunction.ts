@@ -17,7 +17,7 @@ import { awaitResult } from '../evolution/controller/TaskClient';
 import { engineTaskClient } from '../evolution/controller/taskClients';
 import { evaluateTaskSpec, evaluationOf } from '../evolution/controller/taskSpecs';
 import { EXAMPLES_DIR, InitError, initExample } from './initExample';
-import { type EvaluateSeed, evaluateSeedLeavingOut, leftOutTestsText } from './leftOutTests';
+import { type EvaluateSeed, evaluateSeedListingTests, leftOutTestsText } from './listedTests';
 import { sharesWorkspace } from './workspaceHome';
 
 const inside = (dir: string, file: string): boolean => {
@@ -28,7 +28,7 @@ const inside = (dir: string, file: string): boolean => {
 /**
  * `evaluate`: the daemon's evaluation of an example's seed, when it can run one: a new speed
  * example's seed is checked as `peagen init` checks it, leaving out the tests that fail on it
- * only behind the process boundary (leftOutTests.ts), so that the run's seed evaluates.
+ * only behind the process boundary (listedTests.ts), so that the run's seed evaluates.
  */
 export async function initFunction(params: InitFunction.Params, evaluate?: (exampleDir: string) => EvaluateSeed): Promise<InitFunction.Response> {
   const cli = `peagen init ${path.basename(params.sourceFile)} --function ${params.functionName} --tests "${params.tests}"`;
@@ -55,7 +55,7 @@ export async function initFunction(params: InitFunction.Params, evaluate?: (exam
   const request = { file: sourceFile, functionName: params.functionName, projectDir: testsDir, tests: params.tests, outDir: exampleDir };
   try {
     const made = await initExample({ ...request, objective: 'speed' });
-    const checked = evaluate ? await evaluateSeedLeavingOut(made.dir, params.functionName, evaluate(made.dir), `checking ${made.dir} on your code as it is`) : undefined;
+    const checked = evaluate ? await evaluateSeedListingTests(made.dir, params.functionName, evaluate(made.dir), `checking ${made.dir} on your code as it is`) : undefined;
     const leftOut = checked?.leftOut && leftOutTestsText(checked.leftOut, params.functionName, path.relative(testsDir, checked.leftOut.file));
     return { exampleDir: made.dir, reused: false, objective: 'speed', ...(leftOut && { leftOut }) };
   } catch (error) {

@@ -625,7 +625,7 @@ function reject(message) {
 
 /**
  * Runs `main(metrics)` and prints the one JSON verdict line as the last line of stdout:
- * main returns { objective } (correct) or throws CandidateFailure (via reject(), a failed
+ * main returns { objective, originalPassedTests? } (correct) or throws CandidateFailure (via reject(), a failed
  * call, a timeout...) for correct=false with exit 0; anything else is an evaluator error
  * (exit 2). `metrics` is the object main fills; it is always printed.
  */
@@ -635,9 +635,11 @@ async function runEvaluator(main, { direction = 'maximize' } = {}) {
   let line;
   let status = 0;
   try {
-    const { objective } = await main(metrics);
+    const { objective, originalPassedTests } = await main(metrics);
     if (typeof objective !== 'number' || !Number.isFinite(objective)) throw new EvaluatorError(`objective ${objective} is not a finite number`);
     line = { correct: true, objective, direction, metrics };
+    // The seed's tests, which init lists (whole, or not at all, as peagen_harness.verdict).
+    if (Array.isArray(originalPassedTests) && originalPassedTests.length <= FAILED_TESTS_LIMIT) line.original_passed_tests = originalPassedTests;
   } catch (err) {
     if (err instanceof CandidateFailure) {
       line = { correct: false, objective: 0, direction, metrics, error: err.message };

@@ -85,11 +85,11 @@ for (const project of PROJECTS) {
       assert.equal(fs.readFileSync(path.join(user.dir, project.file), 'utf8'), original, '--diff writes nothing');
 
       // Tests init left out of the evaluation (they failed on the original only in the sandbox) are named where the change is taken.
-      fs.writeFileSync(path.join(made.dir, 'peagen_tests_left_out.json'), JSON.stringify({ why: 'as init writes it', tests: ['unittest:test_x.T.test_a', 'unittest:test_x.T.test_b'] }));
+      fs.writeFileSync(path.join(made.dir, 'peagen_tests.json'), JSON.stringify({ why: 'as init writes it', expected: ['unittest:test_x.T.test_c'], left_out: ['unittest:test_x.T.test_a', 'unittest:test_x.T.test_b'] }));
       const applied = await user.run(['evolve', 'apply', '--unconfirmed']);
       assert.equal(applied.code, 0, applied.stderr);
       assert.match(applied.stdout, new RegExp(`applied the (reduced )?best .*of run ${report.runId} to ${project.file}`));
-      assert.match(applied.stdout, /; 2 of your tests were left out of its evaluation \(they fail only in the sandbox: \.peagen\/examples\/[^)]*peagen_tests_left_out\.json\), so run your tests on it/);
+      assert.match(applied.stdout, /; 2 of your tests were left out of its evaluation \(they fail only in the sandbox: \.peagen\/examples\/[^)]*peagen_tests\.json\), so run your tests on it/);
       assert.equal(fs.readFileSync(path.join(user.dir, project.file), 'utf8'), expected, "the user's file holds exactly the best's change");
       assert.equal(git(user.dir, ['status', '--porcelain', '--untracked-files=all']), ` M ${project.file}\n`, 'only the file changed');
       const gitDiff = git(user.dir, ['diff']);

@@ -474,10 +474,10 @@ describe('peagen init: tests that fail only behind the process boundary (real CL
     assert.match(init.stdout, /checked: your code as it is evaluates correctly/);
     assert.match(init.stdout, /left out 1 of 4 tests: they fail on your code as it is only in the sandbox, with total\(\) in a process of its own .* run your tests on what you apply/);
     const dir = path.join(user.dir, '.peagen', 'examples', 'tally-total');
-    const file = path.join(dir, 'peagen_tests_left_out.json');
-    const listed = JSON.parse(fs.readFileSync(file, 'utf8')) as { why: string; tests: string[] };
-    assert.equal(listed.tests.length, 1);
-    assert.equal(listed.tests[0], 'unittest:test_tally.Total.test_fractions');
+    const file = path.join(dir, 'peagen_tests.json');
+    const listed = JSON.parse(fs.readFileSync(file, 'utf8')) as { why: string; left_out: string[]; expected: string[] };
+    assert.deepEqual(listed.left_out, ['unittest:test_tally.Total.test_fractions']);
+    assert.equal(listed.expected.length, 3);
 
     const evaluate = async (source: string): Promise<{ correct: boolean; errorText?: string }> => {
       const candidate = path.join(user.dir, 'candidate.py');
@@ -502,6 +502,66 @@ describe('peagen init: tests that fail only behind the process boundary (real CL
     assert.equal(failFast.code, 1, failFast.stdout + failFast.stderr);
     assert.match(failFast.stdout, /NOT READY: .*tests passed 1\/2/);
     assert.doesNotMatch(failFast.stdout, /left out/);
+  });
+
+  it('judges a table of subtests case by case: the case that cannot cross is left out, not its table', async () => {
+    fs.writeFileSync(path.join(user.dir, 'tally.py'), 'def total(values):\n    s = 0\n    for v in values:\n        s += v\n    return s\n');
+    fs.writeFileSync(
+      path.join(user.dir, 'test_tally.py'),
+      'import unittest\nfrom fractions import Fraction\nfrom tally import total\n\n\nclass Total(unittest.TestCase):\n' +
+        '    def test_table(self):\n' +
+        '        for values, want in (([1, 2, 3], 6), ((4, 5), 9), ([Fraction(1, 2), Fraction(1, 2)], 1), ([], 0)):\n' +
+        '            with self.subTest(values=values):\n                self.assertEqual(total(values), want)\n\n' +
+        '    def test_list(self):\n        self.assertEqual(total([7]), 7)\n',
+    );
+    const init = await user.run(['init', 'tally.py', '--function', 'total', '--tests', 'python3 -m unittest']);
+    assert.equal(init.code, 0, `${init.stdout}\n${init.stderr}`);
+    const dir = path.join(user.dir, '.peagen', 'examples', 'tally-total');
+    const listed = JSON.parse(fs.readFileSync(path.join(dir, 'peagen_tests.json'), 'utf8')) as { left_out: string[]; expected: string[] };
+    // The Fraction case and the method it fails; the table's other cases still judge.
+    assert.deepEqual(listed.left_out.sort(), ['unittest:test_tally.Total.test_table', 'unittest:test_tally.Total.test_table (values=[Fraction(1, 2), Fraction(1, 2)])']);
+    assert.ok(listed.expected.includes('unittest:test_tally.Total.test_table (values=(4, 5))'), listed.expected.join('\n'));
+    // Wrong on tuples only (a tuple the tests passed is recorded as a list): the table's tuple case fails it.
+    const candidate = path.join(user.dir, 'wrong.py');
+    fs.writeFileSync(candidate, fs.readFileSync(path.join(dir, 'tally.py'), 'utf8').replace('s = 0', 's = 1 if isinstance(values, tuple) else 0'));
+    const verdict = parseJson<{ correct: boolean; errorText?: string }>(await user.run(['--json', 'eval', dir, '--program', candidate, '--quick', '--sync']));
+    assert.equal(verdict.correct, false);
+    assert.match(verdict.errorText ?? '', /FAIL: test_table \(values=\(4, 5\)\)/);
+  });
+});
+
+describe('peagen init: the tests the seed passes are listed, and each must pass (real CLI)', function () {
+  this.timeout(180_000);
+  let user: EvolveProject;
+  beforeEach(() => {
+    user = new EvolveProject();
+  });
+  afterEach(() => user.cleanup());
+
+  it('a listed test that does not run, or is skipped, fails the candidate', async () => {
+    writeTally(user.dir);
+    fs.writeFileSync(path.join(user.dir, 'test_tally.py'), fs.readFileSync(path.join(user.dir, 'test_tally.py'), 'utf8').replace(/ {4}def test_fractions[^]*$/, ''));
+    const init = await user.run(['init', 'tally.py', '--function', 'total', '--tests', 'python3 -m unittest']);
+    assert.equal(init.code, 0, `${init.stdout}\n${init.stderr}`);
+    assert.doesNotMatch(init.stdout, /left out/);
+    const dir = path.join(user.dir, '.peagen', 'examples', 'tally-total');
+    const file = path.join(dir, 'peagen_tests.json');
+    const listed = JSON.parse(fs.readFileSync(file, 'utf8')) as { left_out: string[]; expected: string[] };
+    assert.deepEqual(listed.left_out, []);
+    assert.deepEqual(listed.expected.sort(), ['unittest:test_tally.Total.test_empty', 'unittest:test_tally.Total.test_list', 'unittest:test_tally.Total.test_pair']);
+    const seed = path.join(dir, 'tally.py');
+    const evaluate = async (): Promise<{ correct: boolean; errorText?: string }> => parseJson(await user.run(['--json', 'eval', dir, '--program', seed, '--quick', '--sync']));
+    assert.equal((await evaluate()).correct, true);
+    // A test that skips itself (as one can when the function raises NotImplementedError) no longer counts as judged.
+    const copied = path.join(dir, 'project', 'test_tally.py');
+    fs.chmodSync(copied, 0o644);
+    fs.writeFileSync(copied, fs.readFileSync(copied, 'utf8').replace('    def test_pair', '    @unittest.skip("not judged")\n    def test_pair'));
+    const skipped = await evaluate();
+    assert.equal(skipped.correct, false);
+    assert.match(skipped.errorText ?? '', /SKIPPED \(counts as failed\): test_pair/);
+    // Without the list, a skipped test is neither passed nor failed, as before.
+    fs.rmSync(file);
+    assert.equal((await evaluate()).correct, true);
   });
 });
 
@@ -552,8 +612,8 @@ describe("the editor's Evolve this function (the daemon's InitFunction on a real
         seedEvaluationOn(engine),
       );
       assert.equal(made.objective, 'speed');
-      assert.match(made.leftOut ?? '', /^left out 1 of 4 tests: .* listed in \.peagen\/examples\/tally-total\/peagen_tests_left_out\.json/);
-      assert.ok(fs.existsSync(path.join(made.exampleDir, 'peagen_tests_left_out.json')));
+      assert.match(made.leftOut ?? '', /^left out 1 of 4 tests: .* listed in \.peagen\/examples\/tally-total\/peagen_tests\.json/);
+      assert.ok(fs.existsSync(path.join(made.exampleDir, 'peagen_tests.json')));
     } finally {
       await engine.stop({ drain: false });
       fs.rmSync(root, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import { type Command, Option } from 'commander';
 import type { InitObjective } from '../../evaluation/scaffold/scaffoldExample';
 import { InitError, type InitResult, initExample } from '../../usecases/initExample';
-import { evaluateSeedLeavingOut, leftOutTestsText } from '../../usecases/leftOutTests';
+import { evaluateSeedListingTests, leftOutTestsText } from '../../usecases/listedTests';
 import { loadExample } from '../../evaluation/example';
 import { CliContext, CliError, ExitCode } from '../context';
 import { evaluateExample } from './eval';
@@ -95,12 +95,12 @@ interface SeedCheck {
 
 /**
  * Evaluates the example's own program (the user's code as it is) once, `--quick`; tests that
- * fail on it only in the sandbox are left out when enough are kept (usecases/leftOutTests.ts).
+ * fail on it only in the sandbox are left out when enough are kept (usecases/listedTests.ts).
  */
 async function checkSeed(ctx: CliContext, dir: string, where: string, functionName: string, inputs: InitResult['inputs']): Promise<SeedCheck> {
   const example = loadExample(dir);
   let executor = '';
-  const { evaluation, leftOut } = await evaluateSeedLeavingOut(dir, functionName, async (label) => {
+  const { evaluation, leftOut } = await evaluateSeedListingTests(dir, functionName, async (label) => {
     const done = await evaluateExample(ctx, example, { quick: true, label });
     executor = done.sandbox.executor;
     return done.evaluation;

@@ -378,21 +378,21 @@ function hasTests(root) {
 }
 
 /**
- * Why the project's tests fail with the candidate ({ text: the failing tests by name, ids: their
- * ids }), or null when they pass or there are none. The tests run as every objective-tests evaluation runs them
- * (peagen_harness.project_tests, docs/trust.md): in a copy of the project where the program is
- * a stand-in forwarding each call to the candidate in its own locked-down process, outcomes
- * from node --test's own report.
+ * The project's tests with the candidate: { passed, text: the failing tests by name, ids: their
+ * ids, original: for the seed, what init lists }, or null when there are none. They run as every
+ * objective-tests evaluation runs them (peagen_harness.project_tests, docs/trust.md): in a copy
+ * of the project where the program is a stand-in forwarding each call to the candidate in its
+ * own locked-down process, outcomes from the runner's own report.
  */
 function projectTests(candidate) {
   if (TESTS === null && !hasTests(__dirname)) return null;
   const harnessDir = path.dirname(path.dirname(fs.realpathSync(harnessFile)));
-  // The tests init left out (peagen_tests_left_out.json: they fail there on the original too) count neither way.
-  // (peagen_harness.project_tests.tests_gate: the original, init's seed, also learns the tests that fail only behind the boundary.)
+  // The tests init listed (peagen_tests.json) decide: each expected one must pass, the left-out ones count neither way.
+  // (peagen_harness.project_tests.tests_gate: the original, init's seed, also learns what to list.)
   const script = 'import json, sys\nfrom peagen_harness.project_tests import is_original_text, tests_gate\n' +
     'text, original = (open(path, encoding="utf-8").read() for path in (sys.argv[4], sys.argv[7]))\n' +
     'run = tests_gate(*sys.argv[1:5], evolved=[sys.argv[5]], example_dir=sys.argv[6], is_original=is_original_text(text, original))\n' +
-    'print(json.dumps(None if run is None else {"text": run.failure_text(), "ids": run.failed_ids, "original": run.original_passed}))';
+    'print(json.dumps(None if run is None else {"passed": run.passed == run.total, "text": run.failure_text(), "ids": run.failed_ids, "original": run.original_passed}))';
   // The evolved function named by this evaluator, never read from the candidate's markers.
   const args = [TESTS ?? 'node --test', TESTS !== null ? path.join(__dirname, PROJECT) : __dirname, TESTS !== null ? PROJECT_PROGRAM : PROGRAM, path.resolve(candidate), FUNCTION, __dirname, REFERENCE];
   const pythonPath = [path.join(harnessDir, 'python'), process.env.PYTHONPATH].filter(Boolean).join(path.delimiter);
@@ -441,8 +441,9 @@ async function evaluate(metrics) {
   const quick = args.quick;
   Object.assign(metrics, { inputs_checked: 0, seed: args.seed, quick: quick ? 1 : 0 }, OBJECTIVE === 'speed' ? { speedup: 0 } : {});
   if (!fs.existsSync(args.candidate)) reject('cannot read the candidate: ' + args.candidate);
-  const failed = projectTests(args.candidate);
-  if (failed !== null) throw new CandidateFailure(failed.text, failed.ids, failed.original);
+  const tests = projectTests(args.candidate);
+  if (tests !== null && !tests.passed) throw new CandidateFailure(tests.text, tests.ids, tests.original);
+  const learned = tests?.original ? { originalPassedTests: tests.original } : {};
 
   const options = { entry: ENTRY, allow: ALLOW, callTimeoutMs: 5000, loadTimeoutMs: 15000, ...(PACKAGES && { packages: PACKAGES }), ...(MODULES && { modules: MODULES }) };
   const refOptions = { ...options, trusted: true, callTimeoutMs: 120000 };
@@ -472,7 +473,7 @@ async function evaluate(metrics) {
       const valid = [];
       for (const entry of inputs) if ((await oracle.call(...entry.input)).error === null) valid.push(entry);
       if (valid.length === 0) throw new EvaluatorError('the reference threw on every input: edit sampleArgs()');
-      return { objective: await score(args.candidate, options, valid, metrics) };
+      return { objective: await score(args.candidate, options, valid, metrics), ...learned };
     }
     let slowestNs = 0;
     let raised = 0;
@@ -644,7 +645,7 @@ async function evaluate(metrics) {
       repeats,
       timing_size: size,
     });
-    return { objective: speedup };
+    return { objective: speedup, ...learned };
   } finally {
     oracle.close();
   }

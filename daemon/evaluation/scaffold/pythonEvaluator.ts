@@ -376,26 +376,24 @@ def has_tests(root):
 
 
 def project_tests(candidate, work):
-    """None when the project has no tests or they pass with the candidate behind the process
-    boundary (docs/trust.md: the tests import a stand-in that forwards each call to the
-    candidate in its own locked-down process), else the failing run. The tests init left out
-    (peagen_tests_left_out.json: they fail there on the original too) count neither way, and
-    its expected ones must each pass (peagen_harness.project_tests.tests_gate)."""
+    """The project's tests with the candidate behind the process boundary (docs/trust.md: the
+    tests import a stand-in that forwards each call to the candidate in its own locked-down
+    process): a run, passed when run.passed == run.total, or None when the project has none.
+    The tests init listed (peagen_tests.json) decide: each expected one must pass, the left-out
+    ones count neither way (peagen_harness.project_tests.tests_gate)."""
     from peagen_harness.project_tests import is_original_text, run_project_tests, tests_gate
     if TESTS is not None:
-        # is_original: init's check of the seed, which also learns the tests that fail only behind the boundary.
+        # is_original: init's check of the seed, which also learns what to list.
         return tests_gate(TESTS, os.path.join(HERE, PROJECT), PROJECT_PROGRAM, candidate, example_dir=HERE,
                           evolved=[FUNCTION], is_original=is_original_text(read(candidate), REFERENCE_SOURCE))
-    else:
-        try:
-            import pytest  # noqa: F401
-        except ImportError:
-            return None
-        if not has_tests(HERE):
-            return None
-        run = run_project_tests(shlex.quote(sys.executable) + " -m pytest -q -x -p no:cacheprovider", HERE, PROGRAM,
-                                candidate, evolved=[FUNCTION])
-    return None if run.passed == run.total else run
+    try:
+        import pytest  # noqa: F401
+    except ImportError:
+        return None
+    if not has_tests(HERE):
+        return None
+    return run_project_tests(shlex.quote(sys.executable) + " -m pytest -q -x -p no:cacheprovider", HERE, PROGRAM,
+                             candidate, evolved=[FUNCTION])
 
 
 def show(reply):
@@ -440,7 +438,8 @@ def cpu_ns(program):
     return time.clock_gettime_ns(((~program.pid) << 3) | 2)
 
 
-def evaluate(args, metrics, started):
+def evaluate(args, metrics, started, learned):
+    """The candidate's objective; learned gets the seed's original_passed_tests (init lists them)."""
     quick = args.quick
     source = read(args.candidate)
     tolerated = {p.split(": ", 1)[-1] for p in POLICY.check_source(REFERENCE_SOURCE)}
@@ -451,9 +450,12 @@ def evaluate(args, metrics, started):
     programs = []
     try:
         def tests_gate():
-            failed = project_tests(args.candidate, work)
-            if failed is not None:
-                raise harness.CandidateFailure(failed.failure_text()[-3000:], failed.failed_ids, getattr(failed, "original_passed", None))
+            run = project_tests(args.candidate, work)
+            if run is None:
+                return
+            if run.passed < run.total:
+                raise harness.CandidateFailure(run.failure_text()[-3000:], run.failed_ids, run.original_passed)
+            learned["original_passed_tests"] = run.original_passed
 
         candidate_file = os.path.join(work, "candidate.py")
         reference_file = os.path.join(work, "reference.py")
@@ -712,8 +714,10 @@ def main():
         harness.emit_verdict(correct, objective, DIRECTION, metrics, error, failed_tests, original_passed_tests)
         return status
 
+    learned = {}
     try:
-        return finish(True, evaluate(args, metrics, started))
+        objective = evaluate(args, metrics, started, learned)
+        return finish(True, objective, original_passed_tests=learned.get("original_passed_tests"))
     except harness.CandidateFailure as exc:
         return finish(False, 0, str(exc), failed_tests=getattr(exc, "failed_tests", None),
                       original_passed_tests=getattr(exc, "original_passed_tests", None))

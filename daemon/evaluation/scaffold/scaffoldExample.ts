@@ -59,11 +59,12 @@ export const PROJECT_COPY_DIR = 'project';
 /** The calls the project's tests made (CapturedCallsSchema), beside the evaluator. */
 export const CAPTURED_CALLS_FILE = 'peagen_inputs.json';
 /**
- * The project's tests the evaluation leaves out, beside the evaluator: written by `peagen
- * init` when they fail on the user's code only in the sandbox; read by the harness
- * (peagen_harness/project_tests.py LEFT_OUT_FILE, the same name).
+ * The project's tests the evaluation goes by, beside the evaluator: written by `peagen init`
+ * from the seed's evaluation (usecases/listedTests.ts): those every candidate must pass, and
+ * those left out because they fail on the user's code only in the sandbox; read by the harness
+ * (peagen_harness/project_tests.py TESTS_FILE, the same name).
  */
-export const LEFT_OUT_TESTS_FILE = 'peagen_tests_left_out.json';
+export const LISTED_TESTS_FILE = 'peagen_tests.json';
 
 export interface ScaffoldInput {
   /** File name of the source file (the example's program), in its directory. */

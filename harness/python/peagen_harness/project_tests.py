@@ -66,9 +66,9 @@ class TestRun:
     #: The failing tests' ids as the runner reported them (the verdict's failed_tests), empty
     #: when the run reported none.
     failed_ids: List[str] = field(default_factory=list)
-    #: Set by tests_gate() for the original only: the tests it passes in the tests' own process
-    #: (the verdict's original_passed_tests); failed_ids are then those it fails only behind
-    #: the process boundary.
+    #: Set by tests_gate() for the original only (the verdict's original_passed_tests): the
+    #: tests it passes, behind the process boundary when the run passed, else in the tests'
+    #: own process (failed_ids are then those it fails only behind the boundary).
     original_passed: Optional[List[str]] = None
 
     def summary(self) -> str:
@@ -395,7 +395,7 @@ def count(run: Outcomes, expected: Optional[List[str]] = None, timeout: float = 
     """passed / total of a run. `expected`: the tests the original's run reported and did not
     skip, which are the total (a test missing from this run failed); None: the tests this run
     reported and did not skip. `left_out`: tests counted neither way (init's
-    LEFT_OUT_FILE: they fail on the original itself behind the process boundary). A run
+    TESTS_FILE: they fail on the original itself behind the process boundary). A run
     with no report (and none expected) is one test, passed when the command exited with 0."""
     if run.timed_out:
         return TestRun(0, len(expected) if expected else 1, ["the tests did not finish in %d s" % timeout], run.output,
@@ -417,30 +417,33 @@ def count(run: Outcomes, expected: Optional[List[str]] = None, timeout: float = 
                    run.output, run.cpu_seconds, run.status, failing)
 
 
-#: Written by `peagen init` beside a generated evaluator: {"why": text, "tests": [ids]}, the
-#: tests that fail on the user's original only in the sandbox, with the function behind the
-#: process boundary (their arguments cannot cross it, or they read state the tests' process
-#: set). The evaluator's tests gate counts them neither way; init says so, and names them.
-LEFT_OUT_FILE = "peagen_tests_left_out.json"
+#: Written by `peagen init` beside a generated evaluator, from the seed's evaluation:
+#: {"expected": [ids], "left_out": [ids], "why": text}. "expected": the tests the original
+#: passes behind the process boundary, each of which every candidate must pass (one that does
+#: not run, or is skipped, fails: a candidate that makes a test skip itself, or kills the
+#: tests' process halfway, gains nothing). "left_out": the tests that fail on the user's
+#: original only there (their arguments cannot cross the boundary, or they read state the
+#: tests' process set), counted neither way; init says so, and names them.
+TESTS_FILE = "peagen_tests.json"
 
 
-def left_out_tests(example_dir: str) -> Tuple[List[str], Optional[List[str]]]:
-    """The test ids LEFT_OUT_FILE in `example_dir` leaves out, and those it expects every run to
-    pass ("expected": a test of them that does not run, or is skipped, fails); ([], None) when
-    there is no such file."""
-    target = os.path.join(example_dir, LEFT_OUT_FILE)
+def listed_tests(example_dir: str) -> Tuple[Optional[List[str]], List[str]]:
+    """The tests TESTS_FILE in `example_dir` expects every run to pass, and those it leaves
+    out; (None, []) when there is no such file."""
+    target = os.path.join(example_dir, TESTS_FILE)
     if not os.path.exists(target):
-        return [], None
+        return None, []
     try:
         with open(target, encoding="utf-8") as fh:
             listed = json.load(fh)
-        tests, expected = listed["tests"], listed["expected"]
+        expected, left_out = listed["expected"], listed["left_out"]
     except (OSError, ValueError, KeyError, TypeError) as exc:
-        raise EvaluatorError("%s is not {\"tests\": [ids], \"expected\": [ids]}: %s" % (target, exc))
-    for ids in (tests, expected):
-        if not isinstance(ids, list) or not ids or not all(isinstance(test, str) for test in ids):
-            raise EvaluatorError("%s: \"tests\" and \"expected\" must be lists of test ids" % target)
-    return tests, expected
+        raise EvaluatorError("%s is not {\"expected\": [ids], \"left_out\": [ids]}: %s" % (target, exc))
+    for ids, may_be_empty in ((expected, False), (left_out, True)):
+        if not isinstance(ids, list) or not (ids or may_be_empty) or not all(isinstance(test, str) for test in ids):
+            raise EvaluatorError("%s: \"expected\" must be a list of test ids, \"left_out\" one that may be empty"
+                                 % target)
+    return expected, left_out
 
 
 _MARKER_LINE = re.compile(r"^[ \t]*(?:#|//)[ \t]*EVOLVE-BLOCK-(?:START|END)\b[^\n]*\n?", re.MULTILINE)
@@ -453,28 +456,31 @@ def is_original_text(text: str, original: str) -> bool:
 
 
 def tests_gate(command: str, project_dir: str, program: str, candidate: str, *, example_dir: str,
-               evolved: List[str], is_original: bool, timeout: float = 300) -> Optional[TestRun]:
-    """The tests gate of generated evaluators: None when the project's tests pass with the
-    candidate behind the process boundary, else the failing run. With init's LEFT_OUT_FILE,
-    its tests count neither way and its expected ones must each pass. When the candidate is
-    the original (init's check of the seed) and tests fail, the original's tests also run in
-    the tests' own process: the run's failed_ids become those it passes there but not behind
-    the boundary (a test a fail-fast runner never reached, or a class whose setUpClass failed,
-    included), with original_passed set, unless some fail in both (the sandbox, not the
-    boundary: nothing is then offered to leave out)."""
-    left_out, expected = left_out_tests(example_dir)
+               evolved: List[str], is_original: bool, timeout: float = 300) -> TestRun:
+    """The tests gate of generated evaluators: the project's tests with the candidate behind the
+    process boundary (passed when run.passed == run.total). With init's TESTS_FILE, its expected
+    tests must each pass and its left-out ones count neither way. Without it, when the
+    candidate is the original (init's check of the seed), the run also says what to write
+    there (original_passed): when the tests pass, the tests it passed; when they fail, the
+    tests the original passes when they run again in the tests' own process, its failed_ids
+    becoming those it passes there but not behind the boundary (a test a fail-fast runner
+    never reached, or a class whose setUpClass failed, included), unless some fail in both
+    (the sandbox, not the boundary: nothing is then offered to leave out)."""
+    expected, left_out = listed_tests(example_dir)
     run, outcomes = judge(command, project_dir, program, candidate, timeout=timeout, evolved=evolved,
                           expected=expected, left_out=left_out)
+    if not is_original or expected is not None or not outcomes.tests:
+        return run
+    passed_outside = [test for test, outcome in outcomes.tests.items() if outcome == "passed"]
     if run.passed == run.total:
-        return None
-    if is_original and expected is None and outcomes.tests:
-        _, inside = judge(command, project_dir, program, candidate, boundary=False, timeout=timeout)
-        passed_inside = [test for test, outcome in inside.tests.items() if outcome == "passed"]
-        reported = {test for test, outcome in outcomes.tests.items() if outcome != "skipped"}
-        if passed_inside and reported <= set(passed_inside):
-            passed_outside = {test for test, outcome in outcomes.tests.items() if outcome == "passed"}
-            run.failed_ids = [test for test in passed_inside if test not in passed_outside]
-            run.original_passed = passed_inside
+        run.original_passed = passed_outside
+        return run
+    _, inside = judge(command, project_dir, program, candidate, boundary=False, timeout=timeout)
+    passed_inside = [test for test, outcome in inside.tests.items() if outcome == "passed"]
+    reported = {test for test, outcome in outcomes.tests.items() if outcome != "skipped"}
+    if passed_inside and reported <= set(passed_inside):
+        run.failed_ids = [test for test in passed_inside if test not in set(passed_outside)]
+        run.original_passed = passed_inside
     return run
 
 
@@ -491,8 +497,12 @@ def _failure_name(test: str, outcome: Optional[str]) -> str:
     """As unittest names a failure: `FAIL: test_name (its full id)`."""
     full = test.split(":", 1)[1]
     # pytest's ids end with the test's name after "::" (its parameters may hold dots: "[42.0 Ko]");
-    # unittest's are dotted paths.
-    short = full.rsplit("::", 1)[-1] if "::" in full or test.startswith(("node:", "mocha:")) else full.rsplit(".", 1)[-1]
+    # unittest's are dotted paths, a subtest's followed by its parameters ("t.T.test_a (x=1.5)").
+    if "::" in full or test.startswith(("node:", "mocha:")):
+        short = full.rsplit("::", 1)[-1]
+    else:
+        path, space, parameters = full.partition(" ")
+        short = path.rsplit(".", 1)[-1] + space + parameters
     return "%s: %s (%s)" % (FAILURE_WORDS.get(outcome, "FAIL"), short, full)
 
 

@@ -20,7 +20,8 @@ def verdict_line(correct: bool, objective: float, direction: str, metrics: Mappi
     """`objective` is forced to 0 when the candidate is not correct (or not a finite number).
     `failed_tests`: the ids of the project's tests that failed, as their runner reported them
     (`peagen init` reads them from the seed's verdict); `original_passed_tests`: for the
-    original, those it passes in the tests' own process (project_tests.tests_gate)."""
+    original, those it passes (project_tests.tests_gate says where), which init lists in the
+    example's project_tests.TESTS_FILE; a correct verdict may carry them too."""
     if direction not in ("maximize", "minimize"):
         raise ValueError("direction must be 'maximize' or 'minimize', not %r" % (direction,))
     value = float(objective) if correct else 0.0

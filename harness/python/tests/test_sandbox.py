@@ -389,7 +389,7 @@ class VerdictTest(unittest.TestCase):
 
 
 class LeftOutTestsTest(unittest.TestCase):
-    """init's peagen_tests_left_out.json: the tests it names count neither way, the rest as before."""
+    """init's peagen_tests.json: its left-out tests count neither way, its expected ones must pass."""
 
     def outcomes(self, **tests):
         from peagen_harness.project_tests import Outcomes
@@ -407,18 +407,21 @@ class LeftOutTestsTest(unittest.TestCase):
         self.assertEqual((run.passed, run.total), (0, 1))
 
     def test_the_file_is_read_or_refused(self):
-        from peagen_harness.project_tests import LEFT_OUT_FILE, left_out_tests
+        from peagen_harness.project_tests import TESTS_FILE, listed_tests
         from peagen_harness.timing import EvaluatorError
         with tempfile.TemporaryDirectory() as here:
-            self.assertEqual(left_out_tests(here), ([], None))
-            with open(os.path.join(here, LEFT_OUT_FILE), "w") as fh:
-                fh.write('{"why": "w", "tests": ["unittest:t.c"], "expected": ["unittest:t.a"]}')
-            self.assertEqual(left_out_tests(here), (["unittest:t.c"], ["unittest:t.a"]))
-            for broken in ('{"tests": "unittest:t.c", "expected": ["unittest:t.a"]}', '{"tests": ["unittest:t.c"]}',
-                           '{"tests": ["unittest:t.c"], "expected": []}'):
-                with open(os.path.join(here, LEFT_OUT_FILE), "w") as fh:
+            self.assertEqual(listed_tests(here), (None, []))
+            for written, read in (('{"why": "w", "left_out": ["unittest:t.c"], "expected": ["unittest:t.a"]}',
+                                   (["unittest:t.a"], ["unittest:t.c"])),
+                                  ('{"left_out": [], "expected": ["unittest:t.a"]}', (["unittest:t.a"], []))):
+                with open(os.path.join(here, TESTS_FILE), "w") as fh:
+                    fh.write(written)
+                self.assertEqual(listed_tests(here), read)
+            for broken in ('{"left_out": "unittest:t.c", "expected": ["unittest:t.a"]}', '{"left_out": ["unittest:t.c"]}',
+                           '{"left_out": ["unittest:t.c"], "expected": []}', '{"left_out": [1], "expected": ["unittest:t.a"]}'):
+                with open(os.path.join(here, TESTS_FILE), "w") as fh:
                     fh.write(broken)
-                self.assertRaises(EvaluatorError, left_out_tests, here)
+                self.assertRaises(EvaluatorError, listed_tests, here)
 
     def test_an_expected_test_that_does_not_run_or_is_skipped_fails(self):
         # A fail-fast runner stopped, or the candidate made a test skip itself: not a pass.
