@@ -36,11 +36,16 @@ if os.environ.get("PEAGEN_TEST_REPORT_DIR"):
     _wrap("addSkip", "skipped")
     _original_sub_test = _result.TestResult.addSubTest
 
+    _seen = {}
+
     def _add_sub_test(self, test, subtest, err):
         # Each subtest is a test of its own ("test_x (n=3)"): a table of cases is judged case by
         # case, so one case left out (it fails only behind the process boundary) leaves the
-        # others judging. A failing subtest fails the test it belongs to as well.
-        _record("unittest", _id(subtest), "passed" if err is None else "failed")
+        # others judging. Cases of the same description are numbered in the order they run
+        # ("test_x (<subtest>) #2"). A failing subtest fails the test it belongs to as well.
+        name = _id(subtest)
+        _seen[name] = _seen.get(name, 0) + 1
+        _record("unittest", name if _seen[name] == 1 else "%s #%d" % (name, _seen[name]), "passed" if err is None else "failed")
         if err is not None:
             _record("unittest", _id(test), "failed")
         return _original_sub_test(self, test, subtest, err)
