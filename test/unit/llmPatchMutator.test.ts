@@ -118,6 +118,17 @@ describe('LlmPatchMutator', () => {
     assert.match(repair.content, /attempt 1 of 2/);
   });
 
+  it('sends back an answer that declares the function a second time (the old one left as dead code), and applies the fix', async function () {
+    needsApplyAnswer(this);
+    const appended = block('    return result', '    return result\n\ndef total(values):\n    return sum(values)');
+    const backend = new ScriptedBackend([appended, GOOD]);
+    const proposal = await new LlmPatchMutator({ backend }).propose(request());
+    assert.ok(proposal.ok, proposal.ok ? '' : proposal.message);
+    assert.equal(proposal.code, CHILD);
+    assert.deepEqual(proposal.attempts?.map((attempt) => attempt.result), ['redeclared', 'child']);
+    assert.match(backend.requests[1]!.messages.at(-1)!.content, /declares total\(\) twice in one scope \(lines 3 and 9\)/);
+  });
+
   it('gives up after repairAttempts answers that do not apply', async () => {
     const backend = new ScriptedBackend([PROSE, PROSE, PROSE, PROSE]);
     const proposal = await new LlmPatchMutator({ backend, repairAttempts: 2 }).propose(request());

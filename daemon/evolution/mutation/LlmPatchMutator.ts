@@ -13,6 +13,7 @@
  * fixes it. Every exchange is recorded, so {@link ReplayBackend} can re-derive the same child
  * later without a model.
  */
+import { isProgramBundle } from '../../../shared/programFiles';
 import { programId } from '../../../shared/programId';
 import type { LlmUsage } from '../../../shared/evolution';
 import { LlmError, type ChatMessage, type LlmAnswer, type LlmBackend, type LlmRequest } from '../llm/LlmBackend';
@@ -21,6 +22,8 @@ import { type ChildCheck, childCheckFor } from './childCheck';
 import type { CallAttempt, LlmExchange, MutationContext, MutationProposal, MutationRequest, Mutator, ProposedChild } from './Mutator';
 import { applyAnswer } from './patch/applyAnswer';
 import { unifiedDiff } from './patch/unifiedDiff';
+import { redeclaration } from './redeclaration';
+import { detectSyntax } from './scan';
 
 export interface LlmPatchMutatorOptions {
   backend: LlmBackend;
@@ -45,7 +48,7 @@ export interface LlmPatchMutatorOptions {
 }
 
 /** Failures a format repair can mend: the answer's form, not its idea. */
-const FORMAT_FAILURES = new Set(['no_edit', 'no_match', 'ambiguous', 'outside_block', 'bad_diff', 'syntax']);
+const FORMAT_FAILURES = new Set(['no_edit', 'no_match', 'ambiguous', 'outside_block', 'bad_diff', 'syntax', 'redeclared']);
 
 export class LlmPatchMutator implements Mutator {
   readonly name = 'llm-patch';
@@ -153,6 +156,9 @@ export class LlmPatchMutator implements Mutator {
     if (!verdict.ok) {
       if (checkable) return { ok: false, reason: 'syntax', message: `${verdict.message}\nFix the edit so that the program compiles.` };
     }
+    // One file's declarations at a time (a multi-file program is left to the evaluator).
+    const redeclared = isProgramBundle(applied.code) ? undefined : redeclaration(request.parent.code, applied.code, detectSyntax(applied.code, request.task.language));
+    if (redeclared !== undefined) return { ok: false, reason: 'redeclared', message: redeclared };
     const form = verdict.ok ? verdict.form : programId(applied.code);
     if (form === parentForm) return { ok: false, ...identical };
     if (avoid.has(form) || avoid.has(programId(applied.code))) {
