@@ -310,7 +310,39 @@ def _static_exports(source: str) -> List[str]:
     return [n for i, n in enumerate(names) if n not in names[:i] and re.match(r"^[A-Za-z_$][\w$]*$", n)]
 
 
-def report_env(command: str, report_dir: str, source_root: Optional[str] = None) -> dict:
+_REPORTER = re.compile(r"--test-reporter(?![-\w])")
+#: `npm test`, `npm t`, `npm run X`, `yarn X`, `pnpm run X`: the script's name ("t" for npm's test).
+_SCRIPT_RUN = re.compile(r"\b(?:npm\s+(?:run(?:-script)?\s+([\w:.-]+)|(t)(?:est)?\b)|(?:yarn|pnpm)(?:\s+run)?\s+([\w:.-]+))")
+_DESTINATION = re.compile(r"--test-reporter-destination(?![-\w])")
+
+
+def own_node_reporters(command: str, cwd: str) -> Optional[int]:
+    """How many of the node --test reporters the command (or a package script it runs, read from
+    cwd's package.json) names have no destination: None when it names none. One node process
+    per part of a script (`&&`, `;`, `|`), so the most any part names."""
+    try:
+        with open(os.path.join(cwd, "package.json"), encoding="utf-8") as fh:
+            scripts = json.load(fh).get("scripts")
+    except (OSError, ValueError, AttributeError):
+        scripts = None
+    scripts = scripts if isinstance(scripts, dict) else {}
+    texts, queue = [], [command]
+    while queue and len(texts) < 20:  # the scripts it runs, and theirs (`npm run build && npm run unit`)
+        text = queue.pop()
+        texts.append(text)
+        for match in _SCRIPT_RUN.finditer(text):
+            name = next(group for group in match.groups() if group)
+            script = scripts.get("test" if name == "t" else name)
+            if isinstance(script, str) and script not in texts:
+                queue.append(script)
+    parts = [part for text in texts for part in re.split(r"&&|\|\||[;|]", text)]
+    named = [(len(_REPORTER.findall(part)), len(_DESTINATION.findall(part))) for part in parts]
+    if not any(reporters for reporters, _ in named):
+        return None
+    return max(max(reporters - destinations, 0) for reporters, destinations in named)
+
+
+def report_env(command: str, report_dir: str, source_root: Optional[str] = None, cwd: str = ".") -> dict:
     """The environment the tests run in: the runners' structured reports switched on (a folder of
     their own), nothing of Peagen's capture. `source_root` goes first on PYTHONPATH after ours:
     a project installed in its virtualenv in editable mode (`pip install -e .`) would otherwise
@@ -326,10 +358,15 @@ def report_env(command: str, report_dir: str, source_root: Optional[str] = None)
     env["PYTEST_PLUGINS"] = ",".join([p for p in env.get("PYTEST_PLUGINS", "").split(",") if p] + ["peagen_harness.pytest_report"])
     # Inert unless the process runs mocha or tape, or is jest's or vitest's command line.
     options = ["--require=%s" % hook for hook in (MOCHA_REPORTER, TAPE_REPORTER, CLI_REPORTERS)]
-    if "--test-reporter" not in command:
-        # A reporter of ours beside the one the user sees (Node needs a destination for each).
-        options.append("--test-reporter=spec --test-reporter-destination=stdout --test-reporter=%s --test-reporter-destination=%s" % (
-            NODE_REPORTER, os.path.join(report_dir, "node.jsonl")))
+    # A reporter of ours beside the one the user sees. Node pairs reporters with destinations in
+    # order, NODE_OPTIONS' first, and refuses a run whose counts differ: the command's own
+    # reporters without a destination get stdout here, as Node gives a lone one.
+    own = own_node_reporters(command, cwd)
+    ours = "--test-reporter=%s --test-reporter-destination=%s" % (NODE_REPORTER, os.path.join(report_dir, "node.jsonl"))
+    if own is None:
+        options.append("--test-reporter=spec --test-reporter-destination=stdout " + ours)
+    else:
+        options.append(" ".join([ours] + ["--test-reporter-destination=stdout"] * own))
     env["NODE_OPTIONS"] = (env.get("NODE_OPTIONS", "") + " " + " ".join(options)).strip()
     # Coverage means nothing here: the evolved functions run in the candidate's process, so
     # the file the tests load is mostly unexercised. tap (18+) fails a run under 100% unless told.
@@ -372,7 +409,7 @@ def run_tests(command: str, cwd: str, report_dir: str, timeout: float = 300, sou
     os.makedirs(report_dir, exist_ok=True)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.Popen(["sh", "-c", keeps_our_pythonpath(command)], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, start_new_session=True, env=report_env(command, report_dir, source_root))
+                            stderr=subprocess.STDOUT, start_new_session=True, env=report_env(command, report_dir, source_root, cwd))
     timed_out = False
     try:
         out, _ = proc.communicate(timeout=timeout)

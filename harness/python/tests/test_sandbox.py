@@ -1,6 +1,8 @@
 """Tests of peagen_harness: python3 harness/python/tests/test_sandbox.py"""
 import itertools
+import json
 import os
+import shutil
 import sys
 import tempfile
 import textwrap
@@ -386,6 +388,39 @@ class UntimedWorkTest(unittest.TestCase):
 class VerdictTest(unittest.TestCase):
     def test_objective_is_zero_when_incorrect(self):
         self.assertIn('"objective": 0.0', verdict_line(False, 12.0, "maximize", {}, "wrong"))
+
+
+class NodeReportersTest(unittest.TestCase):
+    """A project whose own script names a node --test reporter (`node --test --test-reporter spec`):
+    Node refuses a run whose reporters and destinations differ in number, so ours must fit in."""
+
+    SCRIPTS = {"test": "npm run lint && npm run unit", "unit": "node --test --test-reporter spec", "lint": "true",
+               "watch": "node --test --watch --test-reporter dot --test-reporter tap"}
+
+    def project(self, here):
+        with open(os.path.join(here, "package.json"), "w") as fh:
+            json.dump({"scripts": self.SCRIPTS}, fh)
+        with open(os.path.join(here, "a.test.js"), "w") as fh:
+            fh.write("const { test } = require('node:test');\ntest('adds', () => {});\ntest('fails', () => { throw new Error('no'); });\n")
+
+    def test_the_reporters_the_commands_scripts_name_are_counted(self):
+        from peagen_harness.project_tests import own_node_reporters
+        with tempfile.TemporaryDirectory() as here:
+            self.project(here)
+            self.assertEqual(own_node_reporters("npm test", here), 1, "test runs unit, not watch")
+            self.assertIsNone(own_node_reporters("npm run lint", here))
+            self.assertIsNone(own_node_reporters("node --test", here))
+            self.assertEqual(own_node_reporters("node --test --test-reporter=tap --test-reporter-destination=out.tap", here), 0)
+            self.assertEqual(own_node_reporters("npm run watch", here), 2)
+
+    @unittest.skipUnless(shutil.which("node") and shutil.which("npm"), "needs node and npm")
+    def test_each_test_is_reported_beside_the_projects_own_reporter(self):
+        from peagen_harness.project_tests import run_tests
+        with tempfile.TemporaryDirectory() as here:
+            self.project(here)
+            run = run_tests("npm test", here, os.path.join(here, "report"), timeout=120)
+            self.assertEqual(sorted(run.tests.values()), ["failed", "passed"], run.output[-2000:])
+            self.assertIn("adds", run.output, "the project's own spec reporter still prints")
 
 
 class LeftOutTestsTest(unittest.TestCase):
