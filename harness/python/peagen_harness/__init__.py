@@ -14,13 +14,13 @@ stdin/stdout on /dev/null); its time is measured by this process from outside an
 answer is data for the evaluator to check. See examples/README.md in the Peagen repository.
 """
 from .candidate import Candidate, CandidateFailure, Reply
-from .policy import ALWAYS_BANNED, Policy, imports_of, static_check
+from .policy import ALWAYS_BANNED, Policy, imports_of, optional_imports_of, static_check
 from .timing import EvaluatorError, Implausible, RoundTiming, Timing, check_plausible, time_interleaved, untimed_charge_ns
 from .verdict import EXIT_EVALUATOR_FAILED, EXIT_VERDICT, emit_verdict, run_evaluator, verdict_line
 
 __all__ = [
     "ALWAYS_BANNED", "Candidate", "CandidateFailure", "EXIT_EVALUATOR_FAILED", "EXIT_VERDICT",
     "EvaluatorError", "Implausible", "Policy", "Reply", "RoundTiming", "Timing",
-    "check_plausible", "emit_verdict", "imports_of", "run_evaluator", "static_check", "time_interleaved",
+    "check_plausible", "emit_verdict", "imports_of", "optional_imports_of", "run_evaluator", "static_check", "time_interleaved",
     "untimed_charge_ns", "verdict_line",
 ]

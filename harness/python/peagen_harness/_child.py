@@ -521,6 +521,19 @@ def main():
             real_import(name)
         except ImportError as exc:
             missing[name] = _str(exc)
+    # This Python's own site-packages, only for what the program cannot run without: an optional
+    # module (`try: import numpy except ImportError`) stays missing, as the original was traced
+    # and compared without it in its process of its own.
+    optional = frozenset(config.get("optional_imports", ()))
+    needed = [name for name in sorted(missing) if name not in optional and name.split(".")[0] not in optional]
+    if needed and config.get("site_paths"):
+        sys.path.extend(path for path in config["site_paths"] if path not in sys.path)
+        for name in needed:
+            try:
+                real_import(name)
+                del missing[name]
+            except ImportError as exc:
+                missing[name] = _str(exc)
     modules = sys.modules
     if config.get("seed") is not None and "random" in modules:
         modules["random"].seed(config["seed"])  # the evaluation's seed: a program that draws numbers is reproducible

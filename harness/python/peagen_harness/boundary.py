@@ -47,7 +47,7 @@ from typing import Any, Dict, Iterable, List, Optional
 from ._child import PROGRAM_MODULE, WireError, from_wire, to_wire
 from .candidate import Candidate, CandidateFailure
 from .boundary_names import evolved_names
-from .policy import Policy, imports_of
+from .policy import Policy, imports_of, optional_imports_of
 
 HARNESS_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 #: The exceptions a candidate's exception is re-raised as in the judge, by name. Only
@@ -179,6 +179,7 @@ def write_standin(dest_path: str, candidate_path: str, *, reference_path: Option
         "unsupported": plan.unsupported_names,
         "allowed_imports": sorted(imports_of(source, package, import_paths[0] if import_paths else None) if allowed_imports is None else allowed_imports),
         "package": package,
+        "optional_imports": sorted(optional_imports_of(source)),
         "import_paths": [os.path.abspath(p) for p in import_paths],
         "call_timeout": call_timeout,
         "load_timeout": load_timeout,
@@ -202,6 +203,7 @@ def install_standin(namespace: Dict[str, Any], config_text: str) -> None:
     # The tests' own recursion limit: a module that reads it (tomli nests at most that deep) and
     # a test that expects RecursionError see the same in the candidate's process.
     policy = Policy(allowed_imports=frozenset(config["allowed_imports"]), package=config.get("package"),
+                    optional_imports=frozenset(config.get("optional_imports", ())),
                     recursion_limit=max(sys.getrecursionlimit(), 200))
     try:
         program = Candidate(config["candidate"], None, policy, load_timeout=config["load_timeout"], name="candidate",

@@ -10,6 +10,7 @@ import select
 import signal
 import subprocess
 import sys
+import sysconfig
 import threading
 import time
 from dataclasses import dataclass
@@ -76,6 +77,19 @@ def _project_site_packages() -> list:
     return found
 
 
+def _interpreter_site_packages() -> list:
+    """Where this Python's own installed packages are (pyenv's or the system's site-packages):
+    the packages the tests' process imports (attrs for price-parser), which the child, started
+    isolated, would not find. They are searched after the project's, and only for what the
+    program needs (see _child's pre-imports); the allow-list still decides what it imports."""
+    found = []
+    for key in ("purelib", "platlib"):
+        folder = sysconfig.get_paths().get(key)
+        if folder and os.path.isdir(folder) and folder not in found:
+            found.append(folder)
+    return found
+
+
 class Candidate:
     """One program (untrusted candidate or pristine reference) in its own sandboxed process.
 
@@ -115,6 +129,9 @@ class Candidate:
             "allowed_audit_events": sorted(self.policy.allowed_audit_events),
             # the user's package (for the relative imports the policy allows), then the example's packages
             "import_paths": [os.path.abspath(p) for p in import_paths] + _environment_paths(),
+            # then this Python's own packages, for the modules the program cannot run without
+            "site_paths": _interpreter_site_packages(),
+            "optional_imports": sorted(self.policy.optional_imports),
             "package": self.policy.package,
             "seed": seed,  # seeds the program's `random` (when it may import it)
             "wire_answers": wire_answers,

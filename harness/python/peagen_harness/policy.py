@@ -42,6 +42,10 @@ class Policy:
     #: The package the program lives in (e.g. "roman" for roman/core.py): its relative imports
     #: resolve against it and are then allowed like absolute ones. None: none is allowed.
     package: Optional[str] = None
+    #: Modules the original can run without (optional_imports_of): the program's process looks
+    #: for the others in the interpreter's own site-packages too, never for these (the original
+    #: was traced and compared without them).
+    optional_imports: FrozenSet[str] = frozenset()
 
     def check_source(self, source: str) -> List[str]:
         """Human-readable violations of this policy in `source` (empty when acceptable)."""
@@ -78,6 +82,47 @@ def imports_of(source: str, package: Optional[str] = None, package_root: Optiona
                 if any(alias.name == "*" for alias in node.names) and in_package(module, package) and package_root:
                     names.update(_star_imports(module, package_root))
     return frozenset(names)
+
+
+_IMPORT_ERRORS = {"ImportError", "ModuleNotFoundError", "Exception", "BaseException"}
+
+
+def optional_imports_of(source: str) -> FrozenSet[str]:
+    """The modules `source` imports only inside a `try` that catches their absence
+    (`try: import numpy except ImportError: numpy = None`): the program runs without them.
+    Empty when the source does not parse."""
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError):
+        return frozenset()
+
+    def imported(nodes) -> set:
+        names = set()
+        for node in nodes:
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Import):
+                    names.update(alias.name for alias in inner.names)
+                elif isinstance(inner, ast.ImportFrom) and inner.module and not inner.level:
+                    names.add(inner.module)
+        return names
+
+    def catches_absence(handler: ast.ExceptHandler) -> bool:
+        caught = handler.type
+        kinds = caught.elts if isinstance(caught, ast.Tuple) else [caught]
+        return caught is None or any(isinstance(kind, (ast.Name, ast.Attribute)) and
+                                     (kind.id if isinstance(kind, ast.Name) else kind.attr) in _IMPORT_ERRORS
+                                     for kind in kinds)
+
+    tries = [node for node in ast.walk(tree)
+             if isinstance(node, ast.Try) and any(catches_absence(handler) for handler in node.handlers)]
+    guarded = set()
+    inside = set()
+    for node in tries:
+        guarded |= imported(node.body)
+        inside.update(id(inner) for statement in node.body for inner in ast.walk(statement))
+    # A module also imported outside every such `try` is needed after all.
+    needed = imported(node for node in ast.walk(tree) if id(node) not in inside and isinstance(node, (ast.Import, ast.ImportFrom)))
+    return frozenset(guarded - needed)
 
 
 def in_package(module: str, package: Optional[str]) -> bool:

@@ -576,7 +576,7 @@ def run_project_tests(command: str, project_dir: str, program: str, candidate: s
 
 
 def main() -> int:
-    from .policy import Policy, imports_of
+    from .policy import Policy, imports_of, optional_imports_of
     from .verdict import EXIT_EVALUATOR_FAILED, emit_verdict
 
     parser = argparse.ArgumentParser(prog="python3 -m peagen_harness.project_tests")
@@ -608,7 +608,8 @@ def main() -> int:
         if original.endswith(".py"):
             # Cheap rejection before any test runs: what the candidate may import and call.
             package, root = python_package(args.project, args.program)
-            policy = Policy(allowed_imports=imports_of(reference_source, package, root if package else None), package=package)
+            policy = Policy(allowed_imports=imports_of(reference_source, package, root if package else None), package=package,
+                            optional_imports=optional_imports_of(reference_source))
             tolerated = {p.split(": ", 1)[-1] for p in policy.check_source(reference_source)}
             problems = [p for p in policy.check_source(source) if p.split(": ", 1)[-1] not in tolerated]
             if problems:

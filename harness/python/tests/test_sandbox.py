@@ -252,6 +252,45 @@ class SandboxTest(unittest.TestCase):
         self.assertIn("tuple", reply.error or "")
 
 
+class InterpreterPackagesTest(unittest.TestCase):
+    """A package installed for the interpreter (not in a .venv) that the program imports is
+    found in the child; one it imports only optionally stays missing, as the original ran."""
+
+    def test_a_needed_package_loads_and_an_optional_one_stays_missing(self):
+        from peagen_harness import candidate
+        from peagen_harness.policy import optional_imports_of
+        with tempfile.TemporaryDirectory() as site:
+            for name in ("peagen_needed_dep", "peagen_optional_dep"):
+                with open(os.path.join(site, name + ".py"), "w") as fh:
+                    fh.write("def twice(x):\n    return 2 * x\n")
+            source = """
+            import peagen_needed_dep
+            try:
+                import peagen_optional_dep
+            except ImportError:
+                peagen_optional_dep = None
+
+            def bad_sort(values):
+                return [peagen_needed_dep.twice(v) for v in values] + [peagen_optional_dep is None]
+            """
+            policy = Policy(allowed_imports=frozenset({"peagen_needed_dep", "peagen_optional_dep"}),
+                            optional_imports=optional_imports_of(textwrap.dedent(source)))
+            with mock.patch.object(candidate, "_interpreter_site_packages", return_value=[site]):
+                reply = run(source, policy, data=(1, 2))
+            self.assertIsNone(reply.error, reply.error)
+            self.assertEqual(reply.output, [2, 4, True])
+            with mock.patch.object(candidate, "_interpreter_site_packages", return_value=[]):
+                with self.assertRaisesRegex(CandidateFailure, "No module named 'peagen_needed_dep'"):
+                    run(source, policy, data=(1, 2))
+
+    def test_optional_imports_are_those_guarded_by_a_try_that_catches_their_absence(self):
+        from peagen_harness.policy import optional_imports_of
+        self.assertEqual(optional_imports_of("try:\n    import numpy as np\nexcept ImportError:\n    np = None\nimport attr\n"),
+                         frozenset({"numpy"}))
+        self.assertEqual(optional_imports_of("try:\n    import numpy\nexcept ImportError:\n    pass\nimport numpy\n"), frozenset())
+        self.assertEqual(optional_imports_of("try:\n    import x\nexcept KeyError:\n    pass\n"), frozenset())
+
+
 class PlausibilityTest(unittest.TestCase):
     def test_more_cpu_than_wall_time_is_impossible(self):
         echo = Reply(output=None, error=None, mutated=False, wall_ns=100_000, cpu_ns=80_000)
