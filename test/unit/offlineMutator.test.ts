@@ -93,22 +93,6 @@ describe('OfflineMutator on bad_sort', () => {
   });
 });
 
-describe('OfflineMutator on a region that holds whole functions', () => {
-  it('never copies a function beside itself (a redeclaration only leaves dead code that linters refuse)', async () => {
-    const code = ['// EVOLVE-BLOCK-START', 'function simplify(points) {', '  const kept = [];', '  for (const p of points) kept.push(p);', '  return kept;', '}',
-      'function helper(x) {', '  return x + 1;', '}', '// EVOLVE-BLOCK-END', 'module.exports = { simplify, helper };', ''].join('\n');
-    const mutator = new OfflineMutator();
-    let children = 0;
-    for (let seed = 1; seed <= 300; seed++) {
-      const proposal = await mutator.propose({ ...offlineRequest(code, seed), task: { ...offlineRequest(code).task, language: 'javascript' } });
-      if (!proposal.ok) continue;
-      children++;
-      for (const name of ['simplify', 'helper']) assert.ok(proposal.code.split(`function ${name}(`).length <= 2, `seed ${seed} declares ${name} twice:\n${proposal.code}`);
-    }
-    assert.ok(children > 100, `${children} children`);
-  });
-});
-
 describe('syntax sanity check', () => {
   it('accepts valid Python and rejects the usual breakages', () => {
     assert.equal(looksValid(BAD_SORT.split('\n'), 'python'), true);

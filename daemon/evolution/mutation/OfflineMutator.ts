@@ -26,7 +26,6 @@ import {
   type Subject,
 } from './offline/operators';
 import { looksValid } from './offline/sanity';
-import { redeclaration } from './redeclaration';
 import { detectSyntax, type Syntax } from './scan';
 import { parseRegion, type Block } from './offline/statements';
 
@@ -128,8 +127,6 @@ export class OfflineMutator implements Mutator {
       if (!keepsFixedText(doc.lines, lines)) return null;
       // A parent the check already rejects (unusual syntax) cannot be judged by it: let the evaluator decide.
       if (parentIsSane && !looksValid(lines, syntax)) return null;
-      // A copied declaration (the copy operator on a whole function) only leaves dead code.
-      if (redeclaration(doc.lines.join('\n'), lines.join('\n'), syntax) !== undefined) return null;
       return { ok: true, mutator: this.name, exchanges: [], repairs: 0, code, patch: unifiedDiff(whole(parent), code) };
     };
     // Dead stores first (in an order drawn from the seed): the obvious win, within a few evaluations.
