@@ -4,7 +4,8 @@
  * earlier, so the program runs as before or as the copy, but the file now holds dead code every
  * linter refuses ("'simplify' is already defined", pyflakes' F811), and what is applied fails
  * the project's own checks. Models do it when they append a new version instead of editing the
- * old one; the offline mutator did it by copying a whole declaration. A repeat the parent has
+ * old one (the LLM patch mutator asks for a repair). The offline mutator's copy does it too, but
+ * is not checked here yet: recorded runs replay its draws, and a new refusal changes them. A repeat the parent has
  * already (Python's `if`/`else` definitions are in two blocks; decorated ones, such as
  * `@overload` or `@f.register`, are not counted) is the user's, and is not held against a child.
  */
