@@ -31,6 +31,16 @@ if (reports || coverageOff) {
   const main = mainScript();
   const runner = RUNNERS.find((candidate) => candidate.main.test(main));
   if (runner) {
+    // `--bail`: off when Peagen learns which tests fail only behind the process boundary
+    // (test_report.EVERY_TEST_ENV), so that every test has an outcome of its own.
+    if (process.env.PEAGEN_RUN_EVERY_TEST === '1') {
+      for (let i = (process.argv.includes('--') ? process.argv.indexOf('--') : process.argv.length) - 1; i >= 2; i -= 1) {
+        if (/^--bail(=.*)?$/.test(process.argv[i]) || (process.argv[i] === '-b' && runner.reporter.includes('jest'))) {
+          const valued = process.argv[i] === '--bail' && /^\d+$/.test(process.argv[i + 1] || '');
+          process.argv.splice(i, valued ? 2 : 1);
+        }
+      }
+    }
     const args = process.argv.slice(2);
     const named = args.some((arg) => arg === runner.option || arg.startsWith(`${runner.option}=`));
     // After a `--`, arguments are no longer the runner's options: ours go before it.

@@ -34,6 +34,15 @@ function hook(Runner) {
     this.on('pass', (test) => write(test, 'passed'));
     this.on('fail', (test) => write(test, 'failed'));
     this.on('pending', (test) => write(test, 'skipped'));
+    // `--bail` is each suite's own flag, copied from its parent: off in every suite when Peagen
+    // learns which tests fail only behind the process boundary (test_report.EVERY_TEST_ENV).
+    if (process.env.PEAGEN_RUN_EVERY_TEST === '1') {
+      const unbail = (suite) => {
+        suite._bail = false;
+        (suite.suites || []).forEach(unbail);
+      };
+      if (this.suite) unbail(this.suite);
+    }
     return run.apply(this, args);
   };
 }

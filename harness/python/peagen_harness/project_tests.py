@@ -50,6 +50,7 @@ from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Tuple
 
 from .boundary_names import evolved_names
+from .test_report import EVERY_TEST_ENV, EVERY_TEST_RUNNERS
 from .timing import EvaluatorError
 
 SKIPPED_DIRS = ("__pycache__", ".peagen", "node_modules", ".git", ".venv", "venv")
@@ -349,6 +350,10 @@ def report_env(command: str, report_dir: str, source_root: Optional[str] = None,
     import the user's own files, never the copy with the program under evaluation in it."""
     env = dict(os.environ)
     env.pop("PEAGEN_CAPTURE_FILE", None)
+    env[EVERY_TEST_ENV] = "1"  # the runners' fail-fast options off: each test has an outcome of its own
+    # The same test ids on every run: a table of subtests drawn from a set, or a parametrize
+    # over one, is named in the set's order, which Python's string hashing makes differ per process.
+    env.setdefault("PYTHONHASHSEED", "0")
     tools = [p for p in env.get(PATH_ENV, "").split(os.pathsep) if p]
     if tools:  # the interpreters the user's own command found (a pyenv Python with its pytest)
         env["PATH"] = os.pathsep.join(tools + [env.get("PATH", "")])
@@ -374,6 +379,10 @@ def report_env(command: str, report_dir: str, source_root: Optional[str] = None,
     env["TAP_DISABLE_COVERAGE"] = "1"
     env["TAP_ALLOW_INCOMPLETE_COVERAGE"] = "1"
     return env
+
+
+#: Outcomes that count neither way when no original's run says which tests to expect.
+UNJUDGED = ("skipped", "xfailed")
 
 
 @dataclass
@@ -440,7 +449,9 @@ def count(run: Outcomes, expected: Optional[List[str]] = None, timeout: float = 
     # Without an original's run to go by (the gate of speed and score evaluators, whose answers
     # are compared with the original's anyway), a skipped test is neither passed nor failed:
     # `@unittest.skip("FIXME")` skips it for the original too.
-    ids = [test for test, outcome in run.tests.items() if outcome != "skipped"] if expected is None else expected
+    # An expected failure (test_report.OUTCOMES) is left out the same way; judged against the
+    # original's run, it fails any test the original passed, marked or not.
+    ids = [test for test, outcome in run.tests.items() if outcome not in UNJUDGED] if expected is None else expected
     if left_out and ids:
         excused = set(left_out)
         # Every test left out: nothing is left to judge by, which is not a pass.
@@ -514,8 +525,13 @@ def tests_gate(command: str, project_dir: str, program: str, candidate: str, *, 
         return run
     _, inside = judge(command, project_dir, program, candidate, boundary=False, timeout=timeout)
     passed_inside = [test for test, outcome in inside.tests.items() if outcome == "passed"]
-    reported = {test for test, outcome in outcomes.tests.items() if outcome != "skipped"}
+    reported = {test for test, outcome in outcomes.tests.items() if outcome not in UNJUDGED}
     if passed_inside and reported <= set(passed_inside):
+        # A test that did not run behind the boundary is offered only when its runner was told to
+        # run every test: another's may have stopped before it (`tap --bail`), for any program.
+        unexplained = [test for test in passed_inside if test not in reported and not test.startswith(EVERY_TEST_RUNNERS)]
+        if unexplained:
+            return run
         run.failed_ids = [test for test in passed_inside if test not in set(passed_outside)]
         run.original_passed = passed_inside
     return run
@@ -527,7 +543,8 @@ def tests_gate(command: str, project_dir: str, program: str, candidate: str, *, 
 BOUNDARY_TROUBLE = re.compile(r"process boundary|process of its own|refused by the sandbox|the candidate's process|"
                               r"not allowed here|cannot be sent")
 
-FAILURE_WORDS = {"failed": "FAIL", "error": "ERROR", "skipped": "SKIPPED (counts as failed)", None: "NOT RUN"}
+FAILURE_WORDS = {"failed": "FAIL", "error": "ERROR", "skipped": "SKIPPED (counts as failed)",
+                 "xfailed": "EXPECTED FAILURE (counts as failed)", None: "NOT RUN"}
 
 
 def _failure_name(test: str, outcome: Optional[str]) -> str:
@@ -635,7 +652,8 @@ def main() -> int:
                 sys.stderr.write("peagen: %s\n" % fallback)
                 boundary, reference, reference_run = False, inside, inside_run
         # The original's skipped tests are not expected to pass; a test it ran that the
-        # candidate's run skips counts as failed.
+        # candidate's run skips counts as failed. Its expected failures are expected, and fail for
+        # it as for any candidate that leaves them failing (a fix that makes one pass is a gain).
         expected = [test for test, outcome in reference_run.tests.items() if outcome != "skipped"] or None
         run = judge(args.tests, args.project, args.program, args.candidate, reference=original, expected=expected,
                     boundary=boundary, timeout=args.timeout, call_timeout=args.call_timeout, seed=args.seed,

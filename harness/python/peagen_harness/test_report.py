@@ -23,9 +23,26 @@ import os
 from typing import Dict
 
 REPORT_DIR_ENV = "PEAGEN_TEST_REPORT_DIR"
+#: Set wherever Peagen runs a project's tests: each runner that can be told so runs every test,
+#: whatever fail-fast option the project's command gives (`pytest -x`, `unittest -f`, `mocha
+#: --bail`, `jest --bail`). A test is left out for its own outcome behind the process boundary,
+#: never because a runner stopped before it; and a left-out test that fails does not stop the
+#: run before the tests that judge.
+EVERY_TEST_ENV = "PEAGEN_RUN_EVERY_TEST"
+#: The runners that obey EVERY_TEST_ENV (their test ids' prefixes): a test of another runner
+#: that did not run behind the boundary is never left out (its runner may have stopped early).
+EVERY_TEST_RUNNERS = ("pytest:", "unittest:", "mocha:", "jest:", "vitest:")
+
+
+def runs_every_test() -> bool:
+    return os.environ.get(EVERY_TEST_ENV) == "1"
 #: The outcomes, worst last: a test recorded twice (a failing subtest, a teardown error after
-#: a pass) has the worst of its outcomes.
-OUTCOMES = ("passed", "skipped", "failed", "error")
+#: a pass) has the worst of its outcomes. They say what the code did, not what the test's
+#: marker expected: "xfailed" is a test marked as an expected failure that failed (the code is
+#: still wrong as the marker says), and one so marked that passes is "passed" (the marker is
+#: out of date: the code does what the test asks). Judged against the original's run, a
+#: candidate that brings back the expected failure has failed that test (project_tests.count).
+OUTCOMES = ("passed", "skipped", "xfailed", "failed", "error")
 
 _stream = None
 

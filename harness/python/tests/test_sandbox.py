@@ -1,4 +1,5 @@
 """Tests of peagen_harness: python3 harness/python/tests/test_sandbox.py"""
+import importlib.util
 import itertools
 import json
 import os
@@ -460,6 +461,97 @@ class NodeReportersTest(unittest.TestCase):
             run = run_tests("npm test", here, os.path.join(here, "report"), timeout=120)
             self.assertEqual(sorted(run.tests.values()), ["failed", "passed"], run.output[-2000:])
             self.assertIn("adds", run.output, "the project's own spec reporter still prints")
+
+
+class EveryTestRunsTest(unittest.TestCase):
+    """A project's fail-fast option never stops the tests Peagen runs (a test left out, or one
+    never reached, would otherwise go unjudged), and an expected-failure marker never turns a
+    regression into a pass: outcomes say what the code did."""
+
+    UNITTEST = textwrap.dedent("""\
+        import unittest
+
+
+        class T(unittest.TestCase):
+            def test_a(self):
+                pass
+
+            def test_b(self):
+                self.fail("b")
+
+            def test_c(self):
+                pass
+
+            @unittest.expectedFailure
+            def test_stale(self):
+                pass
+
+            @unittest.expectedFailure
+            def test_known(self):
+                self.fail("known")
+        """)
+    PYTEST = textwrap.dedent("""\
+        import pytest
+
+
+        def test_a():
+            pass
+
+
+        def test_b():
+            assert False
+
+
+        def test_c():
+            pass
+
+
+        @pytest.mark.xfail
+        def test_stale():
+            pass
+
+
+        @pytest.mark.xfail
+        def test_known():
+            assert False
+        """)
+
+    def outcomes(self, command, name, text):
+        from peagen_harness.project_tests import run_tests
+        with tempfile.TemporaryDirectory() as here:
+            with open(os.path.join(here, name), "w") as fh:
+                fh.write(text)
+            run = run_tests(command, here, os.path.join(here, "report"), timeout=120)
+            return {test.rsplit(".", 1)[-1].rsplit("::", 1)[-1]: outcome for test, outcome in run.tests.items()}, run.output
+
+    def test_unittest_failfast_still_runs_every_test(self):
+        tests, output = self.outcomes("python3 -m unittest -f", "test_t.py", self.UNITTEST)
+        self.assertEqual(tests, {"test_a": "passed", "test_b": "failed", "test_c": "passed", "test_stale": "passed",
+                                 "test_known": "xfailed"}, output[-2000:])
+
+    @unittest.skipUnless(importlib.util.find_spec("pytest"), "needs pytest")
+    def test_pytest_exitfirst_still_runs_every_test(self):
+        tests, output = self.outcomes("python3 -m pytest -x -q", "test_t.py", self.PYTEST)
+        self.assertEqual(tests, {"test_a": "passed", "test_b": "failed", "test_c": "passed", "test_stale": "passed",
+                                 "test_known": "xfailed"}, output[-2000:])
+
+    MOCHA = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))), "node_modules", "mocha",
+                         "bin", "mocha.js")
+
+    @unittest.skipUnless(shutil.which("node") and os.path.exists(MOCHA), "needs node and the repository's mocha")
+    def test_mocha_bail_still_runs_every_test(self):
+        text = ("const assert = require('assert');\ndescribe('t', () => {\n  it('test_a', () => {});\n"
+                "  it('test_b', () => assert.fail('b'));\n  it('test_c', () => {});\n});\n")
+        tests, output = self.outcomes("node %s --bail t.test.js" % self.MOCHA, "t.test.js", text)
+        self.assertEqual(tests, {"t test_a": "passed", "t test_b": "failed", "t test_c": "passed"}, output[-2000:])
+
+    def test_an_expected_failure_fails_a_test_the_original_passed_and_is_unjudged_otherwise(self):
+        from peagen_harness.project_tests import Outcomes, count
+        regressed = Outcomes({"unittest:t.T.test_stale": "xfailed", "unittest:t.T.test_a": "passed"}, 1, False, "", 0.0)
+        judged = count(regressed, expected=["unittest:t.T.test_stale", "unittest:t.T.test_a"])
+        self.assertEqual((judged.passed, judged.total), (1, 2))
+        self.assertIn("EXPECTED FAILURE (counts as failed): test_stale", judged.failed[0])
+        self.assertEqual((count(regressed).passed, count(regressed).total), (1, 1), "no original's run: unjudged, as a skip")
 
 
 class LeftOutTestsTest(unittest.TestCase):
