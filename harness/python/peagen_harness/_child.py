@@ -740,6 +740,39 @@ _FUNCTION_TYPES = (_type(len), _type(lambda: None))
 _CONTAINERS = frozenset((list, dict, set, bytearray))
 
 
+#: What one boundary call may print, per stream, that reaches the judge (the rest is dropped).
+PRINTED_LIMIT = 1 << 20
+
+
+class _Printed:
+    """sys.stdout or sys.stderr while a boundary call runs: what the function prints, sent back
+    with its answer and printed in the judge (a test that reads the output, pytest's capsys or a
+    redirect_stdout, judges it as in the user's own process)."""
+    encoding = "utf-8"
+    errors = "strict"
+
+    def __init__(self):
+        self.parts = []
+        self.size = 0
+
+    def write(self, text):
+        if _type(text) is not _str:
+            raise TypeError("write() argument must be str, not %s" % _type(text).__name__)
+        if self.size < PRINTED_LIMIT:
+            self.parts.append(text[:PRINTED_LIMIT - self.size])
+        self.size += len(text)
+        return len(text)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+    def writable(self):
+        return True
+
+
 def call_by_name(namespace, request, path, callback=None):
     """One call of the boundary (op F): the function named, with wire arguments; the reply
     carries the result as wire data, and the container arguments the call changed in place.
@@ -759,6 +792,9 @@ def call_by_name(namespace, request, path, callback=None):
     except (WireError, KeyError, TypeError, ValueError) as exc:
         return {"error": "the arguments are not plain data: %s" % exc, "error_type": "TypeError"}
     reply = {}
+    printed = (_Printed(), _Printed())
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = printed
     try:
         out = fn(*args, **kwargs)
     except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt included
@@ -774,6 +810,10 @@ def call_by_name(namespace, request, path, callback=None):
         except BaseException as exc:  # noqa: BLE001 - WireError, or a hostile __hash__/__iter__
             reply["error"] = "the result cannot cross the process boundary: " + _exception_text(exc, path)
             reply["error_type"] = "TypeError"
+    finally:
+        sys.stdout, sys.stderr = streams
+    if printed[0].parts or printed[1].parts:
+        reply["printed"] = ["".join(printed[0].parts), "".join(printed[1].parts)]
     changed = {}
     try:
         given = {_str(i): value for i, value in enumerate(args)}

@@ -317,6 +317,7 @@ def call(program: Candidate, name: str, args: tuple, kwargs: Dict[str, Any], tim
     for key, value in changed.items():
         target = args[int(key)] if key.isdigit() and int(key) < len(args) else kwargs.get(key)
         _update_in_place(target, value)
+    _print_here(reply.get("printed"))
     if "error" in reply:
         text = str(reply.get("error"))[:2000]
         try:
@@ -328,6 +329,21 @@ def call(program: Candidate, name: str, args: tuple, kwargs: Dict[str, Any], tim
         program.kill()
         raise CandidateFailure("the candidate's process answered garbage")
     return output
+
+
+def _print_here(printed: Any) -> None:
+    """What the call printed in the candidate's process (_child._Printed), printed here, where
+    the judge's sys.stdout and sys.stderr are now (pytest's capsys, a redirect_stdout): a test
+    that reads a function's output judges the candidate's. Text only, as much as the child
+    sends at most."""
+    if not isinstance(printed, list) or len(printed) != 2:
+        return
+    for text, stream in zip(printed, (sys.stdout, sys.stderr)):
+        if isinstance(text, str) and text and stream is not None:
+            stream.write(text[:_PRINTED_LIMIT])
+
+
+_PRINTED_LIMIT = 1 << 20
 
 
 def _iterated(value: Any) -> list:

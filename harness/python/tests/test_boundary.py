@@ -312,6 +312,24 @@ class StandInTest(unittest.TestCase):
             self.assertEqual(mod.total(range(5)), 10)
             self.assertEqual(mod.total(iter([1, 2])), 3)
 
+    def test_what_the_function_prints_is_printed_where_the_judge_reads_it(self):
+        # A test that reads the output (capsys, redirect_stdout) judges the candidate's, which
+        # otherwise went nowhere: a candidate that prints nothing, or noise, failed no such test.
+        import contextlib
+        import io
+        source = "import sys\n\n\ndef f(x):\n    print('f of', x)\n    sys.stderr.write('warned\\n')\n    return x\n"
+        with StandIn(source, reference=source) as mod:
+            out, err = io.StringIO(), io.StringIO()
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                self.assertEqual(mod.f(2), 2)
+            self.assertEqual((out.getvalue(), err.getvalue()), ("f of 2\n", "warned\n"))
+        loud = "def f(x):\n    print('x' * 3000000)\n    return x\n"
+        with StandIn(loud, reference=loud) as mod:
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                mod.f(1)
+            self.assertEqual(len(out.getvalue()), 1 << 20, "as much as the child sends at most")
+
     def test_stop_iteration_from_the_candidate_never_ends_the_judges_loops(self):
         with StandIn("def f(x):\n    raise StopIteration\n", reference="def f(x):\n    return x\n") as mod:
             with self.assertRaises(CandidateRaised):
