@@ -267,6 +267,8 @@ function varyCalls(random, calls, count) {
 
 /** The largest call (as JSON) a batch is drawn from, beside the smallest valid one. */
 const SMALL_CALL_CHARS = 1000;
+/** The largest timed input, on the wire (a string of a million characters is one). */
+const TIMED_INPUT_CHARS = 4e6;
 /** What finding valid calls for a batch may spend: calls per request at most, restarts of the prober. */
 const SETTLE_CHUNK = 256;
 const SETTLE_RESTARTS = 12;
@@ -535,10 +537,14 @@ async function evaluate(metrics) {
     let tooQuick = false;
     try {
       for (let step = 0; step < 60; step += 1) {
-        const probe = await timedCall(sampleArgs(kinds, trng, size, true), 'a timed input of size ' + size);
+        const input = sampleArgs(kinds, trng, size, true);
+        const probe = await timedCall(input, 'a timed input of size ' + size);
         slowestNs = Math.max(slowestNs, probe.wallNs);
         tooQuick = probe.wallNs < targetNs / 4;
-        if (probe.wallNs >= targetNs || size >= 1e6) break;
+        // Nor larger than TIMED_INPUT_CHARS on the wire: every timed call sends its input to a
+        // fresh process, and a million numbers (a sum takes a few ms of them) cost seconds and
+        // memory in each process they cross, far more than the call.
+        if (probe.wallNs >= targetNs || size >= 1e6 || JSON.stringify(encodeWire(input)).length >= TIMED_INPUT_CHARS) break;
         size = !kinds.includes('int') && probe.wallNs < targetNs / 4 ? size * 2 : size + Math.max(1, size >> 3);
       }
     } catch (err) {
