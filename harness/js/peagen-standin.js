@@ -109,6 +109,7 @@ function forwarder(connection, name, errorClasses = {}) {
       reply = connection.request({ op: 'answer', answer }, left);
     }
     if (reply === null || typeof reply !== 'object') throw new CandidateFailure("the candidate's process answered garbage");
+    logHere(reply.printed);
     for (const [key, wire] of Object.entries(reply.changed || {})) {
       if (/^\d+$/.test(key) && Number(key) < args.length) updateInPlace(args[Number(key)], plain(wire, 'a changed argument'));
     }
@@ -142,6 +143,21 @@ function runCallback(callbacks, request) {
 /** The exception the judge sees: the original module's error class of the candidate's
  * error's name (its tests' `assert.throws(..., RangeParserError)`), else the built-in one,
  * else Error; built with the candidate's message. */
+/** The console methods a call's log lines come back under (peagen-harness-child.js realmGlobals). */
+const LOG_METHODS = new Set(['log', 'info', 'debug', 'warn', 'error']);
+
+/**
+ * What the call logged in the candidate's process, logged here, on the tests' own console (a
+ * test that spies on console.log, or captures stdout, judges the candidate's lines): text only,
+ * one line per call it made, under the method it called.
+ */
+function logHere(printed) {
+  if (!Array.isArray(printed)) return;
+  for (const entry of printed.slice(0, 100_000)) {
+    if (Array.isArray(entry) && LOG_METHODS.has(entry[0]) && typeof entry[1] === 'string') console[entry[0]](entry[1]);
+  }
+}
+
 function judgeError(reply, errorClasses) {
   const name = String(reply.name);
   const Own = Object.prototype.hasOwnProperty.call(errorClasses, name) ? errorClasses[name] : undefined;

@@ -650,3 +650,41 @@ describe('peagen init refusals (real CLI)', function () {
     await refused(['stats.py', '--function', 'moving_average', '--tests', 'python3 -m unittest'], /the tests \("python3 -m unittest"\) failed \(exit status 1\) on the original code/);
   });
 });
+
+describe("peagen init: the function's own realm has a console and text codecs (real CLI, node --test)", function () {
+  this.timeout(180_000);
+  let user: EvolveProject;
+  beforeEach(() => {
+    user = new EvolveProject();
+  });
+  afterEach(() => user.cleanup());
+
+  it('a test that spies on console.log judges what the candidate logs, and TextDecoder decodes as Node does', async () => {
+    fs.writeFileSync(path.join(user.dir, 'package.json'), JSON.stringify({ name: 'label', private: true, scripts: { test: 'node --test' } }));
+    fs.writeFileSync(
+      path.join(user.dir, 'label.js'),
+      "function label(codes, name) {\n  const text = new TextDecoder('utf-8').decode(new Uint8Array(codes));\n" +
+        "  console.log('label %s:', name, { chars: text.length });\n  return text + '/' + new TextEncoder().encode(name).length;\n}\nmodule.exports = { label };\n",
+    );
+    fs.mkdirSync(path.join(user.dir, 'test'));
+    fs.writeFileSync(
+      path.join(user.dir, 'test', 'label.test.js'),
+      "const { test } = require('node:test');\nconst assert = require('node:assert/strict');\nconst { format } = require('node:util');\n" +
+        "const { label } = require('../label.js');\ntest('decodes', () => assert.equal(label([0xc3, 0xa9, 0x74, 0xc3], 'né'), 'ét\\ufffd/3'));\n" +
+        "test('logs', (t) => {\n  const log = t.mock.method(console, 'log', () => {});\n  label([104, 105], 'x');\n" +
+        "  assert.deepEqual(log.mock.calls.map((call) => format(...call.arguments)), ['label x: { chars: 2 }']);\n});\n",
+    );
+    const init = await user.run(['init', 'label.js', '--function', 'label', '--tests', 'npm test']);
+    assert.equal(init.code, 0, init.stdout + init.stderr);
+    assert.match(init.stdout, /checked: your code as it is evaluates correctly/);
+    assert.doesNotMatch(init.stdout, /left out/);
+    const dir = path.join(user.dir, '.peagen', 'examples', 'label-label');
+    const program = fs.readFileSync(path.join(dir, 'label.js'), 'utf8');
+    // Same answers, one log line fewer: the spying test fails it.
+    const candidate = path.join(user.dir, 'quiet.js');
+    fs.writeFileSync(candidate, program.replace(/ {2}console\.log\([^\n]*\n/, ''));
+    const verdict = parseJson<{ correct: boolean; errorText?: string }>(await user.run(['--json', 'eval', dir, '--program', candidate, '--quick', '--sync']));
+    assert.equal(verdict.correct, false);
+    assert.match(verdict.errorText ?? '', /FAIL: logs/);
+  });
+});
