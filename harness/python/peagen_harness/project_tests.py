@@ -409,6 +409,39 @@ def keeps_our_pythonpath(command: str) -> str:
                                       command)
 
 
+class _BoundedOutput:
+    """What a test run prints, read as it comes (a thread), kept to its first and last
+    OUTPUT_KEPT bytes: the tests (and what the functions they call print, sent back from the
+    candidate's process) may print without end, and the evaluator's memory is not theirs."""
+
+    OUTPUT_KEPT = 256 * 1024
+
+    def __init__(self, stream):
+        import threading
+        self.head, self.tail, self.dropped = bytearray(), bytearray(), 0
+        self.thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
+        self.thread.start()
+
+    def _pump(self, stream) -> None:
+        while True:
+            chunk = stream.read1(65536) if hasattr(stream, "read1") else stream.read(65536)
+            if not chunk:
+                return
+            room = self.OUTPUT_KEPT - len(self.head)
+            self.head += chunk[:max(room, 0)]
+            self.tail += chunk[max(room, 0):]
+            if len(self.tail) > self.OUTPUT_KEPT:
+                self.dropped += len(self.tail) - self.OUTPUT_KEPT
+                del self.tail[:-self.OUTPUT_KEPT]
+
+    def join(self, timeout: float) -> None:
+        self.thread.join(timeout)
+
+    def text(self) -> bytes:
+        gap = b"\n[... %d bytes of output left out ...]\n" % self.dropped if self.dropped else b""
+        return bytes(self.head) + gap + bytes(self.tail)
+
+
 def run_tests(command: str, cwd: str, report_dir: str, timeout: float = 300, source_root: Optional[str] = None) -> Outcomes:
     """Runs the shell command in cwd, in its own session (whatever it starts dies with it). `sh`
     is found on PATH: the sandbox image has it in /usr/bin (busybox), not necessarily /bin.
@@ -420,16 +453,20 @@ def run_tests(command: str, cwd: str, report_dir: str, timeout: float = 300, sou
     proc = subprocess.Popen(["sh", "-c", keeps_our_pythonpath(command)], cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, start_new_session=True, env=report_env(command, report_dir, source_root, cwd))
     timed_out = False
+    output = _BoundedOutput(proc.stdout)
     try:
-        out, _ = proc.communicate(timeout=timeout)
+        proc.wait(timeout=timeout)
+        output.join(5)  # what a process it left behind still writes waits no longer than this
     except subprocess.TimeoutExpired:
-        out, timed_out = b"", True
+        timed_out = True
     finally:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
         proc.wait()
+    output.join(5)
+    out = b"" if timed_out else output.text()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return Outcomes(read_reports(report_dir), None if timed_out else proc.returncode, timed_out,
                     out.decode("utf-8", "replace"),

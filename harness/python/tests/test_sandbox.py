@@ -545,6 +545,18 @@ class EveryTestRunsTest(unittest.TestCase):
         tests, output = self.outcomes("node %s --bail t.test.js" % self.MOCHA, "t.test.js", text)
         self.assertEqual(tests, {"t test_a": "passed", "t test_b": "failed", "t test_c": "passed"}, output[-2000:])
 
+    def test_what_the_tests_print_is_kept_to_its_head_and_tail(self):
+        # A candidate's output now reaches the tests' process (boundary._print_here): however much
+        # it prints, the evaluator keeps a bounded part of it, the last lines included.
+        from peagen_harness.project_tests import run_tests
+        with tempfile.TemporaryDirectory() as here:
+            command = "python3 -c \"import sys\nfor i in range(3000): sys.stdout.write('x' * 1000 + '\\n')\nprint('END')\""
+            run = run_tests(command, here, os.path.join(here, "report"), timeout=60)
+        self.assertLess(len(run.output), 600_000)
+        self.assertTrue(run.output.startswith("x" * 1000), run.output[:100])
+        self.assertTrue(run.output.endswith("END\n"), run.output[-100:])
+        self.assertIn("bytes of output left out", run.output)
+
     def test_an_expected_failure_fails_a_test_the_original_passed_and_is_unjudged_otherwise(self):
         from peagen_harness.project_tests import Outcomes, count
         regressed = Outcomes({"unittest:t.T.test_stale": "xfailed", "unittest:t.T.test_a": "passed"}, 1, False, "", 0.0)
