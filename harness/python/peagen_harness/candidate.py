@@ -87,6 +87,14 @@ def _interpreter_site_packages() -> list:
         folder = sysconfig.get_paths().get(key)
         if folder and os.path.isdir(folder) and folder not in found:
             found.append(folder)
+    # The interpreters the project's tests run with (a pyenv Python: PEAGEN_PROJECT_PATH names
+    # their bin folders), of this Python's version: the evaluator itself may run with the
+    # system's python3 while the packages were installed for the user's.
+    version = "python%d.%d" % sys.version_info[:2]
+    for bin_folder in os.environ.get("PEAGEN_PROJECT_PATH", "").split(os.pathsep):
+        site = os.path.join(os.path.dirname(bin_folder), "lib", version, "site-packages") if bin_folder else ""
+        if site and os.path.isdir(site) and site not in found:
+            found.append(site)
     return found
 
 

@@ -284,6 +284,18 @@ class InterpreterPackagesTest(unittest.TestCase):
                 with self.assertRaisesRegex(CandidateFailure, "No module named 'peagen_needed_dep'"):
                     run(source, policy, data=(1, 2))
 
+    def test_the_packages_of_the_interpreter_the_tests_run_with_are_searched_too(self):
+        # The evaluator may run with the system's python3 while the project's packages were
+        # installed for a pyenv Python of the same version, whose bin folder Peagen names.
+        from peagen_harness import candidate
+        with tempfile.TemporaryDirectory() as prefix:
+            site = os.path.join(prefix, "lib", "python%d.%d" % sys.version_info[:2], "site-packages")
+            os.makedirs(site)
+            os.makedirs(os.path.join(prefix, "bin"))
+            with mock.patch.dict(os.environ, {"PEAGEN_PROJECT_PATH": os.path.join(prefix, "bin")}):
+                self.assertIn(site, candidate._interpreter_site_packages())
+            self.assertNotIn(site, candidate._interpreter_site_packages())
+
     def test_optional_imports_are_those_guarded_by_a_try_that_catches_their_absence(self):
         from peagen_harness.policy import optional_imports_of
         self.assertEqual(optional_imports_of("try:\n    import numpy as np\nexcept ImportError:\n    np = None\nimport attr\n"),
