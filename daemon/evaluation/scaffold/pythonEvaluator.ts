@@ -630,9 +630,7 @@ def evaluate(args, metrics, started, learned):
                 # What the calls cost beyond passing their data, which the timing subtracts (an
                 # echo of the batch): calls barely dearer than their arguments (base32's encode of
                 # an int) need a batch that many times larger before anything is left to time.
-                answers = probe.output if isinstance(probe.output, list) else [probe.output]
-                small = all(a is None or isinstance(a, (bool, int, float)) for a in answers)
-                net_ns = probe.cpu_ns - oracle.echo(*batch_args, timeout=120, returns_input=not small).cpu_ns
+                net_ns = probe.cpu_ns - oracle.echo(*batch_args, timeout=120, returns_input=False).cpu_ns
                 if net_ns >= target_ns or batch >= len(pool):
                     break
                 batch = min(len(pool), int(batch * (2 if net_ns < target_ns / 4 else 1.25)))
@@ -660,10 +658,10 @@ def evaluate(args, metrics, started, learned):
             for warm in warmup:
                 expected_by_args[id(warm)] = expect_timed(oracle, warm, "the warm-up input")
             # A small answer (a number) is echoed as None, a large one as the input (see
-            # time_interleaved); a batch's answer is small when each of its answers is, or its
-            # echo, which returns the whole batch of arguments, costs more than the calls.
-            answers = expected.output if batch and isinstance(expected.output, list) else [expected.output]
-            small = all(a is None or isinstance(a, (bool, int, float)) for a in answers)
+            # time_interleaved). A batch is always echoed as None: the echo of its whole list of
+            # calls would cost more than sending back its answers (base32's strings for
+            # [number, checksum, split] calls), and subtracting that leaves less than nothing.
+            small = bool(batch) or expected.output is None or isinstance(expected.output, (bool, int, float))
             entry = BATCH_ENTRY if batch else ENTRY
             if r % 2:
                 cand, ref = start(candidate_file, "candidate", entry), start(reference_file, "reference", entry)
