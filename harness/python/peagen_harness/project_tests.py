@@ -269,6 +269,9 @@ def _write_js_standin(target: str, candidate: str, reference: str, timeout: floa
             text += "export const { %s } = api;\n" % ", ".join(named)
         if "default" in names:
             text += "export default api.default;\n"
+        types = [n for n in _static_type_exports(source) if n not in names]
+        if types:  # the original's exported types, which the project's files import beside its functions
+            text += "export type { %s } from %s;\n" % (", ".join(types), json.dumps(relative))
     elif not esm:
         text = "%s'use strict';\nmodule.exports = require(%s).standinOf(require(%s), %s);\n" % (
             head, json.dumps(harness), json.dumps(relative), json.dumps(config))
@@ -291,6 +294,20 @@ def _write_js_standin(target: str, candidate: str, reference: str, timeout: floa
             text += "export default api.default;\n"
     with open(target, "w", encoding="utf-8") as fh:
         fh.write(text)
+
+
+def _static_type_exports(source: str) -> List[str]:
+    """The types a TypeScript module exports, read from its text: `export interface X`,
+    `export type X =`, `export { type X }` (the stand-in re-exports them from the original)."""
+    names = re.findall(r"^export\s+(?:declare\s+)?(?:interface|type)\s+([A-Za-z_$][\w$]*)", source, re.MULTILINE)
+    for listed in re.findall(r"^export\s*\{([^}]*)\}", source, re.MULTILINE):
+        for item in listed.split(","):
+            words = item.split()
+            if len(words) >= 2 and words[0] == "type":
+                names.append(words[-1])
+    for listed in re.findall(r"^export\s+type\s*\{([^}]*)\}", source, re.MULTILINE):
+        names.extend(item.split()[-1] for item in listed.split(",") if item.split())
+    return [n for i, n in enumerate(names) if n not in names[:i] and re.match(r"^[A-Za-z_$][\w$]*$", n)]
 
 
 def _static_exports(source: str) -> List[str]:

@@ -578,6 +578,16 @@ class EveryTestRunsTest(unittest.TestCase):
         self.assertEqual((count(regressed).passed, count(regressed).total), (1, 1), "no original's run: unjudged, as a skip")
 
 
+class TypeScriptStandInTest(unittest.TestCase):
+    def test_the_originals_exported_types_are_exported_by_the_stand_in_too(self):
+        # card-validator's tests import { parseDate, MonthAndYear }: without the type, ts-jest
+        # refused the whole test file behind the boundary.
+        from peagen_harness.project_tests import _static_type_exports
+        source = ("export interface A {}\nexport type B = number;\nexport { type C, d };\nexport type { E, F as G };\n"
+                  "export declare type H = 1;\nexport function parse(s: string): A { return {}; }\n")
+        self.assertEqual(_static_type_exports(source), ["A", "B", "H", "C", "E", "G"])
+
+
 class LeftOutTestsTest(unittest.TestCase):
     """init's peagen_tests.json: its left-out tests count neither way, its expected ones must pass."""
 
