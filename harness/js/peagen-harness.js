@@ -33,6 +33,8 @@ const fs = require('fs');
 const path = require('path');
 
 const CHILD = path.join(__dirname, 'peagen-harness-child.js');
+/** The globals the child makes in the candidate's realm (console, text codecs); it reads this file too. */
+const REALM_GLOBALS = path.join(__dirname, 'peagen-realm-globals.js');
 /** Runs a program with an empty environment (see Candidate's constructor). */
 const CLEAN_ENV = '/usr/bin/env';
 // Node's permission model: `--experimental-permission` until it became stable as
@@ -343,6 +345,7 @@ class Candidate {
         '--disallow-code-generation-from-strings',
         PERMISSION_FLAG,
         `--allow-fs-read=${childPath}`,
+        `--allow-fs-read=${path.join(path.dirname(childPath), path.basename(REALM_GLOBALS))}`,
         ...(packages ? [`--allow-fs-read=${path.join(packages, '*')}`] : []),
         '--experimental-vm-modules',
         // The runner's own realm frozen: a candidate that reaches it (an allowed built-in module
