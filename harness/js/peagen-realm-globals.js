@@ -216,9 +216,24 @@ function realmGlobals(put, freeze) {
       else if (this.#encoding === 'windows-1252') {
         for (let i = 0; i < bytes.length; i += 1) out += fromCharCode(bytes[i] >= 0x80 && bytes[i] < 0xa0 ? WINDOWS_1252[bytes[i] - 0x80] : bytes[i]);
       } else {
-        if (bytes.length % 2 === 1 && this.#fatal) throw invalid('utf-16le');
-        for (let i = 0; i + 1 < bytes.length; i += 2) out += fromCharCode(bytes[i] | (bytes[i + 1] << 8));
-        if (bytes.length % 2 === 1) out += fromCharCode(0xfffd);
+        // Code units; a surrogate without its pair is replaced (or refused), as WHATWG's decoder does.
+        const units = bytes.length >> 1;
+        for (let i = 0; i < units; i += 1) {
+          const unit = bytes[2 * i] | (bytes[2 * i + 1] << 8);
+          const next = i + 1 < units ? bytes[2 * i + 2] | (bytes[2 * i + 3] << 8) : -1;
+          if (unit >= 0xd800 && unit <= 0xdbff && next >= 0xdc00 && next <= 0xdfff) {
+            out += fromCharCode(unit, next);
+            i += 1;
+          } else if (unit >= 0xd800 && unit <= 0xdfff) {
+            if (this.#fatal) throw invalid('utf-16le');
+            // A lead surrogate that ends the units, before an odd last byte: one replacement for both.
+            if (!(i + 1 === units && unit <= 0xdbff && bytes.length % 2 === 1)) out += fromCharCode(0xfffd);
+          } else out += fromCharCode(unit);
+        }
+        if (bytes.length % 2 === 1) {
+          if (this.#fatal) throw invalid('utf-16le');
+          out += fromCharCode(0xfffd);
+        }
       }
       return !this.#ignoreBOM && charCodeAt(out, 0) === 0xfeff ? sliceString(out, 1) : out;
     }
