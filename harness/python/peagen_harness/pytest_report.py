@@ -11,10 +11,11 @@ def pytest_configure(config):
 
 def pytest_runtest_logreport(report):
     if report.when == "call" or report.outcome != "passed":
-        if report.passed:  # an xfail test that passed too (not strict): see test_report.OUTCOMES
+        if hasattr(report, "wasxfail") or "XPASS(strict)" in str(getattr(report, "longrepr", "") or ""):
+            # marked xfail (strict or not): see test_report.OUTCOMES
+            outcome = "xfailed" if report.skipped else "xpassed"
+        elif report.passed:
             outcome = "passed"
-        elif report.skipped and hasattr(report, "wasxfail"):
-            outcome = "xfailed"
         elif report.skipped:
             outcome = "skipped"
         else:

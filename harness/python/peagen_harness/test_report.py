@@ -37,12 +37,13 @@ EVERY_TEST_RUNNERS = ("pytest:", "unittest:", "mocha:", "jest:", "vitest:")
 def runs_every_test() -> bool:
     return os.environ.get(EVERY_TEST_ENV) == "1"
 #: The outcomes, worst last: a test recorded twice (a failing subtest, a teardown error after
-#: a pass) has the worst of its outcomes. They say what the code did, not what the test's
-#: marker expected: "xfailed" is a test marked as an expected failure that failed (the code is
-#: still wrong as the marker says), and one so marked that passes is "passed" (the marker is
-#: out of date: the code does what the test asks). Judged against the original's run, a
-#: candidate that brings back the expected failure has failed that test (project_tests.count).
-OUTCOMES = ("passed", "skipped", "xfailed", "failed", "error")
+#: a pass) has the worst of its outcomes. A test marked as an expected failure is "xfailed"
+#: when it fails and "xpassed" when it passes: whichever it does, it counts neither way
+#: (project_tests.UNJUDGED). Its marker says the assertion fails and its assertion says what
+#: is right, so neither outcome tells a better program from a worse one: a candidate that makes
+#: a stale marker's test fail, or a known bug's test pass by special-casing its input, gains
+#: nothing, and one that really fixes the bug is not rewarded for it either.
+OUTCOMES = ("passed", "skipped", "xfailed", "xpassed", "failed", "error")
 
 _stream = None
 

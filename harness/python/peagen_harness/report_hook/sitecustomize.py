@@ -32,7 +32,7 @@ if os.environ.get("PEAGEN_TEST_REPORT_DIR"):
     # What the code did, not what the marker expected (see test_report.OUTCOMES).
     _wrap("addExpectedFailure", "xfailed")
     _wrap("addFailure", "failed")
-    _wrap("addUnexpectedSuccess", "passed")
+    _wrap("addUnexpectedSuccess", "xpassed")
     _wrap("addError", "error")
     _wrap("addSkip", "skipped")
     _original_sub_test = _result.TestResult.addSubTest
