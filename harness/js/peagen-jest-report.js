@@ -3,7 +3,8 @@
  * A Jest reporter (peagen-cli-reporters.js names it): one JSON line per test outcome, in the
  * format of harness/python/peagen_harness/test_report.py. A test is named by its file relative
  * to the working directory and its full name; a test file that fails to run at all counts as
- * one failed test of its own. Works with Jest 26 to 30 (onTestResult).
+ * one failed test of its own, and so does one that fails outside its tests (an afterAll hook)
+ * while they all pass. Works with Jest 26 to 30 (onTestResult).
  */
 const fs = require('fs');
 const path = require('path');
@@ -19,10 +20,13 @@ class PeagenJestReport {
     const where = path.relative(process.cwd(), result.testFilePath || (test && test.path) || '');
     const lines = [];
     const write = (id, outcome) => lines.push(JSON.stringify({ runner: 'jest', id: `${where}::${id}`, outcome }));
-    if (result.testExecError) write('(the file did not run)', 'failed');
+    const ran = (result.testResults || []).length > 0;
+    if (result.testExecError && !ran) write('(the file did not run)', 'failed');
     for (const each of result.testResults || []) {
       write(each.fullName || [...(each.ancestorTitles || []), each.title].join(' '), OUTCOMES[each.status] || 'failed');
     }
+    const testFailed = (result.testResults || []).some((each) => (OUTCOMES[each.status] || 'failed') === 'failed');
+    if (ran && !testFailed && (result.testExecError || result.failureMessage || result.numFailingTests > 0)) write('(the file failed outside its tests)', 'failed');
     if (process.env.PEAGEN_TEST_REPORT_DIR && lines.length > 0) fs.appendFileSync(this.file, `${lines.join('\n')}\n`);
   }
 }

@@ -1,6 +1,8 @@
 // A node --test reporter (Peagen names it in NODE_OPTIONS while it runs a project's tests,
 // beside the reporter the user sees): one JSON line per test outcome, in the format of
-// harness/python/peagen_harness/test_report.py. Suites are not tests: only their tests count.
+// harness/python/peagen_harness/test_report.py. Suites are not tests: only their tests count,
+// but a suite that fails by itself (its `before` or `after` hook, not a test of it) is recorded as
+// a failed test of its own, so that a failing hook fails the run (project_tests.count).
 // A test is named by its file relative to the working directory (the project's copy, in a
 // new folder each run), where it is written in it (line and column; its depth where Node gives
 // no place) and its name: two tests of one name in two suites are two tests (a test left out
@@ -11,7 +13,7 @@ export default async function* peagenTestReport(source) {
   for await (const event of source) {
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
     const data = event.data;
-    if (data.details?.type === 'suite') continue;
+    if (data.details?.type === 'suite' && (event.type === 'test:pass' || data.details?.error?.failureType === 'subtestsFailed')) continue;
     let outcome = event.type === 'test:pass' ? 'passed' : 'failed';
     if (data.skip !== undefined || data.todo !== undefined) outcome = 'skipped';
     const place = data.line === undefined ? data.nesting : `${data.line}:${data.column}`;

@@ -131,4 +131,34 @@ describe('jest, vitest and tape: each test counted by the runner itself (real CL
       assert.match(broken.errorText ?? '', /keeps small words/);
     });
   }
+
+  for (const runner of RUNNERS.filter((each) => each.name !== 'tape')) {
+    it(`${runner.name}: an afterAll hook that fails while every test passes fails the candidate`, async () => {
+      user = new EvolveProject();
+      fs.cpSync(FIXTURE, user.dir, { recursive: true });
+      fs.cpSync('next' in runner ? nextModules : modules, path.join(user.dir, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+      fs.writeFileSync(path.join(user.dir, 'package.json'), JSON.stringify({ name: `fixture-${runner.name.replace(' ', '-')}`, version: '1.0.0', private: true, scripts: { test: runner.script } }));
+      fs.mkdirSync(path.join(user.dir, 'test'));
+      // The tests record answers and a hook checks them: a wrong answer fails the hook only.
+      const header = runner.tests.slice(0, runner.tests.indexOf("\ndescribe('titleCase'"));
+      const hooks = runner.name === 'jest' ? '' : "import { afterAll } from 'vitest';\n";
+      fs.writeFileSync(
+        path.join(user.dir, runner.file),
+        `${header}\n${hooks}const got = [];\ndescribe('titleCase', () => {\n` +
+          "  test('one word', () => { got.push(titleCase('war of the worlds')); assert.equal(titleCase('hello'), 'Hello'); });\n" +
+          "  afterAll(() => assert.deepEqual(got, ['War of the Worlds']));\n});\n",
+      );
+      const init = await user.run(['--json', 'init', 'words.js', '--function', 'titleCase', '--tests', 'npm test', '--objective', 'tests']);
+      assert.equal(init.code, 0, init.stdout + init.stderr);
+      const made = parseJson<{ dir: string }>(init);
+      const evaluate = async (program?: string): Promise<EvalOutput> => parseJson(await user!.run(['--json', 'eval', made.dir, ...(program ? ['--program', program] : [])]));
+      const seed = await evaluate();
+      assert.deepEqual([seed.metrics.tests_passed, seed.metrics.tests_total], [1, 1], JSON.stringify(seed.metrics));
+      const program = fs.readFileSync(path.join(made.dir, 'words.js'), 'utf8');
+      fs.writeFileSync(path.join(user.dir, 'no-small.js'), program.replace('i > 0 && SMALL.has(word)', 'false'));
+      const broken = await evaluate(path.join(user.dir, 'no-small.js'));
+      assert.deepEqual([broken.metrics.tests_passed, broken.metrics.tests_total], [1, 2], JSON.stringify(broken.metrics));
+      assert.match(broken.errorText ?? '', /the file failed outside its tests/);
+    });
+  }
 });

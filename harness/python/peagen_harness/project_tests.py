@@ -398,8 +398,9 @@ def report_env(command: str, report_dir: str, source_root: Optional[str] = None,
     return env
 
 
-#: Outcomes that count neither way when no original's run says which tests to expect.
-UNJUDGED = ("skipped", "xfailed")
+#: Outcomes that count neither way when no original's run says which tests to expect; the
+#: expected-failure markers' two, whatever the original did (test_report.OUTCOMES).
+UNJUDGED = ("skipped", "xfailed", "xpassed")
 
 
 @dataclass
@@ -503,8 +504,7 @@ def count(run: Outcomes, expected: Optional[List[str]] = None, timeout: float = 
     # Without an original's run to go by (the gate of speed and score evaluators, whose answers
     # are compared with the original's anyway), a skipped test is neither passed nor failed:
     # `@unittest.skip("FIXME")` skips it for the original too.
-    # An expected failure (test_report.OUTCOMES) is left out the same way; judged against the
-    # original's run, it fails any test the original passed, marked or not.
+    # A test marked as an expected failure is left out the same way (test_report.OUTCOMES).
     ids = [test for test, outcome in run.tests.items() if outcome not in UNJUDGED] if expected is None else expected
     if left_out and ids:
         excused = set(left_out)
@@ -515,7 +515,15 @@ def count(run: Outcomes, expected: Optional[List[str]] = None, timeout: float = 
         return TestRun(passed, 1, [] if passed else ["the test command (exit status %s)" % run.status], run.output,
                        run.cpu_seconds, run.status)
     failing = [test for test in ids if run.tests.get(test) != "passed"]
-    return TestRun(len(ids) - len(failing), len(ids), [_failure_name(test, run.tests.get(test)) for test in failing],
+    total = len(ids)
+    if expected is not None:
+        # A failure the original's run never reported (a tearDownClass, an `after` hook, a
+        # collection error) fails the run too: it is not a test of the total, but the tests said no.
+        counted = set(ids) | set(left_out)
+        extra = [test for test, outcome in run.tests.items() if outcome in ("failed", "error") and test not in counted]
+        failing += extra
+        total += len(extra)
+    return TestRun(total - len(failing), total, [_failure_name(test, run.tests.get(test)) for test in failing],
                    run.output, run.cpu_seconds, run.status, failing)
 
 
@@ -598,7 +606,8 @@ BOUNDARY_TROUBLE = re.compile(r"process boundary|process of its own|refused by t
                               r"not allowed here|cannot be sent")
 
 FAILURE_WORDS = {"failed": "FAIL", "error": "ERROR", "skipped": "SKIPPED (counts as failed)",
-                 "xfailed": "EXPECTED FAILURE (counts as failed)", None: "NOT RUN"}
+                 "xfailed": "EXPECTED FAILURE (counts as failed)", "xpassed": "UNEXPECTED SUCCESS (counts as failed)",
+                 None: "NOT RUN"}
 
 
 def _failure_name(test: str, outcome: Optional[str]) -> str:
@@ -706,9 +715,9 @@ def main() -> int:
                 sys.stderr.write("peagen: %s\n" % fallback)
                 boundary, reference, reference_run = False, inside, inside_run
         # The original's skipped tests are not expected to pass; a test it ran that the
-        # candidate's run skips counts as failed. Its expected failures are expected, and fail for
-        # it as for any candidate that leaves them failing (a fix that makes one pass is a gain).
-        expected = [test for test, outcome in reference_run.tests.items() if outcome != "skipped"] or None
+        # candidate's run skips counts as failed. Tests marked as expected failures count neither
+        # way (test_report.OUTCOMES).
+        expected = [test for test, outcome in reference_run.tests.items() if outcome not in UNJUDGED] or None
         run = judge(args.tests, args.project, args.program, args.candidate, reference=original, expected=expected,
                     boundary=boundary, timeout=args.timeout, call_timeout=args.call_timeout, seed=args.seed,
                     evolved=evolved, tests_alone=True)[0]
