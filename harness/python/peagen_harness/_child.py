@@ -593,6 +593,8 @@ def main():
         if isinstance(value, type) and issubclass(value, BaseException):
             safe[name] = value
     safe["__import__"] = guarded_import
+    if "print" in safe:
+        safe["print"] = _recording_print
 
     path, entry = config["path"], config["entry"]
     try:
@@ -740,27 +742,47 @@ _FUNCTION_TYPES = (_type(len), _type(lambda: None))
 _CONTAINERS = frozenset((list, dict, set, bytearray))
 
 
-#: What one boundary call may print, per stream, that reaches the judge (the rest is dropped).
+#: What one boundary call may print that reaches the judge, in characters (the rest is dropped).
 PRINTED_LIMIT = 1 << 20
 
 
+class _PrintLog:
+    """What a boundary call prints, in order, sent back with its answer and printed again in the
+    judge (boundary._print_here), so that a test that reads the output (pytest's capsys,
+    redirect_stdout, a patched print) judges the candidate's as in the user's own process:
+    ["write", text, stream] for what reached sys.stdout or sys.stderr (stream 0 or 1), and
+    ["print", wire of [args, {sep, end, flush}], file] for a call of print() on plain data, so
+    that a patched print sees the arguments the function gave it (file: null, "stdout" or
+    "stderr", as the call named it)."""
+
+    def __init__(self):
+        self.events = []
+        self.size = 0
+
+    def add(self, event, size):
+        if self.size + size <= PRINTED_LIMIT:
+            self.events.append(event)
+        self.size += size
+
+
 class _Printed:
-    """sys.stdout or sys.stderr while a boundary call runs: what the function prints, sent back
-    with its answer and printed in the judge (a test that reads the output, pytest's capsys or a
-    redirect_stdout, judges it as in the user's own process)."""
+    """sys.stdout or sys.stderr while a boundary call runs: its writes go to the call's _PrintLog."""
     encoding = "utf-8"
     errors = "strict"
 
-    def __init__(self):
-        self.parts = []
-        self.size = 0
+    def __init__(self, log, stream):
+        self.log = log
+        self.stream = stream
 
     def write(self, text):
         if _type(text) is not _str:
             raise TypeError("write() argument must be str, not %s" % _type(text).__name__)
-        if self.size < PRINTED_LIMIT:
-            self.parts.append(text[:PRINTED_LIMIT - self.size])
-        self.size += len(text)
+        events = self.log.events
+        if events and events[-1][0] == "write" and events[-1][2] == self.stream and self.log.size + len(text) <= PRINTED_LIMIT:
+            events[-1][1] += text
+            self.log.size += len(text)
+        else:
+            self.log.add(["write", text, self.stream], len(text))
         return len(text)
 
     def flush(self):
@@ -771,6 +793,33 @@ class _Printed:
 
     def writable(self):
         return True
+
+
+_real_print = print
+#: The log of the boundary call running now, or None (a timed call's printing goes to /dev/null).
+_print_log = [None]
+_PRINT_OPTIONS = ("sep", "end", "flush")
+
+
+def _recording_print(*args, **kwargs):
+    """The program's print(): during a boundary call, a call on plain data is recorded as such
+    (_PrintLog); anything else prints as print() does, to the call's sys.stdout or sys.stderr."""
+    log = _print_log[0]
+    target = kwargs.get("file")
+    if log is None or (target is not None and target is not sys.stdout and target is not sys.stderr) \
+            or not _all(key in _PRINT_OPTIONS or key == "file" for key in kwargs):
+        return _real_print(*args, **kwargs)
+    given = {key: kwargs[key] for key in _PRINT_OPTIONS if key in kwargs}
+    if not _all(value is None or _type(value) is _str for key, value in given.items() if key != "flush"):
+        return _real_print(*args, **kwargs)
+    try:
+        wire = to_wire([list(args), given])
+        size = len(_dumps(wire))
+    except BaseException:  # noqa: BLE001 - not plain data: printed as text
+        return _real_print(*args, **kwargs)
+    where = None if "file" not in kwargs or target is None else ("stderr" if target is sys.stderr else "stdout")
+    log.add(["print", wire, where], size)
+    return None
 
 
 def call_by_name(namespace, request, path, callback=None):
@@ -792,9 +841,10 @@ def call_by_name(namespace, request, path, callback=None):
     except (WireError, KeyError, TypeError, ValueError) as exc:
         return {"error": "the arguments are not plain data: %s" % exc, "error_type": "TypeError"}
     reply = {}
-    printed = (_Printed(), _Printed())
+    log = _PrintLog()
     streams = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = printed
+    sys.stdout, sys.stderr = _Printed(log, 0), _Printed(log, 1)
+    _print_log[0] = log
     try:
         out = fn(*args, **kwargs)
     except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt included
@@ -812,8 +862,9 @@ def call_by_name(namespace, request, path, callback=None):
             reply["error_type"] = "TypeError"
     finally:
         sys.stdout, sys.stderr = streams
-    if printed[0].parts or printed[1].parts:
-        reply["printed"] = ["".join(printed[0].parts), "".join(printed[1].parts)]
+        _print_log[0] = None
+    if log.events:
+        reply["printed"] = log.events
     changed = {}
     try:
         given = {_str(i): value for i, value in enumerate(args)}

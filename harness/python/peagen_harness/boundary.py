@@ -317,7 +317,7 @@ def call(program: Candidate, name: str, args: tuple, kwargs: Dict[str, Any], tim
     for key, value in changed.items():
         target = args[int(key)] if key.isdigit() and int(key) < len(args) else kwargs.get(key)
         _update_in_place(target, value)
-    _print_here(reply.get("printed"))
+    _print_here(reply.get("printed"), resolve, instance)
     if "error" in reply:
         text = str(reply.get("error"))[:2000]
         try:
@@ -331,19 +331,34 @@ def call(program: Candidate, name: str, args: tuple, kwargs: Dict[str, Any], tim
     return output
 
 
-def _print_here(printed: Any) -> None:
-    """What the call printed in the candidate's process (_child._Printed), printed here, where
-    the judge's sys.stdout and sys.stderr are now (pytest's capsys, a redirect_stdout): a test
-    that reads a function's output judges the candidate's. Text only, as much as the child
-    sends at most."""
-    if not isinstance(printed, list) or len(printed) != 2:
+def _print_here(printed: Any, resolve: Any, instance: Any) -> None:
+    """What the call printed in the candidate's process (_child._PrintLog), printed again here,
+    in order, where the judge's sys.stdout and sys.stderr are now (pytest's capsys, a
+    redirect_stdout) and through the judge's print() for a print() of plain data (a test that
+    patches builtins.print sees the arguments the function gave it). Text and plain data only;
+    an event that is neither is dropped."""
+    if not isinstance(printed, list):
         return
-    for text, stream in zip(printed, (sys.stdout, sys.stderr)):
-        if isinstance(text, str) and text and stream is not None:
-            stream.write(text[:_PRINTED_LIMIT])
-
-
-_PRINTED_LIMIT = 1 << 20
+    for event in printed[:100_000]:
+        if not isinstance(event, list) or len(event) != 3:
+            continue
+        kind, body, where = event
+        if kind == "write" and isinstance(body, str) and where in (0, 1):
+            stream = sys.stderr if where else sys.stdout
+            if stream is not None:
+                stream.write(body)
+        elif kind == "print" and where in (None, "stdout", "stderr"):
+            try:
+                args, given = from_wire(body, 0, resolve, instance)
+            except (WireError, ValueError, TypeError, AttributeError, RecursionError):
+                continue
+            if not isinstance(args, list) or not isinstance(given, dict) or not all(
+                    key in ("sep", "end", "flush") and (value is None or isinstance(value, (str, bool)))
+                    for key, value in given.items()):
+                continue
+            if where is not None:
+                given["file"] = sys.stderr if where == "stderr" else sys.stdout
+            builtins.print(*args, **given)
 
 
 def _iterated(value: Any) -> list:

@@ -323,12 +323,17 @@ class StandInTest(unittest.TestCase):
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
                 self.assertEqual(mod.f(2), 2)
             self.assertEqual((out.getvalue(), err.getvalue()), ("f of 2\n", "warned\n"))
+            # A test that patches print sees the call the function made, with its arguments.
+            from unittest import mock
+            with mock.patch("builtins.print") as patched, contextlib.redirect_stderr(io.StringIO()):
+                mod.f(3)
+            patched.assert_called_once_with("f of", 3)
         loud = "def f(x):\n    print('x' * 3000000)\n    return x\n"
         with StandIn(loud, reference=loud) as mod:
             out = io.StringIO()
             with contextlib.redirect_stdout(out):
                 mod.f(1)
-            self.assertEqual(len(out.getvalue()), 1 << 20, "as much as the child sends at most")
+            self.assertLessEqual(len(out.getvalue()), 1 << 20, "as much as the child sends at most")
 
     def test_stop_iteration_from_the_candidate_never_ends_the_judges_loops(self):
         with StandIn("def f(x):\n    raise StopIteration\n", reference="def f(x):\n    return x\n") as mod:
