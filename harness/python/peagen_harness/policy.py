@@ -215,7 +215,21 @@ def static_check(source: str, policy: Policy) -> List[str]:
         bad(node, "%s module %r is not allowed%s; allowed: %s" % (how, name, hint, allowed_text))
         return True
 
+    # The names modules are bound to (`import math`, `import numpy as np`, `from os import path`):
+    # a program changes none of their attributes. In the tests' own process (the weaker mode)
+    # `math.isclose = lambda *a, **k: True` would change what the tests compare with.
+    modules = {alias.asname or alias.name.split(".")[0] for node in ast.walk(tree) if isinstance(node, ast.Import)
+               for alias in node.names}
+    modules.update(alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                   for alias in node.names if node.module and _module_valued(node.module, alias.name))
+
     for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            root = node.value
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name) and root.id in modules:
+                bad(node, "changes .%s of the module %s: a program may not patch what others import" % (node.attr, root.id))
         if isinstance(node, ast.Import):
             for alias in node.names:
                 if not refuse_module(node, alias.name, "import of") and "." in alias.name \

@@ -601,6 +601,17 @@ class TypeScriptStandInTest(unittest.TestCase):
         self.assertEqual(_static_type_exports(source), ["A", "B", "H", "C", "E", "G"])
 
 
+class StaticCheckTest(unittest.TestCase):
+    def test_a_program_may_not_patch_a_module_it_imports(self):
+        # In the tests' own process (the weaker mode), `math.isclose = ...` changed what the tests
+        # compared with (helper-22's J: a constant answer passed every test).
+        policy = Policy(allowed_imports=frozenset({"math", "os", "os.path"}))
+        self.assertEqual(policy.check_source("import math\nmath.isclose = lambda a, b, **k: True\n"),
+                         ["line 2: changes .isclose of the module math: a program may not patch what others import"])
+        self.assertEqual(len(policy.check_source("import math as m\ndel m.pi\nm.a.b = 2\nfrom os import path\npath.sep = 1\n")), 3)
+        self.assertEqual(policy.check_source("import math\nclass A:\n    pass\na = A()\na.x = math.pi\n"), [])
+
+
 class LeftOutTestsTest(unittest.TestCase):
     """init's peagen_tests.json: its left-out tests count neither way, its expected ones must pass."""
 
