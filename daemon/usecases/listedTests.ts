@@ -76,7 +76,7 @@ export function leftOutTestsText(leftOut: LeftOutTests, functionName: string, sh
  * The tests the seed's evaluation failed only behind the process boundary, when they can be
  * left out: the evaluation ran the original's tests in their own process too (the harness's
  * tests_gate) and they all passed there, and the ones that did not pass behind the boundary
- * (failed, or never run: a fail-fast runner, a class whose setUpClass failed) are few enough.
+ * (failed, or never run: a class whose setUpClass failed) are few enough.
  * Undefined otherwise (a test that fails in the sandbox in its own process too is the
  * sandbox's, not the boundary's: nothing is left out then).
  */

@@ -14,9 +14,12 @@ runner's own structured report (peagen_harness.test_report), never from what was
 
   * the tests are the ones the ORIGINAL program's run reported: the total is theirs, and a test
     the candidate's run did not report (uncollected, crashed) counts as failed;
-  * tests the original's run skipped are left out; a test it ran that the candidate's run skips,
-    errors and expected successes that did not happen count as failed (the gate of speed and
-    score evaluators, which has no original's run, leaves every skipped test out);
+  * tests the original's run skipped are left out; a test it ran that the candidate's run skips
+    or errors on counts as failed, and so does a failure under an id the original's run never
+    reported (a tearDownClass, an `after` hook); tests marked as expected failures count neither
+    way, whether they fail or pass (the gate of speed and score evaluators, which has no
+    original's run, leaves every skipped test out);
+  * every test runs: the runners' fail-fast options are switched off (test_report.EVERY_TEST_ENV);
   * a test command whose runner writes no report (not unittest, pytest or node --test) counts
     as one test, passed when it exits with status 0.
 
@@ -573,9 +576,10 @@ def tests_gate(command: str, project_dir: str, program: str, candidate: str, *, 
     candidate is the original (init's check of the seed), the run also says what to write
     there (original_passed): when the tests pass, the tests it passed; when they fail, the
     tests the original passes when they run again in the tests' own process, its failed_ids
-    becoming those it passes there but not behind the boundary (a test a fail-fast runner
-    never reached, or a class whose setUpClass failed, included), unless some fail in both
-    (the sandbox, not the boundary: nothing is then offered to leave out)."""
+    becoming those it passes there but not behind the boundary (a class whose setUpClass failed
+    included; a test that did not run there, of a runner that ignores EVERY_TEST_ENV, offers
+    nothing), unless some fail in both (the sandbox, not the boundary: nothing is then offered
+    to leave out)."""
     expected, left_out = listed_tests(example_dir)
     run, outcomes = judge(command, project_dir, program, candidate, timeout=timeout, evolved=evolved,
                           expected=expected, left_out=left_out)
