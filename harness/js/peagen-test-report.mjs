@@ -7,10 +7,20 @@
 // new folder each run), where it is written in it (line and column; its depth where Node gives
 // no place) and its name: two tests of one name in two suites are two tests (a test left out
 // of the evaluation by its id leaves the other in).
-import { relative } from 'node:path';
+import { relative, resolve } from 'node:path';
+
+// Node's own words when a test's promise or timer fails after the test ended (a forgotten
+// `await`): no test fails for it, only the run's exit status; the test it names fails here.
+const LATE_FAILURE = /^Error: Test "(.*)" at (.+):(\d+):(\d+) generated asynchronous activity after the test ended/s;
 
 export default async function* peagenTestReport(source) {
   for await (const event of source) {
+    if (event.type === 'test:diagnostic') {
+      const late = LATE_FAILURE.exec(String(event.data?.message ?? ''));
+      const where = late ? relative(process.cwd(), resolve(late[2])) : '';
+      if (late) yield `${JSON.stringify({ runner: 'node', id: `${where}::${late[3]}:${late[4]}::${late[1]}`, outcome: 'failed' })}\n`;
+      continue;
+    }
     if (event.type !== 'test:pass' && event.type !== 'test:fail') continue;
     const data = event.data;
     if (data.details?.type === 'suite' && (event.type === 'test:pass' || data.details?.error?.failureType === 'subtestsFailed')) continue;

@@ -612,6 +612,21 @@ class StaticCheckTest(unittest.TestCase):
         self.assertEqual(policy.check_source("import math\nclass A:\n    pass\na = A()\na.x = math.pi\n"), [])
 
 
+class LateFailureTest(unittest.TestCase):
+    @unittest.skipUnless(shutil.which("node"), "needs node")
+    def test_a_node_test_whose_promise_fails_after_it_ended_fails(self):
+        # A forgotten `await`: Node fails no test for it, only the run's exit status (helper-24).
+        from peagen_harness.project_tests import run_tests
+        with tempfile.TemporaryDirectory() as here:
+            with open(os.path.join(here, "a.test.js"), "w") as fh:
+                fh.write("const { test } = require('node:test');\nconst assert = require('node:assert');\n"
+                         "test('late', () => { Promise.resolve(1).then((x) => assert.strictEqual(x, 2)); });\n"
+                         "test('fine', () => {});\ntest('known', { todo: 'x' }, () => { throw new Error('todo'); });\n")
+            run = run_tests("node --test", here, os.path.join(here, "report"), timeout=120)
+        self.assertEqual(run.tests.get("node:a.test.js::3:1::late"), "failed", run.tests)
+        self.assertEqual(run.tests.get("node:a.test.js::4:1::fine"), "passed", run.tests)
+
+
 class LeftOutTestsTest(unittest.TestCase):
     """init's peagen_tests.json: its left-out tests count neither way, its expected ones must pass."""
 
