@@ -40,8 +40,8 @@ function basePrefix(interpreter: string, cwd: string, env: NodeJS.ProcessEnv): s
   }
 }
 
-/** Where tools keep caches inside node_modules (vitest's .vite, babel's and ava's .cache): left out of a copy's. */
-const NODE_MODULES_CACHES = new Set(['.cache', '.vite', '.vitest']);
+/** Where tools keep caches inside node_modules (vitest's .vite, vite's .vite-temp, babel's and ava's .cache): left out of a copy's. */
+const NODE_MODULES_CACHES = new Set(['.cache', '.vite', '.vite-temp', '.vitest']);
 
 /**
  * The project's dependency folder `folder` at `link` in a copy of the project, never copied: a

@@ -107,9 +107,10 @@ def assemble(project_dir: str, program: str, candidate: str, into: str) -> str:
     return copy
 
 
-#: Where tools keep caches inside node_modules (vitest's .vite, babel's and ava's .cache): the
-#: copy's node_modules leaves them out, so that a tool makes its own, writable, in the copy.
-NODE_MODULES_CACHES = frozenset({".cache", ".vite", ".vitest"})
+#: Where tools keep caches inside node_modules (vitest's .vite, vite's bundled config in
+#: .vite-temp, babel's and ava's .cache): the copy's node_modules leaves them out, so that a tool
+#: makes its own, writable, in the copy.
+NODE_MODULES_CACHES = frozenset({".cache", ".vite", ".vite-temp", ".vitest"})
 
 
 def link_dependencies(folder: str, link: str) -> None:
