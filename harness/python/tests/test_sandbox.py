@@ -627,6 +627,20 @@ class LateFailureTest(unittest.TestCase):
         self.assertEqual(run.tests.get("node:a.test.js::4:1::fine"), "passed", run.tests)
 
 
+class StableIdsTest(unittest.TestCase):
+    def test_a_test_named_after_the_copys_folder_has_the_same_id_on_every_run(self):
+        from peagen_harness.project_tests import run_tests
+        ids = []
+        for _ in range(2):
+            with tempfile.TemporaryDirectory() as here:
+                with open(os.path.join(here, "test_t.py"), "w") as fh:
+                    fh.write("import os\nimport unittest\n\n\nclass T(unittest.TestCase):\n    def test_where(self):\n"
+                             "        with self.subTest(where=os.getcwd()):\n            pass\n")
+                ids.append(sorted(run_tests("python3 -m unittest", here, os.path.join(here, "report"), timeout=60).tests))
+        self.assertEqual(ids[0], ids[1])
+        self.assertIn("unittest:test_t.T.test_where (where='<project>')", ids[0])
+
+
 class LeftOutTestsTest(unittest.TestCase):
     """init's peagen_tests.json: its left-out tests count neither way, its expected ones must pass."""
 
