@@ -89,6 +89,28 @@ class SandboxViolation(RuntimeError):
     pass
 
 
+def _type_test_only(real, why):
+    """A built-in type the program may name in isinstance()/issubclass() but not call:
+    `isinstance(value, (bytes, memoryview))` is common (xmltodict), while making one is
+    refused (`why`). The real type stays in this closure, not in an attribute."""
+    def instancecheck(cls, value):
+        return isinstance(value, real)
+
+    def subclasscheck(cls, kind):
+        return issubclass(kind, real)
+
+    def call(cls, *args, **kwargs):
+        raise SandboxViolation("%s() is not allowed (%s); it may only be named in isinstance()" % (real.__name__, why))
+
+    meta = _type("type_test_only", (_type,), {"__instancecheck__": instancecheck, "__subclasscheck__": subclasscheck,
+                                                "__call__": call})
+    return meta(real.__name__, (), {})
+
+
+#: Built-in types a program may test for but not make (see _type_test_only).
+TYPE_TEST_ONLY = {"memoryview": "it can reach memory an object has freed"}
+
+
 class WireError(ValueError):
     """A value that cannot cross the process boundary as plain data."""
 
@@ -592,6 +614,9 @@ def main():
         value = getattr(builtins, name)
         if isinstance(value, type) and issubclass(value, BaseException):
             safe[name] = value
+    for name, why in TYPE_TEST_ONLY.items():
+        if name not in config.get("removed_builtins", ()):
+            safe[name] = _type_test_only(getattr(builtins, name), why)
     safe["__import__"] = guarded_import
     if "print" in safe:
         safe["print"] = _recording_print

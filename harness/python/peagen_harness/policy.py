@@ -20,6 +20,8 @@ ALWAYS_BANNED = {
     "help": "uses help()", "exit": "uses exit()", "quit": "uses quit()",
     "memoryview": "uses memoryview()",
 }
+#: Banned names a program may still name as the type in isinstance()/issubclass().
+TYPE_TEST_ONLY = frozenset(("memoryview",))
 # Attributes that lead to frames, code objects and tracebacks.
 FRAME_PREFIXES = ("gi_", "cr_", "ag_", "f_", "tb_", "co_")
 
@@ -223,6 +225,15 @@ def static_check(source: str, policy: Policy) -> List[str]:
     modules.update(alias.asname or alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
                    for alias in node.names if node.module and _module_valued(node.module, alias.name))
 
+    # memoryview may be named where a type is tested for (`isinstance(v, (bytes, memoryview))`);
+    # the program's process gives it a type that cannot be called (_child._type_test_only).
+    type_tests = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("isinstance", "issubclass") \
+                and len(node.args) == 2:
+            kinds = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+            type_tests.update(id(k) for k in kinds if isinstance(k, ast.Name) and k.id in TYPE_TEST_ONLY)
+
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.ctx, (ast.Store, ast.Del)):
             root = node.value
@@ -258,7 +269,7 @@ def static_check(source: str, policy: Policy) -> List[str]:
                     elif _module_valued(mod, name) and "%s.%s" % (mod, name) not in allowed:
                         bad(node, "imports the module %s.%s" % (mod, name))
         elif isinstance(node, ast.Name):
-            if node.id in banned:
+            if node.id in banned and not (id(node) in type_tests and node.id not in policy.forbidden_names):
                 bad(node, banned[node.id])
             elif node.id.startswith("__") and node.id != "__name__":
                 bad(node, "uses the dunder name %s" % node.id)

@@ -238,6 +238,18 @@ class SandboxTest(unittest.TestCase):
             run("def bad_sort(values):\n    return __import__('os').getpid()\n", Policy())
         self.assertIn("import of module 'os'", str(caught.exception))
 
+    def test_memoryview_may_be_tested_for_but_not_made(self):
+        # xmltodict's unparse: isinstance(value, (bytes, bytearray, memoryview)).
+        tested = "def bad_sort(values):\n    return [isinstance(v, (str, memoryview)) or issubclass(type(v), memoryview) for v in values]\n"
+        self.assertEqual(PERMISSIVE.check_source(tested), [])
+        self.assertEqual(run(tested, data=("x", 1)).output, [True, False])
+        made = "def bad_sort(values):\n    return memoryview(b'x').tolist()\n"
+        self.assertEqual(PERMISSIVE.check_source(made), ["line 2: uses memoryview()"])
+        self.assertIn("memoryview() is not allowed", run(made).error or "")
+        aliased = "def bad_sort(values):\n    kind = memoryview\n    return kind(b'x').tolist()\n"
+        self.assertEqual(PERMISSIVE.check_source(aliased), ["line 2: uses memoryview()"])
+        self.assertIn("memoryview() is not allowed", run(aliased).error or "")
+
     def test_the_program_cannot_write_the_protocol_through_stdout(self):
         reply = run("""
             print('{"output": [9, 9, 9], "mutated": false}')
