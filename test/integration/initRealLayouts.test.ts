@@ -154,6 +154,25 @@ describe('peagen init on projects laid out as real ones are (real CLI)', functio
     assert.equal(parseJson<InitOutput>(init).check?.correct, true, init.stdout);
   });
 
+  it('a TypeScript package whose tests run its build (tsc of src/ to dist/, as tshy does): the original beside the stand-in is built too, and imported as NodeNext resolves it', async () => {
+    user = new EvolveProject();
+    fs.cpSync(path.join(FIXTURES, 'tsPackage'), user.dir, { recursive: true });
+    fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(user.dir, 'node_modules')); // its typescript
+    fs.rmSync(path.join(user.dir, 'test', 'words.test.ts'));
+    fs.writeFileSync(
+      path.join(user.dir, 'test', 'words.test.js'),
+      "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { countWords, WordError } from '../dist/words.js';\ntest('counts', () => {\n  assert.equal(countWords('a bb ccc', 2), 2);\n  assert.throws(() => countWords('x', 0), WordError);\n});\n",
+    );
+    // tsc's `include` globs skip dot files: an original named .peagen-original-words.ts was never built.
+    fs.writeFileSync(path.join(user.dir, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, module: 'nodenext', target: 'es2022', outDir: 'dist', rootDir: 'src', skipLibCheck: true, types: [] }, include: ['src'] }));
+    const manifest = JSON.parse(fs.readFileSync(path.join(user.dir, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    manifest.scripts.test = 'tsc -p . && node --test test/*.test.js';
+    fs.writeFileSync(path.join(user.dir, 'package.json'), JSON.stringify(manifest));
+    const init = await user.run(['--json', 'init', 'src/words.ts', '--function', 'countWords', '--tests', 'npm test']);
+    assert.equal(init.code, 0, init.stdout + init.stderr);
+    assert.equal(parseJson<InitOutput>(init).check?.correct, true, init.stdout);
+  });
+
   it('TypeScript as a formatter leaves it, a relative import, a callback from the tests, a linter in npm test: the linter is left out and said, the seed evaluates, the callback runs in the tests', async () => {
     user = new EvolveProject();
     fs.cpSync(path.join(FIXTURES, 'tsChain'), user.dir, { recursive: true });

@@ -9,6 +9,9 @@ describe('init: hints for a seed that fails its own evaluation', () => {
   it('a module missing where the tests run, Python or Node', () => {
     assert.match(missingHint("ModuleNotFoundError: No module named 'pytest'"), /the Python module pytest is missing where the tests run/);
     assert.match(missingHint("Error: Cannot find module 'mocha'"), /mocha is missing where the tests run: .*npm install/);
+    const built = missingHint("Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/tmp/x/project/dist/words.js' imported from /tmp/x/project/test/a.js");
+    assert.match(built, /the file \/tmp\/x\/project\/dist\/words\.js is missing where the tests run: if the test command builds/);
+    assert.doesNotMatch(built, /npm install/);
   });
 
   it('a download the test command attempts without network (npx -y pnpm): names it and what to run instead', () => {

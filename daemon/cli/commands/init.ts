@@ -171,7 +171,12 @@ export function missingHint(text: string): string {
   const python = /No module named '?([\w.]+)'?/.exec(text);
   if (python) return ` (the Python module ${python[1]} is missing where the tests run: the sandbox runs them with the python3 your PATH had when init ran and the project's .venv or venv; install ${python[1]} there, or name the interpreter that has it in --tests, e.g. ".venv/bin/python -m pytest")`;
   const node = /Cannot find (?:module|package) '([^']+)'|([\w@./-]+): not found/.exec(text);
-  if (node) return ` (${node[1] ?? node[2]} is missing where the tests run: the sandbox sees the project's node_modules read-only; run npm install in the project, then init again)`;
+  const missing = node?.[1] ?? node?.[2];
+  if (missing && /^[./]/.test(missing)) {
+    // A file of the project, not a package: npm install would not bring it.
+    return ` (the file ${missing} is missing where the tests run: if the test command builds the project first, the build did not make it; check that the build passes on a fresh checkout)`;
+  }
+  if (missing) return ` (${missing} is missing where the tests run: the sandbox sees the project's node_modules read-only; run npm install in the project, then init again)`;
   const download = /request to (https?:\/\/[^\s]+) failed|(?:EAI_AGAIN|ENOTFOUND) ([\w.-]+)/.exec(text);
   if (download) {
     return ` (the test command downloads something (${download[1] ?? download[2]}) where the tests run, which has no network: npx -y or pnpm dlx fetching a tool, say; install that tool in the project or on your PATH, or name a command that runs the project's own test runner, e.g. "npm run test:unit" or "npx jest")`;

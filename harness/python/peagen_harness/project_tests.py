@@ -178,7 +178,10 @@ def _js_imports(source: str) -> List[str]:
     return sorted(set(found))
 
 
-ORIGINAL_PREFIX = ".peagen-original-"
+# Not a dot file: the project's build may compile or bundle its sources by glob (tsc's
+# `include`, tshy, babel's CLI), and those globs skip dot files, so a dotted original would be
+# missing from the build the stand-in imports (brace-expansion: tshy's src/*.ts).
+ORIGINAL_PREFIX = "peagen-original-"
 
 
 def project_node_modules() -> Optional[str]:
@@ -228,7 +231,32 @@ def _import_suffix(target: str) -> str:
         return extension
     if compiled in found:
         return compiled
+    if extension == ".ts" and _node_module_resolution(root, os.path.dirname(target)):
+        return compiled  # NodeNext: a relative import names the file it compiles to
     return "" if extension == ".ts" else extension  # .mts/.cts: Node resolves no other way
+
+
+def _node_module_resolution(root: str, folder: str) -> bool:
+    """Whether the project compiles TypeScript with Node's own module resolution (`"module":
+    "nodenext"`/`"node16"` in a tsconfig from the file's folder up to the project's root, or
+    tshy, which always does): then an extensionless import does not resolve in the output."""
+    while True:
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            if re.match(r"^tsconfig.*\.json$", name):
+                try:
+                    with open(os.path.join(folder, name), encoding="utf-8", errors="replace") as fh:
+                        if re.search(r'"module(?:Resolution)?"\s*:\s*"node(?:16|next)"', fh.read(), re.IGNORECASE):
+                            return True
+                except OSError:
+                    pass
+        if os.path.abspath(folder) == os.path.abspath(root) or os.path.dirname(folder) == folder:
+            break
+        folder = os.path.dirname(folder)
+    try:
+        with open(os.path.join(root, "package.json"), encoding="utf-8", errors="replace") as fh:
+            return re.search(r'"tshy"\s*:', fh.read()) is not None
+    except OSError:
+        return False
 
 
 def _write_js_standin(target: str, candidate: str, reference: str, timeout: float,
