@@ -3,7 +3,7 @@
  * missing where the tests run, and what to do.
  */
 import * as assert from 'node:assert/strict';
-import { boundaryHint, missingHint } from '../../daemon/cli/commands/init';
+import { boundaryHint, firstErrorHint, missingHint } from '../../daemon/cli/commands/init';
 
 describe('init: hints for a seed that fails its own evaluation', () => {
   it('a module missing where the tests run, Python or Node', () => {
@@ -24,5 +24,12 @@ describe('init: hints for a seed that fails its own evaluation', () => {
   it('tests that fail only behind the boundary: said when some pass, not when none does', () => {
     assert.match(boundaryHint("the project's tests failed (tests passed 777/784)"), /fail only with the function in a process of its own/);
     assert.equal(boundaryHint("the project's tests failed (tests passed 0/5)"), '');
+  });
+
+  it('otherwise the first error the tests name, and a build step that may have cut the stand-in', () => {
+    const built = "the project's tests failed (tests passed 0/1): the test command (exit status 1)\nnpm ran: test, build\nSyntaxError: Cannot use import statement outside a module\n    at wrapSafe (node:internal/modules/cjs/loader:1861:18)";
+    assert.match(firstErrorHint(built), /^; the tests' output says: SyntaxError: Cannot use import statement outside a module \(the test command builds the project first: .*stand-in/);
+    assert.equal(firstErrorHint(built.replace(', build', '')), "; the tests' output says: SyntaxError: Cannot use import statement outside a module");
+    assert.equal(firstErrorHint('evaluator error: the reference threw on every input'), '');
   });
 });

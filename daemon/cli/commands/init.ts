@@ -110,7 +110,25 @@ async function checkSeed(ctx: CliContext, dir: string, where: string, functionNa
     return { correct: true, executor, summary: value + selfTimingWarning(evaluation.metrics) + noTestPasses(evaluation), ...(leftOut && { leftOut: { tests: leftOut.tests, of: leftOut.of, file: path.relative(process.cwd(), leftOut.file) } }) };
   }
   const text = `${evaluation.failure?.message ?? ''}\n${evaluation.errorText ?? ''}`;
-  return { correct: false, executor, summary: `your code as it is fails its own evaluation in the ${executor} sandbox, so no candidate could pass it: ${(evaluation.failure?.message ?? 'no reason given').split('\n')[0]}${missingHint(text) || textCheckHint(text, inputs) || boundaryHint(text)}` };
+  return { correct: false, executor, summary: `your code as it is fails its own evaluation in the ${executor} sandbox, so no candidate could pass it: ${(evaluation.failure?.message ?? 'no reason given').split('\n')[0]}${missingHint(text) || textCheckHint(text, inputs) || boundaryHint(text) || firstErrorHint(text)}` };
+}
+
+/** The error the output names first (`SyntaxError: ...`, not a stack trace's source line), or undefined. */
+function firstError(text: string): string | undefined {
+  return text.split('\n').find((line) => /^\s*\w*(?:Error|Exception): \S/.test(line))?.trim().slice(0, 400);
+}
+
+/**
+ * The last resort for a seed whose tests fail: the first error their output names, and, when
+ * the test command builds first, that a build reading the file's text gets Peagen's stand-in.
+ */
+export function firstErrorHint(text: string): string {
+  if (!/the project's tests failed/.test(text)) return '';
+  const error = firstError(text);
+  // project_tests.TestRun.failure_text names the scripts npm ran (`npm ran: build, test`)
+  const builds = /^npm ran: .*\b(?:pre)?build\b/m.test(text);
+  return (error ? `; the tests' output says: ${error}` : '')
+    + (builds ? ' (the test command builds the project first: a build that reads your file\'s text gets Peagen\'s stand-in there, see "What init cannot handle" in docs/evolve-your-code.md; give --tests a command that runs the tests alone)' : '');
 }
 
 /** ` [low–high]`: the 95% interval the evaluator's rounds give the speedup, when it gave one. */
@@ -162,8 +180,8 @@ export function boundaryHint(text: string): string {
 function noTestPasses(evaluation: { metrics?: Record<string, number> | undefined; failure?: { message: string } | null | undefined; errorText?: string | null | undefined }): string {
   const metrics = evaluation.metrics;
   if (metrics?.tests_total === undefined || metrics.tests_total === 0 || metrics.tests_passed !== 0) return '';
-  const why = `${evaluation.failure?.message ?? ''}\n${evaluation.errorText ?? ''}`.split('\n').find((line) => /^\s*\w*(?:Error|Exception): \S/.test(line));
-  return `; no test passes on your code as it is${why ? `: ${why.trim().slice(0, 400)}` : ''}`;
+  const why = firstError(`${evaluation.failure?.message ?? ''}\n${evaluation.errorText ?? ''}`);
+  return `; no test passes on your code as it is${why ? `: ${why}` : ''}`;
 }
 
 /** What is missing from the sandbox's copy of the project, when the failure names it. */

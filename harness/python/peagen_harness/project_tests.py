@@ -81,7 +81,19 @@ class TestRun:
     def failure_text(self) -> str:
         """What a failing run says to a reader (and to a model): the failing tests by name."""
         named = "; ".join(self.failed[:5]) + (" (and %d more)" % (len(self.failed) - 5) if len(self.failed) > 5 else "")
-        return "the project's tests failed (%s): %s\n%s" % (self.summary(), named or "see the output", self.output[-2000:])
+        tail = self.output[-2000:]
+        head = []
+        if len(tail) < len(self.output):
+            tail = tail.split("\n", 1)[-1]  # whole lines
+            # What the tail lost and a reader needs: the scripts npm ran (`> pkg@1.0.0 build`: a
+            # build step), and the first error (a stack trace's frames fill the tail).
+            scripts = re.findall(r"^> \S+@\S* ([\w:.-]+)$", self.output, re.MULTILINE)
+            if scripts:
+                head.append("npm ran: %s" % ", ".join(dict.fromkeys(scripts)))
+            error = re.search(r"^\s*\w*(?:Error|Exception): \S.*$", self.output, re.MULTILINE)
+            if error and error.group(0) not in tail:
+                head.append(error.group(0).strip()[:400])
+        return "the project's tests failed (%s): %s\n%s" % (self.summary(), named or "see the output", "\n".join(head + [tail]))
 
 
 #: Set by Peagen (daemon/evaluation/projectAccess.ts): the project's dependency folders

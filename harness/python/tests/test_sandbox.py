@@ -487,6 +487,19 @@ class NodeReportersTest(unittest.TestCase):
             self.assertIn("adds", run.output, "the project's own spec reporter still prints")
 
 
+class FailureTextTest(unittest.TestCase):
+    def test_a_long_output_keeps_the_first_error_and_the_scripts_npm_ran(self):
+        from peagen_harness.project_tests import TestRun
+        output = ("> lib@1.0.0 test\n> npm run build && mocha\n\n> lib@1.0.0 build\n> node build.js\n\n"
+                  "SyntaxError: Cannot use import statement outside a module\n"
+                  + "    at Module._compile (node:internal/modules/cjs/loader:1903:20)\n" * 80)
+        text = TestRun(0, 1, ["the test command (exit status 1)"], output).failure_text()
+        self.assertIn("npm ran: test, build\nSyntaxError: Cannot use import statement outside a module\n    at Module", text)
+        self.assertNotIn("\n20)\n", text)  # the tail starts at a whole line
+        short = TestRun(0, 1, ["x"], "SyntaxError: y\n").failure_text()
+        self.assertTrue(short.endswith("x\nSyntaxError: y\n"), short)
+
+
 class EveryTestRunsTest(unittest.TestCase):
     """A project's fail-fast option never stops the tests Peagen runs (a test left out, or one
     never reached, would otherwise go unjudged), and an expected-failure marker never turns a
