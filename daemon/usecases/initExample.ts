@@ -44,6 +44,12 @@ import { BASE_TEXT_FILE, SELECTION_FILE, sha256 } from './selectionJob';
 import { selectionProgram } from './selectionProgram';
 
 export const EXAMPLES_DIR = path.join('.peagen', 'examples');
+/**
+ * Left in an example whose seed failed init's check (`peagen init` writes it): init may make
+ * that example again in its place (with other flags, as its message advises), while an example
+ * that evaluated is never overwritten.
+ */
+export const NOT_READY_MARKER = '.peagen-not-ready';
 
 /** The request cannot make an example; the message says what to write by hand instead. */
 export class InitError extends Error {
@@ -128,7 +134,12 @@ export async function initExample(request: InitRequest): Promise<InitResult> {
   // An example outside the project cannot name the project's folders (only an ancestor's).
   const project = environment && ProjectEnvironmentSchema.safeParse(environment).success ? environment : undefined;
   const scaffold = scaffoldFiles({ fileName, text, functionName: request.functionName, language, objective, ...(tests && { tests }), ...(project && { project }) });
-  if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) throw new InitError(`${dir} already holds files: evolve that example (peagen evolve run ${dir}), or name another with --out`);
+  if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) {
+    if (!fs.existsSync(path.join(dir, NOT_READY_MARKER))) {
+      throw new InitError(`${dir} already holds files: evolve that example (peagen evolve run ${dir}), or name another with --out`);
+    }
+    fs.rmSync(dir, { recursive: true, force: true }); // what an init that was NOT READY left
+  }
 
   // Where the program goes back (`peagen evolve apply`, the editor's Accept): the user's file,
   // the lines the evolved block's inner lines replace, and the text it was made from (which a

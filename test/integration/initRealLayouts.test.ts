@@ -173,6 +173,26 @@ describe('peagen init on projects laid out as real ones are (real CLI)', functio
     assert.equal(parseJson<InitOutput>(init).check?.correct, true, init.stdout);
   });
 
+  it('a function that takes a function (timeago.js\' formatDiff(diff, localeFunc)): drawn inputs cannot supply one, and init says so and what to do, which works', async () => {
+    user = new EvolveProject();
+    fs.writeFileSync(path.join(user.dir, 'package.json'), JSON.stringify({ name: 'apply', private: true, type: 'module', scripts: { test: 'node --test' } }));
+    fs.writeFileSync(path.join(user.dir, 'lib.js'), 'export function applyAll(transform, items) {\n  const out = [];\n  for (const item of items) out.push(transform(item));\n  return out;\n}\n');
+    fs.writeFileSync(
+      path.join(user.dir, 'lib.test.js'),
+      "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { applyAll } from './lib.js';\ntest('doubles', () => assert.deepEqual(applyAll((x) => x * 2, [1, 2]), [2, 4]));\n",
+    );
+    const speed = await user.run(['--json', 'init', 'lib.js', '--function', 'applyAll', '--tests', 'npm test']);
+    assert.notEqual(speed.code, 0);
+    const summary = parseJson<InitOutput>(speed).check?.summary ?? '';
+    assert.match(summary, /transform is not a function\).*edit sampleArgs\(\) in peagen_evaluate\.js .*or init with --objective tests/, summary);
+    // As advised, in the same place: init replaces what it left NOT READY, never a ready example.
+    const tests = await user.run(['--json', 'init', 'lib.js', '--function', 'applyAll', '--tests', 'npm test', '--objective', 'tests']);
+    assert.equal(tests.code, 0, tests.stdout + tests.stderr);
+    assert.equal(parseJson<InitOutput>(tests).check?.correct, true, tests.stdout);
+    const again = await user.run(['--json', 'init', 'lib.js', '--function', 'applyAll', '--tests', 'npm test']);
+    assert.match(again.stdout + again.stderr, /already holds files/);
+  });
+
   it('TypeScript as a formatter leaves it, a relative import, a callback from the tests, a linter in npm test: the linter is left out and said, the seed evaluates, the callback runs in the tests', async () => {
     user = new EvolveProject();
     fs.cpSync(path.join(FIXTURES, 'tsChain'), user.dir, { recursive: true });

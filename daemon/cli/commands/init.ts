@@ -3,10 +3,11 @@
  * an example for a function of your code, with an evaluator built on the harness
  * (daemon/usecases/initExample.ts); prints the one command that evolves it.
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Command, Option } from 'commander';
 import type { InitObjective } from '../../evaluation/scaffold/scaffoldExample';
-import { InitError, type InitResult, initExample } from '../../usecases/initExample';
+import { InitError, type InitResult, initExample, NOT_READY_MARKER } from '../../usecases/initExample';
 import { evaluateSeedListingTests, leftOutTestsText } from '../../usecases/listedTests';
 import { loadExample } from '../../evaluation/example';
 import { CliContext, CliError, ExitCode } from '../context';
@@ -61,6 +62,7 @@ export function registerInitCommand(program: Command): void {
       const evolve = `peagen evolve run ${where}`;
       // "init OK" means the seed evaluates: the same evaluator, sandbox and copy of the project the run will use.
       const check = flags.check ? await checkSeed(ctx, made.dir, where, flags.function, made.inputs) : undefined;
+      if (check && !check.correct) fs.writeFileSync(path.join(made.dir, NOT_READY_MARKER), `${check.summary}\n`);
       const inputs = made.inputs.from === 'tests' ? `the ${made.inputs.calls} distinct call(s) your tests made, then inputs drawn like them` : `drawn from its signature (${made.inputs.why})`;
       ctx.output({ ...made, command: evolve, ...(check && { check }) }, () =>
         [
@@ -76,7 +78,7 @@ export function registerInitCommand(program: Command): void {
           ...(check ? [check.correct ? `checked: your code as it is evaluates correctly in a ${check.executor} sandbox (${check.summary})` : `NOT READY: ${check.summary}`] : []),
           ...(check?.leftOut ? [leftOutTestsText(check.leftOut, flags.function, check.leftOut.file)] : []),
           ...(check && !check.correct
-            ? [`the example is kept: fix what is said above, then check it again with peagen eval ${where}`]
+            ? [`the example is kept: fix what is said above, then check it again with peagen eval ${where} (or init again, which replaces it)`]
             : [`review its evaluator (the inputs it uses, what the candidate may import), then evolve it with:`, `  ${evolve}`]),
         ].join('\n'),
       );

@@ -331,6 +331,12 @@ async function validPool(options, valid, random, want, maxNs, seconds) {
   return [...found.values()].slice(0, want);
 }
 
+/** What to do when the reference accepts none of the inputs (a parameter drawn inputs cannot supply: a function). */
+function threwOnEvery(example) {
+  return 'the reference threw on every input (e.g. it ' + example.split('\n')[0] + '): edit sampleArgs() in peagen_evaluate.js so that it draws inputs '
+    + FUNCTION + '() accepts, or init with --objective tests, which judges by the tests alone';
+}
+
 /** The answer as comparable text: its type in the program's process and its value on the wire. */
 function show(result) {
   if (result.error !== null) return 'threw ' + (result.thrown && result.thrown !== 'error' ? '(not an Error but ' + (result.thrown === 'object' ? 'an object' : 'a ' + result.thrown) + ') ' : '') + result.error.slice(0, 200);
@@ -473,12 +479,18 @@ async function evaluate(metrics) {
     if (OBJECTIVE === 'score') {
       // The inputs the reference accepts: the score is what evolves, there is no answer to match.
       const valid = [];
-      for (const entry of inputs) if ((await oracle.call(...entry.input)).error === null) valid.push(entry);
-      if (valid.length === 0) throw new EvaluatorError('the reference threw on every input: edit sampleArgs()');
+      let first = '';
+      for (const entry of inputs) {
+        const answer = await oracle.call(...entry.input);
+        if (answer.error === null) valid.push(entry);
+        else first ||= show(answer);
+      }
+      if (valid.length === 0) throw new EvaluatorError(threwOnEvery(first));
       return { objective: await score(args.candidate, options, valid, metrics), ...learned };
     }
     let slowestNs = 0;
     let raised = 0;
+    let firstRaised = '';
     // The distinct answers of the reference: one answer to every input cannot tell a wrong
     // candidate (one that returns a constant) from a right one.
     const answers = new Set();
@@ -500,8 +512,10 @@ async function evaluate(metrics) {
         }
         metrics.state_dependent_calls = differing.length;
         slowestNs = Math.max(slowestNs, expected.wallNs);
-        if (expected.error !== null) raised += 1;
-        else valid.push(input);
+        if (expected.error !== null) {
+          raised += 1;
+          firstRaised ||= show(expected).split('\n')[0];
+        } else valid.push(input);
         if (answers.size === 0) firstAnswer = show(expected);
         answers.add(expected.error !== null ? 'threw ' + expected.error.split(':')[0] : expected.type + ' ' + JSON.stringify(encodeWire(expected.output)));
         checker.callTimeoutMs = 5000 + 10 * expected.wallNs / 1e6;
@@ -512,7 +526,7 @@ async function evaluate(metrics) {
     } finally {
       checker.close();
     }
-    if (raised === inputs.length) throw new EvaluatorError('the reference threw on every input: edit sampleArgs()');
+    if (raised === inputs.length) throw new EvaluatorError(threwOnEvery(firstRaised));
     if (answers.size === 1) {
       throw new EvaluatorError('the reference gives the same answer to every sample input (' + firstAnswer.slice(0, 120) + '): sampleArgs() draws inputs that cannot tell a wrong candidate from a right one; edit it (or the parameter kinds) so that the answers vary');
     }
@@ -569,6 +583,11 @@ async function evaluate(metrics) {
       // targetNs for it or the valid calls run out.
       // A call of a batch takes at most an eighth of the batch's time: a batch is made of quick calls.
       pool = await validPool(refOptions, valid, trng, quick ? 4000 : 20000, targetNs / 8, quick ? 4 : 8);
+      if (pool.length < 8) {
+        // A batch of a few calls repeated would time the round trip, and reward remembering.
+        throw new EvaluatorError('the reference answers only ' + pool.length + ' distinct input(s) quickly, too few to time' + (firstRaised ? ' (on others it ' + firstRaised + ')' : '')
+          + ': edit sampleArgs() in peagen_evaluate.js so that it draws inputs ' + FUNCTION + '() accepts, or init with --objective tests, which judges by the tests alone');
+      }
       batch = 8;
       for (;;) {
         const probe = await timedCall(drawBatch(batch), 'a batch of ' + batch + ' calls');

@@ -585,7 +585,9 @@ def evaluate(args, metrics, started, learned):
             if why:
                 raise harness.CandidateFailure("%s answered %s" % (label, why))
         if raised == len(inputs):
-            raise harness.EvaluatorError("the reference raised on every input (e.g. %s): edit sample_args()" % show(expected))
+            raise harness.EvaluatorError("the reference raised on every input (e.g. %s): edit sample_args() in peagen_evaluate.py so "
+                                         "that it draws inputs %s() accepts, or init with --objective tests, which judges by the "
+                                         "tests alone" % (show(expected), FUNCTION))
         if len(answers) == 1:
             raise harness.EvaluatorError("the reference gives the same answer to every sample input (%s): sample_args() draws "
                                          "inputs that cannot tell a wrong candidate from a right one; edit it (or annotate the "
