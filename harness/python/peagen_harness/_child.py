@@ -245,11 +245,26 @@ _own_roots = [frozenset()]
 PROGRAM_MODULE = "candidate_program"
 
 
+def _is_own_class(t):
+    module = t.__module__ if _type(t.__module__) is _str else ""
+    return module == PROGRAM_MODULE or module.split(".")[0] in _own_roots[0]
+
+
+def _own_enum_member(value, t):
+    """The name of a member of one of the user's Enum classes (docstring_parser's
+    `DocstringStyle.REST`), else None: it crosses by its class and name, never its state
+    (which holds the class)."""
+    enum = sys.modules.get("enum")  # an Enum's class was made by it, so it is loaded
+    if enum is None or not _is_own_class(t) or not isinstance(value, enum.Enum):
+        return None
+    name = value._name_
+    return name if _type(name) is _str else None
+
+
 def _own_instance_state(value, t):
     """The state (a copy of __dict__) of an instance of one of the user's classes, else None.
     Not a subclass of a built-in type (a `Cents(int)`: its value is not in its __dict__)."""
-    module = t.__module__ if _type(t.__module__) is _str else ""
-    if module != PROGRAM_MODULE and module.split(".")[0] not in _own_roots[0]:
+    if not _is_own_class(t):
         return None
     if _any(base is not object and base.__module__ == "builtins" for base in t.__mro__[1:]):
         return None
@@ -301,6 +316,11 @@ def to_wire(value, depth=0, callbacks=None):
         # tests' objects stays linear); every handle still resolves to the judge's own object.
         callbacks.append(value)
         return {"$": "ref", "v": [_len(callbacks) - 1, "function" if callable(value) else "object"]}
+    if t is _Generated:
+        return {"$": "generator", "v": to_wire(value.items, depth + 1, callbacks)}
+    member = _own_enum_member(value, t) if callbacks is None else None
+    if member is not None:
+        return {"$": "member", "v": [t.__module__, _str(t.__qualname__), member]}
     state = _own_instance_state(value, t) if callbacks is None else None
     if state is not None:
         return {"$": "instance", "v": [t.__module__, _str(t.__qualname__), to_wire(state, depth + 1)]}
@@ -310,6 +330,29 @@ def to_wire(value, depth=0, callbacks=None):
 
 
 _FLOATS = {"nan": float("nan"), "inf": float("inf"), "-inf": float("-inf")}
+_GENERATOR = _type((lambda: (yield))())
+#: The most items a generator the program returns is read for (a boundary call reads it whole).
+GENERATOR_LIMIT = 1_000_000
+
+
+class _Generated:
+    """The items of a generator a boundary call returned, read in the program's process (its
+    work is done as it is read): they cross as a generator of the judge's over them."""
+
+    def __init__(self, items):
+        self.items = items
+
+
+def _drained(value):
+    """`value`, or the items of a generator, read now (inside the call: its errors are the call's)."""
+    if _type(value) is not _GENERATOR:
+        return value
+    items = []
+    for item in value:
+        items.append(item)
+        if _len(items) > GENERATOR_LIMIT:
+            raise WireError("the result is a generator of more than %d items" % GENERATOR_LIMIT)
+    return _Generated(items)
 
 
 def from_wire(wire, depth=0, callback=None, instance=None):
@@ -331,6 +374,9 @@ def from_wire(wire, depth=0, callback=None, instance=None):
     if t is not dict or _set(wire) != {"$", "v"}:
         raise WireError("not a wire value")
     tag, v = wire["$"], wire["v"]
+    if tag == "member" and instance is not None and _type(v) is list and _len(v) == 3 \
+            and _type(v[0]) is _str and _type(v[1]) is _str and _type(v[2]) is _str:
+        return instance(v[0], v[1], v[2])  # a member name for a state: the original's Enum member
     if tag == "instance" and instance is not None and _type(v) is list and _len(v) == 3 \
             and _type(v[0]) is _str and _type(v[1]) is _str:
         state = from_wire(v[2], depth + 1, callback, instance)
@@ -346,6 +392,8 @@ def from_wire(wire, depth=0, callback=None, instance=None):
             return {from_wire(k, depth + 1, callback, instance): from_wire(x, depth + 1, callback, instance) for k, x in v}
         if tag in ("bytes", "bytearray") and _type(v) is str:
             return bytes.fromhex(v) if tag == "bytes" else bytearray.fromhex(v)
+        if tag == "generator" and _type(v) is list:
+            return (item for item in from_wire(v, depth, callback, instance))
         if tag == "builtin" and _type(v) is _str and v in WIRE_BUILTINS:
             return getattr(builtins, v)
         if tag == "ref" and callback is not None and _type(v) is list and _len(v) == 2 and _type(v[0]) is int:
@@ -418,11 +466,34 @@ try:
             (frozenset(("_create_fn", "_process_class", "add_fns_to_class")), lambda event, args: event in _FACTORY_EVENTS),
         os.path.join(_STDLIB, "importlib", "metadata", "__init__.py"): (None, _reads_only),
         os.path.join(_STDLIB, "encodings", "__init__.py"): (frozenset(("search_function",)), _codec_import),
+        # TypeVar(), NewType(), TypedDict() and NamedTuple() read their caller's module name.
+        os.path.join(_STDLIB, "typing.py"): (frozenset(("_caller",)), lambda event, args: event == "sys._getframe"),
     }
 except (AttributeError, TypeError):  # an interpreter without a stdlib on disk
     _STDLIB, _STDLIB_CALLERS = None, {}
 _getframe = sys._getframe
 _checking_caller = [False]  # lets the hook allow its own look at the caller's frame
+
+
+#: Functions of installed packages (in a site-packages folder) that look at their caller's frame
+#: and hand none out: typing_extensions reads a module's name, and once it is imported it
+#: patches typing so that subscripting a generic (`List[X]`) asks whether typing called it (emoji).
+_PACKAGE_FRAME_READERS = {"typing_extensions.py": frozenset(("_caller", "_has_generic_or_protocol_as_origin"))}
+
+
+def _package_may_read_frames(event):
+    """Whether the sys._getframe being handled was called by a _PACKAGE_FRAME_READERS function."""
+    if event != "sys._getframe":
+        return False
+    _checking_caller[0] = True
+    try:
+        code = _getframe(2).f_code  # 0: here, 1: the hook, 2: the frame that raised the event
+        folder, name = os.path.split(code.co_filename)
+        return code.co_name in _PACKAGE_FRAME_READERS.get(name, ()) and os.path.basename(folder) in ("site-packages", "dist-packages")
+    except BaseException:  # noqa: BLE001
+        return False
+    finally:
+        _checking_caller[0] = False
 
 
 def _standard_library_may(event, args):
@@ -646,7 +717,7 @@ def main():
             return
         if (_checking_caller[0] and event in ("sys._getframe", "object.__getattr__")) or _harness_importing[0]:
             return
-        if _standard_library_may(event, args):
+        if _standard_library_may(event, args) or _package_may_read_frames(event):
             return
         if event == "exec" and own_exec and args and args[0] is own_exec[0]:
             own_exec.clear()  # the harness's one exec of the program
@@ -871,7 +942,7 @@ def call_by_name(namespace, request, path, callback=None):
     sys.stdout, sys.stderr = _Printed(log, 0), _Printed(log, 1)
     _print_log[0] = log
     try:
-        out = fn(*args, **kwargs)
+        out = _drained(fn(*args, **kwargs))
     except BaseException as exc:  # noqa: BLE001 - SystemExit and KeyboardInterrupt included
         reply["error"] = _exception_text(exc, path)
         reply["error_type"] = _type(exc).__name__ if isinstance(exc, Exception) else "BaseException"

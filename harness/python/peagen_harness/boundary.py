@@ -35,6 +35,7 @@ from __future__ import annotations
 import ast
 import atexit
 import builtins
+import enum
 import itertools
 import json
 import operator
@@ -42,7 +43,7 @@ import os
 import sys
 import time
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional
+from typing import Any, Dict, Iterable, List, Optional, Union
 
 from ._child import PROGRAM_MODULE, WireError, from_wire, to_wire
 from .candidate import Candidate, CandidateFailure
@@ -88,6 +89,18 @@ class StandinPlan:
         return self.functions + self.values
 
 
+def _is_generator(function: ast.FunctionDef) -> bool:
+    """Whether the function itself yields (a generator inside it, or a lambda, does not make it one)."""
+    stack: List[ast.AST] = list(function.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
+
+
 def plan_original(reference: str, evolved: Optional[Iterable[str]]) -> StandinPlan:
     """The plan of a stand-in that is the original module with its evolved functions forwarded
     (`evolved` None: every top-level function)."""
@@ -98,7 +111,7 @@ def plan_original(reference: str, evolved: Optional[Iterable[str]]) -> StandinPl
         if name is None or (wanted is not None and name not in wanted):
             continue
         if isinstance(node, ast.FunctionDef):
-            if any(isinstance(inner, (ast.Yield, ast.YieldFrom)) for inner in ast.walk(node)):
+            if _is_generator(node):
                 plan.unsupported_names[name] = "%s() is an evolved generator (its values cannot be forwarded one by one)" % name
             else:
                 plan.functions.append(name)
@@ -117,7 +130,7 @@ def plan_module(source: str) -> StandinPlan:
     plan = StandinPlan()
     for node in ast.parse(source).body:
         if isinstance(node, ast.FunctionDef):
-            if any(isinstance(inner, (ast.Yield, ast.YieldFrom)) for inner in ast.walk(node)):
+            if _is_generator(node):
                 plan.unsupported_names[node.name] = "%s() is a generator (its values cannot be forwarded one by one)" % node.name
             else:
                 plan.functions.append(node.name)
@@ -430,7 +443,7 @@ def _user_roots(namespace: Dict[str, Any]) -> set:
     return {str(namespace.get(key) or "").split(".")[0] for key in ("__name__", "__package__")} - {""}
 
 
-def _own_instance(namespace: Dict[str, Any], module: str, qualname: str, state: Dict[str, Any]) -> Any:
+def _own_instance(namespace: Dict[str, Any], module: str, qualname: str, state: Union[Dict[str, Any], str]) -> Any:
     """The candidate's answer that is an instance of one of the user's classes (its state, as
     the child sent it): an instance of the original's class of that module and name, made
     without running its constructor (`__new__`, then the state), so that the tests compare it
@@ -447,6 +460,11 @@ def _own_instance(namespace: Dict[str, Any], module: str, qualname: str, state: 
         # As any other value that cannot cross: the call fails in the judge (the test fails).
         raise TypeError("the result cannot cross the process boundary: an instance of %s, which is not a class of "
                         "the original's" % qualname)
+    if isinstance(state, str):  # a member of the original's Enum, by name (_child._own_enum_member)
+        member = cls.__members__.get(state) if issubclass(cls, enum.Enum) else None
+        if member is None:
+            raise TypeError("the result cannot cross the process boundary: %s has no member %s" % (qualname, state[:100]))
+        return member
     # No method of the class's may be stood in for (`same_as = bool` in the state, which its own
     # __eq__ would call), and no value of the state may be a function.
     if any(callable(getattr(cls, key, None)) or callable(value) for key, value in state.items()):

@@ -180,6 +180,56 @@ class StandInTest(unittest.TestCase):
             self.assertIsNot(mod.span("4"), cached, "object.__new__: never an object the tests hold")
             self.assertEqual(cached.days, 0)
 
+    def test_a_member_of_the_originals_enum_crosses_by_name(self):
+        # docstring_parser's parse returns a Docstring whose style is a DocstringStyle member.
+        reference = """
+            import enum
+
+            class Style(enum.Enum):
+                REST = 1
+                GOOGLE = 2
+
+            class Doc:
+                def __init__(self, style):
+                    self.style = style
+
+            # EVOLVE-BLOCK-START
+            def parse(text):
+                return Doc(Style.REST if text.startswith(":") else Style.GOOGLE)
+            # EVOLVE-BLOCK-END
+        """
+        candidate = textwrap.dedent(reference).replace("return Doc(", "return Other.X if text == 'x' else Doc(")
+        candidate += "\n\nclass Other(enum.Enum):\n    X = 1\n"
+        with StandIn(candidate, reference=reference) as mod:
+            got = mod.parse(":param")
+            self.assertIs(type(got), mod.Doc)
+            self.assertIs(got.style, mod.Style.REST, "the original's member itself")
+            self.assertIs(mod.parse("Args:").style, mod.Style.GOOGLE)
+            with self.assertRaisesRegex(TypeError, "Other, which is not a class of the original's"):
+                mod.parse("x")
+
+    def test_a_generator_is_read_in_the_candidates_process_and_arrives_as_a_generator(self):
+        # braceexpand returns a generator expression; its errors are raised as it is read.
+        with StandIn("""
+            def expand(text):
+                if "{" in text:
+                    raise ValueError("unbalanced")
+                return (c * 2 for c in text)
+
+            def late(text):
+                def items():
+                    yield text
+                    raise KeyError(text)
+                return items()
+        """) as mod:
+            got = mod.expand("ab")
+            self.assertIs(type(got), type((lambda: (yield))()))
+            self.assertEqual(list(got), ["aa", "bb"])
+            with self.assertRaisesRegex(ValueError, "unbalanced"):
+                mod.expand("{")
+            with self.assertRaises(KeyError):  # read inside the call: raised by the call
+                mod.late("x")
+
     def test_an_evolved_class_cannot_be_carried_and_is_named(self):
         reference = "# EVOLVE-BLOCK-START\nclass Box:\n    pass\n\n\ndef f():\n    return 0\n# EVOLVE-BLOCK-END\n"
         with StandIn("def f():\n    return 1\n", reference=reference) as mod:
