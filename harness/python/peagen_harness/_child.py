@@ -162,14 +162,22 @@ def _stdlib_value_to_wire(value, t):
     if t is not module.datetime and t is not module.time:
         return None
     zone = value.tzinfo
-    if zone is not None and _type(zone) is not module.timezone:
+    if zone is None or _type(zone) is module.timezone:
+        zone = None if zone is None else _stdlib_value_to_wire(zone, module.timezone)
+    elif _own_instance_state(zone, _type(zone)) is not None:
+        # A zone class of the user's (toml's TomlTz): by its class and state, as their instances
+        # cross; the judge's side makes the original's class's.
+        zone = to_wire(zone, _WIRE_DEPTH - _ZONE_DEPTH)
+    else:
         return None  # a zone with rules of its own (zoneinfo) is behaviour
-    zone = None if zone is None else _stdlib_value_to_wire(zone, module.timezone)
     clock = [value.hour, value.minute, value.second, value.microsecond, value.fold, zone]
     return {"$": t.__name__, "v": ([value.year, value.month, value.day] if t is module.datetime else []) + clock}
 
 
-def _stdlib_value_from_wire(tag, v):
+_ZONE_DEPTH = 4  # how deep the state of a user's zone may be nested
+
+
+def _stdlib_value_from_wire(tag, v, instance=None):
     module = _harness_import(_STDLIB_VALUE_TAGS[tag])
     if tag == "decimal":
         if _type(v) is str:
@@ -185,8 +193,8 @@ def _stdlib_value_from_wire(tag, v):
     sizes = {"date": 3, "timedelta": 3, "time": 5, "datetime": 8}
     if tag in sizes and _len(parts) == sizes[tag] and _all(_type(x) is int for x in parts):
         if zone is not None:
-            zone = from_wire(zone, _WIRE_DEPTH)
-            if _type(zone) is not module.timezone:
+            zone = from_wire(zone, _WIRE_DEPTH - _ZONE_DEPTH, None, instance)
+            if not isinstance(zone, module.tzinfo):
                 raise WireError("a malformed %s" % tag)
         if tag == "date":
             return module.date(*parts)
@@ -399,7 +407,7 @@ def from_wire(wire, depth=0, callback=None, instance=None):
         if tag == "ref" and callback is not None and _type(v) is list and _len(v) == 2 and _type(v[0]) is int:
             return callback(v[0], v[1] == "function")
         if tag in _STDLIB_VALUE_TAGS:
-            return _stdlib_value_from_wire(tag, v)
+            return _stdlib_value_from_wire(tag, v, instance)
         if tag == "complex" and _type(v) is list and _len(v) == 2:
             real, imag = from_wire(v[0], depth + 1), from_wire(v[1], depth + 1)
             if _type(real) is float and _type(imag) is float:

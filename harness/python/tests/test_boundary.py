@@ -1,5 +1,6 @@
 """Tests of peagen_harness.boundary, the stand-in a judge imports instead of the candidate:
 python3 harness/python/tests/test_boundary.py"""
+import datetime
 import importlib.util
 import math
 import os
@@ -207,6 +208,28 @@ class StandInTest(unittest.TestCase):
             self.assertIs(mod.parse("Args:").style, mod.Style.GOOGLE)
             with self.assertRaisesRegex(TypeError, "Other, which is not a class of the original's"):
                 mod.parse("x")
+
+    def test_a_datetime_in_a_zone_class_of_the_originals_crosses_with_that_zone(self):
+        # toml's loads: datetimes whose tzinfo is its own TomlTz.
+        source = """
+            import datetime
+
+            class Zone(datetime.tzinfo):
+                def __init__(self, minutes):
+                    self.minutes = minutes
+
+                def utcoffset(self, dt):
+                    return datetime.timedelta(minutes=self.minutes)
+
+            # EVOLVE-BLOCK-START
+            def stamp(minutes):
+                return datetime.datetime(2020, 1, 2, 3, 4, tzinfo=Zone(minutes))
+            # EVOLVE-BLOCK-END
+        """
+        with StandIn(source, reference=source) as mod:
+            got = mod.stamp(90)
+            self.assertIs(type(got.tzinfo), mod.Zone, "the original's zone class")
+            self.assertEqual(got.utcoffset(), datetime.timedelta(minutes=90))
 
     def test_a_generator_is_read_in_the_candidates_process_and_arrives_as_a_generator(self):
         # braceexpand returns a generator expression; its errors are raised as it is read.
