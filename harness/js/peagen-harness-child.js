@@ -43,7 +43,15 @@ const { realmGlobals } = require('./peagen-realm-globals.js');
 // Brand checks of the runner's own (they read the object's internal slots, whatever realm made
 // it, and run none of its code): the realm's try-and-catch checks threw four errors for every
 // plain object, 30 µs each, and 50,000 points took 1.5 s to compare.
-const { isNativeError, isProxy, isMap, isSet, isRegExp, isDate } = require('util').types;
+const { isNativeError, isProxy, isMap, isSet, isRegExp, isDate, isTypedArray } = require('util').types;
+// A typed array's kind and bytes from its internal slots (these getters work on any realm's
+// typed arrays and run none of the candidate's code).
+const TypedArrayProto = Object.getPrototypeOf(Uint8Array.prototype);
+const typedArrayName = Function.prototype.call.bind(Object.getOwnPropertyDescriptor(TypedArrayProto, Symbol.toStringTag).get);
+const typedArrayGetter = (name) => Function.prototype.call.bind(Object.getOwnPropertyDescriptor(TypedArrayProto, name).get);
+const typedArrayBuffer = typedArrayGetter('buffer');
+const typedArrayByteOffset = typedArrayGetter('byteOffset');
+const typedArrayByteLength = typedArrayGetter('byteLength');
 
 const readSync = fs.readSync;
 const writeSync = fs.writeSync;
@@ -69,6 +77,7 @@ const ReflectApply = Reflect.apply;
 const stringRepeat = Function.prototype.call.bind(String.prototype.repeat);
 const stringIndexOf = Function.prototype.call.bind(String.prototype.indexOf);
 const stringSlice = Function.prototype.call.bind(String.prototype.slice);
+const arrayJoin = Function.prototype.call.bind(Array.prototype.join);
 const stringLastIndexOf = Function.prototype.call.bind(String.prototype.lastIndexOf);
 const SourceTextModule = vm.SourceTextModule;
 const SyntheticModule = vm.SyntheticModule;
@@ -76,7 +85,8 @@ const SyntheticModule = vm.SyntheticModule;
 const REQUEST_FD = 0;
 const REPLY_FD = 3;
 const MAX_DEPTH = 64;
-const MAX_OUTPUT_CHARS = 64 * 1024 * 1024;
+// Twice what it was for typed arrays: base64-js's tests send 64 MiB of bytes (89 MB as base64).
+const MAX_OUTPUT_CHARS = 128 * 1024 * 1024;
 
 // ------------------------------------------------------------------ pipes
 const readBuffer = BufferAlloc(1 << 16);
@@ -84,8 +94,11 @@ const readBuffer = BufferAlloc(1 << 16);
 // open), so its methods and accessors are not looked up after the program has loaded.
 const readArrayBuffer = readBuffer.buffer;
 const readOffset = readBuffer.byteOffset;
-let pending = '';
-let scanned = 0; // how much of pending holds no newline: a long request comes in many reads, each searched once
+let pending = ''; // text read past the lines returned so far
+// The pieces of the line being read, none holding a newline: joined once when it ends. A
+// string grown by += and searched after each read is flattened, copied whole, on every
+// search: an 89 MB argument (base64-js's) took minutes to read.
+let lineParts = [];
 // A character split between two reads is joined, not replaced (a request of non-ASCII text
 // longer than one read was corrupted at the boundary).
 const utf8 = new (require('string_decoder').StringDecoder)('utf8');
@@ -94,14 +107,16 @@ const decodeChunk = Function.prototype.call.bind(utf8.write, utf8);
 /** Next request line (blocking), or null when the parent closed the pipe. */
 function readRequest() {
   for (;;) {
-    const k = stringIndexOf(pending, '\n', scanned);
+    const k = stringIndexOf(pending, '\n');
     if (k >= 0) {
-      const line = stringSlice(pending, 0, k);
+      lineParts[lineParts.length] = stringSlice(pending, 0, k);
+      const line = lineParts.length === 1 ? lineParts[0] : arrayJoin(lineParts, '');
+      lineParts = [];
       pending = stringSlice(pending, k + 1);
-      scanned = 0;
       return line;
     }
-    scanned = pending.length;
+    if (pending.length > 0) lineParts[lineParts.length] = pending;
+    pending = '';
     let n;
     try {
       n = readSync(REQUEST_FD, readBuffer, 0, readBuffer.length, null);
@@ -110,7 +125,7 @@ function readRequest() {
       throw err;
     }
     if (n === 0) return null;
-    pending += decodeChunk(BufferFrom(readArrayBuffer, readOffset, n));
+    pending = decodeChunk(BufferFrom(readArrayBuffer, readOffset, n));
   }
 }
 
@@ -179,6 +194,8 @@ function encode(value, depth, budget) {
       if (!isArrayIndex(key, length)) extra[extra.length] = `[${stringify(StringCtor(key))},${encode(value[key], depth + 1, budget)}]`;
     }
     out = extra.length > 0 ? `{"$":"array","v":[${parts.join(',')}],"p":[${extra.join(',')}]}` : `{"$":"array","v":[${parts.join(',')}]}`;
+  } else if (t === 'object' && isTypedArray(value) && !isProxy(value)) {
+    out = encodeTyped(value, budget);
   } else if (t === 'object' && isMap(value)) {
     const parts = [];
     const pairs = realm.mapPairs(value);
@@ -204,8 +221,20 @@ function encode(value, depth, budget) {
     out = `{"$":"callback","v":${realm.callbackIndex(value)}}`;
   } else out = `{"$":"opaque","v":${stringify(t)}}`;
   budget.chars += out.length;
-  if (budget.chars > MAX_OUTPUT_CHARS) throw new RangeError('the output is larger than 64 MB');
+  if (budget.chars > MAX_OUTPUT_CHARS) throw new RangeError(`the output is larger than ${MAX_OUTPUT_CHARS >> 20} MB`);
   return out;
+}
+
+/**
+ * {"$":"typed","v":[kind, base64 of its bytes]}: a Uint8Array and the rest (base64-js's
+ * toByteArray), as peagen-harness.js decodes them; both sides are this machine, one byte order.
+ */
+function encodeTyped(value, budget) {
+  const bytes = typedArrayByteLength(value);
+  // Checked before anything is built: base64 takes 4 characters for 3 bytes.
+  if (budget.chars + (bytes / 3) * 4 > MAX_OUTPUT_CHARS) throw new RangeError(`the output is larger than ${MAX_OUTPUT_CHARS >> 20} MB`);
+  const text = BufferFrom(typedArrayBuffer(value), typedArrayByteOffset(value), bytes).toString('base64');
+  return `{"$":"typed","v":[${stringify(typedArrayName(value))},"${text}"]}`;
 }
 
 // ------------------------------------------------------------------ the candidate's realm
@@ -225,6 +254,33 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
   const setForEach = Function.prototype.call.bind(Set.prototype.forEach);
   const RegExpCtor = RegExp;
   const DateCtor = Date;
+  const typedKinds = { __proto__: null, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
+    Float32Array, Float64Array, BigInt64Array, BigUint64Array };
+  // This realm has no Buffer or atob: base64 decoded by hand, into this realm's bytes.
+  const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
+  const sextets = new Uint8Array(128).fill(255);
+  for (let i = 0; i < 64; i += 1) sextets[BASE64.charCodeAt(i)] = i;
+  const fromBase64 = (text) => {
+    let end = text.length;
+    while (end > 0 && text.charCodeAt(end - 1) === 61) end -= 1; // '='
+    const out = new Uint8Array((end * 3) >> 2);
+    let bits = 0;
+    let held = 0;
+    let at = 0;
+    for (let i = 0; i < end; i += 1) {
+      const code = text.charCodeAt(i);
+      const sextet = code < 128 ? sextets[code] : 255;
+      if (sextet === 255) throw new TypeErrorCtor('malformed base64');
+      bits = (bits << 6) | sextet;
+      held += 6;
+      if (held >= 8) {
+        held -= 8;
+        out[at] = (bits >> held) & 255;
+        at += 1;
+      }
+    }
+    return out;
+  };
   const regExpSource = Function.prototype.call.bind(Object.getOwnPropertyDescriptor(RegExp.prototype, 'source').get);
   // The flags from each flag's own getter: RegExp.prototype.flags reads this.global and the
   // rest through the prototype, where a candidate's getters would run (and see the argument).
@@ -266,6 +322,13 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
       case 'regexp': return new RegExpCtor(StringCtor(v[0]), StringCtor(v[1]));
       case 'callback': if (callbackLoader !== null && typeof v === 'number') return makeCallback(v); break;
       case 'date': return new DateCtor(v === null ? NaN : NumberCtor(v));
+      case 'typed': {
+        const Kind = typedKinds[StringCtor(v[0])];
+        if (Kind === undefined) break;
+        const bytes = fromBase64(StringCtor(v[1]));
+        if (bytes.length % Kind.BYTES_PER_ELEMENT !== 0) break;
+        return new Kind(bytes.buffer, 0, bytes.length / Kind.BYTES_PER_ELEMENT);
+      }
       default: break;
     }
     throw new TypeErrorCtor('unknown wire tag ' + StringCtor(tag));
@@ -324,7 +387,7 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
     mapPairs,
     setItems,
     // The prototypes this realm's plain values have: another one is a change.
-    intrinsic: (kind) => ({ map: MapCtor.prototype, set: SetCtor.prototype, regexp: RegExpCtor.prototype, date: DateCtor.prototype, array: ArrayProto, object: ObjectProto })[kind],
+    intrinsic: (kind) => (typedKinds[kind] ? typedKinds[kind].prototype : ({ map: MapCtor.prototype, set: SetCtor.prototype, regexp: RegExpCtor.prototype, date: DateCtor.prototype, array: ArrayProto, object: ObjectProto })[kind]),
     makeRequire,
     setRelativeLoader: (loader) => { relativeLoader = loader; },
     setCallbackLoader: (loader) => { callbackLoader = loader; },
@@ -588,6 +651,12 @@ function snapshot(value, depth, budget) {
     const index = realm.callbackIndex(value);
     return index >= 0 ? `{"$":"callback","v":${index}}` : '{"$":"function"}';
   }
+  if (isTypedArray(value)) {
+    // Its elements and kind; its indices are not keys to walk one by one (a million of them).
+    const out = `["typed",${encodeTyped(value, budget)},${stringify(StringCtor(ObjectGetPrototypeOf(value) === realm.intrinsic(typedArrayName(value))))}]`;
+    budget.chars += out.length;
+    return out;
+  }
   let head = isMap(value) ? 'map' : isSet(value) ? 'set' : isRegExp(value) ? 'regexp' : isDate(value) ? 'date' : ArrayIsArray(value) ? 'array' : 'object';
   const proto = ObjectGetPrototypeOf(value);
   head += proto === realm.intrinsic(head) ? '' : proto === null ? ' null-proto' : ' other-proto';
@@ -838,6 +907,8 @@ function invoke(request) {
   }
   const changed = [];
   for (let i = 0; i < args.length; i += 1) {
+    const kind = typeof args[i];
+    if (args[i] === null || (kind !== 'object' && kind !== 'function')) continue; // a string cannot change (base64-js's 89 MB one)
     const after = encodeArgs(args[i]);
     if (after === null) {
       error = '{"ok":false,"error":"an argument the call changed cannot be sent back","name":"TypeError"}';

@@ -133,10 +133,19 @@ function encodeWire(value, depth = 0, callbacks = null) {
   if (value instanceof Set) return { $: 'set', v: [...value].map((x) => encodeWire(x, depth + 1, callbacks)) };
   if (value instanceof RegExp) return { $: 'regexp', v: [value.source, value.flags] };
   if (value instanceof Date) return { $: 'date', v: Number.isFinite(value.getTime()) ? value.getTime() : null };
+  // A typed array (a Buffer too, as the Uint8Array it is): its kind and elements.
+  if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
+    return { $: 'typed', v: [value[Symbol.toStringTag], Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')] };
+  }
   if (t === 'function' && callbacks !== null) return { $: 'callback', v: callbacks.push(value) - 1 };
   if (t === 'object') return { $: 'object', v: Object.entries(value).map(([k, x]) => [k, encodeWire(x, depth + 1, callbacks)]) };
   throw new TypeError(`an input of type ${t} cannot be sent to the candidate`);
 }
+
+const TYPED_ARRAYS = {
+  __proto__: null, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
+  Float32Array, Float64Array, BigInt64Array, BigUint64Array,
+};
 
 function decodeWire(w) {
   if (w === null || typeof w !== 'object') return w;
@@ -173,6 +182,13 @@ function decodeWire(w) {
       const o = {};
       for (const [k, x] of v) Object.defineProperty(o, k, { value: decodeWire(x), writable: true, enumerable: true, configurable: true });
       return o;
+    }
+    case 'typed': {
+      const Kind = Array.isArray(v) && typeof v[0] === 'string' && typeof v[1] === 'string' ? TYPED_ARRAYS[v[0]] : undefined;
+      const bytes = Kind === undefined ? null : Buffer.from(v[1], 'base64');
+      if (bytes === null || bytes.length % Kind.BYTES_PER_ELEMENT !== 0) throw new CandidateFailure("malformed typed array in the candidate's reply");
+      // A copy: a Buffer's bytes may sit in a shared pool at an offset the element size does not divide.
+      return new Kind(new Uint8Array(bytes).buffer);
     }
     case 'opaque':
       return new Opaque(v);
@@ -364,20 +380,23 @@ class Candidate {
       { stdio: ['pipe', 'ignore', 'pipe', 'pipe'], detached: this.detached, env: {} },
     );
     this.pid = this.proc.pid;
-    let buf = '';
-    let scanned = 0; // how much of buf holds no newline: a long reply comes in many chunks, each searched once
+    // The pieces of the reply being read, none holding a newline, joined once it ends: a string
+    // grown by += and searched after each chunk is copied whole on every search (quadratic in
+    // a reply of many megabytes).
+    let parts = [];
     const replies = this.proc.stdio[3];
     replies.setEncoding('utf8');
     replies.on('data', (chunk) => {
       const at = now();
-      buf += chunk;
+      let start = 0;
       let k;
-      while ((k = buf.indexOf('\n', scanned)) >= 0) {
-        this.lines.push({ line: buf.slice(0, k), at });
-        buf = buf.slice(k + 1);
-        scanned = 0;
+      while ((k = chunk.indexOf('\n', start)) >= 0) {
+        parts.push(chunk.slice(start, k));
+        this.lines.push({ line: parts.join(''), at });
+        parts = [];
+        start = k + 1;
       }
-      scanned = buf.length;
+      if (start < chunk.length) parts.push(chunk.slice(start));
       this.wake();
     });
     replies.on('error', () => {});

@@ -194,6 +194,30 @@ describe('peagen-harness (Node)', function () {
     }
   });
 
+  it('typed arrays cross as themselves both ways, and a string of 24 MB and an answer of 18 MB cross within the time of a call (base64-js)', async () => {
+    const c = await harness.Candidate.start(
+      program('module.exports = { f: (bytes, n) => [bytes instanceof Uint8Array, bytes.length, new Float64Array([n, NaN, -0]), new BigInt64Array([-2n])], g: (s) => new Uint8Array(s.length * 3 / 4).fill(7) };'),
+      { entry: 'f' },
+    );
+    try {
+      const r = await c.call(Buffer.from('hi'), 1.5);
+      assert.equal(r.error, null);
+      assert.deepEqual(r.output, [true, 2, new Float64Array([1.5, NaN, -0]), new BigInt64Array([-2n])]);
+    } finally {
+      c.close();
+    }
+    // Reading a long line by += and searching it after each chunk was quadratic: this call took
+    // minutes (89 MB: over 5), past the call's own time limit.
+    const g = await harness.Candidate.start(path.join(dir, 'candidate.js'), { entry: 'g' });
+    try {
+      const big = await g.call('A'.repeat(24 * 1024 * 1024));
+      assert.equal(big.error, null);
+      assert.ok(big.output instanceof Uint8Array && big.output.length === 18 * 1024 * 1024 && big.output[0] === 7);
+    } finally {
+      g.close();
+    }
+  });
+
   it('reads an argument of non-ASCII text longer than one read whole (a character split between reads is joined)', async () => {
     const c = await harness.Candidate.start(program('module.exports = (s) => [s.length, s.includes("\\ufffd"), s.slice(-3)];'));
     try {

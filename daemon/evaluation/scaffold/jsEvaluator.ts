@@ -606,7 +606,9 @@ async function evaluate(metrics) {
     const repeats = quick ? 7 : 11;
     // A small input the reference accepts (a drawn one may be invalid, e.g. a window of 0).
     const warmRandom = fresh();
-    let warmUp = batch > 0 ? drawBatch(Math.min(4, batch), warmRandom) : sampleArgs(kinds, warmRandom, 10, true);
+    // Else one of the valid inputs: drawn small ones may all be refused where large ones are not
+    // (base64-js's toByteArray wants a length that is a multiple of 4).
+    let warmUp = batch > 0 ? drawBatch(Math.min(4, batch), warmRandom) : valid.length > 0 ? valid[0] : sampleArgs(kinds, warmRandom, 10, true);
     for (let tries = 0; tries < 20 && batch === 0; tries += 1) {
       const drawn = sampleArgs(kinds, warmRandom, 10, false);
       if ((await oracle.call(...drawn)).error === null) {
