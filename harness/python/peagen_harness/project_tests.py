@@ -578,12 +578,14 @@ def count(run: Outcomes, expected: Optional[List[str]] = None, timeout: float = 
     total = len(ids)
     if expected is not None:
         # A failure the original's run never reported (a tearDownClass, an `after` hook, a
-        # collection error) fails the run too: it is not a test of the total, but the tests said no.
+        # collection error) fails the run too: it is not a test of the total, but the tests said
+        # no. It takes a pass away rather than adding to the total: counted as one more test,
+        # a candidate that fixes a failing test and breaks a module's cleanup would score
+        # (n)/(n+1), above the original's (n-1)/n (helper-27's B3).
         counted = set(ids) | set(left_out)
         extra = [test for test, outcome in run.tests.items() if outcome in ("failed", "error") and test not in counted]
         failing += extra
-        total += len(extra)
-    return TestRun(total - len(failing), total, [_failure_name(test, run.tests.get(test)) for test in failing],
+    return TestRun(max(0, total - len(failing)), total, [_failure_name(test, run.tests.get(test)) for test in failing],
                    run.output, run.cpu_seconds, run.status, failing)
 
 

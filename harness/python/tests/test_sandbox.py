@@ -613,7 +613,15 @@ class EveryTestRunsTest(unittest.TestCase):
         run = count(Outcomes({"unittest:t.T.test_a": "passed", "unittest:tearDownClass (t.T)": "error",
                               "unittest:t.T.test_c": "failed"}, 1, False, "", 0.0),
                     expected=["unittest:t.T.test_a"], left_out=["unittest:t.T.test_c"])
-        self.assertEqual((run.passed, run.total, run.failed_ids), (1, 2, ["unittest:tearDownClass (t.T)"]))
+        self.assertEqual((run.passed, run.total, run.failed_ids), (0, 1, ["unittest:tearDownClass (t.T)"]))
+        # It takes a pass away, never adds to the total (helper-27's B3): fixing the one failing
+        # test of three and breaking a module's cleanup is 2/3, the original's score, not 3/4.
+        expected = ["unittest:t.T.test_a", "unittest:t.T.test_b", "unittest:t.T.test_bug"]
+        original = count(Outcomes({"unittest:t.T.test_a": "passed", "unittest:t.T.test_b": "passed",
+                                   "unittest:t.T.test_bug": "failed"}, 1, False, "", 0.0), expected=expected)
+        trade = count(Outcomes({"unittest:t.T.test_a": "passed", "unittest:t.T.test_b": "passed", "unittest:t.T.test_bug": "passed",
+                                "unittest:tearDownModule (t)": "error"}, 1, False, "", 0.0), expected=expected)
+        self.assertEqual([(original.passed, original.total), (trade.passed, trade.total)], [(2, 3), (2, 3)])
 
 
 class TypeScriptStandInTest(unittest.TestCase):
