@@ -151,7 +151,14 @@ describe('peagen init on projects laid out as real ones are (real CLI)', functio
     fs.writeFileSync(path.join(user.dir, 'package.json'), JSON.stringify(manifest));
     const init = await user.run(['--json', 'init', 'src/words.ts', '--function', 'countWords', '--tests', 'npm test']);
     assert.equal(init.code, 0, init.stdout + init.stderr);
-    assert.equal(parseJson<InitOutput>(init).check?.correct, true, init.stdout);
+    const made = parseJson<InitOutput>(init);
+    assert.equal(made.check?.correct, true, init.stdout);
+    // A candidate right at run time whose types are wrong fails the type check, as the user's
+    // own `npm test` would once it is applied (helper-27's B1: it scored as the original).
+    const program = fs.readFileSync(path.join(made.dir, 'words.ts'), 'utf8');
+    fs.writeFileSync(path.join(user.dir, 'mistyped.ts'), program.replace('let count = 0;', 'let count = 0;\n  const label: number = "words";\n  void label;'));
+    const verdict = parseJson<EvalOutput>(await user.run(['--json', 'eval', made.dir, '--quick', '--program', path.join(user.dir, 'mistyped.ts')]));
+    assert.equal(verdict.correct, false, JSON.stringify(verdict));
   });
 
   it('a TypeScript package whose tests run its build (tsc of src/ to dist/, as tshy does): the original beside the stand-in is built too, and imported as NodeNext resolves it', async () => {

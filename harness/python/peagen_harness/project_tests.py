@@ -194,6 +194,7 @@ def _js_imports(source: str) -> List[str]:
 # `include`, tshy, babel's CLI), and those globs skip dot files, so a dotted original would be
 # missing from the build the stand-in imports (brace-expansion: tshy's src/*.ts).
 ORIGINAL_PREFIX = "peagen-original-"
+CANDIDATE_PREFIX = "peagen-candidate-"
 
 
 def project_node_modules() -> Optional[str]:
@@ -223,7 +224,7 @@ def _import_suffix(target: str) -> str:
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d not in SKIPPED_DIRS and not d.startswith(".")]
         for filename in filenames:
-            if not re.search(r"\.(c|m)?[jt]sx?$", filename) or filename.startswith(ORIGINAL_PREFIX):
+            if not re.search(r"\.(c|m)?[jt]sx?$", filename) or filename.startswith((ORIGINAL_PREFIX, CANDIDATE_PREFIX)):
                 continue
             seen += 1
             if seen > 2000:
@@ -306,7 +307,14 @@ def _write_js_standin(target: str, candidate: str, reference: str, timeout: floa
         named = [n for n in names if n != "default"]
         # `as typeof original`: the exports keep the original's types for the project's type
         # check (yargs-parser's `tsc` of its other files, which call the evolved function).
-        text = "%simport * as original from %s;\n" % (head, json.dumps(relative))
+        # The candidate's text beside them, imported for its types only (erased when run): a type
+        # check in the test command (`tsc -p . && ...`) checks it too, as the user's build will once
+        # it is applied; the stand-in's own @ts-nocheck covers this file alone (helper-27's B1).
+        checked = os.path.join(os.path.dirname(target), CANDIDATE_PREFIX + os.path.basename(target))
+        shutil.copyfile(candidate, checked)
+        checked_relative = os.path.splitext("./" + os.path.basename(checked))[0] + _import_suffix(target)
+        text = "%simport * as original from %s;\nimport type * as candidateTypes from %s;\n" % (
+            head, json.dumps(relative), json.dumps(checked_relative))
         text += "const api = process.getBuiltinModule('module').createRequire(%s)(%s).standinOf(original, %s) as typeof original;\n" % (
             json.dumps(harness), json.dumps(harness), json.dumps(config))
         if named:
