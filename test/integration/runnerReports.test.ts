@@ -157,8 +157,38 @@ describe('jest, vitest and tape: each test counted by the runner itself (real CL
       const program = fs.readFileSync(path.join(made.dir, 'words.js'), 'utf8');
       fs.writeFileSync(path.join(user.dir, 'no-small.js'), program.replace('i > 0 && SMALL.has(word)', 'false'));
       const broken = await evaluate(path.join(user.dir, 'no-small.js'));
-      assert.deepEqual([broken.metrics.tests_passed, broken.metrics.tests_total], [1, 2], JSON.stringify(broken.metrics));
+      // The hook's failure takes the one pass away (it is not a test of the original's to add).
+      assert.deepEqual([broken.metrics.tests_passed, broken.metrics.tests_total], [0, 1], JSON.stringify(broken.metrics));
       assert.match(broken.errorText ?? '', /the file failed outside its tests/);
+    });
+  }
+
+  for (const runner of RUNNERS.filter((each) => each.name.startsWith('vitest'))) {
+    it(`${runner.name}: an assertion that fails after its test ended (an unhandled error) fails the candidate, even where the original fails a test`, async () => {
+      user = new EvolveProject();
+      fs.cpSync(FIXTURE, user.dir, { recursive: true });
+      fs.cpSync('next' in runner ? nextModules : modules, path.join(user.dir, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+      fs.writeFileSync(path.join(user.dir, 'package.json'), JSON.stringify({ name: `fixture-${runner.name.replace(' ', '-')}`, version: '1.0.0', private: true, scripts: { test: runner.script } }));
+      fs.mkdirSync(path.join(user.dir, 'test'));
+      const header = runner.tests.slice(0, runner.tests.indexOf("\ndescribe('titleCase'"));
+      // A known bug fails on the original, so the command exits 1 either way (helper-27's B2).
+      fs.writeFileSync(
+        path.join(user.dir, runner.file),
+        `${header}\ndescribe('titleCase', () => {\n` +
+          "  test('one word', () => { assert.equal(titleCase('hello'), 'Hello'); setTimeout(() => assert.equal(titleCase('war of the worlds'), 'War of the Worlds'), 0); });\n" +
+          "  test('waits', async () => { await new Promise((done) => setTimeout(done, 100)); });\n" +
+          "  test('known bug', () => assert.equal(titleCase('x'), 'Y!'));\n});\n",
+      );
+      const init = await user.run(['--json', 'init', 'words.js', '--function', 'titleCase', '--tests', 'npm test', '--objective', 'tests']);
+      assert.equal(init.code, 0, init.stdout + init.stderr);
+      const made = parseJson<{ dir: string }>(init);
+      const evaluate = async (program?: string): Promise<EvalOutput> => parseJson(await user!.run(['--json', 'eval', made.dir, ...(program ? ['--program', program] : [])]));
+      const seed = await evaluate();
+      const program = fs.readFileSync(path.join(made.dir, 'words.js'), 'utf8');
+      fs.writeFileSync(path.join(user.dir, 'no-small.js'), program.replace('i > 0 && SMALL.has(word)', 'false'));
+      const broken = await evaluate(path.join(user.dir, 'no-small.js'));
+      assert.ok(broken.metrics.tests_passed! < seed.metrics.tests_passed!, `seed ${JSON.stringify(seed.metrics)}, broken ${JSON.stringify(broken.metrics)}`);
+      assert.match(broken.errorText ?? '', /unhandled errors of the run/);
     });
   }
 });
