@@ -163,15 +163,16 @@ describe('jest, vitest and tape: each test counted by the runner itself (real CL
     });
   }
 
-  for (const runner of RUNNERS.filter((each) => each.name.startsWith('vitest'))) {
-    it(`${runner.name}: an assertion that fails after its test ended (an unhandled error) fails the candidate, even where the original fails a test`, async () => {
+  for (const runner of RUNNERS.filter((each) => each.name !== 'tape')) {
+    it(`${runner.name}: an assertion that fails after its test ended fails the candidate, even where the original fails a test`, async () => {
       user = new EvolveProject();
       fs.cpSync(FIXTURE, user.dir, { recursive: true });
       fs.cpSync('next' in runner ? nextModules : modules, path.join(user.dir, 'node_modules'), { recursive: true, verbatimSymlinks: true });
       fs.writeFileSync(path.join(user.dir, 'package.json'), JSON.stringify({ name: `fixture-${runner.name.replace(' ', '-')}`, version: '1.0.0', private: true, scripts: { test: runner.script } }));
       fs.mkdirSync(path.join(user.dir, 'test'));
       const header = runner.tests.slice(0, runner.tests.indexOf("\ndescribe('titleCase'"));
-      // A known bug fails on the original, so the command exits 1 either way (helper-27's B2).
+      // A known bug fails on the original, so the command exits 1 either way (helper-27's B2):
+      // vitest reports the late failure as an unhandled error; jest crashes on it after its summary.
       fs.writeFileSync(
         path.join(user.dir, runner.file),
         `${header}\ndescribe('titleCase', () => {\n` +
@@ -188,7 +189,7 @@ describe('jest, vitest and tape: each test counted by the runner itself (real CL
       fs.writeFileSync(path.join(user.dir, 'no-small.js'), program.replace('i > 0 && SMALL.has(word)', 'false'));
       const broken = await evaluate(path.join(user.dir, 'no-small.js'));
       assert.ok(broken.metrics.tests_passed! < seed.metrics.tests_passed!, `seed ${JSON.stringify(seed.metrics)}, broken ${JSON.stringify(broken.metrics)}`);
-      assert.match(broken.errorText ?? '', /unhandled errors of the run/);
+      assert.match(broken.errorText ?? '', runner.name === 'jest' ? /exited with status \d+, with every test passed|FAIL/ : /unhandled errors of the run/);
     });
   }
 });
