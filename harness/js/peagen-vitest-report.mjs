@@ -2,7 +2,7 @@
 // format of harness/python/peagen_harness/test_report.py, written when the run finishes. A
 // test is named by its file relative to the working directory and its suites' and own names;
 // a file that fails to load counts as one failed test of its own, and so does one that fails
-// outside its tests (an afterAll hook) while they all pass, and the run's unhandled errors. Works with Vitest 1 to 3
+// outside its tests (an afterAll hook) while they all pass. Works with Vitest 1 to 3
 // (onFinished with the run's task tree) and 3 to 4 (onTestRunEnd with its test modules; Vitest
 // 4 no longer calls onFinished, and 3 calls both: the first one writes).
 import { appendFileSync } from 'node:fs';
@@ -20,16 +20,11 @@ const write = (lines) => {
   if (folder && lines.length > 0) appendFileSync(join(folder, `vitest-${process.pid}-${Date.now()}.jsonl`), `${lines.join('\n')}\n`);
 };
 
-// An error no test owns (an assertion in a timer that fires after its test ended: Vitest's
-// "Unhandled Errors") fails the run as a test of its own, which the original's run did not
-// have (helper-27's B2: a candidate that broke such a check scored as one that did not).
-const unhandled = (errors) => (Array.isArray(errors) && errors.length > 0 ? [JSON.stringify({ runner: 'vitest', id: '(unhandled errors of the run)', outcome: 'failed' })] : []);
-
 export default class PeagenVitestReport {
-  onTestRunEnd(testModules = [], unhandledErrors = []) {
+  onTestRunEnd(testModules = []) {
     if (this.written) return;
     this.written = true;
-    const lines = unhandled(unhandledErrors);
+    const lines = [];
     for (const module of testModules) {
       const where = relative(process.cwd(), module.moduleId || '');
       const tests = [...module.children.allTests()];
@@ -50,10 +45,10 @@ export default class PeagenVitestReport {
     write(lines);
   }
 
-  onFinished(files = [], errors = []) {
+  onFinished(files = []) {
     if (this.written) return;
     this.written = true;
-    const lines = unhandled(errors);
+    const lines = [];
     const walk = (task, where, names) => {
       if (Array.isArray(task.tasks)) {
         for (const child of task.tasks) walk(child, where, [...names, task.name]);
