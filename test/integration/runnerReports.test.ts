@@ -72,6 +72,30 @@ describe('jest, vitest and tape: each test counted by the runner itself (real CL
   });
   afterEach(() => user?.cleanup());
 
+  /**
+   * The fixture as a project of `runner` whose test file is `tests`, made an example of with
+   * `--objective tests`: its evaluation (the seed, or a candidate), and a candidate that
+   * capitalises every word (the original keeps small words lower-case).
+   */
+  async function testsObjective(runner: (typeof RUNNERS)[number], tests: string): Promise<{ evaluate: (program?: string) => Promise<EvalOutput>; everyWord: string }> {
+    const project = new EvolveProject();
+    user = project;
+    fs.cpSync(FIXTURE, project.dir, { recursive: true });
+    fs.cpSync('next' in runner ? nextModules : modules, path.join(project.dir, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+    fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: `fixture-${runner.name.replace(' ', '-')}`, version: '1.0.0', private: true, scripts: { test: runner.script } }));
+    fs.mkdirSync(path.join(project.dir, 'test'));
+    fs.writeFileSync(path.join(project.dir, runner.file), tests);
+    const init = await project.run(['--json', 'init', 'words.js', '--function', 'titleCase', '--tests', 'npm test', '--objective', 'tests']);
+    assert.equal(init.code, 0, init.stdout + init.stderr);
+    const made = parseJson<{ dir: string }>(init);
+    const everyWord = path.join(project.dir, 'no-small.js');
+    fs.writeFileSync(everyWord, fs.readFileSync(path.join(made.dir, 'words.js'), 'utf8').replace('i > 0 && SMALL.has(word)', 'false'));
+    return { evaluate: async (program) => parseJson(await project.run(['--json', 'eval', made.dir, ...(program ? ['--program', program] : [])])), everyWord };
+  }
+
+  /** The runner's test file up to its describe block (its imports). */
+  const headerOf = (runner: (typeof RUNNERS)[number]): string => runner.tests.slice(0, runner.tests.indexOf("\ndescribe('titleCase'"));
+
   it('vitest: a member of an ES module\'s default export (its namespace has getters under vitest) is judged behind the boundary', async () => {
     const project = new EvolveProject();
     user = project;
@@ -111,22 +135,11 @@ describe('jest, vitest and tape: each test counted by the runner itself (real CL
 
   for (const runner of RUNNERS) {
     it(`${runner.name}: the seed's 3 tests and its skipped one are told apart; a candidate that breaks one fails by its name`, async () => {
-      user = new EvolveProject();
-      fs.cpSync(FIXTURE, user.dir, { recursive: true });
-      fs.cpSync('next' in runner ? nextModules : modules, path.join(user.dir, 'node_modules'), { recursive: true, verbatimSymlinks: true });
-      fs.writeFileSync(path.join(user.dir, 'package.json'), JSON.stringify({ name: `fixture-${runner.name.replace(' ', '-')}`, version: '1.0.0', private: true, scripts: { test: runner.script } }));
-      fs.mkdirSync(path.join(user.dir, 'test'));
-      fs.writeFileSync(path.join(user.dir, runner.file), runner.tests);
-      const init = await user.run(['--json', 'init', 'words.js', '--function', 'titleCase', '--tests', 'npm test', '--objective', 'tests']);
-      assert.equal(init.code, 0, init.stdout + init.stderr);
-      const made = parseJson<{ dir: string }>(init);
-      const evaluate = async (program?: string): Promise<EvalOutput> => parseJson(await user!.run(['--json', 'eval', made.dir, ...(program ? ['--program', program] : [])]));
+      const { evaluate, everyWord } = await testsObjective(runner, runner.tests);
       const seed = await evaluate();
       assert.deepEqual([seed.metrics.tests_passed, seed.metrics.tests_total, seed.metrics.tests_report], [3, 3, 1], JSON.stringify(seed.metrics));
-      const program = fs.readFileSync(path.join(made.dir, 'words.js'), 'utf8');
       // Every word capitalised: only the test of small words fails.
-      fs.writeFileSync(path.join(user.dir, 'no-small.js'), program.replace('i > 0 && SMALL.has(word)', 'false'));
-      const broken = await evaluate(path.join(user.dir, 'no-small.js'));
+      const broken = await evaluate(everyWord);
       assert.deepEqual([broken.metrics.tests_passed, broken.metrics.tests_total], [2, 3], JSON.stringify(broken.metrics));
       assert.match(broken.errorText ?? '', /keeps small words/);
     });
@@ -134,29 +147,17 @@ describe('jest, vitest and tape: each test counted by the runner itself (real CL
 
   for (const runner of RUNNERS.filter((each) => each.name !== 'tape')) {
     it(`${runner.name}: an afterAll hook that fails while every test passes fails the candidate`, async () => {
-      user = new EvolveProject();
-      fs.cpSync(FIXTURE, user.dir, { recursive: true });
-      fs.cpSync('next' in runner ? nextModules : modules, path.join(user.dir, 'node_modules'), { recursive: true, verbatimSymlinks: true });
-      fs.writeFileSync(path.join(user.dir, 'package.json'), JSON.stringify({ name: `fixture-${runner.name.replace(' ', '-')}`, version: '1.0.0', private: true, scripts: { test: runner.script } }));
-      fs.mkdirSync(path.join(user.dir, 'test'));
       // The tests record answers and a hook checks them: a wrong answer fails the hook only.
-      const header = runner.tests.slice(0, runner.tests.indexOf("\ndescribe('titleCase'"));
       const hooks = runner.name === 'jest' ? '' : "import { afterAll } from 'vitest';\n";
-      fs.writeFileSync(
-        path.join(user.dir, runner.file),
-        `${header}\n${hooks}const got = [];\ndescribe('titleCase', () => {\n` +
+      const { evaluate, everyWord } = await testsObjective(
+        runner,
+        `${headerOf(runner)}\n${hooks}const got = [];\ndescribe('titleCase', () => {\n` +
           "  test('one word', () => { got.push(titleCase('war of the worlds')); assert.equal(titleCase('hello'), 'Hello'); });\n" +
           "  afterAll(() => assert.deepEqual(got, ['War of the Worlds']));\n});\n",
       );
-      const init = await user.run(['--json', 'init', 'words.js', '--function', 'titleCase', '--tests', 'npm test', '--objective', 'tests']);
-      assert.equal(init.code, 0, init.stdout + init.stderr);
-      const made = parseJson<{ dir: string }>(init);
-      const evaluate = async (program?: string): Promise<EvalOutput> => parseJson(await user!.run(['--json', 'eval', made.dir, ...(program ? ['--program', program] : [])]));
       const seed = await evaluate();
       assert.deepEqual([seed.metrics.tests_passed, seed.metrics.tests_total], [1, 1], JSON.stringify(seed.metrics));
-      const program = fs.readFileSync(path.join(made.dir, 'words.js'), 'utf8');
-      fs.writeFileSync(path.join(user.dir, 'no-small.js'), program.replace('i > 0 && SMALL.has(word)', 'false'));
-      const broken = await evaluate(path.join(user.dir, 'no-small.js'));
+      const broken = await evaluate(everyWord);
       // The hook's failure takes the one pass away (it is not a test of the original's to add).
       assert.deepEqual([broken.metrics.tests_passed, broken.metrics.tests_total], [0, 1], JSON.stringify(broken.metrics));
       assert.match(broken.errorText ?? '', /the file failed outside its tests/);
@@ -165,29 +166,17 @@ describe('jest, vitest and tape: each test counted by the runner itself (real CL
 
   for (const runner of RUNNERS.filter((each) => each.name !== 'tape')) {
     it(`${runner.name}: an assertion that fails after its test ended fails the candidate, even where the original fails a test`, async () => {
-      user = new EvolveProject();
-      fs.cpSync(FIXTURE, user.dir, { recursive: true });
-      fs.cpSync('next' in runner ? nextModules : modules, path.join(user.dir, 'node_modules'), { recursive: true, verbatimSymlinks: true });
-      fs.writeFileSync(path.join(user.dir, 'package.json'), JSON.stringify({ name: `fixture-${runner.name.replace(' ', '-')}`, version: '1.0.0', private: true, scripts: { test: runner.script } }));
-      fs.mkdirSync(path.join(user.dir, 'test'));
-      const header = runner.tests.slice(0, runner.tests.indexOf("\ndescribe('titleCase'"));
       // A known bug fails on the original, so the command exits 1 either way (helper-27's B2).
-      fs.writeFileSync(
-        path.join(user.dir, runner.file),
-        `${header}\ndescribe('titleCase', () => {\n` +
+      const { evaluate, everyWord } = await testsObjective(
+        runner,
+        `${headerOf(runner)}\ndescribe('titleCase', () => {\n` +
           "  test('one word', () => { assert.equal(titleCase('hello'), 'Hello'); setTimeout(() => assert.equal(titleCase('war of the worlds'), 'War of the Worlds'), 0); });\n" +
           "  test('waits', async () => { await new Promise((done) => setTimeout(done, 100)); });\n" +
           "  test('every word capitalised (a known bug)', () => assert.equal(titleCase('war of the worlds'), 'War Of The Worlds'));\n});\n",
       );
-      const init = await user.run(['--json', 'init', 'words.js', '--function', 'titleCase', '--tests', 'npm test', '--objective', 'tests']);
-      assert.equal(init.code, 0, init.stdout + init.stderr);
-      const made = parseJson<{ dir: string }>(init);
-      const evaluate = async (program?: string): Promise<EvalOutput> => parseJson(await user!.run(['--json', 'eval', made.dir, ...(program ? ['--program', program] : [])]));
       const seed = await evaluate();
-      const program = fs.readFileSync(path.join(made.dir, 'words.js'), 'utf8');
-      fs.writeFileSync(path.join(user.dir, 'no-small.js'), program.replace('i > 0 && SMALL.has(word)', 'false'));
       // It "fixes" the known bug and breaks what the late assertion checks: no gain over the original.
-      const broken = await evaluate(path.join(user.dir, 'no-small.js'));
+      const broken = await evaluate(everyWord);
       assert.ok(broken.metrics.tests_passed! <= seed.metrics.tests_passed! && seed.metrics.tests_passed! < seed.metrics.tests_total!, `seed ${JSON.stringify(seed.metrics)}, broken ${JSON.stringify(broken.metrics)}`);
       assert.match(broken.errorText ?? '', /exited with status \d+, with every test passed|FAIL/);
     });
