@@ -294,8 +294,11 @@ def _write_js_standin(target: str, candidate: str, reference: str, timeout: floa
     config.update({"original": os.path.abspath(original), "program": os.path.abspath(target)})
     relative = "./" + os.path.basename(original)
     typescript = re.search(r"\.(c|m)?ts$", target) is not None
-    if typescript:  # as the project imports it, so that its toolchain resolves the original as it resolves the file
-        relative = os.path.splitext(relative)[0] + _import_suffix(target)
+    # As the project imports the file, so that its toolchain resolves the original (and the
+    # candidate's copy below) as it resolves the file. Read once: it walks the project's files.
+    suffix = _import_suffix(target) if typescript else ""
+    if typescript:
+        relative = os.path.splitext(relative)[0] + suffix
     esm = target.endswith(".mjs") or (not target.endswith(".cjs") and re.search(r"^\s*(?:export|import)\s", source, re.MULTILINE) is not None)
     # Peagen's file, not the project's: its linter and type check (`checkJs`) need not accept it.
     head = ("// @ts-nocheck\n/* eslint-disable */\n// Written by Peagen: a stand-in for the program under evaluation; its evolved functions "
@@ -312,7 +315,7 @@ def _write_js_standin(target: str, candidate: str, reference: str, timeout: floa
         # it is applied; the stand-in's own @ts-nocheck covers this file alone (helper-27's B1).
         checked = os.path.join(os.path.dirname(target), CANDIDATE_PREFIX + os.path.basename(target))
         shutil.copyfile(candidate, checked)
-        checked_relative = os.path.splitext("./" + os.path.basename(checked))[0] + _import_suffix(target)
+        checked_relative = os.path.splitext("./" + os.path.basename(checked))[0] + suffix
         text = "%simport * as original from %s;\nimport type * as candidateTypes from %s;\n" % (
             head, json.dumps(relative), json.dumps(checked_relative))
         text += "const api = process.getBuiltinModule('module').createRequire(%s)(%s).standinOf(original, %s) as typeof original;\n" % (
