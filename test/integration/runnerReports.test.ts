@@ -117,6 +117,41 @@ describe('jest, vitest and tape: each test counted by the runner itself (real CL
     }
   });
 
+  it("vitest's in-source tests (includeSource) in TypeScript: the candidate's copy kept for the type check never runs in the tests' process", async () => {
+    const project = new EvolveProject();
+    user = project;
+    fs.cpSync(modules, path.join(project.dir, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+    fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: 'fixture-vitest-in-source', version: '1.0.0', private: true, type: 'module', scripts: { test: 'vitest run' } }));
+    fs.writeFileSync(path.join(project.dir, 'vitest.config.mjs'), "import { defineConfig } from 'vitest/config';\nexport default defineConfig({ test: { includeSource: ['src/**/*.ts'] } });\n");
+    fs.mkdirSync(path.join(project.dir, 'src'));
+    const tally =
+      'export function total(xs: number[]): number {\n  let s = 0;\n  for (const x of xs) s += x;\n  return s;\n}\n' +
+      "if (import.meta.vitest) {\n  const { test, expect } = import.meta.vitest;\n  test('in-source', () => expect(total([2, 2])).toBe(4));\n}\n";
+    fs.writeFileSync(path.join(project.dir, 'src', 'tally.ts'), tally);
+    fs.mkdirSync(path.join(project.dir, 'test'));
+    fs.writeFileSync(
+      path.join(project.dir, 'test', 'tally.test.ts'),
+      "import { test, expect } from 'vitest';\nimport { total } from '../src/tally';\n" +
+        "test('small', () => expect(total([1, 2, 3])).toBe(6));\ntest('neg', () => expect(total([5, -7, 2, 10])).toBe(10));\n",
+    );
+    const init = await project.run(['--json', 'init', 'src/tally.ts', '--function', 'total', '--tests', 'npm test', '--objective', 'tests']);
+    assert.equal(init.code, 0, init.stdout + init.stderr);
+    const made = parseJson<{ dir: string }>(init);
+    const evaluate = async (program?: string): Promise<EvalOutput> => parseJson(await project.run(['--json', 'eval', made.dir, ...(program ? ['--program', program] : [])]));
+    const seed = await evaluate();
+    assert.deepEqual([seed.metrics.tests_passed, seed.metrics.tests_total, seed.metrics.process_boundary], [3, 3, 1], JSON.stringify(seed.metrics));
+    // helper-29's B3: vitest ran the copy as a test file, beside the tests, and its in-source
+    // block made the stand-in the original itself: a candidate wrong for negatives passed all.
+    const cheat = path.join(project.dir, 'cheat.ts');
+    fs.writeFileSync(
+      cheat,
+      tally.replace('for (const x of xs) s += x;', 'for (const x of xs) {\n    if (x < 0) return 0;\n    s += x;\n  }') +
+        "if (import.meta.vitest && import.meta.url.includes('peagen')) process.getBuiltinModule('fs').writeFileSync('src/tally.ts', 'export * from \"./peagen-original-tally\";\\n');\n",
+    );
+    const judged = await evaluate(cheat);
+    assert.equal(judged.metrics.tests_passed, 2, JSON.stringify(judged));
+  });
+
   it('jest with a coverage threshold of 100%: Peagen\'s runs switch coverage off, so the traced copy records the tests\' calls', async () => {
     const project = new EvolveProject();
     user = project;

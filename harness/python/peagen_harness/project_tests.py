@@ -194,7 +194,10 @@ def _js_imports(source: str) -> List[str]:
 # `include`, tshy, babel's CLI), and those globs skip dot files, so a dotted original would be
 # missing from the build the stand-in imports (brace-expansion: tshy's src/*.ts).
 ORIGINAL_PREFIX = "peagen-original-"
-CANDIDATE_PREFIX = "peagen-candidate-"
+# A dot file: the candidate's text is there for the project's type check only (reached through
+# the stand-in's `import type`, which tsc follows whatever its globs), and no runner may pick it
+# up by glob and run it in the tests' process (vitest's includeSource did: helper-29's B3).
+CANDIDATE_PREFIX = ".peagen-candidate-"
 
 
 def project_node_modules() -> Optional[str]:
@@ -216,9 +219,7 @@ def _import_suffix(target: str) -> str:
     stem, extension = os.path.splitext(os.path.abspath(target))
     compiled = {".ts": ".js", ".mts": ".mjs", ".cts": ".cjs"}.get(extension, extension)
     specifier = re.compile(r"""(?:\bfrom\s+|\bimport\s*\(\s*|^\s*import\s+|\brequire\(\s*)['"](\.[^'"]*)['"]""", re.MULTILINE)
-    root = os.path.dirname(target)
-    while os.path.basename(root) != "project" and os.path.dirname(root) != root:
-        root = os.path.dirname(root)
+    root = _project_root(target)
     seen = 0
     found = set()
     for dirpath, dirnames, filenames in os.walk(root):
@@ -247,6 +248,40 @@ def _import_suffix(target: str) -> str:
     if extension == ".ts" and _node_module_resolution(root, os.path.dirname(target)):
         return compiled  # NodeNext: a relative import names the file it compiles to
     return "" if extension == ".ts" else extension  # .mts/.cts: Node resolves no other way
+
+
+def _project_root(target: str) -> str:
+    """The project copy's folder (`.../project`) that holds `target`."""
+    root = os.path.dirname(os.path.abspath(target))
+    while os.path.basename(root) != "project" and os.path.dirname(root) != root:
+        root = os.path.dirname(root)
+    return root
+
+
+# A module a static import may load before anything in the file runs: a package or built-in
+# (bare), or a file of the project (relative).
+_STATIC_SPECIFIER = re.compile(r"""(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]([^'"]*)['"]""")
+
+
+def _types_only_copy(text: str, folder: str, root: str) -> str:
+    """The candidate's text as it sits in the project for its type check only: if a tool does load
+    it, it throws before its first statement runs (an immediately called arrow, which TypeScript's
+    reachability analysis does not follow), and its static imports, which a module evaluates
+    before its body, may only load packages, built-ins and the project's own files, never a
+    `data:` or `file:` URL, an absolute path, a file outside the copy or one of Peagen's files.
+    Otherwise the copy holds no code: the candidate is judged in its own process all the same."""
+    for spec in _STATIC_SPECIFIER.findall(text):
+        relative = spec.startswith(".")
+        inside = os.path.normpath(os.path.join(folder, spec)) if relative else ""
+        if (re.match(r"^[A-Za-z][\w+.-]*:", spec) and not spec.startswith("node:")) or spec.startswith("/") or "\\" in spec or (
+                relative and (not inside.startswith(root + os.sep) or "peagen" in os.path.basename(inside).lower())):
+            return "// Written by Peagen: the candidate's imports (%s) reach beyond the project, so its text is not here.\nexport {};\n" % json.dumps(spec)
+    body = re.sub(r"^#!.*", "", text, count=1)  # a `#!` line must be the first; it is not needed here
+    # Vitest runs every includeSource file whose text names `import.meta.vitest`, dot files too:
+    # the same property, typed the same, under a name its scan does not see.
+    body = re.sub(r"\bimport\.meta\.vitest\b", 'import.meta["vitest"]', body)
+    return ("/* eslint-disable */\n(() => { throw new Error('Peagen: this copy of a candidate is for the type check only'); })();\n"
+            + body)
 
 
 def _node_module_resolution(root: str, folder: str) -> bool:
@@ -314,12 +349,21 @@ def _write_js_standin(target: str, candidate: str, reference: str, timeout: floa
         # check in the test command (`tsc -p . && ...`) checks it too, as the user's build will once
         # it is applied; the stand-in's own @ts-nocheck covers this file alone (helper-27's B1).
         checked = os.path.join(os.path.dirname(target), CANDIDATE_PREFIX + os.path.basename(target))
-        shutil.copyfile(candidate, checked)
+        with open(candidate, encoding="utf-8", errors="replace") as fh:
+            candidate_text = fh.read()
+        with open(checked, "w", encoding="utf-8") as fh:
+            fh.write(_types_only_copy(candidate_text, os.path.dirname(target), _project_root(target)))
         checked_relative = os.path.splitext("./" + os.path.basename(checked))[0] + suffix
         text = "%simport * as original from %s;\nimport type * as candidateTypes from %s;\n" % (
             head, json.dumps(relative), json.dumps(checked_relative))
-        text += "const api = process.getBuiltinModule('module').createRequire(%s)(%s).standinOf(original, %s) as typeof original;\n" % (
-            json.dumps(harness), json.dumps(harness), json.dumps(config))
+        # The evolved functions with the candidate's types, the rest with the original's: the
+        # project's callers are checked against the signatures the user's build will see once the
+        # candidate is applied (a new required parameter fails there too: helper-29's B2).
+        exported = [n for n in evolved if n in names]
+        typed = "typeof original" if not exported else "Omit<typeof original, %s> & Pick<typeof candidateTypes, %s>" % (
+            (" | ".join(json.dumps(n) for n in exported),) * 2)
+        text += "const api = process.getBuiltinModule('module').createRequire(%s)(%s).standinOf(original, %s) as %s;\n" % (
+            json.dumps(harness), json.dumps(harness), json.dumps(config), typed)
         if named:
             text += "export const { %s } = api;\n" % ", ".join(named)
         if "default" in names:
