@@ -48,6 +48,8 @@ function updateInPlace(target, value) {
   if (Array.isArray(target) && Array.isArray(value)) {
     target.length = 0;
     target.push(...value);
+  } else if (ArrayBuffer.isView(target) && ArrayBuffer.isView(value) && !(target instanceof DataView) && target.length === value.length) {
+    target.set(value); // a typed array's elements (its length is fixed; its indices cannot be deleted)
   } else if (target instanceof Map && value instanceof Map) {
     target.clear();
     for (const [k, v] of value) target.set(k, v);
