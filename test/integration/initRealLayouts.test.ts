@@ -159,6 +159,11 @@ describe('peagen init on projects laid out as real ones are (real CLI)', functio
     fs.writeFileSync(path.join(user.dir, 'mistyped.ts'), program.replace('let count = 0;', 'let count = 0;\n  const label: number = "words";\n  void label;'));
     const verdict = parseJson<EvalOutput>(await user.run(['--json', 'eval', made.dir, '--quick', '--program', path.join(user.dir, 'mistyped.ts')]));
     assert.equal(verdict.correct, false, JSON.stringify(verdict));
+    // A parameter made required is right at run time for every call the tests make, and breaks
+    // the callers' type check (use.ts): the stand-in has the candidate's signature (helper-29's B2).
+    fs.writeFileSync(path.join(user.dir, 'required.ts'), program.replace('minLength: number = 1): number {', 'minLength: number): number {\n  minLength = minLength ?? 1;'));
+    const required = parseJson<EvalOutput>(await user.run(['--json', 'eval', made.dir, '--quick', '--program', path.join(user.dir, 'required.ts')]));
+    assert.equal(required.correct, false, JSON.stringify(required));
   });
 
   it('a TypeScript package whose tests run its build (tsc of src/ to dist/, as tshy does): the original beside the stand-in is built too, and imported as NodeNext resolves it', async () => {
@@ -178,6 +183,30 @@ describe('peagen init on projects laid out as real ones are (real CLI)', functio
     const init = await user.run(['--json', 'init', 'src/words.ts', '--function', 'countWords', '--tests', 'npm test']);
     assert.equal(init.code, 0, init.stdout + init.stderr);
     assert.equal(parseJson<InitOutput>(init).check?.correct, true, init.stdout);
+  });
+
+  it('a typed array the function changes in place comes back changed to the tests, so the seed passes them all and a candidate that stops changing it fails them', async () => {
+    user = new EvolveProject();
+    fs.writeFileSync(path.join(user.dir, 'package.json'), JSON.stringify({ name: 'scale', private: true, scripts: { test: 'node --test' } }));
+    const scale = 'function scale(values, k) {\n  for (let i = 0; i < values.length; i++) values[i] *= k;\n  return values.length;\n}\nmodule.exports = { scale };\n';
+    fs.writeFileSync(path.join(user.dir, 'scale.js'), scale);
+    fs.writeFileSync(
+      path.join(user.dir, 'scale.test.js'),
+      "const test = require('node:test');\nconst assert = require('node:assert/strict');\nconst { scale } = require('./scale.js');\n" +
+        "test('count', () => assert.equal(scale(new Float64Array([1, 2]), 3), 2));\n" +
+        "test('in place', () => { const a = new Float64Array([1, 2, 3]); scale(a, 2); assert.deepEqual(Array.from(a), [2, 4, 6]); });\n" +
+        "test('in place u8', () => { const a = new Uint8Array([1, 2, 200]); scale(a, 2); assert.deepEqual(Array.from(a), [2, 4, 144]); });\n",
+    );
+    const init = await user.run(['--json', 'init', 'scale.js', '--function', 'scale', '--tests', 'npm test', '--objective', 'tests']);
+    assert.equal(init.code, 0, init.stdout + init.stderr);
+    const made = parseJson<InitOutput>(init);
+    // Copying the change back deleted the typed array's indices, which throws (helper-29's B4):
+    // the seed failed both in-place tests, and a candidate that changed nothing scored above it.
+    const seed = parseJson<EvalOutput>(await user.run(['--json', 'eval', made.dir, '--quick']));
+    assert.deepEqual([seed.metrics.tests_passed, seed.metrics.tests_total, seed.metrics.process_boundary], [3, 3, 1], JSON.stringify(seed));
+    fs.writeFileSync(path.join(user.dir, 'unchanged.js'), scale.replace('values[i] *= k', 'void k'));
+    const unchanged = parseJson<EvalOutput>(await user.run(['--json', 'eval', made.dir, '--quick', '--program', path.join(user.dir, 'unchanged.js')]));
+    assert.equal(unchanged.metrics.tests_passed, 1, JSON.stringify(unchanged));
   });
 
   it('a function that takes a function (timeago.js\' formatDiff(diff, localeFunc)): drawn inputs cannot supply one, and init says so and what to do, which works', async () => {
