@@ -269,12 +269,28 @@ def _own_enum_member(value, t):
     return name if _type(name) is _str else None
 
 
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement, not in C
+
+
+def _state_outside_dict(cls):
+    """Whether instances of `cls` keep state that is not in their __dict__: a C type that adds
+    fields to object's (a `Cents(int)`, a `Money(Decimal)`: helper-29's B5, whose value was
+    lost), or a class statement's `__slots__` (empty ones, as abc.ABC's, add nothing)."""
+    if cls is object:
+        return False
+    if not cls.__flags__ & _HEAP_TYPE:
+        return cls.__basicsize__ > object.__basicsize__ or cls.__itemsize__ != 0
+    slots = cls.__dict__.get("__slots__", ())
+    slots = (slots,) if _type(slots) is _str else slots
+    return _any(name not in ("__dict__", "__weakref__") for name in slots)
+
+
 def _own_instance_state(value, t):
-    """The state (a copy of __dict__) of an instance of one of the user's classes, else None.
-    Not a subclass of a built-in type (a `Cents(int)`: its value is not in its __dict__)."""
+    """The state (a copy of __dict__) of an instance of one of the user's classes, else None
+    (and it cannot cross): also when a class it derives from keeps state elsewhere."""
     if not _is_own_class(t):
         return None
-    if _any(base is not object and base.__module__ == "builtins" for base in t.__mro__[1:]):
+    if _any(_state_outside_dict(base) for base in t.__mro__):
         return None
     try:
         state = object.__getattribute__(value, "__dict__")
@@ -474,8 +490,11 @@ try:
             (frozenset(("_create_fn", "_process_class", "add_fns_to_class")), lambda event, args: event in _FACTORY_EVENTS),
         os.path.join(_STDLIB, "importlib", "metadata", "__init__.py"): (None, _reads_only),
         os.path.join(_STDLIB, "encodings", "__init__.py"): (frozenset(("search_function",)), _codec_import),
-        # TypeVar(), NewType(), TypedDict() and NamedTuple() read their caller's module name.
-        os.path.join(_STDLIB, "typing.py"): (frozenset(("_caller",)), lambda event, args: event == "sys._getframe"),
+        # TypeVar(), NewType(), TypedDict() and NamedTuple() read their caller's module name, and
+        # a ForwardRef (`Reversible["IgnoreRule"]` in an annotation: gitignore_parser) compiles
+        # its text, to check it, without running it (running it takes eval, which is refused).
+        os.path.join(_STDLIB, "typing.py"):
+            (frozenset(("_caller", "__init__")), lambda event, args: event in ("sys._getframe", "compile")),
     }
 except (AttributeError, TypeError):  # an interpreter without a stdlib on disk
     _STDLIB, _STDLIB_CALLERS = None, {}

@@ -181,6 +181,34 @@ class StandInTest(unittest.TestCase):
             self.assertIsNot(mod.span("4"), cached, "object.__new__: never an object the tests hold")
             self.assertEqual(cached.days, 0)
 
+    def test_an_instance_whose_value_is_not_in_its_dict_cannot_cross(self):
+        # helper-29's B5: a Money(Decimal) crossed as its empty __dict__, so every amount was
+        # Decimal(0) in the judge and a candidate returning the first price passed as the sum.
+        source = """
+            from decimal import Decimal
+
+            class Money(Decimal):
+                pass
+
+            class Pair:
+                __slots__ = ("a", "b")
+
+            class Tagged(Pair):
+                pass
+
+            def total(prices):
+                return Money(sum(Decimal(p) for p in prices))
+
+            def pair():
+                made = Tagged()
+                made.a, made.b = 1, 2
+                return made
+        """
+        with StandIn(source, reference=source) as mod:
+            for call, name in ((lambda: mod.total(["1.5", "2"]), "Money"), (mod.pair, "Tagged")):
+                with self.assertRaisesRegex(TypeError, "a value of type %s cannot cross" % name):
+                    call()
+
     def test_a_member_of_the_originals_enum_crosses_by_name(self):
         # docstring_parser's parse returns a Docstring whose style is a DocstringStyle member.
         reference = """
