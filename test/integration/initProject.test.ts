@@ -227,6 +227,30 @@ describe("peagen init: inputs from the tests' calls (real CLI)", function () {
     assert.equal(made.check?.correct, true, made.check?.summary);
     assert.match(fs.readFileSync(path.join(made.dir, 'peagen_inputs.json'), 'utf8'), new RegExp(`"calls":\\[\\[${x},${n}\\]\\]`));
   });
+
+  it("records the tests' calls with bytes and keyword arguments (reedsolo's rs_correct_msg(msg, nsym=4, erase_pos=[1])), replays them, and fails a candidate wrong on them", async () => {
+    // Drawn inputs of its signature are not messages it can decode: only the tests' calls are.
+    fs.writeFileSync(
+      path.join(user.dir, 'codec.py'),
+      'def fold(data, key=7, rounds=1):\n    if not isinstance(data, (bytes, bytearray)):\n        raise TypeError("bytes only")\n' +
+        '    out = bytearray(data)\n    for _ in range(rounds):\n        for i in range(len(out)):\n            out[i] ^= (key + i) & 0xFF\n    return bytes(out), len(out)\n',
+    );
+    fs.writeFileSync(
+      path.join(user.dir, 'test_codec.py'),
+      'import unittest\nfrom codec import fold\n\n\nclass T(unittest.TestCase):\n    def test_round_trip(self):\n        for n in range(12):\n' +
+        '            data = bytes(range(n * 3))\n            self.assertEqual(fold(fold(data, key=n)[0], key=n)[0], data)\n\n' +
+        '    def test_bytearray(self):\n        self.assertEqual(fold(bytearray(b"abc"), rounds=2)[0], b"abc")\n',
+    );
+    const init = await user.run(['--json', 'init', 'codec.py', '--function', 'fold', '--tests', 'python3 -m unittest']);
+    assert.equal(init.code, 0, init.stdout + init.stderr);
+    const made = parseJson<InitOutput & { check?: { correct: boolean; summary: string } }>(init);
+    assert.deepEqual(made.inputs, { from: 'tests', calls: 24 });
+    assert.equal(made.check?.correct, true, made.check?.summary);
+    fs.writeFileSync(path.join(user.dir, 'wrong.py'), fs.readFileSync(path.join(made.dir, 'codec.py'), 'utf8').replace('(key + i) & 0xFF', 'key & 0xFF'));
+    const verdict = parseJson<{ correct: boolean; failure?: { message: string } }>(await user.run(['--json', 'eval', made.dir, '--quick', '--program', path.join(user.dir, 'wrong.py')]));
+    assert.equal(verdict.correct, false);
+    assert.match(verdict.failure?.message ?? '', /the tests' call \d+ of fold answered/);
+  });
 });
 
 describe('peagen init without tests: inputs of the types the function declares (real CLI)', function () {

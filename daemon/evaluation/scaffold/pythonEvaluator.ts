@@ -204,8 +204,24 @@ def captured_calls():
         return [], []
     with open(INPUTS, "r", encoding="utf-8") as fh:
         data = json.load(fh)
-    calls = [tuple(call) for call in data.get("calls", [])]
+    from peagen_harness._child import from_wire  # (harness made it importable above)
+
+    def arguments(call):
+        # Plain JSON, or {"$wire": [...]}: arguments JSON cannot say (bytes, tuples), in the
+        # process-boundary form, the way the tests passed them.
+        return tuple(from_wire(call["$wire"]) if isinstance(call, dict) and "$wire" in call else call)
+    calls = [arguments(call) for call in data.get("calls", [])]
     return calls, data.get("answers") or [None] * len(calls)
+
+
+def call_key(call):
+    """A call's text, to tell calls apart (and size them): JSON, or the process-boundary form
+    of arguments JSON cannot say."""
+    try:
+        return json.dumps(call, sort_keys=True)
+    except (TypeError, ValueError):
+        from peagen_harness._child import wire_json
+        return wire_json(list(call))
 
 
 def kind_of(value):
@@ -411,7 +427,7 @@ def differs(got, expected):
     if expected.error is not None:
         same = got.error is not None and got.error.split(":")[0] == expected.error.split(":")[0]
         return None if same else "%s, the reference %s" % (show(got), show(expected))
-    if got.error is not None or json.dumps(got.output) != json.dumps(expected.output):
+    if got.error is not None or call_key([got.output]) != call_key([expected.output]):
         return "%s, the reference %s" % (show(got), show(expected))
     if got.mutated != expected.mutated:
         return "%s its arguments, the reference %s" % (("modified" if got.mutated else "left"),
@@ -517,7 +533,7 @@ def evaluate(args, metrics, started, learned):
             their characters, a list of their elements), kept when the reference accepts them."""
             # Small calls only: a batch is for calls too quick to time one at a time, and
             # variations of a test's 70,000-character input, thousands of them, would fill the memory.
-            sized = sorted(((json.dumps(call, sort_keys=True), list(call)) for call in valid), key=lambda item: len(item[0]))
+            sized = sorted(((call_key(call), list(call)) for call in valid), key=lambda item: len(item[0]))
             found = dict(item for i, item in enumerate(sized) if i == 0 or len(item[0]) <= SMALL_CALL_CHARS)
             checker = start(reference_file, "reference", VALID_ENTRY)
             # A few seconds at most, in chunks: when most variations are invalid (isodate's
@@ -529,7 +545,7 @@ def evaluate(args, metrics, started, learned):
                         break
                     fresh = {}
                     for call in vary_calls(trng, list(found.values()), min(2 * want, VALID_CHUNK)):
-                        fresh.setdefault(json.dumps(call, sort_keys=True), call)
+                        fresh.setdefault(call_key(call), call)
                     fresh = [call for key, call in fresh.items() if key not in found]
                     try:
                         reply = checker.call(fresh, timeout=120)
@@ -539,7 +555,7 @@ def evaluate(args, metrics, started, learned):
                         break
                     for call, ok in zip(fresh, reply.output):
                         if ok is True:
-                            found[json.dumps(call, sort_keys=True)] = call
+                            found[call_key(call)] = call
             finally:
                 stop(checker)
             return list(found.values())[:BATCH_POOL]

@@ -74,11 +74,61 @@ def _peagen_trace(original):
         except (TypeError, ValueError):
             return None
 
+    def wire(value, depth=0):
+        # Peagen's process-boundary form (peagen_harness from_wire reads it) of what plain JSON
+        # cannot say: bytes, bytearrays, tuples, sets, dicts with other keys (reedsolo's codecs).
+        kind = type(value)
+        if depth > 100:
+            raise ValueError("nested too deep")
+        if value is None or kind in (str, bool, int):
+            return value
+        if kind is float:
+            return value if value - value == 0 else {"$": "float", "v": str(value)}
+        if kind is list:
+            return [wire(item, depth + 1) for item in value]
+        if kind in (tuple, set, frozenset):
+            return {"$": kind.__name__, "v": [wire(item, depth + 1) for item in value]}
+        if kind is dict:
+            return {"$": "dict", "v": [[wire(k, depth + 1), wire(v, depth + 1)] for k, v in value.items()]}
+        if kind in (bytes, bytearray):
+            return {"$": kind.__name__, "v": value.hex()}
+        raise TypeError(kind.__name__)
+
+    def recorded(args):
+        line = plain(list(args))
+        if line is None:
+            try:
+                line = _json.dumps({"$wire": wire(list(args))}, allow_nan=False)
+            except (TypeError, ValueError, AttributeError):
+                return None
+        return line
+
+    try:
+        import inspect as _inspect
+        signature = _inspect.signature(original)
+    except (TypeError, ValueError):
+        signature = None
+
+    def positional(args, kwargs):
+        # Keyword arguments as the positions they fill, defaults filled in (reedsolo's tests call
+        # rs_correct_msg(msg, nsym=4, erase_pos=[1])); None where that cannot say the call.
+        if not kwargs:
+            return args
+        if signature is None or any(p.kind in (p.VAR_KEYWORD, p.KEYWORD_ONLY, p.VAR_POSITIONAL) for p in signature.parameters.values()):
+            return None
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:
+            return None
+        bound.apply_defaults()
+        return bound.args if not bound.kwargs else None
+
     @_functools.wraps(original)
     def traced(*args, **kwargs):
-        outermost = depth[0] == 0 and not kwargs and _os.environ.get("${CAPTURE_FILE_ENV}")
+        outermost = depth[0] == 0 and _os.environ.get("${CAPTURE_FILE_ENV}")
         # The arguments before the call: the function may change them.
-        line = plain(list(args)) if outermost else None
+        called = positional(args, kwargs) if outermost else None
+        line = recorded(called) if called is not None else None
         answer = None
         depth[0] += 1
         try:

@@ -24,6 +24,7 @@ Protocol, one line each way, first byte = operation:
   child : {"ready": true} | {"load_error": str, "violations": [...]}
   parent: b"G"  (collect garbage; untimed)          child: {"ok": true}
   parent: b"C" + json [args]  (call the entry)      child: reply
+          (args that JSON cannot say, bytes or sets: {"$wire": [args, as wire]})
   parent: b"E" + json [args]  (echo: the same path with the identity instead of the entry)
   parent: b"N" + json [args]  (echo that returns None: for programs with small results)
   parent: b"F" + json {"fn", "args": wire, "kwargs": wire}  (call a module-level function by
@@ -433,6 +434,16 @@ def from_wire(wire, depth=0, callback=None, instance=None):
     raise WireError("not a wire value")
 
 
+def _call_args(text):
+    """A timed call's arguments: a JSON list, or {"$wire": [...]} (candidate._call_json)."""
+    decoded = _loads(text)
+    if _type(decoded) is dict and _set(decoded) == {"$wire"}:
+        decoded = from_wire(decoded["$wire"])
+    if _type(decoded) is not list:
+        raise WireError("a call's arguments are not a list")
+    return decoded
+
+
 def wire_json(value):
     return _dumps(to_wire(value), separators=(",", ":"), allow_nan=False)
 
@@ -825,8 +836,8 @@ def main():
             return
         # call and echo run the very same code, so the echo measures everything but the program
         target = fn if op == b"C" else echo if op == b"E" else echo_none
-        args = _loads(line[1:])
-        pristine = _loads(line[1:])
+        args = _call_args(line[1:])
+        pristine = _call_args(line[1:])
         reply = {"mutated": False}
         try:
             out = target(*args)
