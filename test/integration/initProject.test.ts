@@ -251,6 +251,20 @@ describe("peagen init: inputs from the tests' calls (real CLI)", function () {
     assert.equal(verdict.correct, false);
     assert.match(verdict.failure?.message ?? '', /the tests' call \d+ of fold answered/);
   });
+
+  it("records the calls of a CommonJS module that is the function, whose properties the tests read (jsesc's jsesc.version)", async () => {
+    fs.writeFileSync(path.join(user.dir, 'package.json'), JSON.stringify({ name: 'pad', private: true, scripts: { test: 'node --test' } }));
+    fs.writeFileSync(path.join(user.dir, 'pad.js'), "'use strict';\nfunction pad(text, width) {\n  let out = String(text);\n  while (out.length < width) out = ' ' + out;\n  return out;\n}\npad.version = '1.2.3';\nmodule.exports = pad;\n");
+    fs.writeFileSync(
+      path.join(user.dir, 'pad.test.js'),
+      "const test = require('node:test');\nconst assert = require('node:assert/strict');\nconst pad = require('./pad.js');\n" +
+        "test('version', () => assert.equal(typeof pad.version, 'string'));\ntest('pads', () => assert.equal(pad('ab', 4), '  ab'));\n",
+    );
+    const init = await user.run(['--json', 'init', 'pad.js', '--function', 'pad', '--tests', 'npm test']);
+    assert.equal(init.code, 0, init.stdout + init.stderr);
+    // The wrapper lost pad.version, so the tests failed traced and no call was recorded.
+    assert.deepEqual(parseJson<InitOutput>(init).inputs, { from: 'tests', calls: 1 });
+  });
 });
 
 describe('peagen init without tests: inputs of the types the function declares (real CLI)', function () {

@@ -187,6 +187,16 @@ function javascriptTrace(name: string, holder: string | undefined): string {
       }
     }
   };
+  // What the function carries (module.exports = jsesc, with jsesc.version, which the tests
+  // read) is carried by the wrapper too.
+  for (const key of Reflect.ownKeys(original)) {
+    if (['length', 'name', 'prototype', 'arguments', 'caller'].includes(key)) continue;
+    try {
+      Object.defineProperty(traced, key, Object.getOwnPropertyDescriptor(original, key));
+    } catch {
+      // a property the wrapper cannot take: left out
+    }
+  }
   if (${holder !== undefined}) ${reference} = traced;
   else if (typeof module === 'undefined') {
     try {
