@@ -79,6 +79,8 @@ const stringIndexOf = Function.prototype.call.bind(String.prototype.indexOf);
 const stringSlice = Function.prototype.call.bind(String.prototype.slice);
 const arrayJoin = Function.prototype.call.bind(Array.prototype.join);
 const stringLastIndexOf = Function.prototype.call.bind(String.prototype.lastIndexOf);
+const URLCtor = URL;
+const URLCanParse = URL.canParse;
 const SourceTextModule = vm.SourceTextModule;
 const SyntheticModule = vm.SyntheticModule;
 
@@ -370,7 +372,7 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
   };
   const require = makeRequire('');
   const made = (${realmGlobals.toString()})(put, freeze);
-  for (const name of ['console', 'TextDecoder', 'TextEncoder']) defineProperty(globalThis, name, { __proto__: null, value: made[name], writable: true, configurable: true });
+  for (const name of ['console', 'TextDecoder', 'TextEncoder', 'URL', 'URLSearchParams']) defineProperty(globalThis, name, { __proto__: null, value: made[name], writable: true, configurable: true });
   const reserved = ['undefined', 'NaN', 'Infinity', 'eval', 'arguments'];
   const globalNames = Object.getOwnPropertyNames(globalThis).filter((n) => /^[A-Za-z_$][\\w$]*$/.test(n) && !reserved.includes(n));
   const globalValues = globalNames.map((n) => globalThis[n]);
@@ -391,6 +393,7 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
     makeRequire,
     setRelativeLoader: (loader) => { relativeLoader = loader; },
     setCallbackLoader: (loader) => { callbackLoader = loader; },
+    setUrlLoader: made.setUrlLoader,
     callbackIndex: (fn) => (isStub(stubs, fn) ? stubIndex(stubs, fn) : -1),
     decodeValue: (text) => fromWire(parse(text)),
     newModule: (name) => ({ exports: {}, id: name, filename: name, loaded: false, children: [], paths: [] }),
@@ -403,6 +406,49 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
     dateTime,
   });
 })`;
+
+/*
+ * The parsing behind the realm's URL (peagen-realm-globals.js): Node's own URL, here, asked with
+ * strings and answering a record of strings made here (no prototype; the realm copies its
+ * fields). op 'parse' (input, base | undefined), 'check' (input, base | undefined), or 'set'
+ * (href, component, value): the href parsed again and one component set, as that setter does.
+ * An invalid URL is {ok: false, message}; anything else that throws here (the stack the program
+ * used up) is thrown on, and the realm throws its own error instead of it.
+ */
+// Its accessors captured now: an allowed module (the documented hole) could change URL.prototype.
+const urlAccessor = (name, kind) => Function.prototype.call.bind(ObjectGetOwnPropertyDescriptor(URLCtor.prototype, name)[kind]);
+const urlGet = {
+  __proto__: null, href: urlAccessor('href', 'get'), origin: urlAccessor('origin', 'get'), protocol: urlAccessor('protocol', 'get'),
+  username: urlAccessor('username', 'get'), password: urlAccessor('password', 'get'), host: urlAccessor('host', 'get'),
+  hostname: urlAccessor('hostname', 'get'), port: urlAccessor('port', 'get'), pathname: urlAccessor('pathname', 'get'),
+  search: urlAccessor('search', 'get'), hash: urlAccessor('hash', 'get'),
+};
+const urlSet = { __proto__: null };
+for (const name of ['protocol', 'username', 'password', 'host', 'hostname', 'port', 'pathname', 'search', 'hash']) urlSet[name] = urlAccessor(name, 'set');
+function urlRecord(url) {
+  return {
+    __proto__: null, ok: true, href: urlGet.href(url), origin: urlGet.origin(url), protocol: urlGet.protocol(url),
+    username: urlGet.username(url), password: urlGet.password(url), host: urlGet.host(url), hostname: urlGet.hostname(url),
+    port: urlGet.port(url), pathname: urlGet.pathname(url), search: urlGet.search(url), hash: urlGet.hash(url),
+  };
+}
+function urlLoader(op, a, b, c) {
+  if (typeof a !== 'string' || (b !== undefined && typeof b !== 'string')) return { __proto__: null, ok: false, message: 'Invalid URL' };
+  if (op === 'check') return { __proto__: null, ok: ReflectApply(URLCanParse, URLCtor, b === undefined ? [a] : [a, b]) === true };
+  let url;
+  try {
+    url = b === undefined || op === 'set' ? new URLCtor(a) : new URLCtor(a, b);
+  } catch (err) {
+    if (err instanceof TypeError && err.code === 'ERR_INVALID_URL' && typeof err.message === 'string') return { __proto__: null, ok: false, message: err.message };
+    throw err;
+  }
+  if (op === 'set') {
+    const setter = typeof c === 'string' && typeof b === 'string' ? urlSet[b] : undefined;
+    if (setter === undefined) return { __proto__: null, ok: false, message: 'Invalid URL component' };
+    setter(url, c);
+  } else if (op !== 'parse') return { __proto__: null, ok: false, message: 'Invalid URL operation' };
+  return urlRecord(url);
+}
 
 let realm; // the helpers REALM_BOOTSTRAP returned
 let entryFunction = null;
@@ -460,6 +506,7 @@ const context = vm.createContext(Object.create(null), { name: 'candidate', codeG
   realm = ReflectApply(bootstrap, undefined, [stringify(allowList), 'candidate.js']);
   for (const name of allowList) realm.provide(name, requireAllowed(name)); // documented hole: allowed modules come from this realm
   realm.setCallbackLoader((index, args) => callBack(index, args));
+  realm.setUrlLoader(urlLoader);
 }
 let loaded = false;
 

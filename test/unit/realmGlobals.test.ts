@@ -14,6 +14,9 @@ interface Made {
   TextDecoder: new (label?: string, options?: { fatal?: boolean; ignoreBOM?: boolean }) => { decode(input?: Uint8Array): string; encoding: string };
   TextEncoder: new () => { encode(input?: string): Uint8Array };
   takePrinted(): Array<[string, string]>;
+  URL: typeof URL;
+  URLSearchParams: typeof URLSearchParams;
+  setUrlLoader(loader: (op: string, a: string, b?: string, c?: string) => Record<string, unknown>): void;
 }
 
 function inRealm(): { made: Made; context: vm.Context } {
@@ -94,5 +97,26 @@ describe("the JavaScript candidate's realm: console and text codecs as Node give
       ['info', format('100%', 'sure')],
     ]);
     assert.deepEqual(taken(), []);
+  });
+
+  it('logs a URL and its URLSearchParams as Node shows them, and %s is the href', () => {
+    // The runner's loader in short (the real one is harness/js/peagen-harness-child.js's urlLoader).
+    made.setUrlLoader((op, a, b, c) => {
+      const url = new URL(a, op === 'parse' ? b : undefined);
+      if (op === 'set') (url as unknown as Record<string, string | undefined>)[b ?? ''] = c;
+      const { href, origin, protocol, username, password, host, hostname, port, pathname, search, hash } = url;
+      return { ok: true, href, origin, protocol, username, password, host, hostname, port, pathname, search, hash };
+    });
+    made.takePrinted();
+    const ours = new made.URL('https://user@example.com:8080/p?b=2&a=1#h');
+    const node = new URL('https://user@example.com:8080/p?b=2&a=1#h');
+    made.console.log(ours);
+    made.console.log(ours.searchParams, new made.URLSearchParams());
+    made.console.log('%s and %s', ours, ours.searchParams);
+    assert.deepEqual(JSON.parse(JSON.stringify(made.takePrinted())), [
+      ['log', format(node)],
+      ['log', format(node.searchParams, new URLSearchParams())],
+      ['log', format('%s and %s', node, node.searchParams)],
+    ]);
   });
 });
