@@ -297,7 +297,7 @@ function closingLine(lines: readonly string[], from: number, member: boolean): n
 
 /**
  * Why init cannot serve the function whose definition (decorators first) is `definition`: a
- * method or nested function, a generator, an async function. Undefined when it can. The
+ * method or nested function, a JavaScript generator, an async function. Undefined when it can. The
  * evaluators call a plain top-level function and compare what it returns.
  */
 export function unservedFunctionReason(definition: readonly string[], name: string, language: FunctionLanguage, exportedMember = false): string | undefined {
@@ -305,8 +305,9 @@ export function unservedFunctionReason(definition: readonly string[], name: stri
   // A member of an exported object is called as a plain function (no `this`).
   if (exportedMember && /\bthis\b/.test(definition.join('\n'))) return `${name} uses \`this\`: the evaluator calls it as a plain function; move its work to a top-level function the member calls`;
   if (/^\s+/.test(head) && !exportedMember) return `${name} is a method or a nested function: peagen init evolves top-level functions; move it to the top level (a method can call it)`;
-  const isGenerator = language === 'python' ? definition.some((line) => /\byield\b/.test(line.replace(/#.*$/, ''))) : /function\s*\*/.test(head);
-  if (isGenerator) return `${name} is a generator: the evaluator compares returned answers; wrap it (def ${name}_list(...): return list(${name}(...))) and evolve that`;
+  // A Python generator is read whole inside the timed call (and in the candidate's process
+  // behind the boundary), its items compared as the answer; a JavaScript one is not.
+  if (language !== 'python' && /function\s*\*/.test(head)) return `${name} is a generator: the evaluator compares returned answers; wrap it (function ${name}List(...) { return [...${name}(...)]; }) and evolve that`;
   if (/^\s*(export\s+)?(async\s+def|async\s+function)\b|=\s*async\b/.test(head)) return `${name} is async: the evaluator calls plain functions; evolve the synchronous function it awaits`;
   return undefined;
 }

@@ -678,14 +678,33 @@ describe('peagen init refusals (real CLI)', function () {
   };
 
   it('says what to write by hand for a function it cannot handle, and refuses tests that fail on the original', async () => {
-    fs.writeFileSync(path.join(user.dir, 'shapes.py'), 'class Box:\n    def area(self):\n        return 1\n\n\ndef squares(n):\n    for i in range(n):\n        yield i * i\n');
+    fs.writeFileSync(path.join(user.dir, 'shapes.py'), 'class Box:\n    def area(self):\n        return 1\n');
     await refused(['shapes.py', '--function', 'area'], /area is a method or a nested function: .*move it to the top level.*EVOLVE-BLOCK-START/);
-    await refused(['shapes.py', '--function', 'squares'], /squares is a generator: .*return list\(squares/);
     await refused(['stats.py', '--function', 'median'], /defines no def median/);
     await refused(['stats.tsx', '--function', 'f'], /runs TypeScript \(\.ts, \.mts, \.cts\) by stripping its types, not TSX/);
     await refused(['stats.py', '--function', 'moving_average', '--objective', 'tests'], /--objective tests counts the tests that pass: name the test command with --tests/);
     fs.appendFileSync(path.join(user.dir, 'test_stats.py'), '\n\nclass Broken(unittest.TestCase):\n    def test_broken(self):\n        self.fail("broken")\n');
     await refused(['stats.py', '--function', 'moving_average', '--tests', 'python3 -m unittest'], /the tests \("python3 -m unittest"\) failed \(exit status 1\) on the original code/);
+  });
+});
+
+describe('peagen init: a Python generator (real CLI)', function () {
+  this.timeout(120_000);
+  let user: EvolveProject;
+  beforeEach(() => {
+    user = new EvolveProject();
+  });
+  afterEach(() => user.cleanup());
+
+  it('is read whole as its answer (pycodestyle\'s checks yield their findings): the seed evaluates, a candidate that yields one item less fails', async () => {
+    fs.writeFileSync(path.join(user.dir, 'shapes.py'), 'def squares(n: int):\n    for i in range(n):\n        yield i * i\n');
+    const init = await user.run(['--json', 'init', 'shapes.py', '--function', 'squares']);
+    assert.equal(init.code, 0, init.stdout + init.stderr);
+    const made = parseJson<InitOutput & { check?: { correct: boolean; summary: string } }>(init);
+    assert.equal(made.check?.correct, true, made.check?.summary);
+    fs.writeFileSync(path.join(user.dir, 'short.py'), fs.readFileSync(path.join(made.dir, 'shapes.py'), 'utf8').replace('range(n)', 'range(n - 1)'));
+    const verdict = parseJson<{ correct: boolean }>(await user.run(['--json', 'eval', made.dir, '--quick', '--program', path.join(user.dir, 'short.py')]));
+    assert.equal(verdict.correct, false);
   });
 });
 

@@ -15,7 +15,7 @@ import { findProjectTests } from '../../shared/projectTests';
 const names = (text: string, language: 'python' | 'javascript'): string[] => servableFunctions(text, language).map((fn) => fn.name);
 
 describe('Evolve this function: the functions init serves', () => {
-  it('Python: top-level defs (decorators included), not methods, nested functions, generators, async defs or defs inside a docstring', () => {
+  it('Python: top-level defs (decorators included) and generators, not methods, nested functions, async defs or defs inside a docstring', () => {
     const text = [
       '"""Module doc.',
       'def in_docstring():',
@@ -42,9 +42,9 @@ describe('Evolve this function: the functions init serves', () => {
       'def last(v): return v[-1]',
     ].join('\n');
     const found = servableFunctions(text, 'python');
-    assert.deepEqual(found.map((fn) => fn.name), ['mean', 'last']);
+    assert.deepEqual(found.map((fn) => fn.name), ['mean', 'numbers', 'last']);
     assert.deepEqual(found[0], { name: 'mean', region: { startLine: 5, endLine: 10 }, definitionLine: 6 });
-    assert.deepEqual(found[1]!.region, { startLine: 22, endLine: 23 });
+    assert.deepEqual(found[2]!.region, { startLine: 22, endLine: 23 });
   });
 
   it('JavaScript: function, export function, const f = (...) =>, not generators, async or nested functions', () => {
@@ -195,7 +195,9 @@ describe('Evolve this function: the tests found for a file', () => {
   });
 });
 
-describe('Evolve this function: the daemon\'s init (InitFunction)', () => {
+describe('Evolve this function: the daemon\'s init (InitFunction)', function () {
+  // Each runs the project's tests in real processes: seconds on a machine that is busy.
+  this.timeout(30_000);
   let root: string;
   beforeEach(() => {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-lens-init-'));
@@ -240,7 +242,7 @@ describe('Evolve this function: the daemon\'s init (InitFunction)', () => {
     await assert.rejects(initFunction(params({ tests: 'python3 -m pytest' })), /already holds an example of mean for another test command \(python3 -m unittest\): delete that folder/);
     await assert.rejects(initFunction(params({ sourceFile: path.join(os.tmpdir(), 'elsewhere.py') })), /outside the tests' folder/);
     await assert.rejects(initFunction(params({ testsDir: os.tmpdir() })), /outside the workspace/);
-    fs.writeFileSync(path.join(root, 'gen.py'), 'def numbers(n):\n    yield n\n');
-    await assert.rejects(initFunction(params({ sourceFile: path.join(root, 'gen.py'), functionName: 'numbers' })), /numbers is a generator/);
+    fs.writeFileSync(path.join(root, 'later.py'), 'async def numbers(n):\n    return n\n');
+    await assert.rejects(initFunction(params({ sourceFile: path.join(root, 'later.py'), functionName: 'numbers' })), /numbers is async/);
   });
 });
