@@ -77,9 +77,17 @@ class Connection {
   request(message, timeoutMs) {
     Atomics.store(this.flag, 0, 0);
     this.port.postMessage(message);
-    if (Atomics.wait(this.flag, 0, 0, timeoutMs + WORKER_MARGIN_MS) === 'timed-out') {
-      this.worker.terminate();
-      throw new CandidateFailure(`timeout: the candidate's process did not answer within ${(timeoutMs / 1000).toFixed(1)} s`);
+    // A wake-up is not an answer: the worker posts, sets the flag, then notifies, so the notify
+    // of a request whose flag this thread saw before it waited can land during the next wait
+    // (minimist's thousands of calls on a busy machine: "gave no answer"). The flag alone says so.
+    const deadline = Date.now() + timeoutMs + WORKER_MARGIN_MS;
+    while (Atomics.load(this.flag, 0) === 0) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        this.worker.terminate();
+        throw new CandidateFailure(`timeout: the candidate's process did not answer within ${(timeoutMs / 1000).toFixed(1)} s`);
+      }
+      Atomics.wait(this.flag, 0, 0, left);
     }
     const answer = receiveMessageOnPort(this.port);
     if (!answer) throw new CandidateFailure("the candidate's process gave no answer");
