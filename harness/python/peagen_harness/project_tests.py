@@ -274,7 +274,8 @@ def _types_only_copy(text: str, folder: str, root: str) -> str:
         relative = spec.startswith(".")
         inside = os.path.normpath(os.path.join(folder, spec)) if relative else ""
         if (re.match(r"^[A-Za-z][\w+.-]*:", spec) and not spec.startswith("node:")) or spec.startswith("/") or "\\" in spec or (
-                relative and (not inside.startswith(root + os.sep) or "peagen" in os.path.basename(inside).lower())):
+                relative and (not inside.startswith(root + os.sep) or "peagen" in os.path.basename(inside).lower())) or (
+                not relative and ".." in spec.split("/")):  # `pkg/../../../candidate.ts` leaves node_modules
             return "// Written by Peagen: the candidate's imports (%s) reach beyond the project, so its text is not here.\nexport {};\n" % json.dumps(spec)
     body = re.sub(r"^#!.*", "", text, count=1)  # a `#!` line must be the first; it is not needed here
     # Vitest runs every includeSource file whose text names `import.meta.vitest`, dot files too:

@@ -494,5 +494,21 @@ class ProjectCommandTest(unittest.TestCase):
         self.assertEqual(keeps_our_pythonpath("python3 -m unittest"), "python3 -m unittest")
 
 
+
+class TypesOnlyCopyTest(unittest.TestCase):
+    """The TypeScript candidate's text beside the stand-in, for the project's type check only."""
+
+    def test_it_throws_before_its_first_statement_and_imports_nothing_from_outside(self):
+        from peagen_harness.project_tests import _types_only_copy
+        root = "/tmp/peagen-tests-x/project"
+        kept = _types_only_copy('import { a } from "./util";\nimport fs from "node:fs";\nif (import.meta.vitest) {}\n', root + "/src", root)
+        self.assertTrue(kept.splitlines()[1].startswith("(() => { throw new Error("), kept)
+        self.assertNotIn("import.meta.vitest", kept, "vitest's in-source scan would run it")
+        # helper-29's B3 went through vitest; a module's imports run before its first statement.
+        for spec in ("data:text/javascript,1", "file:///tmp/x.js", "/etc/x.js", "../../candidate.ts",
+                     "./peagen-original-tally", "lodash/../../../candidate.ts"):
+            emptied = _types_only_copy('import "%s";\nexport const f = 1;\n' % spec, root + "/src", root)
+            self.assertNotIn("export const f", emptied, spec)
+
 if __name__ == "__main__":
     unittest.main()
