@@ -27,6 +27,10 @@ const { Worker, receiveMessageOnPort } = require('worker_threads');
 const { CandidateFailure, Opaque, decodeWire, encodeWire } = require('./peagen-harness.js');
 
 const WORKER = path.join(__dirname, 'peagen-standin-worker.js');
+// A monotonic clock taken at load, from the module, not the global: the tests' fake timers
+// (jest's, sinon's) replace Date.now and performance.now, and a frozen clock never reaches a deadline.
+const { performance: clock } = require('perf_hooks');
+const now = clock.now.bind(clock);
 const ERRORS = { Error, TypeError, RangeError, SyntaxError, ReferenceError, EvalError, URIError };
 /** Time the worker gets beyond the child's own call timeout before this thread gives up. */
 const WORKER_MARGIN_MS = 2000;
@@ -80,14 +84,13 @@ class Connection {
     // A wake-up is not an answer: the worker posts, sets the flag, then notifies, so the notify
     // of a request whose flag this thread saw before it waited can land during the next wait
     // (minimist's thousands of calls on a busy machine: "gave no answer"). The flag alone says so.
-    const deadline = Date.now() + timeoutMs + WORKER_MARGIN_MS;
+    const deadline = now() + timeoutMs + WORKER_MARGIN_MS;
     while (Atomics.load(this.flag, 0) === 0) {
-      const left = deadline - Date.now();
-      if (left <= 0) {
+      const left = deadline - now();
+      if (left <= 0 || Atomics.wait(this.flag, 0, 0, left) === 'timed-out') {
         this.worker.terminate();
         throw new CandidateFailure(`timeout: the candidate's process did not answer within ${(timeoutMs / 1000).toFixed(1)} s`);
       }
-      Atomics.wait(this.flag, 0, 0, left);
     }
     const answer = receiveMessageOnPort(this.port);
     if (!answer) throw new CandidateFailure("the candidate's process gave no answer");
@@ -106,12 +109,12 @@ function forwarder(connection, name, errorClasses = {}) {
     } catch (err) {
       throw new TypeError(`${name || 'the function'}() runs in a process of its own and its arguments must be plain data: ${err.message}`);
     }
-    const deadline = Date.now() + timeoutMs;
+    const deadline = now() + timeoutMs;
     let reply = connection.request({ op: 'invoke', name, args: wires }, timeoutMs);
     while (reply !== null && typeof reply === 'object' && reply.callback !== undefined && reply.ok === undefined) {
       // The candidate calls one of them: it runs here, in the judge, on plain data only.
       const answer = runCallback(callbacks, reply);
-      const left = deadline - Date.now();
+      const left = deadline - now();
       if (left <= 0) {
         connection.worker.terminate();
         throw new CandidateFailure(`timeout: ${name || 'the function'}() did not finish within ${(timeoutMs / 1000).toFixed(1)} s`);
