@@ -76,7 +76,7 @@ def _peagen_trace(original):
 
     def wire(value, depth=0):
         # Peagen's process-boundary form (peagen_harness from_wire reads it) of what plain JSON
-        # cannot say: bytes, bytearrays, tuples, sets, dicts with other keys (reedsolo's codecs).
+        # cannot say: bytes, bytearrays, tuples, sets, dicts with other keys (reedsolo's codecs), paths.
         kind = type(value)
         if depth > 100:
             raise ValueError("nested too deep")
@@ -92,6 +92,9 @@ def _peagen_trace(original):
             return {"$": "dict", "v": [[wire(k, depth + 1), wire(v, depth + 1)] for k, v in value.items()]}
         if kind in (bytes, bytearray):
             return {"$": kind.__name__, "v": value.hex()}
+        # A path (gitignore_parser's tests pass a pathlib.Path) by its class's name and its text.
+        if kind.__module__.split(".")[0] == "pathlib" and kind.__name__ in ("PurePosixPath", "PureWindowsPath", "PosixPath"):
+            return {"$": "path", "v": [kind.__name__, str(value)]}
         raise TypeError(kind.__name__)
 
     def recorded(args):

@@ -131,7 +131,10 @@ _WIRE_DEPTH = 2000
 #: tomli's answers, most records'): each side builds its own from their parts, so no behaviour
 #: travels. The tag names the module, which the side that decodes one imports if it must.
 _STDLIB_VALUE_TAGS = {"date": "datetime", "datetime": "datetime", "time": "datetime", "timedelta": "datetime",
-                      "timezone": "datetime", "decimal": "decimal"}
+                      "timezone": "datetime", "decimal": "decimal", "path": "pathlib"}
+#: The pathlib classes a path crosses as (its text and its class's name): the pure ones and the
+#: concrete one of this system (building a path reads no file).
+_PATH_CLASSES = ("PurePosixPath", "PureWindowsPath", "PosixPath")
 _harness_importing = [False]  # lets the hook allow the harness's own import of such a module
 _real_import = builtins.__import__
 
@@ -152,6 +155,9 @@ def _stdlib_value_to_wire(value, t):
     module = sys.modules.get(t.__module__)
     if module is None:
         return None
+    if t.__module__.split(".")[0] == "pathlib":  # pathlib._local from Python 3.13 on
+        kind = t.__name__ if t.__name__ in _PATH_CLASSES else None
+        return {"$": "path", "v": [kind, t.__str__(value)]} if kind and t is getattr(module, kind, None) else None
     if t.__module__ == "decimal":
         return {"$": "decimal", "v": _str(value)} if t is getattr(module, "Decimal", None) else None
     if t is module.timedelta:
@@ -180,6 +186,10 @@ _ZONE_DEPTH = 4  # how deep the state of a user's zone may be nested
 
 def _stdlib_value_from_wire(tag, v, instance=None):
     module = _harness_import(_STDLIB_VALUE_TAGS[tag])
+    if tag == "path":
+        if _type(v) is list and _len(v) == 2 and v[0] in _PATH_CLASSES and _type(v[1]) is _str:
+            return getattr(module, v[0])(v[1])
+        raise WireError("a malformed path")
     if tag == "decimal":
         if _type(v) is str:
             return module.Decimal(v)
@@ -286,18 +296,44 @@ def _state_outside_dict(cls):
     return _any(name not in ("__dict__", "__weakref__") for name in slots)
 
 
+#: The built-in value types a class of the user's may derive from and still cross (a
+#: namedtuple and its subclasses: gitignore_parser's IgnoreRule; a `Cents(int)`), each with the
+#: base's own reading of the value: an exact copy, never through a method the class defines.
+_VALUE_BASES = {tuple: lambda v: tuple.__getitem__(v, slice(None)), int: int.__int__,
+                float: float.__float__, str: str.__str__, bytes: lambda v: bytes.__getitem__(v, slice(None))}
+
+
+def value_base(cls):
+    """The one base of `cls` that keeps state outside __dict__ when it is a built-in value type
+    (tuple, int, float, str, bytes) or Decimal, and no other base keeps any; else None. An
+    instance of `cls` is its base's value, plus its __dict__ if it has one."""
+    kept = [base for base in cls.__mro__ if _state_outside_dict(base)]
+    if _len(kept) != 1:
+        return None
+    base = kept[0]
+    decimal = sys.modules.get("decimal")
+    return base if base in _VALUE_BASES or (decimal is not None and base is decimal.Decimal) else None
+
+
 def _own_instance_state(value, t):
-    """The state (a copy of __dict__) of an instance of one of the user's classes, else None
-    (and it cannot cross): also when a class it derives from keeps state elsewhere."""
+    """The state of an instance of one of the user's classes, else None (and it cannot cross):
+    a copy of its __dict__ ({} when it has none) and its value base's value, of that exact
+    type (None when it has no value base). None also when a class it derives from keeps state
+    elsewhere."""
     if not _is_own_class(t):
         return None
-    if _any(_state_outside_dict(base) for base in t.__mro__):
+    base = value_base(t) if _any(_state_outside_dict(b) for b in t.__mro__) else object
+    if base is None:
         return None
     try:
         state = object.__getattribute__(value, "__dict__")
-    except AttributeError:  # __slots__ only
+    except AttributeError:  # __slots__ only: a namedtuple's `__slots__ = ()`
+        state = {} if base is not object else None
+    if _type(state) is not dict:
         return None
-    return dict(state) if _type(state) is dict else None
+    if base is object:
+        return dict(state), None
+    return dict(state), _VALUE_BASES[base](value) if base in _VALUE_BASES else base(base.__str__(value))
 
 
 def to_wire(value, depth=0, callbacks=None):
@@ -329,7 +365,7 @@ def to_wire(value, depth=0, callbacks=None):
     name = _WIRE_BUILTIN_NAMES.get(id(value))
     if name is not None and getattr(builtins, name) is value:
         return {"$": "builtin", "v": name}
-    if t.__module__ in ("datetime", "decimal"):
+    if t.__module__ in ("datetime", "decimal", "pathlib", "pathlib._local"):
         wire = _stdlib_value_to_wire(value, t)
         if wire is not None:
             return wire
@@ -346,11 +382,13 @@ def to_wire(value, depth=0, callbacks=None):
     member = _own_enum_member(value, t) if callbacks is None else None
     if member is not None:
         return {"$": "member", "v": [t.__module__, _str(t.__qualname__), member]}
-    state = _own_instance_state(value, t) if callbacks is None else None
-    if state is not None:
-        return {"$": "instance", "v": [t.__module__, _str(t.__qualname__), to_wire(state, depth + 1)]}
+    own = _own_instance_state(value, t) if callbacks is None else None
+    if own is not None:
+        state, base = own
+        wire = [t.__module__, _str(t.__qualname__), to_wire(state, depth + 1)]
+        return {"$": "instance", "v": wire if base is None else wire + [to_wire(base, depth + 1)]}
     raise WireError("a value of type %s cannot cross the process boundary (only None, bool, "
-                    "int, float, str, bytes, complex, list, tuple, dict, set, dates, times, Decimal and "
+                    "int, float, str, bytes, complex, list, tuple, dict, set, dates, times, Decimal, paths and "
                     "instances of the program's own classes can)" % t.__name__)
 
 
@@ -402,11 +440,12 @@ def from_wire(wire, depth=0, callback=None, instance=None):
     if tag == "member" and instance is not None and _type(v) is list and _len(v) == 3 \
             and _type(v[0]) is _str and _type(v[1]) is _str and _type(v[2]) is _str:
         return instance(v[0], v[1], v[2])  # a member name for a state: the original's Enum member
-    if tag == "instance" and instance is not None and _type(v) is list and _len(v) == 3 \
+    if tag == "instance" and instance is not None and _type(v) is list and _len(v) in (3, 4) \
             and _type(v[0]) is _str and _type(v[1]) is _str:
         state = from_wire(v[2], depth + 1, callback, instance)
+        base = from_wire(v[3], depth + 1) if _len(v) == 4 else None
         if _type(state) is dict and _all(_type(k) is _str for k in state):
-            return instance(v[0], v[1], state)  # a TypeError when it is not a class of the original's
+            return instance(v[0], v[1], state, base)  # a TypeError when it is not a class of the original's
     try:
         if tag == "float" and v in _FLOATS:
             return _FLOATS[v]

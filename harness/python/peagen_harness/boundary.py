@@ -45,7 +45,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Optional, Union
 
-from ._child import PROGRAM_MODULE, WireError, from_wire, to_wire
+from ._child import PROGRAM_MODULE, WireError, from_wire, to_wire, value_base
 from .candidate import Candidate, CandidateFailure
 from .boundary_names import evolved_names
 from .policy import Policy, imports_of, optional_imports_of
@@ -319,7 +319,7 @@ def call(program: Candidate, name: str, args: tuple, kwargs: Dict[str, Any], tim
             raise CandidateFailure("timeout: %s() did not finish within %.1f s" % (name, timeout))
         reply = program.request(b"R", answer, left, "calling %s()" % name)
     resolve = lambda ref, is_function: _known(callbacks, ref)  # noqa: E731 - the judge's own objects, handed back
-    instance = lambda module, qualname, state: _own_instance(namespace or {}, module, qualname, state)  # noqa: E731
+    instance = lambda module, qualname, state, base=None: _own_instance(namespace or {}, module, qualname, state, base)  # noqa: E731
     try:
         changed = {key: from_wire(wire, 0, resolve, instance) for key, wire in (reply.get("changed") or {}).items()}
         output = from_wire(reply.get("output"), 0, resolve, instance) if "output" in reply else None
@@ -443,12 +443,15 @@ def _user_roots(namespace: Dict[str, Any]) -> set:
     return {str(namespace.get(key) or "").split(".")[0] for key in ("__name__", "__package__")} - {""}
 
 
-def _own_instance(namespace: Dict[str, Any], module: str, qualname: str, state: Union[Dict[str, Any], str]) -> Any:
+def _own_instance(namespace: Dict[str, Any], module: str, qualname: str, state: Union[Dict[str, Any], str],
+                  base_value: Any = None) -> Any:
     """The candidate's answer that is an instance of one of the user's classes (its state, as
     the child sent it): an instance of the original's class of that module and name, made
     without running its constructor (`__new__`, then the state), so that the tests compare it
     with their own (`assertEqual(parse_duration(...), Duration(...))`) through the original's
-    methods. Only a class the user's module defines or imports from its own package."""
+    methods. Only a class the user's module defines or imports from its own package. A class
+    on a value base (a namedtuple, `Cents(int)`: _child.value_base) is made by that base's
+    __new__ from `base_value`, which must be of that exact type."""
     holder = namespace if module == PROGRAM_MODULE else getattr(sys.modules.get(module), "__dict__", None)
     if module != PROGRAM_MODULE and module.split(".")[0] not in _user_roots(namespace):
         holder = None
@@ -470,14 +473,19 @@ def _own_instance(namespace: Dict[str, Any], module: str, qualname: str, state: 
     if any(callable(getattr(cls, key, None)) or callable(value) for key, value in state.items()):
         raise TypeError("the result cannot cross the process boundary: an instance of %s whose state holds a "
                         "function or names a method" % qualname)
+    value_kind = value_base(cls)
+    if (base_value is None) != (value_kind is None) or (base_value is not None and type(base_value) is not value_kind):
+        raise TypeError("the result cannot cross the process boundary: an instance of %s whose value is not "
+                        "its base's" % qualname)
     try:
         # The __new__ of the first base that is not the user's (object's, or datetime.tzinfo's for
         # toml's TomlTz), never the class's own: an interning __new__ would hand back an object
         # the tests hold (their expected answer), and the state would overwrite it.
         roots = _user_roots(namespace)
         base = next(b for b in cls.__mro__ if b.__module__ != namespace.get("__name__") and b.__module__.split(".")[0] not in roots)
-        made = base.__new__(cls)
-        vars(made).update(state)
+        made = value_kind.__new__(cls, base_value) if value_kind is not None else base.__new__(cls)
+        if value_kind is None or state:
+            vars(made).update(state)
     except Exception:  # noqa: BLE001 - a subclass of a built-in type, no __dict__ to hold the state
         raise TypeError("the result cannot cross the process boundary: an instance of %s, whose state cannot be "
                         "set" % qualname) from None

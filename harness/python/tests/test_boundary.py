@@ -1,6 +1,8 @@
 """Tests of peagen_harness.boundary, the stand-in a judge imports instead of the candidate:
 python3 harness/python/tests/test_boundary.py"""
 import datetime
+import pathlib
+from decimal import Decimal
 import importlib.util
 import math
 import os
@@ -11,8 +13,8 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from peagen_harness import CandidateFailure  # noqa: E402
-from peagen_harness._child import WireError, from_wire, to_wire  # noqa: E402
-from peagen_harness.boundary import CandidateRaised, write_standin  # noqa: E402
+from peagen_harness._child import PROGRAM_MODULE, WireError, from_wire, to_wire  # noqa: E402
+from peagen_harness.boundary import CandidateRaised, _own_instance, write_standin  # noqa: E402
 
 
 class StandIn:
@@ -181,14 +183,22 @@ class StandInTest(unittest.TestCase):
             self.assertIsNot(mod.span("4"), cached, "object.__new__: never an object the tests hold")
             self.assertEqual(cached.days, 0)
 
-    def test_an_instance_whose_value_is_not_in_its_dict_cannot_cross(self):
+    def test_an_instance_on_a_value_base_crosses_with_its_value_and_slots_do_not(self):
         # helper-29's B5: a Money(Decimal) crossed as its empty __dict__, so every amount was
         # Decimal(0) in the judge and a candidate returning the first price passed as the sum.
-        source = """
+        # Now the value of a built-in value base crosses (read by the base, made by its __new__):
+        # gitignore_parser's rules are a namedtuple subclass. Slots of the user's never cross.
+        reference = """
+            import collections
+            import pathlib
             from decimal import Decimal
 
             class Money(Decimal):
                 pass
+
+            class Rule(collections.namedtuple("Rule_", "pattern base")):
+                def match(self, path):
+                    return path == self.pattern
 
             class Pair:
                 __slots__ = ("a", "b")
@@ -196,18 +206,34 @@ class StandInTest(unittest.TestCase):
             class Tagged(Pair):
                 pass
 
+            # EVOLVE-BLOCK-START
             def total(prices):
                 return Money(sum(Decimal(p) for p in prices))
+
+            def rule(pattern, base=None):
+                return Rule(pattern.strip(), base)
 
             def pair():
                 made = Tagged()
                 made.a, made.b = 1, 2
                 return made
+            # EVOLVE-BLOCK-END
         """
-        with StandIn(source, reference=source) as mod:
-            for call, name in ((lambda: mod.total(["1.5", "2"]), "Money"), (mod.pair, "Tagged")):
-                with self.assertRaisesRegex(TypeError, "a value of type %s cannot cross" % name):
-                    call()
+        with StandIn(reference, reference=reference) as mod:
+            money = mod.total(["1.5", "2"])
+            self.assertIs(type(money), mod.Money, "the original's class")
+            self.assertEqual(money, Decimal("3.5"))
+            got = mod.rule(" *.py ", base=pathlib.PurePosixPath("/src"))
+            self.assertIs(type(got), mod.Rule)
+            self.assertEqual(got, mod.Rule("*.py", pathlib.PurePosixPath("/src")), "the tuple's items, a path among them")
+            self.assertTrue(got.match("*.py"), "the original's method")
+            with self.assertRaisesRegex(TypeError, "a value of type Tagged cannot cross"):
+                mod.pair()
+            # An answer that claims another base's value (a hostile child's: a str for the
+            # tuple, a value for a class on object) is refused.
+            for name, value in (("Rule", "x"), ("Money", 3), ("Tagged", 1)):
+                with self.assertRaisesRegex(TypeError, "whose value is not its base's"):
+                    _own_instance(vars(mod), PROGRAM_MODULE, name, {}, value)
 
     def test_a_member_of_the_originals_enum_crosses_by_name(self):
         # docstring_parser's parse returns a Docstring whose style is a DocstringStyle member.

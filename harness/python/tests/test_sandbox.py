@@ -75,10 +75,18 @@ class SandboxTest(unittest.TestCase):
             self.assertEqual(reply.output, {"peagen_wire": {"$": "instance", "v": ["candidate_program", "Box", {"$": "dict", "v": [["n", 3]]}]}})
             with Candidate(path, "bad_sort", PERMISSIVE) as prog:  # not asked: not plain data
                 self.assertIn("contains a Box", prog.call([3, 1, 2], timeout=10).error)
-        # A subclass of a built-in type keeps its value outside __dict__: it does not cross (helper-19).
-        with ProgramFile("class Cents(int):\n    pass\n\n\ndef bad_sort(values):\n    return Cents(len(values))\n") as path:
+        # A subclass of a built-in value type keeps its value outside __dict__: it crosses with
+        # that value, read by the base's own method (helper-19: never by the class's __int__).
+        cents = "class Cents(int):\n    def __int__(self):\n        return 99\n\n\ndef bad_sort(values):\n    return Cents(len(values))\n"
+        with ProgramFile(cents) as path:
             with Candidate(path, "bad_sort", PERMISSIVE, wire_answers=True) as prog:
-                self.assertIn("contains a Cents", prog.call([3, 1, 2], timeout=10).error)
+                reply = prog.call([3, 1, 2], timeout=10)
+            self.assertIsNone(reply.error)
+            self.assertEqual(reply.output, {"peagen_wire": {"$": "instance", "v": ["candidate_program", "Cents", {"$": "dict", "v": []}, 3]}})
+        # One with slots of its own does not.
+        with ProgramFile("class Box:\n    __slots__ = ('n',)\n\n\ndef bad_sort(values):\n    made = Box()\n    made.n = 1\n    return made\n") as path:
+            with Candidate(path, "bad_sort", PERMISSIVE, wire_answers=True) as prog:
+                self.assertIn("contains a Box", prog.call([3, 1, 2], timeout=10).error)
 
     def test_locals_reads_the_functions_own_names_and_globals_stays_refused(self):
         # parse's extract_format returns locals(): a copy of the function's own names.
