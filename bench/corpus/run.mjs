@@ -251,7 +251,11 @@ async function runProject(project, opts, logsRoot, scratchRoot) {
     return finish('fail', [first.length > 240 ? `${first.slice(0, 237)}...` : first, ...(cause ? [cause] : [])]);
   }
 
-  const run = await stage('run', peagen('--json', 'evolve', 'run', example, '--evaluations', String(opts.evaluations)), work, TIMEOUTS.run);
+  // A project whose one evaluation is slow (fastest-levenshtein's 55-75 s on a loaded machine)
+  // gets time for its evaluations and the confirmation's re-measures (about 8 more), twice over.
+  const seedSeconds = record.stages.at(-1).seconds;
+  const runLimit = Math.max(TIMEOUTS.run, Math.ceil(2 * (opts.evaluations + 8) * seedSeconds));
+  const run = await stage('run', peagen('--json', 'evolve', 'run', example, '--evaluations', String(opts.evaluations)), work, runLimit);
   const report = parseJson(run.stdout);
   if (report?.stopReason) {
     record.run = {
