@@ -3,7 +3,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'out/', 'node_modules/', 'examples/', 'bench/scale/knobs/', 'test/fixtures/initProjects/', 'test-artifacts/'] },
+  { ignores: ['dist/', 'out/', 'node_modules/', 'examples/', 'bench/scale/knobs/', 'test/fixtures/initProjects/', 'test-artifacts/', 'harness/js/generated/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

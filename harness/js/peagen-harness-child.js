@@ -5,7 +5,8 @@
  *
  * Started as
  *   node --disallow-code-generation-from-strings --permission (--experimental-permission before Node 22.13)
- *        --allow-fs-read=<this file> --allow-fs-read=<peagen-realm-globals.js> [--allow-fs-read=<packages>/*]
+ *        --allow-fs-read=<this file> --allow-fs-read=<peagen-realm-globals.js>
+ *        --allow-fs-read=<generated/peagen-realm-buffer.js> [--allow-fs-read=<packages>/*]
  *        --experimental-vm-modules
  *        peagen-harness-child.js <allow-list JSON> [<packages: the example's node_modules>]
  * so the process can read nothing but this file, start no process or worker, and no code in
@@ -236,7 +237,12 @@ function encodeTyped(value, budget) {
   // Checked before anything is built: base64 takes 4 characters for 3 bytes.
   if (budget.chars + (bytes / 3) * 4 > MAX_OUTPUT_CHARS) throw new RangeError(`the output is larger than ${MAX_OUTPUT_CHARS >> 20} MB`);
   const text = BufferFrom(typedArrayBuffer(value), typedArrayByteOffset(value), bytes).toString('base64');
-  return `{"$":"typed","v":[${stringify(typedArrayName(value))},"${text}"]}`;
+  return `{"$":"typed","v":[${stringify(typedKind(value))},"${text}"]}`;
+}
+
+/** A typed array's kind: its own name, or 'Buffer' for one of the realm's Buffers. */
+function typedKind(value) {
+  return ObjectGetPrototypeOf(value) === realm.bufferPrototype ? 'Buffer' : typedArrayName(value);
 }
 
 // ------------------------------------------------------------------ the candidate's realm
@@ -245,8 +251,12 @@ function encodeTyped(value, budget) {
  * returns the inner-realm helpers: the input decoder, and the module/require objects the
  * candidate gets. Nothing from our realm is passed in except plain strings.
  */
-const REALM_BOOTSTRAP = `(function (allowList, filename) {
+const REALM_BOOTSTRAP = `(function (allowList, filename, makeBuffer) {
   'use strict';
+  // The realm's Buffer (feross's buffer, compiled in this realm: see the build), made before
+  // anything of the candidate's runs; a Buffer of the tests' arrives as one of these.
+  const bufferModule = makeBuffer();
+  const BufferCtor = bufferModule.Buffer;
   const parse = JSON.parse;
   const BigIntCtor = BigInt;
   const MapCtor = Map;
@@ -257,8 +267,8 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
   const RegExpCtor = RegExp;
   const DateCtor = Date;
   const typedKinds = { __proto__: null, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
-    Float32Array, Float64Array, BigInt64Array, BigUint64Array };
-  // This realm has no Buffer or atob: base64 decoded by hand, into this realm's bytes.
+    Float32Array, Float64Array, BigInt64Array, BigUint64Array, Buffer: BufferCtor };
+  // Decoded before the candidate's code could change this realm's Buffer: base64 by hand, into this realm's bytes.
   const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
   const sextets = new Uint8Array(128).fill(255);
   for (let i = 0; i < 64; i += 1) sextets[BASE64.charCodeAt(i)] = i;
@@ -292,6 +302,7 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
   const regExpFlags = (re) => { let out = ''; for (let i = 0; i < flagGetters.length; i += 1) if (flagGetters[i][0](re)) out += flagGetters[i][1]; return out; };
   const dateTime = Function.prototype.call.bind(Date.prototype.getTime);
   const defineProperty = Object.defineProperty;
+  const setPrototypeOf = Object.setPrototypeOf;
   const freeze = Object.freeze;
   const mapSet = Function.prototype.call.bind(Map.prototype.set);
   const setAdd = Function.prototype.call.bind(Set.prototype.add);
@@ -328,6 +339,7 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
         const Kind = typedKinds[StringCtor(v[0])];
         if (Kind === undefined) break;
         const bytes = fromBase64(StringCtor(v[1]));
+        if (Kind === BufferCtor) return setPrototypeOf(bytes, BufferCtor.prototype);
         if (bytes.length % Kind.BYTES_PER_ELEMENT !== 0) break;
         return new Kind(bytes.buffer, 0, bytes.length / Kind.BYTES_PER_ELEMENT);
       }
@@ -373,6 +385,7 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
   const require = makeRequire('');
   const made = (${realmGlobals.toString()})(put, freeze);
   for (const name of ['console', 'TextDecoder', 'TextEncoder', 'URL', 'URLSearchParams']) defineProperty(globalThis, name, { __proto__: null, value: made[name], writable: true, configurable: true });
+  defineProperty(globalThis, 'Buffer', { __proto__: null, value: BufferCtor, writable: true, configurable: true });
   const reserved = ['undefined', 'NaN', 'Infinity', 'eval', 'arguments'];
   const globalNames = Object.getOwnPropertyNames(globalThis).filter((n) => /^[A-Za-z_$][\\w$]*$/.test(n) && !reserved.includes(n));
   const globalValues = globalNames.map((n) => globalThis[n]);
@@ -381,6 +394,8 @@ const REALM_BOOTSTRAP = `(function (allowList, filename) {
     globalValues: () => globalValues.slice(),
     decodeArgs: (text) => { const a = parse(text); const out = []; for (let i = 0; i < a.length; i += 1) put(out, i, fromWire(a[i])); return out; },
     provide: (name, value) => provided.set(name, value),
+    bufferModule,
+    bufferPrototype: BufferCtor.prototype,
     setFilename,
     module,
     require,
@@ -503,12 +518,24 @@ const requireAllowed = process.argv[3] ? require('module').createRequire(`${proc
 const context = vm.createContext(Object.create(null), { name: 'candidate', codeGeneration: { strings: false, wasm: false } });
 {
   const bootstrap = new vm.Script(REALM_BOOTSTRAP, { filename: 'peagen-harness-realm.js' }).runInContext(context);
-  realm = ReflectApply(bootstrap, undefined, [stringify(allowList), 'candidate.js']);
-  for (const name of allowList) realm.provide(name, requireAllowed(name)); // documented hole: allowed modules come from this realm
+  let bufferSource;
+  try {
+    bufferSource = fs.readFileSync(require('path').join(__dirname, 'generated', 'peagen-realm-buffer.js'), 'utf8');
+  } catch (err) {
+    throw new Error(`the realm's Buffer (harness/js/generated/peagen-realm-buffer.js) is missing: build Peagen (npm run build). ${err.message}`);
+  }
+  const makeBuffer = new vm.Script(bufferSource, { filename: 'peagen-realm-buffer.js' }).runInContext(context);
+  realm = ReflectApply(bootstrap, undefined, [stringify(allowList), 'candidate.js', makeBuffer]);
+  for (const name of allowList) realm.provide(name, allowedModule(name)); // documented hole: allowed modules come from this realm
   realm.setCallbackLoader((index, args) => callBack(index, args));
   realm.setUrlLoader(urlLoader);
 }
 let loaded = false;
+
+/** An allowed module as the candidate gets it: `buffer` is the realm's own, the rest the runner's. */
+function allowedModule(name) {
+  return name === 'buffer' || name === 'node:buffer' ? realm.bufferModule : requireAllowed(name);
+}
 
 async function load(request) {
   loaded = true;
@@ -654,7 +681,7 @@ async function loadModule(request, context) {
     if (!request.allow.includes(specifier) || !SyntheticModule) {
       throw new Error(`import ${stringify(specifier)} is not allowed here`);
     }
-    const value = requireAllowed(specifier);
+    const value = allowedModule(specifier);
     // An ES module package (require() of it gives its namespace) has a default of its own.
     const named = ObjectKeys(value).filter((k) => k !== 'default');
     const dflt = ObjectPrototypeToString(value) === '[object Module]' ? value.default : value;
@@ -700,7 +727,7 @@ function snapshot(value, depth, budget) {
   }
   if (isTypedArray(value)) {
     // Its elements and kind; its indices are not keys to walk one by one (a million of them).
-    const out = `["typed",${encodeTyped(value, budget)},${stringify(StringCtor(ObjectGetPrototypeOf(value) === realm.intrinsic(typedArrayName(value))))}]`;
+    const out = `["typed",${encodeTyped(value, budget)},${stringify(StringCtor(ObjectGetPrototypeOf(value) === realm.intrinsic(typedKind(value))))}]`;
     budget.chars += out.length;
     return out;
   }

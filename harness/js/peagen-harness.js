@@ -35,6 +35,8 @@ const path = require('path');
 const CHILD = path.join(__dirname, 'peagen-harness-child.js');
 /** The globals the child makes in the candidate's realm (console, text codecs); it reads this file too. */
 const REALM_GLOBALS = path.join(__dirname, 'peagen-realm-globals.js');
+/** The realm's Buffer, made by the build (scripts/build.mjs); the child compiles it in the realm. */
+const REALM_BUFFER = path.join('generated', 'peagen-realm-buffer.js');
 /** Runs a program with an empty environment (see Candidate's constructor). */
 const CLEAN_ENV = '/usr/bin/env';
 // Node's permission model: `--experimental-permission` until it became stable as
@@ -133,9 +135,10 @@ function encodeWire(value, depth = 0, callbacks = null) {
   if (value instanceof Set) return { $: 'set', v: [...value].map((x) => encodeWire(x, depth + 1, callbacks)) };
   if (value instanceof RegExp) return { $: 'regexp', v: [value.source, value.flags] };
   if (value instanceof Date) return { $: 'date', v: Number.isFinite(value.getTime()) ? value.getTime() : null };
-  // A typed array (a Buffer too, as the Uint8Array it is): its kind and elements.
+  // A typed array, a Buffer as one (the candidate's realm has a Buffer of its own): its kind and elements.
   if (ArrayBuffer.isView(value) && !(value instanceof DataView)) {
-    return { $: 'typed', v: [value[Symbol.toStringTag], Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')] };
+    const kind = Buffer.isBuffer(value) ? 'Buffer' : value[Symbol.toStringTag];
+    return { $: 'typed', v: [kind, Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')] };
   }
   if (t === 'function' && callbacks !== null) return { $: 'callback', v: callbacks.push(value) - 1 };
   if (t === 'object') return { $: 'object', v: Object.entries(value).map(([k, x]) => [k, encodeWire(x, depth + 1, callbacks)]) };
@@ -144,7 +147,7 @@ function encodeWire(value, depth = 0, callbacks = null) {
 
 const TYPED_ARRAYS = {
   __proto__: null, Int8Array, Uint8Array, Uint8ClampedArray, Int16Array, Uint16Array, Int32Array, Uint32Array,
-  Float32Array, Float64Array, BigInt64Array, BigUint64Array,
+  Float32Array, Float64Array, BigInt64Array, BigUint64Array, Buffer,
 };
 
 function decodeWire(w) {
@@ -187,6 +190,7 @@ function decodeWire(w) {
       const Kind = Array.isArray(v) && typeof v[0] === 'string' && typeof v[1] === 'string' ? TYPED_ARRAYS[v[0]] : undefined;
       const bytes = Kind === undefined ? null : Buffer.from(v[1], 'base64');
       if (bytes === null || bytes.length % Kind.BYTES_PER_ELEMENT !== 0) throw new CandidateFailure("malformed typed array in the candidate's reply");
+      if (Kind === Buffer) return bytes;
       // A copy: a Buffer's bytes may sit in a shared pool at an offset the element size does not divide.
       return new Kind(new Uint8Array(bytes).buffer);
     }
@@ -362,6 +366,7 @@ class Candidate {
         PERMISSION_FLAG,
         `--allow-fs-read=${childPath}`,
         `--allow-fs-read=${path.join(path.dirname(childPath), path.basename(REALM_GLOBALS))}`,
+        `--allow-fs-read=${path.join(path.dirname(childPath), REALM_BUFFER)}`,
         ...(packages ? [`--allow-fs-read=${path.join(packages, '*')}`] : []),
         '--experimental-vm-modules',
         // The runner's own realm frozen: a candidate that reaches it (an allowed built-in module

@@ -29,7 +29,7 @@ const ALLOWED = [
   /^extension\/dist\/esm\/[\w-]+\.mjs$/,
   /^extension\/dist\/schemas\/[\w.-]+\.schema\.json$/,
   /^extension\/harness\/README\.md$/,
-  /^extension\/harness\/js\/[\w-]+\.m?js$/,
+  /^extension\/harness\/js\/(generated\/)?[\w-]+\.m?js$/,
   /^extension\/harness\/python\/peagen_harness\/(report_hook\/)?\w+\.py$/,
   // The adapter for OpenEvolve-layout examples and its openevolve stand-in (docs/openevolve.md).
   /^extension\/harness\/python\/peagen_openevolve\/(compat\/openevolve\/)?\w+\.py$/,
@@ -111,6 +111,7 @@ describe('npm run package (the .vsix users install)', function () {
       'harness/python/peagen_openevolve/__main__.py',
       'harness/python/peagen_openevolve/compat/openevolve/evaluation_result.py',
       'harness/js/peagen-harness.js',
+      'harness/js/generated/peagen-realm-buffer.js', // the realm's Buffer, made by the build
       // The process boundary of objective tests and the runners' structured reports.
       'harness/python/peagen_harness/boundary.py',
       'harness/python/peagen_harness/report_hook/sitecustomize.py',

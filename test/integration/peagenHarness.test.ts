@@ -218,6 +218,30 @@ describe('peagen-harness (Node)', function () {
     }
   });
 
+  it("gives the program a Buffer of its own realm (global and require('buffer')): the tests' Buffers arrive as Buffers and its Buffers come back as Node's", async () => {
+    // A program that uses Buffer (jsesc, any base64 or byte-level helper) failed: "Buffer is not defined".
+    const c = await harness.Candidate.start(
+      program(
+        "const { Buffer: Required } = require('buffer');\n" +
+          'module.exports = { f: (b, text) => [Buffer.isBuffer(b), Required === Buffer, b.toString("hex"), Buffer.from(text, "utf8").toString("base64"), Buffer.concat([b, Buffer.from([0xff])]),\n' +
+          '  Object.getPrototypeOf(Buffer.prototype) === Uint8Array.prototype, Buffer.constructor === Function, Buffer.byteLength(text)] };',
+      ),
+      { entry: 'f', allow: ['buffer'] },
+    );
+    try {
+      const r = await c.call(Buffer.from('hé'), 'héllo wörld');
+      assert.equal(r.error, null);
+      const [isBuffer, sameModule, hex, base64, joined, ownUint8Array, ownFunction, byteLength] = r.output as unknown[];
+      assert.deepEqual([isBuffer, sameModule, hex, base64, byteLength], [true, true, '68c3a9', Buffer.from('héllo wörld').toString('base64'), 13]);
+      assert.ok(Buffer.isBuffer(joined), "Node's Buffer in the tests' process");
+      assert.deepEqual([...(joined as Uint8Array)], [0x68, 0xc3, 0xa9, 0xff]);
+      // Built from the realm's own intrinsics: nothing of the runner's is reachable through it.
+      assert.deepEqual([ownUint8Array, ownFunction], [true, true]);
+    } finally {
+      c.close();
+    }
+  });
+
   it('reads an argument of non-ASCII text longer than one read whole (a character split between reads is joined)', async () => {
     const c = await harness.Candidate.start(program('module.exports = (s) => [s.length, s.includes("\\ufffd"), s.slice(-3)];'));
     try {
