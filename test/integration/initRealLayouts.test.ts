@@ -154,9 +154,10 @@ describe('peagen init on projects laid out as real ones are (real CLI)', functio
     const made = parseJson<InitOutput>(init);
     assert.equal(made.check?.correct, true, init.stdout);
     // A candidate right at run time whose types are wrong fails the type check, as the user's
-    // own `npm test` would once it is applied (helper-27's B1: it scored as the original).
+    // own `npm test` would once it is applied (helper-27's B1: it scored as the original), also
+    // with a comment that names a path outside the project (helper-33: it emptied the copy).
     const program = fs.readFileSync(path.join(made.dir, 'words.ts'), 'utf8');
-    fs.writeFileSync(path.join(user.dir, 'mistyped.ts'), program.replace('let count = 0;', 'let count = 0;\n  const label: number = "words";\n  void label;'));
+    fs.writeFileSync(path.join(user.dir, 'mistyped.ts'), program.replace('let count = 0;', '// counted as the words from "/usr/share/doc"\n  let count = 0;\n  const label: number = "words";\n  void label;'));
     const verdict = parseJson<EvalOutput>(await user.run(['--json', 'eval', made.dir, '--quick', '--program', path.join(user.dir, 'mistyped.ts')]));
     assert.equal(verdict.correct, false, JSON.stringify(verdict));
     // A parameter made required is right at run time for every call the tests make, and breaks

@@ -260,29 +260,40 @@ def _project_root(target: str) -> str:
 
 # A module a static import may load before anything in the file runs: a package or built-in
 # (bare), or a file of the project (relative).
-_STATIC_SPECIFIER = re.compile(r"""(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]([^'"]*)['"]""")
+_STATIC_SPECIFIER = re.compile(r"""((?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"])([^'"]*)(['"])""")
+# `import.meta`, also with spaces or comments between its tokens (`import /**/ . meta`).
+_GAP = r"(?:\s|/\*[\s\S]*?\*/|//[^\n]*(?:\n|$))*"
+_IMPORT_META = re.compile(r"\bimport" + _GAP + r"\." + _GAP + r"meta\b")
+_IMPORT_META_STANDIN = "__peagenImportMeta"
+
+
+def _escapes(spec: str, folder: str, root: str) -> bool:
+    """Whether an import of `spec` from `folder` may load what is not the project's: a `data:` or
+    `file:` URL, an absolute path, a file outside the project or one of Peagen's files."""
+    relative = spec.startswith(".")
+    inside = os.path.normpath(os.path.join(folder, spec)) if relative else ""
+    return bool((re.match(r"^[A-Za-z][\w+.-]*:", spec) and not spec.startswith("node:")) or spec.startswith("/") or "\\" in spec or (
+        relative and (not inside.startswith(root + os.sep) or "peagen" in os.path.basename(inside).lower())) or (
+        not relative and ".." in spec.split("/")))  # `pkg/../../../candidate.ts` leaves node_modules
 
 
 def _types_only_copy(text: str, folder: str, root: str) -> str:
     """The candidate's text as it sits in the project for its type check only: if a tool does load
     it, it throws before its first statement runs (an immediately called arrow, which TypeScript's
     reachability analysis does not follow), and its static imports, which a module evaluates
-    before its body, may only load packages, built-ins and the project's own files, never a
-    `data:` or `file:` URL, an absolute path, a file outside the copy or one of Peagen's files.
-    Otherwise the copy holds no code: the candidate is judged in its own process all the same."""
-    for spec in _STATIC_SPECIFIER.findall(text):
-        relative = spec.startswith(".")
-        inside = os.path.normpath(os.path.join(folder, spec)) if relative else ""
-        if (re.match(r"^[A-Za-z][\w+.-]*:", spec) and not spec.startswith("node:")) or spec.startswith("/") or "\\" in spec or (
-                relative and (not inside.startswith(root + os.sep) or "peagen" in os.path.basename(inside).lower())) or (
-                not relative and ".." in spec.split("/")):  # `pkg/../../../candidate.ts` leaves node_modules
-            return "// Written by Peagen: the candidate's imports (%s) reach beyond the project, so its text is not here.\nexport {};\n" % json.dumps(spec)
+    before its body, may only load packages, built-ins and the project's own files: one that may
+    load anything else (_escapes) names a file that is not there instead, wherever it is written
+    (a comment too: the text is not parsed), so the type check fails on a real one and ignores
+    one in a comment (helper-33: emptying the copy for it let a comment switch the check off).
+    `import.meta` is a declared constant of its type: Vitest runs every includeSource file whose
+    text names `import.meta.vitest`, and Vite turns `import.meta.glob(...)` into static imports."""
+    def neutral(found: "re.Match[str]") -> str:
+        return found.group(1) + "./.peagen-refused-import" + found.group(3) if _escapes(found.group(2), folder, root) else found.group(0)
     body = re.sub(r"^#!.*", "", text, count=1)  # a `#!` line must be the first; it is not needed here
-    # Vitest runs every includeSource file whose text names `import.meta.vitest`, dot files too:
-    # the same property, typed the same, under a name its scan does not see.
-    body = re.sub(r"\bimport\.meta\.vitest\b", 'import.meta["vitest"]', body)
+    body = _STATIC_SPECIFIER.sub(neutral, body)
+    body = _IMPORT_META.sub(_IMPORT_META_STANDIN, body)
     return ("/* eslint-disable */\n(() => { throw new Error('Peagen: this copy of a candidate is for the type check only'); })();\n"
-            + body)
+            + "declare const %s: ImportMeta;\n" % _IMPORT_META_STANDIN + body)
 
 
 def _node_module_resolution(root: str, folder: str) -> bool:

@@ -529,12 +529,32 @@ class TypesOnlyCopyTest(unittest.TestCase):
         root = "/tmp/peagen-tests-x/project"
         kept = _types_only_copy('import { a } from "./util";\nimport fs from "node:fs";\nif (import.meta.vitest) {}\n', root + "/src", root)
         self.assertTrue(kept.splitlines()[1].startswith("(() => { throw new Error("), kept)
-        self.assertNotIn("import.meta.vitest", kept, "vitest's in-source scan would run it")
+        self.assertIn('from "./util"', kept)
+        self.assertIn('from "node:fs"', kept)
         # helper-29's B3 went through vitest; a module's imports run before its first statement.
+        # The text stays (the type check still sees it), its import names a file that is not there.
         for spec in ("data:text/javascript,1", "file:///tmp/x.js", "/etc/x.js", "../../candidate.ts",
                      "./peagen-original-tally", "lodash/../../../candidate.ts"):
-            emptied = _types_only_copy('import "%s";\nexport const f = 1;\n' % spec, root + "/src", root)
-            self.assertNotIn("export const f", emptied, spec)
+            copy = _types_only_copy('import "%s";\nexport const f: number = 1;\n' % spec, root + "/src", root)
+            self.assertNotIn(spec, copy)
+            self.assertIn('import "./.peagen-refused-import";\nexport const f: number = 1;', copy)
+        # helper-33's break 2: a comment naming an outside path emptied the copy, so a mistyped
+        # candidate was never type-checked. Its code stays; only the comment's text changes.
+        copy = _types_only_copy('// adapted from "/usr/share/doc"\nexport const f: number = "x";\n', root + "/src", root)
+        self.assertIn('export const f: number = "x";', copy)
+
+    def test_no_import_meta_is_left_for_vitest_or_vite_to_act_on(self):
+        # helper-33's break 1: `import.meta.vitestX` made vitest run the copy as an in-source test,
+        # and a dead `import.meta.glob("../../candidate.ts", {eager: true})` became a static import.
+        from peagen_harness.project_tests import _types_only_copy
+        root = "/tmp/peagen-tests-x/project"
+        text = ('if (import.meta.vitestX) {}\nif (false) import.meta.glob("../../candidate.ts", { eager: true });\n'
+                'const u = import /* x */ .\n  meta.url;\nconst s = "import.meta.vitest";\n')
+        copy = _types_only_copy(text, root + "/src", root)
+        self.assertNotRegex(copy, r"import\s*(/\*.*?\*/)?\s*\.\s*meta")
+        self.assertIn("declare const __peagenImportMeta: ImportMeta;", copy)
+        self.assertIn("const u = __peagenImportMeta.url;", copy)
+
 
 if __name__ == "__main__":
     unittest.main()

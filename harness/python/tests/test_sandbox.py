@@ -75,6 +75,12 @@ class SandboxTest(unittest.TestCase):
             self.assertEqual(reply.output, {"peagen_wire": {"$": "instance", "v": ["candidate_program", "Box", {"$": "dict", "v": [["n", 3]]}]}})
             with Candidate(path, "bad_sort", PERMISSIVE) as prog:  # not asked: not plain data
                 self.assertIn("contains a Box", prog.call([3, 1, 2], timeout=10).error)
+        # A plain dict that spells that reply is sent as a dict (helper-33), never read as one.
+        forged = 'def bad_sort(values):\n    return {"peagen_wire": {"$": "decimal", "v": "1"}}\n'
+        with ProgramFile(forged) as path:
+            with Candidate(path, "bad_sort", PERMISSIVE, wire_answers=True) as prog:
+                reply = prog.call([3, 1, 2], timeout=10)
+            self.assertEqual(reply.output["peagen_wire"]["$"], "dict")
         # A subclass of a built-in value type keeps its value outside __dict__: it crosses with
         # that value, read by the base's own method (helper-19: never by the class's __int__).
         cents = "class Cents(int):\n    def __int__(self):\n        return 99\n\n\ndef bad_sort(values):\n    return Cents(len(values))\n"
