@@ -4,7 +4,9 @@
  * format of harness/python/peagen_harness/test_report.py. A test is named by its file relative
  * to the working directory and its full name; a test file that fails to run at all counts as
  * one failed test of its own, and so does one that fails outside its tests (an afterAll hook)
- * while they all pass. Works with Jest 26 to 30 (onTestResult).
+ * while they all pass. An error thrown after the run ended (an assertion in a timer that
+ * outlived its test, which crashes Jest after its summary: atk7's B1) counts as one more failed
+ * test, also when some tests failed anyway. Works with Jest 26 to 30 (onTestResult).
  */
 const fs = require('fs');
 const path = require('path');
@@ -14,6 +16,20 @@ const OUTCOMES = { passed: 'passed', failed: 'failed', pending: 'skipped', todo:
 class PeagenJestReport {
   constructor() {
     this.file = path.join(process.env.PEAGEN_TEST_REPORT_DIR || '.', `jest-${process.pid}-${Date.now()}.jsonl`);
+    this.runEnded = false;
+    this.lateErrors = 0;
+    // Watched, not handled: the process still ends as it would. While the tests run, Jest pins
+    // such an error on a test itself; after the run nothing does.
+    process.on('uncaughtExceptionMonitor', () => {
+      if (!this.runEnded || !process.env.PEAGEN_TEST_REPORT_DIR) return;
+      this.lateErrors += 1;
+      const line = JSON.stringify({ runner: 'jest', id: `(an error after the run ${this.lateErrors})`, outcome: 'failed' });
+      fs.appendFileSync(this.file, `${line}\n`);
+    });
+  }
+
+  onRunComplete() {
+    this.runEnded = true;
   }
 
   onTestResult(test, result) {

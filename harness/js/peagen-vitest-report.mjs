@@ -2,7 +2,9 @@
 // format of harness/python/peagen_harness/test_report.py, written when the run finishes. A
 // test is named by its file relative to the working directory and its suites' and own names;
 // a file that fails to load counts as one failed test of its own, and so does one that fails
-// outside its tests (an afterAll hook) while they all pass. Works with Vitest 1 to 3
+// outside its tests (an afterAll hook), and each error the run caught outside any file (an
+// unhandled rejection): also when some tests fail, so that a candidate cannot hide a late
+// failure behind a test that fails anyway (atk7's B1). Works with Vitest 1 to 3
 // (onFinished with the run's task tree) and 3 to 4 (onTestRunEnd with its test modules; Vitest
 // 4 no longer calls onFinished, and 3 calls both: the first one writes).
 import { appendFileSync } from 'node:fs';
@@ -15,13 +17,18 @@ const outcomeOf = (task) => {
 
 const STATES = { passed: 'passed', failed: 'failed', skipped: 'skipped', pending: 'skipped' };
 
+// Errors outside any test file, one failed test each (at most this many).
+const MOST_UNHANDLED = 20;
+const unhandledLines = (errors) =>
+  (Array.isArray(errors) ? errors : []).slice(0, MOST_UNHANDLED).map((_, i) => JSON.stringify({ runner: 'vitest', id: `(unhandled error ${i + 1})`, outcome: 'failed' }));
+
 const write = (lines) => {
   const folder = process.env.PEAGEN_TEST_REPORT_DIR;
   if (folder && lines.length > 0) appendFileSync(join(folder, `vitest-${process.pid}-${Date.now()}.jsonl`), `${lines.join('\n')}\n`);
 };
 
 export default class PeagenVitestReport {
-  onTestRunEnd(testModules = []) {
+  onTestRunEnd(testModules = [], unhandledErrors = []) {
     if (this.written) return;
     this.written = true;
     const lines = [];
@@ -38,14 +45,16 @@ export default class PeagenVitestReport {
         testFailed ||= outcome === 'failed';
         lines.push(JSON.stringify({ runner: 'vitest', id: `${where}::${test.fullName}`, outcome }));
       }
-      if (tests.length > 0 && !testFailed && module.state() === 'failed') {
+      // The module's own errors (its hooks'), where Vitest lists them; else only what its state says.
+      const outside = typeof module.errors === 'function' ? module.errors().length > 0 : !testFailed && module.state() === 'failed';
+      if (tests.length > 0 && outside) {
         lines.push(JSON.stringify({ runner: 'vitest', id: `${where}::(the file failed outside its tests)`, outcome: 'failed' }));
       }
     }
-    write(lines);
+    write([...lines, ...unhandledLines(unhandledErrors)]);
   }
 
-  onFinished(files = []) {
+  onFinished(files = [], errors = []) {
     if (this.written) return;
     this.written = true;
     const lines = [];
@@ -64,10 +73,11 @@ export default class PeagenVitestReport {
       const before = lines.length;
       for (const child of file.tasks || []) walk(child, where, []);
       const testFailed = lines.slice(before).some((line) => JSON.parse(line).outcome === 'failed');
-      if (lines.length > before && !testFailed && file.result?.state === 'fail') {
+      const outside = (file.result?.errors || []).length > 0 || (!testFailed && file.result?.state === 'fail');
+      if (lines.length > before && outside) {
         lines.push(JSON.stringify({ runner: 'vitest', id: `${where}::(the file failed outside its tests)`, outcome: 'failed' }));
       }
     }
-    write(lines);
+    write([...lines, ...unhandledLines(errors)]);
   }
 }
