@@ -76,6 +76,10 @@ VALID_ENTRY = "peagen_valid"  # which of a list of calls the reference answers w
 BATCH_POOL = 50000  # distinct valid calls a batch is drawn from at most
 VALID_CHUNK = 5000  # variations the reference checks at a time while a batch's pool is drawn
 SMALL_CALL_CHARS = 1000  # the largest call (as JSON) a batch is drawn from, beside the smallest valid one
+# A drawn input (not one of the tests' calls) is kept only when the original answers it within
+# these: one it cannot finish says nothing of a candidate (see vetted()).
+VETTING_SECONDS = 3.0
+VETTING_MEMORY_MB = 512
 
 
 def _harness():
@@ -486,11 +490,12 @@ def evaluate(args, metrics, started, learned):
         with open(reference_file, "w", encoding="utf-8") as fh:
             fh.write(REFERENCE_SOURCE + WRAPPER)
 
-        def start(path, name, entry=ENTRY):
+        def start(path, name, entry=ENTRY, memory_mb=None):
             try:
                 # wire_answers: a date, a Decimal or an instance of the user's classes (by its state) is an answer too.
                 program = harness.Candidate(path, entry, POLICY, load_timeout=30, name=name,
-                                            import_paths=[PACKAGE_ROOT] if PACKAGE_ROOT else [], wire_answers=True)
+                                            import_paths=[PACKAGE_ROOT] if PACKAGE_ROOT else [], wire_answers=True,
+                                            memory_mb=memory_mb)
             except harness.CandidateFailure as exc:
                 if name == "candidate":
                     raise
@@ -535,7 +540,7 @@ def evaluate(args, metrics, started, learned):
             # variations of a test's 70,000-character input, thousands of them, would fill the memory.
             sized = sorted(((call_key(call), list(call)) for call in valid), key=lambda item: len(item[0]))
             found = dict(item for i, item in enumerate(sized) if i == 0 or len(item[0]) <= SMALL_CALL_CHARS)
-            checker = start(reference_file, "reference", VALID_ENTRY)
+            checker = start(reference_file, "reference", VALID_ENTRY, memory_mb=VETTING_MEMORY_MB)
             # A few seconds at most, in chunks: when most variations are invalid (isodate's
             # durations, edited at random), checking 100,000 of them a round took two minutes.
             deadline = time.monotonic() + (4.0 if quick else 8.0)
@@ -548,9 +553,11 @@ def evaluate(args, metrics, started, learned):
                         fresh.setdefault(call_key(call), call)
                     fresh = [call for key, call in fresh.items() if key not in found]
                     try:
-                        reply = checker.call(fresh, timeout=120)
-                    except harness.CandidateFailure as exc:  # the reference's own failure, not a candidate's
-                        raise harness.EvaluatorError("the reference failed while Peagen drew valid inputs: %s" % exc) from exc
+                        reply = checker.call(fresh, timeout=max(1.0, deadline - time.monotonic()) + VETTING_SECONDS)
+                    except harness.CandidateFailure:
+                        # A variation the original never finishes (or fills the memory on): the
+                        # chunk is lost, the calls found so far are kept.
+                        break
                     if reply.error is not None or not isinstance(reply.output, list):
                         break
                     for call, ok in zip(fresh, reply.output):
@@ -564,12 +571,38 @@ def evaluate(args, metrics, started, learned):
             programs.remove(program)
             program.close()
 
+        def vetted(drawn):
+            """The drawn inputs the original answers (or raises on) within VETTING_SECONDS and
+            VETTING_MEMORY_MB: on one it never finishes (a one-letter alphabet: shortuuid's
+            int_to_string loops forever, filling the memory) no candidate can be judged, and it
+            would end the evaluation; it is left out, and counted."""
+            kept, prober = [], None
+            metrics["drawn_inputs_left_out"] = 0
+            try:
+                for entry in drawn:
+                    prober = prober or start(reference_file, "reference", memory_mb=VETTING_MEMORY_MB)
+                    try:
+                        reply = prober.call(*entry[1], timeout=VETTING_SECONDS)
+                        ran_out = (reply.error or "").split(":")[0] in ("MemoryError", "RecursionError")
+                    except harness.CandidateFailure:
+                        ran_out = True
+                    if ran_out:
+                        stop(prober)
+                        prober = None
+                        metrics["drawn_inputs_left_out"] += 1
+                    else:
+                        kept.append(entry)
+            finally:
+                if prober is not None:
+                    stop(prober)
+            return kept
+
         # ---- correctness: the tests' calls, then seeded inputs smallest first; the oracle is the pristine reference
         rng = random.Random(args.seed * 1_000_003 + 1)
         sizes = [0, 1, 2, 3, 5, 10, 20, 50, 100] + ([] if quick else [200, 400, 400])
         # (label, arguments, the original's answer recorded when the tests ran or None)
         inputs = [("the tests' call %d of %s" % (n + 1, FUNCTION), call, ANSWERS[n]) for n, call in enumerate(CALLS)]
-        inputs += [("call %d of %s" % (n + 1, FUNCTION), sample_args(rng, size), None) for n, size in enumerate(sizes)]
+        inputs += vetted([("call %d of %s" % (n + 1, FUNCTION), sample_args(rng, size), None) for n, size in enumerate(sizes)])
         oracle = start(reference_file, "reference")
         if OBJECTIVE == "score":
             tests_gate()

@@ -20,7 +20,7 @@ could only send wrong answers. What happens here makes such a takeover hard:
 Protocol, one line each way, first byte = operation:
   parent: b"L" + json {"path", "entry", "allowed_imports", "removed_builtins",
                         "recursion_limit", "allowed_audit_events", "import_paths", "seed",
-                        "package"}  (package: what the program's relative imports resolve in)
+                        "package", "memory_mb"}  (package: what the program's relative imports resolve in; memory_mb: a cap on its data)
   child : {"ready": true} | {"load_error": str, "violations": [...]}
   parent: b"G"  (collect garbage; untimed)          child: {"ok": true}
   parent: b"C" + json [args]  (call the entry)      child: reply
@@ -543,8 +543,11 @@ try:
         # TypeVar(), NewType(), TypedDict() and NamedTuple() read their caller's module name, and
         # a ForwardRef (`Reversible["IgnoreRule"]` in an annotation: gitignore_parser) compiles
         # its text, to check it, without running it (running it takes eval, which is refused).
+        # The metaclasses of `class Token(NamedTuple)` (tokenize-rt) and `class P(TypedDict)`
+        # set the class body's names on the class they make.
         os.path.join(_STDLIB, "typing.py"):
-            (frozenset(("_caller", "__init__")), lambda event, args: event in ("sys._getframe", "compile")),
+            (frozenset(("_caller", "__init__", "__new__")),
+             lambda event, args: event in ("sys._getframe", "compile", "object.__setattr__")),
     }
 except (AttributeError, TypeError):  # an interpreter without a stdlib on disk
     _STDLIB, _STDLIB_CALLERS = None, {}
@@ -677,6 +680,13 @@ def main():
     allowed = frozenset(config["allowed_imports"]) | {"__future__"}
     allowed_events = HARMLESS_EVENTS | frozenset(config.get("allowed_audit_events", ()))
     violations = []
+
+    memory_mb = config.get("memory_mb")
+    if _type(memory_mb) is int and memory_mb > 0:
+        # A cap of this process's own (hard as well, so that the program cannot lift it): what
+        # runs away with the memory raises MemoryError here instead of ending the evaluation.
+        import resource
+        resource.setrlimit(resource.RLIMIT_DATA, (memory_mb << 20, memory_mb << 20))
 
     # After the standard library, so that an installed package cannot stand in for a module
     # of it; only allowed modules are imported from there (below and by the guarded import).

@@ -120,11 +120,13 @@ class Candidate:
     def __init__(self, path: str, entry: Optional[str], policy: Optional[Policy] = None, *,
                  load_timeout: float = 10.0, name: str = "program",
                  python: str = sys.executable, child_script: str = CHILD, own_session: bool = True,
-                 seed: Optional[int] = None, import_paths: Sequence[str] = (), wire_answers: bool = False):
+                 seed: Optional[int] = None, import_paths: Sequence[str] = (), wire_answers: bool = False,
+                 memory_mb: Optional[int] = None):
         """`wire_answers`: an answer that is not plain JSON data but can cross the process
         boundary (dates, Decimal, bytes, instances of the program's own classes by their class
         and state) is the reply's output as {"peagen_wire": its wire form}, compared as such;
-        otherwise it is an error (the evaluators Peagen generates ask for it)."""
+        otherwise it is an error (the evaluators Peagen generates ask for it). `memory_mb` caps
+        the process's data (a MemoryError past it, where the program can catch it)."""
         self.name = name
         self.policy = policy or Policy()
         self._stderr_tail = bytearray()
@@ -155,6 +157,7 @@ class Candidate:
             "package": self.policy.package,
             "seed": seed,  # seeds the program's `random` (when it may import it)
             "wire_answers": wire_answers,
+            "memory_mb": memory_mb,
         }
         first = self._decode(self._exchange(b"L" + json.dumps(config).encode(), load_timeout,
                                             "loading the program"))
