@@ -269,6 +269,13 @@ function varyCalls(random, calls, count) {
 const SMALL_CALL_CHARS = 1000;
 /** The largest timed input, on the wire (a string of a million characters is one). */
 const TIMED_INPUT_CHARS = 4e6;
+/**
+ * A drawn input (not one of the tests' calls) is kept only when the original answers it (or
+ * throws on it) within these, on a reference of its own: one it cannot finish (earcut with
+ * drawn hole indices fills the memory) says nothing of a candidate, and would end the evaluation.
+ */
+const VETTING_MS = 3000;
+const VETTING_HEAP_MB = 256;
 /** What finding valid calls for a batch may spend: calls per request at most, restarts of the prober. */
 const SETTLE_CHUNK = 256;
 const SETTLE_RESTARTS = 12;
@@ -456,6 +463,21 @@ async function evaluate(metrics) {
   const options = { entry: ENTRY, allow: ALLOW, callTimeoutMs: 5000, loadTimeoutMs: 15000, ...(PACKAGES && { packages: PACKAGES }), ...(MODULES && { modules: MODULES }) };
   const refOptions = { ...options, trusted: true, callTimeoutMs: 120000 };
   const oracle = await Candidate.start(REFERENCE, refOptions);
+  // The reference that tries drawn inputs first (VETTING_MS, VETTING_HEAP_MB): its answer, or
+  // null when it could not finish, after which a fresh one tries the next.
+  let vetter = null;
+  const vet = async (input) => {
+    vetter = vetter || (await Candidate.start(REFERENCE, { ...options, trusted: true, heapMb: VETTING_HEAP_MB, callTimeoutMs: VETTING_MS, label: 'the reference (vetting drawn inputs)' }));
+    try {
+      return await vetter.call(...input);
+    } catch (err) {
+      // A trusted process's failure is the evaluator's (EvaluatorError), here only the input's.
+      if (!(err instanceof CandidateFailure) && !(err instanceof EvaluatorError)) throw err;
+      vetter.close();
+      vetter = null;
+      return null;
+    }
+  };
   try {
     // The kinds of the arguments: the guess from the names or, when the reference throws on
     // that, the first of all-list, all-int, all-string it accepts.
@@ -463,7 +485,7 @@ async function evaluate(metrics) {
     const probe = mulberry32(1);
     let kinds = guess;
     for (const tried of [guess, ...['list', 'int', 'string'].map((kind) => guess.map(() => kind))]) {
-      if ((await oracle.call(...sampleArgs(tried, probe, 10, false))).error === null) {
+      if ((await vet(sampleArgs(tried, probe, 10, false)))?.error === null) {
         kinds = tried;
         break;
       }
@@ -473,9 +495,13 @@ async function evaluate(metrics) {
     // 1. correctness: the tests' calls, then seeded inputs smallest first
     const rng = mulberry32(args.seed * 2654435761 + 17);
     const sizes = [0, 1, 2, 3, 5, 10, 20, 50, 100].concat(quick ? [] : [200, 400, 400]);
-    const inputs = CALLS.map((input, i) => ({ label: "the tests' call " + (i + 1) + ' of ' + FUNCTION, input, recorded: ANSWERS[i] })).concat(
-      sizes.map((size, i) => ({ label: 'call ' + (i + 1) + ' of ' + FUNCTION, input: sampleArgs(kinds, rng, size, false) })),
-    );
+    const drawn = sizes.map((size, i) => ({ label: 'call ' + (i + 1) + ' of ' + FUNCTION, input: sampleArgs(kinds, rng, size, false) }));
+    const kept = [];
+    for (const entry of drawn) if ((await vet(entry.input)) !== null) kept.push(entry);
+    metrics.drawn_inputs_left_out = drawn.length - kept.length;
+    if (vetter) vetter.close();
+    vetter = null;
+    const inputs = CALLS.map((input, i) => ({ label: "the tests' call " + (i + 1) + ' of ' + FUNCTION, input, recorded: ANSWERS[i] })).concat(kept);
     if (OBJECTIVE === 'score') {
       // The inputs the reference accepts: the score is what evolves, there is no answer to match.
       const valid = [];
@@ -675,6 +701,7 @@ async function evaluate(metrics) {
     return { objective: speedup, ...learned };
   } finally {
     oracle.close();
+    if (vetter) vetter.close();
   }
 }
 
