@@ -228,6 +228,34 @@ describe("peagen init: inputs from the tests' calls (real CLI)", function () {
     assert.match(fs.readFileSync(path.join(made.dir, 'peagen_inputs.json'), 'utf8'), new RegExp(`"calls":\\[\\[${x},${n}\\]\\]`));
   });
 
+  for (const language of ['python', 'javascript'] as const) {
+    it(`${language}: a drawn input the original never finishes (shortuuid's one-letter alphabet) is left out, not the end of the evaluation`, async () => {
+      // Each turn divides by the alphabet's length: with one letter the number never shrinks and
+      // the answer grows until the sandbox's memory is full. The tests never ask that.
+      const python = language === 'python';
+      const file = python ? 'digits.py' : 'digits.js';
+      fs.writeFileSync(
+        path.join(user.dir, file),
+        python
+          ? 'def digits(number, alphabet):\n    out = []\n    while number:\n        number, d = divmod(number, len(alphabet))\n        out.append(alphabet[d])\n    return "".join(out)\n'
+          : 'function digits(number, alphabet) {\n  const out = [];\n  while (number) {\n    out.push(alphabet[number % alphabet.length]);\n    number = Math.floor(number / alphabet.length);\n  }\n  return out.join("");\n}\nmodule.exports = { digits };\n',
+      );
+      const hex = '["0","1","2","3","4","5","6","7","8","9","a","b","c","d","e","f"]';
+      fs.writeFileSync(
+        path.join(user.dir, python ? 'test_digits.py' : 'digits.test.js'),
+        python
+          ? `import unittest\nfrom digits import digits\n\n\nclass T(unittest.TestCase):\n    def test_hex(self):\n        for n in range(1, 40):\n            self.assertEqual(digits(n * 7919, ${hex}), format(n * 7919, "x")[::-1])\n`
+          : `const test = require('node:test');\nconst assert = require('node:assert/strict');\nconst { digits } = require('./digits.js');\ntest('hex', () => { for (let n = 1; n < 40; n++) assert.equal(digits(n * 7919, ${hex}), (n * 7919).toString(16).split('').reverse().join('')); });\n`,
+      );
+      if (!python) fs.writeFileSync(path.join(user.dir, 'package.json'), JSON.stringify({ name: 'digits', private: true, scripts: { test: 'node --test' } }));
+      const init = await user.run(['--json', 'init', file, '--function', 'digits', '--tests', python ? 'python3 -m unittest' : 'npm test']);
+      assert.equal(init.code, 0, init.stdout + init.stderr);
+      const made = parseJson<InitOutput & { check?: { correct: boolean; summary: string } }>(init);
+      // Without the vetting, the check ended "the evaluation exceeded its memory limit".
+      assert.equal(made.check?.correct, true, made.check?.summary);
+    });
+  }
+
   it("records the tests' calls with bytes and keyword arguments (reedsolo's rs_correct_msg(msg, nsym=4, erase_pos=[1])), replays them, and fails a candidate wrong on them", async () => {
     // Drawn inputs of its signature are not messages it can decode: only the tests' calls are.
     fs.writeFileSync(

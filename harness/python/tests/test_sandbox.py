@@ -66,6 +66,14 @@ class SandboxTest(unittest.TestCase):
         self.assertGreater(reply.cpu_ns, 0)
         self.assertGreaterEqual(reply.wall_ns, reply.cpu_ns // 2)
 
+    def test_a_capped_process_that_runs_away_with_the_memory_raises_memory_error_and_lives(self):
+        # shortuuid's int_to_string never ends on a one-letter alphabet, growing its answer: with
+        # a cap, the evaluator's reference fails that input alone instead of the whole sandbox.
+        source = "def bad_sort(values):\n    out = []\n    while values:\n        out.append('x' * 4096)\n    return out\n"
+        with ProgramFile(source) as path, Candidate(path, "bad_sort", PERMISSIVE, memory_mb=128) as prog:
+            self.assertTrue(prog.call([1], timeout=30).error.startswith("MemoryError"))
+            self.assertEqual(prog.call([], timeout=10).output, [], "the process answers on")
+
     def test_asked_for_an_instance_of_the_programs_class_is_an_answer_by_its_state(self):
         source = "class Box:\n    def __init__(self, n):\n        self.n = n\n\n\ndef bad_sort(values):\n    return Box(len(values))\n"
         with ProgramFile(source) as path:
