@@ -37,4 +37,16 @@ describe('Python call tracing (real python3)', function () {
     ).toString();
     assert.deepEqual(decoded.trim().split('\n'), ["['*.py', PosixPath('/src')]", "['a/', PurePosixPath('x/y')]", "['c']"]);
   });
+
+  it("records keyword-only arguments after the positional ones, defaults filled in (tomli-w's format_string(s, *, allow_multiline))", () => {
+    const dir = tempDir('trace');
+    fs.writeFileSync(path.join(dir, 'fmt.py'), tracedSource('def fmt(s, pad=0, *, multiline, width=3):\n    return s\n', 'fmt', 'python'));
+    const capture = path.join(dir, 'calls.jsonl');
+    execFileSync('python3', ['-c', 'import fmt\nfmt.fmt("a", multiline=True)\nfmt.fmt("b", 2, width=5, multiline=False)\n'], {
+      cwd: dir,
+      env: { ...process.env, [CAPTURE_FILE_ENV]: capture },
+    });
+    const args = fs.readFileSync(capture, 'utf8').trim().split('\n').map((line) => (JSON.parse(line) as { args: unknown }).args);
+    assert.deepEqual(args, [['a', 0, true, 3], ['b', 2, false, 5]]);
+  });
 });

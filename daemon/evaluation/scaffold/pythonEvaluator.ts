@@ -104,7 +104,7 @@ harness = _harness()
 WRAPPER = '''
 
 
-def _peagen_wrappers(_builtins, fn):
+def _peagen_wrappers(_builtins, fn, positional, keywords):
     # Everything bound here, at load, from the restricted built-ins and the function object: a
     # candidate that rebinds a global name (peagen_plain, isinstance, its own function) on a call
     # changes nothing the timed entries use.
@@ -125,17 +125,24 @@ def _peagen_wrappers(_builtins, fn):
             return {(key if isinstance(key, str) else repr(key)): plain(item) for key, item in value.items()}
         return value
 
+    def call(args):
+        # A call gives the keyword-only parameters last, after every positional one (how the
+        # tests' calls were recorded: tomli-w's format_string(s, *, allow_multiline)).
+        if keywords and len(args) > positional:
+            return fn(*args[:positional], **dict(zip(keywords, args[positional:])))
+        return fn(*args)
+
     def entry(*args):
-        return plain(fn(*args))
+        return plain(call(args))
 
     def batch(calls):
-        return [plain(fn(*call)) for call in calls]
+        return [plain(call(each)) for each in calls]
 
     def valid(calls):
         answers = []
-        for call in calls:
+        for each in calls:
             try:
-                plain(fn(*call))
+                plain(call(each))
                 answers.append(True)
             except Exception:
                 answers.append(False)
@@ -144,8 +151,8 @@ def _peagen_wrappers(_builtins, fn):
     return entry, batch, valid
 
 
-peagen_entry, peagen_batch, peagen_valid = _peagen_wrappers(__builtins__, %s)
-''' % FUNCTION
+peagen_entry, peagen_batch, peagen_valid = _peagen_wrappers(__builtins__, %s, %d, %r)
+'''
 
 
 def read(path):
@@ -154,6 +161,17 @@ def read(path):
 
 
 REFERENCE_SOURCE = read(REFERENCE)
+
+
+def calling_convention(source):
+    """How many positional parameters FUNCTION has, and the names of its keyword-only ones."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == FUNCTION:
+            return len(node.args.posonlyargs + node.args.args), [p.arg for p in node.args.kwonlyargs]
+    return 0, []
+
+
+WRAPPER = WRAPPER % ((FUNCTION,) + calling_convention(REFERENCE_SOURCE))
 
 
 def package_of_program():
@@ -179,6 +197,8 @@ def parameter_kinds(source):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == FUNCTION:
             params = node.args.posonlyargs + node.args.args
             required = params[:len(params) - len(node.args.defaults)]
+            # Then the keyword-only ones without a default, which a call gives last (WRAPPER).
+            required += [p for p, default in zip(node.args.kwonlyargs, node.args.kw_defaults) if default is None]
             kinds = []
             for p in required:
                 kind = ast.unparse(p.annotation) if p.annotation is not None else ""

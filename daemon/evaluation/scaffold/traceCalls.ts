@@ -112,19 +112,23 @@ def _peagen_trace(original):
     except (TypeError, ValueError):
         signature = None
 
+    keywords = [] if signature is None else [p.name for p in signature.parameters.values() if p.kind == p.KEYWORD_ONLY]
+
     def positional(args, kwargs):
         # Keyword arguments as the positions they fill, defaults filled in (reedsolo's tests call
-        # rs_correct_msg(msg, nsym=4, erase_pos=[1])); None where that cannot say the call.
-        if not kwargs:
+        # rs_correct_msg(msg, nsym=4, erase_pos=[1])), and keyword-only ones after every
+        # positional one, in their order (tomli-w's format_string(s, *, allow_multiline): the
+        # evaluator's wrapper gives them back by name); None where that cannot say the call.
+        if not kwargs and not keywords:
             return args
-        if signature is None or any(p.kind in (p.VAR_KEYWORD, p.KEYWORD_ONLY, p.VAR_POSITIONAL) for p in signature.parameters.values()):
+        if signature is None or any(p.kind in (p.VAR_KEYWORD, p.VAR_POSITIONAL) for p in signature.parameters.values()):
             return None
         try:
             bound = signature.bind(*args, **kwargs)
         except TypeError:
             return None
         bound.apply_defaults()
-        return bound.args if not bound.kwargs else None
+        return tuple(bound.args) + tuple(bound.arguments[name] for name in keywords)
 
     @_functools.wraps(original)
     def traced(*args, **kwargs):
