@@ -45,8 +45,11 @@ export default class PeagenVitestReport {
         testFailed ||= outcome === 'failed';
         lines.push(JSON.stringify({ runner: 'vitest', id: `${where}::${test.fullName}`, outcome }));
       }
-      // The module's own errors (its hooks'), where Vitest lists them; else only what its state says.
-      const outside = typeof module.errors === 'function' ? module.errors().length > 0 : !testFailed && module.state() === 'failed';
+      // Errors of the module or of a suite in it (their hooks'), where Vitest lists them, also
+      // beside a failing test; else only what the module's state says while no test failed.
+      const suites = typeof module.children.allSuites === 'function' ? [...module.children.allSuites()] : [];
+      const ownErrors = [module, ...suites].some((each) => typeof each.errors === 'function' && each.errors().length > 0);
+      const outside = ownErrors || (!testFailed && module.state() === 'failed');
       if (tests.length > 0 && outside) {
         lines.push(JSON.stringify({ runner: 'vitest', id: `${where}::(the file failed outside its tests)`, outcome: 'failed' }));
       }

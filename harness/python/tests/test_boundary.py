@@ -543,17 +543,21 @@ class TypesOnlyCopyTest(unittest.TestCase):
         copy = _types_only_copy('// adapted from "/usr/share/doc"\nexport const f: number = "x";\n', root + "/src", root)
         self.assertIn('export const f: number = "x";', copy)
 
-    def test_no_import_meta_is_left_for_vitest_or_vite_to_act_on(self):
+    def test_no_text_is_left_for_vitest_or_vite_to_act_on_and_the_types_are_the_same(self):
         # helper-33's break 1: `import.meta.vitestX` made vitest run the copy as an in-source test,
-        # and a dead `import.meta.glob("../../candidate.ts", {eager: true})` became a static import.
+        # and a dead `import.meta.glob("../../candidate.ts", {eager: true})` became a static import;
+        # helper-34's: `_import.meta.vitest` in a comment did the same. Vitest and Vite look for the
+        # raw text; a unicode escape names the same property and makes the same string, so that
+        # tsc judges `import.meta` as written (helper-34: a stand-in constant hid TS1343 and TS2322).
         from peagen_harness.project_tests import _types_only_copy
         root = "/tmp/peagen-tests-x/project"
-        text = ('if (import.meta.vitestX) {}\nif (false) import.meta.glob("../../candidate.ts", { eager: true });\n'
-                'const u = import /* x */ .\n  meta.url;\nconst s = "import.meta.vitest";\n')
+        text = ('// _import.meta.vitest\nif (import.meta.vitestX) {}\nif (false) import.meta.glob("../../candidate.ts", { eager: true });\n'
+                'const u = import.meta.url;\nconst s: "import.meta.vitest" = "import.meta.vitest";\n')
         copy = _types_only_copy(text, root + "/src", root)
-        self.assertNotRegex(copy, r"import\s*(/\*.*?\*/)?\s*\.\s*meta")
-        self.assertIn("declare const __peagenImportMeta: ImportMeta;", copy)
-        self.assertIn("const u = __peagenImportMeta.url;", copy)
+        self.assertNotIn("import.meta.vitest", copy)
+        self.assertNotIn("import.meta.glob", copy)
+        self.assertIn("const u = import.meta.url;", copy)
+        self.assertIn('const s: "import.meta.vi\\u0074est" = "import.meta.vi\\u0074est";', copy)
 
 
 if __name__ == "__main__":
