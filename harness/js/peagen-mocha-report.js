@@ -5,7 +5,8 @@
  * project's test run, whatever starts mocha (`npm test`, `npx mocha`, a script): it stays inert
  * until the process loads mocha's Runner, then listens to the runner's own events. Nothing
  * printed is read. A test is named by its file relative to the working directory and its full
- * title; a failing hook counts as a failed test of its own.
+ * title; a failing hook counts as a failed test of its own, and so does an error thrown after the
+ * run ended (an assertion in a timer that outlived its test, which no test is left to carry).
  */
 const fs = require('fs');
 const Module = require('module');
@@ -31,6 +32,16 @@ function hook(Runner) {
       const where = test && test.file ? path.relative(process.cwd(), test.file) : '';
       fs.appendFileSync(file, `${JSON.stringify({ runner: 'mocha', id: `${where}::${title}`, outcome })}\n`);
     };
+    let lateErrors = -1; // counted once the run has ended
+    this.on('end', () => {
+      lateErrors = 0;
+    });
+    // Watched, not handled: the process still ends as it would.
+    process.on('uncaughtExceptionMonitor', () => {
+      if (lateErrors < 0) return;
+      lateErrors += 1;
+      fs.appendFileSync(file, `${JSON.stringify({ runner: 'mocha', id: `(an error after the run ${lateErrors})`, outcome: 'failed' })}\n`);
+    });
     this.on('pass', (test) => write(test, 'passed'));
     this.on('fail', (test) => write(test, 'failed'));
     this.on('pending', (test) => write(test, 'skipped'));

@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { EvolveProject, parseJson } from '../fixtures/evolveFixtures';
-import { REPO } from '../fixtures/paths';
+import { REPO, tempDir } from '../fixtures/paths';
 
 interface EvalOutput {
   correct: boolean;
@@ -219,4 +219,42 @@ describe('jest, vitest and tape: each test counted by the runner itself (real CL
       assert.match(broken.errorText ?? '', /exited with status \d+, with every test passed|FAIL/);
     });
   }
+});
+
+describe("mocha's reporter (preloaded as Peagen's runs do)", function () {
+  this.timeout(60_000);
+
+  it('counts an assertion thrown after the run ended as a failed test of its own, also beside a failing test (atk7 B1)', () => {
+    const dir = tempDir('mocha-late');
+    const reports = path.join(dir, 'reports');
+    fs.mkdirSync(reports);
+    fs.symlinkSync(path.join(REPO, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
+    fs.writeFileSync(
+      path.join(dir, 'late.test.js'),
+      "const assert = require('node:assert');\ndescribe('sum', () => {\n  it('adds', () => assert.equal(1 + 1, 2));\n" +
+        "  it('a known bug', () => assert.equal(0.1 + 0.2, 0.3));\n  it('checks later', () => { setTimeout(() => assert.equal(1 + 1, 3), 50); });\n});\n",
+    );
+    try {
+      execFileSync(process.execPath, [path.join(REPO, 'node_modules', 'mocha', 'bin', 'mocha.js'), 'late.test.js'], {
+        cwd: dir,
+        stdio: 'ignore',
+        env: { ...process.env, PEAGEN_TEST_REPORT_DIR: reports, NODE_OPTIONS: `--require ${path.join(REPO, 'harness', 'js', 'peagen-mocha-report.js')}` },
+      });
+    } catch {
+      // mocha exits 1: a test failed, and the late assertion crashed it after its summary
+    }
+    // The worst outcome of each test id, as Peagen reads them (test_report.read_reports).
+    const worst = new Map<string, string>();
+    for (const name of fs.readdirSync(reports)) {
+      for (const line of fs.readFileSync(path.join(reports, name), 'utf8').trim().split('\n')) {
+        const { id, outcome } = JSON.parse(line) as { id: string; outcome: string };
+        if (worst.get(id) !== 'failed') worst.set(id, outcome);
+      }
+    }
+    // Mocha pins the late assertion on the last test while its run is still ending, or nothing
+    // does once it has ended (then the reporter counts it): either way, a failure besides the bug.
+    const failed = [...worst].filter(([, outcome]) => outcome === 'failed').map(([id]) => id);
+    assert.equal(failed.length, 2, JSON.stringify([...worst]));
+    assert.ok(failed.includes('late.test.js::sum a known bug'));
+  });
 });
