@@ -80,11 +80,18 @@ export function leftOutTestsText(leftOut: LeftOutTests, functionName: string, sh
  * Undefined otherwise (a test that fails in the sandbox in its own process too is the
  * sandbox's, not the boundary's: nothing is left out then).
  */
+/**
+ * The ids the runners' reporters give a failure no test carries (harness/js's reporters; the
+ * same pattern as project_tests.py's _OUTSIDE_TESTS): never among the tests the original passes,
+ * and left out when the original has them in the sandbox (ufo's read-only node_modules).
+ */
+const OUTSIDE_TESTS = /::\(the file failed outside its tests\)$|^\w+:\((?:unhandled error|an error after the run) \d+\)$/;
+
 function testsToLeaveOut(evaluation: Evaluation): { tests: string[]; of: number; expected: string[] } | undefined {
   const failing = new Set(evaluation.failedTests ?? []);
   const passing = evaluation.originalPassedTests ?? [];
   if (!/^the project's tests failed/.test(evaluation.failure?.message ?? '') || failing.size === 0 || passing.length === 0) return undefined;
   const expected = passing.filter((test) => !failing.has(test));
-  if (expected.length < KEPT_TESTS_SHARE * passing.length || [...failing].some((test) => !passing.includes(test))) return undefined;
+  if (expected.length < KEPT_TESTS_SHARE * passing.length || [...failing].some((test) => !passing.includes(test) && !OUTSIDE_TESTS.test(test))) return undefined;
   return { tests: [...failing], of: passing.length, expected };
 }

@@ -719,15 +719,24 @@ def tests_gate(command: str, project_dir: str, program: str, candidate: str, *, 
     _, inside = judge(command, project_dir, program, candidate, boundary=False, timeout=timeout)
     passed_inside = [test for test, outcome in inside.tests.items() if outcome == "passed"]
     reported = {test for test, outcome in outcomes.tests.items() if outcome not in UNJUDGED}
-    if passed_inside and reported <= set(passed_inside):
+    # A failure outside any test on the original there (ufo's "Unhandled Errors" in the sandbox,
+    # from its read-only node_modules) is the sandbox's: left out as well, it counts neither way,
+    # and one more of them on a candidate takes a pass away (count()).
+    marks = [test for test in reported if _OUTSIDE_TESTS.search(test) and outcomes.tests.get(test) in ("failed", "error")]
+    if passed_inside and reported <= set(passed_inside) | set(marks):
         # A test that did not run behind the boundary is offered only when its runner was told to
         # run every test: another's may have stopped before it (`tap --bail`), for any program.
         unexplained = [test for test in passed_inside if test not in reported and not test.startswith(EVERY_TEST_RUNNERS)]
         if unexplained:
             return run
-        run.failed_ids = [test for test in passed_inside if test not in set(passed_outside)]
+        run.failed_ids = [test for test in passed_inside if test not in set(passed_outside)] + marks
         run.original_passed = passed_inside
     return run
+
+
+#: The ids the runners' reporters give a failure that no test carries (harness/js's jest, vitest
+#: and mocha reporters): not tests, so never among those the original passes.
+_OUTSIDE_TESTS = re.compile(r"::\(the file failed outside its tests\)$|^\w+:\((?:unhandled error|an error after the run) \d+\)$")
 
 
 #: What the original's failing tests say when the boundary, not the original, failed them (the
