@@ -79,7 +79,7 @@ SMALL_CALL_CHARS = 1000  # the largest call (as JSON) a batch is drawn from, bes
 # A drawn input (not one of the tests' calls) is kept only when the original answers it within
 # these: one it cannot finish says nothing of a candidate (see vetted()).
 VETTING_SECONDS = 3.0
-VETTING_MEMORY_MB = 512
+VETTING_MEMORY_MB = 256
 
 
 def _harness():
