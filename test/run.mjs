@@ -31,7 +31,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureNode } from '../scripts/provision/node.mjs';
 import { startDockerEngine, stopDockerEngine } from './runner/fixtures.mjs';
-import { ALONE, SLOWEST, SOAK } from './runner/plan.mjs';
+import { ALONE, SOAK } from './runner/plan.mjs';
 import { MARKER, killMarked } from './runner/processes.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -301,13 +301,7 @@ const laneEnv = { PEAGEN_TEST_VSIX: VSIX, ...(dockerHost && { PEAGEN_TEST_DOCKER
 
 if (wants('unit') || wants('integration')) {
   const previous = previousTimes();
-  // The last run's times where there are any, else plan.mjs's list of the slowest (a fresh checkout).
-  const guessed = (file) => {
-    const rank = SLOWEST.indexOf(relative(join(REPO, 'out', 'test', 'integration'), file));
-    return rank < 0 ? 0 : SLOWEST.length - rank;
-  };
-  const timeOf = (file) => previous[relative(REPO, file)] ?? guessed(file);
-  const byTime = (a, b) => timeOf(b.files[0]) - timeOf(a.files[0]);
+  const byTime = (a, b) => (previous[relative(REPO, b.files[0])] ?? 0) - (previous[relative(REPO, a.files[0])] ?? 0);
   const integration = wants('integration') ? testFiles('integration') : [];
   const named = (file) => relative(join(REPO, 'out', 'test', 'integration'), file);
   const unknown = ONLY.length === 0 ? ALONE.filter((name) => !integration.some((file) => named(file) === name)) : [];

@@ -42,21 +42,6 @@ export const ALONE = [
 ];
 
 /**
- * The slowest of the files that run two at a time, slowest first (integration, compiled names):
- * on a fresh checkout, with no earlier run's times to go by, they start first, so that no lane
- * is left running one of them alone at the end.
- */
-export const SLOWEST = [
-  'initProject.test.js',
-  'initRealLayouts.test.js',
-  'runnerReports.test.js',
-  'prometheusAlerts.test.js',
-  'rewardHacking.test.js',
-  'applyRun.test.js',
-  'docsCommands.test.js',
-];
-
-/**
  * The robustness runs whose full size is a soak: `npm test` runs them at smoke size (the same
  * assertions on fewer tasks, kills or alerts), `npm run test:soak` at full size (PEAGEN_SOAK=1,
  * read by test/fixtures/soak.ts), one at a time, nothing else beside them.
