@@ -4,10 +4,10 @@
  */
 import * as assert from 'node:assert/strict';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Evaluation } from '../../shared/evaluation';
 import { evaluateSeedListingTests } from '../../daemon/usecases/listedTests';
+import { tempDir } from '../fixtures/paths';
 
 const PASSED = ['vitest:test/a.test.ts::adds', 'vitest:test/a.test.ts::splits'];
 
@@ -29,9 +29,8 @@ function seedEvaluation(failedTests: string[]): Evaluation {
 describe('init: tests left out of an example', () => {
   let dir: string;
   beforeEach(() => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'peagen-listed-'));
+    dir = tempDir('listed');
   });
-  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   it("leaves out an error the runner pins on no test when the user's own code has it in the sandbox (ufo's Unhandled Errors)", async () => {
     const evaluations = [seedEvaluation(['vitest:(unhandled error 1)']), { ...seedEvaluation([]), correct: true, objective: 1 }];

@@ -23,6 +23,8 @@ import { runTask, type TaskOutcome, type TaskTracer } from './runTask';
 export type ExitReason = 'completed' | 'crashed' | 'timeout' | 'cancelled' | 'shutdown' | 'lease_lost' | 'idle' | 'setup_failed';
 
 const EXIT_REASONS: readonly ExitReason[] = ['completed', 'crashed', 'timeout', 'cancelled', 'shutdown', 'lease_lost', 'idle', 'setup_failed'];
+/** How long an exited child's channel may take to deliver its last messages. */
+const EXIT_MESSAGE_GRACE_MS = 2000;
 
 export { ONE_SHOT_ENV };
 
@@ -132,7 +134,17 @@ export class OneShotProcess {
       // emit `exit`: answer now, or its caller waits forever.
       if (this.child.pid === undefined) this.onExit(null, null);
     });
-    this.child.on('exit', (code, signal) => this.onExit(code, signal));
+    this.child.on('exit', (code, signal) => {
+      // The child's last message (its outcome) can still be in flight when it exits: a worker
+      // that answered and exited 0 was taken for a crash. Its exit is judged once the channel
+      // has closed (bounded: a process it left behind may hold the channel open).
+      if (!this.child.connected) return this.onExit(code, signal);
+      const late = setTimeout(() => this.onExit(code, signal), EXIT_MESSAGE_GRACE_MS);
+      this.child.once('disconnect', () => {
+        clearTimeout(late);
+        this.onExit(code, signal);
+      });
+    });
   }
 
   get pid(): number | undefined {
