@@ -9,7 +9,8 @@
 //    each one test.
 // 2. What the suites need, once for the whole run: Prometheus and bubblewrap (Debian's
 //    packages), a private Docker engine and its sandbox image (test/runner/fixtures.mjs).
-// 3. The integration files in lane processes (test/runner/lane.mjs), two at a time; then the
+// 3. The integration files in lane processes (test/runner/lane.mjs), two at a time (and those
+//    of plan.mjs's BESIDE list, which mostly wait, in a lane of their own beside them); then the
 //    unit suite and the files of test/runner/plan.mjs's ALONE list one by one with nothing
 //    beside them (they assert on measured speed or deadlines, or rebuild the checkout).
 // 4. The VS Code end-to-end suite in a real VS Code (test/e2e/runE2E.mjs), alone.
@@ -31,7 +32,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureNode } from '../scripts/provision/node.mjs';
 import { startDockerEngine, stopDockerEngine } from './runner/fixtures.mjs';
-import { ALONE, SOAK } from './runner/plan.mjs';
+import { ALONE, BESIDE, SOAK } from './runner/plan.mjs';
 import { MARKER, killMarked } from './runner/processes.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -304,11 +305,12 @@ if (wants('unit') || wants('integration')) {
   const byTime = (a, b) => (previous[relative(REPO, b.files[0])] ?? 0) - (previous[relative(REPO, a.files[0])] ?? 0);
   const integration = wants('integration') ? testFiles('integration') : [];
   const named = (file) => relative(join(REPO, 'out', 'test', 'integration'), file);
-  const unknown = ONLY.length === 0 ? ALONE.filter((name) => !integration.some((file) => named(file) === name)) : [];
+  const unknown = ONLY.length === 0 ? [...ALONE, ...BESIDE].filter((name) => !integration.some((file) => named(file) === name)) : [];
   if (wants('integration') && unknown.length > 0) fail(`test/runner/plan.mjs names integration files that do not exist: ${unknown.join(', ')}`);
   const job = (file) => ({ ...fileJob('integration', file), env: laneEnv });
   const alone = integration.filter((file) => ALONE.includes(named(file))).map(job);
-  const shared = integration.filter((file) => !ALONE.includes(named(file))).map(job).sort(byTime);
+  const beside = integration.filter((file) => BESIDE.includes(named(file))).map(job);
+  const shared = integration.filter((file) => !ALONE.includes(named(file)) && !BESIDE.includes(named(file))).map(job).sort(byTime);
   if (wants('unit')) {
     const unit = testFiles('unit');
     if (unit.length === 0) fail('unit: no tests were found: did the build run?');
@@ -316,10 +318,11 @@ if (wants('unit') || wants('integration')) {
     else alone.unshift({ name: 'unit', files: unit, env: laneEnv });
   }
   if (wants('integration') && integration.length === 0) fail('integration: no tests were found: did the build run?');
-  if (shared.length > 0) {
-    await timed(`integration, ${LANES} files side by side (${shared.length} files)`, async () => {
-      console.log(`\n=== integration: ${shared.length} files, ${LANES} at a time ===`);
-      await runPool(shared, LANES);
+  if (shared.length + beside.length > 0) {
+    const besideText = beside.length > 0 ? `, and ${beside.length} that mostly wait${beside.length === 1 ? 's' : ''} beside them` : '';
+    await timed(`integration, ${LANES} files side by side (${shared.length} files)${besideText}`, async () => {
+      console.log(`\n=== integration: ${shared.length} files, ${LANES} at a time${besideText} ===`);
+      await Promise.all([runPool(shared, LANES), runPool(beside, 1)]);
     });
   }
   if (alone.length > 0) {

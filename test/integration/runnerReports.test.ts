@@ -85,7 +85,8 @@ describe('jest, vitest and tape: each test counted by the runner itself (real CL
     fs.writeFileSync(path.join(project.dir, 'package.json'), JSON.stringify({ name: `fixture-${runner.name.replace(' ', '-')}`, version: '1.0.0', private: true, scripts: { test: runner.script } }));
     fs.mkdirSync(path.join(project.dir, 'test'));
     fs.writeFileSync(path.join(project.dir, runner.file), tests);
-    const init = await project.run(['--json', 'init', 'words.js', '--function', 'titleCase', '--tests', 'npm test', '--objective', 'tests']);
+    // --no-check: each test evaluates the seed itself, with the evaluator's full report.
+    const init = await project.run(['--json', 'init', 'words.js', '--function', 'titleCase', '--tests', 'npm test', '--objective', 'tests', '--no-check']);
     assert.equal(init.code, 0, init.stdout + init.stderr);
     const made = parseJson<{ dir: string }>(init);
     const everyWord = path.join(project.dir, 'no-small.js');
@@ -109,7 +110,7 @@ describe('jest, vitest and tape: each test counted by the runner itself (real CL
     fs.mkdirSync(path.join(project.dir, 'test'));
     fs.writeFileSync(path.join(project.dir, 'test', 'words.test.mjs'), TESTS("import assert from 'node:assert/strict';\nimport { describe, test } from 'vitest';\nimport words from '../words.js';\nconst titleCase = (text) => words.titleCase(text);"));
     for (const objective of ['tests', 'speed']) {
-      const init = await project.run(['--json', 'init', 'words.js', '--function', 'titleCase', '--tests', 'npm test', '--objective', objective, '--out', path.join(project.dir, objective)]);
+      const init = await project.run(['--json', 'init', 'words.js', '--function', 'titleCase', '--tests', 'npm test', '--objective', objective, '--out', path.join(project.dir, objective), '--no-check']);
       assert.equal(init.code, 0, init.stdout + init.stderr);
       const seed = parseJson<EvalOutput>(await project.run(['--json', 'eval', path.join(project.dir, objective)]));
       assert.equal(seed.correct, true, `${objective}: ${JSON.stringify(seed)}`);
@@ -134,7 +135,7 @@ describe('jest, vitest and tape: each test counted by the runner itself (real CL
       "import { test, expect } from 'vitest';\nimport { total } from '../src/tally';\n" +
         "test('small', () => expect(total([1, 2, 3])).toBe(6));\ntest('neg', () => expect(total([5, -7, 2, 10])).toBe(10));\n",
     );
-    const init = await project.run(['--json', 'init', 'src/tally.ts', '--function', 'total', '--tests', 'npm test', '--objective', 'tests']);
+    const init = await project.run(['--json', 'init', 'src/tally.ts', '--function', 'total', '--tests', 'npm test', '--objective', 'tests', '--no-check']);
     assert.equal(init.code, 0, init.stdout + init.stderr);
     const made = parseJson<{ dir: string }>(init);
     const evaluate = async (program?: string): Promise<EvalOutput> => parseJson(await project.run(['--json', 'eval', made.dir, ...(program ? ['--program', program] : [])]));
