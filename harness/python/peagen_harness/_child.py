@@ -30,7 +30,7 @@ Protocol, one line each way, first byte = operation:
   parent: b"F" + json {"fn", "args": wire, "kwargs": wire}  (call a module-level function by
           name, for the process boundary of peagen_harness.boundary)
   child : {"output": wire, "changed": {"<index or name>": wire}} |
-          {"error": str, "error_type": str, "error_args": wire, "changed": {...}}  ("changed": the container
+          {"error": str, "error_type": str, "error_args": wire, "error_state": wire, "changed": {...}}  ("changed": the container
           arguments the call changed in place, so the caller's copies can be updated)
           While an F call runs, the candidate may use a function or object of the judge's it got
           as an argument ({"$": "ref", "v": [index, "function" | "object"]} on the wire):
@@ -54,6 +54,7 @@ built-in functions and types (WIRE_BUILTINS: `key=int`) cross by name, each side
 import builtins
 import gc
 import json
+import opcode
 import os
 import sys
 
@@ -553,6 +554,20 @@ except (AttributeError, TypeError):  # an interpreter without a stdlib on disk
     _STDLIB, _STDLIB_CALLERS = None, {}
 _getframe = sys._getframe
 _checking_caller = [False]  # lets the hook allow its own look at the caller's frame
+_IMPORT_NAME = opcode.opmap.get("IMPORT_NAME")
+_STDLIB_NAMES = getattr(sys, "stdlib_module_names", frozenset())
+
+
+def _in_stdlib(filename):
+    """Whether a code object's file is the standard library's (a pyenv's site-packages lies
+    inside its lib/python3.X: installed packages are not the standard library)."""
+    return (_STDLIB is not None and filename.startswith(_STDLIB + os.sep)
+            and os.sep + "site-packages" + os.sep not in filename and os.sep + "dist-packages" + os.sep not in filename)
+
+
+def _stdlib_import_event(event, args):
+    """The import of a standard library module."""
+    return event == "import" and _len(args) > 0 and _type(args[0]) is str and args[0].partition(".")[0] in _STDLIB_NAMES
 
 
 #: Functions of installed packages (in a site-packages folder) that look at their caller's frame
@@ -577,29 +592,48 @@ def _package_may_read_frames(event):
 
 
 def _standard_library_may(event, args):
-    """Whether the audit event being handled is one the standard library raises for itself
-    (_STDLIB_CALLERS): the frames from the one that raised it up to such a file's are all the
-    standard library's (dataclass() asks inspect.signature for the class's docstring), none of
-    the program's (a descriptor of the program's that a factory reads runs as the program, and
-    is watched as the program)."""
+    """Whether the audit event being handled is one the standard library raises for itself: the
+    frames from the one that raised it up to the deciding one are all the standard library's
+    (dataclass() asks inspect.signature for the class's docstring), none of the program's (a
+    descriptor of the program's that a factory reads runs as the program, and is watched as
+    the program). The deciding frame is the first of a _STDLIB_CALLERS file, or, above or below
+    it, an import statement of the standard library's code run when the program calls it
+    (functools.singledispatch's register imports typing, and typing imports its own modules:
+    sexpdata): the name is written in its code (IMPORT_NAME), never one the program passes (an
+    __import__(name) or import_module(name) is a call, not an import statement); it may import
+    a standard library module, and under it that module's code runs as it would for anyone."""
     if _STDLIB is None:
         return False
     _checking_caller[0] = True  # no program code runs while this is set
     try:
         frame = _getframe(2)  # 0: here, 1: the hook, 2: the frame that raised the event
+        decided = None  # the verdict of the first _STDLIB_CALLERS file up the chain
+        importing = False  # the import machinery runs between the event and the frame reached
         while frame is not None:
             name = frame.f_code.co_filename
-            if name in _STDLIB_CALLERS:
+            if name.startswith("<frozen importlib"):
+                importing = True
+            elif not (_in_stdlib(name) or name.startswith("<frozen ")):
+                break
+            elif _is_import_statement(frame) and (importing or _stdlib_import_event(event, args)):
+                return True
+            if decided is None and name in _STDLIB_CALLERS:
                 functions, allows = _STDLIB_CALLERS[name]
-                return (functions is None or frame.f_code.co_name in functions) and allows(event, args)
-            if not (name.startswith(_STDLIB + os.sep) or name.startswith("<frozen ")):
-                return False
+                decided = (functions is None or frame.f_code.co_name in functions) and allows(event, args)
+                if decided:
+                    return True
             frame = frame.f_back
         return False
     except BaseException:  # noqa: BLE001
         return False
     finally:
         _checking_caller[0] = False
+
+
+def _is_import_statement(frame):
+    """Whether a standard library frame is running an import statement (IMPORT_NAME)."""
+    code = frame.f_code.co_code
+    return _in_stdlib(frame.f_code.co_filename) and 0 <= frame.f_lasti < _len(code) and code[frame.f_lasti] == _IMPORT_NAME
 
 
 def _exception_text(exc, path=None):
@@ -1040,6 +1074,12 @@ def call_by_name(namespace, request, path, callback=None):
         try:  # its arguments, so that the judge can raise the original's class of that name with them
             reply["error_args"] = to_wire(list(exc.args)) if _type(exc.args) is tuple else None
         except BaseException:  # noqa: BLE001 - not plain data: the text alone crosses
+            pass
+        try:  # and its attributes (sexpdata's errors carry their .position), which the tests read
+            state = object.__getattribute__(exc, "__dict__")
+            if _type(state) is dict and state:
+                reply["error_state"] = to_wire(dict(state))
+        except BaseException:  # noqa: BLE001 - not plain data: the exception crosses without them
             pass
     else:
         try:

@@ -334,10 +334,14 @@ def call(program: Candidate, name: str, args: tuple, kwargs: Dict[str, Any], tim
     if "error" in reply:
         text = str(reply.get("error"))[:2000]
         try:
-            error_args = from_wire(reply["error_args"]) if reply.get("error_args") is not None else None
-        except WireError:
+            error_args = from_wire(reply["error_args"], 0, resolve, instance) if reply.get("error_args") is not None else None
+        except (WireError, TypeError, AttributeError, RecursionError):
             error_args = None
-        raise _exception(str(reply.get("error_type")), text, error_args, namespace or {})
+        try:
+            error_state = from_wire(reply["error_state"], 0, resolve, instance) if reply.get("error_state") is not None else None
+        except (WireError, TypeError, AttributeError, RecursionError):
+            error_state = None
+        raise _exception(str(reply.get("error_type")), text, error_args, namespace or {}, error_state)
     if "output" not in reply:
         program.kill()
         raise CandidateFailure("the candidate's process answered garbage")
@@ -492,10 +496,24 @@ def _own_instance(namespace: Dict[str, Any], module: str, qualname: str, state: 
     return made
 
 
-def _exception(type_name: str, text: str, args: Optional[list], namespace: Dict[str, Any]) -> Exception:
+def _exception(type_name: str, text: str, args: Optional[list], namespace: Dict[str, Any], state: Any = None) -> Exception:
     """The exception the judge sees for one the candidate raised: the module's class of that
     name (the original's: the tests' `assertRaises(roman.OutOfRangeError)`), else the built-in
-    one, built with the candidate's arguments when they are plain data, else with its text."""
+    one, built with the candidate's arguments when they are plain data, else with its text;
+    with the attributes it had (`exc_info.value.position.line`: sexpdata), when they are data."""
+    made = _exception_of(type_name, text, args, namespace)
+    if type(state) is dict and type(made) is not CandidateRaised and all(
+            type(key) is str and not key.startswith("__") and not callable(value) and not callable(getattr(type(made), key, None))
+            for key, value in state.items()):
+        try:
+            vars(made).update(state)
+        except (TypeError, AttributeError):  # no __dict__: it crosses without them
+            pass
+    return made
+
+
+def _exception_of(type_name: str, text: str, args: Optional[list], namespace: Dict[str, Any]) -> Exception:
+    """The class and arguments of _exception's exception."""
     own = namespace.get(type_name)
     # The user's own exception classes only: the module's, or one it imports from its own
     # package (`from .errors import InvalidInputError`); not a library's.
@@ -518,4 +536,15 @@ def _exception(type_name: str, text: str, args: Optional[list], namespace: Dict[
             bare = cls.__new__(cls)
             bare.args = attempt
             return bare
+        if mine:
+            # A constructor that takes other arguments than the exception keeps (sexpdata's
+            # ExpectClosingBracket(got, expect, position) keeps its message): the exception
+            # as the candidate had it, made without its __init__, as an instance of the
+            # user's class crosses (its attributes are set by _exception).
+            try:
+                bare = cls.__new__(cls)
+                bare.args = tuple(args) if type(args) is list else (text,)
+                return bare
+            except Exception:  # noqa: BLE001 - a __new__ of its own that wants arguments
+                pass
     return CandidateRaised(text)

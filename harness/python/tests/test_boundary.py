@@ -314,6 +314,44 @@ class StandInTest(unittest.TestCase):
             with self.assertRaisesRegex(AttributeError, "class Box is evolved .*: Peagen runs the candidate in a process of its own"):
                 mod.Box  # noqa: B018
 
+    def test_an_exception_whose_constructor_makes_its_message_arrives_with_its_attributes(self):
+        # sexpdata: ExpectClosingBracket(got, expect, position) keeps only its message in args,
+        # and the tests read exc_info.value.position.line.
+        reference = """
+            class Position:
+                def __init__(self, line=1, column=1):
+                    self.line = line
+                    self.column = column
+
+            class SExpError(Exception):
+                def __init__(self, message, position=None):
+                    self.position = position
+                    super().__init__("%s at %s" % (message, position.line) if position else message)
+
+            class ExpectClosingBracket(SExpError):
+                def __init__(self, got, expect, position=None):
+                    super().__init__("expected %r, got %r" % (expect, got), position)
+
+            # EVOLVE-BLOCK-START
+            def parse(text):
+                if text.count("(") > text.count(")"):
+                    raise ExpectClosingBracket(text[-1], ")", Position(text.count("\\n") + 1, len(text)))
+                return text
+            # EVOLVE-BLOCK-END
+        """
+        with StandIn(reference, reference=reference) as mod:
+            with self.assertRaises(mod.ExpectClosingBracket) as raised:
+                mod.parse("(a\n(b")
+            self.assertEqual((raised.exception.position.line, raised.exception.position.column), (2, 5))
+            self.assertIsInstance(raised.exception.position, mod.Position)
+            self.assertEqual(str(raised.exception), "expected ')', got 'b' at 2")
+        # Attributes that name the class's methods, or that are functions, do not cross.
+        liar = textwrap.dedent(reference).replace("self.position = position", "self.position = position\n        self.__str__ = 1")
+        with StandIn(liar, reference=reference) as mod:
+            with self.assertRaises(mod.ExpectClosingBracket) as raised:
+                mod.parse("(a")
+            self.assertFalse(hasattr(raised.exception, "position"))
+
     def test_the_stand_in_is_the_original_module_with_only_the_evolved_function_forwarded(self):
         reference = """
             import re

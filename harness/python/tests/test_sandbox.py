@@ -155,6 +155,31 @@ class SandboxTest(unittest.TestCase):
                 return get_type_hints(_s, globalns={})["x"](values)
             """, "'exec'")
 
+    def test_the_standard_librarys_own_import_statements_run_and_an_import_by_name_is_refused(self):
+        # sexpdata: functools.singledispatch's register() imports typing (and typing its own
+        # modules) on the first call, while the program loads: an import statement of the
+        # standard library's code, which the program cannot name.
+        self.assertEqual(run("""
+            from functools import singledispatch
+            @singledispatch
+            def size(value):
+                return 1
+            @size.register(list)
+            def _(value):
+                return len(value)
+            def bad_sort(values):
+                return [size(values), size(3)]
+            """, Policy(allowed_imports=frozenset({"functools"}))).output, [3, 1])
+        # A module named by the program (pkgutil.resolve_name imports by a call, after its
+        # own `import re`) stays refused: reading its file is.
+        with self.assertRaises(CandidateFailure) as caught:
+            run("""
+            import pkgutil
+            def bad_sort(values):
+                return pkgutil.resolve_name("subprocess:run")(["true"])
+            """, Policy(allowed_imports=frozenset({"pkgutil"})))
+        self.assertIn("refuses", str(caught.exception))
+
     def test_a_forward_reference_in_an_annotation_loads(self):
         # gitignore_parser: `def handle_negation(file_path, rules: Reversible["IgnoreRule"])`.
         program = """
