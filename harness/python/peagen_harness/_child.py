@@ -555,6 +555,7 @@ except (AttributeError, TypeError):  # an interpreter without a stdlib on disk
 _getframe = sys._getframe
 _checking_caller = [False]  # lets the hook allow its own look at the caller's frame
 _IMPORT_NAME = opcode.opmap.get("IMPORT_NAME")
+_CODE_TYPE = _type((lambda: None).__code__)
 _STDLIB_NAMES = getattr(sys, "stdlib_module_names", frozenset())
 
 
@@ -565,9 +566,34 @@ def _in_stdlib(filename):
             and os.sep + "site-packages" + os.sep not in filename and os.sep + "dist-packages" + os.sep not in filename)
 
 
-def _stdlib_import_event(event, args):
-    """The import of a standard library module."""
-    return event == "import" and _len(args) > 0 and _type(args[0]) is str and args[0].partition(".")[0] in _STDLIB_NAMES
+def _under_stdlib(path):
+    """Whether a path (text) names a file of the standard library."""
+    return _type(path) is _str and _in_stdlib(os.path.normpath(path))
+
+
+#: Events the standard library's own module code raises while it is imported (typing sets
+#: `io.__name__` on its own class; modules read their callers' frames), never raised by the
+#: import machinery itself, which is where the program's own hooks would be called.
+_STDLIB_MODULE_CODE_EVENTS = frozenset(("object.__setattr__", "object.__getattr__", "object.__delattr__", "sys._getframe"))
+
+
+def _stdlib_import_may(event, args, by_stdlib_code):
+    """What importing a standard library module needs: its import, listing the path's folders,
+    reading, compiling and running files of the standard library, and what its own module code
+    does (`by_stdlib_code`: the event was raised in a standard library file's frame). A
+    function the program put in sys.path_hooks or sys.meta_path is called by the import
+    machinery with no frame of its own: os.system, or exec of a text, is none of these."""
+    if event == "import":
+        return _len(args) > 0 and _type(args[0]) is str and args[0].partition(".")[0] in _STDLIB_NAMES
+    if event in ("os.listdir", "os.scandir", "marshal.loads"):
+        return True
+    if event == "open":
+        return _len(args) > 0 and _under_stdlib(args[0]) and _reads_only(event, args)
+    if event == "exec":
+        return _len(args) > 0 and _type(args[0]) is _CODE_TYPE and _under_stdlib(args[0].co_filename)
+    if event == "compile":
+        return _len(args) > 1 and _under_stdlib(args[1])
+    return by_stdlib_code and event in _STDLIB_MODULE_CODE_EVENTS
 
 
 #: Functions of installed packages (in a site-packages folder) that look at their caller's frame
@@ -601,12 +627,13 @@ def _standard_library_may(event, args):
     (functools.singledispatch's register imports typing, and typing imports its own modules:
     sexpdata): the name is written in its code (IMPORT_NAME), never one the program passes (an
     __import__(name) or import_module(name) is a call, not an import statement); it may import
-    a standard library module, and under it that module's code runs as it would for anyone."""
+    a standard library module, and under it only what that import needs (_stdlib_import_may)."""
     if _STDLIB is None:
         return False
     _checking_caller[0] = True  # no program code runs while this is set
     try:
         frame = _getframe(2)  # 0: here, 1: the hook, 2: the frame that raised the event
+        by_stdlib_code = _in_stdlib(frame.f_code.co_filename)
         decided = None  # the verdict of the first _STDLIB_CALLERS file up the chain
         importing = False  # the import machinery runs between the event and the frame reached
         while frame is not None:
@@ -615,7 +642,8 @@ def _standard_library_may(event, args):
                 importing = True
             elif not (_in_stdlib(name) or name.startswith("<frozen ")):
                 break
-            elif _is_import_statement(frame) and (importing or _stdlib_import_event(event, args)):
+            elif _is_import_statement(frame) and (importing or event == "import") \
+                    and _stdlib_import_may(event, args, by_stdlib_code):
                 return True
             if decided is None and name in _STDLIB_CALLERS:
                 functions, allows = _STDLIB_CALLERS[name]

@@ -180,6 +180,25 @@ class SandboxTest(unittest.TestCase):
             """, Policy(allowed_imports=frozenset({"pkgutil"})))
         self.assertIn("refuses", str(caught.exception))
 
+    def test_a_hook_the_program_puts_in_the_import_machinery_gets_nothing_from_a_standard_library_import(self):
+        # atk10 B2: os.system (or exec) as a path hook, called with no frame of its own by the
+        # import machinery while functools' own `import weakref` runs.
+        for hook, entry in (("os.system", "echo ran > /dev/null"), ('sys.modules["builtins"].exec', "import os; os.system('true')")):
+            with self.assertRaises(CandidateFailure, msg=hook) as caught:
+                run("""
+                import re
+                def bad_sort(values):
+                    sys = re.enum.sys
+                    os = sys.modules["os"]
+                    sys.path.insert(0, %r)
+                    sys.path_hooks.insert(0, %s)
+                    sys.path_importer_cache.clear()
+                    sys.modules.pop("weakref", None)
+                    re.functools.singledispatch(len)
+                    return sys.path_importer_cache.get(%r)
+                """ % (entry, hook, entry), Policy(allowed_imports=frozenset({"re"})))
+            self.assertIn("refuses", str(caught.exception))
+
     def test_a_forward_reference_in_an_annotation_loads(self):
         # gitignore_parser: `def handle_negation(file_path, rules: Reversible["IgnoreRule"])`.
         program = """
