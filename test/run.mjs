@@ -9,10 +9,11 @@
 //    each one test.
 // 2. What the suites need, once for the whole run: Prometheus and bubblewrap (Debian's
 //    packages), a private Docker engine and its sandbox image (test/runner/fixtures.mjs).
-// 3. The integration files in lane processes (test/runner/lane.mjs), two at a time (and those
-//    of plan.mjs's BESIDE list, which mostly wait, in a lane of their own beside them); then the
-//    unit suite and the files of test/runner/plan.mjs's ALONE list one by one with nothing
-//    beside them (they assert on measured speed or deadlines, or rebuild the checkout).
+// 3. The integration files in lane processes (test/runner/lane.mjs), two at a time, the unit
+//    suite as one of them (and the files of plan.mjs's BESIDE list, which mostly wait, in a lane
+//    of their own beside them); then the unit files of plan.mjs's UNIT_ALONE list and the
+//    files of its ALONE list one by one with nothing beside them (they assert on measured speed
+//    or deadlines, or rebuild the checkout).
 // 4. The VS Code end-to-end suite in a real VS Code (test/e2e/runE2E.mjs), alone.
 //
 // `soak` runs the robustness files of plan.mjs's SOAK list at full size (PEAGEN_SOAK=1), one at
@@ -32,7 +33,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ensureNode } from '../scripts/provision/node.mjs';
 import { startDockerEngine, stopDockerEngine } from './runner/fixtures.mjs';
-import { ALONE, BESIDE, SOAK } from './runner/plan.mjs';
+import { ALONE, BESIDE, SOAK, UNIT_ALONE } from './runner/plan.mjs';
 import { MARKER, killMarked } from './runner/processes.mjs';
 
 const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -79,7 +80,11 @@ function fail(what) {
 const groupSeconds = [];
 const fileSeconds = new Map();
 const seconds = (since) => (Date.now() - since) / 1000;
-const minutes = (value) => `${Math.floor(value / 60)}m${String(Math.round(value % 60)).padStart(2, '0')}s`;
+// Rounded to the second first: 359.6 s is 6m00s, not 5m60s.
+const minutes = (value) => {
+  const whole = Math.round(value);
+  return `${Math.floor(whole / 60)}m${String(whole % 60).padStart(2, '0')}s`;
+};
 
 async function timed(group, work) {
   if (stopping) return undefined;
@@ -306,6 +311,8 @@ if (wants('unit') || wants('integration')) {
   const integration = wants('integration') ? testFiles('integration') : [];
   const named = (file) => relative(join(REPO, 'out', 'test', 'integration'), file);
   const unknown = ONLY.length === 0 ? [...ALONE, ...BESIDE].filter((name) => !integration.some((file) => named(file) === name)) : [];
+  const unknownUnit = ONLY.length === 0 && wants('unit') ? UNIT_ALONE.filter((name) => !testFiles('unit').some((file) => relative(join(REPO, 'out', 'test', 'unit'), file) === name)) : [];
+  if (unknownUnit.length > 0) fail(`test/runner/plan.mjs names unit files that do not exist: ${unknownUnit.join(', ')}`);
   if (wants('integration') && unknown.length > 0) fail(`test/runner/plan.mjs names integration files that do not exist: ${unknown.join(', ')}`);
   const job = (file) => ({ ...fileJob('integration', file), env: laneEnv });
   const alone = integration.filter((file) => ALONE.includes(named(file))).map(job);
@@ -313,15 +320,24 @@ if (wants('unit') || wants('integration')) {
   const shared = integration.filter((file) => !ALONE.includes(named(file)) && !BESIDE.includes(named(file))).map(job).sort(byTime);
   if (wants('unit')) {
     const unit = testFiles('unit');
+    const unitNamed = (file) => relative(join(REPO, 'out', 'test', 'unit'), file);
     if (unit.length === 0) fail('unit: no tests were found: did the build run?');
-    // The unit files share one lane: each is quick, and a lane's start costs more than most of them.
-    else alone.unshift({ name: 'unit', files: unit, env: laneEnv });
+    else {
+      // The unit files share a lane each way: each is quick, and a lane's start costs more than
+      // most of them. Those of plan.mjs's UNIT_ALONE (they time evaluations or deadlines) run
+      // alone; the rest share the integration lanes.
+      const timing = unit.filter((file) => UNIT_ALONE.includes(unitNamed(file)));
+      const rest = unit.filter((file) => !UNIT_ALONE.includes(unitNamed(file)));
+      if (timing.length > 0) alone.unshift({ name: 'unit (timing)', files: timing, env: laneEnv });
+      if (rest.length > 0) shared.unshift({ name: 'unit', files: rest, env: laneEnv });
+    }
   }
   if (wants('integration') && integration.length === 0) fail('integration: no tests were found: did the build run?');
   if (shared.length + beside.length > 0) {
     const besideText = beside.length > 0 ? `, and ${beside.length} that mostly wait${beside.length === 1 ? 's' : ''} beside them` : '';
-    await timed(`integration, ${LANES} files side by side (${shared.length} files)${besideText}`, async () => {
-      console.log(`\n=== integration: ${shared.length} files, ${LANES} at a time${besideText} ===`);
+    const lanes = (count) => `${count} lane${count === 1 ? '' : 's'}`;
+    await timed(`integration and unit, ${lanes(LANES)} side by side (${lanes(shared.length)})${besideText}`, async () => {
+      console.log(`\n=== integration and unit: ${lanes(shared.length)}, ${LANES} at a time${besideText} ===`);
       await Promise.all([runPool(shared, LANES), runPool(beside, 1)]);
     });
   }

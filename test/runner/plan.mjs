@@ -7,8 +7,8 @@
 // that sharing the machine's two cores can never make them flaky.
 
 /**
- * Integration files (compiled names, relative to out/test/integration) that run alone. The unit
- * suite runs alone too: some of its files time evaluations and deadlines.
+ * Integration files (compiled names, relative to out/test/integration) that run alone (and
+ * UNIT_ALONE's unit files, below).
  */
 export const ALONE = [
   // Speedups measured by the real timing path: floors, ceilings and confirmed gains.
@@ -39,6 +39,13 @@ export const ALONE = [
   'cli.test.js',
   'pluginsWalkthrough.test.js',
 ];
+
+/**
+ * Unit files (compiled names, relative to out/test/unit) that run alone: they time real
+ * evaluations (a candidate many times faster must read so) or a process's deadline. The other
+ * unit files share a lane with the integration files.
+ */
+export const UNIT_ALONE = ['evolveSelectionScaffold.test.js', 'processExecutor.test.js'];
 
 /**
  * Integration files that wait far more than they work: each runs in a lane of its own beside
